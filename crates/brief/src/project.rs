@@ -1,0 +1,303 @@
+//! Finding a project and reading `brief.toml`: which sources it has and its defaults.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::model::Detail;
+use crate::model::Location;
+use crate::sources::specgraph;
+use crate::tokens::Encoding;
+use crate::traverse::Depth;
+
+/// The budget used when neither the command line nor `brief.toml` gives one.
+pub const DEFAULT_BUDGET: usize = 4000;
+
+/// One source of nodes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Source {
+    /// A Spec Graph, by its `graph.json`.
+    SpecGraph { manifest: PathBuf },
+    /// A `.contextia/` tree.
+    Contextia { dir: PathBuf },
+    /// A folder of Markdown artifacts (`.brief/` or one named in `brief.toml`).
+    Folder { dir: PathBuf },
+}
+
+/// Defaults for `context`, from `brief.toml`'s `[context]` table.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Defaults {
+    pub budget: Option<usize>,
+    pub depth: Option<Depth>,
+    pub detail: Option<Detail>,
+    pub encoding: Option<Encoding>,
+}
+
+/// A discovered project: its root, its sources, its defaults.
+#[derive(Debug, Clone)]
+pub struct Project {
+    /// The root as given (relative paths stay relative, so messages read as typed).
+    pub root: PathBuf,
+    pub sources: Vec<Source>,
+    pub defaults: Defaults,
+}
+
+/// Why a project could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum ProjectError {
+    #[error("{0}: no such directory")]
+    NoRoot(String),
+    #[error("no brief project found in {0} or any parent: expected brief.toml, specgraph/graph.json, graph.json (with specgraphVersion), .contextia/ or .brief/ (use --root DIR)")]
+    NotFound(String),
+    #[error("{location}: {message}")]
+    Config { location: Location, message: String },
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct ConfigFile {
+    specgraph: Option<String>,
+    contextia: Option<String>,
+    #[serde(default)]
+    artifacts: Vec<String>,
+    #[serde(default)]
+    context: ContextTable,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct ContextTable {
+    budget: Option<usize>,
+    depth: Option<toml::Value>,
+    detail: Option<String>,
+    encoding: Option<String>,
+}
+
+impl Project {
+    /// Opens the project at `root`, or discovers it by walking up from `start`.
+    pub fn open(root: Option<&Path>, start: &Path) -> Result<Project, ProjectError> {
+        match root {
+            Some(root) => {
+                if !root.is_dir() {
+                    return Err(ProjectError::NoRoot(root.display().to_string()));
+                }
+                Project::at(root)
+            }
+            None => {
+                let mut dir = Some(start);
+                while let Some(current) = dir {
+                    if looks_like_root(current) {
+                        return Project::at(&relative_to(current, start));
+                    }
+                    dir = current.parent();
+                }
+                Err(ProjectError::NotFound(start.display().to_string()))
+            }
+        }
+    }
+
+    /// Opens the project rooted exactly at `root`.
+    pub fn at(root: &Path) -> Result<Project, ProjectError> {
+        let config_path = root.join("brief.toml");
+        let config = if config_path.is_file() {
+            read_config(&config_path)?
+        } else {
+            ConfigFile::default()
+        };
+        let defaults = defaults(&config, &config_path)?;
+        let mut sources = Vec::new();
+        let declared = config.specgraph.is_some()
+            || config.contextia.is_some()
+            || !config.artifacts.is_empty();
+        if declared {
+            if let Some(dir) = &config.specgraph {
+                let path = root.join(dir);
+                let manifest = if path.is_dir() {
+                    path.join("graph.json")
+                } else {
+                    path
+                };
+                sources.push(Source::SpecGraph { manifest });
+            }
+            if let Some(dir) = &config.contextia {
+                sources.push(Source::Contextia {
+                    dir: root.join(dir),
+                });
+            }
+            for dir in &config.artifacts {
+                sources.push(Source::Folder {
+                    dir: root.join(dir),
+                });
+            }
+            for source in &sources {
+                let path = match source {
+                    Source::SpecGraph { manifest } => manifest,
+                    Source::Contextia { dir } | Source::Folder { dir } => dir,
+                };
+                if !path.exists() {
+                    return Err(ProjectError::Config {
+                        location: Location::file(config_path.display().to_string()),
+                        message: format!("source {} does not exist", path.display()),
+                    });
+                }
+            }
+        } else {
+            if let Some(manifest) = specgraph::discover(root) {
+                sources.push(Source::SpecGraph { manifest });
+            }
+            let contextia = root.join(".contextia");
+            if contextia.is_dir() {
+                sources.push(Source::Contextia { dir: contextia });
+            }
+            let brief = root.join(".brief");
+            if brief.is_dir() {
+                sources.push(Source::Folder { dir: brief });
+            }
+        }
+        Ok(Project {
+            root: root.to_path_buf(),
+            sources,
+            defaults,
+        })
+    }
+}
+
+impl fmt::Display for Project {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.root.display())
+    }
+}
+
+fn looks_like_root(dir: &Path) -> bool {
+    dir.join("brief.toml").is_file()
+        || specgraph::discover(dir).is_some()
+        || dir.join(".contextia").is_dir()
+        || dir.join(".brief").is_dir()
+}
+
+/// `dir` as a path relative to `start` when it is `start` or one of its parents, so output
+/// and messages never carry absolute paths the user did not type.
+fn relative_to(dir: &Path, start: &Path) -> PathBuf {
+    let Ok(rest) = start.strip_prefix(dir) else {
+        return dir.to_path_buf();
+    };
+    let ups = rest.components().count();
+    if ups == 0 {
+        PathBuf::from(".")
+    } else {
+        (0..ups).map(|_| "..").collect()
+    }
+}
+
+fn read_config(path: &Path) -> Result<ConfigFile, ProjectError> {
+    let text = std::fs::read_to_string(path).map_err(|err| ProjectError::Config {
+        location: Location::file(path.display().to_string()),
+        message: format!("cannot read: {err}"),
+    })?;
+    toml::from_str(&text).map_err(|err| {
+        let (line, col) = err
+            .span()
+            .map(|span| line_col(&text, span.start))
+            .unwrap_or((1, 1));
+        ProjectError::Config {
+            location: Location {
+                path: path.display().to_string(),
+                line,
+                col,
+            },
+            message: err.message().to_string(),
+        }
+    })
+}
+
+fn defaults(config: &ConfigFile, path: &Path) -> Result<Defaults, ProjectError> {
+    let bad = |message: String| ProjectError::Config {
+        location: Location::file(path.display().to_string()),
+        message,
+    };
+    let table = &config.context;
+    let depth = match &table.depth {
+        None => None,
+        Some(toml::Value::Integer(n)) if *n >= 0 => Some(Depth::Hops(*n as u32)),
+        Some(toml::Value::String(s)) => Some(
+            s.parse::<Depth>()
+                .map_err(|e| bad(format!("[context] depth: {e}")))?,
+        ),
+        Some(other) => {
+            return Err(bad(format!(
+                "[context] depth must be a number or \"full\", not {}",
+                other.type_str()
+            )))
+        }
+    };
+    let detail = match &table.detail {
+        None => None,
+        Some(s) => Some(
+            s.parse::<Detail>()
+                .map_err(|e| bad(format!("[context] detail: {e}")))?,
+        ),
+    };
+    let encoding = match &table.encoding {
+        None => None,
+        Some(s) => Some(
+            s.parse::<Encoding>()
+                .map_err(|e| bad(format!("[context] encoding: {e}")))?,
+        ),
+    };
+    Ok(Defaults {
+        budget: table.budget,
+        depth,
+        detail,
+        encoding,
+    })
+}
+
+fn line_col(text: &str, offset: usize) -> (u32, u32) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() as u32 + 1;
+    let col = before.chars().rev().take_while(|&c| c != '\n').count() as u32 + 1;
+    (line, col)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_root_for_parents() {
+        assert_eq!(
+            relative_to(Path::new("/a"), Path::new("/a/b/c")),
+            PathBuf::from("../..")
+        );
+        assert_eq!(
+            relative_to(Path::new("/a"), Path::new("/a")),
+            PathBuf::from(".")
+        );
+    }
+
+    #[test]
+    fn config_errors_have_a_location() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("brief.toml"), "[context]\nbudgt = 10\n").unwrap();
+        let err = Project::at(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("brief.toml:2:1"), "{err}");
+        assert!(err.contains("budgt"), "{err}");
+    }
+
+    #[test]
+    fn config_sets_defaults_and_sources() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("docs")).unwrap();
+        std::fs::write(
+            dir.path().join("brief.toml"),
+            "artifacts = [\"docs\"]\n[context]\nbudget = 6000\ndepth = \"full\"\nencoding = \"o200k\"\n",
+        )
+        .unwrap();
+        let project = Project::at(dir.path()).unwrap();
+        assert_eq!(project.defaults.budget, Some(6000));
+        assert_eq!(project.defaults.depth, Some(Depth::Full));
+        assert_eq!(project.defaults.encoding, Some(Encoding::O200k));
+        assert!(matches!(project.sources[0], Source::Folder { .. }));
+    }
+}

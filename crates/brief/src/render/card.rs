@@ -1,0 +1,281 @@
+//! A [`Card`] is what one node shows at one detail level, before it is written as Markdown
+//! or as compact text. Deciding *what* to show lives here once; the two writers only decide
+//! *how*.
+
+use serde_json::Value;
+
+use super::body;
+use crate::model::{Content, Detail, Graph, Kind, Node, NodeIx, Verification};
+use crate::traverse::{Direction, Reason};
+
+/// Links of one relation listed on a card before the rest is counted ("+N more").
+const LINKS_SHOWN: usize = 8;
+
+/// One part of a card's body.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Part {
+    /// Plain prose (a statement, an expectation).
+    Text(String),
+    /// `Label: text` on one line.
+    Labeled(&'static str, String),
+    /// A labelled list.
+    List(&'static str, Vec<String>),
+    /// A Markdown body (artifacts), already sliced to the detail level.
+    Markdown(String),
+}
+
+/// What one node shows at one detail level.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Card {
+    pub id: String,
+    pub kind: String,
+    pub title: String,
+    /// `key: value` facts: category, severity, status, why, links, frontmatter lines.
+    pub facts: Vec<(String, String)>,
+    pub parts: Vec<Part>,
+}
+
+/// Builds the card of `node` at `detail`; `reasons` explain why it is in the context.
+pub fn card(graph: &Graph, ix: NodeIx, detail: Detail, reasons: &[Reason]) -> Card {
+    let node = graph.node(ix);
+    let mut facts: Vec<(String, String)> = Vec::new();
+    let mut parts = Vec::new();
+    if let Some(spec) = node.spec() {
+        if let Some(category) = &spec.category {
+            facts.push(("category".into(), category.clone()));
+        }
+        if let Some(severity) = &spec.severity {
+            facts.push(("severity".into(), severity.clone()));
+        }
+    }
+    if let Some(status) = &node.status {
+        facts.push(("status".into(), status.clone()));
+    }
+    let why = why(graph, reasons);
+    if !why.is_empty() && detail != Detail::Meta {
+        facts.push(("why".into(), why));
+    }
+    if let Some(links) = links_line(node) {
+        facts.push(("links".into(), links));
+    }
+    match &node.content {
+        Content::Spec(spec) => {
+            if detail >= Detail::Summary {
+                for text in [&spec.expectation, &spec.statement, &spec.description]
+                    .into_iter()
+                    .flatten()
+                {
+                    parts.push(Part::Text(text.trim().to_string()));
+                }
+                if detail == Detail::Full && !spec.constraints.is_empty() {
+                    parts.push(Part::List("Constraints", spec.constraints.clone()));
+                }
+                // Decisions always carry their rationale and rejected alternatives above meta,
+                // so agents do not re-propose what was already turned down.
+                if let Some(rationale) = &spec.rationale {
+                    parts.push(Part::Labeled("Rationale", rationale.trim().to_string()));
+                }
+                if !spec.rejected_alternatives.is_empty() {
+                    parts.push(Part::List(
+                        "Rejected alternatives",
+                        spec.rejected_alternatives
+                            .iter()
+                            .map(|alt| format!("{}: {}", alt.title, alt.reason))
+                            .collect(),
+                    ));
+                }
+            }
+            if detail == Detail::Full {
+                if !spec.verification.is_empty() && node.kind != Kind::Behavior {
+                    parts.push(Part::List(
+                        "Verification",
+                        verification_lines(&spec.verification),
+                    ));
+                }
+                if !spec.pins.is_empty() {
+                    parts.push(Part::List(
+                        "Pins",
+                        spec.pins
+                            .iter()
+                            .map(|pin| format!("{} sha256 {}", pin.id, pin.sha256))
+                            .collect(),
+                    ));
+                }
+                if !spec.artifact.is_empty() {
+                    parts.push(Part::Labeled("Artifact", key_values(&spec.artifact)));
+                }
+                if !spec.metadata.is_empty() {
+                    parts.push(Part::Labeled("Metadata", key_values(&spec.metadata)));
+                }
+                if !spec.extra.is_empty() {
+                    parts.push(Part::Labeled("Other fields", key_values(&spec.extra)));
+                }
+            }
+        }
+        Content::Artifact(fields) => {
+            if detail >= Detail::Summary {
+                if let Some(description) = &fields.description {
+                    facts.push(("description".into(), description.clone()));
+                }
+                for (key, list) in [
+                    ("paths", &fields.paths),
+                    ("scope", &fields.scope),
+                    ("tags", &fields.tags),
+                ] {
+                    if !list.is_empty() {
+                        facts.push((key.into(), list.join(", ")));
+                    }
+                }
+                for (key, value) in &fields.extra {
+                    facts.push((key.clone(), value.clone()));
+                }
+                let text = match detail {
+                    Detail::Full => body::full(&fields.body),
+                    _ => body::first_section(&fields.body),
+                };
+                if !text.is_empty() {
+                    parts.push(Part::Markdown(text));
+                }
+            }
+        }
+    }
+    Card {
+        id: node.id.clone(),
+        kind: node.kind.name().to_string(),
+        title: node.title.clone(),
+        facts,
+        parts,
+    }
+}
+
+/// The verification of a Spec Graph node as lines (the target's Verification section).
+pub fn verification_of(node: &Node) -> Vec<String> {
+    node.spec()
+        .map(|spec| verification_lines(&spec.verification))
+        .unwrap_or_default()
+}
+
+fn verification_lines(entries: &[Verification]) -> Vec<String> {
+    entries
+        .iter()
+        .map(|entry| match entry {
+            Verification::Text(text) => text.clone(),
+            Verification::Entry { kind, fields } => {
+                let main = ["command", "url", "description", "ruleId"]
+                    .iter()
+                    .find_map(|key| fields.iter().find(|(k, _)| k == key));
+                let mut line = match main {
+                    Some((_, value)) => format!("{kind}: {}", value_text(value)),
+                    None => kind.clone(),
+                };
+                let rest: Vec<(String, Value)> = fields
+                    .iter()
+                    .filter(|(k, _)| Some(k) != main.map(|(k, _)| k))
+                    .cloned()
+                    .collect();
+                if !rest.is_empty() {
+                    line.push_str(&format!(" ({})", key_values(&rest)));
+                }
+                line
+            }
+        })
+        .collect()
+}
+
+fn key_values(pairs: &[(String, Value)]) -> String {
+    pairs
+        .iter()
+        .map(|(k, v)| format!("{k}: {}", value_text(v)))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+fn value_text(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items.iter().map(value_text).collect::<Vec<_>>().join(", "),
+        other => other.to_string(),
+    }
+}
+
+/// `depends_on DEC-A, DEC-B; implements DOM-1` over the node's links as written.
+fn links_line(node: &Node) -> Option<String> {
+    let mut groups: Vec<(&str, Vec<&str>)> = Vec::new();
+    for link in &node.links {
+        let name = link.relation.name();
+        match groups.iter_mut().find(|(rel, _)| *rel == name) {
+            Some((_, targets)) => {
+                if !targets.contains(&link.target.as_str()) {
+                    targets.push(&link.target)
+                }
+            }
+            None => groups.push((name, vec![&link.target])),
+        }
+    }
+    if groups.is_empty() {
+        return None;
+    }
+    Some(
+        groups
+            .into_iter()
+            .map(|(rel, targets)| {
+                let shown = targets.len().min(LINKS_SHOWN);
+                let mut text = format!("{rel} {}", targets[..shown].join(", "));
+                if targets.len() > shown {
+                    text.push_str(&format!(" (+{} more)", targets.len() - shown));
+                }
+                text
+            })
+            .collect::<Vec<_>>()
+            .join("; "),
+    )
+}
+
+/// Why a node is in the context, in a few words per reason.
+pub fn why(graph: &Graph, reasons: &[Reason]) -> String {
+    let id = |ix: &NodeIx| graph.node(*ix).id.as_str();
+    reasons
+        .iter()
+        .filter_map(|reason| match reason {
+            Reason::Target => None,
+            Reason::Identity => Some("project identity".to_string()),
+            Reason::Edge {
+                relation,
+                direction,
+                from,
+                via,
+            } => Some(match direction {
+                Direction::Forward => format!("{relation} from {}", id(from)),
+                Direction::Inverse if relation.name() == "contains" => match via.last() {
+                    Some(child) => format!("contains {}", id(child)),
+                    None => format!("contains {}", id(from)),
+                },
+                Direction::Inverse => match via.last() {
+                    Some(ancestor) => {
+                        format!("{relation} {} (contains {})", id(ancestor), id(from))
+                    }
+                    None => format!("{relation} {}", id(from)),
+                },
+                Direction::Propagated => {
+                    let layer = via
+                        .iter()
+                        .rev()
+                        .find(|ix| graph.node(**ix).kind == Kind::Layer)
+                        .map(id)
+                        .unwrap_or("?");
+                    if relation.name() == "contains" {
+                        format!("in layer {layer}")
+                    } else {
+                        match via.last() {
+                            Some(last) if id(last) != layer => {
+                                format!("{relation} {} in layer {layer}", id(last))
+                            }
+                            _ => format!("{relation} layer {layer}"),
+                        }
+                    }
+                }
+            }),
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}

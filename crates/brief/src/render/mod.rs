@@ -1,0 +1,381 @@
+//! Rendering: the document for a ranked selection at chosen detail levels, as Markdown or as
+//! compact text, and the JSON audit view around the Markdown.
+//!
+//! A [`Layout`] fixes the section of every node once; [`Layout::document`] then writes the
+//! document for any assignment of detail levels, reusing cached blocks, so the budget fit can
+//! try many assignments cheaply.
+
+mod body;
+pub mod card;
+pub mod json;
+mod markdown;
+mod text;
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::fmt;
+use std::rc::Rc;
+use std::str::FromStr;
+
+use crate::model::{Detail, Graph, Kind, NodeIx, Origin};
+use crate::rank::Ranked;
+
+pub use card::{card, Card, Part};
+
+/// An output format of `context` and `show`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Format {
+    #[default]
+    Markdown,
+    /// The audit view: the Markdown document plus why each node is in it.
+    Json,
+    /// Compact text for agents: one `=== KIND: ID ===` block per node.
+    Text,
+}
+
+impl Format {
+    /// The style the document itself is written in (JSON embeds the Markdown document).
+    pub fn style(self) -> Style {
+        match self {
+            Format::Markdown | Format::Json => Style::Markdown,
+            Format::Text => Style::Text,
+        }
+    }
+}
+
+impl FromStr for Format {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "markdown" | "md" => Ok(Format::Markdown),
+            "json" => Ok(Format::Json),
+            "text" => Ok(Format::Text),
+            other => Err(format!(
+                "unknown format `{other}`: use markdown, json or text"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Format::Markdown => "markdown",
+            Format::Json => "json",
+            Format::Text => "text",
+        })
+    }
+}
+
+/// How a document is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    Markdown,
+    Text,
+}
+
+/// The sections of a document. Their order depends on the kind of project (see
+/// [`Layout::new`]); a section without shown nodes is left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Section {
+    Identity,
+    Target,
+    ArchitectureDecisions,
+    StackDecisions,
+    PatternDecisions,
+    InterfaceDecisions,
+    Decisions,
+    Domains,
+    Policies,
+    Norms,
+    Foundations,
+    Behaviors,
+    Specs,
+    Tasks,
+    Related,
+    Other,
+    Namespace,
+}
+
+impl Section {
+    fn title(self, target_kind: &Kind) -> String {
+        match self {
+            Section::Identity => "Project Identity".into(),
+            Section::Target => match target_kind {
+                Kind::Behavior => "Behavior".into(),
+                other => title_case(other.name()),
+            },
+            Section::ArchitectureDecisions => "Architectural Decisions".into(),
+            Section::StackDecisions => "Technology Decisions".into(),
+            Section::PatternDecisions => "Pattern Decisions".into(),
+            Section::InterfaceDecisions => "Interface Decisions".into(),
+            Section::Decisions => "Decisions".into(),
+            Section::Domains => "Domain Concepts".into(),
+            Section::Policies => "Policies".into(),
+            Section::Norms => "Norms".into(),
+            Section::Foundations => "Foundations".into(),
+            Section::Behaviors => "Prerequisite Behaviors".into(),
+            Section::Specs => "Specs".into(),
+            Section::Tasks => "Tasks".into(),
+            Section::Related => "Related Specifications".into(),
+            Section::Other => "Other".into(),
+            Section::Namespace => "Namespace".into(),
+        }
+    }
+}
+
+/// Spec Graph order (the docs' template, extended).
+const SPEC_GRAPH_ORDER: [Section; 17] = [
+    Section::Identity,
+    Section::Target,
+    Section::ArchitectureDecisions,
+    Section::StackDecisions,
+    Section::PatternDecisions,
+    Section::InterfaceDecisions,
+    Section::Decisions,
+    Section::Domains,
+    Section::Policies,
+    Section::Norms,
+    Section::Foundations,
+    Section::Behaviors,
+    Section::Specs,
+    Section::Tasks,
+    Section::Related,
+    Section::Other,
+    Section::Namespace,
+];
+
+/// Artifact bundle order: identity → norms → decisions → specs → task (→ code paths).
+const ARTIFACT_ORDER: [Section; 16] = [
+    Section::Identity,
+    Section::Norms,
+    Section::Decisions,
+    Section::ArchitectureDecisions,
+    Section::StackDecisions,
+    Section::PatternDecisions,
+    Section::InterfaceDecisions,
+    Section::Policies,
+    Section::Domains,
+    Section::Foundations,
+    Section::Specs,
+    Section::Behaviors,
+    Section::Related,
+    Section::Other,
+    Section::Namespace,
+    Section::Tasks,
+];
+
+/// The sections of one context and the blocks of its nodes.
+pub struct Layout<'a> {
+    graph: &'a Graph,
+    style: Style,
+    ranked: &'a [Ranked],
+    target: NodeIx,
+    /// Sections in document order, each with its items (indices into `ranked`) in rank order.
+    sections: Vec<(Section, Vec<usize>)>,
+    header: String,
+    blocks: RefCell<HashMap<(usize, Detail), Rc<str>>>,
+}
+
+impl<'a> Layout<'a> {
+    /// Places every ranked node in its section.
+    pub fn new(graph: &'a Graph, ranked: &'a [Ranked], target: NodeIx, style: Style) -> Layout<'a> {
+        let target_node = graph.node(target);
+        let artifact = target_node.origin == Origin::Artifact;
+        let order: &[Section] = if artifact {
+            &ARTIFACT_ORDER
+        } else {
+            &SPEC_GRAPH_ORDER
+        };
+        let mut sections: Vec<(Section, Vec<usize>)> =
+            order.iter().map(|&s| (s, Vec::new())).collect();
+        for (i, item) in ranked.iter().enumerate() {
+            let section = section_of(graph, item.node, target, artifact);
+            if let Some((_, members)) = sections.iter_mut().find(|(s, _)| *s == section) {
+                members.push(i);
+            }
+        }
+        sections.retain(|(_, members)| !members.is_empty());
+        let header = match style {
+            Style::Markdown => format!("# Context for {}: {}\n", target_node.id, target_node.title),
+            Style::Text => format!("context: {} ({})\n", target_node.id, target_node.title),
+        };
+        Layout {
+            graph,
+            style,
+            ranked,
+            target,
+            sections,
+            header,
+            blocks: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// The block of one item at one detail level (cached).
+    pub fn block(&self, item: usize, detail: Detail) -> Rc<str> {
+        if let Some(block) = self.blocks.borrow().get(&(item, detail)) {
+            return block.clone();
+        }
+        let ranked = &self.ranked[item];
+        let card = card(self.graph, ranked.node, detail, &ranked.reasons);
+        let kind = &self.graph.node(ranked.node).kind;
+        let bare = self.is_bare(ranked.node);
+        let text: Rc<str> = match self.style {
+            Style::Markdown => markdown::block(&card, detail, bare),
+            Style::Text => text::block(&card, kind, detail),
+        }
+        .into();
+        self.blocks
+            .borrow_mut()
+            .insert((item, detail), text.clone());
+        text
+    }
+
+    /// The target (in Spec Graph layout) and the identity have a section of their own and
+    /// no heading of their own in Markdown.
+    fn is_bare(&self, node: NodeIx) -> bool {
+        let kind = &self.graph.node(node).kind;
+        *kind == Kind::Identity
+            || (node == self.target && self.graph.node(self.target).origin == Origin::SpecGraph)
+    }
+
+    /// The document for one assignment of detail levels (`None` = omitted), item by item.
+    pub fn document(&self, details: &[Option<Detail>]) -> String {
+        let mut out = String::with_capacity(4096);
+        out.push_str(&self.header);
+        let target_node = self.graph.node(self.target);
+        for (section, members) in &self.sections {
+            let shown: Vec<(usize, Detail)> = members
+                .iter()
+                .filter_map(|&i| details[i].map(|d| (i, d)))
+                .collect();
+            if shown.is_empty() {
+                continue;
+            }
+            if self.style == Style::Markdown {
+                out.push_str("\n## ");
+                out.push_str(&section.title(&target_node.kind));
+                out.push('\n');
+            }
+            for (i, detail) in shown {
+                out.push('\n');
+                out.push_str(&self.block(i, detail));
+            }
+        }
+        // The target's verification closes a Spec Graph context, as in the docs' template.
+        let target_item = self.ranked.iter().position(|r| r.node == self.target);
+        let target_detail = target_item.and_then(|i| details[i]);
+        if target_node.origin == Origin::SpecGraph && target_detail >= Some(Detail::Summary) {
+            let lines = card::verification_of(target_node);
+            if !lines.is_empty() {
+                self.list_section(&mut out, "Verification", &lines);
+            }
+        }
+        let mut paths = Vec::new();
+        for (i, item) in self.ranked.iter().enumerate() {
+            if details[i].is_none() {
+                continue;
+            }
+            let node = self.graph.node(item.node);
+            if let Some(fields) = node.artifact() {
+                for path in &fields.paths {
+                    paths.push(format!("{path} ({})", node.id));
+                }
+            }
+        }
+        if !paths.is_empty() {
+            self.list_section(&mut out, "Code paths", &paths);
+        }
+        let mut omitted: Vec<&str> = self
+            .ranked
+            .iter()
+            .zip(details)
+            .filter(|(_, d)| d.is_none())
+            .map(|(r, _)| self.graph.node(r.node).id.as_str())
+            .collect();
+        if !omitted.is_empty() {
+            omitted.sort_unstable();
+            let list = omitted.join(", ");
+            match self.style {
+                Style::Markdown => out.push_str(&format!(
+                    "\n## Omitted\n\n{} more did not fit the budget (`brief show <ID>` prints one): {list}\n",
+                    omitted.len()
+                )),
+                Style::Text => out.push_str(&format!(
+                    "\n=== OMITTED ===\n{} more did not fit the budget: {list}\n",
+                    omitted.len()
+                )),
+            }
+        }
+        out
+    }
+
+    fn list_section(&self, out: &mut String, title: &str, lines: &[String]) {
+        match self.style {
+            Style::Markdown => {
+                out.push_str(&format!("\n## {title}\n\n"));
+                for line in lines {
+                    out.push_str(&format!("- {line}\n"));
+                }
+            }
+            Style::Text => {
+                out.push_str(&format!("\n=== {} ===\n", title.to_ascii_uppercase()));
+                for line in lines {
+                    out.push_str(&format!("- {line}\n"));
+                }
+            }
+        }
+    }
+}
+
+fn section_of(graph: &Graph, node: NodeIx, target: NodeIx, artifact_layout: bool) -> Section {
+    let n = graph.node(node);
+    if n.kind == Kind::Identity {
+        return Section::Identity;
+    }
+    if node == target && !artifact_layout {
+        return Section::Target;
+    }
+    match &n.kind {
+        Kind::Decision if artifact_layout => Section::Decisions,
+        Kind::Decision => match n.spec().and_then(|s| s.category.as_deref()) {
+            Some("architecture") => Section::ArchitectureDecisions,
+            Some("stack") => Section::StackDecisions,
+            Some("pattern") => Section::PatternDecisions,
+            Some("interface") => Section::InterfaceDecisions,
+            _ => Section::Decisions,
+        },
+        Kind::Domain => Section::Domains,
+        Kind::Policy => Section::Policies,
+        Kind::Norm => Section::Norms,
+        Kind::Foundation => Section::Foundations,
+        Kind::Behavior => Section::Behaviors,
+        Kind::Spec => Section::Specs,
+        Kind::Task => Section::Tasks,
+        Kind::Feature | Kind::Layer => Section::Namespace,
+        kind if kind.is_extension() => Section::Related,
+        _ => Section::Other,
+    }
+}
+
+fn title_case(name: &str) -> String {
+    name.split('_')
+        .map(|word| {
+            let mut chars = word.chars();
+            match chars.next() {
+                Some(first) => first.to_uppercase().chain(chars).collect(),
+                None => String::new(),
+            }
+        })
+        .collect::<Vec<String>>()
+        .join(" ")
+}
+
+/// Writes one card on its own (for `brief show`), with its heading.
+pub fn write_card(card: &Card, kind: &Kind, detail: Detail, style: Style) -> String {
+    match style {
+        Style::Markdown => markdown::block(card, detail, false),
+        Style::Text => text::block(card, kind, detail),
+    }
+}

@@ -1,0 +1,402 @@
+//! Spec Graph source: `graph.json` (the manifest) and the node files it lists.
+//!
+//! The path in `graph.json` is canonical; files it does not list are not loaded. Every field
+//! of a node file is kept (unknown top-level keys land in `SpecFields::extra`).
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use super::{read_text, rel_path, Problem, SourceOutput};
+use crate::model::{
+    Content, Kind, Link, Location, Node, Origin, Pin, RejectedAlternative, Relation, SpecFields,
+    Verification,
+};
+
+/// Finds the Spec Graph manifest of a project: `graph.json` at the root (when it carries
+/// `specgraphVersion`) or `specgraph/graph.json`.
+pub fn discover(root: &Path) -> Option<std::path::PathBuf> {
+    let nested = root.join("specgraph").join("graph.json");
+    if nested.is_file() {
+        return Some(nested);
+    }
+    let top = root.join("graph.json");
+    if top.is_file() {
+        let text = std::fs::read_to_string(&top).ok()?;
+        if text.contains("\"specgraphVersion\"") {
+            return Some(top);
+        }
+    }
+    None
+}
+
+/// Loads the graph whose manifest is `manifest` (a path under `root`).
+pub fn load(root: &Path, manifest: &Path) -> SourceOutput {
+    let mut out = SourceOutput::default();
+    let manifest_rel = rel_path(root, manifest);
+    let text = match read_text(root, manifest) {
+        Ok(text) => text,
+        Err(problem) => {
+            out.problems.push(problem);
+            return out;
+        }
+    };
+    let value: Value = match serde_json::from_str(&text) {
+        Ok(value) => value,
+        Err(err) => {
+            out.problems.push(json_problem(&manifest_rel, &err));
+            return out;
+        }
+    };
+    let Some(entries) = value.get("nodes").and_then(Value::as_array) else {
+        out.problems.push(Problem::error(
+            Location::file(&manifest_rel),
+            "graph.json has no `nodes` array: it must list every node as {\"id\", \"path\"}",
+        ));
+        return out;
+    };
+    if value
+        .get("specgraphVersion")
+        .and_then(Value::as_str)
+        .is_none()
+    {
+        out.problems.push(Problem::error(
+            Location::file(&manifest_rel),
+            "graph.json has no `specgraphVersion` string (e.g. \"1.0.0\")",
+        ));
+    }
+    let base = manifest.parent().unwrap_or(root);
+    for (i, entry) in entries.iter().enumerate() {
+        let at = Location {
+            line: find_line(&text, &format!("\"{}\"", entry_id(entry).unwrap_or("path"))),
+            ..Location::file(&manifest_rel)
+        };
+        let (Some(id), Some(path)) = (entry_id(entry), entry.get("path").and_then(Value::as_str))
+        else {
+            out.problems.push(Problem::error(
+                at,
+                format!("nodes[{i}] needs a string `id` and a string `path`"),
+            ));
+            continue;
+        };
+        if path.starts_with('/') || path.split('/').any(|part| part == "..") {
+            out.problems.push(Problem::error(
+                at,
+                format!("nodes[{i}] ({id}): path `{path}` must be relative and stay inside the graph folder"),
+            ));
+            continue;
+        }
+        let file = base.join(path);
+        let file_rel = rel_path(root, &file);
+        let node_text = match read_text(root, &file) {
+            Ok(text) => text,
+            Err(mut problem) => {
+                problem.message = format!("{} (listed in {manifest_rel} as {id})", problem.message);
+                out.problems.push(problem);
+                continue;
+            }
+        };
+        match parse_node(&file_rel, &node_text) {
+            Ok(node) => {
+                if node.id != id {
+                    out.problems.push(Problem::error(
+                        Location {
+                            line: find_line(&node_text, "\"id\""),
+                            ..Location::file(&file_rel)
+                        },
+                        format!(
+                            "node id `{}` differs from `{id}` listed in {manifest_rel}",
+                            node.id
+                        ),
+                    ));
+                    continue;
+                }
+                if let Some(expected) = entry.get("expectedType").and_then(Value::as_str) {
+                    if Kind::parse(expected) != node.kind {
+                        out.problems.push(Problem::error(
+                            Location {
+                                line: find_line(&node_text, "\"type\""),
+                                ..Location::file(&file_rel)
+                            },
+                            format!(
+                                "node {id} has type `{}` but {manifest_rel} expects `{expected}`",
+                                node.kind
+                            ),
+                        ));
+                        continue;
+                    }
+                }
+                out.nodes.push(node);
+            }
+            Err(problem) => out.problems.push(problem),
+        }
+    }
+    out
+}
+
+fn entry_id(entry: &Value) -> Option<&str> {
+    entry.get("id").and_then(Value::as_str)
+}
+
+/// Parses one Spec Graph node file.
+pub fn parse_node(path: &str, text: &str) -> Result<Node, Problem> {
+    let value: Value = serde_json::from_str(text).map_err(|err| json_problem(path, &err))?;
+    let Value::Object(map) = value else {
+        return Err(Problem::error(
+            Location::file(path),
+            "a node file must hold one JSON object",
+        ));
+    };
+    let id = match map.get("id") {
+        Some(Value::String(id)) if !id.trim().is_empty() => id.trim().to_string(),
+        Some(_) => {
+            return Err(Problem::error(
+                Location {
+                    line: find_line(text, "\"id\""),
+                    ..Location::file(path)
+                },
+                "`id` must be a non-empty string",
+            ))
+        }
+        None => {
+            return Err(Problem::error(
+                Location::file(path),
+                "missing `id`: every node needs an id like \"AUTH-01\"",
+            ))
+        }
+    };
+    let kind = match map.get("type").and_then(Value::as_str) {
+        Some(kind) => Kind::parse(kind),
+        None => {
+            return Err(Problem::error(
+                Location::file(path),
+                format!("node {id} has no `type` (feature, layer, behavior, decision, …)"),
+            ))
+        }
+    };
+    let title = string(&map, "title").unwrap_or_else(|| id.clone());
+    let mut links = Vec::new();
+    if let Some(Value::Object(link_map)) = map.get("links") {
+        for (key, targets) in link_map {
+            let relation = Relation::from_key(key);
+            for target in string_list(Some(targets)) {
+                links.push(Link {
+                    relation: relation.clone(),
+                    target,
+                });
+            }
+        }
+    }
+    let mut fields = SpecFields {
+        description: string(&map, "description"),
+        expectation: string(&map, "expectation"),
+        statement: string(&map, "statement"),
+        constraints: string_list(map.get("constraints")),
+        verification: verification(map.get("verification")),
+        category: string(&map, "category"),
+        severity: string(&map, "severity"),
+        ..SpecFields::default()
+    };
+    if let Some(Value::Object(meta)) = map.get("metadata") {
+        for (key, value) in meta {
+            match key.as_str() {
+                "rationale" => fields.rationale = value.as_str().map(str::to_string),
+                "rejected_alternatives" => {
+                    fields.rejected_alternatives = value
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .map(|alt| RejectedAlternative {
+                            title: alt
+                                .get("title")
+                                .and_then(Value::as_str)
+                                .unwrap_or_default()
+                                .to_string(),
+                            reason: alt
+                                .get("reason")
+                                .and_then(Value::as_str)
+                                .unwrap_or_default()
+                                .to_string(),
+                        })
+                        .collect()
+                }
+                _ => fields.metadata.push((key.clone(), value.clone())),
+            }
+        }
+    }
+    if let Some(Value::Array(pins)) = map.get("pins") {
+        fields.pins = pins
+            .iter()
+            .map(|pin| Pin {
+                id: pin
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+                sha256: pin
+                    .get("sha256")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+            })
+            .collect();
+    }
+    if let Some(Value::Object(info)) = map.get("artifact") {
+        fields.artifact = info.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    }
+    const KNOWN: [&str; 16] = [
+        "$schema",
+        "id",
+        "type",
+        "title",
+        "links",
+        "description",
+        "expectation",
+        "statement",
+        "constraints",
+        "verification",
+        "category",
+        "severity",
+        "metadata",
+        "pins",
+        "artifact",
+        "status",
+    ];
+    fields.extra = map
+        .iter()
+        .filter(|(key, _)| !KNOWN.contains(&key.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    Ok(Node {
+        id,
+        kind,
+        title,
+        status: string(&map, "status"),
+        origin: Origin::SpecGraph,
+        content: Content::Spec(fields),
+        links,
+        date: None,
+        location: Location::file(path),
+    })
+}
+
+fn verification(value: Option<&Value>) -> Vec<Verification> {
+    let entry = |value: &Value| match value {
+        Value::String(text) => Some(Verification::Text(text.clone())),
+        Value::Object(map) => Some(Verification::Entry {
+            kind: map
+                .get("kind")
+                .and_then(Value::as_str)
+                .unwrap_or("unknown")
+                .to_string(),
+            fields: map
+                .iter()
+                .filter(|(key, _)| key.as_str() != "kind")
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        }),
+        _ => None,
+    };
+    match value {
+        Some(Value::Array(items)) => items.iter().filter_map(entry).collect(),
+        Some(other) => entry(other).into_iter().collect(),
+        None => Vec::new(),
+    }
+}
+
+fn string(map: &Map<String, Value>, key: &str) -> Option<String> {
+    map.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+/// A string or a list of strings; anything else yields nothing (check reports it).
+pub(crate) fn string_list(value: Option<&Value>) -> Vec<String> {
+    match value {
+        Some(Value::String(text)) => vec![text.clone()],
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(|item| match item {
+                Value::String(text) => Some(text.clone()),
+                Value::Number(n) => Some(n.to_string()),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn json_problem(path: &str, err: &serde_json::Error) -> Problem {
+    let message = err.to_string();
+    // serde_json appends " at line L column C"; the location already says it.
+    let message = match message.rfind(" at line ") {
+        Some(cut) => message[..cut].to_string(),
+        None => message,
+    };
+    Problem::error(
+        Location {
+            path: path.to_string(),
+            line: err.line().max(1) as u32,
+            col: err.column().max(1) as u32,
+        },
+        format!("invalid JSON: {message}"),
+    )
+}
+
+/// 1-based line of the first occurrence of `needle`, or 1.
+fn find_line(text: &str, needle: &str) -> u32 {
+    text.find(needle)
+        .map(|at| text[..at].matches('\n').count() as u32 + 1)
+        .unwrap_or(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_field_of_a_decision() {
+        let text = r#"{
+  "id": "DEC-PAY-01", "type": "decision", "category": "architecture",
+  "title": "Ledger first", "statement": "Every payment writes a ledger entry first.",
+  "constraints": ["Entries are immutable"],
+  "verification": ["cargo test ledger", {"kind": "manual", "steps": ["Inspect the ledger"]}],
+  "links": {"depends_on": ["DEC-PAY-02"], "constrains": ["PAY-01"]},
+  "metadata": {"rationale": "Auditors need a trail.", "owner": "payments",
+    "rejected_alternatives": [{"title": "Event log only", "reason": "Hard to reconcile daily."}]},
+  "x-custom": 3
+}"#;
+        let node = parse_node("nodes/decisions/DEC-PAY-01.json", text).unwrap();
+        assert_eq!(node.kind, Kind::Decision);
+        let spec = node.spec().unwrap();
+        assert_eq!(spec.category.as_deref(), Some("architecture"));
+        assert_eq!(spec.verification.len(), 2);
+        assert_eq!(spec.rationale.as_deref(), Some("Auditors need a trail."));
+        assert_eq!(spec.rejected_alternatives[0].title, "Event log only");
+        assert_eq!(spec.metadata[0].0, "owner");
+        assert_eq!(spec.extra[0].0, "x-custom");
+        assert_eq!(node.links.len(), 2);
+    }
+
+    #[test]
+    fn behavior_verification_is_a_single_string() {
+        let text = r#"{"id":"PAY-01","type":"behavior","title":"Pay","expectation":"It pays.","verification":"npm test"}"#;
+        let node = parse_node("b.json", text).unwrap();
+        assert_eq!(
+            node.spec().unwrap().verification,
+            vec![Verification::Text("npm test".into())]
+        );
+    }
+
+    #[test]
+    fn syntax_errors_carry_line_and_column() {
+        let problem = parse_node("x.json", "{\n  \"id\": \"A\",\n  \"type\": }").unwrap_err();
+        assert_eq!(problem.location.line, 3);
+        assert!(problem.location.col > 1);
+        assert!(problem.message.starts_with("invalid JSON"));
+    }
+
+    #[test]
+    fn missing_id_is_an_error() {
+        let problem = parse_node("x.json", r#"{"type":"behavior"}"#).unwrap_err();
+        assert!(problem.message.contains("missing `id`"));
+    }
+}

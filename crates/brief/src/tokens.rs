@@ -1,0 +1,174 @@
+//! Exact token counting with OpenAI's encodings (bpe-openai; the vocabularies ship inside the
+//! crate, nothing is downloaded). A [`Counter`] caches counts by content so a context never
+//! re-tokenizes a block it has already counted.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::fmt;
+use std::str::FromStr;
+
+/// A tokenizer encoding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Encoding {
+    /// `cl100k_base` (GPT-4, GPT-3.5): the default.
+    #[default]
+    Cl100k,
+    /// `o200k_base` (GPT-4o and later).
+    O200k,
+}
+
+impl Encoding {
+    /// The encoding's full name, as in JSON output (`cl100k_base`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::Cl100k => "cl100k_base",
+            Encoding::O200k => "o200k_base",
+        }
+    }
+
+    fn tokenizer(self) -> &'static bpe_openai::Tokenizer {
+        match self {
+            Encoding::Cl100k => bpe_openai::cl100k_base(),
+            Encoding::O200k => bpe_openai::o200k_base(),
+        }
+    }
+
+    /// The exact number of tokens of `text` under this encoding.
+    pub fn count(self, text: &str) -> usize {
+        self.tokenizer().count(text)
+    }
+
+    /// The longest prefix of `text` (cut at a char boundary) whose count is at most `limit`.
+    pub fn prefix_within(self, text: &str, limit: usize) -> &str {
+        if self.count(text) <= limit {
+            return text;
+        }
+        // Binary search over char boundaries: counts are monotone enough on prefixes that the
+        // final candidate is always re-checked exactly.
+        let bounds: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+        let (mut lo, mut hi) = (0usize, bounds.len());
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            if self.count(&text[..bounds[mid.min(bounds.len() - 1)]]) <= limit {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        let mut end = bounds.get(lo).copied().unwrap_or(text.len());
+        while end > 0 && self.count(&text[..end]) > limit {
+            end = text[..end]
+                .char_indices()
+                .last()
+                .map(|(i, _)| i)
+                .unwrap_or(0);
+        }
+        &text[..end]
+    }
+}
+
+impl fmt::Display for Encoding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Encoding {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "cl100k" | "cl100k_base" => Ok(Encoding::Cl100k),
+            "o200k" | "o200k_base" => Ok(Encoding::O200k),
+            other => Err(format!(
+                "unknown encoding `{other}`: use cl100k (cl100k_base) or o200k (o200k_base)"
+            )),
+        }
+    }
+}
+
+/// Counts tokens under one encoding, remembering the count of every distinct text it saw.
+pub struct Counter {
+    encoding: Encoding,
+    cache: RefCell<HashMap<u64, usize>>,
+}
+
+impl Counter {
+    /// A counter with an empty cache.
+    pub fn new(encoding: Encoding) -> Counter {
+        Counter {
+            encoding,
+            cache: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// The encoding this counter uses.
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+
+    /// The exact count of `text`, from the cache when this text was counted before.
+    pub fn count(&self, text: &str) -> usize {
+        let key = content_key(text);
+        if let Some(&n) = self.cache.borrow().get(&key) {
+            return n;
+        }
+        let n = self.encoding.count(text);
+        self.cache.borrow_mut().insert(key, n);
+        n
+    }
+}
+
+/// A 64-bit content key (FNV-1a over the bytes plus the length): collisions between texts
+/// that are both counted in one context are negligible, and a wrong hit could only skew an
+/// estimate, never the final exact count, which is always taken on the whole document.
+fn content_key(text: &str) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for &byte in text.as_bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash ^ (text.len() as u64).rotate_left(32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_known_strings() {
+        assert_eq!(Encoding::Cl100k.count(""), 0);
+        assert_eq!(Encoding::Cl100k.count("hello world"), 2);
+        assert_eq!(Encoding::O200k.count("hello world"), 2);
+    }
+
+    #[test]
+    fn cached_count_equals_fresh_count() {
+        let counter = Counter::new(Encoding::Cl100k);
+        let text = "Login page renders email and password input fields.";
+        let first = counter.count(text);
+        assert_eq!(first, counter.count(text));
+        assert_eq!(first, Encoding::Cl100k.count(text));
+    }
+
+    #[test]
+    fn prefix_within_respects_the_limit() {
+        let text = "The quick brown fox jumps over the lazy dog. ".repeat(20);
+        for limit in [0, 1, 5, 17, 100] {
+            let prefix = Encoding::Cl100k.prefix_within(&text, limit);
+            assert!(Encoding::Cl100k.count(prefix) <= limit);
+            assert!(text.starts_with(prefix));
+        }
+        assert_eq!(
+            Encoding::O200k.prefix_within("héllo wörld", 100),
+            "héllo wörld"
+        );
+    }
+
+    #[test]
+    fn parses_encoding_names() {
+        assert_eq!("o200k".parse::<Encoding>().unwrap(), Encoding::O200k);
+        assert_eq!("cl100k_base".parse::<Encoding>().unwrap(), Encoding::Cl100k);
+        assert!("p50k".parse::<Encoding>().is_err());
+    }
+}

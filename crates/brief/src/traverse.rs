@@ -1,0 +1,573 @@
+//! Traversal: which nodes a context holds and why (DESIGN §3).
+//!
+//! For a target T: T itself; its namespace (transitive `contains` ancestors, not expanded);
+//! its constrainers (nodes that `constrains` T or an ancestor); layer guidance (decisions and
+//! constrainers of every layer T reaches over `depends_on` and feature/layer parents, minus
+//! superseded candidates); then forward relations from T and from those guidance nodes up to
+//! the depth. One rule set serves Spec Graph and artifact projects: an artifact link is a
+//! forward relation, and artifact keys named like Spec Graph relations keep their meaning.
+//!
+//! Every traversal keeps visited sets, so cycles of any relation terminate, and each node is
+//! reported once with every reason that brought it.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::fmt;
+use std::str::FromStr;
+
+use crate::model::{Dangling, Graph, Kind, NodeIx, Relation};
+
+/// How far forward relations are followed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Depth {
+    /// At most this many hops.
+    Hops(u32),
+    /// The transitive closure.
+    Full,
+}
+
+impl Depth {
+    fn allows(self, distance: u32) -> bool {
+        match self {
+            Depth::Hops(max) => distance <= max,
+            Depth::Full => true,
+        }
+    }
+}
+
+impl fmt::Display for Depth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Depth::Hops(n) => write!(f, "{n}"),
+            Depth::Full => f.write_str("full"),
+        }
+    }
+}
+
+impl FromStr for Depth {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "full" | "all" => Ok(Depth::Full),
+            n => n.parse::<u32>().map(Depth::Hops).map_err(|_| {
+                format!("invalid depth `{s}`: use a number of hops (0, 1, 2, …) or `full`")
+            }),
+        }
+    }
+}
+
+/// How a relation was followed to reach a node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Direction {
+    /// From source to target of the edge.
+    Forward,
+    /// From target to source (constrainers, namespace).
+    Inverse,
+    /// Layer guidance inherited through a layer dependency.
+    Propagated,
+}
+
+impl Direction {
+    /// The name used in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Direction::Forward => "forward",
+            Direction::Inverse => "inverse",
+            Direction::Propagated => "propagated",
+        }
+    }
+}
+
+/// Why a node is in a context.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Reason {
+    /// It is the target.
+    Target,
+    /// It is the project identity, always included.
+    Identity,
+    /// An edge brought it. For the always-on rules `from` is the target and `via` lists the
+    /// nodes in between (the constrained ancestor, the path to a layer); for forward edges
+    /// `from` is the node the edge leaves.
+    Edge {
+        relation: Relation,
+        direction: Direction,
+        from: NodeIx,
+        via: Vec<NodeIx>,
+    },
+}
+
+/// A node in the selection.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reached {
+    pub node: NodeIx,
+    /// Hops from the target (0 for the target and the identity; 1 for guidance).
+    pub distance: u32,
+    /// Sorted, without duplicates.
+    pub reasons: Vec<Reason>,
+}
+
+/// The result of a traversal, sorted by node index (i.e. by id).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Selection {
+    pub target: NodeIx,
+    pub reached: Vec<Reached>,
+    /// Links out of selected nodes whose target does not exist: context they would have
+    /// brought is missing.
+    pub dangling: Vec<Dangling>,
+}
+
+/// Traversal settings.
+#[derive(Debug, Clone, Copy)]
+pub struct TraverseOptions {
+    pub depth: Depth,
+    /// Include the project identity node, if there is one.
+    pub identity: bool,
+}
+
+/// Accumulates reached nodes: smallest distance kept, every reason kept.
+#[derive(Default)]
+struct Acc {
+    nodes: HashMap<NodeIx, (u32, BTreeSet<Reason>)>,
+}
+
+impl Acc {
+    fn add(&mut self, node: NodeIx, distance: u32, reason: Reason) {
+        let entry = self
+            .nodes
+            .entry(node)
+            .or_insert_with(|| (distance, BTreeSet::new()));
+        entry.0 = entry.0.min(distance);
+        entry.1.insert(reason);
+    }
+}
+
+/// Selects the nodes of the context for `target`.
+pub fn traverse(graph: &Graph, target: NodeIx, options: TraverseOptions) -> Selection {
+    let mut acc = Acc::default();
+    acc.add(target, 0, Reason::Target);
+    if options.identity {
+        if let Some(identity) = graph
+            .nodes()
+            .iter()
+            .position(|n| n.kind == Kind::Identity)
+            .map(|ix| ix as NodeIx)
+        {
+            if identity != target {
+                acc.add(identity, 0, Reason::Identity);
+            }
+        }
+    }
+
+    // Rule 2: namespace. BFS up `contains`, remembering the path for `via`.
+    let ancestors = ancestors(graph, target);
+    for (&ancestor, (hops, path)) in &ancestors {
+        acc.add(
+            ancestor,
+            *hops,
+            edge_reason(Relation::Contains, Direction::Inverse, target, path.clone()),
+        );
+    }
+
+    // Rule 3: constrainers of the target and of every ancestor.
+    let mut guidance: BTreeSet<NodeIx> = BTreeSet::new();
+    let ancestry = std::iter::once((target, Vec::new())).chain(
+        ancestors
+            .iter()
+            .map(|(&a, (_, path))| (a, path.iter().copied().chain([a]).collect::<Vec<_>>())),
+    );
+    for (constrained, via) in ancestry {
+        for edge in graph.incoming(constrained) {
+            if edge.relation == Relation::Constrains && edge.from != target {
+                acc.add(
+                    edge.from,
+                    1,
+                    edge_reason(
+                        Relation::Constrains,
+                        Direction::Inverse,
+                        target,
+                        via.clone(),
+                    ),
+                );
+                guidance.insert(edge.from);
+            }
+        }
+    }
+
+    // Rule 4: layer guidance.
+    for (node, reasons) in layer_guidance(graph, target) {
+        for reason in reasons {
+            acc.add(node, 1, reason);
+        }
+        guidance.insert(node);
+    }
+
+    // Rule 5: forward relations from the target (distance 0) and guidance (distance 1).
+    let mut best: HashMap<NodeIx, u32> = HashMap::new();
+    let mut queue: VecDeque<(NodeIx, u32)> = VecDeque::new();
+    best.insert(target, 0);
+    queue.push_back((target, 0));
+    for &node in &guidance {
+        if best.insert(node, 1).is_none() {
+            queue.push_back((node, 1));
+        }
+    }
+    while let Some((node, distance)) = queue.pop_front() {
+        if best.get(&node) != Some(&distance) {
+            continue;
+        }
+        let next = distance + 1;
+        if !options.depth.allows(next) {
+            continue;
+        }
+        for edge in graph.outgoing(node) {
+            if !edge.relation.is_forward() || edge.to == target {
+                continue;
+            }
+            acc.add(
+                edge.to,
+                next,
+                edge_reason(edge.relation.clone(), Direction::Forward, node, Vec::new()),
+            );
+            if best.get(&edge.to).is_none_or(|&d| d > next) {
+                best.insert(edge.to, next);
+                queue.push_back((edge.to, next));
+            }
+        }
+    }
+
+    let mut reached: Vec<Reached> = acc
+        .nodes
+        .into_iter()
+        .map(|(node, (distance, reasons))| Reached {
+            node,
+            distance,
+            reasons: reasons.into_iter().collect(),
+        })
+        .collect();
+    reached.sort_by_key(|r| r.node);
+    let selected: BTreeSet<NodeIx> = reached.iter().map(|r| r.node).collect();
+    let dangling = graph
+        .dangling()
+        .iter()
+        .filter(|d| selected.contains(&d.from))
+        .cloned()
+        .collect();
+    Selection {
+        target,
+        reached,
+        dangling,
+    }
+}
+
+fn edge_reason(relation: Relation, direction: Direction, from: NodeIx, via: Vec<NodeIx>) -> Reason {
+    Reason::Edge {
+        relation,
+        direction,
+        from,
+        via,
+    }
+}
+
+/// Transitive `contains` ancestors of `node`: hops and the path of ancestors in between.
+fn ancestors(graph: &Graph, node: NodeIx) -> BTreeMap<NodeIx, (u32, Vec<NodeIx>)> {
+    let mut found: BTreeMap<NodeIx, (u32, Vec<NodeIx>)> = BTreeMap::new();
+    let mut queue = VecDeque::from([(node, 0u32, Vec::new())]);
+    while let Some((current, hops, path)) = queue.pop_front() {
+        for edge in graph.incoming(current) {
+            if edge.relation != Relation::Contains || edge.from == node {
+                continue;
+            }
+            if found.contains_key(&edge.from) {
+                continue;
+            }
+            found.insert(edge.from, (hops + 1, path.clone()));
+            let mut next_path = path.clone();
+            next_path.push(edge.from);
+            queue.push_back((edge.from, hops + 1, next_path));
+        }
+    }
+    found
+}
+
+/// Rule 4: the decisions and constrainers that layers reached from `target` propagate,
+/// after supersedes pruning, each with its reasons.
+fn layer_guidance(graph: &Graph, target: NodeIx) -> BTreeMap<NodeIx, Vec<Reason>> {
+    // Layer discovery: BFS over depends_on targets and feature/layer `contains` parents.
+    let mut distance: HashMap<NodeIx, u32> = HashMap::from([(target, 0)]);
+    let mut previous: HashMap<NodeIx, NodeIx> = HashMap::new();
+    let mut queue = VecDeque::from([target]);
+    let mut layers: Vec<(u32, NodeIx)> = Vec::new();
+    while let Some(current) = queue.pop_front() {
+        let d = distance[&current];
+        let depends = graph
+            .outgoing(current)
+            .filter(|e| e.relation == Relation::DependsOn)
+            .map(|e| e.to);
+        let parents = graph
+            .incoming(current)
+            .filter(|e| e.relation == Relation::Contains && graph.node(e.from).kind.is_grouping())
+            .map(|e| e.from);
+        let neighbours: BTreeSet<NodeIx> = depends.chain(parents).collect();
+        for next in neighbours {
+            if distance.contains_key(&next) {
+                continue;
+            }
+            distance.insert(next, d + 1);
+            previous.insert(next, current);
+            if graph.node(next).kind == Kind::Layer {
+                layers.push((d + 1, next));
+            }
+            queue.push_back(next);
+        }
+    }
+    layers.sort();
+
+    let mut candidates: BTreeMap<NodeIx, BTreeSet<Reason>> = BTreeMap::new();
+    for &(_, layer) in &layers {
+        // The path from the target to the layer, without the target.
+        let mut path = vec![layer];
+        let mut at = layer;
+        while let Some(&prev) = previous.get(&at) {
+            if prev == target {
+                break;
+            }
+            path.push(prev);
+            at = prev;
+        }
+        path.reverse();
+        for member in contains_closure(graph, layer) {
+            if member != target && graph.node(member).kind == Kind::Decision {
+                candidates.entry(member).or_default().insert(edge_reason(
+                    Relation::Contains,
+                    Direction::Propagated,
+                    target,
+                    path.clone(),
+                ));
+            }
+            for edge in graph.incoming(member) {
+                if edge.relation != Relation::Constrains || edge.from == target {
+                    continue;
+                }
+                let mut via = path.clone();
+                if member != layer {
+                    via.push(member);
+                }
+                candidates.entry(edge.from).or_default().insert(edge_reason(
+                    Relation::Constrains,
+                    Direction::Propagated,
+                    target,
+                    via,
+                ));
+            }
+        }
+    }
+
+    // Supersedes pruning among propagated candidates only.
+    let mut superseded: BTreeSet<NodeIx> = BTreeSet::new();
+    for &candidate in candidates.keys() {
+        for other in supersedes_closure(graph, candidate) {
+            if other != candidate && candidates.contains_key(&other) {
+                superseded.insert(other);
+            }
+        }
+    }
+    candidates
+        .into_iter()
+        .filter(|(node, _)| !superseded.contains(node))
+        .map(|(node, reasons)| (node, reasons.into_iter().collect()))
+        .collect()
+}
+
+/// `node` and everything it transitively `contains`.
+fn contains_closure(graph: &Graph, node: NodeIx) -> BTreeSet<NodeIx> {
+    follow(graph, node, &Relation::Contains)
+}
+
+/// Everything `node` transitively `supersedes`.
+fn supersedes_closure(graph: &Graph, node: NodeIx) -> BTreeSet<NodeIx> {
+    let mut set = follow(graph, node, &Relation::Supersedes);
+    set.remove(&node);
+    set
+}
+
+fn follow(graph: &Graph, start: NodeIx, relation: &Relation) -> BTreeSet<NodeIx> {
+    let mut seen = BTreeSet::from([start]);
+    let mut stack = vec![start];
+    while let Some(node) = stack.pop() {
+        for edge in graph.outgoing(node) {
+            if &edge.relation == relation && seen.insert(edge.to) {
+                stack.push(edge.to);
+            }
+        }
+    }
+    seen
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::tests::node;
+
+    fn ids(graph: &Graph, selection: &Selection) -> Vec<String> {
+        selection
+            .reached
+            .iter()
+            .map(|r| graph.node(r.node).id.clone())
+            .collect()
+    }
+
+    fn run(graph: &Graph, id: &str, depth: Depth) -> Vec<String> {
+        let target = graph.lookup(id).unwrap();
+        ids(
+            graph,
+            &traverse(
+                graph,
+                target,
+                TraverseOptions {
+                    depth,
+                    identity: true,
+                },
+            ),
+        )
+    }
+
+    /// The layered example of the Spec Graph docs, by hand: BILLING-01 inherits PLATFORM's
+    /// guidance through BILLING → AUTH → PLATFORM.
+    fn layered() -> Graph {
+        Graph::build(vec![
+            node(
+                "AUTH",
+                Kind::Feature,
+                &[("contains", "AUTH-01"), ("depends_on", "PLATFORM")],
+            ),
+            node(
+                "BILLING",
+                Kind::Feature,
+                &[("contains", "BILLING-01"), ("depends_on", "AUTH")],
+            ),
+            node(
+                "PLATFORM",
+                Kind::Layer,
+                &[
+                    ("contains", "DEC-PLAT-01"),
+                    ("contains", "POL-PLAT-SEC-01"),
+                    ("contains", "POL-PLAT-LOG-01"),
+                    ("depends_on", "FND-PLAT-01"),
+                ],
+            ),
+            node(
+                "FND-PLAT-01",
+                Kind::Foundation,
+                &[("depends_on", "DEC-PLAT-01")],
+            ),
+            node("AUTH-01", Kind::Behavior, &[]),
+            node("BILLING-01", Kind::Behavior, &[]),
+            node("DEC-PLAT-01", Kind::Decision, &[("constrains", "PLATFORM")]),
+            node(
+                "POL-PLAT-SEC-01",
+                Kind::Policy,
+                &[("constrains", "PLATFORM")],
+            ),
+            node("POL-PLAT-LOG-01", Kind::Policy, &[]),
+        ])
+        .0
+    }
+
+    #[test]
+    fn layer_guidance_reaches_through_features() {
+        let graph = layered();
+        assert_eq!(
+            run(&graph, "BILLING-01", Depth::Hops(2)),
+            vec!["BILLING", "BILLING-01", "DEC-PLAT-01", "POL-PLAT-SEC-01"],
+            "a policy merely contained in the layer does not propagate; the layer and hops are not included"
+        );
+    }
+
+    #[test]
+    fn superseded_candidates_are_dropped() {
+        let (graph, _) = Graph::build(vec![
+            node(
+                "APP",
+                Kind::Feature,
+                &[("contains", "APP-01"), ("depends_on", "CORE")],
+            ),
+            node("APP-01", Kind::Behavior, &[]),
+            node(
+                "CORE",
+                Kind::Layer,
+                &[("contains", "DEC-OLD"), ("contains", "DEC-NEW")],
+            ),
+            node("DEC-OLD", Kind::Decision, &[]),
+            node("DEC-NEW", Kind::Decision, &[("supersedes", "DEC-OLD")]),
+        ]);
+        assert_eq!(
+            run(&graph, "APP-01", Depth::Full),
+            vec!["APP", "APP-01", "DEC-NEW"]
+        );
+    }
+
+    #[test]
+    fn forward_depth_and_cycles() {
+        let (graph, _) = Graph::build(vec![
+            node(
+                "A",
+                Kind::Behavior,
+                &[("depends_on", "B"), ("implements", "D")],
+            ),
+            node("B", Kind::Behavior, &[("depends_on", "C")]),
+            node("C", Kind::Behavior, &[]),
+            node("D", Kind::Domain, &[("implements", "E")]),
+            node("E", Kind::ApiContract, &[("implements", "D")]),
+            node("P", Kind::Policy, &[("constrains", "B")]),
+        ]);
+        assert_eq!(run(&graph, "A", Depth::Hops(1)), vec!["A", "B", "D"]);
+        assert_eq!(
+            run(&graph, "A", Depth::Hops(2)),
+            vec!["A", "B", "C", "D", "E"]
+        );
+        assert_eq!(
+            run(&graph, "A", Depth::Full),
+            vec!["A", "B", "C", "D", "E"],
+            "the implements cycle terminates; P constrains a dependency and is not inherited"
+        );
+    }
+
+    #[test]
+    fn two_paths_give_one_node_with_both_reasons() {
+        let (graph, _) = Graph::build(vec![
+            node("F", Kind::Feature, &[("contains", "T")]),
+            node("T", Kind::Behavior, &[("depends_on", "DEC")]),
+            node("DEC", Kind::Decision, &[("constrains", "T")]),
+            node("POL", Kind::Policy, &[("constrains", "F")]),
+        ]);
+        let t = graph.lookup("T").unwrap();
+        let selection = traverse(
+            &graph,
+            t,
+            TraverseOptions {
+                depth: Depth::Hops(1),
+                identity: false,
+            },
+        );
+        let dec = selection
+            .reached
+            .iter()
+            .find(|r| graph.node(r.node).id == "DEC")
+            .unwrap();
+        assert_eq!(dec.reasons.len(), 2);
+        let pol = selection
+            .reached
+            .iter()
+            .find(|r| graph.node(r.node).id == "POL")
+            .unwrap();
+        let f = graph.lookup("F").unwrap();
+        assert!(matches!(&pol.reasons[0], Reason::Edge { via, .. } if via == &vec![f]));
+    }
+
+    #[test]
+    fn depth_parses() {
+        assert_eq!("full".parse::<Depth>().unwrap(), Depth::Full);
+        assert_eq!("3".parse::<Depth>().unwrap(), Depth::Hops(3));
+        assert!("deep".parse::<Depth>().is_err());
+    }
+}
