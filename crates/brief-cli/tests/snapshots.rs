@@ -19,7 +19,12 @@ fn brief(args: &[&str]) -> String {
 
 #[test]
 fn payments_markdown() {
-    insta::assert_snapshot!(brief(&["context", "CHECKOUT-01", "--root", "examples/payments"]));
+    insta::assert_snapshot!(brief(&[
+        "context",
+        "CHECKOUT-01",
+        "--root",
+        "examples/payments"
+    ]));
 }
 
 #[test]
@@ -52,7 +57,12 @@ fn payments_text() {
 
 #[test]
 fn notes_markdown() {
-    insta::assert_snapshot!(brief(&["context", "TASK-002", "--root", "examples/notes-app"]));
+    insta::assert_snapshot!(brief(&[
+        "context",
+        "TASK-002",
+        "--root",
+        "examples/notes-app"
+    ]));
 }
 
 #[test]
@@ -86,7 +96,14 @@ fn show_at_each_detail() {
     for detail in ["full", "summary", "meta"] {
         insta::assert_snapshot!(
             format!("show_dec_plat_01_{detail}"),
-            brief(&["show", "DEC-PLAT-01", "--root", "examples/payments", "--detail", detail])
+            brief(&[
+                "show",
+                "DEC-PLAT-01",
+                "--root",
+                "examples/payments",
+                "--detail",
+                detail
+            ])
         );
         insta::assert_snapshot!(
             format!("show_spec_sync_001_{detail}"),

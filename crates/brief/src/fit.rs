@@ -4,13 +4,14 @@
 //! Every node starts at the requested detail. While the document is over budget, the
 //! lowest-ranked node steps down full → summary → meta → omitted (the target stops at meta),
 //! so hard constraints degrade last. Then spare room is given back to the highest-ranked
-//! degraded nodes. Per-block counts only steer the search; every decision about the final
-//! document is taken on the exact count of the whole document, so the result is never over.
+//! degraded nodes. A document is measured exactly as the sum of its units' counts (see
+//! [`Layout::units`]), each counted once and cached, so every candidate is measured exactly
+//! and the result is never over.
 
 use std::collections::HashMap;
 
 use crate::model::Detail;
-use crate::render::Layout;
+use crate::render::{Layout, Unit};
 use crate::tokens::Counter;
 
 /// The chosen levels and the document they give.
@@ -30,7 +31,8 @@ pub struct Fitted {
 #[error("a budget of {budget} tokens cannot hold even the target's meta line: the smallest budget that works is {minimum}")]
 pub struct TooSmall {
     pub budget: usize,
-    /// The exact count of the smallest document (target at meta, everything else omitted).
+    /// The exact count of the smallest document (target at meta, everything else omitted
+    /// and only counted).
     pub minimum: usize,
 }
 
@@ -43,7 +45,7 @@ pub fn fit(
     requested: Detail,
     budget: usize,
 ) -> Result<Fitted, TooSmall> {
-    let mut costs = Costs {
+    let mut meter = Meter {
         layout,
         counter,
         cache: HashMap::new(),
@@ -56,81 +58,74 @@ pub fn fit(
         }
     };
     let mut details: Vec<Option<Detail>> = vec![Some(requested); items];
-    let mut document = layout.document(&details);
-    let mut used = counter.count(&document);
+    let mut listed: Option<usize> = None;
+    let mut used = meter.measure(&details, listed);
 
-    // Step down from the bottom of the ranking until the exact count fits.
+    // Step down from the bottom of the ranking, each node all the way before the next.
     let mut cursor = items;
     while used > budget {
-        let need = used - budget;
-        let mut saved: isize = 0;
-        let mut stepped = false;
-        while saved < need as isize {
-            while cursor > 0 && details[cursor - 1] == floor(cursor - 1) {
-                cursor -= 1;
-            }
-            if cursor == 0 {
-                break;
-            }
-            let i = cursor - 1;
-            let old = details[i];
-            let new = old.and_then(Detail::lower);
-            saved += costs.of(i, old) as isize - costs.of(i, new) as isize;
-            details[i] = new;
-            stepped = true;
+        while cursor > 0 && details[cursor - 1] == floor(cursor - 1) {
+            cursor -= 1;
         }
-        if !stepped {
-            let mut minimal = vec![None; items];
-            minimal[target] = Some(Detail::Meta);
-            let minimum = counter.count(&layout.document(&minimal));
+        if cursor == 0 {
+            break;
+        }
+        let i = cursor - 1;
+        details[i] = details[i].and_then(Detail::lower);
+        used = meter.measure(&details, listed);
+    }
+    if used > budget {
+        // Everything is at its floor: list fewer omitted ids (the rest are counted).
+        let omitted = details.iter().filter(|d| d.is_none()).count();
+        let fits =
+            |meter: &mut Meter<'_, '_>, cap: usize| meter.measure(&details, Some(cap)) <= budget;
+        if !fits(&mut meter, 0) {
+            let minimum = meter.measure(&details, Some(0));
             return Err(TooSmall { budget, minimum });
         }
-        document = layout.document(&details);
-        used = counter.count(&document);
+        let (mut lo, mut hi) = (0, omitted);
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            if fits(&mut meter, mid) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        listed = Some(lo);
+        used = meter.measure(&details, listed);
     }
 
-    // Give spare room back, best-ranked first, checking the exact count after each pass.
-    for _pass in 0..4 {
-        let mut accepted: Vec<(usize, Option<Detail>)> = Vec::new();
-        let mut estimate = used;
-        for (i, slot) in details.iter_mut().enumerate() {
-            while *slot < Some(requested) {
-                let old = *slot;
-                let new = match old {
+    // Give spare room back, best-ranked first; a node takes each level that still fits.
+    if listed.is_none() {
+        for i in 0..items {
+            while details[i] < Some(requested) {
+                let old = details[i];
+                details[i] = match old {
                     None => Some(Detail::Meta),
                     Some(d) => d.higher(),
                 };
-                let grown = costs.of(i, new) as isize - costs.of(i, old) as isize;
-                if estimate as isize + grown > budget as isize {
+                let grown = meter.measure(&details, listed);
+                if grown <= budget {
+                    used = grown;
+                } else {
+                    details[i] = old;
                     break;
                 }
-                estimate = (estimate as isize + grown) as usize;
-                *slot = new;
-                accepted.push((i, old));
             }
         }
-        if accepted.is_empty() {
-            break;
-        }
-        document = layout.document(&details);
-        used = counter.count(&document);
-        // Estimates are per block; undo the last upgrades until the exact count fits.
-        while used > budget {
-            let Some((i, old)) = accepted.pop() else {
-                break;
-            };
-            details[i] = old;
-            document = layout.document(&details);
-            used = counter.count(&document);
-        }
-        if accepted.is_empty() {
-            break;
-        }
     }
-    debug_assert!(used <= budget);
+
+    let units = layout.units(&details, listed);
+    let document = layout.document(&units);
+    debug_assert_eq!(
+        used,
+        counter.encoding().count(&document),
+        "the sum of unit counts is the document's count"
+    );
     let tokens = (0..items)
         .map(|i| match details[i] {
-            Some(d) => counter.count(&layout.block(i, d)),
+            Some(d) => meter.unit(&Unit::Block(i, d)),
             None => 0,
         })
         .collect();
@@ -142,28 +137,39 @@ pub fn fit(
     })
 }
 
-/// Estimated cost of an item at a level, as it appears in the document.
-struct Costs<'a, 'g> {
+/// Measures documents exactly by adding the cached counts of their units.
+struct Meter<'a, 'g> {
     layout: &'a Layout<'g>,
     counter: &'a Counter,
     cache: HashMap<(usize, Option<Detail>), usize>,
 }
 
-impl Costs<'_, '_> {
-    fn of(&mut self, item: usize, detail: Option<Detail>) -> usize {
-        if let Some(&cost) = self.cache.get(&(item, detail)) {
-            return cost;
-        }
-        let cost = match detail {
-            Some(d) => {
-                let block = self.layout.block(item, d);
-                // The newline that separates blocks belongs to the cost of showing one.
-                1 + self.counter.count(&block)
-            }
-            // An omitted node still costs its id in the omitted list.
-            None => 1,
+impl Meter<'_, '_> {
+    fn unit(&mut self, unit: &Unit) -> usize {
+        let key = match unit {
+            Unit::Block(i, d) => (*i, Some(*d)),
+            Unit::Omitted(i) => (*i, None),
+            Unit::Text(text) => return self.counter.count(text),
         };
-        self.cache.insert((item, detail), cost);
-        cost
+        if let Some(&n) = self.cache.get(&key) {
+            return n;
+        }
+        let n = self.counter.count(&self.layout.text(unit));
+        self.cache.insert(key, n);
+        n
+    }
+
+    /// The exact count of the document for these levels. The document ends with one
+    /// newline rather than the blank line its last unit ends with, so the last unit is
+    /// counted as trimmed.
+    fn measure(&mut self, details: &[Option<Detail>], listed: Option<usize>) -> usize {
+        let units = self.layout.units(details, listed);
+        let Some((last, rest)) = units.split_last() else {
+            return 0;
+        };
+        let body: usize = rest.iter().map(|u| self.unit(u)).sum();
+        let text = self.layout.text(last);
+        let trimmed = format!("{}\n", text.trim_end_matches('\n'));
+        body + self.counter.count(&trimmed)
     }
 }

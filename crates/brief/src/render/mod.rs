@@ -174,7 +174,7 @@ pub struct Layout<'a> {
     target: NodeIx,
     /// Sections in document order, each with its items (indices into `ranked`) in rank order.
     sections: Vec<(Section, Vec<usize>)>,
-    header: String,
+    header: Rc<str>,
     blocks: RefCell<HashMap<(usize, Detail), Rc<str>>>,
 }
 
@@ -198,9 +198,13 @@ impl<'a> Layout<'a> {
         }
         sections.retain(|(_, members)| !members.is_empty());
         let header = match style {
-            Style::Markdown => format!("# Context for {}: {}\n", target_node.id, target_node.title),
-            Style::Text => format!("context: {} ({})\n", target_node.id, target_node.title),
-        };
+            Style::Markdown => format!(
+                "# Context for {}: {}\n\n",
+                target_node.id, target_node.title
+            ),
+            Style::Text => format!("context: {} ({})\n\n", target_node.id, target_node.title),
+        }
+        .into();
         Layout {
             graph,
             style,
@@ -221,11 +225,13 @@ impl<'a> Layout<'a> {
         let card = card(self.graph, ranked.node, detail, &ranked.reasons);
         let kind = &self.graph.node(ranked.node).kind;
         let bare = self.is_bare(ranked.node);
-        let text: Rc<str> = match self.style {
+        let mut text = match self.style {
             Style::Markdown => markdown::block(&card, detail, bare),
             Style::Text => text::block(&card, kind, detail),
-        }
-        .into();
+        };
+        // A block unit ends with a blank line (see `units`).
+        text.push('\n');
+        let text: Rc<str> = text.into();
         self.blocks
             .borrow_mut()
             .insert((item, detail), text.clone());
@@ -240,28 +246,31 @@ impl<'a> Layout<'a> {
             || (node == self.target && self.graph.node(self.target).origin == Origin::SpecGraph)
     }
 
-    /// The document for one assignment of detail levels (`None` = omitted), item by item.
-    pub fn document(&self, details: &[Option<Detail>]) -> String {
-        let mut out = String::with_capacity(4096);
-        out.push_str(&self.header);
+    /// The units of the document for one assignment of detail levels (`None` = omitted).
+    /// `listed` caps how many omitted ids are listed one per line (the rest are counted).
+    ///
+    /// Every unit starts with a non-whitespace character and ends with a newline. OpenAI's
+    /// pre-tokenizers (cl100k, o200k) always split right after a newline that is followed by
+    /// non-whitespace, so the token count of the document is exactly the sum of the counts of
+    /// its units: the fit measures a candidate by adding cached counts, never re-tokenizing.
+    pub fn units(&self, details: &[Option<Detail>], listed: Option<usize>) -> Vec<Unit> {
+        let mut units = Vec::with_capacity(details.len() + 16);
+        units.push(Unit::Text(self.header.clone()));
         let target_node = self.graph.node(self.target);
         for (section, members) in &self.sections {
-            let shown: Vec<(usize, Detail)> = members
+            let mut shown = members
                 .iter()
                 .filter_map(|&i| details[i].map(|d| (i, d)))
-                .collect();
-            if shown.is_empty() {
+                .peekable();
+            if shown.peek().is_none() {
                 continue;
             }
             if self.style == Style::Markdown {
-                out.push_str("\n## ");
-                out.push_str(&section.title(&target_node.kind));
-                out.push('\n');
+                units.push(Unit::Text(
+                    format!("## {}\n\n", section.title(&target_node.kind)).into(),
+                ));
             }
-            for (i, detail) in shown {
-                out.push('\n');
-                out.push_str(&self.block(i, detail));
-            }
+            units.extend(shown.map(|(i, d)| Unit::Block(i, d)));
         }
         // The target's verification closes a Spec Graph context, as in the docs' template.
         let target_item = self.ranked.iter().position(|r| r.node == self.target);
@@ -269,64 +278,100 @@ impl<'a> Layout<'a> {
         if target_node.origin == Origin::SpecGraph && target_detail >= Some(Detail::Summary) {
             let lines = card::verification_of(target_node);
             if !lines.is_empty() {
-                self.list_section(&mut out, "Verification", &lines);
+                units.push(self.list_unit("Verification", &lines));
             }
         }
         let mut paths = Vec::new();
-        for (i, item) in self.ranked.iter().enumerate() {
-            if details[i].is_none() {
-                continue;
-            }
-            let node = self.graph.node(item.node);
-            if let Some(fields) = node.artifact() {
-                for path in &fields.paths {
-                    paths.push(format!("{path} ({})", node.id));
+        for (item, detail) in self.ranked.iter().zip(details) {
+            if detail.is_some() {
+                let node = self.graph.node(item.node);
+                if let Some(fields) = node.artifact() {
+                    paths.extend(
+                        fields
+                            .paths
+                            .iter()
+                            .map(|path| format!("{path} ({})", node.id)),
+                    );
                 }
             }
         }
         if !paths.is_empty() {
-            self.list_section(&mut out, "Code paths", &paths);
+            units.push(self.list_unit("Code paths", &paths));
         }
-        let mut omitted: Vec<&str> = self
-            .ranked
-            .iter()
-            .zip(details)
-            .filter(|(_, d)| d.is_none())
-            .map(|(r, _)| self.graph.node(r.node).id.as_str())
+        let omitted: Vec<usize> = (0..self.ranked.len())
+            .filter(|&i| details[i].is_none())
             .collect();
         if !omitted.is_empty() {
-            omitted.sort_unstable();
-            let list = omitted.join(", ");
-            match self.style {
-                Style::Markdown => out.push_str(&format!(
-                    "\n## Omitted\n\n{} more did not fit the budget (`brief show <ID>` prints one): {list}\n",
+            let heading = match self.style {
+                Style::Markdown => format!(
+                    "## Omitted\n\n{} more did not fit the budget, most relevant first (`brief show <ID>` prints one):\n\n",
                     omitted.len()
-                )),
-                Style::Text => out.push_str(&format!(
-                    "\n=== OMITTED ===\n{} more did not fit the budget: {list}\n",
+                ),
+                Style::Text => format!(
+                    "=== OMITTED ===\n{} more did not fit the budget, most relevant first:\n",
                     omitted.len()
-                )),
+                ),
+            };
+            units.push(Unit::Text(heading.into()));
+            let shown = listed.unwrap_or(omitted.len()).min(omitted.len());
+            units.extend(omitted[..shown].iter().map(|&i| Unit::Omitted(i)));
+            if shown < omitted.len() {
+                units.push(Unit::Text(
+                    format!(
+                        "- … and {} more (see `--format json`)\n",
+                        omitted.len() - shown
+                    )
+                    .into(),
+                ));
             }
         }
+        units
+    }
+
+    /// The text of a unit.
+    pub fn text(&self, unit: &Unit) -> Rc<str> {
+        match unit {
+            Unit::Text(text) => text.clone(),
+            Unit::Block(i, d) => self.block(*i, *d),
+            Unit::Omitted(i) => format!("- {}\n", self.graph.node(self.ranked[*i].node).id).into(),
+        }
+    }
+
+    /// The document: the units joined. Blocks are separated by blank lines; the document
+    /// ends with a single newline.
+    pub fn document(&self, units: &[Unit]) -> String {
+        let mut out = String::with_capacity(units.len() * 256);
+        for unit in units {
+            out.push_str(&self.text(unit));
+        }
+        let trimmed = out.trim_end_matches('\n').len();
+        out.truncate(trimmed);
+        out.push('\n');
         out
     }
 
-    fn list_section(&self, out: &mut String, title: &str, lines: &[String]) {
-        match self.style {
-            Style::Markdown => {
-                out.push_str(&format!("\n## {title}\n\n"));
-                for line in lines {
-                    out.push_str(&format!("- {line}\n"));
-                }
-            }
-            Style::Text => {
-                out.push_str(&format!("\n=== {} ===\n", title.to_ascii_uppercase()));
-                for line in lines {
-                    out.push_str(&format!("- {line}\n"));
-                }
-            }
+    fn list_unit(&self, title: &str, lines: &[String]) -> Unit {
+        let mut out = match self.style {
+            Style::Markdown => format!("## {title}\n\n"),
+            Style::Text => format!("=== {} ===\n", title.to_ascii_uppercase()),
+        };
+        for line in lines {
+            out.push_str("- ");
+            out.push_str(line);
+            out.push('\n');
         }
+        Unit::Text(out.into())
     }
+}
+
+/// A piece of a document: a node's block at a detail level, or fixed text.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Unit {
+    /// An item's block at a detail level.
+    Block(usize, Detail),
+    /// An omitted item's line in the omitted list.
+    Omitted(usize),
+    Text(Rc<str>),
 }
 
 fn section_of(graph: &Graph, node: NodeIx, target: NodeIx, artifact_layout: bool) -> Section {
