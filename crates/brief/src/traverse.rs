@@ -111,8 +111,8 @@ pub struct Reached {
 pub struct Selection {
     pub target: NodeIx,
     pub reached: Vec<Reached>,
-    /// Links out of selected nodes whose target does not exist: context they would have
-    /// brought is missing.
+    /// Forward links out of selected nodes whose target does not exist: context they would
+    /// have brought is missing.
     pub dangling: Vec<Dangling>,
 }
 
@@ -249,7 +249,7 @@ pub fn traverse(graph: &Graph, target: NodeIx, options: TraverseOptions) -> Sele
     let dangling = graph
         .dangling()
         .iter()
-        .filter(|d| selected.contains(&d.from))
+        .filter(|d| d.relation.is_forward() && selected.contains(&d.from))
         .cloned()
         .collect();
     Selection {

@@ -158,3 +158,21 @@ mod tests {
         assert_eq!(first_section(""), "");
     }
 }
+
+#[cfg(test)]
+mod fuzz {
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Slicing any Markdown never panics, and the summary never exceeds the full body.
+        #[test]
+        fn slicing_never_panics(lines in proptest::collection::vec("(#{0,7} ?)(\\PC{0,20})|```|(=+)|(-+)|\\s*", 0..20)) {
+            let body = lines.join("\n");
+            let full = super::full(&body);
+            let summary = super::first_section(&body);
+            prop_assert!(summary.len() <= full.len() + 8);
+        }
+    }
+}

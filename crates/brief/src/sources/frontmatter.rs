@@ -164,3 +164,32 @@ mod tests {
         assert_eq!(map["created"], "2026-03-02");
     }
 }
+
+#[cfg(test)]
+mod fuzz {
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        /// Any text, split and parsed as frontmatter, gives a map or a located problem.
+        #[test]
+        fn frontmatter_never_panics(yaml in "\\PC{0,200}", body in "\\PC{0,50}") {
+            let text = format!("---\n{yaml}\n---\n{body}");
+            if let Ok(split) = super::split("x.md", &text) {
+                if let Some(yaml) = split.yaml {
+                    if let Err(problem) = super::parse("x.md", yaml, split.yaml_line) {
+                        prop_assert!(problem.location.line >= 1);
+                    }
+                }
+            }
+        }
+
+        /// YAML-shaped input with random keys, indentation, anchors and flow collections.
+        #[test]
+        fn yaml_shapes_never_panic(lines in proptest::collection::vec("( {0,4})([a-z]{1,6}|-|&a|\\*a|\\[|\\]|\\{|\\}|:|'|\"| ){0,8}", 0..12)) {
+            let yaml = lines.join("\n");
+            let _ = super::parse("x.md", &yaml, 2);
+        }
+    }
+}

@@ -400,3 +400,32 @@ mod tests {
         assert!(problem.message.contains("missing `id`"));
     }
 }
+
+#[cfg(test)]
+mod fuzz {
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        /// Any bytes, parsed as a node file, give a node or a located problem — never a panic.
+        #[test]
+        fn parse_node_never_panics(text in "\\PC{0,200}") {
+            let _ = super::parse_node("x.json", &text);
+        }
+
+        /// Near-valid JSON (the shapes nodes have, with random values) never panics either.
+        #[test]
+        fn parse_node_on_json_shapes(
+            id in proptest::option::of("[A-Z]{1,4}"),
+            kind in "[a-z_]{0,12}",
+            value in prop_oneof![Just("null".to_string()), Just("[]".to_string()), Just("{}".to_string()), "\"[^\"\\\\]{0,10}\"", "-?[0-9]{1,5}"],
+        ) {
+            let id = id.map(|id| format!("\"id\": \"{id}\",")).unwrap_or_default();
+            let text = format!(
+                "{{{id} \"type\": \"{kind}\", \"title\": {value}, \"links\": {value}, \"verification\": {value}, \"metadata\": {value}, \"pins\": {value}, \"constraints\": {value}}}"
+            );
+            let _ = super::parse_node("x.json", &text);
+        }
+    }
+}
