@@ -66,7 +66,7 @@ fn documents_never_exceed_the_budget_and_counts_are_exact() {
                 ]);
                 assert_eq!(markdown, document);
                 // When material was left out, the budget is nearly full.
-                let degraded = json["omitted"].as_array().unwrap().len() > 0
+                let degraded = !json["omitted"].as_array().unwrap().is_empty()
                     || json["nodes"]
                         .as_array()
                         .unwrap()

@@ -24,6 +24,8 @@ pub struct Fitted {
     pub document: String,
     /// The exact token count of `document`.
     pub used: usize,
+    /// The item whose block was cut short to fill the budget, if any.
+    pub cut: Option<usize>,
 }
 
 /// The budget cannot hold even the target's meta line.
@@ -50,6 +52,14 @@ pub fn fit(
         counter,
         cache: HashMap::new(),
     };
+    let mut plan = Plan {
+        details: vec![Some(requested); items],
+        listed: None,
+    };
+    let mut used = meter.measure(&plan);
+
+    // Step down from the bottom of the ranking, each node all the way before the next; the
+    // target stops at meta.
     let floor = |i: usize| {
         if i == target {
             Some(Detail::Meta)
@@ -57,66 +67,59 @@ pub fn fit(
             None
         }
     };
-    let mut details: Vec<Option<Detail>> = vec![Some(requested); items];
-    let mut listed: Option<usize> = None;
-    let mut used = meter.measure(&details, listed);
-
-    // Step down from the bottom of the ranking, each node all the way before the next.
     let mut cursor = items;
     while used > budget {
-        while cursor > 0 && details[cursor - 1] == floor(cursor - 1) {
+        while cursor > 0 && plan.details[cursor - 1] == floor(cursor - 1) {
             cursor -= 1;
         }
         if cursor == 0 {
             break;
         }
         let i = cursor - 1;
-        details[i] = details[i].and_then(Detail::lower);
-        used = meter.measure(&details, listed);
+        plan.details[i] = plan.details[i].and_then(Detail::lower);
+        used = meter.measure(&plan);
     }
     if used > budget {
-        // Everything is at its floor: list fewer omitted ids (the rest are counted).
-        let omitted = details.iter().filter(|d| d.is_none()).count();
-        let fits =
-            |meter: &mut Meter<'_, '_>, cap: usize| meter.measure(&details, Some(cap)) <= budget;
-        if !fits(&mut meter, 0) {
-            let minimum = meter.measure(&details, Some(0));
-            return Err(TooSmall { budget, minimum });
-        }
-        let (mut lo, mut hi) = (0, omitted);
-        while lo < hi {
-            let mid = (lo + hi).div_ceil(2);
-            if fits(&mut meter, mid) {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        listed = Some(lo);
-        used = meter.measure(&details, listed);
+        (plan, used) = smallest(&mut meter, items, target, requested, budget)?;
     }
 
     // Give spare room back, best-ranked first; a node takes each level that still fits.
-    if listed.is_none() {
-        for i in 0..items {
-            while details[i] < Some(requested) {
-                let old = details[i];
-                details[i] = match old {
-                    None => Some(Detail::Meta),
-                    Some(d) => d.higher(),
-                };
-                let grown = meter.measure(&details, listed);
-                if grown <= budget {
-                    used = grown;
-                } else {
-                    details[i] = old;
-                    break;
-                }
+    for i in 0..items {
+        while plan.details[i] < Some(requested) {
+            let old = plan.details[i];
+            plan.details[i] = match old {
+                None => Some(Detail::Meta),
+                Some(d) => d.higher(),
+            };
+            let grown = meter.measure(&plan);
+            if grown <= budget {
+                used = grown;
+            } else {
+                plan.details[i] = old;
+                break;
             }
         }
     }
 
-    let units = layout.units(&details, listed);
+    // What is left is smaller than any whole next level: fill it with the best-ranked
+    // degraded node's next level, cut short and marked as cut.
+    let mut cut = None;
+    for i in 0..items {
+        let current = plan.details[i];
+        if current >= Some(requested) {
+            continue;
+        }
+        let Some(next) = current.map_or(Some(Detail::Meta), Detail::higher) else {
+            continue;
+        };
+        if let Some(filled) = fill_with_cut(&mut meter, &mut plan, i, next, used, budget) {
+            used = filled;
+            cut = Some(i);
+            break;
+        }
+    }
+
+    let units = layout.units(&plan.details, plan.listed);
     let document = layout.document(&units);
     debug_assert_eq!(
         used,
@@ -124,17 +127,125 @@ pub fn fit(
         "the sum of unit counts is the document's count"
     );
     let tokens = (0..items)
-        .map(|i| match details[i] {
+        .map(|i| match plan.details[i] {
             Some(d) => meter.unit(&Unit::Block(i, d)),
             None => 0,
         })
         .collect();
     Ok(Fitted {
-        details,
+        details: plan.details,
         tokens,
         document,
         used,
+        cut,
     })
+}
+
+/// A candidate assignment: a detail per item and how many omitted ids are listed.
+#[derive(Debug, Clone, PartialEq)]
+struct Plan {
+    details: Vec<Option<Detail>>,
+    /// `None` lists every omitted id; `Some(k)` lists the first k and counts the rest.
+    listed: Option<usize>,
+}
+
+/// When stepping down did not reach the budget: the smallest documents there are (the target
+/// at each level with the rest at meta, or omitted and listed or only counted). Returns the
+/// one that keeps the most and fits, or the smallest budget that would work.
+fn smallest(
+    meter: &mut Meter<'_, '_>,
+    items: usize,
+    target: usize,
+    requested: Detail,
+    budget: usize,
+) -> Result<(Plan, usize), TooSmall> {
+    let mut target_levels = vec![Detail::Meta];
+    target_levels.extend(
+        [Detail::Summary, Detail::Full]
+            .into_iter()
+            .filter(|d| *d <= requested),
+    );
+    let mut minimum = usize::MAX;
+    let mut best: Option<(Plan, usize)> = None;
+    // Most kept first: the rest at meta, then omitted but listed, then omitted and counted.
+    for rest in [Some(Detail::Meta), None] {
+        for listed in [None, Some(0)] {
+            if rest.is_some() && listed.is_some() {
+                continue;
+            }
+            for &level in target_levels.iter().rev() {
+                let mut details = vec![rest; items];
+                details[target] = Some(level);
+                let mut plan = Plan { details, listed };
+                let used = meter.measure(&plan);
+                minimum = minimum.min(used);
+                if used <= budget && best.is_none() {
+                    if listed == Some(0) {
+                        // List as many omitted ids as still fit.
+                        let omitted = plan.details.iter().filter(|d| d.is_none()).count();
+                        let (mut lo, mut hi) = (0, omitted);
+                        while lo < hi {
+                            let mid = (lo + hi).div_ceil(2);
+                            plan.listed = Some(mid);
+                            if meter.measure(&plan) <= budget {
+                                lo = mid;
+                            } else {
+                                hi = mid - 1;
+                            }
+                        }
+                        plan.listed = Some(lo);
+                    }
+                    let used = meter.measure(&plan);
+                    best = Some((plan, used));
+                }
+            }
+        }
+    }
+    best.ok_or(TooSmall { budget, minimum })
+}
+
+/// Cuts item `i`'s block at level `next` to the longest prefix that keeps the document within
+/// the budget, if that adds anything. Returns the new count.
+fn fill_with_cut(
+    meter: &mut Meter<'_, '_>,
+    plan: &mut Plan,
+    i: usize,
+    next: Detail,
+    used: usize,
+    budget: usize,
+) -> Option<usize> {
+    let layout = meter.layout;
+    let full = layout.full_block(i, next);
+    // A cut must keep some content past the heading and facts, or it says less than the
+    // level it replaces.
+    let head = match next {
+        Detail::Meta => full.len().min(40),
+        _ => full.find("\n\n").map_or(full.len(), |at| at + 2),
+    };
+    let full_len = full.len();
+    let old = plan.details[i];
+    plan.details[i] = Some(next);
+    let measure_cut = |meter: &mut Meter<'_, '_>, keep: usize| {
+        layout.set_cut(i, layout.cut_block(i, next, keep));
+        meter.measure(plan)
+    };
+    let (mut lo, mut hi) = (0, full_len);
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if measure_cut(meter, mid) <= budget {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    let filled = measure_cut(meter, lo);
+    if lo > head + 20 && filled <= budget && filled > used {
+        Some(filled)
+    } else {
+        layout.clear_cut();
+        plan.details[i] = old;
+        None
+    }
 }
 
 /// Measures documents exactly by adding the cached counts of their units.
@@ -146,6 +257,11 @@ struct Meter<'a, 'g> {
 
 impl Meter<'_, '_> {
     fn unit(&mut self, unit: &Unit) -> usize {
+        if let Unit::Block(i, _) = unit {
+            if self.layout.cut_item() == Some(*i) {
+                return self.counter.count(&self.layout.text(unit));
+            }
+        }
         let key = match unit {
             Unit::Block(i, d) => (*i, Some(*d)),
             Unit::Omitted(i) => (*i, None),
@@ -162,8 +278,8 @@ impl Meter<'_, '_> {
     /// The exact count of the document for these levels. The document ends with one
     /// newline rather than the blank line its last unit ends with, so the last unit is
     /// counted as trimmed.
-    fn measure(&mut self, details: &[Option<Detail>], listed: Option<usize>) -> usize {
-        let units = self.layout.units(details, listed);
+    fn measure(&mut self, plan: &Plan) -> usize {
+        let units = self.layout.units(&plan.details, plan.listed);
         let Some((last, rest)) = units.split_last() else {
             return 0;
         };

@@ -1208,13 +1208,11 @@ proptest! {
     }
 
     #[test]
-    #[ignore = "library bug: TooSmall although the all-meta document fits"]
     fn all_meta_fits_means_success(case in small_budget_case()) {
         check_all_meta_fits_means_success(&case)?;
     }
 
     #[test]
-    #[ignore = "library bug: TooSmall.minimum is not the smallest working budget (bare target cheaper above meta)"]
     fn too_small_minimum_is_the_smallest_working_budget(case in small_budget_case()) {
         check_minimum_is_tight(&case)?;
     }
@@ -1224,7 +1222,6 @@ proptest! {
 /// is bare (`_feature_`), at `meta` it is a bullet with id and title, which is longer; the
 /// fit floors the target at `meta`, so `minimum` is the longer document's count.
 #[test]
-#[ignore = "library bug: TooSmall.minimum is not the smallest working budget"]
 fn too_small_minimum_single_node_repro() {
     let node = Node {
         id: "FEAT-00".into(),
@@ -1317,9 +1314,16 @@ fn claimed_degraded(out: &ContextOutput, case: &Case) -> Result<bool, TestCaseEr
 /// single one-level upgrade of a degraded or omitted node would still fit (the next level is
 /// larger than the room left). It does check every sample's exact count and budget.
 #[test]
-fn fill_report() {
+fn fill_is_at_least_95_percent_when_material_exceeds_the_budget() {
     let samples: Mutex<Vec<FillSample>> = Mutex::new(Vec::new());
-    let mut runner = TestRunner::new(config(128));
+    // A fixed seed: this property is a ratio over samples, so a random draw must not decide
+    // whether it holds.
+    let mut runner = TestRunner::new_with_rng(
+        config(400),
+        proptest::test_runner::TestRng::deterministic_rng(
+            proptest::test_runner::RngAlgorithm::ChaCha,
+        ),
+    );
     let strategy = case().prop_map(|mut case| {
         // Fill is about budgets that can hold something; keep them in a useful range.
         case.budget = 300 + case.budget % 5700;
@@ -1359,6 +1363,16 @@ fn fill_report() {
             s.shape
         );
     }
+    // Random graphs are adversarial (dozens of links between two nodes make single meta lines
+    // longer than the room left), so a few shortfalls remain; on realistic projects the
+    // binary tests assert the 95 % fill for every budget. Here: at least 95 % of samples.
+    assert!(!big.is_empty(), "the strategy produced no degraded sample");
+    assert!(
+        short.len() * 20 <= big.len(),
+        "{} of {} degraded samples filled less than 95 % of their budget",
+        short.len(),
+        big.len()
+    );
 }
 
 /// Minimal reproduction of the all-meta bug: a behavior that depends on a decision. With both
@@ -1366,7 +1380,6 @@ fn fill_report() {
 /// `TooSmall` with a minimum of 72 (target at meta, decision omitted behind a `## Omitted`
 /// section, which is longer than the decision's meta line); from 64 on it works again.
 #[test]
-#[ignore = "library bug: TooSmall although the all-meta document fits"]
 fn too_small_although_all_meta_fits_repro() {
     let words = |n: usize, w: &str| vec![w; n].join(" ");
     let behavior = Node {

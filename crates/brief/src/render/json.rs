@@ -36,6 +36,9 @@ struct NodeOut<'a> {
     score: f64,
     rank: RankOut,
     tokens: usize,
+    /// True for the one node whose block was cut short to fill the budget.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    cut: bool,
     reasons: Vec<ReasonOut<'a>>,
 }
 
@@ -99,6 +102,7 @@ pub fn audit(input: &AuditInput<'_>, ranked: &[Ranked], fitted: &Fitted) -> Stri
                     priority: item.score.priority,
                 },
                 tokens: fitted.tokens[i],
+                cut: fitted.cut == Some(i),
                 reasons: item
                     .reasons
                     .iter()

@@ -176,6 +176,8 @@ pub struct Layout<'a> {
     sections: Vec<(Section, Vec<usize>)>,
     header: Rc<str>,
     blocks: RefCell<HashMap<(usize, Detail), Rc<str>>>,
+    /// One item whose block is cut short to fill the budget, and its cut text.
+    cut: RefCell<Option<(usize, Rc<str>)>>,
 }
 
 impl<'a> Layout<'a> {
@@ -213,11 +215,17 @@ impl<'a> Layout<'a> {
             sections,
             header,
             blocks: RefCell::new(HashMap::new()),
+            cut: RefCell::new(None),
         }
     }
 
     /// The block of one item at one detail level (cached).
     pub fn block(&self, item: usize, detail: Detail) -> Rc<str> {
+        if let Some((cut_item, text)) = &*self.cut.borrow() {
+            if *cut_item == item {
+                return text.clone();
+            }
+        }
         if let Some(block) = self.blocks.borrow().get(&(item, detail)) {
             return block.clone();
         }
@@ -236,6 +244,62 @@ impl<'a> Layout<'a> {
             .borrow_mut()
             .insert((item, detail), text.clone());
         text
+    }
+
+    /// The block of `item` at `detail` cut to its first `keep` bytes (a char boundary), with
+    /// a line saying so. The result is still a unit (see [`Layout::units`]).
+    pub fn cut_block(&self, item: usize, detail: Detail, keep: usize) -> Rc<str> {
+        let full = self.full_block(item, detail);
+        let mut end = keep.min(full.len());
+        while !full.is_char_boundary(end) {
+            end -= 1;
+        }
+        let mut kept = full[..end].trim_end().to_string();
+        // A cut inside a fenced code block closes the fence, so the rest stays prose.
+        let fences = kept
+            .lines()
+            .filter(|line| {
+                line.trim_start().starts_with("```") || line.trim_start().starts_with("~~~")
+            })
+            .count();
+        if fences % 2 == 1 {
+            kept.push_str("\n```\n…");
+        } else {
+            kept.push_str(" …");
+        }
+        let id = &self.graph.node(self.ranked[item].node).id;
+        match self.style {
+            Style::Markdown => format!(
+                "{kept}\n\n_[cut to fit the budget; `brief show {id}` prints all of it]_\n\n"
+            ),
+            Style::Text => {
+                format!("{kept}\n[cut to fit the budget; brief show {id} prints all of it]\n\n")
+            }
+        }
+        .into()
+    }
+
+    /// The uncut block (ignores a cut set with [`Layout::set_cut`]).
+    pub fn full_block(&self, item: usize, detail: Detail) -> Rc<str> {
+        let cut = self.cut.borrow_mut().take();
+        let block = self.block(item, detail);
+        *self.cut.borrow_mut() = cut;
+        block
+    }
+
+    /// Makes `item`'s block the given cut text, whatever its detail.
+    pub fn set_cut(&self, item: usize, text: Rc<str>) {
+        *self.cut.borrow_mut() = Some((item, text));
+    }
+
+    /// Removes the cut.
+    pub fn clear_cut(&self) {
+        *self.cut.borrow_mut() = None;
+    }
+
+    /// The item whose block is cut, if any.
+    pub fn cut_item(&self) -> Option<usize> {
+        self.cut.borrow().as_ref().map(|(item, _)| *item)
     }
 
     /// The target (in Spec Graph layout) and the identity have a section of their own and
@@ -360,6 +424,7 @@ impl<'a> Layout<'a> {
             out.push_str(line);
             out.push('\n');
         }
+        out.push('\n');
         Unit::Text(out.into())
     }
 }
