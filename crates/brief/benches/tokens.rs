@@ -1,6 +1,7 @@
-//! Token counting throughput, bpe-openai (what `brief::Encoding::count` uses) against
-//! tiktoken-rs (`CoreBPE::encode_ordinary(..).len()`) on the same texts, plus the cost of
-//! loading the payments example and of assembling one context from it.
+//! Token counting throughput, bpe-openai (what `brief::Encoding::count` uses, one thread) and
+//! brief's parallel exact count (`Encoding::count_parallel`) against tiktoken-rs
+//! (`CoreBPE::encode_ordinary(..).len()`) on the same texts, plus the cost of loading the
+//! payments example and of assembling one context from it.
 //!
 //! Texts:
 //! - `context-doc`: the Markdown context of CHECKOUT-01 in `examples/payments` at budget
@@ -212,6 +213,18 @@ fn benches(c: &mut Criterion) {
             group.throughput(Throughput::Bytes(text.len() as u64));
             group.bench_function(*name, |b| {
                 b.iter(|| encoding.count(black_box(text.as_str())))
+            });
+        }
+        group.finish();
+
+        // What brief itself does with a long text: the same exact count, cut at pre-token
+        // split points and counted on all cores.
+        let mut group = c.benchmark_group(format!("count/{}/brief-parallel", short_name(encoding)));
+        for (name, text) in &texts {
+            assert_eq!(encoding.count_parallel(text), encoding.count(text));
+            group.throughput(Throughput::Bytes(text.len() as u64));
+            group.bench_function(*name, |b| {
+                b.iter(|| encoding.count_parallel(black_box(text.as_str())))
             });
         }
         group.finish();

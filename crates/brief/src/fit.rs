@@ -52,6 +52,9 @@ pub fn fit(
         counter,
         cache: HashMap::new(),
     };
+    // Count every block at the requested level up front, on all cores.
+    let blocks: Vec<_> = (0..items).map(|i| layout.block(i, requested)).collect();
+    counter.prime(&blocks.iter().map(|b| &**b).collect::<Vec<&str>>());
     let mut plan = Plan {
         details: vec![Some(requested); items],
         listed: None,

@@ -38,6 +38,31 @@ impl Encoding {
         self.tokenizer().count(text)
     }
 
+    /// The exact number of tokens of `text`, counted in parallel chunks for long texts.
+    ///
+    /// Both encodings' pre-tokenizers always split right after a newline that is followed by
+    /// a character that is neither whitespace nor `/` (no pre-token pattern continues past
+    /// such a newline; o200k's punctuation pattern may swallow `/`). BPE merges never cross a
+    /// pre-token, so the count of the text is the sum of the counts of chunks cut there.
+    pub fn count_parallel(self, text: &str) -> usize {
+        const CHUNK: usize = 4096;
+        if text.len() < 2 * CHUNK {
+            return self.count(text);
+        }
+        let mut chunks = Vec::with_capacity(text.len() / CHUNK + 1);
+        let mut start = 0;
+        while start < text.len() {
+            let mut end = (start + CHUNK).min(text.len());
+            while end < text.len() && !is_split_point(text, end) {
+                end += 1;
+            }
+            chunks.push(&text[start..end]);
+            start = end;
+        }
+        use rayon::prelude::*;
+        chunks.par_iter().map(|chunk| self.count(chunk)).sum()
+    }
+
     /// The longest prefix of `text` (cut at a char boundary) whose count is at most `limit`.
     pub fn prefix_within(self, text: &str, limit: usize) -> &str {
         if self.count(text) <= limit {
@@ -65,6 +90,20 @@ impl Encoding {
         }
         &text[..end]
     }
+}
+
+/// True when a pre-token always starts at byte `at` of `text` (see
+/// [`Encoding::count_parallel`]).
+pub fn is_split_point(text: &str, at: usize) -> bool {
+    let bytes = text.as_bytes();
+    at > 0
+        && at < bytes.len()
+        && bytes[at - 1] == b'\n'
+        && text.is_char_boundary(at)
+        && text[at..]
+            .chars()
+            .next()
+            .is_some_and(|c| !c.is_whitespace() && c != '/')
 }
 
 impl fmt::Display for Encoding {
@@ -119,6 +158,28 @@ impl Counter {
     }
 }
 
+impl Counter {
+    /// Counts every text not yet counted, in parallel, so later [`Counter::count`] calls hit
+    /// the cache.
+    pub fn prime(&self, texts: &[&str]) {
+        use rayon::prelude::*;
+        let missing: Vec<(u64, &str)> = {
+            let cache = self.cache.borrow();
+            texts
+                .iter()
+                .map(|text| (content_key(text), *text))
+                .filter(|(key, _)| !cache.contains_key(key))
+                .collect()
+        };
+        let encoding = self.encoding;
+        let counted: Vec<(u64, usize)> = missing
+            .par_iter()
+            .map(|(key, text)| (*key, encoding.count(text)))
+            .collect();
+        self.cache.borrow_mut().extend(counted);
+    }
+}
+
 /// A 64-bit content key (FNV-1a over the bytes plus the length): collisions between texts
 /// that are both counted in one context are negligible, and a wrong hit could only skew an
 /// estimate, never the final exact count, which is always taken on the whole document.
@@ -163,6 +224,33 @@ mod tests {
             Encoding::O200k.prefix_within("héllo wörld", 100),
             "héllo wörld"
         );
+    }
+
+    #[test]
+    fn parallel_count_equals_whole_count() {
+        let mut text = String::new();
+        for i in 0..2000 {
+            text.push_str(&format!("line {i}: some words, café 日本 🚀\n"));
+            if i % 7 == 0 {
+                text.push_str("  indented\n\n/path/after/newline\n'quoted\n");
+            }
+        }
+        for encoding in [Encoding::Cl100k, Encoding::O200k] {
+            assert_eq!(encoding.count_parallel(&text), encoding.count(&text));
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// Cutting at the split points never changes the count, whatever the lines hold.
+        #[test]
+        fn split_points_preserve_counts(lines in proptest::collection::vec("[ \\t/'#a-z0-9é日🚀.,:-]{0,12}", 0..1500)) {
+            let text = lines.join("\n");
+            for encoding in [Encoding::Cl100k, Encoding::O200k] {
+                proptest::prop_assert_eq!(encoding.count_parallel(&text), encoding.count(&text));
+            }
+        }
     }
 
     #[test]

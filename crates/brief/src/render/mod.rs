@@ -406,7 +406,16 @@ impl<'a> Layout<'a> {
     pub fn document(&self, units: &[Unit]) -> String {
         let mut out = String::with_capacity(units.len() * 256);
         for unit in units {
-            out.push_str(&self.text(unit));
+            let text = self.text(unit);
+            debug_assert!(
+                text.ends_with('\n')
+                    && text
+                        .chars()
+                        .next()
+                        .is_some_and(|c| !c.is_whitespace() && c != '/'),
+                "a unit starts with a split point and ends with a newline: {text:?}"
+            );
+            out.push_str(&text);
         }
         let trimmed = out.trim_end_matches('\n').len();
         out.truncate(trimmed);
