@@ -173,6 +173,21 @@ fn mixed_text() -> String {
     out
 }
 
+/// The text cut after every blank line that is followed by a pre-token split point.
+fn blocks_of(text: &str) -> Vec<&str> {
+    let mut blocks = Vec::new();
+    let mut start = 0;
+    for (at, _) in text.match_indices("\n\n") {
+        let cut = at + 2;
+        if cut > start && brief::tokens::is_split_point(text, cut) {
+            blocks.push(&text[start..cut]);
+            start = cut;
+        }
+    }
+    blocks.push(&text[start..]);
+    blocks
+}
+
 fn tiktoken(encoding: Encoding) -> &'static CoreBPE {
     match encoding {
         Encoding::Cl100k => tiktoken_rs::cl100k_base_singleton(),
@@ -225,6 +240,23 @@ fn benches(c: &mut Criterion) {
             group.throughput(Throughput::Bytes(text.len() as u64));
             group.bench_function(*name, |b| {
                 b.iter(|| encoding.count_parallel(black_box(text.as_str())))
+            });
+        }
+        group.finish();
+
+        // A fit measures many candidate documents made of the same blocks: brief counts each
+        // block once (content-hash cache) and adds, where a re-encoding counter starts over.
+        // Blocks here are the document cut at blank lines followed by a split point.
+        let mut group = c.benchmark_group(format!("count/{}/brief-cached", short_name(encoding)));
+        for (name, text) in &texts {
+            let blocks = blocks_of(text);
+            let counter = brief::tokens::Counter::new(encoding);
+            counter.prime(&blocks);
+            let total: usize = blocks.iter().map(|b| counter.count(b)).sum();
+            assert_eq!(total, encoding.count(text), "{name}: blocks add up");
+            group.throughput(Throughput::Bytes(text.len() as u64));
+            group.bench_function(*name, |b| {
+                b.iter(|| blocks.iter().map(|b| counter.count(black_box(b))).sum::<usize>())
             });
         }
         group.finish();
