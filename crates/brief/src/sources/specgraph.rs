@@ -67,21 +67,22 @@ pub fn load(root: &Path, manifest: &Path) -> SourceOutput {
     }
     let base = manifest.parent().unwrap_or(root);
     for (i, entry) in entries.iter().enumerate() {
-        let at = Location {
+        // Only computed for a problem: searching the manifest per entry would be quadratic.
+        let at = || Location {
             line: find_line(&text, &format!("\"{}\"", entry_id(entry).unwrap_or("path"))),
             ..Location::file(&manifest_rel)
         };
         let (Some(id), Some(path)) = (entry_id(entry), entry.get("path").and_then(Value::as_str))
         else {
             out.problems.push(Problem::error(
-                at,
+                at(),
                 format!("nodes[{i}] needs a string `id` and a string `path`"),
             ));
             continue;
         };
         if path.starts_with('/') || path.split('/').any(|part| part == "..") {
             out.problems.push(Problem::error(
-                at,
+                at(),
                 format!("nodes[{i}] ({id}): path `{path}` must be relative and stay inside the graph folder"),
             ));
             continue;
