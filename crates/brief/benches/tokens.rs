@@ -256,7 +256,12 @@ fn benches(c: &mut Criterion) {
             assert_eq!(total, encoding.count(text), "{name}: blocks add up");
             group.throughput(Throughput::Bytes(text.len() as u64));
             group.bench_function(*name, |b| {
-                b.iter(|| blocks.iter().map(|b| counter.count(black_box(b))).sum::<usize>())
+                b.iter(|| {
+                    blocks
+                        .iter()
+                        .map(|b| counter.count(black_box(b)))
+                        .sum::<usize>()
+                })
             });
         }
         group.finish();

@@ -2,7 +2,7 @@
 //! render. The CLI and the MCP server call these and print what they return, byte for byte.
 
 use crate::fit::{fit, TooSmall};
-use crate::model::{Detail, Graph, Origin};
+use crate::model::{Corpus, Detail, NodeIx, Origin};
 use crate::project::{Defaults, DEFAULT_BUDGET};
 use crate::rank::{rank, Ranked};
 use crate::render::json::{audit, AuditInput};
@@ -50,32 +50,44 @@ pub enum ContextError {
 
 /// Assembles the context for `request` over a loaded graph.
 pub fn assemble(
-    graph: &Graph,
+    corpus: &dyn Corpus,
     defaults: &Defaults,
     request: &ContextRequest,
 ) -> Result<ContextOutput, ContextError> {
-    let target = resolve(graph, &request.target)?;
-    let target_node = graph.node(target);
-    let depth = request
-        .depth
-        .or(defaults.depth)
-        .unwrap_or(match target_node.origin {
-            // Spec Graph: "depth 2 is usually sufficient"; artifacts follow links to the end.
-            Origin::SpecGraph => Depth::Hops(2),
-            Origin::Artifact => Depth::Full,
-        });
+    let target = resolve(corpus, &request.target)?;
+    let target_origin = corpus.store(&[target]).node(target).origin;
+    // Spec Graph: "depth 2 is usually sufficient"; artifacts follow links to the end.
+    let depth = request.depth.or(defaults.depth).unwrap_or(match target_origin {
+        Origin::SpecGraph => Depth::Hops(2),
+        Origin::Artifact => Depth::Full,
+    });
     let detail = request.detail.or(defaults.detail).unwrap_or(Detail::Full);
     let budget = request.budget.or(defaults.budget).unwrap_or(DEFAULT_BUDGET);
     let encoding = request.encoding.or(defaults.encoding).unwrap_or_default();
 
     let selection = traverse(
-        graph,
+        corpus,
         target,
         TraverseOptions {
             depth,
             identity: !request.no_identity,
         },
     );
+    // Everything rendering may name: selected nodes and the nodes their reasons pass through.
+    let mut needed: Vec<NodeIx> = Vec::new();
+    for reached in &selection.reached {
+        needed.push(reached.node);
+        for reason in &reached.reasons {
+            if let crate::traverse::Reason::Edge { from, via, .. } = reason {
+                needed.push(*from);
+                needed.extend(via);
+            }
+        }
+    }
+    needed.sort_unstable();
+    needed.dedup();
+    let store = corpus.store(&needed);
+    let graph: &dyn crate::model::NodeStore = &*store;
     let warnings: Vec<String> = selection
         .dangling
         .iter()
@@ -119,15 +131,16 @@ pub fn assemble(
 
 /// What `brief show` prints: one node at one detail level.
 pub fn show(
-    graph: &Graph,
+    corpus: &dyn Corpus,
     id: &str,
     detail: Detail,
     format: Format,
     encoding: Encoding,
 ) -> Result<String, UnknownTarget> {
-    let ix = resolve(graph, id)?;
-    let node = graph.node(ix);
-    let mut card = card(graph, ix, detail, &[]);
+    let ix = resolve(corpus, id)?;
+    let store = corpus.store(&[ix]);
+    let node = store.node(ix);
+    let mut card = card(&*store, ix, detail, &[]);
     card.facts
         .push(("source".into(), node.location.path.clone()));
     let markdown = crate::render::write_card(&card, &node.kind, detail, Style::Markdown);

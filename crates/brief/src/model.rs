@@ -378,6 +378,134 @@ pub struct Graph {
     newest_date: Option<String>,
 }
 
+/// Read access to a graph's structure, which is all traversal needs. Implemented by the
+/// in-memory [`Graph`] and by the on-disk index, which answers from SQLite without loading
+/// the whole graph.
+///
+/// Node indices are opaque: anything whose order reaches output is ordered by id. Edge lists
+/// come sorted by the other end's id, then by relation.
+pub trait GraphView {
+    /// The index of the node with this exact id.
+    fn lookup(&self, id: &str) -> Option<NodeIx>;
+    /// A node's id.
+    fn id_of(&self, ix: NodeIx) -> String;
+    /// A node's kind.
+    fn kind_of(&self, ix: NodeIx) -> Kind;
+    /// Edges leaving a node, sorted by (target id, relation).
+    fn edges_out(&self, ix: NodeIx) -> Vec<Edge>;
+    /// Edges arriving at a node, sorted by (source id, relation).
+    fn edges_in(&self, ix: NodeIx) -> Vec<Edge>;
+    /// The project identity node, if there is one.
+    fn identity(&self) -> Option<NodeIx>;
+    /// Links out of a node whose target does not exist.
+    fn dangling_from(&self, ix: NodeIx) -> Vec<Dangling>;
+    /// Every id, sorted (for suggestions; may be slow on large graphs).
+    fn all_ids(&self) -> Vec<String>;
+}
+
+/// Whole nodes by index, which is what ranking and rendering need.
+pub trait NodeStore {
+    /// The node at an index (it must be present).
+    fn node(&self, ix: NodeIx) -> &Node;
+    /// The newest `date` in the whole graph: the reference point for recency.
+    fn newest_date(&self) -> Option<&str>;
+}
+
+impl<T: NodeStore + ?Sized> NodeStore for &T {
+    fn node(&self, ix: NodeIx) -> &Node {
+        (**self).node(ix)
+    }
+
+    fn newest_date(&self) -> Option<&str> {
+        (**self).newest_date()
+    }
+}
+
+/// A graph a context can be assembled from: its structure, and the whole nodes a selection
+/// needs.
+pub trait Corpus: GraphView {
+    /// The nodes with these indices (and the graph's newest date).
+    fn store(&self, needed: &[NodeIx]) -> Box<dyn NodeStore + '_>;
+}
+
+impl Corpus for Graph {
+    fn store(&self, _needed: &[NodeIx]) -> Box<dyn NodeStore + '_> {
+        Box::new(self)
+    }
+}
+
+/// The nodes a context needs, taken out of a larger graph (see [`GraphView`]).
+#[derive(Debug, Default)]
+pub struct Subgraph {
+    pub nodes: HashMap<NodeIx, Node>,
+    pub newest_date: Option<String>,
+}
+
+impl NodeStore for Subgraph {
+    fn node(&self, ix: NodeIx) -> &Node {
+        &self.nodes[&ix]
+    }
+
+    fn newest_date(&self) -> Option<&str> {
+        self.newest_date.as_deref()
+    }
+}
+
+impl GraphView for Graph {
+    fn lookup(&self, id: &str) -> Option<NodeIx> {
+        Graph::lookup(self, id)
+    }
+
+    fn id_of(&self, ix: NodeIx) -> String {
+        self.node(ix).id.clone()
+    }
+
+    fn kind_of(&self, ix: NodeIx) -> Kind {
+        self.node(ix).kind.clone()
+    }
+
+    // Indices follow ids here, so the stored order is already the promised one.
+    fn edges_out(&self, ix: NodeIx) -> Vec<Edge> {
+        self.outgoing(ix).cloned().collect()
+    }
+
+    fn edges_in(&self, ix: NodeIx) -> Vec<Edge> {
+        let mut edges: Vec<Edge> = self.incoming(ix).cloned().collect();
+        edges.sort_by(|a, b| a.from.cmp(&b.from).then_with(|| a.relation.cmp(&b.relation)));
+        edges
+    }
+
+    fn identity(&self) -> Option<NodeIx> {
+        self.nodes
+            .iter()
+            .position(|n| n.kind == Kind::Identity)
+            .map(|ix| ix as NodeIx)
+    }
+
+    fn all_ids(&self) -> Vec<String> {
+        self.nodes.iter().map(|n| n.id.clone()).collect()
+    }
+
+    fn dangling_from(&self, ix: NodeIx) -> Vec<Dangling> {
+        let start = self.dangling.partition_point(|d| d.from < ix);
+        self.dangling[start..]
+            .iter()
+            .take_while(|d| d.from == ix)
+            .cloned()
+            .collect()
+    }
+}
+
+impl NodeStore for Graph {
+    fn node(&self, ix: NodeIx) -> &Node {
+        Graph::node(self, ix)
+    }
+
+    fn newest_date(&self) -> Option<&str> {
+        Graph::newest_date(self)
+    }
+}
+
 /// Two nodes claim one id.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DuplicateId {

@@ -4,7 +4,7 @@
 //! recency (relative to the newest node in the graph, never the clock) and priority or
 //! severity; ties by id. Everything is a pure function of the graph and the selection.
 
-use crate::model::{Graph, Kind, Node, NodeIx, Origin};
+use crate::model::{Kind, Node, NodeIx, NodeStore, Origin};
 use crate::traverse::{Direction, Reached, Reason, Selection};
 
 /// The weights of the score components; they sum to 1.
@@ -64,7 +64,7 @@ pub struct Ranked {
 }
 
 /// Ranks a selection, best first.
-pub fn rank(graph: &Graph, selection: Selection) -> Vec<Ranked> {
+pub fn rank(graph: &dyn NodeStore, selection: Selection) -> Vec<Ranked> {
     let target_origin = graph.node(selection.target).origin;
     let newest = graph.newest_date().and_then(days);
     let mut ranked: Vec<Ranked> = selection
@@ -92,7 +92,7 @@ pub fn rank(graph: &Graph, selection: Selection) -> Vec<Ranked> {
             .cmp(&b.class)
             .then(a.kind_order.cmp(&b.kind_order))
             .then(b.score.total.total_cmp(&a.score.total))
-            .then(a.node.cmp(&b.node))
+            .then_with(|| graph.node(a.node).id.cmp(&graph.node(b.node).id))
     });
     ranked
 }
@@ -227,6 +227,7 @@ fn days(date: &str) -> Option<i64> {
 mod tests {
     use super::*;
     use crate::model::tests::node;
+    use crate::model::Graph;
     use crate::traverse::{traverse, Depth, TraverseOptions};
 
     #[test]

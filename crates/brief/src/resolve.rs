@@ -1,7 +1,7 @@
 //! Resolving what the user typed to a start node: an exact id, an id in another case, or an
 //! error that names the closest ids.
 
-use crate::model::{Graph, NodeIx};
+use crate::model::{GraphView, NodeIx};
 
 /// Most suggestions offered for an unknown target.
 const SUGGESTIONS: usize = 3;
@@ -24,7 +24,7 @@ fn suggestion_text(suggestions: &[String]) -> String {
 }
 
 /// Resolves an id exactly, then ignoring case.
-pub fn resolve(graph: &Graph, target: &str) -> Result<NodeIx, UnknownTarget> {
+pub fn resolve(graph: &dyn GraphView, target: &str) -> Result<NodeIx, UnknownTarget> {
     let wanted = target.trim();
     if let Some(ix) = graph.lookup(wanted) {
         return Ok(ix);
@@ -33,33 +33,33 @@ pub fn resolve(graph: &Graph, target: &str) -> Result<NodeIx, UnknownTarget> {
     if let Some(ix) = graph.lookup(&upper) {
         return Ok(ix);
     }
-    if let Some(pos) = graph
-        .nodes()
+    let ids = graph.all_ids();
+    if let Some(ix) = ids
         .iter()
-        .position(|n| n.id.eq_ignore_ascii_case(wanted))
+        .find(|id| id.eq_ignore_ascii_case(wanted))
+        .and_then(|id| graph.lookup(id))
     {
-        return Ok(pos as NodeIx);
+        return Ok(ix);
     }
     Err(UnknownTarget {
         target: wanted.to_string(),
-        suggestions: closest(graph, &upper),
+        suggestions: closest(&ids, &upper),
     })
 }
 
 /// Ids close to `wanted` by edit distance, or containing it, best first.
-fn closest(graph: &Graph, wanted: &str) -> Vec<String> {
+fn closest(ids: &[String], wanted: &str) -> Vec<String> {
     let limit = (wanted.chars().count() / 3).max(2);
-    let mut scored: Vec<(usize, &str)> = graph
-        .nodes()
+    let mut scored: Vec<(usize, &str)> = ids
         .iter()
-        .filter_map(|node| {
-            let id = node.id.to_uppercase();
+        .filter_map(|original| {
+            let id = original.to_uppercase();
             let distance = if id.contains(wanted) || (!id.is_empty() && wanted.contains(&id)) {
                 id.len().abs_diff(wanted.len()).min(limit)
             } else {
                 edit_distance(&id, wanted)
             };
-            (distance <= limit).then_some((distance, node.id.as_str()))
+            (distance <= limit).then_some((distance, original.as_str()))
         })
         .collect();
     scored.sort();
@@ -94,7 +94,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
 mod tests {
     use super::*;
     use crate::model::tests::node;
-    use crate::model::Kind;
+    use crate::model::{Graph, Kind};
 
     fn graph() -> Graph {
         Graph::build(vec![

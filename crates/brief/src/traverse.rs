@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::fmt;
 use std::str::FromStr;
 
-use crate::model::{Dangling, Graph, Kind, NodeIx, Relation};
+use crate::model::{Dangling, GraphView, Kind, NodeIx, Relation};
 
 /// How far forward relations are followed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -142,16 +142,11 @@ impl Acc {
 }
 
 /// Selects the nodes of the context for `target`.
-pub fn traverse(graph: &Graph, target: NodeIx, options: TraverseOptions) -> Selection {
+pub fn traverse(graph: &dyn GraphView, target: NodeIx, options: TraverseOptions) -> Selection {
     let mut acc = Acc::default();
     acc.add(target, 0, Reason::Target);
     if options.identity {
-        if let Some(identity) = graph
-            .nodes()
-            .iter()
-            .position(|n| n.kind == Kind::Identity)
-            .map(|ix| ix as NodeIx)
-        {
+        if let Some(identity) = graph.identity() {
             if identity != target {
                 acc.add(identity, 0, Reason::Identity);
             }
@@ -176,7 +171,7 @@ pub fn traverse(graph: &Graph, target: NodeIx, options: TraverseOptions) -> Sele
             .map(|(&a, (_, path))| (a, path.iter().copied().chain([a]).collect::<Vec<_>>())),
     );
     for (constrained, via) in ancestry {
-        for edge in graph.incoming(constrained) {
+        for edge in graph.edges_in(constrained) {
             if edge.relation == Relation::Constrains && edge.from != target {
                 acc.add(
                     edge.from,
@@ -219,7 +214,7 @@ pub fn traverse(graph: &Graph, target: NodeIx, options: TraverseOptions) -> Sele
         if !options.depth.allows(next) {
             continue;
         }
-        for edge in graph.outgoing(node) {
+        for edge in graph.edges_out(node) {
             if !edge.relation.is_forward() || edge.to == target {
                 continue;
             }
@@ -235,27 +230,58 @@ pub fn traverse(graph: &Graph, target: NodeIx, options: TraverseOptions) -> Sele
         }
     }
 
-    let mut reached: Vec<Reached> = acc
+    // Output order is by id, whatever the indices are.
+    let id_key = |ix: &NodeIx| graph.id_of(*ix);
+    let mut reached: Vec<(String, Reached)> = acc
         .nodes
         .into_iter()
-        .map(|(node, (distance, reasons))| Reached {
-            node,
-            distance,
-            reasons: reasons.into_iter().collect(),
+        .map(|(node, (distance, reasons))| {
+            let mut reasons: Vec<(ReasonKey, Reason)> = reasons
+                .into_iter()
+                .map(|r| (reason_key(&r, &id_key), r))
+                .collect();
+            reasons.sort_by(|a, b| a.0.cmp(&b.0));
+            let reached = Reached {
+                node,
+                distance,
+                reasons: reasons.into_iter().map(|(_, r)| r).collect(),
+            };
+            (graph.id_of(node), reached)
         })
         .collect();
-    reached.sort_by_key(|r| r.node);
-    let selected: BTreeSet<NodeIx> = reached.iter().map(|r| r.node).collect();
-    let dangling = graph
-        .dangling()
+    reached.sort_by(|a, b| a.0.cmp(&b.0));
+    let reached: Vec<Reached> = reached.into_iter().map(|(_, r)| r).collect();
+    let dangling = reached
         .iter()
-        .filter(|d| d.relation.is_forward() && selected.contains(&d.from))
-        .cloned()
+        .flat_map(|r| graph.dangling_from(r.node))
+        .filter(|d| d.relation.is_forward())
         .collect();
     Selection {
         target,
         reached,
         dangling,
+    }
+}
+
+/// A sort key for reasons that orders by ids, not indices.
+type ReasonKey = (u8, String, Direction, String, Vec<String>);
+
+fn reason_key(reason: &Reason, id: &dyn Fn(&NodeIx) -> String) -> ReasonKey {
+    match reason {
+        Reason::Target => (0, String::new(), Direction::Forward, String::new(), Vec::new()),
+        Reason::Identity => (1, String::new(), Direction::Forward, String::new(), Vec::new()),
+        Reason::Edge {
+            relation,
+            direction,
+            from,
+            via,
+        } => (
+            2,
+            relation.name().to_string(),
+            *direction,
+            id(from),
+            via.iter().map(id).collect(),
+        ),
     }
 }
 
@@ -269,11 +295,11 @@ fn edge_reason(relation: Relation, direction: Direction, from: NodeIx, via: Vec<
 }
 
 /// Transitive `contains` ancestors of `node`: hops and the path of ancestors in between.
-fn ancestors(graph: &Graph, node: NodeIx) -> BTreeMap<NodeIx, (u32, Vec<NodeIx>)> {
+fn ancestors(graph: &dyn GraphView, node: NodeIx) -> BTreeMap<NodeIx, (u32, Vec<NodeIx>)> {
     let mut found: BTreeMap<NodeIx, (u32, Vec<NodeIx>)> = BTreeMap::new();
     let mut queue = VecDeque::from([(node, 0u32, Vec::new())]);
     while let Some((current, hops, path)) = queue.pop_front() {
-        for edge in graph.incoming(current) {
+        for edge in graph.edges_in(current) {
             if edge.relation != Relation::Contains || edge.from == node {
                 continue;
             }
@@ -291,31 +317,38 @@ fn ancestors(graph: &Graph, node: NodeIx) -> BTreeMap<NodeIx, (u32, Vec<NodeIx>)
 
 /// Rule 4: the decisions and constrainers that layers reached from `target` propagate,
 /// after supersedes pruning, each with its reasons.
-fn layer_guidance(graph: &Graph, target: NodeIx) -> BTreeMap<NodeIx, Vec<Reason>> {
+fn layer_guidance(graph: &dyn GraphView, target: NodeIx) -> BTreeMap<NodeIx, Vec<Reason>> {
     // Layer discovery: BFS over depends_on targets and feature/layer `contains` parents.
     let mut distance: HashMap<NodeIx, u32> = HashMap::from([(target, 0)]);
     let mut previous: HashMap<NodeIx, NodeIx> = HashMap::new();
     let mut queue = VecDeque::from([target]);
-    let mut layers: Vec<(u32, NodeIx)> = Vec::new();
+    let mut layers: Vec<(u32, String, NodeIx)> = Vec::new();
     while let Some(current) = queue.pop_front() {
         let d = distance[&current];
         let depends = graph
-            .outgoing(current)
+            .edges_out(current)
+            .into_iter()
             .filter(|e| e.relation == Relation::DependsOn)
             .map(|e| e.to);
         let parents = graph
-            .incoming(current)
-            .filter(|e| e.relation == Relation::Contains && graph.node(e.from).kind.is_grouping())
+            .edges_in(current)
+            .into_iter()
+            .filter(|e| e.relation == Relation::Contains && graph.kind_of(e.from).is_grouping())
             .map(|e| e.from);
-        let neighbours: BTreeSet<NodeIx> = depends.chain(parents).collect();
+        // Neighbours in id order, so the first path found to a layer is always the same.
+        let mut neighbours: Vec<(String, NodeIx)> =
+            depends.chain(parents).map(|ix| (graph.id_of(ix), ix)).collect();
+        neighbours.sort();
+        neighbours.dedup();
+        let neighbours: Vec<NodeIx> = neighbours.into_iter().map(|(_, ix)| ix).collect();
         for next in neighbours {
             if distance.contains_key(&next) {
                 continue;
             }
             distance.insert(next, d + 1);
             previous.insert(next, current);
-            if graph.node(next).kind == Kind::Layer {
-                layers.push((d + 1, next));
+            if graph.kind_of(next) == Kind::Layer {
+                layers.push((d + 1, graph.id_of(next), next));
             }
             queue.push_back(next);
         }
@@ -323,7 +356,7 @@ fn layer_guidance(graph: &Graph, target: NodeIx) -> BTreeMap<NodeIx, Vec<Reason>
     layers.sort();
 
     let mut candidates: BTreeMap<NodeIx, BTreeSet<Reason>> = BTreeMap::new();
-    for &(_, layer) in &layers {
+    for &(_, _, layer) in &layers {
         // The path from the target to the layer, without the target.
         let mut path = vec![layer];
         let mut at = layer;
@@ -336,7 +369,7 @@ fn layer_guidance(graph: &Graph, target: NodeIx) -> BTreeMap<NodeIx, Vec<Reason>
         }
         path.reverse();
         for member in contains_closure(graph, layer) {
-            if member != target && graph.node(member).kind == Kind::Decision {
+            if member != target && graph.kind_of(member) == Kind::Decision {
                 candidates.entry(member).or_default().insert(edge_reason(
                     Relation::Contains,
                     Direction::Propagated,
@@ -344,7 +377,7 @@ fn layer_guidance(graph: &Graph, target: NodeIx) -> BTreeMap<NodeIx, Vec<Reason>
                     path.clone(),
                 ));
             }
-            for edge in graph.incoming(member) {
+            for edge in graph.edges_in(member) {
                 if edge.relation != Relation::Constrains || edge.from == target {
                     continue;
                 }
@@ -379,22 +412,22 @@ fn layer_guidance(graph: &Graph, target: NodeIx) -> BTreeMap<NodeIx, Vec<Reason>
 }
 
 /// `node` and everything it transitively `contains`.
-fn contains_closure(graph: &Graph, node: NodeIx) -> BTreeSet<NodeIx> {
+fn contains_closure(graph: &dyn GraphView, node: NodeIx) -> BTreeSet<NodeIx> {
     follow(graph, node, &Relation::Contains)
 }
 
 /// Everything `node` transitively `supersedes`.
-fn supersedes_closure(graph: &Graph, node: NodeIx) -> BTreeSet<NodeIx> {
+fn supersedes_closure(graph: &dyn GraphView, node: NodeIx) -> BTreeSet<NodeIx> {
     let mut set = follow(graph, node, &Relation::Supersedes);
     set.remove(&node);
     set
 }
 
-fn follow(graph: &Graph, start: NodeIx, relation: &Relation) -> BTreeSet<NodeIx> {
+fn follow(graph: &dyn GraphView, start: NodeIx, relation: &Relation) -> BTreeSet<NodeIx> {
     let mut seen = BTreeSet::from([start]);
     let mut stack = vec![start];
     while let Some(node) = stack.pop() {
-        for edge in graph.outgoing(node) {
+        for edge in graph.edges_out(node) {
             if &edge.relation == relation && seen.insert(edge.to) {
                 stack.push(edge.to);
             }
@@ -407,6 +440,7 @@ fn follow(graph: &Graph, start: NodeIx, relation: &Relation) -> BTreeSet<NodeIx>
 mod tests {
     use super::*;
     use crate::model::tests::node;
+    use crate::model::Graph;
 
     fn ids(graph: &Graph, selection: &Selection) -> Vec<String> {
         selection

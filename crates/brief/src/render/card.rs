@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::body;
-use crate::model::{Content, Detail, Graph, Kind, Node, NodeIx, Verification};
+use crate::model::{Content, Detail, Kind, Node, NodeIx, NodeStore, Verification};
 use crate::traverse::{Direction, Reason};
 
 /// Links of one relation listed on a card before the rest is counted ("+N more").
@@ -36,7 +36,7 @@ pub struct Card {
 }
 
 /// Builds the card of `node` at `detail`; `reasons` explain why it is in the context.
-pub fn card(graph: &Graph, ix: NodeIx, detail: Detail, reasons: &[Reason]) -> Card {
+pub fn card(graph: &dyn NodeStore, ix: NodeIx, detail: Detail, reasons: &[Reason]) -> Card {
     let node = graph.node(ix);
     let mut facts: Vec<(String, String)> = Vec::new();
     let mut parts = Vec::new();
@@ -232,7 +232,7 @@ fn links_line(node: &Node) -> Option<String> {
 }
 
 /// Why a node is in the context, in a few words per reason.
-pub fn why(graph: &Graph, reasons: &[Reason]) -> String {
+pub fn why(graph: &dyn NodeStore, reasons: &[Reason]) -> String {
     let id = |ix: &NodeIx| graph.node(*ix).id.as_str();
     reasons
         .iter()

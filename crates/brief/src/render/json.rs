@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::fit::Fitted;
-use crate::model::{Graph, NodeIx};
+use crate::model::{NodeIx, NodeStore};
 use crate::rank::Ranked;
 use crate::traverse::Reason;
 
@@ -70,7 +70,7 @@ struct OmittedOut<'a> {
 
 /// What the audit needs besides the ranking and the fit.
 pub struct AuditInput<'a> {
-    pub graph: &'a Graph,
+    pub graph: &'a dyn NodeStore,
     pub target: NodeIx,
     pub query: Option<&'a str>,
     pub encoding: &'a str,

@@ -17,7 +17,7 @@ use std::fmt;
 use std::rc::Rc;
 use std::str::FromStr;
 
-use crate::model::{Detail, Graph, Kind, NodeIx, Origin};
+use crate::model::{Detail, Kind, NodeIx, NodeStore, Origin};
 use crate::rank::Ranked;
 
 pub use card::{card, Card, Part};
@@ -168,7 +168,7 @@ const ARTIFACT_ORDER: [Section; 16] = [
 
 /// The sections of one context and the blocks of its nodes.
 pub struct Layout<'a> {
-    graph: &'a Graph,
+    graph: &'a dyn NodeStore,
     style: Style,
     ranked: &'a [Ranked],
     target: NodeIx,
@@ -182,7 +182,7 @@ pub struct Layout<'a> {
 
 impl<'a> Layout<'a> {
     /// Places every ranked node in its section.
-    pub fn new(graph: &'a Graph, ranked: &'a [Ranked], target: NodeIx, style: Style) -> Layout<'a> {
+    pub fn new(graph: &'a dyn NodeStore, ranked: &'a [Ranked], target: NodeIx, style: Style) -> Layout<'a> {
         let target_node = graph.node(target);
         let artifact = target_node.origin == Origin::Artifact;
         let order: &[Section] = if artifact {
@@ -448,7 +448,7 @@ pub enum Unit {
     Text(Rc<str>),
 }
 
-fn section_of(graph: &Graph, node: NodeIx, target: NodeIx, artifact_layout: bool) -> Section {
+fn section_of(graph: &dyn NodeStore, node: NodeIx, target: NodeIx, artifact_layout: bool) -> Section {
     let n = graph.node(node);
     if n.kind == Kind::Identity {
         return Section::Identity;
