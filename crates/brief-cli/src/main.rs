@@ -5,7 +5,8 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use brief::{Depth, Detail, Encoding, Format, Project};
+use brief::engine::Engine;
+use brief::{Depth, Detail, Encoding, EngineError, Format};
 use clap::{Parser, Subcommand};
 
 const ABOUT: &str = "Assemble the context an AI agent needs before it works on one thing.";
@@ -47,6 +48,71 @@ enum Command {
     Context(ContextArgs),
     /// Print one node at a detail level.
     Show(ShowArgs),
+    /// Full-text search over ids, titles, bodies and fields (BM25; an exact id first).
+    Search(SearchArgs),
+    /// Refresh the index under .brief/cache/ now (context, show and search do it as needed).
+    Index(IndexArgs),
+    /// List the lenses (built-in and from brief.toml) and what each one does.
+    Lenses,
+    /// Check the graph's integrity: every broken link, schema violation, cycle and stale
+    /// annotation in one run (exit 1 when there are errors).
+    #[command(after_help = check_help())]
+    Check(CheckArgs),
+}
+
+#[derive(clap::Args)]
+struct CheckArgs {
+    /// Output format: `path:line:col: severity[rule]: message` lines, or JSON.
+    #[arg(long, value_name = "text|json", default_value = "text", value_parser = ["text", "json"])]
+    format: String,
+    /// Run only this rule (repeatable, or comma-separated; see --list-rules).
+    #[arg(long = "rule", value_name = "RULE", value_delimiter = ',')]
+    rules: Vec<String>,
+    /// Hide the findings recorded in this baseline file: report only new ones.
+    #[arg(long, value_name = "FILE", conflicts_with = "write_baseline")]
+    baseline: Option<PathBuf>,
+    /// Record the current findings in FILE (for --baseline) and exit 0.
+    #[arg(long, value_name = "FILE")]
+    write_baseline: Option<PathBuf>,
+    /// Print every rule with its default severity and exit.
+    #[arg(long)]
+    list_rules: bool,
+}
+
+fn check_help() -> String {
+    format!(
+        "Rules (id, default severity; brief.toml `[check] rules = {{ id = \"error\"|\"warning\"|\"off\" }}`):\n{}\n\
+         Exit codes: 0 no errors (warnings allowed), 1 errors found, 2 the project cannot be read.\n\n\
+         Examples:\n  brief check\n  brief check --rule broken-link --rule broken-ref --format json\n  \
+         brief check --write-baseline .brief/check-baseline.json\n  \
+         brief check --baseline .brief/check-baseline.json",
+        brief::check::rules_table()
+    )
+}
+
+#[derive(clap::Args)]
+struct SearchArgs {
+    /// Words to look for.
+    query: String,
+    /// Most hits to print.
+    #[arg(long, default_value_t = 10)]
+    limit: usize,
+    /// Only nodes of this kind (behavior, decision, spec, task, …).
+    #[arg(long)]
+    kind: Option<String>,
+    /// Output format.
+    #[arg(long, value_name = "text|json", default_value = "text", value_parser = parse_format)]
+    format: Format,
+}
+
+#[derive(clap::Args)]
+struct IndexArgs {
+    /// Refresh only these files (paths relative to the root), as a watcher or a git hook
+    /// that knows what changed would; without them every file is checked.
+    files: Vec<String>,
+    /// Only look at folders and manifests for changes (what large projects do by default).
+    #[arg(long)]
+    quick: bool,
 }
 
 const CONTEXT_HELP: &str = "\
@@ -68,7 +134,8 @@ Examples:
 
 #[derive(clap::Args)]
 struct ContextArgs {
-    /// The node id to assemble context for (e.g. AUTH-01, TASK-042).
+    /// The node id to assemble context for (e.g. AUTH-01, TASK-042), or words to search
+    /// for: the best hit becomes the target (see --seeds).
     target: String,
     /// How many hops to follow forward links: a number or `full`
     /// [default: 2 for Spec Graph targets, full for artifacts, or brief.toml's].
@@ -89,6 +156,12 @@ struct ContextArgs {
     /// Leave out the project identity document.
     #[arg(long)]
     no_identity: bool,
+    /// A lens: which relations to explore and what to boost (`brief lenses` lists them).
+    #[arg(long, value_name = "NAME")]
+    lens: Option<String>,
+    /// When TARGET is not an id but a query: how many best search hits start the context.
+    #[arg(long, value_name = "N")]
+    seeds: Option<usize>,
 }
 
 #[derive(clap::Args)]
@@ -159,39 +232,13 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<(), Failure> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let project = Project::open(cli.root.as_deref(), &cwd)
-        .map_err(|err| Failure::new(2, format!("error: {err}")))?;
-    if project.sources.is_empty() {
-        return Err(Failure::new(
-            2,
-            format!(
-                "error: {} has no sources: add specgraph/graph.json, a .contextia/ tree, a .brief/ folder of Markdown artifacts, or list them in brief.toml",
-                project.root.display()
-            ),
-        ));
+    // `check` reports load problems as findings, so it never goes through the engine, which
+    // refuses to work on a graph with errors.
+    if let Command::Check(args) = &cli.command {
+        return check(cli.root.as_deref(), &cwd, args);
     }
-    let loaded = brief::load(&project);
-    let errors: Vec<String> = loaded
-        .errors()
-        .map(|problem| {
-            format!(
-                "{}: {}",
-                located(&project.root, &problem.location.to_string()),
-                problem.message
-            )
-        })
-        .collect();
-    if !errors.is_empty() {
-        let count = errors.len();
-        let mut lines = errors;
-        lines.push(format!(
-            "error: {count} file problem{} in {}; fix {} first (nothing was assembled)",
-            if count == 1 { "" } else { "s" },
-            project.root.display(),
-            if count == 1 { "it" } else { "them" }
-        ));
-        return Err(Failure { code: 2, lines });
-    }
+    let mut engine = Engine::open(cli.root.as_deref(), &cwd).map_err(|e| failure(None, e))?;
+    let root = engine.project.root.clone();
     let output = match cli.command {
         Command::Context(args) => {
             let request = brief::ContextRequest {
@@ -202,17 +249,14 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 encoding: args.encoding,
                 format: args.format,
                 no_identity: args.no_identity,
+                lens: args.lens,
+                seeds: args.seeds,
             };
-            let out = brief::assemble(&loaded.graph, &project.defaults, &request).map_err(
-                |err| match err {
-                    brief::ContextError::UnknownTarget(e) => Failure::new(1, format!("error: {e}")),
-                    brief::ContextError::TooSmall(e) => {
-                        Failure::new(2, format!("error: {e} (use --budget {})", e.minimum))
-                    }
-                },
-            )?;
+            let out = engine
+                .context(&request)
+                .map_err(|e| failure(Some(&root), e))?;
             for warning in &out.warnings {
-                eprintln!("warning: {}", located(&project.root, warning));
+                eprintln!("warning: {}", located(&root, warning));
             }
             if out.omitted > 0 && std::io::stderr().is_terminal() {
                 eprintln!(
@@ -225,13 +269,53 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
             out.text
         }
-        Command::Show(args) => {
-            let encoding = args
-                .encoding
-                .or(project.defaults.encoding)
-                .unwrap_or_default();
-            brief::show(&loaded.graph, &args.id, args.detail, args.format, encoding)
-                .map_err(|e| Failure::new(1, format!("error: {e}")))?
+        Command::Show(args) => engine
+            .show(&args.id, args.detail, args.format, args.encoding)
+            .map_err(|e| failure(Some(&root), e))?,
+        Command::Search(args) => {
+            let hits = engine
+                .search(&args.query, args.limit, args.kind.as_deref())
+                .map_err(|e| failure(Some(&root), e))?;
+            if hits.is_empty() {
+                return Err(Failure::new(1, format!("no match for `{}`", args.query)));
+            }
+            brief::render::search::hits(&hits, args.format)
+        }
+        Command::Check(_) => String::new(), // handled above
+        Command::Lenses => {
+            let lenses = brief::lens::all(&engine.project.defaults.lenses)
+                .map_err(|e| Failure::new(2, format!("error: {e}")))?;
+            lenses.iter().map(|l| format!("{l}\n")).collect::<String>()
+        }
+        Command::Index(args) => {
+            let show_progress = std::io::stderr().is_terminal();
+            let verify = if args.quick {
+                brief::index::Verify::Quick
+            } else {
+                brief::index::Verify::Full
+            };
+            let refresh = if args.files.is_empty() {
+                engine.refresh(Some(verify), &mut |done, total| {
+                    if show_progress && total > 1000 {
+                        eprint!("\rindexed {done}/{total} files");
+                        if done == total {
+                            eprintln!();
+                        }
+                    }
+                })
+            } else {
+                engine.refresh_paths(&args.files)
+            }
+            .map_err(|e| failure(Some(&root), e))?;
+            format!(
+                "{} files in {} ({} parsed, {} unchanged after hashing, {} removed{})\n",
+                refresh.files,
+                engine.index().location(),
+                refresh.parsed,
+                refresh.unchanged_content,
+                refresh.removed,
+                if refresh.created { ", created" } else { "" }
+            )
         }
     };
     let mut stdout = std::io::stdout().lock();
@@ -239,6 +323,93 @@ fn run(cli: Cli) -> Result<(), Failure> {
     let _ = stdout
         .write_all(output.as_bytes())
         .and_then(|_| stdout.flush());
+    Ok(())
+}
+
+/// An engine error as the lines the user sees and the exit code.
+fn failure(root: Option<&Path>, error: EngineError) -> Failure {
+    let code = error.exit_code();
+    match error {
+        EngineError::Load(problems) => {
+            let count = problems.len();
+            let root = root.unwrap_or(Path::new("."));
+            let mut lines: Vec<String> = problems
+                .iter()
+                .map(|p| format!("{}: {}", located(root, &p.location.to_string()), p.message))
+                .collect();
+            lines.push(format!(
+                "error: {count} file problem{} in {}; fix {} first (nothing was assembled)",
+                if count == 1 { "" } else { "s" },
+                root.display(),
+                if count == 1 { "it" } else { "them" }
+            ));
+            Failure { code, lines }
+        }
+        EngineError::Context(brief::ContextError::TooSmall(e)) => {
+            Failure::new(code, format!("error: {e} (use --budget {})", e.minimum))
+        }
+        other => Failure::new(code, format!("error: {other}")),
+    }
+}
+
+/// `brief check`: run the library's checks, print the report, exit 1 on errors.
+fn check(root: Option<&Path>, cwd: &Path, args: &CheckArgs) -> Result<(), Failure> {
+    use brief::check::{Baseline, CheckOptions};
+    if args.list_rules {
+        print!("{}", brief::check::rules_table());
+        return Ok(());
+    }
+    let project =
+        brief::Project::open(root, cwd).map_err(|err| Failure::new(2, format!("error: {err}")))?;
+    if project.sources.is_empty() {
+        return Err(Failure::new(
+            2,
+            format!(
+                "error: {} has no sources to check: add specgraph/graph.json, a .contextia/ tree, a .brief/ folder of Markdown artifacts, or list them in brief.toml",
+                project.root.display()
+            ),
+        ));
+    }
+    let baseline = match &args.baseline {
+        Some(path) => {
+            Some(Baseline::read(path).map_err(|e| Failure::new(2, format!("error: {e}")))?)
+        }
+        None => None,
+    };
+    let options = CheckOptions {
+        rules: args.rules.clone(),
+        baseline,
+    };
+    let report = brief::check::run(&project, &options)
+        .map_err(|e| Failure::new(2, format!("error: {e}")))?;
+    if let Some(path) = &args.write_baseline {
+        let baseline = Baseline::from_report(&report);
+        std::fs::write(path, baseline.to_json())
+            .map_err(|e| Failure::new(2, format!("error: cannot write {}: {e}", path.display())))?;
+        eprintln!(
+            "wrote {} finding{} to {}; `brief check --baseline {}` reports only new ones",
+            baseline.len(),
+            if baseline.len() == 1 { "" } else { "s" },
+            path.display(),
+            path.display()
+        );
+        return Ok(());
+    }
+    let output = if args.format == "json" {
+        report.json()
+    } else {
+        report.text(&project.root)
+    };
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout
+        .write_all(output.as_bytes())
+        .and_then(|_| stdout.flush());
+    if report.errors() > 0 {
+        return Err(Failure {
+            code: 1,
+            lines: Vec::new(),
+        });
+    }
     Ok(())
 }
 

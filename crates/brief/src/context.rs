@@ -4,12 +4,15 @@
 use crate::fit::{fit, TooSmall};
 use crate::model::{Corpus, Detail, NodeIx, Origin};
 use crate::project::{Defaults, DEFAULT_BUDGET};
-use crate::rank::{rank, Ranked};
+use std::collections::HashMap;
+
+use crate::lens::Follow;
+use crate::rank::{rank, RankInputs, Ranked};
 use crate::render::json::{audit, AuditInput};
-use crate::render::{card, Format, Layout, Style};
+use crate::render::{card, Extras, Format, Layout, Style};
 use crate::resolve::{resolve, UnknownTarget};
 use crate::tokens::{Counter, Encoding};
-use crate::traverse::{traverse, Depth, TraverseOptions};
+use crate::traverse::{traverse_many, Depth, TraverseOptions, DEFAULT_FANOUT};
 
 /// What to assemble. `None` fields take the project's defaults, then the built-in ones.
 #[derive(Debug, Clone, Default)]
@@ -23,6 +26,10 @@ pub struct ContextRequest {
     pub format: Format,
     /// Leave out the project identity.
     pub no_identity: bool,
+    /// A lens name (`brief lenses`).
+    pub lens: Option<String>,
+    /// When the target is a query: how many best hits start the context together.
+    pub seeds: Option<usize>,
 }
 
 /// An assembled context.
@@ -37,6 +44,8 @@ pub struct ContextOutput {
     pub omitted: usize,
     /// Problems that shrink the context: links to missing nodes.
     pub warnings: Vec<String>,
+    /// The source files of the nodes in the document, sorted.
+    pub files: Vec<String>,
 }
 
 /// Why a context could not be assembled.
@@ -46,33 +55,83 @@ pub enum ContextError {
     UnknownTarget(#[from] UnknownTarget),
     #[error(transparent)]
     TooSmall(#[from] TooSmall),
+    #[error(transparent)]
+    Lens(#[from] crate::lens::LensError),
 }
 
-/// Assembles the context for `request` over a loaded graph.
+/// Where a context starts: the target, or the hits of a search.
+#[derive(Debug, Clone, Default)]
+pub struct Start {
+    /// Start nodes, best first; the first is the target.
+    pub seeds: Vec<NodeIx>,
+    /// The search text, when the start came from a query.
+    pub query: Option<String>,
+    /// Query relevance per node (0–1).
+    pub relevance: HashMap<NodeIx, f64>,
+}
+
+/// Assembles the context for `request` over a loaded graph; the target must be an id.
 pub fn assemble(
     corpus: &dyn Corpus,
     defaults: &Defaults,
     request: &ContextRequest,
 ) -> Result<ContextOutput, ContextError> {
     let target = resolve(corpus, &request.target)?;
+    let start = Start {
+        seeds: vec![target],
+        ..Start::default()
+    };
+    assemble_from(corpus, defaults, request, &start)
+}
+
+/// Assembles the context from explicit start nodes.
+pub fn assemble_from(
+    corpus: &dyn Corpus,
+    defaults: &Defaults,
+    request: &ContextRequest,
+    start: &Start,
+) -> Result<ContextOutput, ContextError> {
+    let Some(&target) = start.seeds.first() else {
+        return Err(UnknownTarget {
+            target: request.target.clone(),
+            suggestions: Vec::new(),
+        }
+        .into());
+    };
+    let lens = match &request.lens {
+        Some(name) => Some(crate::lens::find(name, &defaults.lenses)?),
+        None => None,
+    };
     let target_origin = corpus.store(&[target]).node(target).origin;
     // Spec Graph: "depth 2 is usually sufficient"; artifacts follow links to the end.
-    let depth = request.depth.or(defaults.depth).unwrap_or(match target_origin {
-        Origin::SpecGraph => Depth::Hops(2),
-        Origin::Artifact => Depth::Full,
-    });
+    // A lens's maximum depth is also its depth when none is asked for.
+    let lens_depth = lens.as_ref().and_then(|l| l.max_depth).map(Depth::Hops);
+    let mut depth =
+        request
+            .depth
+            .or(lens_depth)
+            .or(defaults.depth)
+            .unwrap_or(match target_origin {
+                Origin::SpecGraph => Depth::Hops(2),
+                Origin::Artifact => Depth::Full,
+            });
+    if let Some(max) = lens.as_ref().and_then(|l| l.max_depth) {
+        depth = match depth {
+            Depth::Hops(n) => Depth::Hops(n.min(max)),
+            Depth::Full => Depth::Hops(max),
+        };
+    }
     let detail = request.detail.or(defaults.detail).unwrap_or(Detail::Full);
     let budget = request.budget.or(defaults.budget).unwrap_or(DEFAULT_BUDGET);
     let encoding = request.encoding.or(defaults.encoding).unwrap_or_default();
 
-    let selection = traverse(
-        corpus,
-        target,
-        TraverseOptions {
-            depth,
-            identity: !request.no_identity,
-        },
-    );
+    let options = TraverseOptions {
+        depth,
+        identity: !request.no_identity,
+        follow: lens.as_ref().map_or(Follow::DEFAULT, |l| l.follow),
+        fanout: defaults.fanout.unwrap_or(DEFAULT_FANOUT),
+    };
+    let selection = traverse_many(corpus, &start.seeds, options);
     // Everything rendering may name: selected nodes and the nodes their reasons pass through.
     let mut needed: Vec<NodeIx> = Vec::new();
     for reached in &selection.reached {
@@ -84,6 +143,7 @@ pub fn assemble(
             }
         }
     }
+    needed.extend(selection.truncated.iter().map(|t| t.node));
     needed.sort_unstable();
     needed.dedup();
     let store = corpus.store(&needed);
@@ -99,34 +159,85 @@ pub fn assemble(
             )
         })
         .collect();
-    let ranked: Vec<Ranked> = rank(graph, selection);
+    let truncated: Vec<TruncationNote> = selection
+        .truncated
+        .iter()
+        .map(|t| TruncationNote {
+            id: graph.node(t.node).id.clone(),
+            relation: t.relation.name().to_string(),
+            total: t.total,
+            kept: t.kept,
+        })
+        .collect();
+    let inputs = RankInputs {
+        relevance: start.relevance.clone(),
+        boost: lens.as_ref().map(|l| l.boost.clone()).unwrap_or_default(),
+    };
+    let ranked: Vec<Ranked> = rank(graph, selection, &inputs);
     let target_item = ranked.iter().position(|r| r.node == target).unwrap_or(0);
-    let layout = Layout::new(graph, &ranked, target, request.format.style());
-    let counter = Counter::new(encoding);
+    let seed_ids: Vec<String> = start
+        .seeds
+        .iter()
+        .map(|&s| graph.node(s).id.clone())
+        .collect();
+    let layout = Layout::new(graph, &ranked, target, request.format.style()).with(Extras {
+        query: start.query.clone(),
+        seeds: seed_ids,
+        truncated: truncated
+            .iter()
+            .map(|t| {
+                format!(
+                    "{} has {} `{}` links; the {} best-ranked were followed",
+                    t.id, t.total, t.relation, t.kept
+                )
+            })
+            .collect(),
+        fields: lens.as_ref().and_then(|l| l.fields.clone()),
+    });
+    let counter = Counter::with_store(encoding, corpus.counts());
     let fitted = fit(&layout, &counter, ranked.len(), target_item, detail, budget)?;
+    counter.persist();
     let omitted = fitted.details.iter().filter(|d| d.is_none()).count();
     let text = match request.format {
         Format::Json => audit(
             &AuditInput {
                 graph,
                 target,
-                query: None,
+                query: start.query.as_deref(),
+                lens: lens.as_ref().map(|l| l.name.as_str()),
                 encoding: encoding.name(),
                 limit: budget,
                 warnings: &warnings,
+                truncated: &truncated,
             },
             &ranked,
             &fitted,
         ),
         Format::Markdown | Format::Text => fitted.document.clone(),
     };
+    let mut files: Vec<String> = needed
+        .iter()
+        .map(|&ix| graph.node(ix).location.path.clone())
+        .collect();
+    files.sort();
+    files.dedup();
     Ok(ContextOutput {
         text,
         used: fitted.used,
         budget,
         omitted,
         warnings,
+        files,
     })
+}
+
+/// A sampled fan-out, for the document and the JSON.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct TruncationNote {
+    pub id: String,
+    pub relation: String,
+    pub total: usize,
+    pub kept: usize,
 }
 
 /// What `brief show` prints: one node at one detail level.
@@ -140,7 +251,7 @@ pub fn show(
     let ix = resolve(corpus, id)?;
     let store = corpus.store(&[ix]);
     let node = store.node(ix);
-    let mut card = card(&*store, ix, detail, &[]);
+    let mut card = card(&*store, ix, detail, &[], None);
     card.facts
         .push(("source".into(), node.location.path.clone()));
     let markdown = crate::render::write_card(&card, &node.kind, detail, Style::Markdown);

@@ -41,7 +41,7 @@ pub struct TooSmall {
 /// Fits `items` ranked items (best first) into `budget`. `target` is the target's item.
 pub fn fit(
     layout: &Layout<'_>,
-    counter: &Counter,
+    counter: &Counter<'_>,
     items: usize,
     target: usize,
     requested: Detail,
@@ -254,7 +254,7 @@ fn fill_with_cut(
 /// Measures documents exactly by adding the cached counts of their units.
 struct Meter<'a, 'g> {
     layout: &'a Layout<'g>,
-    counter: &'a Counter,
+    counter: &'a Counter<'a>,
     cache: HashMap<(usize, Option<Detail>), usize>,
 }
 

@@ -6,8 +6,12 @@
 //! [`resolve`] → [`traverse`] → [`rank`] → [`fit`] → [`render`]. [`context`] strings the stages
 //! together for the CLI and the MCP server, which hold no logic of their own.
 
+pub mod check;
 pub mod context;
+pub mod engine;
 pub mod fit;
+pub mod index;
+pub mod lens;
 pub mod model;
 pub mod project;
 pub mod rank;
@@ -18,6 +22,7 @@ pub mod tokens;
 pub mod traverse;
 
 pub use context::{assemble, show, ContextError, ContextOutput, ContextRequest};
+pub use engine::{Engine, EngineError};
 pub use model::{Detail, Graph, Kind, Node, Relation};
 pub use project::{Project, ProjectError};
 pub use render::Format;

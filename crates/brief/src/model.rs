@@ -8,13 +8,14 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Index of a node inside a [`Graph`]; ordering by index is ordering by id.
 pub type NodeIx = u32;
 
 /// Which kind of source a node came from; it decides traversal defaults and ranking.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Origin {
     /// A Spec Graph node file (`specgraph/nodes/**.json`).
     SpecGraph,
@@ -23,7 +24,8 @@ pub enum Origin {
 }
 
 /// What a node is. Spec Graph's 7 core and 7 extension types, the artifact kinds, or any other.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(into = "String", from = "String")]
 pub enum Kind {
     Feature,
     Layer,
@@ -118,6 +120,18 @@ impl Kind {
     }
 }
 
+impl From<String> for Kind {
+    fn from(name: String) -> Kind {
+        Kind::parse(&name)
+    }
+}
+
+impl From<Kind> for String {
+    fn from(kind: Kind) -> String {
+        kind.name().to_string()
+    }
+}
+
 impl fmt::Display for Kind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -127,7 +141,8 @@ impl fmt::Display for Kind {
 /// A typed, directed relation. The seven Spec Graph edges keep their meaning wherever they
 /// appear; any other artifact link key (`specs`, `decisions`, `norms`, `links`) is a plain
 /// forward link.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(into = "String", from = "String")]
 pub enum Relation {
     Contains,
     DependsOn,
@@ -191,6 +206,18 @@ impl Relation {
     }
 }
 
+impl From<String> for Relation {
+    fn from(name: String) -> Relation {
+        Relation::from_key(&name)
+    }
+}
+
+impl From<Relation> for String {
+    fn from(relation: Relation) -> String {
+        relation.name().to_string()
+    }
+}
+
 impl fmt::Display for Relation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -198,7 +225,7 @@ impl fmt::Display for Relation {
 }
 
 /// Where something was read from: a path relative to the project root (with `/`), 1-based.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize)]
 pub struct Location {
     pub path: String,
     pub line: u32,
@@ -223,7 +250,7 @@ impl fmt::Display for Location {
 }
 
 /// One verification entry of a Spec Graph node: a plain string or a typed entry.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Verification {
     Text(String),
     /// `{kind: command|http|manual|observation|policy, …}` with its fields in file order.
@@ -234,21 +261,21 @@ pub enum Verification {
 }
 
 /// A rejected alternative recorded on a decision (`metadata.rejected_alternatives`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RejectedAlternative {
     pub title: String,
     pub reason: String,
 }
 
 /// A pinned hash of a `derived_from` source.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Pin {
     pub id: String,
     pub sha256: String,
 }
 
 /// The fields of a Spec Graph node, every one kept.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SpecFields {
     /// `description` (features, layers).
     pub description: Option<String>,
@@ -274,7 +301,7 @@ pub struct SpecFields {
 }
 
 /// The content of a Markdown artifact.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ArtifactFields {
     pub description: Option<String>,
     pub tags: Vec<String>,
@@ -291,21 +318,21 @@ pub struct ArtifactFields {
 }
 
 /// What a node holds besides its identity.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Content {
     Spec(SpecFields),
     Artifact(ArtifactFields),
 }
 
 /// A link as written in a source, before its target is resolved.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Link {
     pub relation: Relation,
     pub target: String,
 }
 
 /// A node of the knowledge graph.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Node {
     pub id: String,
     pub kind: Kind,
@@ -426,6 +453,10 @@ impl<T: NodeStore + ?Sized> NodeStore for &T {
 pub trait Corpus: GraphView {
     /// The nodes with these indices (and the graph's newest date).
     fn store(&self, needed: &[NodeIx]) -> Box<dyn NodeStore + '_>;
+    /// A persistent token-count cache, if the corpus has one.
+    fn counts(&self) -> Option<&dyn crate::tokens::CountStore> {
+        None
+    }
 }
 
 impl Corpus for Graph {
@@ -471,7 +502,11 @@ impl GraphView for Graph {
 
     fn edges_in(&self, ix: NodeIx) -> Vec<Edge> {
         let mut edges: Vec<Edge> = self.incoming(ix).cloned().collect();
-        edges.sort_by(|a, b| a.from.cmp(&b.from).then_with(|| a.relation.cmp(&b.relation)));
+        edges.sort_by(|a, b| {
+            a.from
+                .cmp(&b.from)
+                .then_with(|| a.relation.cmp(&b.relation))
+        });
         edges
     }
 

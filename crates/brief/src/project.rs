@@ -32,6 +32,10 @@ pub struct Defaults {
     pub depth: Option<Depth>,
     pub detail: Option<Detail>,
     pub encoding: Option<Encoding>,
+    /// Most neighbours followed over one relation of one node (`[context] fanout`).
+    pub fanout: Option<usize>,
+    /// Custom lenses (`[lenses.NAME]`), in name order.
+    pub lenses: Vec<(String, crate::lens::LensConfig)>,
 }
 
 /// A discovered project: its root, its sources, its defaults.
@@ -41,6 +45,8 @@ pub struct Project {
     pub root: PathBuf,
     pub sources: Vec<Source>,
     pub defaults: Defaults,
+    /// `brief check` settings (`[check]`).
+    pub check: crate::check::CheckConfig,
 }
 
 /// Why a project could not be opened.
@@ -63,6 +69,10 @@ struct ConfigFile {
     artifacts: Vec<String>,
     #[serde(default)]
     context: ContextTable,
+    #[serde(default)]
+    check: crate::check::CheckConfig,
+    #[serde(default)]
+    lenses: std::collections::BTreeMap<String, crate::lens::LensConfig>,
 }
 
 #[derive(Deserialize, Default)]
@@ -72,6 +82,7 @@ struct ContextTable {
     depth: Option<toml::Value>,
     detail: Option<String>,
     encoding: Option<String>,
+    fanout: Option<usize>,
 }
 
 impl Project {
@@ -150,8 +161,10 @@ impl Project {
             if contextia.is_dir() {
                 sources.push(Source::Contextia { dir: contextia });
             }
+            // brief's own `.brief/` is an artifact source only when it holds artifacts, not
+            // just the cache and the session store.
             let brief = root.join(".brief");
-            if brief.is_dir() {
+            if brief.is_dir() && !crate::sources::markdown_files(&brief, &["cache"]).is_empty() {
                 sources.push(Source::Folder { dir: brief });
             }
         }
@@ -159,6 +172,7 @@ impl Project {
             root: root.to_path_buf(),
             sources,
             defaults,
+            check: config.check,
         })
     }
 }
@@ -245,11 +259,20 @@ fn defaults(config: &ConfigFile, path: &Path) -> Result<Defaults, ProjectError> 
                 .map_err(|e| bad(format!("[context] encoding: {e}")))?,
         ),
     };
+    let lenses: Vec<(String, crate::lens::LensConfig)> = config
+        .lenses
+        .iter()
+        .map(|(name, lens)| (name.clone(), lens.clone()))
+        .collect();
+    // Bad relation families are reported when the project opens, not when a lens is used.
+    crate::lens::all(&lenses).map_err(|e| bad(e.to_string()))?;
     Ok(Defaults {
         budget: table.budget,
         depth,
         detail,
         encoding,
+        fanout: table.fanout,
+        lenses,
     })
 }
 

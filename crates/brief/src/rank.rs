@@ -4,6 +4,8 @@
 //! recency (relative to the newest node in the graph, never the clock) and priority or
 //! severity; ties by id. Everything is a pure function of the graph and the selection.
 
+use std::collections::HashMap;
+
 use crate::model::{Kind, Node, NodeIx, NodeStore, Origin};
 use crate::traverse::{Direction, Reached, Reason, Selection};
 
@@ -63,8 +65,17 @@ pub struct Ranked {
     pub score: Score,
 }
 
+/// What ranking knows besides the graph: query relevance per node (0–1, from BM25 when the
+/// context started from a search) and a lens's boost terms.
+#[derive(Debug, Clone, Default)]
+pub struct RankInputs {
+    pub relevance: HashMap<NodeIx, f64>,
+    /// Kinds, categories or tags (lower case) whose nodes get [`crate::lens::BOOST`].
+    pub boost: Vec<String>,
+}
+
 /// Ranks a selection, best first.
-pub fn rank(graph: &dyn NodeStore, selection: Selection) -> Vec<Ranked> {
+pub fn rank(graph: &dyn NodeStore, selection: Selection, inputs: &RankInputs) -> Vec<Ranked> {
     let target_origin = graph.node(selection.target).origin;
     let newest = graph.newest_date().and_then(days);
     let mut ranked: Vec<Ranked> = selection
@@ -76,7 +87,9 @@ pub fn rank(graph: &dyn NodeStore, selection: Selection) -> Vec<Ranked> {
                 Origin::SpecGraph => (spec_graph_class(node, &reached, selection.target), 0),
                 Origin::Artifact => artifact_class(node, &reached),
             };
-            let score = score(node, reached.distance, newest);
+            let relevance = inputs.relevance.get(&reached.node).copied().unwrap_or(0.0);
+            let boosted = boosted(node, &inputs.boost);
+            let score = score(node, reached.distance, newest, relevance, boosted);
             Ranked {
                 node: reached.node,
                 distance: reached.distance,
@@ -166,18 +179,49 @@ fn artifact_class(node: &Node, reached: &Reached) -> (Class, u8) {
     }
 }
 
-fn score(node: &Node, distance: u32, newest: Option<i64>) -> Score {
+/// Whether a node's kind, category or tags match a boost term.
+fn boosted(node: &Node, boost: &[String]) -> bool {
+    if boost.is_empty() {
+        return false;
+    }
+    let mut terms: Vec<String> = vec![node.kind.name().to_lowercase()];
+    match &node.content {
+        crate::model::Content::Spec(spec) => {
+            terms.extend(spec.category.iter().map(|c| c.to_lowercase()));
+            for (key, value) in &spec.metadata {
+                if key == "tags" {
+                    if let Some(tags) = value.as_array() {
+                        terms.extend(
+                            tags.iter()
+                                .filter_map(|t| t.as_str())
+                                .map(str::to_lowercase),
+                        );
+                    }
+                }
+            }
+        }
+        crate::model::Content::Artifact(fields) => {
+            terms.extend(fields.tags.iter().map(|t| t.to_lowercase()));
+        }
+    }
+    terms.iter().any(|t| boost.contains(t))
+}
+
+fn score(node: &Node, distance: u32, newest: Option<i64>, relevance: f64, boosted: bool) -> Score {
     let distance_part = 1.0 / (1.0 + f64::from(distance));
     let recency = match (newest, node.date.as_deref().and_then(days)) {
         (Some(newest), Some(day)) => (1.0 - (newest - day) as f64 / 365.0).clamp(0.0, 1.0),
         _ => 0.0,
     };
     let priority = priority(node);
-    let relevance = 0.0;
-    let total = W_DISTANCE * distance_part
+    let relevance = relevance.clamp(0.0, 1.0);
+    let mut total = W_DISTANCE * distance_part
         + W_RELEVANCE * relevance
         + W_RECENCY * recency
         + W_PRIORITY * priority;
+    if boosted {
+        total = (total + crate::lens::BOOST).min(1.0);
+    }
     Score {
         total: round4(total),
         distance: round4(distance_part),
@@ -256,11 +300,11 @@ mod tests {
             &graph,
             t,
             TraverseOptions {
-                depth: Depth::Full,
                 identity: false,
+                ..TraverseOptions::at(Depth::Full)
             },
         );
-        let order: Vec<(&str, Class)> = rank(&graph, selection)
+        let order: Vec<(&str, Class)> = rank(&graph, selection, &RankInputs::default())
             .iter()
             .map(|r| (graph.node(r.node).id.as_str(), r.class))
             .collect();

@@ -126,18 +126,53 @@ impl FromStr for Encoding {
     }
 }
 
-/// Counts tokens under one encoding, remembering the count of every distinct text it saw.
-pub struct Counter {
-    encoding: Encoding,
-    cache: RefCell<HashMap<u64, usize>>,
+/// A persistent cache of token counts, keyed by [`count_key`].
+pub trait CountStore {
+    /// The count stored under `key`.
+    fn get(&self, key: &[u8]) -> Option<usize>;
+    /// Stores counts (best effort).
+    fn put(&self, entries: &[(Vec<u8>, usize)]);
 }
 
-impl Counter {
+/// The cache key of a count: the encoding and the first 16 bytes of the text's blake3 hash.
+pub fn count_key(encoding: Encoding, text: &str) -> [u8; 17] {
+    let mut key = [0u8; 17];
+    key[0] = match encoding {
+        Encoding::Cl100k => 1,
+        Encoding::O200k => 2,
+    };
+    key[1..].copy_from_slice(&blake3::hash(text.as_bytes()).as_bytes()[..16]);
+    key
+}
+
+/// Counts tokens under one encoding, remembering the count of every distinct text it saw,
+/// and consulting a persistent [`CountStore`] first when it has one, so a context whose
+/// texts were all counted before never builds the tokenizer.
+pub struct Counter<'s> {
+    encoding: Encoding,
+    cache: RefCell<HashMap<[u8; 17], usize>>,
+    store: Option<&'s dyn CountStore>,
+    fresh: RefCell<Vec<([u8; 17], usize)>>,
+}
+
+impl<'s> Counter<'s> {
     /// A counter with an empty cache.
-    pub fn new(encoding: Encoding) -> Counter {
+    pub fn new(encoding: Encoding) -> Counter<'static> {
         Counter {
             encoding,
             cache: RefCell::new(HashMap::new()),
+            store: None,
+            fresh: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// A counter backed by a persistent store.
+    pub fn with_store(encoding: Encoding, store: Option<&'s dyn CountStore>) -> Counter<'s> {
+        Counter {
+            encoding,
+            cache: RefCell::new(HashMap::new()),
+            store,
+            fresh: RefCell::new(Vec::new()),
         }
     }
 
@@ -146,50 +181,60 @@ impl Counter {
         self.encoding
     }
 
-    /// The exact count of `text`, from the cache when this text was counted before.
+    fn cached(&self, key: &[u8; 17]) -> Option<usize> {
+        if let Some(&n) = self.cache.borrow().get(key) {
+            return Some(n);
+        }
+        let n = self.store?.get(key)?;
+        self.cache.borrow_mut().insert(*key, n);
+        Some(n)
+    }
+
+    /// The exact count of `text`, from a cache when this text was counted before.
     pub fn count(&self, text: &str) -> usize {
-        let key = content_key(text);
-        if let Some(&n) = self.cache.borrow().get(&key) {
+        let key = count_key(self.encoding, text);
+        if let Some(n) = self.cached(&key) {
             return n;
         }
         let n = self.encoding.count(text);
         self.cache.borrow_mut().insert(key, n);
+        self.fresh.borrow_mut().push((key, n));
         n
     }
-}
 
-impl Counter {
     /// Counts every text not yet counted, in parallel, so later [`Counter::count`] calls hit
     /// the cache.
     pub fn prime(&self, texts: &[&str]) {
         use rayon::prelude::*;
-        let missing: Vec<(u64, &str)> = {
-            let cache = self.cache.borrow();
-            texts
-                .iter()
-                .map(|text| (content_key(text), *text))
-                .filter(|(key, _)| !cache.contains_key(key))
-                .collect()
-        };
+        let missing: Vec<([u8; 17], &str)> = texts
+            .iter()
+            .map(|text| (count_key(self.encoding, text), *text))
+            .filter(|(key, _)| self.cached(key).is_none())
+            .collect();
+        if missing.is_empty() {
+            return;
+        }
         let encoding = self.encoding;
-        let counted: Vec<(u64, usize)> = missing
+        let counted: Vec<([u8; 17], usize)> = missing
             .par_iter()
             .map(|(key, text)| (*key, encoding.count(text)))
             .collect();
-        self.cache.borrow_mut().extend(counted);
+        self.cache.borrow_mut().extend(counted.iter().copied());
+        self.fresh.borrow_mut().extend(counted);
     }
-}
 
-/// A 64-bit content key (FNV-1a over the bytes plus the length): collisions between texts
-/// that are both counted in one context are negligible, and a wrong hit could only skew an
-/// estimate, never the final exact count, which is always taken on the whole document.
-fn content_key(text: &str) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for &byte in text.as_bytes() {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    /// Writes the counts made by this counter to its store.
+    pub fn persist(&self) {
+        if let Some(store) = self.store {
+            let fresh: Vec<(Vec<u8>, usize)> = self
+                .fresh
+                .borrow_mut()
+                .drain(..)
+                .map(|(key, n)| (key.to_vec(), n))
+                .collect();
+            store.put(&fresh);
+        }
     }
-    hash ^ (text.len() as u64).rotate_left(32)
 }
 
 #[cfg(test)]

@@ -14,7 +14,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::fmt;
 use std::str::FromStr;
 
-use crate::model::{Dangling, GraphView, Kind, NodeIx, Relation};
+use crate::lens::Follow;
+use crate::model::{Dangling, Edge, GraphView, Kind, NodeIx, Relation};
 
 /// How far forward relations are followed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -114,6 +115,8 @@ pub struct Selection {
     /// Forward links out of selected nodes whose target does not exist: context they would
     /// have brought is missing.
     pub dangling: Vec<Dangling>,
+    /// Fan-outs that were sampled.
+    pub truncated: Vec<Truncation>,
 }
 
 /// Traversal settings.
@@ -122,6 +125,35 @@ pub struct TraverseOptions {
     pub depth: Depth,
     /// Include the project identity node, if there is one.
     pub identity: bool,
+    /// The relation families to explore (a lens); constrainers are always included.
+    pub follow: Follow,
+    /// Most neighbours followed over one relation of one node; the rest are left out and
+    /// the truncation is reported.
+    pub fanout: usize,
+}
+
+/// The default fan-out limit.
+pub const DEFAULT_FANOUT: usize = 200;
+
+impl TraverseOptions {
+    /// DESIGN §3 defaults at a depth.
+    pub fn at(depth: Depth) -> TraverseOptions {
+        TraverseOptions {
+            depth,
+            identity: true,
+            follow: Follow::DEFAULT,
+            fanout: DEFAULT_FANOUT,
+        }
+    }
+}
+
+/// A node whose neighbours over one relation were too many to follow all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Truncation {
+    pub node: NodeIx,
+    pub relation: Relation,
+    pub total: usize,
+    pub kept: usize,
 }
 
 /// Accumulates reached nodes: smallest distance kept, every reason kept.
@@ -153,9 +185,10 @@ pub fn traverse(graph: &dyn GraphView, target: NodeIx, options: TraverseOptions)
         }
     }
 
-    // Rule 2: namespace. BFS up `contains`, remembering the path for `via`.
+    // Rule 2: namespace. BFS up `contains`, remembering the path for `via`. Constrainers of
+    // ancestors apply whatever the lens; showing the ancestors is the lens's choice.
     let ancestors = ancestors(graph, target);
-    for (&ancestor, (hops, path)) in &ancestors {
+    for (&ancestor, (hops, path)) in ancestors.iter().filter(|_| options.follow.parent) {
         acc.add(
             ancestor,
             *hops,
@@ -197,6 +230,7 @@ pub fn traverse(graph: &dyn GraphView, target: NodeIx, options: TraverseOptions)
     }
 
     // Rule 5: forward relations from the target (distance 0) and guidance (distance 1).
+    let mut truncated: Vec<Truncation> = Vec::new();
     let mut best: HashMap<NodeIx, u32> = HashMap::new();
     let mut queue: VecDeque<(NodeIx, u32)> = VecDeque::new();
     best.insert(target, 0);
@@ -214,8 +248,15 @@ pub fn traverse(graph: &dyn GraphView, target: NodeIx, options: TraverseOptions)
         if !options.depth.allows(next) {
             continue;
         }
-        for edge in graph.edges_out(node) {
-            if !edge.relation.is_forward() || edge.to == target {
+        for edge in sample(
+            graph,
+            node,
+            graph.edges_out(node),
+            &options,
+            &acc,
+            &mut truncated,
+        ) {
+            if edge.to == target {
                 continue;
             }
             acc.add(
@@ -260,7 +301,115 @@ pub fn traverse(graph: &dyn GraphView, target: NodeIx, options: TraverseOptions)
         target,
         reached,
         dangling,
+        truncated,
     }
+}
+
+/// The edges of `node` to follow: the families the lens follows, each relation capped at
+/// the fan-out limit. Over the limit, nodes already in the context come first, then
+/// normative kinds (policies, norms, decisions), then the rest, each by id.
+fn sample(
+    graph: &dyn GraphView,
+    node: NodeIx,
+    edges: Vec<Edge>,
+    options: &TraverseOptions,
+    acc: &Acc,
+    truncated: &mut Vec<Truncation>,
+) -> Vec<Edge> {
+    let followed = |r: &Relation| match r {
+        Relation::Contains => options.follow.child,
+        Relation::Link(key) if key.starts_with("field:") => options.follow.field,
+        other => other.is_forward() && options.follow.reference,
+    };
+    let mut by_relation: Vec<(Relation, Vec<Edge>)> = Vec::new();
+    for edge in edges.into_iter().filter(|e| followed(&e.relation)) {
+        match by_relation.iter_mut().find(|(r, _)| *r == edge.relation) {
+            Some((_, list)) => list.push(edge),
+            None => by_relation.push((edge.relation.clone(), vec![edge])),
+        }
+    }
+    let mut kept = Vec::new();
+    for (relation, mut list) in by_relation {
+        let total = list.len();
+        if total > options.fanout {
+            let key = |e: &Edge| {
+                let kind = graph.kind_of(e.to);
+                let normative = matches!(kind, Kind::Policy | Kind::Norm | Kind::Decision);
+                (
+                    !acc.nodes.contains_key(&e.to),
+                    !normative,
+                    graph.id_of(e.to),
+                )
+            };
+            list.sort_by_cached_key(key);
+            list.truncate(options.fanout);
+            truncated.push(Truncation {
+                node,
+                relation,
+                total,
+                kept: options.fanout,
+            });
+        }
+        kept.extend(list);
+    }
+    kept
+}
+
+/// Selects the nodes of a context that starts from several nodes (search hits): the union
+/// of their selections, each node once with the smallest distance and every reason. The
+/// first seed is the target.
+pub fn traverse_many(
+    graph: &dyn GraphView,
+    seeds: &[NodeIx],
+    options: TraverseOptions,
+) -> Selection {
+    let mut merged: Option<Selection> = None;
+    for &seed in seeds {
+        let selection = traverse(graph, seed, options);
+        merged = Some(match merged {
+            None => selection,
+            Some(mut acc) => {
+                for reached in selection.reached {
+                    match acc.reached.iter_mut().find(|r| r.node == reached.node) {
+                        Some(existing) => {
+                            existing.distance = existing.distance.min(reached.distance);
+                            for reason in reached.reasons {
+                                if !existing.reasons.contains(&reason) {
+                                    existing.reasons.push(reason);
+                                }
+                            }
+                        }
+                        None => acc.reached.push(reached),
+                    }
+                }
+                for d in selection.dangling {
+                    if !acc.dangling.contains(&d) {
+                        acc.dangling.push(d);
+                    }
+                }
+                for t in selection.truncated {
+                    if !acc.truncated.contains(&t) {
+                        acc.truncated.push(t);
+                    }
+                }
+                acc
+            }
+        });
+    }
+    let mut selection = merged.unwrap_or(Selection {
+        target: 0,
+        reached: Vec::new(),
+        dangling: Vec::new(),
+        truncated: Vec::new(),
+    });
+    let id = |ix: &NodeIx| graph.id_of(*ix);
+    for reached in &mut selection.reached {
+        reached.reasons.sort_by_cached_key(|r| reason_key(r, &id));
+    }
+    selection
+        .reached
+        .sort_by_cached_key(|r| graph.id_of(r.node));
+    selection
 }
 
 /// A sort key for reasons that orders by ids, not indices.
@@ -268,8 +417,20 @@ type ReasonKey = (u8, String, Direction, String, Vec<String>);
 
 fn reason_key(reason: &Reason, id: &dyn Fn(&NodeIx) -> String) -> ReasonKey {
     match reason {
-        Reason::Target => (0, String::new(), Direction::Forward, String::new(), Vec::new()),
-        Reason::Identity => (1, String::new(), Direction::Forward, String::new(), Vec::new()),
+        Reason::Target => (
+            0,
+            String::new(),
+            Direction::Forward,
+            String::new(),
+            Vec::new(),
+        ),
+        Reason::Identity => (
+            1,
+            String::new(),
+            Direction::Forward,
+            String::new(),
+            Vec::new(),
+        ),
         Reason::Edge {
             relation,
             direction,
@@ -336,8 +497,10 @@ fn layer_guidance(graph: &dyn GraphView, target: NodeIx) -> BTreeMap<NodeIx, Vec
             .filter(|e| e.relation == Relation::Contains && graph.kind_of(e.from).is_grouping())
             .map(|e| e.from);
         // Neighbours in id order, so the first path found to a layer is always the same.
-        let mut neighbours: Vec<(String, NodeIx)> =
-            depends.chain(parents).map(|ix| (graph.id_of(ix), ix)).collect();
+        let mut neighbours: Vec<(String, NodeIx)> = depends
+            .chain(parents)
+            .map(|ix| (graph.id_of(ix), ix))
+            .collect();
         neighbours.sort();
         neighbours.dedup();
         let neighbours: Vec<NodeIx> = neighbours.into_iter().map(|(_, ix)| ix).collect();
@@ -452,17 +615,7 @@ mod tests {
 
     fn run(graph: &Graph, id: &str, depth: Depth) -> Vec<String> {
         let target = graph.lookup(id).unwrap();
-        ids(
-            graph,
-            &traverse(
-                graph,
-                target,
-                TraverseOptions {
-                    depth,
-                    identity: true,
-                },
-            ),
-        )
+        ids(graph, &traverse(graph, target, TraverseOptions::at(depth)))
     }
 
     /// The layered example of the Spec Graph docs, by hand: BILLING-01 inherits PLATFORM's
@@ -579,8 +732,8 @@ mod tests {
             &graph,
             t,
             TraverseOptions {
-                depth: Depth::Hops(1),
                 identity: false,
+                ..TraverseOptions::at(Depth::Hops(1))
             },
         );
         let dec = selection

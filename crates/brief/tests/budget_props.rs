@@ -734,6 +734,7 @@ impl Case {
             encoding: Some(self.encoding),
             format,
             no_identity: self.no_identity,
+            ..ContextRequest::default()
         }
     }
 

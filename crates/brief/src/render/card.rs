@@ -36,7 +36,15 @@ pub struct Card {
 }
 
 /// Builds the card of `node` at `detail`; `reasons` explain why it is in the context.
-pub fn card(graph: &dyn NodeStore, ix: NodeIx, detail: Detail, reasons: &[Reason]) -> Card {
+/// `fields`, when given, limits the extra frontmatter fields shown (a lens's filter).
+pub fn card(
+    graph: &dyn NodeStore,
+    ix: NodeIx,
+    detail: Detail,
+    reasons: &[Reason],
+    fields: Option<&[String]>,
+) -> Card {
+    let shown_fields = fields;
     let node = graph.node(ix);
     let mut facts: Vec<(String, String)> = Vec::new();
     let mut parts = Vec::new();
@@ -113,6 +121,7 @@ pub fn card(graph: &dyn NodeStore, ix: NodeIx, detail: Detail, reasons: &[Reason
             }
         }
         Content::Artifact(fields) => {
+            let shown = shown_fields;
             if detail >= Detail::Summary {
                 if let Some(description) = &fields.description {
                     facts.push(("description".into(), description.clone()));
@@ -127,7 +136,9 @@ pub fn card(graph: &dyn NodeStore, ix: NodeIx, detail: Detail, reasons: &[Reason
                     }
                 }
                 for (key, value) in &fields.extra {
-                    facts.push((key.clone(), value.clone()));
+                    if shown.is_none_or(|keep| keep.iter().any(|k| k.eq_ignore_ascii_case(key))) {
+                        facts.push((key.clone(), value.clone()));
+                    }
                 }
                 let text = match detail {
                     Detail::Full => body::full(&fields.body),

@@ -12,10 +12,14 @@ use crate::traverse::Reason;
 struct Audit<'a> {
     target: &'a str,
     query: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lens: Option<&'a str>,
     encoding: &'a str,
     budget: BudgetOut,
     nodes: Vec<NodeOut<'a>>,
     omitted: Vec<OmittedOut<'a>>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    truncated: &'a [crate::context::TruncationNote],
     warnings: &'a [String],
     document: &'a str,
 }
@@ -73,9 +77,11 @@ pub struct AuditInput<'a> {
     pub graph: &'a dyn NodeStore,
     pub target: NodeIx,
     pub query: Option<&'a str>,
+    pub lens: Option<&'a str>,
     pub encoding: &'a str,
     pub limit: usize,
     pub warnings: &'a [String],
+    pub truncated: &'a [crate::context::TruncationNote],
 }
 
 /// The audit JSON, pretty-printed, with a trailing newline.
@@ -143,6 +149,7 @@ pub fn audit(input: &AuditInput<'_>, ranked: &[Ranked], fitted: &Fitted) -> Stri
     let audit = Audit {
         target: &graph.node(input.target).id,
         query: input.query,
+        lens: input.lens,
         encoding: input.encoding,
         budget: BudgetOut {
             limit: input.limit,
@@ -150,6 +157,7 @@ pub fn audit(input: &AuditInput<'_>, ranked: &[Ranked], fitted: &Fitted) -> Stri
         },
         nodes,
         omitted,
+        truncated: input.truncated,
         warnings: input.warnings,
         document: &fitted.document,
     };

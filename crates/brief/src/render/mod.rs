@@ -9,6 +9,7 @@ mod body;
 pub mod card;
 pub mod json;
 mod markdown;
+pub mod search;
 mod text;
 
 use std::cell::RefCell;
@@ -166,6 +167,19 @@ const ARTIFACT_ORDER: [Section; 16] = [
     Section::Tasks,
 ];
 
+/// What a document says besides its nodes.
+#[derive(Debug, Clone, Default)]
+pub struct Extras {
+    /// The search text the context started from.
+    pub query: Option<String>,
+    /// The ids of the start nodes.
+    pub seeds: Vec<String>,
+    /// Sampled fan-outs, one sentence each.
+    pub truncated: Vec<String>,
+    /// Only these extra fields are shown on cards (a lens's field filter).
+    pub fields: Option<Vec<String>>,
+}
+
 /// The sections of one context and the blocks of its nodes.
 pub struct Layout<'a> {
     graph: &'a dyn NodeStore,
@@ -178,11 +192,17 @@ pub struct Layout<'a> {
     blocks: RefCell<HashMap<(usize, Detail), Rc<str>>>,
     /// One item whose block is cut short to fill the budget, and its cut text.
     cut: RefCell<Option<(usize, Rc<str>)>>,
+    extras: Extras,
 }
 
 impl<'a> Layout<'a> {
     /// Places every ranked node in its section.
-    pub fn new(graph: &'a dyn NodeStore, ranked: &'a [Ranked], target: NodeIx, style: Style) -> Layout<'a> {
+    pub fn new(
+        graph: &'a dyn NodeStore,
+        ranked: &'a [Ranked],
+        target: NodeIx,
+        style: Style,
+    ) -> Layout<'a> {
         let target_node = graph.node(target);
         let artifact = target_node.origin == Origin::Artifact;
         let order: &[Section] = if artifact {
@@ -216,7 +236,30 @@ impl<'a> Layout<'a> {
             header,
             blocks: RefCell::new(HashMap::new()),
             cut: RefCell::new(None),
+            extras: Extras::default(),
         }
+    }
+
+    /// Adds what the document says besides its nodes: the query, sampled fan-outs, the
+    /// lens's field filter.
+    pub fn with(mut self, extras: Extras) -> Layout<'a> {
+        if let Some(query) = &extras.query {
+            let target = self.graph.node(self.target);
+            let seeds = extras.seeds.join(", ");
+            self.header = match self.style {
+                Style::Markdown => format!(
+                    "# Context for \"{query}\": {}: {}\n\nSearch hits used as start nodes: {seeds}\n\n",
+                    target.id, target.title
+                ),
+                Style::Text => format!(
+                    "context: \"{query}\" → {} ({})\nstart nodes: {seeds}\n\n",
+                    target.id, target.title
+                ),
+            }
+            .into();
+        }
+        self.extras = extras;
+        self
     }
 
     /// The block of one item at one detail level (cached).
@@ -230,7 +273,13 @@ impl<'a> Layout<'a> {
             return block.clone();
         }
         let ranked = &self.ranked[item];
-        let card = card(self.graph, ranked.node, detail, &ranked.reasons);
+        let card = card(
+            self.graph,
+            ranked.node,
+            detail,
+            &ranked.reasons,
+            self.extras.fields.as_deref(),
+        );
         let kind = &self.graph.node(ranked.node).kind;
         let bare = self.is_bare(ranked.node);
         let mut text = match self.style {
@@ -362,6 +411,9 @@ impl<'a> Layout<'a> {
         if !paths.is_empty() {
             units.push(self.list_unit("Code paths", &paths));
         }
+        if !self.extras.truncated.is_empty() {
+            units.push(self.list_unit("Truncated", &self.extras.truncated));
+        }
         let omitted: Vec<usize> = (0..self.ranked.len())
             .filter(|&i| details[i].is_none())
             .collect();
@@ -448,7 +500,12 @@ pub enum Unit {
     Text(Rc<str>),
 }
 
-fn section_of(graph: &dyn NodeStore, node: NodeIx, target: NodeIx, artifact_layout: bool) -> Section {
+fn section_of(
+    graph: &dyn NodeStore,
+    node: NodeIx,
+    target: NodeIx,
+    artifact_layout: bool,
+) -> Section {
     let n = graph.node(node);
     if n.kind == Kind::Identity {
         return Section::Identity;

@@ -4,7 +4,7 @@
 //! Link keys: `specs`, `decisions`, `norms`, `tasks`, `links` (a flat list, or a map of kind
 //! to ids), and the seven Spec Graph relation names, which keep their Spec Graph meaning.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
@@ -54,56 +54,81 @@ const CONTEXTIA_FOLDERS: [(&str, Kind); 4] = [
     ("work/tasks", Kind::Task),
 ];
 
-/// Loads a `.contextia/` tree: `system/identity.md` and the four artifact folders. Other
-/// files (session logs, proposals, caches) are not artifacts.
-pub fn load_contextia(root: &Path, dir: &Path) -> SourceOutput {
-    let mut out = SourceOutput::default();
+/// The artifact files of a `.contextia/` tree: `system/identity.md` and the four artifact
+/// folders. Other files (session logs, proposals, caches) are not artifacts.
+pub fn contextia_files(dir: &Path) -> Vec<(PathBuf, Placement)> {
+    let mut files = Vec::new();
     let identity = dir.join("system").join("identity.md");
     if identity.is_file() {
-        load_file(root, &identity, Placement::Identity, &mut out);
+        files.push((identity, Placement::Identity));
     }
     for (folder, kind) in CONTEXTIA_FOLDERS {
         for file in markdown_files(&dir.join(folder), &[]) {
-            load_file(root, &file, Placement::Folder(kind.clone()), &mut out);
+            files.push((file, Placement::Folder(kind.clone())));
         }
     }
-    out
+    files
 }
 
-/// Loads every Markdown file with frontmatter under `dir` (a `.brief/` folder or a folder
-/// from `brief.toml`). Files without frontmatter are documentation, not artifacts.
+/// The Markdown files under `dir` (a `.brief/` folder or a folder from `brief.toml`). Files
+/// without frontmatter there are documentation, not artifacts.
+pub fn folder_files(dir: &Path) -> Vec<(PathBuf, Placement)> {
+    markdown_files(dir, &["cache"])
+        .into_iter()
+        .map(|file| (file, Placement::Loose))
+        .collect()
+}
+
+/// Loads a `.contextia/` tree.
+pub fn load_contextia(root: &Path, dir: &Path) -> SourceOutput {
+    load_files(root, contextia_files(dir))
+}
+
+/// Loads every Markdown file with frontmatter under `dir`.
 pub fn load_folder(root: &Path, dir: &Path) -> SourceOutput {
-    let mut out = SourceOutput::default();
-    for file in markdown_files(dir, &["cache"]) {
-        load_file(root, &file, Placement::Loose, &mut out);
-    }
-    out
+    load_files(root, folder_files(dir))
 }
 
 /// Where a file sits, which decides its kind and whether frontmatter is required.
-enum Placement {
+#[derive(Debug, Clone, PartialEq)]
+pub enum Placement {
+    /// `.contextia/system/identity.md`.
     Identity,
+    /// A folder that holds one kind.
     Folder(Kind),
+    /// A loose folder: kind from `type:`/`kind:` or the id prefix.
     Loose,
 }
 
-fn load_file(root: &Path, file: &Path, placement: Placement, out: &mut SourceOutput) {
-    let rel = rel_path(root, file);
-    let text = match read_text(root, file) {
-        Ok(text) => text,
-        Err(problem) => {
-            out.problems.push(problem);
-            return;
+fn load_files(root: &Path, files: Vec<(PathBuf, Placement)>) -> SourceOutput {
+    use rayon::prelude::*;
+    let results: Vec<Result<Option<Node>, Problem>> = files
+        .par_iter()
+        .map(|(file, placement)| load_file(root, file, placement))
+        .collect();
+    let mut out = SourceOutput::default();
+    for result in results {
+        match result {
+            Ok(Some(node)) => out.nodes.push(node),
+            Ok(None) => {}
+            Err(problem) => out.problems.push(problem),
         }
-    };
-    match parse_artifact(&rel, &text, &placement) {
-        Ok(Some(node)) => out.nodes.push(node),
-        Ok(None) => {}
-        Err(problem) => out.problems.push(problem),
     }
+    out
 }
 
-fn parse_artifact(path: &str, text: &str, placement: &Placement) -> Result<Option<Node>, Problem> {
+/// Reads and parses one artifact file (`None` for a loose file without frontmatter).
+pub fn load_file(root: &Path, file: &Path, placement: &Placement) -> Result<Option<Node>, Problem> {
+    let text = read_text(root, file)?;
+    parse_artifact(&rel_path(root, file), &text, placement)
+}
+
+/// Parses the text of one artifact file; `path` is relative to the root.
+pub fn parse_artifact(
+    path: &str,
+    text: &str,
+    placement: &Placement,
+) -> Result<Option<Node>, Problem> {
     let split = frontmatter::split(path, text)?;
     let map = match split.yaml {
         Some(yaml) => frontmatter::parse(path, yaml, split.yaml_line)?,

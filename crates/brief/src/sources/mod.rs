@@ -118,17 +118,18 @@ pub(crate) fn rel_path(root: &Path, path: &Path) -> String {
 }
 
 /// Reads a UTF-8 file that must lie inside the root (symlinks are resolved first).
-pub(crate) fn read_text(root: &Path, path: &Path) -> Result<String, Problem> {
+pub fn read_text(root: &Path, path: &Path) -> Result<String, Problem> {
     let rel = rel_path(root, path);
-    let inside = match (path.canonicalize(), root.canonicalize()) {
-        (Ok(real), Ok(real_root)) => real.starts_with(&real_root),
-        (Err(err), _) => {
+    let inside = match std::fs::symlink_metadata(path) {
+        Err(err) => {
             return Err(Problem::error(
                 Location::file(&rel),
                 format!("cannot read file: {}", io_message(&err)),
             ))
         }
-        (_, Err(_)) => true,
+        // A symlinked file is checked where it points; otherwise its folder is.
+        Ok(meta) if meta.file_type().is_symlink() => resolves_inside(root, path),
+        Ok(_) => path.parent().is_none_or(|dir| resolves_inside(root, dir)),
     };
     if !inside {
         return Err(Problem::error(
@@ -162,6 +163,30 @@ pub(crate) fn read_text(root: &Path, path: &Path) -> Result<String, Problem> {
         .unwrap_or(text))
 }
 
+/// Whether `path` resolves (through symlinks) to somewhere under `root`. Folder answers are
+/// remembered: a large project has a few folders and a hundred thousand files.
+fn resolves_inside(root: &Path, path: &Path) -> bool {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static SEEN: OnceLock<Mutex<HashMap<(PathBuf, PathBuf), bool>>> = OnceLock::new();
+    let key = (root.to_path_buf(), path.to_path_buf());
+    let seen = SEEN.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(&known) = seen.lock().ok().and_then(|m| m.get(&key).copied()).as_ref() {
+        return known;
+    }
+    let inside = match (path.canonicalize(), root.canonicalize()) {
+        (Ok(real), Ok(real_root)) => real.starts_with(real_root),
+        (Err(_), _) => false,
+        (_, Err(_)) => true,
+    };
+    if path.is_dir() {
+        if let Ok(mut map) = seen.lock() {
+            map.insert(key, inside);
+        }
+    }
+    inside
+}
+
 fn io_message(err: &std::io::Error) -> String {
     match err.kind() {
         std::io::ErrorKind::NotFound => "no such file".to_string(),
@@ -172,7 +197,7 @@ fn io_message(err: &std::io::Error) -> String {
 
 /// Every `*.md` file under `dir`, sorted by path, skipping hidden folders, `cache/` inside
 /// `.brief/`, and symlinked folders (which could lead outside the root).
-pub(crate) fn markdown_files(dir: &Path, skip: &[&str]) -> Vec<PathBuf> {
+pub fn markdown_files(dir: &Path, skip: &[&str]) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(current) = stack.pop() {

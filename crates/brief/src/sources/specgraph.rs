@@ -3,7 +3,7 @@
 //! The path in `graph.json` is canonical; files it does not list are not loaded. Every field
 //! of a node file is kept (unknown top-level keys land in `SpecFields::extra`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
@@ -30,43 +30,51 @@ pub fn discover(root: &Path) -> Option<std::path::PathBuf> {
     None
 }
 
-/// Loads the graph whose manifest is `manifest` (a path under `root`).
-pub fn load(root: &Path, manifest: &Path) -> SourceOutput {
-    let mut out = SourceOutput::default();
+/// A node file listed in a manifest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// The id the manifest gives.
+    pub id: String,
+    /// The node file (under the root).
+    pub file: PathBuf,
+    /// The manifest's `expectedType`, if any.
+    pub expected: Option<String>,
+    /// The manifest, relative to the root (for messages).
+    pub manifest: String,
+}
+
+/// Reads a manifest: the node files it lists, and the problems of the manifest itself.
+pub fn read_manifest(root: &Path, manifest: &Path) -> (Vec<Entry>, Vec<Problem>) {
+    let mut problems = Vec::new();
     let manifest_rel = rel_path(root, manifest);
     let text = match read_text(root, manifest) {
         Ok(text) => text,
-        Err(problem) => {
-            out.problems.push(problem);
-            return out;
-        }
+        Err(problem) => return (Vec::new(), vec![problem]),
     };
     let value: Value = match serde_json::from_str(&text) {
         Ok(value) => value,
-        Err(err) => {
-            out.problems.push(json_problem(&manifest_rel, &err));
-            return out;
-        }
+        Err(err) => return (Vec::new(), vec![json_problem(&manifest_rel, &err)]),
     };
-    let Some(entries) = value.get("nodes").and_then(Value::as_array) else {
-        out.problems.push(Problem::error(
+    let Some(listed) = value.get("nodes").and_then(Value::as_array) else {
+        problems.push(Problem::error(
             Location::file(&manifest_rel),
             "graph.json has no `nodes` array: it must list every node as {\"id\", \"path\"}",
         ));
-        return out;
+        return (Vec::new(), problems);
     };
     if value
         .get("specgraphVersion")
         .and_then(Value::as_str)
         .is_none()
     {
-        out.problems.push(Problem::error(
+        problems.push(Problem::error(
             Location::file(&manifest_rel),
             "graph.json has no `specgraphVersion` string (e.g. \"1.0.0\")",
         ));
     }
     let base = manifest.parent().unwrap_or(root);
-    for (i, entry) in entries.iter().enumerate() {
+    let mut entries = Vec::with_capacity(listed.len());
+    for (i, entry) in listed.iter().enumerate() {
         // Only computed for a problem: searching the manifest per entry would be quadratic.
         let at = || Location {
             line: find_line(&text, &format!("\"{}\"", entry_id(entry).unwrap_or("path"))),
@@ -74,65 +82,95 @@ pub fn load(root: &Path, manifest: &Path) -> SourceOutput {
         };
         let (Some(id), Some(path)) = (entry_id(entry), entry.get("path").and_then(Value::as_str))
         else {
-            out.problems.push(Problem::error(
+            problems.push(Problem::error(
                 at(),
                 format!("nodes[{i}] needs a string `id` and a string `path`"),
             ));
             continue;
         };
         if path.starts_with('/') || path.split('/').any(|part| part == "..") {
-            out.problems.push(Problem::error(
+            problems.push(Problem::error(
                 at(),
                 format!("nodes[{i}] ({id}): path `{path}` must be relative and stay inside the graph folder"),
             ));
             continue;
         }
-        let file = base.join(path);
-        let file_rel = rel_path(root, &file);
-        let node_text = match read_text(root, &file) {
-            Ok(text) => text,
-            Err(mut problem) => {
-                problem.message = format!("{} (listed in {manifest_rel} as {id})", problem.message);
-                out.problems.push(problem);
-                continue;
-            }
-        };
-        match parse_node(&file_rel, &node_text) {
-            Ok(node) => {
-                if node.id != id {
-                    out.problems.push(Problem::error(
-                        Location {
-                            line: find_line(&node_text, "\"id\""),
-                            ..Location::file(&file_rel)
-                        },
-                        format!(
-                            "node id `{}` differs from `{id}` listed in {manifest_rel}",
-                            node.id
-                        ),
-                    ));
-                    continue;
-                }
-                if let Some(expected) = entry.get("expectedType").and_then(Value::as_str) {
-                    if Kind::parse(expected) != node.kind {
-                        out.problems.push(Problem::error(
-                            Location {
-                                line: find_line(&node_text, "\"type\""),
-                                ..Location::file(&file_rel)
-                            },
-                            format!(
-                                "node {id} has type `{}` but {manifest_rel} expects `{expected}`",
-                                node.kind
-                            ),
-                        ));
-                        continue;
-                    }
-                }
-                out.nodes.push(node);
-            }
-            Err(problem) => out.problems.push(problem),
+        entries.push(Entry {
+            id: id.to_string(),
+            file: base.join(path),
+            expected: entry
+                .get("expectedType")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            manifest: manifest_rel.clone(),
+        });
+    }
+    (entries, problems)
+}
+
+/// Parses the node file of a manifest entry and checks it against the entry.
+pub fn parse_entry(entry: &Entry, file_rel: &str, text: &str) -> Result<Node, Problem> {
+    let node = parse_node(file_rel, text)?;
+    let (id, manifest_rel) = (&entry.id, &entry.manifest);
+    if &node.id != id {
+        return Err(Problem::error(
+            Location {
+                line: find_line(text, "\"id\""),
+                ..Location::file(file_rel)
+            },
+            format!(
+                "node id `{}` differs from `{id}` listed in {manifest_rel}",
+                node.id
+            ),
+        ));
+    }
+    if let Some(expected) = &entry.expected {
+        if Kind::parse(expected) != node.kind {
+            return Err(Problem::error(
+                Location {
+                    line: find_line(text, "\"type\""),
+                    ..Location::file(file_rel)
+                },
+                format!(
+                    "node {id} has type `{}` but {manifest_rel} expects `{expected}`",
+                    node.kind
+                ),
+            ));
         }
     }
-    out
+    Ok(node)
+}
+
+/// Reads and parses the node file of an entry.
+pub fn load_entry(root: &Path, entry: &Entry) -> Result<Node, Problem> {
+    let file_rel = rel_path(root, &entry.file);
+    let text = read_text(root, &entry.file).map_err(|mut problem| {
+        problem.message = format!(
+            "{} (listed in {} as {})",
+            problem.message, entry.manifest, entry.id
+        );
+        problem
+    })?;
+    parse_entry(entry, &file_rel, &text)
+}
+
+/// Loads the graph whose manifest is `manifest` (a path under `root`), parsing node files
+/// on all cores.
+pub fn load(root: &Path, manifest: &Path) -> SourceOutput {
+    use rayon::prelude::*;
+    let (entries, mut problems) = read_manifest(root, manifest);
+    let results: Vec<Result<Node, Problem>> = entries
+        .par_iter()
+        .map(|entry| load_entry(root, entry))
+        .collect();
+    let mut nodes = Vec::with_capacity(results.len());
+    for result in results {
+        match result {
+            Ok(node) => nodes.push(node),
+            Err(problem) => problems.push(problem),
+        }
+    }
+    SourceOutput { nodes, problems }
 }
 
 fn entry_id(entry: &Value) -> Option<&str> {

@@ -1,0 +1,282 @@
+//! `brief search`, a query as the context target, `--seeds`, lenses, through the binary.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::{copy_fixture, run};
+use serde_json::Value;
+
+const PAYMENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/payments");
+const NOTES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/notes-app");
+
+fn json(args: &[&str]) -> Value {
+    let (code, stdout, stderr) = run(args);
+    assert_eq!(code, 0, "brief {args:?}: {stderr}");
+    serde_json::from_str(&stdout).unwrap()
+}
+
+fn ids(v: &Value) -> BTreeSet<String> {
+    v["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn order(v: &Value) -> Vec<String> {
+    v["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn search_ranks_by_bm25_with_an_exact_id_first() {
+    let dir = copy_fixture(PAYMENTS);
+    let root = dir.path().to_str().unwrap();
+    let hits = json(&["search", "pol-chk-01", "--root", root, "--format", "json"]);
+    assert_eq!(hits[0]["id"], "POL-CHK-01");
+    let hits = json(&[
+        "search",
+        "idempotency key",
+        "--root",
+        root,
+        "--format",
+        "json",
+        "--limit",
+        "3",
+    ]);
+    let hits = hits.as_array().unwrap();
+    assert_eq!(hits.len(), 3);
+    for hit in hits {
+        assert!(hit["id"].is_string() && hit["kind"].is_string() && hit["title"].is_string());
+        assert!(hit["score"].as_f64().unwrap() > 0.0);
+    }
+    let (code, text, _) = run(&["search", "idempotency", "--root", root, "--kind", "policy"]);
+    assert_eq!(code, 0);
+    assert!(text.lines().all(|l| l.contains("policy")), "{text}");
+    let (code, _, stderr) = run(&["search", "xylophone quartz", "--root", root]);
+    assert_eq!(code, 1, "nothing matches: exit 1");
+    assert!(stderr.contains("no match"));
+}
+
+#[test]
+fn a_query_becomes_the_target() {
+    let dir = copy_fixture(NOTES);
+    let root = dir.path().to_str().unwrap();
+    let by_query = json(&[
+        "context",
+        "duplicated paragraphs offline replay",
+        "--root",
+        root,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(by_query["query"], "duplicated paragraphs offline replay");
+    let target = by_query["target"].as_str().unwrap().to_string();
+    assert_eq!(by_query["nodes"][0]["reasons"][0]["relation"], "target");
+    // The same context as asking for the best hit by id, apart from the header and query.
+    let by_id = json(&["context", &target, "--root", root, "--format", "json"]);
+    assert_eq!(ids(&by_query), ids(&by_id));
+    // Relevance is part of the score and visible.
+    assert!(by_query["nodes"][0]["rank"]["relevance"].as_f64().unwrap() > 0.0);
+    assert!(by_query["document"]
+        .as_str()
+        .unwrap()
+        .starts_with("# Context for \"duplicated paragraphs offline replay\""));
+}
+
+#[test]
+fn seeds_merge_several_hits() {
+    let dir = copy_fixture(PAYMENTS);
+    let root = dir.path().to_str().unwrap();
+    let one = json(&[
+        "context", "refund", "--root", root, "--format", "json", "--budget", "100000",
+    ]);
+    let three = json(&[
+        "context", "refund", "--root", root, "--format", "json", "--budget", "100000", "--seeds",
+        "3",
+    ]);
+    let targets = |v: &Value| {
+        v["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|n| {
+                n["reasons"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|r| r["relation"] == "target")
+            })
+            .count()
+    };
+    assert_eq!(targets(&one), 1);
+    assert_eq!(targets(&three), 3);
+    assert!(ids(&three).is_superset(&ids(&one)));
+    // Each node once, smallest distance kept.
+    let listed = order(&three);
+    assert_eq!(listed.len(), ids(&three).len());
+}
+
+#[test]
+fn unknown_words_are_still_an_unknown_target() {
+    let dir = copy_fixture(PAYMENTS);
+    let (code, _, stderr) = run(&[
+        "context",
+        "CHECKOUT-99",
+        "--root",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("CHECKOUT-0"),
+        "suggests close ids: {stderr}"
+    );
+}
+
+#[test]
+fn each_lens_changes_the_set_or_the_order() {
+    let dir = copy_fixture(PAYMENTS);
+    let root = dir.path().to_str().unwrap();
+    let base = [
+        "context",
+        "CHECKOUT-01",
+        "--root",
+        root,
+        "--format",
+        "json",
+        "--budget",
+        "100000",
+    ];
+    let with = |lens: &str| {
+        let mut args = base.to_vec();
+        args.extend(["--lens", lens]);
+        json(&args)
+    };
+    let default = json(&base);
+    // coding: references and fields, no namespace; decisions boosted.
+    let coding = with("coding");
+    assert!(ids(&default).contains("CHECKOUT") && !ids(&coding).contains("CHECKOUT"));
+    assert!(ids(&coding).contains("DEC-CHK-01"), "references followed");
+    let boosted = coding["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["id"] == "DEC-CHK-01")
+        .unwrap();
+    let plain = default["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["id"] == "DEC-CHK-01")
+        .unwrap();
+    assert!(
+        boosted["score"].as_f64().unwrap() > plain["score"].as_f64().unwrap(),
+        "decision boosted"
+    );
+    // planning: children and fields, no references: forward dependencies are gone, what
+    // constrains the target stays.
+    let planning = with("planning");
+    assert!(!ids(&planning).contains("CHECKOUT-02") && !ids(&planning).contains("DEC-CHK-01"));
+    assert!(ids(&planning).contains("POL-CHK-01") && ids(&planning).contains("DEC-PLAT-01"));
+    // writing and meeting-prep: depth capped at 2, no namespace.
+    for lens in ["writing", "meeting-prep"] {
+        let v = with(lens);
+        assert!(!ids(&v).contains("CHECKOUT"), "{lens}");
+        assert!(
+            !ids(&v).contains("DEC-CHK-03"),
+            "{lens}: depth 3 node left out"
+        );
+    }
+    // general: depth 3 and children too.
+    let general = with("general");
+    assert!(ids(&general).contains("DEC-CHK-03"), "depth 3 reached");
+    assert!(ids(&general).is_superset(&ids(&default)));
+    let (code, _, stderr) = run(&["context", "CHECKOUT-01", "--root", root, "--lens", "nope"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("unknown lens") && stderr.contains("coding"));
+}
+
+#[test]
+fn custom_lenses_come_from_brief_toml_and_are_listed() {
+    let dir = copy_fixture(PAYMENTS);
+    std::fs::write(
+        dir.path().join("brief.toml"),
+        "[lenses.compliance]\ndescription = \"what auditors ask about\"\nfollow = [\"parent\"]\nboost = [\"policy\"]\nmax_depth = 1\n",
+    )
+    .unwrap();
+    let root = dir.path().to_str().unwrap();
+    let (code, text, _) = run(&["lenses", "--root", root]);
+    assert_eq!(code, 0);
+    for name in [
+        "general",
+        "writing",
+        "coding",
+        "planning",
+        "meeting-prep",
+        "compliance",
+    ] {
+        assert!(text.contains(name), "{name} listed:\n{text}");
+    }
+    let v = json(&[
+        "context",
+        "CHECKOUT-01",
+        "--root",
+        root,
+        "--format",
+        "json",
+        "--lens",
+        "compliance",
+    ]);
+    assert_eq!(v["lens"], "compliance");
+    assert!(ids(&v).contains("CHECKOUT"), "parent followed");
+    assert!(!ids(&v).contains("CHECKOUT-02"), "references not followed");
+}
+
+#[test]
+fn the_children_of_a_feature_need_a_lens_that_follows_them() {
+    let dir = copy_fixture(PAYMENTS);
+    let root = dir.path().to_str().unwrap();
+    let plain = json(&[
+        "context", "CHECKOUT", "--root", root, "--format", "json", "--budget", "100000",
+    ]);
+    let general = json(&[
+        "context", "CHECKOUT", "--root", root, "--format", "json", "--budget", "100000", "--lens",
+        "general",
+    ]);
+    assert!(!ids(&plain).contains("CHECKOUT-04"));
+    assert!(
+        ids(&general).contains("CHECKOUT-04"),
+        "contains followed forward with `child`"
+    );
+}
+
+#[test]
+fn a_large_fanout_is_sampled_and_said_so() {
+    let dir = copy_fixture(PAYMENTS);
+    std::fs::write(dir.path().join("brief.toml"), "[context]\nfanout = 3\n").unwrap();
+    let root = dir.path().to_str().unwrap();
+    let v = json(&[
+        "context", "CHECKOUT", "--root", root, "--format", "json", "--budget", "100000", "--lens",
+        "general",
+    ]);
+    let truncated = v["truncated"]
+        .as_array()
+        .expect("truncation reported in JSON");
+    let contains = truncated
+        .iter()
+        .find(|t| t["id"] == "CHECKOUT" && t["relation"] == "contains")
+        .unwrap();
+    assert_eq!(contains["kept"], 3);
+    assert!(contains["total"].as_u64().unwrap() > 3);
+    assert!(v["document"].as_str().unwrap().contains("## Truncated"));
+    assert!(v["document"]
+        .as_str()
+        .unwrap()
+        .contains("the 3 best-ranked were followed"));
+}

@@ -1,0 +1,759 @@
+//! `brief check`: the integrity of a project's knowledge graph, every problem in one run.
+//!
+//! [`run`] reads every source once (node files and artifacts in parallel, through the loaders'
+//! own parsers), builds the [`Graph`], scans the source tree for code annotations, and applies
+//! every rule of [`RULES`]. Each problem becomes a [`Finding`] with a stable rule id, a
+//! severity (the rule's default, or `brief.toml`'s `[check.rules]`), a root-relative
+//! `path:line:col` and a message that says what to do. One bad file never stops the run.
+//!
+//! - [`load`](self) — reading the sources: loader problems become findings.
+//! - `schema` — the Spec Graph JSON schema (graph.json and node files).
+//! - `graph` — links, self-edges, `depends_on` cycles, layer rules, ambiguity, pins.
+//! - `artifacts` — frontmatter fields, references, paths, orphans, scopes, identity size.
+//! - `annotations` — `@spec`/`@decision`/`@norm`/`@test` in code comments.
+//! - `baseline` — fingerprints of known findings, so CI sees only new ones.
+
+mod annotations;
+mod artifacts;
+mod baseline;
+mod config;
+mod graph;
+mod jsonpos;
+mod load;
+mod schema;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::fmt::Write as _;
+use std::path::Path;
+
+use rayon::prelude::*;
+use serde_json::{json, Value};
+
+pub use baseline::{Baseline, BaselineError};
+pub use config::{CheckConfig, Level};
+
+use crate::model::{Graph, Location};
+use crate::project::Project;
+pub use crate::sources::Severity;
+
+/// One rule of `brief check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rule {
+    /// Stable kebab-case id, used by `--rule`, `[check.rules]` and baselines.
+    pub id: &'static str,
+    /// Severity unless `brief.toml` overrides it.
+    pub severity: Severity,
+    /// `specgraph`, `artifacts`, `annotations` or `any`.
+    pub group: &'static str,
+    /// What triggers it, in one line.
+    pub summary: &'static str,
+}
+
+const fn rule(
+    id: &'static str,
+    severity: Severity,
+    group: &'static str,
+    summary: &'static str,
+) -> Rule {
+    Rule {
+        id,
+        severity,
+        group,
+        summary,
+    }
+}
+
+use Severity::{Error as E, Warning as W};
+
+/// Every rule, in the order `--list-rules` prints them.
+pub const RULES: &[Rule] = &[
+    rule("parse-error", E, "any", "a file cannot be read or parsed (invalid JSON, not UTF-8, a node that is not an object)"),
+    rule("duplicate-id", E, "any", "two nodes, artifacts or graph.json entries share an id"),
+    rule("self-edge", E, "any", "a node links to itself"),
+    rule("depends-on-cycle", E, "any", "depends_on links form a cycle (the cycle is printed)"),
+    rule("missing-file", E, "specgraph", "a graph.json entry points at a file that does not exist"),
+    rule("id-mismatch", E, "specgraph", "a node file's id differs from its graph.json entry"),
+    rule("type-mismatch", E, "specgraph", "a node file's type differs from its graph.json expectedType"),
+    rule("file-hash-mismatch", E, "specgraph", "a graph.json entry's sha256 differs from its file's SHA-256"),
+    rule("schema", E, "specgraph", "a Spec Graph schema rule: required/forbidden fields per type, field types, lengths, enums, decision category and rationale, policy severity"),
+    rule("id-pattern", E, "specgraph", "an id does not match ^[A-Z][A-Z0-9-]{0,79}$ (features and layers: at most 20 characters)"),
+    rule("verification-entry", E, "specgraph", "a verification entry has an unknown kind, misses the fields its kind requires, or has unknown fields"),
+    rule("broken-link", E, "specgraph", "a Spec Graph link (or graph.json root) names a node that does not exist"),
+    rule("layer-depends-on-feature", E, "specgraph", "a layer depends_on a feature"),
+    rule("foundation-depends-on", E, "specgraph", "a foundation depends_on a layer, feature or behavior"),
+    rule("ambiguous-layer-decision", E, "specgraph", "two decisions of one category propagate to a node through layers and neither supersedes the other"),
+    rule("pin-mismatch", E, "specgraph", "a pin's sha256 differs from its source (artifact.sha256, or the file's SHA-256), or names a missing node"),
+    rule("derived-from-without-pin", W, "specgraph", "a derived_from link has no matching pins entry"),
+    rule("malformed-frontmatter", E, "artifacts", "an artifact's frontmatter is missing, unclosed, not valid YAML or not a mapping"),
+    rule("missing-required-field", E, "artifacts", "an artifact misses id or title (specs: status; plus [check.required_fields]); the identity needs neither"),
+    rule("broken-ref", E, "artifacts", "an artifact link key names an id that does not exist"),
+    rule("broken-path", W, "artifacts", "a `paths` glob matches no file"),
+    rule("orphan-spec", W, "artifacts", "a spec is linked from no task and named by no code annotation"),
+    rule("empty-scope", W, "artifacts", "a norm has no `scope`"),
+    rule("oversized-identity", W, "artifacts", "the identity document is over identity_max_tokens (default 800)"),
+    rule("annotation-broken-ref", E, "annotations", "a code annotation (@spec, @decision, @norm, @test) names an id that does not exist"),
+    rule("annotation-outside-paths", W, "annotations", "a file annotated @spec X lies outside X's `paths` (error with strict_bidirectional)"),
+];
+
+/// The rules as a table: id, default severity, what triggers it (for `--list-rules`).
+pub fn rules_table() -> String {
+    let mut out = String::new();
+    for rule in RULES {
+        let _ = writeln!(
+            out,
+            "{:<26} {:<8} {}",
+            rule.id,
+            severity_name(rule.severity),
+            rule.summary
+        );
+    }
+    out
+}
+
+/// The rule with this id.
+pub fn find_rule(id: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|rule| rule.id == id)
+}
+
+/// The default identity size limit, in tokens.
+pub const DEFAULT_IDENTITY_MAX_TOKENS: usize = 800;
+
+/// A severity's name as printed.
+pub fn severity_name(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    }
+}
+
+/// One problem found by a rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    pub rule: &'static str,
+    pub severity: Severity,
+    /// Root-relative path with `/`, 1-based line and column.
+    pub location: Location,
+    /// The node the finding is about, when there is one.
+    pub node: Option<String>,
+    pub message: String,
+}
+
+/// What to run and how.
+#[derive(Debug, Clone, Default)]
+pub struct CheckOptions {
+    /// Run only these rules (ids); empty runs every rule.
+    pub rules: Vec<String>,
+    /// Hide findings recorded in this baseline.
+    pub baseline: Option<Baseline>,
+}
+
+/// Why check could not run at all.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckError {
+    #[error("unknown rule `{id}`{hint}: `brief check --list-rules` lists them")]
+    UnknownRule { id: String, hint: String },
+    #[error("{location}: {message}")]
+    Config { location: Location, message: String },
+}
+
+/// The result of a run: findings sorted by (path, line, col, rule, message).
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    pub findings: Vec<Finding>,
+    /// Findings hidden because the baseline has them.
+    pub hidden: usize,
+}
+
+impl Report {
+    /// Number of error findings.
+    pub fn errors(&self) -> usize {
+        self.findings
+            .iter()
+            .filter(|f| f.severity == Severity::Error)
+            .count()
+    }
+
+    /// Number of warning findings.
+    pub fn warnings(&self) -> usize {
+        self.findings.len() - self.errors()
+    }
+
+    /// `N errors, M warnings` (plus what the baseline hid).
+    pub fn summary(&self) -> String {
+        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+        let mut line = format!(
+            "{}, {}",
+            plural(self.errors(), "error"),
+            plural(self.warnings(), "warning")
+        );
+        if self.hidden > 0 {
+            let _ = write!(
+                line,
+                " ({} hidden by the baseline)",
+                plural(self.hidden, "finding")
+            );
+        }
+        line
+    }
+
+    /// One `path:line:col: severity[rule]: message` line per finding, then the summary. Paths
+    /// are prefixed with `root` unless it is `.`, so they open from where brief was run.
+    pub fn text(&self, root: &Path) -> String {
+        let prefix = if root == Path::new(".") {
+            String::new()
+        } else {
+            format!("{}/", root.display().to_string().trim_end_matches('/'))
+        };
+        let mut out = String::new();
+        for f in &self.findings {
+            let _ = writeln!(
+                out,
+                "{prefix}{}: {}[{}]: {}",
+                f.location,
+                severity_name(f.severity),
+                f.rule,
+                f.message
+            );
+        }
+        let _ = writeln!(out, "{}", self.summary());
+        out
+    }
+
+    /// `{"errors", "warnings", "hidden", "findings": [{rule, severity, path, line, col, node,
+    /// message}]}` with root-relative paths.
+    pub fn json(&self) -> String {
+        let findings: Vec<Value> = self
+            .findings
+            .iter()
+            .map(|f| {
+                json!({
+                    "rule": f.rule,
+                    "severity": severity_name(f.severity),
+                    "path": f.location.path,
+                    "line": f.location.line,
+                    "col": f.location.col,
+                    "node": f.node,
+                    "message": f.message,
+                })
+            })
+            .collect();
+        let value = json!({
+            "errors": self.errors(),
+            "warnings": self.warnings(),
+            "hidden": self.hidden,
+            "findings": findings,
+        });
+        let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
+        text.push('\n');
+        text
+    }
+}
+
+/// Where a finding points before its line is known: a JSON path or a frontmatter token,
+/// resolved by reading the file once at the end (only files with findings are re-read).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Anchor {
+    /// The location is already exact.
+    Exact,
+    /// A value inside a JSON file.
+    Json(Vec<jsonpos::Seg>),
+    /// The first whole-word occurrence of a token in a Markdown file's frontmatter, else the
+    /// line of a top-level key, else the frontmatter's first line.
+    Front { key: String, token: Option<String> },
+}
+
+/// A finding whose line may still have to be found.
+#[derive(Debug, Clone)]
+pub(crate) struct Pending {
+    pub rule: &'static str,
+    pub path: String,
+    pub line: u32,
+    pub col: u32,
+    pub anchor: Anchor,
+    pub node: Option<String>,
+    pub message: String,
+}
+
+impl Pending {
+    /// A finding at an exact location.
+    pub fn at(rule: &'static str, location: &Location, message: impl Into<String>) -> Pending {
+        Pending {
+            rule,
+            path: location.path.clone(),
+            line: location.line.max(1),
+            col: location.col.max(1),
+            anchor: Anchor::Exact,
+            node: None,
+            message: message.into(),
+        }
+    }
+
+    /// A finding in `path`, located by `anchor`.
+    pub fn anchored(
+        rule: &'static str,
+        path: &str,
+        anchor: Anchor,
+        message: impl Into<String>,
+    ) -> Pending {
+        Pending {
+            rule,
+            path: path.to_string(),
+            line: 1,
+            col: 1,
+            anchor,
+            node: None,
+            message: message.into(),
+        }
+    }
+
+    /// The same finding, about `node`.
+    pub fn node(mut self, node: impl Into<String>) -> Pending {
+        self.node = Some(node.into());
+        self
+    }
+}
+
+/// The rules that run and collected findings.
+pub(crate) struct Sink {
+    enabled: HashSet<&'static str>,
+    pub findings: Vec<Pending>,
+}
+
+impl Sink {
+    /// Whether a rule runs (so costly rules can be skipped).
+    pub fn on(&self, rule: &str) -> bool {
+        self.enabled.contains(rule)
+    }
+
+    /// Records a finding if its rule runs.
+    pub fn push(&mut self, pending: Pending) {
+        if self.enabled.contains(pending.rule) {
+            self.findings.push(pending);
+        }
+    }
+
+    pub fn extend(&mut self, pending: impl IntoIterator<Item = Pending>) {
+        for p in pending {
+            self.push(p);
+        }
+    }
+}
+
+/// The effective settings of a run.
+pub(crate) struct Settings<'a> {
+    pub config: &'a CheckConfig,
+    pub identity_max_tokens: usize,
+}
+
+/// Runs every enabled rule on the project and returns the findings.
+pub fn run(project: &Project, options: &CheckOptions) -> Result<Report, CheckError> {
+    let config = &project.check;
+    let levels = levels(project)?;
+    let mut enabled: HashSet<&'static str> = HashSet::new();
+    if options.rules.is_empty() {
+        enabled.extend(RULES.iter().map(|r| r.id));
+    } else {
+        for id in &options.rules {
+            match find_rule(id) {
+                Some(rule) => {
+                    enabled.insert(rule.id);
+                }
+                None => return Err(unknown_rule(id)),
+            }
+        }
+    }
+    enabled.retain(|id| levels.get(id) != Some(&None));
+    let mut sink = Sink {
+        enabled,
+        findings: Vec::new(),
+    };
+    let settings = Settings {
+        config,
+        identity_max_tokens: config
+            .identity_max_tokens
+            .unwrap_or(DEFAULT_IDENTITY_MAX_TOKENS),
+    };
+
+    let reader = load::Reader::new(&project.root);
+    let input = load::load(project, &reader, &settings, &mut sink);
+    graph::check(project, &input, &mut sink);
+    let needs_tree = [
+        "broken-path",
+        "orphan-spec",
+        "annotation-broken-ref",
+        "annotation-outside-paths",
+    ]
+    .iter()
+    .any(|rule| sink.on(rule));
+    let tree = if needs_tree {
+        annotations::scan(project, config)
+    } else {
+        annotations::Tree::default()
+    };
+    artifacts::check(project, &input, &tree, &settings, &mut sink);
+    annotations::check(&input, &tree, &settings, &mut sink);
+
+    let mut findings = resolve(&reader, &input.fronts, sink.findings, &levels);
+    findings
+        .sort_by(|a, b| (&a.location, a.rule, &a.message).cmp(&(&b.location, b.rule, &b.message)));
+    findings.dedup();
+    let mut report = Report {
+        findings,
+        hidden: 0,
+    };
+    if let Some(baseline) = &options.baseline {
+        baseline.filter(&mut report);
+    }
+    Ok(report)
+}
+
+/// The severity of every rule after `[check.rules]` (`None` = off).
+fn levels(project: &Project) -> Result<HashMap<&'static str, Option<Severity>>, CheckError> {
+    let mut levels: HashMap<&'static str, Option<Severity>> =
+        RULES.iter().map(|r| (r.id, Some(r.severity))).collect();
+    if project.check.strict_bidirectional {
+        levels.insert("annotation-outside-paths", Some(Severity::Error));
+    }
+    if let Err((pattern, why)) = annotations::ignore_set(&project.check.ignore_patterns) {
+        return Err(config_error(
+            project,
+            &pattern,
+            format!("[check] ignore_patterns: `{pattern}` is not a valid glob ({why})"),
+        ));
+    }
+    for (id, level) in &project.check.rules {
+        let Some(rule) = find_rule(id) else {
+            return Err(config_error(
+                project,
+                id,
+                match unknown_rule(id) {
+                    CheckError::UnknownRule { id, hint } => {
+                        format!("[check.rules]: unknown rule `{id}`{hint}")
+                    }
+                    other => other.to_string(),
+                },
+            ));
+        };
+        levels.insert(
+            rule.id,
+            match level {
+                Level::Error => Some(Severity::Error),
+                Level::Warning => Some(Severity::Warning),
+                Level::Off => None,
+            },
+        );
+    }
+    Ok(levels)
+}
+
+/// A `brief.toml` problem, located at the first line that mentions `needle`.
+fn config_error(project: &Project, needle: &str, message: String) -> CheckError {
+    let config = project.root.join("brief.toml");
+    let text = std::fs::read_to_string(&config).unwrap_or_default();
+    let line = text
+        .lines()
+        .position(|line| !needle.is_empty() && line.contains(needle))
+        .map(|i| i as u32 + 1)
+        .unwrap_or(1);
+    CheckError::Config {
+        location: Location {
+            path: config.display().to_string(),
+            line,
+            col: 1,
+        },
+        message,
+    }
+}
+
+fn unknown_rule(id: &str) -> CheckError {
+    let close: Vec<&str> = RULES
+        .iter()
+        .map(|r| r.id)
+        .filter(|known| known.contains(id) || id.contains(known) || shared_prefix(known, id) >= 4)
+        .collect();
+    let hint = if close.is_empty() {
+        String::new()
+    } else {
+        format!(" (did you mean {}?)", close.join(", "))
+    };
+    CheckError::UnknownRule {
+        id: id.to_string(),
+        hint,
+    }
+}
+
+fn shared_prefix(a: &str, b: &str) -> usize {
+    a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count()
+}
+
+/// Gives every pending finding its line (reading each anchored file once) and severity.
+fn resolve(
+    reader: &load::Reader,
+    fronts: &HashMap<String, String>,
+    pending: Vec<Pending>,
+    levels: &HashMap<&'static str, Option<Severity>>,
+) -> Vec<Finding> {
+    let mut by_path: BTreeMap<String, Vec<Pending>> = BTreeMap::new();
+    let mut findings = Vec::with_capacity(pending.len());
+    let finish = |p: Pending, line: u32, col: u32| -> Option<Finding> {
+        let severity = (*levels.get(p.rule)?)?;
+        Some(Finding {
+            rule: p.rule,
+            severity,
+            location: Location {
+                path: p.path,
+                line: line.max(1),
+                col: col.max(1),
+            },
+            node: p.node,
+            message: p.message,
+        })
+    };
+    for p in pending {
+        if p.anchor == Anchor::Exact {
+            let (line, col) = (p.line, p.col);
+            findings.extend(finish(p, line, col));
+        } else {
+            by_path.entry(p.path.clone()).or_default().push(p);
+        }
+    }
+    let groups: Vec<(String, Vec<Pending>)> = by_path.into_iter().collect();
+    let resolved: Vec<Vec<(Pending, u32, u32)>> = groups
+        .into_par_iter()
+        .map(|(path, group)| {
+            let front_only = group
+                .iter()
+                .all(|p| matches!(p.anchor, Anchor::Front { .. }));
+            let text = match fronts.get(&path) {
+                Some(front) if front_only => std::borrow::Cow::Borrowed(front.as_str()),
+                _ => std::borrow::Cow::Owned(
+                    reader.read(&reader.root().join(&path)).unwrap_or_default(),
+                ),
+            };
+            group
+                .into_iter()
+                .map(|p| {
+                    let offset = match &p.anchor {
+                        Anchor::Exact => None,
+                        Anchor::Json(segs) => jsonpos::locate(&text, segs),
+                        Anchor::Front { key, token } => front_offset(&text, key, token.as_deref()),
+                    };
+                    let (line, col) = offset
+                        .map(|at| line_col(&text, at))
+                        .unwrap_or((p.line, p.col));
+                    (p, line, col)
+                })
+                .collect()
+        })
+        .collect();
+    for (p, line, col) in resolved.into_iter().flatten() {
+        findings.extend(finish(p, line, col));
+    }
+    findings
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+pub(crate) fn line_col(text: &str, offset: usize) -> (u32, u32) {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
+    let line = before.bytes().filter(|&b| b == b'\n').count() as u32 + 1;
+    let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
+    let col = text[line_start..offset].chars().count() as u32 + 1;
+    (line, col)
+}
+
+/// Offset of `token` (whole word) in the frontmatter, else of the top-level `key:` line,
+/// else of the frontmatter's first line.
+pub(crate) fn front_offset(text: &str, key: &str, token: Option<&str>) -> Option<usize> {
+    let front_end = frontmatter_end(text);
+    let front = &text[..front_end];
+    let key_at = top_level_key(front, key);
+    if let Some(token) = token {
+        let from = key_at.unwrap_or(0);
+        if let Some(at) = find_word(front, from, token).or_else(|| find_word(front, 0, token)) {
+            return Some(at);
+        }
+    }
+    key_at.or_else(|| front.find('\n').map(|i| i + 1))
+}
+
+/// Byte offset where the frontmatter's closing fence ends (0 without frontmatter).
+pub(crate) fn frontmatter_end(text: &str) -> usize {
+    if !text.starts_with("---") {
+        return 0;
+    }
+    let mut offset = text.find('\n').map(|i| i + 1).unwrap_or(text.len());
+    while offset < text.len() {
+        let end = text[offset..]
+            .find('\n')
+            .map(|i| offset + i + 1)
+            .unwrap_or(text.len());
+        let line = text[offset..end].trim_end();
+        if line == "---" || line == "..." {
+            return end;
+        }
+        offset = end;
+    }
+    text.len()
+}
+
+/// Offset of a top-level `key:` line in YAML-ish text.
+pub(crate) fn top_level_key(text: &str, key: &str) -> Option<usize> {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        if let Some(rest) = line.strip_prefix(key) {
+            if rest.trim_start().starts_with(':') {
+                return Some(offset);
+            }
+        }
+        offset += line.len();
+    }
+    None
+}
+
+/// Whole-word occurrence of `word` in `text` at or after `from`.
+pub(crate) fn find_word(text: &str, from: usize, word: &str) -> Option<usize> {
+    if word.is_empty() {
+        return None;
+    }
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    let mut start = from.min(text.len());
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    while let Some(i) = text[start..].find(word) {
+        let at = start + i;
+        let before = text[..at].chars().next_back();
+        let after = text[at + word.len()..].chars().next();
+        if !before.is_some_and(is_word) && !after.is_some_and(is_word) {
+            return Some(at);
+        }
+        start = at + word.len();
+    }
+    None
+}
+
+/// Ids in `ids` joined for messages: `A, B and C`.
+pub(crate) fn join_ids<'a>(ids: impl IntoIterator<Item = &'a str>) -> String {
+    let ids: Vec<&str> = ids.into_iter().collect();
+    match ids.len() {
+        0 => String::new(),
+        1 => ids[0].to_string(),
+        n => format!("{} and {}", ids[..n - 1].join(", "), ids[n - 1]),
+    }
+}
+
+/// Everything check read, shared by the rule modules.
+pub(crate) struct Input {
+    pub graph: Graph,
+    /// Ids listed in a graph.json whose node could not be loaded (links to them are not
+    /// reported as broken: the node's own finding says what is wrong).
+    pub unloadable: BTreeSet<String>,
+    /// `root` of each graph.json that declares one: (manifest path, id).
+    pub roots: Vec<(String, String)>,
+    /// The frontmatter text of every artifact file read, by path.
+    pub fronts: HashMap<String, String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rule_ids_are_unique_kebab_case() {
+        let mut seen = HashSet::new();
+        for rule in RULES {
+            assert!(seen.insert(rule.id), "duplicate rule {}", rule.id);
+            assert!(rule.id.chars().all(|c| c.is_ascii_lowercase() || c == '-'));
+        }
+    }
+
+    #[test]
+    fn line_col_counts_characters() {
+        let text = "ab\ncé:x\n";
+        assert_eq!(line_col(text, 0), (1, 1));
+        assert_eq!(line_col(text, 3), (2, 1));
+        let x = text.find('x').unwrap();
+        assert_eq!(line_col(text, x), (2, 4));
+    }
+
+    #[test]
+    fn words_respect_boundaries() {
+        let text = "specs: [SPEC-10, SPEC-1]";
+        assert_eq!(find_word(text, 0, "SPEC-1"), Some(17));
+        assert_eq!(find_word(text, 0, "SPEC-10"), Some(8));
+        assert_eq!(find_word(text, 0, "SPEC"), None);
+    }
+
+    #[test]
+    fn front_offsets_prefer_the_token_then_the_key() {
+        let text = "---\nid: TASK-1\nspecs:\n  - SPEC-9\n---\nSPEC-9 in the body\n";
+        let at = front_offset(text, "specs", Some("SPEC-9")).unwrap();
+        assert_eq!(line_col(text, at), (4, 5));
+        let at = front_offset(text, "specs", Some("NOPE")).unwrap();
+        assert_eq!(line_col(text, at).0, 3);
+        let at = front_offset(text, "scope", None).unwrap();
+        assert_eq!(line_col(text, at).0, 2);
+    }
+
+    #[test]
+    fn unknown_rules_suggest_close_ones() {
+        let err = unknown_rule("orphan").to_string();
+        assert!(err.contains("orphan-spec"), "{err}");
+    }
+}
+
+#[cfg(test)]
+mod fuzz {
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// The raw readers never panic, whatever the text: frontmatter keys, anchors, JSON
+        /// positions and the annotation scanner.
+        #[test]
+        fn raw_readers_never_panic(text in "\\PC{0,300}", word in "[A-Za-z@:/*-]{0,8}") {
+            let _ = super::artifacts::front_keys(&text);
+            let _ = super::front_offset(&text, &word, Some(&word));
+            let _ = super::find_word(&text, text.len() / 2, &word);
+            let _ = super::jsonpos::locate(&text, &[super::jsonpos::Seg::Key(word.clone()), super::jsonpos::Seg::Index(1)]);
+            for file in ["a.rs", "a.py", "a.sql", "a.html", "a.lua", "a.vue"] {
+                if let Some(syntax) = super::annotations::syntax_for(std::path::Path::new(file)) {
+                    let _ = super::annotations::scan_text("x", &text, syntax);
+                }
+            }
+        }
+
+        /// Comment-shaped lines with annotations never panic and always give 1-based positions.
+        #[test]
+        fn annotation_lines(lines in proptest::collection::vec("( {0,3})(//|#|/\\*|\\*/|<!--|-->|\"\"\"|--|;)?( ?)(@spec|@test|@norm|@decision|x)?( |:)?([A-Z]{1,3}-[0-9]{1,3})?([./][a-z]{1,5})?", 0..8)) {
+            let text = lines.join("\n");
+            for file in ["a.ts", "a.py", "a.md", "a.sql"] {
+                let syntax = super::annotations::syntax_for(std::path::Path::new(file)).unwrap();
+                for a in super::annotations::scan_text("x", &text, syntax) {
+                    prop_assert!(a.location.line >= 1 && a.location.col >= 1);
+                    prop_assert!(!a.base.is_empty());
+                }
+            }
+        }
+
+        /// Any JSON shape given to the node schema gives findings, never a panic.
+        #[test]
+        fn schema_on_json_shapes(
+            kind in prop_oneof![Just("behavior"), Just("decision"), Just("feature"), Just("artifact"), Just("policy"), Just("x")],
+            value in prop_oneof![Just("null".to_string()), Just("[]".to_string()), Just("{}".to_string()), Just("[{}]".to_string()), Just("[1, \"a\"]".to_string()), "\"[^\"\\\\]{0,12}\"", "-?[0-9]{1,5}"],
+            key in prop_oneof![Just("title"), Just("links"), Just("verification"), Just("metadata"), Just("pins"), Just("artifact"), Just("constraints"), Just("id")],
+        ) {
+            let text = format!("{{\"id\": \"A-1\", \"type\": \"{kind}\", \"{key}\": {value}}}");
+            let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+            let found = super::schema::node("n.json", value.as_object().unwrap());
+            for p in found {
+                let _ = super::jsonpos::locate(&text, match &p.anchor { super::Anchor::Json(s) => s, _ => &[] });
+            }
+        }
+    }
+}

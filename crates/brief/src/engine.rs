@@ -1,0 +1,246 @@
+//! The engine: a project, its index kept fresh, and the requests the CLI and the MCP server
+//! make of it. Both front ends hold an `Engine` and print what it returns, byte for byte.
+
+use std::path::Path;
+
+use crate::context::{assemble_from, show, ContextError, ContextOutput, ContextRequest, Start};
+use crate::index::{Hit, Index, IndexError, Refresh, Verify, FULL_CHECK_LIMIT};
+use crate::model::Detail;
+use crate::model::GraphView;
+use crate::project::{Project, ProjectError};
+use crate::render::Format;
+use crate::resolve::resolve;
+use crate::resolve::UnknownTarget;
+use crate::sources::{Problem, Severity};
+use crate::tokens::Encoding;
+
+/// Why a request failed, with the exit code the CLI maps it to.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error(transparent)]
+    Project(#[from] ProjectError),
+    #[error("{0} has no sources: add specgraph/graph.json, a .contextia/ tree, a .brief/ folder of Markdown artifacts, or list them in brief.toml")]
+    NoSources(String),
+    #[error(transparent)]
+    Index(#[from] IndexError),
+    /// Files that could not be loaded; nothing was assembled.
+    #[error("{} file problem(s); fix them first (nothing was assembled)", .0.len())]
+    Load(Vec<Problem>),
+    #[error(transparent)]
+    Context(#[from] ContextError),
+    #[error(transparent)]
+    Unknown(#[from] UnknownTarget),
+}
+
+impl EngineError {
+    /// The exit code of DESIGN §5: 1 nothing found, 2 bad usage or unreadable input.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            EngineError::Context(ContextError::UnknownTarget(_)) | EngineError::Unknown(_) => 1,
+            _ => 2,
+        }
+    }
+}
+
+/// Whether a target reads as an id (`AUTH-01`, `TASK_7`, `CHECKOUT`) rather than words to
+/// search for: an unknown id is an error with suggestions, not a search.
+fn looks_like_id(target: &str) -> bool {
+    let t = target.trim();
+    !t.is_empty()
+        && t.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        && ((t.contains(['-', '_']) && t.chars().any(|c| c.is_ascii_digit()))
+            || t.chars().all(|c| !c.is_ascii_lowercase()))
+}
+
+/// How many search hits lend their relevance to the ranking of a query's context.
+const RELEVANCE_POOL: usize = 200;
+
+/// A project with its index.
+pub struct Engine {
+    pub project: Project,
+    index: Index,
+}
+
+impl Engine {
+    /// Opens the project at `root` (or discovered from `cwd`) and its index.
+    pub fn open(root: Option<&Path>, cwd: &Path) -> Result<Engine, EngineError> {
+        let project = Project::open(root, cwd)?;
+        if project.sources.is_empty() {
+            return Err(EngineError::NoSources(project.root.display().to_string()));
+        }
+        let index = Index::open(&project)?;
+        Ok(Engine { project, index })
+    }
+
+    /// The index (for search and statistics).
+    pub fn index(&self) -> &Index {
+        &self.index
+    }
+
+    /// Brings the index up to date. `None` checks every file on projects of up to
+    /// [`FULL_CHECK_LIMIT`] files and only folders and manifests above that.
+    pub fn refresh(
+        &mut self,
+        verify: Option<Verify>,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Refresh, EngineError> {
+        match self.refresh_once(verify, progress) {
+            Err(EngineError::Index(e)) if e.is_corruption() => {
+                self.index.rebuild(&self.project)?;
+                self.refresh_once(verify, progress)
+            }
+            other => other,
+        }
+    }
+
+    fn refresh_once(
+        &mut self,
+        verify: Option<Verify>,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Refresh, EngineError> {
+        let verify = verify.unwrap_or(if self.index.file_count() <= FULL_CHECK_LIMIT {
+            Verify::Full
+        } else {
+            Verify::Quick
+        });
+        Ok(self.index.refresh(&self.project, verify, progress)?)
+    }
+
+    /// Refreshes just these files (relative to the root), e.g. from a file watcher.
+    pub fn refresh_paths(&mut self, files: &[String]) -> Result<Refresh, EngineError> {
+        Ok(self.index.refresh_paths(&self.project, files)?)
+    }
+
+    /// Fails with every load error, if there are any.
+    fn ensure_loadable(&self) -> Result<(), EngineError> {
+        let errors: Vec<Problem> = self
+            .index
+            .problems()?
+            .into_iter()
+            .filter(|p| p.severity == Severity::Error)
+            .collect();
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(EngineError::Load(errors))
+        }
+    }
+
+    /// Runs `op`; when the index turns out to be damaged, deletes and rebuilds it, then runs
+    /// `op` once more.
+    fn healing<T>(
+        &mut self,
+        op: impl Fn(&mut Engine) -> Result<T, EngineError>,
+    ) -> Result<T, EngineError> {
+        match op(self) {
+            Err(EngineError::Index(e)) if e.is_corruption() => {
+                self.index.rebuild(&self.project)?;
+                op(self)
+            }
+            other => other,
+        }
+    }
+
+    /// Assembles a context on a fresh index.
+    pub fn context(&mut self, request: &ContextRequest) -> Result<ContextOutput, EngineError> {
+        self.healing(|engine| engine.context_once(request))
+    }
+
+    fn context_once(&mut self, request: &ContextRequest) -> Result<ContextOutput, EngineError> {
+        self.refresh(None, &mut |_, _| {})?;
+        for _ in 0..3 {
+            self.ensure_loadable()?;
+            let start = self.start(request)?;
+            let out = assemble_from(&self.index, &self.project.defaults, request, &start);
+            if let Some(error) = self.index.take_error() {
+                return Err(error.into());
+            }
+            let out = out?;
+            // On large projects only folders were checked: make sure the files this context
+            // is made of are the ones indexed, or refresh and assemble again.
+            if !self.index.refresh_files(&self.project, &out.files)? {
+                return Ok(out);
+            }
+        }
+        let start = self.start(request)?;
+        Ok(assemble_from(
+            &self.index,
+            &self.project.defaults,
+            request,
+            &start,
+        )?)
+    }
+
+    /// Where a context starts: the node with the target's id or, when there is none, the
+    /// best search hits for the target as a query (`request.seeds` of them).
+    fn start(&self, request: &ContextRequest) -> Result<Start, EngineError> {
+        let unknown = match resolve(&self.index, &request.target) {
+            Ok(ix) => {
+                return Ok(Start {
+                    seeds: vec![ix],
+                    ..Start::default()
+                })
+            }
+            Err(unknown) if looks_like_id(&request.target) => {
+                return Err(EngineError::Unknown(unknown))
+            }
+            Err(unknown) => unknown,
+        };
+        let hits = self.index.search(&request.target, RELEVANCE_POOL, None)?;
+        let best = hits.first().map(|h| h.score).unwrap_or(0.0);
+        if hits.is_empty() || best <= 0.0 {
+            return Err(EngineError::Unknown(unknown));
+        }
+        let mut start = Start {
+            query: Some(request.target.clone()),
+            ..Start::default()
+        };
+        for (rank, hit) in hits.iter().enumerate() {
+            if let Some(ix) = self.index.lookup(&hit.id) {
+                start
+                    .relevance
+                    .insert(ix, ((hit.score / best) * 10_000.0).round() / 10_000.0);
+                if rank < request.seeds.unwrap_or(1).max(1) {
+                    start.seeds.push(ix);
+                }
+            }
+        }
+        Ok(start)
+    }
+
+    /// One node at a detail level.
+    pub fn show(
+        &mut self,
+        id: &str,
+        detail: Detail,
+        format: Format,
+        encoding: Option<Encoding>,
+    ) -> Result<String, EngineError> {
+        self.healing(|engine| {
+            engine.refresh(None, &mut |_, _| {})?;
+            engine.ensure_loadable()?;
+            let encoding = encoding
+                .or(engine.project.defaults.encoding)
+                .unwrap_or_default();
+            let text = show(&engine.index, id, detail, format, encoding);
+            if let Some(error) = engine.index.take_error() {
+                return Err(error.into());
+            }
+            Ok(text?)
+        })
+    }
+
+    /// Full-text search.
+    pub fn search(
+        &mut self,
+        query: &str,
+        limit: usize,
+        kind: Option<&str>,
+    ) -> Result<Vec<Hit>, EngineError> {
+        self.healing(|engine| {
+            engine.refresh(None, &mut |_, _| {})?;
+            Ok(engine.index.search(query, limit, kind)?)
+        })
+    }
+}

@@ -1,0 +1,1356 @@
+//! The derived index: every loaded node in SQLite (`.brief/cache/index.db`), refreshed
+//! incrementally, so a context on a large project touches only the nodes it needs.
+//!
+//! - Files whose size and mtime are unchanged are not read; files whose blake3 hash is
+//!   unchanged are not parsed. Deleted files leave the index.
+//! - A foreign, corrupt or outdated index file is deleted and rebuilt, never trusted.
+//! - WAL mode and a busy timeout let several readers work while one refresh writes.
+//! - It also holds full-text search (FTS5, BM25) and the token-count cache, keyed by the
+//!   blake3 hash of the counted text, so a warm context never builds the tokenizer.
+//!
+//! When `.brief/cache/` cannot be written the index lives in memory for the run.
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use crate::model::{
+    Content, Corpus, Dangling, Edge, GraphView, Kind, Node, NodeIx, NodeStore, Relation, Subgraph,
+};
+use crate::project::{Project, Source};
+use crate::sources::artifacts::{self, Placement};
+use crate::sources::specgraph::{self, Entry};
+use crate::sources::{read_text, rel_path, Problem, Severity};
+use crate::tokens::CountStore;
+
+/// Bumped whenever the schema or what is stored changes: older files are rebuilt.
+const SCHEMA: &str = "brief-index-2";
+
+const CREATE: &str = "
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE files(path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL,
+                   hash BLOB NOT NULL, problem INTEGER NOT NULL, parser TEXT NOT NULL);
+CREATE TABLE watches(path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL);
+CREATE TABLE nodes(ix INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,
+                   file TEXT NOT NULL, date TEXT, data TEXT NOT NULL);
+CREATE INDEX nodes_file ON nodes(file);
+CREATE INDEX nodes_kind ON nodes(kind);
+CREATE INDEX nodes_date ON nodes(date);
+CREATE TABLE edges(src INTEGER NOT NULL, dst INTEGER NOT NULL, rel TEXT NOT NULL,
+                   PRIMARY KEY(src, dst, rel)) WITHOUT ROWID;
+CREATE INDEX edges_dst ON edges(dst);
+CREATE TABLE dangling(src INTEGER NOT NULL, rel TEXT NOT NULL, target TEXT NOT NULL);
+CREATE INDEX dangling_src ON dangling(src);
+CREATE INDEX dangling_target ON dangling(target);
+CREATE TABLE problems(file TEXT NOT NULL, line INTEGER NOT NULL, col INTEGER NOT NULL,
+                      severity INTEGER NOT NULL, message TEXT NOT NULL);
+CREATE INDEX problems_file ON problems(file);
+CREATE VIRTUAL TABLE search USING fts5(id, title, body, fields, content='',
+                                       contentless_delete=1, tokenize='unicode61');
+CREATE TABLE counts(key BLOB PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+";
+
+/// Up to this many source files a context checks every file for changes; above it only the
+/// folders (added, removed or renamed files) and the files of the nodes it uses.
+pub const FULL_CHECK_LIMIT: usize = 20_000;
+
+/// How thoroughly a refresh looks for changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verify {
+    /// Stat every source file (and hash the ones whose size or mtime changed).
+    Full,
+    /// Stat the folders and manifests only; a change there triggers a full refresh.
+    Quick,
+}
+
+/// What a refresh did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Refresh {
+    /// Source files known after the refresh.
+    pub files: usize,
+    /// Files read and parsed again.
+    pub parsed: usize,
+    /// Files read whose content hash had not changed (only their mtime did).
+    pub unchanged_content: usize,
+    /// Files that left the index.
+    pub removed: usize,
+    /// Whether the index file was (re)created.
+    pub created: bool,
+}
+
+/// An index failure.
+#[derive(Debug, thiserror::Error)]
+#[error("index {path}: {message}")]
+pub struct IndexError {
+    pub path: String,
+    pub message: String,
+}
+
+impl IndexError {
+    /// Whether the file is damaged (and should be deleted and rebuilt).
+    pub fn is_corruption(&self) -> bool {
+        let m = self.message.to_ascii_lowercase();
+        m.contains("malformed") || m.contains("not a database") || m.contains("corrupt")
+    }
+}
+
+/// A search hit.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Hit {
+    pub id: String,
+    pub kind: String,
+    pub title: String,
+    /// BM25 relevance (higher is better); an exact id match ranks first.
+    pub score: f64,
+}
+
+/// How a file is parsed: a Spec Graph manifest entry or an artifact placement.
+#[derive(Debug, Clone, PartialEq)]
+enum Parser {
+    Spec(Entry),
+    Artifact(Placement),
+}
+
+/// A source file found while listing the project.
+struct Listed {
+    path: PathBuf,
+    rel: String,
+    parser: Parser,
+    /// Size, mtime and problem flag as indexed, when the listing came from the index.
+    known: Option<(i64, i64, bool)>,
+}
+
+/// A candidate file after reading: its position in the listing, its content hash, and the
+/// parse result (`None` when the content had not changed).
+type Read = (usize, [u8; 32], Option<Result<Option<Node>, Problem>>);
+
+/// The SQLite index of one project.
+pub struct Index {
+    conn: Connection,
+    root: PathBuf,
+    location: String,
+    ids: RefCell<HashMap<NodeIx, String>>,
+    kinds: RefCell<HashMap<NodeIx, Kind>>,
+    /// Edge lists already read, by (node, outgoing): traversals revisit nodes (supersedes
+    /// chains, layer closures), and the graph does not change between refreshes.
+    edge_cache: RefCell<HashMap<(NodeIx, bool), Vec<Edge>>>,
+    /// The first SQLite error met by an infallible [`GraphView`] call.
+    error: RefCell<Option<String>>,
+    created: bool,
+}
+
+impl Index {
+    /// Opens the project's index, creating or rebuilding it as needed; in memory when
+    /// `.brief/cache/` cannot be written.
+    pub fn open(project: &Project) -> Result<Index, IndexError> {
+        let dir = project.root.join(".brief").join("cache");
+        let on_disk = std::fs::create_dir_all(&dir).is_ok() && {
+            let ignore = project.root.join(".brief").join(".gitignore");
+            ignore.exists() || std::fs::write(&ignore, "cache/\n.gitignore\n").is_ok()
+        };
+        if on_disk {
+            let path = dir.join("index.db");
+            match Index::open_file(project, &path) {
+                Ok(index) => return Ok(index),
+                Err(_) => {
+                    // Foreign, corrupt or outdated: never trusted, rebuilt from the sources.
+                    for suffix in ["", "-wal", "-shm"] {
+                        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+                    }
+                    if let Ok(index) = Index::open_file(project, &path) {
+                        return Ok(index);
+                    }
+                }
+            }
+        }
+        let conn = Connection::open_in_memory().map_err(|e| err(":memory:", e))?;
+        Index::init(project, conn, ":memory:".into(), true)
+    }
+
+    fn open_file(project: &Project, path: &Path) -> Result<Index, IndexError> {
+        let shown = path.display().to_string();
+        let e = |x: rusqlite::Error| err(&shown, x);
+        let mut conn = Connection::open(path).map_err(e)?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))
+            .map_err(e)?;
+        conn.pragma_update(None, "journal_mode", "WAL").map_err(e)?;
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(e)?;
+        // Under the write lock, so concurrent processes never both create or reset it.
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(e)?;
+        let meta = |key: &str| -> Option<String> {
+            row(&tx, "SELECT value FROM meta WHERE key = ?1", [key], |r| {
+                r.get(0)
+            })
+            .ok()
+        };
+        let current = meta("schema").as_deref() == Some(SCHEMA)
+            && meta("sources").as_deref() == Some(sources_key(project).as_str());
+        if !current {
+            // Another version's or another project's index: reset in place, never trusted.
+            let tables: Vec<String> = {
+                let mut stmt = tx
+                    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'search_%'")
+                    .map_err(e)?;
+                let rows = stmt.query_map([], |r| r.get(0)).map_err(e)?;
+                rows.collect::<Result<_, _>>().map_err(e)?
+            };
+            for table in tables {
+                tx.execute_batch(&format!(
+                    "DROP TABLE IF EXISTS \"{}\"",
+                    table.replace('"', "")
+                ))
+                .map_err(e)?;
+            }
+            create(&tx, project).map_err(e)?;
+        }
+        tx.commit().map_err(e)?;
+        Ok(Index::with(project, conn, shown, !current))
+    }
+
+    fn init(
+        project: &Project,
+        conn: Connection,
+        shown: String,
+        _fresh: bool,
+    ) -> Result<Index, IndexError> {
+        create(&conn, project).map_err(|e| err(&shown, e))?;
+        Ok(Index::with(project, conn, shown, true))
+    }
+
+    /// Deletes the index file and builds a new one (after corruption was detected).
+    pub fn rebuild(&mut self, project: &Project) -> Result<(), IndexError> {
+        if self.location != ":memory:" {
+            for suffix in ["", "-wal", "-shm"] {
+                let _ = std::fs::remove_file(format!("{}{suffix}", self.location));
+            }
+        }
+        *self = Index::open(project)?;
+        Ok(())
+    }
+
+    fn with(project: &Project, conn: Connection, location: String, created: bool) -> Index {
+        // Refreshes cycle through a few dozen statements; keep them all prepared.
+        conn.set_prepared_statement_cache_capacity(64);
+        let _ = conn.pragma_update(None, "cache_size", -65536);
+        // Read pages straight from the OS page cache instead of copying them into ours.
+        let _ = conn.pragma_update(None, "mmap_size", 1i64 << 30);
+        Index {
+            conn,
+            root: project.root.clone(),
+            location,
+            ids: RefCell::new(HashMap::new()),
+            kinds: RefCell::new(HashMap::new()),
+            edge_cache: RefCell::new(HashMap::new()),
+            error: RefCell::new(None),
+            created,
+        }
+    }
+
+    /// Where the index lives (a path, or `:memory:`).
+    pub fn location(&self) -> &str {
+        &self.location
+    }
+
+    /// Number of source files the index knows (kept in `meta`: counting 100k rows would
+    /// cost a context several milliseconds).
+    pub fn file_count(&self) -> usize {
+        row(
+            &self.conn,
+            "SELECT value FROM meta WHERE key = 'files'",
+            [],
+            |r| r.get::<_, String>(0),
+        )
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+    }
+
+    /// Brings the index up to date with the sources. `progress` is called with (done, total)
+    /// while files are parsed.
+    pub fn refresh(
+        &mut self,
+        project: &Project,
+        verify: Verify,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Refresh, IndexError> {
+        let created = std::mem::take(&mut self.created);
+        if verify == Verify::Quick && !created && self.watches_unchanged()? {
+            return Ok(Refresh {
+                files: self.file_count(),
+                ..Refresh::default()
+            });
+        }
+        // Unchanged manifests and folders list the same files: take the list from the index
+        // and only stat them.
+        if !created && self.watches_unchanged()? {
+            let listed = self.listed_from_index()?;
+            return self
+                .apply(listed, None, false, progress)
+                .map(|refresh| Refresh { created, ..refresh });
+        }
+        let (listed, manifest_problems, watches) = list(project);
+        let mut refresh = self.apply(listed, Some(manifest_problems), false, progress)?;
+        self.store_watches(&watches)?;
+        refresh.created = created;
+        Ok(refresh)
+    }
+
+    /// Refreshes just these files (paths relative to the root), as a file watcher or a
+    /// hook that knows what changed would. A file the index does not know yet, or one that
+    /// is gone, makes it a full refresh (the listing changed).
+    pub fn refresh_paths(
+        &mut self,
+        project: &Project,
+        files: &[String],
+    ) -> Result<Refresh, IndexError> {
+        let mut listed = Vec::new();
+        for rel in files {
+            let rel = rel.trim_start_matches("./").to_string();
+            let parser: Option<String> = row(
+                &self.conn,
+                "SELECT parser FROM files WHERE path = ?1",
+                [&rel],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| self.err(e))?;
+            let path = self.root.join(&rel);
+            match parser.as_deref().and_then(decode_parser) {
+                Some(parser) if path.exists() => listed.push(Listed {
+                    path,
+                    rel,
+                    parser,
+                    known: None,
+                }),
+                _ => return self.refresh(project, Verify::Full, &mut |_, _| {}),
+            }
+        }
+        self.apply(listed, None, true, &mut |_, _| {})
+    }
+
+    /// Re-reads the given files if they changed since they were indexed. Returns true when
+    /// something changed (the caller assembles again).
+    pub fn refresh_files(
+        &mut self,
+        project: &Project,
+        files: &[String],
+    ) -> Result<bool, IndexError> {
+        let mut changed = Vec::new();
+        for rel in files {
+            let known: Option<(i64, i64)> = row(
+                &self.conn,
+                "SELECT size, mtime FROM files WHERE path = ?1",
+                [rel],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()
+            .map_err(|e| self.err(e))?;
+            if stat(&project.root.join(rel)) != known {
+                changed.push(rel.clone());
+            }
+        }
+        if !changed.is_empty() {
+            self.refresh_paths(project, &changed)?;
+        }
+        Ok(!changed.is_empty())
+    }
+
+    /// Every load problem recorded for the indexed files, sorted by location.
+    pub fn problems(&self) -> Result<Vec<Problem>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT file, line, col, severity, message FROM problems
+                 ORDER BY file, line, col, message",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok(Problem {
+                    severity: if r.get::<_, i64>(3)? == 1 {
+                        Severity::Error
+                    } else {
+                        Severity::Warning
+                    },
+                    location: crate::model::Location {
+                        path: r.get(0)?,
+                        line: r.get::<_, i64>(1)? as u32,
+                        col: r.get::<_, i64>(2)? as u32,
+                    },
+                    message: r.get(4)?,
+                })
+            })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.err(e))
+    }
+
+    /// The first storage error met while answering graph queries, if any.
+    pub fn take_error(&self) -> Option<IndexError> {
+        self.error.borrow_mut().take().map(|message| IndexError {
+            path: self.location.clone(),
+            message,
+        })
+    }
+
+    /// Full-text search over id, title, body and fields, BM25-ranked, an exact id first.
+    pub fn search(
+        &self,
+        query: &str,
+        limit: usize,
+        kind: Option<&str>,
+    ) -> Result<Vec<Hit>, IndexError> {
+        let mut hits = Vec::new();
+        let exact = self.lookup_any_case(query.trim());
+        if let Some(ix) = exact {
+            let node = self.load_node(ix).map_err(|e| self.err(e))?;
+            if kind.is_none_or(|k| node.kind.name() == k) {
+                hits.push(Hit {
+                    id: node.id.clone(),
+                    kind: node.kind.name().to_string(),
+                    title: node.title.clone(),
+                    score: f64::INFINITY,
+                });
+            }
+        }
+        let Some(fts) = fts_query(query) else {
+            return Ok(hits);
+        };
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT n.ix, n.id, n.kind, n.data, bm25(search, 10.0, 4.0, 1.0, 2.0) AS score
+                 FROM search JOIN nodes n ON n.ix = search.rowid
+                 WHERE search MATCH ?1 AND (?2 IS NULL OR n.kind = ?2)
+                 ORDER BY score, n.id LIMIT ?3",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(params![fts, kind, limit as i64 + 1], |r| {
+                Ok((
+                    r.get::<_, i64>(0)? as NodeIx,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, String>(3)?,
+                    r.get::<_, f64>(4)?,
+                ))
+            })
+            .map_err(|e| self.err(e))?;
+        for row in rows {
+            let (ix, id, kind, data, score) = row.map_err(|e| self.err(e))?;
+            if Some(ix) == exact {
+                continue;
+            }
+            let title = serde_json::from_str::<Node>(&data)
+                .map(|n| n.title)
+                .unwrap_or_default();
+            hits.push(Hit {
+                id,
+                kind,
+                title,
+                score: (-score * 10_000.0).round() / 10_000.0,
+            });
+        }
+        // The exact id match ranks first with a score just above the best text match.
+        if exact.is_some() && hits.first().is_some_and(|h| h.score.is_infinite()) {
+            let best = hits[1..].iter().map(|h| h.score).fold(0.0, f64::max);
+            hits[0].score = (best + 1.0).round();
+        }
+        hits.truncate(limit);
+        Ok(hits)
+    }
+
+    fn lookup_any_case(&self, id: &str) -> Option<NodeIx> {
+        self.conn
+            .query_row(
+                "SELECT ix FROM nodes WHERE id = ?1 COLLATE NOCASE ORDER BY id LIMIT 1",
+                [id],
+                |r| r.get::<_, i64>(0),
+            )
+            .optional()
+            .ok()
+            .flatten()
+            .map(|ix| ix as NodeIx)
+    }
+
+    fn err(&self, e: rusqlite::Error) -> IndexError {
+        err(&self.location, e)
+    }
+
+    fn note(&self, e: rusqlite::Error) {
+        let mut slot = self.error.borrow_mut();
+        if slot.is_none() {
+            *slot = Some(e.to_string());
+        }
+    }
+
+    fn watches_unchanged(&self) -> Result<bool, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT path, size, mtime FROM watches")
+            .map_err(|e| self.err(e))?;
+        let rows: Vec<(String, i64, i64)> = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .map_err(|e| self.err(e))?
+            .collect::<Result<_, _>>()
+            .map_err(|e| self.err(e))?;
+        if rows.is_empty() {
+            return Ok(false);
+        }
+        Ok(rows
+            .iter()
+            .all(|(path, size, mtime)| stat(&self.root.join(path)) == Some((*size, *mtime))))
+    }
+
+    /// The files of the last listing, from the index.
+    fn listed_from_index(&self) -> Result<Vec<Listed>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT path, parser, size, mtime, problem FROM files ORDER BY path")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    (r.get(2)?, r.get(3)?, r.get::<_, i64>(4)? != 0),
+                ))
+            })
+            .map_err(|e| self.err(e))?;
+        let mut listed = Vec::new();
+        for row in rows {
+            let (rel, parser, known) = row.map_err(|e| self.err(e))?;
+            if let Some(parser) = decode_parser(&parser) {
+                listed.push(Listed {
+                    path: self.root.join(&rel),
+                    rel,
+                    parser,
+                    known: Some(known),
+                });
+            }
+        }
+        Ok(listed)
+    }
+
+    fn store_watches(&mut self, watches: &[PathBuf]) -> Result<(), IndexError> {
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(|e| err(&self.location, e))?;
+        run(&tx, "DELETE FROM watches", []).map_err(|e| err(&self.location, e))?;
+        for path in watches {
+            if let Some((size, mtime)) = stat(path) {
+                run(
+                    &tx,
+                    "INSERT OR REPLACE INTO watches(path, size, mtime) VALUES (?1, ?2, ?3)",
+                    params![rel_path(&self.root, path), size, mtime],
+                )
+                .map_err(|e| err(&self.location, e))?;
+            }
+        }
+        tx.commit().map_err(|e| err(&self.location, e))
+    }
+
+    /// Compares the listed files with the indexed ones and applies the differences.
+    fn apply(
+        &mut self,
+        listed: Vec<Listed>,
+        manifest_problems: Option<Vec<Problem>>,
+        partial: bool,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Refresh, IndexError> {
+        use rayon::prelude::*;
+        let location = self.location.clone();
+        let e = |x: rusqlite::Error| err(&location, x);
+        // What the index knows of each listed file (read in one pass unless the listing
+        // came from the index and carries it already).
+        let from_index = !listed.is_empty() && listed.iter().all(|f| f.known.is_some());
+        let known: HashMap<String, (i64, i64, bool)> = if from_index {
+            listed
+                .iter()
+                .filter_map(|f| f.known.map(|k| (f.rel.clone(), k)))
+                .collect()
+        } else if partial {
+            let mut known = HashMap::new();
+            for file in &listed {
+                let k: Option<(i64, i64, i64)> = row(
+                    &self.conn,
+                    "SELECT size, mtime, problem FROM files WHERE path = ?1",
+                    [&file.rel],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                )
+                .optional()
+                .map_err(e)?;
+                if let Some((size, mtime, problem)) = k {
+                    known.insert(file.rel.clone(), (size, mtime, problem != 0));
+                }
+            }
+            known
+        } else {
+            let mut stmt = self
+                .conn
+                .prepare("SELECT path, size, mtime, problem FROM files")
+                .map_err(e)?;
+            let rows = stmt
+                .query_map([], |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        (r.get(1)?, r.get(2)?, r.get::<_, i64>(3)? != 0),
+                    ))
+                })
+                .map_err(e)?;
+            rows.collect::<Result<_, _>>().map_err(e)?
+        };
+        let stats: Vec<Option<(i64, i64)>> = listed.par_iter().map(|f| stat(&f.path)).collect();
+        let mut todo: Vec<usize> = Vec::new();
+        for (i, file) in listed.iter().enumerate() {
+            match known.get(&file.rel) {
+                Some((size, mtime, problem)) if !problem && stats[i] == Some((*size, *mtime)) => {}
+                _ => todo.push(i),
+            }
+        }
+        // Hashes only for the files whose size or mtime moved.
+        let mut hashes: HashMap<&str, Vec<u8>> = HashMap::new();
+        for &i in &todo {
+            let rel = listed[i].rel.as_str();
+            if known.get(rel).is_some_and(|(_, _, problem)| !problem) {
+                let hash: Vec<u8> = row(
+                    &self.conn,
+                    "SELECT hash FROM files WHERE path = ?1",
+                    [rel],
+                    |r| r.get(0),
+                )
+                .map_err(e)?;
+                hashes.insert(rel, hash);
+            }
+        }
+        let seen: HashSet<&str> = listed.iter().map(|f| f.rel.as_str()).collect();
+        let removed: Vec<String> = if partial {
+            Vec::new()
+        } else {
+            known
+                .keys()
+                .filter(|path| !seen.contains(path.as_str()))
+                .cloned()
+                .collect()
+        };
+
+        // Read, hash and parse the candidates on all cores.
+        let total = todo.len();
+        let root = self.root.clone();
+        let done = std::sync::atomic::AtomicUsize::new(0);
+        let results: Vec<Read> = todo
+            .par_iter()
+            .map(|&i| {
+                let file = &listed[i];
+                let (hash, parsed) = match read_text(&root, &file.path) {
+                    Ok(text) => {
+                        let hash = *blake3::hash(text.as_bytes()).as_bytes();
+                        let same = hashes
+                            .get(file.rel.as_str())
+                            .is_some_and(|old| old.as_slice() == hash);
+                        let parsed = (!same).then(|| parse(&file.rel, &text, &file.parser));
+                        (hash, parsed)
+                    }
+                    Err(problem) => ([0; 32], Some(Err(problem))),
+                };
+                done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                (i, hash, parsed)
+            })
+            .collect();
+        progress(done.into_inner(), total);
+
+        let mut refresh = Refresh {
+            files: listed.len(),
+            removed: removed.len(),
+            ..Refresh::default()
+        };
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(e)?;
+        for path in &removed {
+            remove_file_nodes(&tx, path).map_err(e)?;
+            run(&tx, "DELETE FROM problems WHERE file = ?1", [path]).map_err(e)?;
+            run(&tx, "DELETE FROM files WHERE path = ?1", [path]).map_err(e)?;
+        }
+        // Manifest problems are rewritten every time the manifests are read.
+        if let Some(manifest_problems) = &manifest_problems {
+            let manifests: HashSet<String> = manifest_problems
+                .iter()
+                .map(|p| p.location.path.clone())
+                .chain(listed.iter().filter_map(|f| match &f.parser {
+                    Parser::Spec(entry) => Some(entry.manifest.clone()),
+                    Parser::Artifact(_) => None,
+                }))
+                .collect();
+            for manifest in &manifests {
+                run(&tx, "DELETE FROM problems WHERE file = ?1", [manifest]).map_err(e)?;
+            }
+            for problem in manifest_problems {
+                insert_problem(&tx, &problem.location.path, problem).map_err(e)?;
+            }
+        }
+        let mut touched: Vec<(NodeIx, Node)> = Vec::new();
+        let mut results = results;
+        // Parsed in any order, applied in path order: the first path wins a duplicate id.
+        results.sort_by(|a, b| listed[a.0].rel.cmp(&listed[b.0].rel));
+        for (i, hash, parsed) in results {
+            let file = &listed[i];
+            let (size, mtime) = stats[i].unwrap_or((-1, -1));
+            let mut problem = false;
+            match parsed {
+                None => refresh.unchanged_content += 1,
+                Some(result) => {
+                    refresh.parsed += 1;
+                    run(&tx, "DELETE FROM problems WHERE file = ?1", [&file.rel]).map_err(e)?;
+                    match result {
+                        Ok(Some(node)) => match upsert_node(&tx, &file.rel, node).map_err(e)? {
+                            Ok(entry) => touched.push(entry),
+                            Err(dup) => {
+                                problem = true;
+                                insert_problem(&tx, &file.rel, &dup).map_err(e)?;
+                            }
+                        },
+                        Ok(None) => remove_file_nodes(&tx, &file.rel).map_err(e)?,
+                        Err(p) => {
+                            problem = true;
+                            remove_file_nodes(&tx, &file.rel).map_err(e)?;
+                            insert_problem(&tx, &file.rel, &p).map_err(e)?;
+                        }
+                    }
+                }
+            }
+            run(&tx,
+                "INSERT OR REPLACE INTO files(path, size, mtime, hash, problem, parser) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![file.rel, size, mtime, &hash[..], problem as i64, encode_parser(&file.parser)],
+            )
+            .map_err(e)?;
+        }
+        // Links of the nodes (re)written; links of others that now resolve.
+        for (ix, node) in &touched {
+            run(&tx, "DELETE FROM edges WHERE src = ?1", [ix]).map_err(e)?;
+            run(&tx, "DELETE FROM dangling WHERE src = ?1", [ix]).map_err(e)?;
+            for link in &node.links {
+                let target: Option<i64> = row(
+                    &tx,
+                    "SELECT ix FROM nodes WHERE id = ?1",
+                    [&link.target],
+                    |r| r.get(0),
+                )
+                .optional()
+                .map_err(e)?;
+                match target {
+                    Some(dst) => run(
+                        &tx,
+                        "INSERT OR IGNORE INTO edges(src, dst, rel) VALUES (?1, ?2, ?3)",
+                        params![ix, dst, link.relation.name()],
+                    ),
+                    None => run(
+                        &tx,
+                        "INSERT INTO dangling(src, rel, target) VALUES (?1, ?2, ?3)",
+                        params![ix, link.relation.name(), link.target],
+                    ),
+                }
+                .map_err(e)?;
+            }
+        }
+        for (ix, node) in &touched {
+            run(
+                &tx,
+                "INSERT OR IGNORE INTO edges(src, dst, rel)
+                 SELECT src, ?1, rel FROM dangling WHERE target = ?2",
+                params![ix, node.id],
+            )
+            .map_err(e)?;
+            run(&tx, "DELETE FROM dangling WHERE target = ?1", [&node.id]).map_err(e)?;
+        }
+        tx.commit().map_err(e)?;
+        let files: i64 = self
+            .conn
+            .query_row("SELECT count(*) FROM files", [], |r| r.get(0))
+            .map_err(e)?;
+        run(
+            &self.conn,
+            "INSERT OR REPLACE INTO meta(key, value) VALUES ('files', ?1)",
+            [files.to_string()],
+        )
+        .map_err(e)?;
+        if !partial {
+            refresh.files = files as usize;
+        }
+        self.ids.borrow_mut().clear();
+        self.kinds.borrow_mut().clear();
+        self.edge_cache.borrow_mut().clear();
+        Ok(refresh)
+    }
+
+    fn load_node(&self, ix: NodeIx) -> Result<Node, rusqlite::Error> {
+        let data: String = self
+            .conn
+            .prepare_cached("SELECT data FROM nodes WHERE ix = ?1")?
+            .query_row([ix], |r| r.get(0))?;
+        serde_json::from_str(&data)
+            .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))
+    }
+
+    fn edges(&self, ix: NodeIx, out: bool) -> Vec<Edge> {
+        if let Some(edges) = self.edge_cache.borrow().get(&(ix, out)) {
+            return edges.clone();
+        }
+        let edges = self.read_edges(ix, out);
+        self.edge_cache
+            .borrow_mut()
+            .insert((ix, out), edges.clone());
+        edges
+    }
+
+    fn read_edges(&self, ix: NodeIx, out: bool) -> Vec<Edge> {
+        let sql = if out {
+            "SELECT e.dst, e.rel, n.id, n.kind FROM edges e JOIN nodes n ON n.ix = e.dst
+             WHERE e.src = ?1 ORDER BY n.id, e.rel"
+        } else {
+            "SELECT e.src, e.rel, n.id, n.kind FROM edges e JOIN nodes n ON n.ix = e.src
+             WHERE e.dst = ?1 ORDER BY n.id, e.rel"
+        };
+        let result = (|| -> Result<Vec<Edge>, rusqlite::Error> {
+            let mut stmt = self.conn.prepare_cached(sql)?;
+            let rows = stmt.query_map([ix], |r| {
+                Ok((
+                    r.get::<_, i64>(0)? as NodeIx,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, String>(3)?,
+                ))
+            })?;
+            let mut edges = Vec::new();
+            for row in rows {
+                let (other, rel, id, kind) = row?;
+                self.ids.borrow_mut().insert(other, id);
+                self.kinds.borrow_mut().insert(other, Kind::parse(&kind));
+                let relation = Relation::from_key(&rel);
+                edges.push(if out {
+                    Edge {
+                        from: ix,
+                        to: other,
+                        relation,
+                    }
+                } else {
+                    Edge {
+                        from: other,
+                        to: ix,
+                        relation,
+                    }
+                });
+            }
+            Ok(edges)
+        })();
+        result.unwrap_or_else(|e| {
+            self.note(e);
+            Vec::new()
+        })
+    }
+}
+
+impl GraphView for Index {
+    fn lookup(&self, id: &str) -> Option<NodeIx> {
+        let result = self
+            .conn
+            .prepare_cached("SELECT ix FROM nodes WHERE id = ?1")
+            .and_then(|mut s| s.query_row([id], |r| r.get::<_, i64>(0)).optional());
+        match result {
+            Ok(ix) => ix.map(|ix| ix as NodeIx),
+            Err(e) => {
+                self.note(e);
+                None
+            }
+        }
+    }
+
+    fn id_of(&self, ix: NodeIx) -> String {
+        if let Some(id) = self.ids.borrow().get(&ix) {
+            return id.clone();
+        }
+        let id: String = self
+            .conn
+            .prepare_cached("SELECT id FROM nodes WHERE ix = ?1")
+            .and_then(|mut s| s.query_row([ix], |r| r.get(0)))
+            .unwrap_or_else(|e| {
+                self.note(e);
+                String::new()
+            });
+        self.ids.borrow_mut().insert(ix, id.clone());
+        id
+    }
+
+    fn kind_of(&self, ix: NodeIx) -> Kind {
+        if let Some(kind) = self.kinds.borrow().get(&ix) {
+            return kind.clone();
+        }
+        let kind: String = self
+            .conn
+            .prepare_cached("SELECT kind FROM nodes WHERE ix = ?1")
+            .and_then(|mut s| s.query_row([ix], |r| r.get(0)))
+            .unwrap_or_else(|e| {
+                self.note(e);
+                String::new()
+            });
+        let kind = Kind::parse(&kind);
+        self.kinds.borrow_mut().insert(ix, kind.clone());
+        kind
+    }
+
+    fn edges_out(&self, ix: NodeIx) -> Vec<Edge> {
+        self.edges(ix, true)
+    }
+
+    fn edges_in(&self, ix: NodeIx) -> Vec<Edge> {
+        self.edges(ix, false)
+    }
+
+    fn identity(&self) -> Option<NodeIx> {
+        self.conn
+            .prepare_cached("SELECT ix FROM nodes WHERE kind = 'identity' ORDER BY id LIMIT 1")
+            .and_then(|mut s| s.query_row([], |r| r.get::<_, i64>(0)).optional())
+            .unwrap_or_else(|e| {
+                self.note(e);
+                None
+            })
+            .map(|ix| ix as NodeIx)
+    }
+
+    fn dangling_from(&self, ix: NodeIx) -> Vec<Dangling> {
+        let result = (|| -> Result<Vec<Dangling>, rusqlite::Error> {
+            let mut stmt = self.conn.prepare_cached(
+                "SELECT rel, target FROM dangling WHERE src = ?1 ORDER BY rel, target",
+            )?;
+            let rows = stmt.query_map([ix], |r| {
+                Ok(Dangling {
+                    from: ix,
+                    relation: Relation::from_key(&r.get::<_, String>(0)?),
+                    target: r.get(1)?,
+                })
+            })?;
+            rows.collect()
+        })();
+        let mut found = result.unwrap_or_else(|e| {
+            self.note(e);
+            Vec::new()
+        });
+        found.dedup();
+        found
+    }
+
+    fn all_ids(&self) -> Vec<String> {
+        let result = (|| -> Result<Vec<String>, rusqlite::Error> {
+            let mut stmt = self
+                .conn
+                .prepare_cached("SELECT id FROM nodes ORDER BY id")?;
+            let rows = stmt.query_map([], |r| r.get(0))?;
+            rows.collect()
+        })();
+        result.unwrap_or_else(|e| {
+            self.note(e);
+            Vec::new()
+        })
+    }
+}
+
+impl Corpus for Index {
+    fn store(&self, needed: &[NodeIx]) -> Box<dyn NodeStore + '_> {
+        let mut sub = Subgraph::default();
+        for &ix in needed {
+            match self.load_node(ix) {
+                Ok(node) => {
+                    sub.nodes.insert(ix, node);
+                }
+                Err(e) => self.note(e),
+            }
+        }
+        sub.newest_date = self
+            .conn
+            .query_row("SELECT max(date) FROM nodes", [], |r| {
+                r.get::<_, Option<String>>(0)
+            })
+            .unwrap_or_else(|e| {
+                self.note(e);
+                None
+            });
+        Box::new(sub)
+    }
+
+    fn counts(&self) -> Option<&dyn CountStore> {
+        Some(self)
+    }
+}
+
+impl CountStore for Index {
+    fn get(&self, key: &[u8]) -> Option<usize> {
+        self.conn
+            .prepare_cached("SELECT n FROM counts WHERE key = ?1")
+            .and_then(|mut s| s.query_row([key], |r| r.get::<_, i64>(0)).optional())
+            .ok()
+            .flatten()
+            .map(|n| n as usize)
+    }
+
+    fn put(&self, entries: &[(Vec<u8>, usize)]) {
+        if entries.is_empty() {
+            return;
+        }
+        // Best effort: a read-only or busy database only costs a recount next time.
+        let _ = (|| -> Result<(), rusqlite::Error> {
+            self.conn.execute_batch("BEGIN")?;
+            {
+                let mut stmt = self
+                    .conn
+                    .prepare_cached("INSERT OR IGNORE INTO counts(key, n) VALUES (?1, ?2)")?;
+                for (key, n) in entries {
+                    stmt.execute(params![key, *n as i64])?;
+                }
+            }
+            self.conn.execute_batch("COMMIT")
+        })()
+        .map_err(|_| self.conn.execute_batch("ROLLBACK"));
+    }
+}
+
+/// Executes a statement through the statement cache (refreshes run the same few statements
+/// hundreds of thousands of times).
+fn run<P: rusqlite::Params>(conn: &Connection, sql: &str, params: P) -> rusqlite::Result<usize> {
+    conn.prepare_cached(sql)?.execute(params)
+}
+
+/// One row through the statement cache.
+fn row<P: rusqlite::Params, T>(
+    conn: &Connection,
+    sql: &str,
+    params: P,
+    f: impl FnOnce(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+) -> rusqlite::Result<T> {
+    conn.prepare_cached(sql)?.query_row(params, f)
+}
+
+fn create(conn: &Connection, project: &Project) -> rusqlite::Result<()> {
+    conn.execute_batch(CREATE)?;
+    conn.execute(
+        "INSERT INTO meta(key, value) VALUES ('schema', ?1), ('sources', ?2)",
+        params![SCHEMA, sources_key(project)],
+    )?;
+    Ok(())
+}
+
+fn err(path: &str, e: rusqlite::Error) -> IndexError {
+    IndexError {
+        path: path.to_string(),
+        message: e.to_string(),
+    }
+}
+
+/// Identifies the set of sources an index was built for.
+fn sources_key(project: &Project) -> String {
+    project
+        .sources
+        .iter()
+        .map(|s| match s {
+            Source::SpecGraph { manifest } => {
+                format!("specgraph:{}", rel_path(&project.root, manifest))
+            }
+            Source::Contextia { dir } => format!("contextia:{}", rel_path(&project.root, dir)),
+            Source::Folder { dir } => format!("folder:{}", rel_path(&project.root, dir)),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Size and mtime (nanoseconds) of a file or folder.
+fn stat(path: &Path) -> Option<(i64, i64)> {
+    let meta = std::fs::metadata(path).ok()?;
+    let mtime = meta
+        .modified()
+        .ok()?
+        .duration_since(UNIX_EPOCH)
+        .ok()?
+        .as_nanos() as i64;
+    Some((if meta.is_dir() { 0 } else { meta.len() as i64 }, mtime))
+}
+
+/// Every source file of the project, the manifests' own problems, and the paths to watch
+/// (manifests and folders) for a quick check.
+fn list(project: &Project) -> (Vec<Listed>, Vec<Problem>, Vec<PathBuf>) {
+    let root = &project.root;
+    let mut listed = Vec::new();
+    let mut problems = Vec::new();
+    let mut watches: Vec<PathBuf> = Vec::new();
+    for source in &project.sources {
+        match source {
+            Source::SpecGraph { manifest } => {
+                watches.push(manifest.clone());
+                let (entries, manifest_problems) = specgraph::read_manifest(root, manifest);
+                problems.extend(manifest_problems);
+                for entry in entries {
+                    listed.push(Listed {
+                        rel: rel_path(root, &entry.file),
+                        path: entry.file.clone(),
+                        parser: Parser::Spec(entry),
+                        known: None,
+                    });
+                }
+            }
+            Source::Contextia { dir } | Source::Folder { dir } => {
+                let files = match source {
+                    Source::Contextia { .. } => artifacts::contextia_files(dir),
+                    _ => artifacts::folder_files(dir),
+                };
+                watches.push(dir.clone());
+                for (path, placement) in files {
+                    if let Some(parent) = path.parent() {
+                        watches.push(parent.to_path_buf());
+                    }
+                    listed.push(Listed {
+                        rel: rel_path(root, &path),
+                        path,
+                        parser: Parser::Artifact(placement),
+                        known: None,
+                    });
+                }
+                if let Source::Contextia { .. } = source {
+                    for folder in [
+                        "system",
+                        "system/specs",
+                        "system/rationale",
+                        "system/norms",
+                        "work",
+                        "work/tasks",
+                    ] {
+                        watches.push(dir.join(folder));
+                    }
+                }
+            }
+        }
+    }
+    listed.sort_by(|a, b| a.rel.cmp(&b.rel));
+    listed.dedup_by(|a, b| a.rel == b.rel);
+    watches.sort();
+    watches.dedup();
+    (listed, problems, watches)
+}
+
+/// A parser as stored with its file: `s`, manifest, id, expected type; or `a` and a
+/// placement (`identity`, `loose`, or the kind of a folder).
+fn encode_parser(parser: &Parser) -> String {
+    match parser {
+        Parser::Spec(entry) => format!(
+            "s\t{}\t{}\t{}",
+            entry.manifest,
+            entry.id,
+            entry.expected.as_deref().unwrap_or("")
+        ),
+        Parser::Artifact(Placement::Identity) => "a\tidentity".into(),
+        Parser::Artifact(Placement::Loose) => "a\tloose".into(),
+        Parser::Artifact(Placement::Folder(kind)) => format!("a\tfolder\t{kind}"),
+    }
+}
+
+fn decode_parser(text: &str) -> Option<Parser> {
+    let parts: Vec<&str> = text.split('\t').collect();
+    match parts.as_slice() {
+        ["s", manifest, id, expected] => Some(Parser::Spec(Entry {
+            id: id.to_string(),
+            file: PathBuf::new(),
+            expected: (!expected.is_empty()).then(|| expected.to_string()),
+            manifest: manifest.to_string(),
+        })),
+        ["a", "identity"] => Some(Parser::Artifact(Placement::Identity)),
+        ["a", "loose"] => Some(Parser::Artifact(Placement::Loose)),
+        ["a", "folder", kind] => Some(Parser::Artifact(Placement::Folder(Kind::parse(kind)))),
+        _ => None,
+    }
+}
+
+fn parse(rel: &str, text: &str, parser: &Parser) -> Result<Option<Node>, Problem> {
+    match parser {
+        Parser::Spec(entry) => specgraph::parse_entry(entry, rel, text).map(Some),
+        Parser::Artifact(placement) => artifacts::parse_artifact(rel, text, placement),
+    }
+}
+
+fn insert_problem(tx: &Connection, file: &str, problem: &Problem) -> rusqlite::Result<()> {
+    run(
+        &tx,
+        "INSERT INTO problems(file, line, col, severity, message) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![
+            file,
+            problem.location.line,
+            problem.location.col,
+            (problem.severity == Severity::Error) as i64,
+            problem.message
+        ],
+    )?;
+    // A problem located in another file (a manifest entry) is also found by that file.
+    if problem.location.path != file {
+        run(
+            &tx,
+            "UPDATE problems SET file = ?1 WHERE rowid = last_insert_rowid()",
+            [&problem.location.path],
+        )?;
+    }
+    Ok(())
+}
+
+/// Removes the nodes of a file; links that pointed at them become dangling.
+fn remove_file_nodes(tx: &Connection, file: &str) -> rusqlite::Result<()> {
+    let nodes: Vec<(i64, String)> = {
+        let mut stmt = tx.prepare_cached("SELECT ix, id FROM nodes WHERE file = ?1")?;
+        let rows = stmt.query_map([file], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        rows.collect::<Result<_, _>>()?
+    };
+    for (ix, id) in nodes {
+        remove_node(tx, ix, &id)?;
+    }
+    Ok(())
+}
+
+fn remove_node(tx: &Connection, ix: i64, id: &str) -> rusqlite::Result<()> {
+    run(&tx,
+        "INSERT INTO dangling(src, rel, target) SELECT src, rel, ?2 FROM edges WHERE dst = ?1 AND src <> ?1",
+        params![ix, id],
+    )?;
+    run(&tx, "DELETE FROM edges WHERE src = ?1 OR dst = ?1", [ix])?;
+    run(&tx, "DELETE FROM dangling WHERE src = ?1", [ix])?;
+    run(&tx, "DELETE FROM search WHERE rowid = ?1", [ix])?;
+    run(&tx, "DELETE FROM nodes WHERE ix = ?1", [ix])?;
+    Ok(())
+}
+
+/// Writes a node, keeping its index when the file still holds the same id (so links to it
+/// stay valid). A duplicate id comes back as a problem.
+fn upsert_node(
+    tx: &Connection,
+    file: &str,
+    node: Node,
+) -> rusqlite::Result<Result<(NodeIx, Node), Problem>> {
+    let existing: Vec<(i64, String)> = {
+        let mut stmt = tx.prepare_cached("SELECT ix, id FROM nodes WHERE file = ?1")?;
+        let rows = stmt.query_map([file], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        rows.collect::<Result<_, _>>()?
+    };
+    let mut keep: Option<i64> = None;
+    for (ix, id) in existing {
+        if id == node.id {
+            keep = Some(ix);
+        } else {
+            remove_node(tx, ix, &id)?;
+        }
+    }
+    let data = serde_json::to_string(&node)
+        .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+    let ix = match keep {
+        Some(ix) => {
+            run(
+                &tx,
+                "UPDATE nodes SET kind = ?2, date = ?3, data = ?4 WHERE ix = ?1",
+                params![ix, node.kind.name(), node.date, data],
+            )?;
+            run(&tx, "DELETE FROM search WHERE rowid = ?1", [ix])?;
+            ix
+        }
+        None => {
+            let taken: Option<String> = row(
+                &tx,
+                "SELECT file FROM nodes WHERE id = ?1",
+                [&node.id],
+                |r| r.get(0),
+            )
+            .optional()?;
+            if let Some(first) = taken {
+                return Ok(Err(Problem::error(
+                    node.location.clone(),
+                    format!("duplicate id `{}` (first defined in {first})", node.id),
+                )));
+            }
+            run(
+                &tx,
+                "INSERT INTO nodes(id, kind, file, date, data) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![node.id, node.kind.name(), file, node.date, data],
+            )?;
+            tx.last_insert_rowid()
+        }
+    };
+    let (body, fields) = search_text(&node);
+    run(
+        &tx,
+        "INSERT INTO search(rowid, id, title, body, fields) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![ix, node.id, node.title, body, fields],
+    )?;
+    Ok(Ok((ix as NodeIx, node)))
+}
+
+/// The searchable body and fields of a node.
+fn search_text(node: &Node) -> (String, String) {
+    let mut body = String::new();
+    let mut fields = vec![node.kind.name().to_string()];
+    fields.extend(node.status.clone());
+    match &node.content {
+        Content::Spec(spec) => {
+            for text in [
+                &spec.expectation,
+                &spec.statement,
+                &spec.description,
+                &spec.rationale,
+            ]
+            .into_iter()
+            .flatten()
+            {
+                body.push_str(text);
+                body.push('\n');
+            }
+            for text in &spec.constraints {
+                body.push_str(text);
+                body.push('\n');
+            }
+            for alt in &spec.rejected_alternatives {
+                body.push_str(&format!("{}: {}\n", alt.title, alt.reason));
+            }
+            fields.extend(spec.category.clone());
+            fields.extend(spec.severity.clone());
+            for (key, value) in spec.metadata.iter().chain(&spec.extra) {
+                fields.push(format!("{key} {value}"));
+            }
+        }
+        Content::Artifact(fields_of) => {
+            body.push_str(&fields_of.body);
+            fields.extend(fields_of.description.clone());
+            fields.extend(fields_of.tags.iter().cloned());
+            fields.extend(fields_of.paths.iter().cloned());
+            for (key, value) in &fields_of.extra {
+                fields.push(format!("{key} {value}"));
+            }
+        }
+    }
+    (body, fields.join("\n"))
+}
+
+/// An FTS5 query for free text: every word quoted (no operators leak in), any may match.
+fn fts_query(query: &str) -> Option<String> {
+    let words: Vec<String> = query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| format!("\"{}\"", w.to_lowercase()))
+        .collect();
+    (!words.is_empty()).then(|| words.join(" OR "))
+}
+
+impl Index {
+    /// The encoding-independent helper used by tests: the number of indexed nodes.
+    pub fn node_count(&self) -> usize {
+        self.conn
+            .query_row("SELECT count(*) FROM nodes", [], |r| r.get::<_, i64>(0))
+            .unwrap_or(0) as usize
+    }
+}
