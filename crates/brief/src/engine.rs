@@ -151,8 +151,15 @@ impl Engine {
         self.refresh(None, &mut |_, _| {})?;
         for _ in 0..3 {
             self.ensure_loadable()?;
-            let start = self.start(request)?;
-            let out = assemble_from(&self.index, &self.project.defaults, request, &start);
+            let out = self.index.reading(|| {
+                let start = self.start(request)?;
+                Ok::<_, EngineError>(assemble_from(
+                    &self.index,
+                    &self.project.defaults,
+                    request,
+                    &start,
+                ))
+            })?;
             if let Some(error) = self.index.take_error() {
                 return Err(error.into());
             }

@@ -125,7 +125,27 @@ struct Listed {
 
 /// A candidate file after reading: its position in the listing, its content hash, and the
 /// parse result (`None` when the content had not changed).
-type Read = (usize, [u8; 32], Option<Result<Option<Node>, Problem>>);
+type Read = (usize, [u8; 32], Option<Result<Option<Prepared>, Problem>>);
+
+/// A parsed node with what the index stores of it, made on the parallel side of a refresh.
+struct Prepared {
+    node: Node,
+    data: String,
+    body: String,
+    fields: String,
+}
+
+fn prepare(node: Node) -> Result<Prepared, Problem> {
+    let data = serde_json::to_string(&node)
+        .map_err(|e| Problem::error(node.location.clone(), format!("cannot store node: {e}")))?;
+    let (body, fields) = search_text(&node);
+    Ok(Prepared {
+        node,
+        data,
+        body,
+        fields,
+    })
+}
 
 /// The SQLite index of one project.
 pub struct Index {
@@ -388,6 +408,17 @@ impl Index {
             })
             .map_err(|e| self.err(e))?;
         rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.err(e))
+    }
+
+    /// Runs `f` inside one read transaction: one snapshot for a whole context, and one lock
+    /// instead of one per query.
+    pub fn reading<T>(&self, f: impl FnOnce() -> T) -> T {
+        let own = self.conn.is_autocommit() && self.conn.execute_batch("BEGIN").is_ok();
+        let result = f();
+        if own && self.conn.execute_batch("COMMIT").is_err() {
+            let _ = self.conn.execute_batch("ROLLBACK");
+        }
+        result
     }
 
     /// The first storage error met while answering graph queries, if any.
@@ -654,7 +685,10 @@ impl Index {
                         let same = hashes
                             .get(file.rel.as_str())
                             .is_some_and(|old| old.as_slice() == hash);
-                        let parsed = (!same).then(|| parse(&file.rel, &text, &file.parser));
+                        let parsed = (!same).then(|| {
+                            parse(&file.rel, &text, &file.parser)
+                                .and_then(|node| node.map(prepare).transpose())
+                        });
                         (hash, parsed)
                     }
                     Err(problem) => ([0; 32], Some(Err(problem))),
@@ -674,6 +708,16 @@ impl Index {
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(e)?;
+        // A bulk load merges the full-text index once at the end, not while inserting.
+        let bulk = todo.len() > 10_000;
+        if bulk {
+            run(
+                &tx,
+                "INSERT INTO search(search, rank) VALUES ('automerge', 0)",
+                [],
+            )
+            .map_err(e)?;
+        }
         for path in &removed {
             remove_file_nodes(&tx, path).map_err(e)?;
             run(&tx, "DELETE FROM problems WHERE file = ?1", [path]).map_err(e)?;
@@ -710,13 +754,15 @@ impl Index {
                     refresh.parsed += 1;
                     run(&tx, "DELETE FROM problems WHERE file = ?1", [&file.rel]).map_err(e)?;
                     match result {
-                        Ok(Some(node)) => match upsert_node(&tx, &file.rel, node).map_err(e)? {
-                            Ok(entry) => touched.push(entry),
-                            Err(dup) => {
-                                problem = true;
-                                insert_problem(&tx, &file.rel, &dup).map_err(e)?;
+                        Ok(Some(prepared)) => {
+                            match upsert_node(&tx, &file.rel, prepared).map_err(e)? {
+                                Ok(entry) => touched.push(entry),
+                                Err(dup) => {
+                                    problem = true;
+                                    insert_problem(&tx, &file.rel, &dup).map_err(e)?;
+                                }
                             }
-                        },
+                        }
                         Ok(None) => remove_file_nodes(&tx, &file.rel).map_err(e)?,
                         Err(p) => {
                             problem = true;
@@ -769,6 +815,15 @@ impl Index {
             )
             .map_err(e)?;
             run(&tx, "DELETE FROM dangling WHERE target = ?1", [&node.id]).map_err(e)?;
+        }
+        if bulk {
+            run(&tx, "INSERT INTO search(search) VALUES ('optimize')", []).map_err(e)?;
+            run(
+                &tx,
+                "INSERT INTO search(search, rank) VALUES ('automerge', 4)",
+                [],
+            )
+            .map_err(e)?;
         }
         tx.commit().map_err(e)?;
         let files: i64 = self
@@ -1004,8 +1059,11 @@ impl CountStore for Index {
             return;
         }
         // Best effort: a read-only or busy database only costs a recount next time.
+        let own = self.conn.is_autocommit();
         let _ = (|| -> Result<(), rusqlite::Error> {
-            self.conn.execute_batch("BEGIN")?;
+            if own {
+                self.conn.execute_batch("BEGIN")?;
+            }
             {
                 let mut stmt = self
                     .conn
@@ -1014,9 +1072,16 @@ impl CountStore for Index {
                     stmt.execute(params![key, *n as i64])?;
                 }
             }
-            self.conn.execute_batch("COMMIT")
+            if own {
+                self.conn.execute_batch("COMMIT")?;
+            }
+            Ok(())
         })()
-        .map_err(|_| self.conn.execute_batch("ROLLBACK"));
+        .map_err(|_| {
+            if own {
+                let _ = self.conn.execute_batch("ROLLBACK");
+            }
+        });
     }
 }
 
@@ -1182,7 +1247,7 @@ fn parse(rel: &str, text: &str, parser: &Parser) -> Result<Option<Node>, Problem
 
 fn insert_problem(tx: &Connection, file: &str, problem: &Problem) -> rusqlite::Result<()> {
     run(
-        &tx,
+        tx,
         "INSERT INTO problems(file, line, col, severity, message) VALUES (?1, ?2, ?3, ?4, ?5)",
         params![
             file,
@@ -1195,7 +1260,7 @@ fn insert_problem(tx: &Connection, file: &str, problem: &Problem) -> rusqlite::R
     // A problem located in another file (a manifest entry) is also found by that file.
     if problem.location.path != file {
         run(
-            &tx,
+            tx,
             "UPDATE problems SET file = ?1 WHERE rowid = last_insert_rowid()",
             [&problem.location.path],
         )?;
@@ -1217,14 +1282,14 @@ fn remove_file_nodes(tx: &Connection, file: &str) -> rusqlite::Result<()> {
 }
 
 fn remove_node(tx: &Connection, ix: i64, id: &str) -> rusqlite::Result<()> {
-    run(&tx,
+    run(tx,
         "INSERT INTO dangling(src, rel, target) SELECT src, rel, ?2 FROM edges WHERE dst = ?1 AND src <> ?1",
         params![ix, id],
     )?;
-    run(&tx, "DELETE FROM edges WHERE src = ?1 OR dst = ?1", [ix])?;
-    run(&tx, "DELETE FROM dangling WHERE src = ?1", [ix])?;
-    run(&tx, "DELETE FROM search WHERE rowid = ?1", [ix])?;
-    run(&tx, "DELETE FROM nodes WHERE ix = ?1", [ix])?;
+    run(tx, "DELETE FROM edges WHERE src = ?1 OR dst = ?1", [ix])?;
+    run(tx, "DELETE FROM dangling WHERE src = ?1", [ix])?;
+    run(tx, "DELETE FROM search WHERE rowid = ?1", [ix])?;
+    run(tx, "DELETE FROM nodes WHERE ix = ?1", [ix])?;
     Ok(())
 }
 
@@ -1233,8 +1298,14 @@ fn remove_node(tx: &Connection, ix: i64, id: &str) -> rusqlite::Result<()> {
 fn upsert_node(
     tx: &Connection,
     file: &str,
-    node: Node,
+    prepared: Prepared,
 ) -> rusqlite::Result<Result<(NodeIx, Node), Problem>> {
+    let Prepared {
+        node,
+        data,
+        body,
+        fields,
+    } = prepared;
     let existing: Vec<(i64, String)> = {
         let mut stmt = tx.prepare_cached("SELECT ix, id FROM nodes WHERE file = ?1")?;
         let rows = stmt.query_map([file], |r| Ok((r.get(0)?, r.get(1)?)))?;
@@ -1248,21 +1319,20 @@ fn upsert_node(
             remove_node(tx, ix, &id)?;
         }
     }
-    let data = serde_json::to_string(&node)
-        .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+
     let ix = match keep {
         Some(ix) => {
             run(
-                &tx,
+                tx,
                 "UPDATE nodes SET kind = ?2, date = ?3, data = ?4 WHERE ix = ?1",
                 params![ix, node.kind.name(), node.date, data],
             )?;
-            run(&tx, "DELETE FROM search WHERE rowid = ?1", [ix])?;
+            run(tx, "DELETE FROM search WHERE rowid = ?1", [ix])?;
             ix
         }
         None => {
             let taken: Option<String> = row(
-                &tx,
+                tx,
                 "SELECT file FROM nodes WHERE id = ?1",
                 [&node.id],
                 |r| r.get(0),
@@ -1275,16 +1345,15 @@ fn upsert_node(
                 )));
             }
             run(
-                &tx,
+                tx,
                 "INSERT INTO nodes(id, kind, file, date, data) VALUES (?1, ?2, ?3, ?4, ?5)",
                 params![node.id, node.kind.name(), file, node.date, data],
             )?;
             tx.last_insert_rowid()
         }
     };
-    let (body, fields) = search_text(&node);
     run(
-        &tx,
+        tx,
         "INSERT INTO search(rowid, id, title, body, fields) VALUES (?1, ?2, ?3, ?4, ?5)",
         params![ix, node.id, node.title, body, fields],
     )?;
