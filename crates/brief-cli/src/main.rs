@@ -308,8 +308,9 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
             .map_err(|e| failure(Some(&root), e))?;
             format!(
-                "{} files in {} ({} parsed, {} unchanged after hashing, {} removed{})\n",
+                "{} file{} in {} ({} parsed, {} unchanged after hashing, {} removed{})\n",
                 refresh.files,
+                if refresh.files == 1 { "" } else { "s" },
                 engine.index().location(),
                 refresh.parsed,
                 refresh.unchanged_content,

@@ -187,7 +187,7 @@ impl Index {
             }
         }
         let conn = Connection::open_in_memory().map_err(|e| err(":memory:", e))?;
-        Index::init(project, conn, ":memory:".into(), true)
+        Index::init(project, conn, ":memory:".into())
     }
 
     fn open_file(project: &Project, path: &Path) -> Result<Index, IndexError> {
@@ -233,12 +233,7 @@ impl Index {
         Ok(Index::with(project, conn, shown, !current))
     }
 
-    fn init(
-        project: &Project,
-        conn: Connection,
-        shown: String,
-        _fresh: bool,
-    ) -> Result<Index, IndexError> {
+    fn init(project: &Project, conn: Connection, shown: String) -> Result<Index, IndexError> {
         create(&conn, project).map_err(|e| err(&shown, e))?;
         Ok(Index::with(project, conn, shown, true))
     }

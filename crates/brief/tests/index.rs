@@ -243,3 +243,29 @@ fn search_ranks_an_exact_id_first_then_bm25() {
         "query syntax never leaks"
     );
 }
+
+#[test]
+fn a_named_file_is_refreshed_alone() {
+    let dir = project_copy(PAYMENTS);
+    let mut engine = engine(dir.path());
+    engine.refresh(Some(Verify::Full), &mut |_, _| {}).unwrap();
+    let rel = "specgraph/nodes/decisions/DEC-CHK-04.json";
+    let file = dir.path().join(rel);
+    let text = fs::read_to_string(&file).unwrap();
+    fs::write(
+        &file,
+        text.replace("Adyen Checkout API", "Adyen Sessions API"),
+    )
+    .unwrap();
+    let refresh = engine.refresh_paths(&[rel.to_string()]).unwrap();
+    assert_eq!((refresh.files, refresh.parsed), (1, 1));
+    let shown = engine
+        .show("DEC-CHK-04", brief::Detail::Meta, Format::Markdown, None)
+        .unwrap();
+    assert!(shown.contains("Adyen Sessions API"), "{shown}");
+    // A file the index does not know makes it a full refresh.
+    let refresh = engine
+        .refresh_paths(&["specgraph/nodes/decisions/NEW.json".into()])
+        .unwrap();
+    assert_eq!(refresh.files, 36);
+}
