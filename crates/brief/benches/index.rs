@@ -65,7 +65,7 @@ fn benches(c: &mut Criterion) {
             b.iter(|| {
                 flip = !flip;
                 let text = if flip {
-                    original.replacen("title", "title", 1).replace("#", "# ")
+                    original.replace('#', "# ")
                 } else {
                     original.clone()
                 };

@@ -36,21 +36,32 @@ CREATE TABLE files(path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER N
 CREATE TABLE watches(path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL);
 CREATE TABLE nodes(ix INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,
                    file TEXT NOT NULL, date TEXT, data TEXT NOT NULL);
-CREATE INDEX nodes_file ON nodes(file);
-CREATE INDEX nodes_kind ON nodes(kind);
-CREATE INDEX nodes_date ON nodes(date);
+
 CREATE TABLE edges(src INTEGER NOT NULL, dst INTEGER NOT NULL, rel TEXT NOT NULL,
                    PRIMARY KEY(src, dst, rel)) WITHOUT ROWID;
-CREATE INDEX edges_dst ON edges(dst);
 CREATE TABLE dangling(src INTEGER NOT NULL, rel TEXT NOT NULL, target TEXT NOT NULL);
-CREATE INDEX dangling_src ON dangling(src);
-CREATE INDEX dangling_target ON dangling(target);
 CREATE TABLE problems(file TEXT NOT NULL, line INTEGER NOT NULL, col INTEGER NOT NULL,
                       severity INTEGER NOT NULL, message TEXT NOT NULL);
-CREATE INDEX problems_file ON problems(file);
 CREATE VIRTUAL TABLE search USING fts5(id, title, body, fields, content='',
                                        contentless_delete=1, tokenize='unicode61');
 CREATE TABLE counts(key BLOB PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+";
+
+/// Indexes that only speed up lookups; a build into an empty index drops and re-creates them.
+const CREATE_SECONDARY: &str = "
+CREATE INDEX IF NOT EXISTS nodes_file ON nodes(file);
+CREATE INDEX IF NOT EXISTS nodes_kind ON nodes(kind);
+CREATE INDEX IF NOT EXISTS nodes_date ON nodes(date);
+CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst);
+CREATE INDEX IF NOT EXISTS dangling_src ON dangling(src);
+CREATE INDEX IF NOT EXISTS dangling_target ON dangling(target);
+CREATE INDEX IF NOT EXISTS problems_file ON problems(file);
+";
+
+const DROP_SECONDARY: &str = "
+DROP INDEX IF EXISTS nodes_file; DROP INDEX IF EXISTS nodes_kind; DROP INDEX IF EXISTS nodes_date;
+DROP INDEX IF EXISTS edges_dst; DROP INDEX IF EXISTS dangling_src;
+DROP INDEX IF EXISTS dangling_target; DROP INDEX IF EXISTS problems_file;
 ";
 
 /// Up to this many source files a context checks every file for changes; above it only the
@@ -705,6 +716,12 @@ impl Index {
             .map_err(e)?;
         // A bulk load merges the full-text index once at the end, not while inserting.
         let bulk = todo.len() > 10_000;
+        // Into an empty index nothing needs looking up by file or resolving later, and the
+        // secondary indexes are cheaper built once at the end than kept up per insert.
+        let fresh = known.is_empty();
+        if fresh {
+            tx.execute_batch(DROP_SECONDARY).map_err(e)?;
+        }
         if bulk {
             run(
                 &tx,
@@ -750,7 +767,7 @@ impl Index {
                     run(&tx, "DELETE FROM problems WHERE file = ?1", [&file.rel]).map_err(e)?;
                     match result {
                         Ok(Some(prepared)) => {
-                            match upsert_node(&tx, &file.rel, prepared).map_err(e)? {
+                            match upsert_node(&tx, &file.rel, prepared, fresh).map_err(e)? {
                                 Ok(entry) => touched.push(entry),
                                 Err(dup) => {
                                     problem = true;
@@ -801,7 +818,7 @@ impl Index {
                 .map_err(e)?;
             }
         }
-        for (ix, node) in &touched {
+        for (ix, node) in touched.iter().filter(|_| !fresh) {
             run(
                 &tx,
                 "INSERT OR IGNORE INTO edges(src, dst, rel)
@@ -810,6 +827,9 @@ impl Index {
             )
             .map_err(e)?;
             run(&tx, "DELETE FROM dangling WHERE target = ?1", [&node.id]).map_err(e)?;
+        }
+        if fresh {
+            tx.execute_batch(CREATE_SECONDARY).map_err(e)?;
         }
         if bulk {
             run(&tx, "INSERT INTO search(search) VALUES ('optimize')", []).map_err(e)?;
@@ -1098,6 +1118,7 @@ fn row<P: rusqlite::Params, T>(
 
 fn create(conn: &Connection, project: &Project) -> rusqlite::Result<()> {
     conn.execute_batch(CREATE)?;
+    conn.execute_batch(CREATE_SECONDARY)?;
     conn.execute(
         "INSERT INTO meta(key, value) VALUES ('schema', ?1), ('sources', ?2)",
         params![SCHEMA, sources_key(project)],
@@ -1294,6 +1315,7 @@ fn upsert_node(
     tx: &Connection,
     file: &str,
     prepared: Prepared,
+    fresh: bool,
 ) -> rusqlite::Result<Result<(NodeIx, Node), Problem>> {
     let Prepared {
         node,
@@ -1301,7 +1323,9 @@ fn upsert_node(
         body,
         fields,
     } = prepared;
-    let existing: Vec<(i64, String)> = {
+    let existing: Vec<(i64, String)> = if fresh {
+        Vec::new()
+    } else {
         let mut stmt = tx.prepare_cached("SELECT ix, id FROM nodes WHERE file = ?1")?;
         let rows = stmt.query_map([file], |r| Ok((r.get(0)?, r.get(1)?)))?;
         rows.collect::<Result<_, _>>()?
