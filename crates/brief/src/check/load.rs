@@ -20,42 +20,17 @@ use crate::sources::artifacts::{contextia_files, folder_files, parse_artifact, P
 use crate::sources::specgraph::{parse_entry, read_manifest, Entry};
 use crate::sources::{frontmatter, read_text, rel_path, Problem};
 
-/// Reads files that must lie inside the root, like [`read_text`], but resolves each folder
-/// once instead of every file's full path (a `readlink` per path component per file dominated
-/// the run on large projects): a file is inside when it is not a symlink and its folder's real
-/// path is inside the root's; a symlinked file is resolved in full.
+/// Reads files that must lie inside the root: [`read_text`] (which resolves each folder only
+/// once), for the project's root.
 pub(super) struct Reader {
     root: std::path::PathBuf,
-    real_root: Option<std::path::PathBuf>,
-    dirs: std::sync::RwLock<HashMap<std::path::PathBuf, bool>>,
 }
 
 impl Reader {
     pub fn new(root: &Path) -> Reader {
         Reader {
             root: root.to_path_buf(),
-            real_root: root.canonicalize().ok(),
-            dirs: Default::default(),
         }
-    }
-
-    fn inside(&self, path: &Path) -> std::io::Result<bool> {
-        let Some(real_root) = &self.real_root else {
-            return Ok(true);
-        };
-        let meta = std::fs::symlink_metadata(path)?;
-        let dir = match path.parent() {
-            Some(dir) if !meta.file_type().is_symlink() => dir,
-            _ => return Ok(path.canonicalize()?.starts_with(real_root)),
-        };
-        if let Some(&inside) = self.dirs.read().ok().as_ref().and_then(|d| d.get(dir)) {
-            return Ok(inside);
-        }
-        let inside = dir.canonicalize()?.starts_with(real_root);
-        if let Ok(mut dirs) = self.dirs.write() {
-            dirs.insert(dir.to_path_buf(), inside);
-        }
-        Ok(inside)
     }
 
     /// The project root.
@@ -64,34 +39,7 @@ impl Reader {
     }
 
     pub fn read(&self, path: &Path) -> Result<String, Problem> {
-        match self.inside(path) {
-            Ok(true) => {}
-            // The loader's own reader gives the loader's messages for every failure.
-            _ => return read_text(&self.root, path),
-        }
-        let rel = rel_path(&self.root, path);
-        let bytes = std::fs::read(path).map_err(|_| match read_text(&self.root, path) {
-            Err(problem) => problem,
-            Ok(_) => Problem::error(Location::file(&rel), "cannot read file"),
-        })?;
-        let text = String::from_utf8(bytes).map_err(|err| {
-            let offset = err.utf8_error().valid_up_to();
-            let before = &err.as_bytes()[..offset];
-            let line = before.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
-            let col = before.iter().rev().take_while(|&&b| b != b'\n').count() as u32 + 1;
-            Problem::error(
-                Location {
-                    path: rel.clone(),
-                    line,
-                    col,
-                },
-                "file is not valid UTF-8",
-            )
-        })?;
-        Ok(match text.strip_prefix('\u{feff}') {
-            Some(rest) => rest.to_string(),
-            None => text,
-        })
+        read_text(&self.root, path)
     }
 }
 
@@ -370,13 +318,17 @@ fn load_artifacts(
                 Ok(None) => {}
                 Ok(Some(node)) => {
                     let identity = *placement == Placement::Identity || node.kind == Kind::Identity;
-                    out.findings.extend(artifacts::required_fields(
-                        &rel,
-                        &node.kind,
-                        identity,
-                        &keys,
-                        settings.config,
-                    ));
+                    out.findings.extend(
+                        artifacts::required_fields(
+                            &rel,
+                            &node.kind,
+                            identity,
+                            &keys,
+                            settings.config,
+                        )
+                        .into_iter()
+                        .map(|p| p.node(&node.id)),
+                    );
                     if identity && identity_rule {
                         out.findings
                             .extend(artifacts::identity_size(&rel, &text, &node, settings));
