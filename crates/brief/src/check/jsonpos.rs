@@ -53,7 +53,11 @@ fn walk(b: &[u8], at: usize, path: &[Seg]) -> Option<usize> {
                     }
                     return Some(walk(b, value_at, rest).unwrap_or(key_at));
                 }
-                i = skip_ws(b, skip_value(b, value_at)?);
+                let next = skip_ws(b, skip_value(b, value_at)?);
+                if next <= key_at {
+                    return None;
+                }
+                i = next;
                 if b.get(i) == Some(&b',') {
                     i = skip_ws(b, i + 1);
                 }
@@ -65,6 +69,10 @@ fn walk(b: &[u8], at: usize, path: &[Seg]) -> Option<usize> {
             let mut index = 0;
             while i < b.len() && b[i] != b']' {
                 let end = skip_value(b, i)?;
+                // Malformed text (`[}`) must not stall the walk.
+                if end <= i {
+                    return None;
+                }
                 let hit = match seg {
                     Seg::Index(n) => *n == index,
                     Seg::Str(want) => string(b, i).is_some_and(|(s, _)| &s == want),
@@ -187,6 +195,14 @@ mod tests {
 
     fn at(path: &[Seg]) -> (u32, u32) {
         line_col(TEXT, locate(TEXT, path).unwrap())
+    }
+
+    #[test]
+    fn malformed_arrays_and_objects_end_the_walk() {
+        for text in ["[}", "{\"a\": [}]}", "[[}", "{\"a\":}", "[,]", "{\"a\" 1}"] {
+            let _ = locate(text, &[Seg::Key("a".into()), Seg::Index(1)]);
+            let _ = locate(text, &[Seg::Index(1)]);
+        }
     }
 
     #[test]

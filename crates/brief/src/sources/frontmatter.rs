@@ -61,6 +61,9 @@ pub fn parse(path: &str, yaml: &str, yaml_line: u32) -> Result<Map<String, Value
     if yaml.trim().is_empty() {
         return Ok(Map::new());
     }
+    if let Some(map) = simple(yaml) {
+        return Ok(map);
+    }
     let options = serde_saphyr::options! { with_snippet: false };
     match serde_saphyr::from_str_with_options::<Value>(yaml, options) {
         Ok(Value::Object(map)) => Ok(map),
@@ -88,6 +91,148 @@ pub fn parse(path: &str, yaml: &str, yaml_line: u32) -> Result<Map<String, Value
             ))
         }
     }
+}
+
+/// A fast path for the frontmatter almost every artifact has: `key: word`, `key: [a, b]`,
+/// `key:` with `- item` lines, and one level of nested keys of those (a `links:` map). Only
+/// plain scalars that YAML reads as strings are accepted (they start with a letter and are not
+/// true/false/null and the like, or are a bare date); anything else — quotes, numbers, comments,
+/// anchors, block scalars, duplicate keys, odd indentation — returns `None` and goes to the full
+/// parser, so the result is always what serde-saphyr would give.
+fn simple(yaml: &str) -> Option<Map<String, Value>> {
+    let mut root = Map::new();
+    // The open key and, when nested, the parent key.
+    let mut open: Option<String> = None;
+    let mut parent: Option<String> = None;
+    for line in yaml.lines() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        let content = &line[indent..];
+        if content.starts_with('\t') || content.starts_with('#') {
+            return None;
+        }
+        if let Some(item) = content.strip_prefix("- ") {
+            // A block list item under the open key (top level: indent 0 or 2; nested: 4).
+            let key = open.as_ref()?;
+            let container = match &parent {
+                Some(p) if indent == 4 => root.get_mut(p)?.as_object_mut()?,
+                None if indent == 0 || indent == 2 => &mut root,
+                _ => return None,
+            };
+            let value = container.get_mut(key)?;
+            if value.is_null() {
+                *value = Value::Array(Vec::new());
+            }
+            value
+                .as_array_mut()?
+                .push(Value::String(scalar(item, false)?.to_string()));
+            continue;
+        }
+        let (key, rest) = content.split_once(':')?;
+        if !is_key(key) || !(rest.is_empty() || rest.starts_with(' ')) {
+            return None;
+        }
+        let rest = rest.trim();
+        let value = if rest.is_empty() {
+            Value::Null
+        } else if let Some(inner) = rest.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+            let items: Option<Vec<Value>> = if inner.trim().is_empty() {
+                Some(Vec::new())
+            } else {
+                inner
+                    .split(',')
+                    .map(|i| scalar(i.trim(), true).map(|s| Value::String(s.to_string())))
+                    .collect()
+            };
+            Value::Array(items?)
+        } else {
+            Value::String(scalar(rest, false)?.to_string())
+        };
+        match indent {
+            0 => {
+                // A key left empty before a nested map becomes that map's parent.
+                if root.contains_key(key) {
+                    return None;
+                }
+                root.insert(key.to_string(), value);
+                parent = None;
+                open = Some(key.to_string());
+            }
+            2 => {
+                let parent_key = match &parent {
+                    Some(p) => p.clone(),
+                    None => {
+                        let candidate = open.clone()?;
+                        if !root.get(&candidate)?.is_null() {
+                            return None;
+                        }
+                        root.insert(candidate.clone(), Value::Object(Map::new()));
+                        candidate
+                    }
+                };
+                let map = root.get_mut(&parent_key)?.as_object_mut()?;
+                if map.contains_key(key) {
+                    return None;
+                }
+                map.insert(key.to_string(), value);
+                parent = Some(parent_key);
+                open = Some(key.to_string());
+            }
+            _ => return None,
+        }
+    }
+    Some(root)
+}
+
+fn is_key(key: &str) -> bool {
+    let mut chars = key.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// A scalar YAML reads as a string: a quoted string without escapes, or a plain one (outside
+/// a flow list, a trailing ` # comment` dropped, as YAML does).
+fn scalar(text: &str, flow: bool) -> Option<&str> {
+    let text = text.trim();
+    for quote in ['"', '\''] {
+        if let Some(inner) = text.strip_prefix(quote) {
+            let inner = inner.strip_suffix(quote)?;
+            return (!inner.contains([quote, '\\', '\n'])).then_some(inner);
+        }
+    }
+    let value = match text.find(" #") {
+        Some(at) if !flow => text[..at].trim_end(),
+        _ => text,
+    };
+    plain(value)
+}
+
+/// A plain scalar YAML reads as this very string, or `None`.
+fn plain(text: &str) -> Option<&str> {
+    let is_date = text.len() == 10
+        && text.bytes().enumerate().all(|(i, b)| match i {
+            4 | 7 => b == b'-',
+            _ => b.is_ascii_digit(),
+        });
+    if is_date {
+        return Some(text);
+    }
+    let first = text.chars().next()?;
+    let special = [
+        "true", "false", "null", "yes", "no", "on", "off", "y", "n", "nan", "inf", "infinity",
+    ];
+    let ok = first.is_alphabetic()
+        && !text.contains(": ")
+        && !text.contains(" #")
+        && !text.ends_with(':')
+        && !text.contains(['[', ']', '{', '}', ',', '"', '\'', '\t', '`', '\\'])
+        && text == text.trim()
+        && !special.contains(&text.to_ascii_lowercase().as_str());
+    ok.then_some(text)
 }
 
 /// The first line of an error message, without a trailing location the caller already has.
@@ -135,6 +280,23 @@ mod tests {
     }
 
     #[test]
+    fn everyday_frontmatter_takes_the_fast_path() {
+        let yaml = "id: SPEC-SYNC-001\ntitle: Offline edit queue and replay\nstatus: implemented\npaths:\n  - src/web/sync/**\nlinks:\n  specs: [SPEC-A, SPEC-B]\n  decisions:\n    - DEC-1\ncreated: 2026-05-20\n";
+        let fast = simple(yaml).expect("simple frontmatter");
+        let full: Value = serde_saphyr::from_str(yaml).unwrap();
+        assert_eq!(Value::Object(fast), full);
+        let quoted =
+            simple("version: \"1.0\"\ntitle: Ledger first #12\n").expect("quoted and comment");
+        assert_eq!(quoted["version"], "1.0");
+        assert_eq!(quoted["title"], "Ledger first");
+        assert!(simple("n: 3\n").is_none(), "numbers: full parser");
+        assert!(
+            simple("a: x\na: y\n").is_none(),
+            "duplicates: full parser (an error)"
+        );
+    }
+
+    #[test]
     fn duplicate_keys_are_rejected() {
         assert!(parse("a.md", "id: A\nid: B\n", 2).is_err());
     }
@@ -168,6 +330,75 @@ mod tests {
 #[cfg(test)]
 mod fuzz {
     use proptest::prelude::*;
+
+    /// Keys, words and layouts of everyday frontmatter, some of them not simple on purpose.
+    fn frontmatter() -> impl Strategy<Value = String> {
+        let word = prop_oneof![
+            "[A-Za-z][A-Za-z0-9 ._/*-]{0,14}",
+            Just("2026-03-02".to_string()),
+            Just("true".to_string()),
+            Just("1.0".to_string()),
+            Just("\"quoted\"".to_string()),
+            Just("a: b".to_string()),
+            Just("src/**/*.ts".to_string()),
+            Just("Null".to_string()),
+            Just("x #tag".to_string()),
+            Just("'single quoted'".to_string()),
+            Just("\"src/**\"".to_string()),
+            Just("\"with \\\" escape\"".to_string()),
+            Just("Title #12".to_string()),
+        ];
+        let key = prop_oneof![
+            Just("id"),
+            Just("title"),
+            Just("status"),
+            Just("specs"),
+            Just("links"),
+            Just("tags"),
+            Just("paths"),
+            Just("kind"),
+            Just("decisions"),
+            Just("id"),
+        ];
+        let entry = (key, 0..4usize, proptest::collection::vec(word, 1..4)).prop_map(
+            |(k, shape, words)| match shape {
+                0 => format!("{k}: {}", words[0]),
+                1 => format!("{k}: [{}]", words.join(", ")),
+                2 => format!(
+                    "{k}:\n{}",
+                    words
+                        .iter()
+                        .map(|w| format!("  - {w}"))
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                ),
+                _ => format!(
+                    "{k}:\n  specs: [{}]\n  norms:\n    - {}",
+                    words.join(", "),
+                    words[0]
+                ),
+            },
+        );
+        proptest::collection::vec(entry, 0..6).prop_map(|entries| entries.join("\n") + "\n")
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1024))]
+
+        /// Whenever the fast path answers, it answers what serde-saphyr answers.
+        #[test]
+        fn the_fast_path_agrees_with_serde_saphyr(yaml in frontmatter()) {
+            if let Some(fast) = super::simple(&yaml) {
+                let full: serde_json::Value = serde_saphyr::from_str(&yaml).unwrap();
+                let full = match full {
+                    serde_json::Value::Null => serde_json::Map::new(),
+                    serde_json::Value::Object(map) => map,
+                    other => panic!("not a map: {other:?}"),
+                };
+                prop_assert_eq!(fast, full, "yaml:\n{}", yaml);
+            }
+        }
+    }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(512))]
