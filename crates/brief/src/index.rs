@@ -126,6 +126,7 @@ enum Parser {
 }
 
 /// A source file found while listing the project.
+#[derive(Clone)]
 struct Listed {
     path: PathBuf,
     rel: String,
@@ -312,19 +313,40 @@ impl Index {
                 ..Refresh::default()
             });
         }
-        // Unchanged manifests and folders list the same files: take the list from the index
-        // and only stat them.
-        if !created && self.watches_unchanged()? {
-            let listed = self.listed_from_index()?;
-            return self
-                .apply(listed, None, false, progress)
-                .map(|refresh| Refresh { created, ..refresh });
+        // Another process may refresh at the same time: a refresh whose view of the index went
+        // stale before it took the write lock starts over (it then finds the work done).
+        for _ in 0..8 {
+            let version = self.data_version()?;
+            // Unchanged manifests and folders list the same files: take the list from the
+            // index and only stat them.
+            if !created && self.watches_unchanged()? {
+                let listed = self.listed_from_index()?;
+                match self.apply(listed, None, false, version, progress)? {
+                    Some(refresh) => return Ok(Refresh { created, ..refresh }),
+                    None => continue,
+                }
+            }
+            let (listed, manifest_problems, watches) = list(project);
+            match self.apply(listed, Some(manifest_problems), false, version, progress)? {
+                Some(mut refresh) => {
+                    self.store_watches(&watches)?;
+                    refresh.created = created;
+                    return Ok(refresh);
+                }
+                None => continue,
+            }
         }
-        let (listed, manifest_problems, watches) = list(project);
-        let mut refresh = self.apply(listed, Some(manifest_problems), false, progress)?;
-        self.store_watches(&watches)?;
-        refresh.created = created;
-        Ok(refresh)
+        Err(IndexError {
+            path: self.location.clone(),
+            message: "other processes kept changing the index; try again".into(),
+        })
+    }
+
+    /// SQLite's counter of commits made by other connections.
+    fn data_version(&self) -> Result<i64, IndexError> {
+        self.conn
+            .query_row("PRAGMA data_version", [], |r| r.get(0))
+            .map_err(|e| self.err(e))
     }
 
     /// Refreshes just these files (paths relative to the root), as a file watcher or a
@@ -357,7 +379,18 @@ impl Index {
                 _ => return self.refresh(project, Verify::Full, &mut |_, _| {}),
             }
         }
-        self.apply(listed, None, true, &mut |_, _| {})
+        for _ in 0..8 {
+            let version = self.data_version()?;
+            if let Some(refresh) =
+                self.apply(listed.clone(), None, true, version, &mut |_, _| {})?
+            {
+                return Ok(refresh);
+            }
+        }
+        Err(IndexError {
+            path: self.location.clone(),
+            message: "other processes kept changing the index; try again".into(),
+        })
     }
 
     /// Re-reads the given files if they changed since they were indexed. Returns true when
@@ -599,8 +632,9 @@ impl Index {
         listed: Vec<Listed>,
         manifest_problems: Option<Vec<Problem>>,
         partial: bool,
+        version: i64,
         progress: &mut dyn FnMut(usize, usize),
-    ) -> Result<Refresh, IndexError> {
+    ) -> Result<Option<Refresh>, IndexError> {
         use rayon::prelude::*;
         let location = self.location.clone();
         let e = |x: rusqlite::Error| err(&location, x);
@@ -714,6 +748,12 @@ impl Index {
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(e)?;
+        let now: i64 = tx
+            .query_row("PRAGMA data_version", [], |r| r.get(0))
+            .map_err(e)?;
+        if now != version {
+            return Ok(None);
+        }
         // A bulk load merges the full-text index once at the end, not while inserting.
         let bulk = todo.len() > 10_000;
         // Into an empty index nothing needs looking up by file or resolving later, and the
@@ -857,7 +897,7 @@ impl Index {
         self.ids.borrow_mut().clear();
         self.kinds.borrow_mut().clear();
         self.edge_cache.borrow_mut().clear();
-        Ok(refresh)
+        Ok(Some(refresh))
     }
 
     fn load_node(&self, ix: NodeIx) -> Result<Node, rusqlite::Error> {

@@ -269,3 +269,29 @@ fn a_named_file_is_refreshed_alone() {
         .unwrap();
     assert_eq!(refresh.files, 36);
 }
+
+#[test]
+fn several_processes_building_one_index_at_once_agree() {
+    for _ in 0..3 {
+        let dir = project_copy(PAYMENTS);
+        let root = dir.path().to_path_buf();
+        let builders: Vec<_> = (0..4)
+            .map(|_| {
+                let root = root.clone();
+                std::thread::spawn(move || {
+                    let mut engine = Engine::open(Some(&root), &root).unwrap();
+                    engine
+                        .context(&request("CHECKOUT-01", Format::Markdown, 4000))
+                        .map(|out| out.text)
+                        .map_err(|e| e.to_string())
+                })
+            })
+            .collect();
+        let texts: Vec<Result<String, String>> =
+            builders.into_iter().map(|b| b.join().unwrap()).collect();
+        let first = texts[0].clone().unwrap();
+        for text in texts {
+            assert_eq!(text.unwrap(), first);
+        }
+    }
+}
