@@ -53,6 +53,15 @@ fn looks_like_id(target: &str) -> bool {
             || t.chars().all(|c| !c.is_ascii_lowercase()))
 }
 
+/// An id that `lookup_any_case` missed but `resolve` found cannot happen (both ignore case);
+/// reported as unknown rather than trusted.
+fn unreachable_target(target: &str) -> EngineError {
+    EngineError::Unknown(UnknownTarget {
+        target: target.to_string(),
+        suggestions: Vec::new(),
+    })
+}
+
 /// How many search hits lend their relevance to the ranking of a query's context.
 const RELEVANCE_POOL: usize = 200;
 
@@ -182,22 +191,25 @@ impl Engine {
     /// Where a context starts: the node with the target's id or, when there is none, the
     /// best search hits for the target as a query (`request.seeds` of them).
     fn start(&self, request: &ContextRequest) -> Result<Start, EngineError> {
-        let unknown = match resolve(&self.index, &request.target) {
-            Ok(ix) => {
-                return Ok(Start {
-                    seeds: vec![ix],
-                    ..Start::default()
-                })
-            }
-            Err(unknown) if looks_like_id(&request.target) => {
-                return Err(EngineError::Unknown(unknown))
-            }
-            Err(unknown) => unknown,
+        // An id (in any case) is looked up directly; only an id-like miss or a search without
+        // hits pays for suggestions, which compare against every id.
+        if let Some(ix) = self.index.lookup_any_case(request.target.trim()) {
+            return Ok(Start {
+                seeds: vec![ix],
+                ..Start::default()
+            });
+        }
+        let unknown = || match resolve(&self.index, &request.target) {
+            Ok(_) => unreachable_target(&request.target),
+            Err(unknown) => EngineError::Unknown(unknown),
         };
+        if looks_like_id(&request.target) {
+            return Err(unknown());
+        }
         let hits = self.index.search(&request.target, RELEVANCE_POOL, None)?;
         let best = hits.first().map(|h| h.score).unwrap_or(0.0);
         if hits.is_empty() || best <= 0.0 {
-            return Err(EngineError::Unknown(unknown));
+            return Err(unknown());
         }
         let mut start = Start {
             query: Some(request.target.clone()),

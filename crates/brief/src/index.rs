@@ -535,7 +535,11 @@ impl Index {
         Ok(hits)
     }
 
-    fn lookup_any_case(&self, id: &str) -> Option<NodeIx> {
+    /// The node whose id equals `id` ignoring ASCII case (the exact id first).
+    pub fn lookup_any_case(&self, id: &str) -> Option<NodeIx> {
+        if let Some(ix) = self.lookup(id) {
+            return Some(ix);
+        }
         self.conn
             .query_row(
                 "SELECT ix FROM nodes WHERE id = ?1 COLLATE NOCASE ORDER BY id LIMIT 1",
@@ -1472,13 +1476,4 @@ fn fts_query(query: &str) -> Option<String> {
         .map(|w| format!("\"{}\"", w.to_lowercase()))
         .collect();
     (!words.is_empty()).then(|| words.join(" OR "))
-}
-
-impl Index {
-    /// The encoding-independent helper used by tests: the number of indexed nodes.
-    pub fn node_count(&self) -> usize {
-        self.conn
-            .query_row("SELECT count(*) FROM nodes", [], |r| r.get::<_, i64>(0))
-            .unwrap_or(0) as usize
-    }
 }
