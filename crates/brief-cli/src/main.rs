@@ -5,7 +5,7 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use brief::engine::Engine;
+use brief::engine::{located, Engine};
 use brief::{Depth, Detail, Encoding, EngineError, Format};
 use clap::{Parser, Subcommand};
 
@@ -58,6 +58,44 @@ enum Command {
     /// annotation in one run (exit 1 when there are errors).
     #[command(after_help = check_help())]
     Check(CheckArgs),
+    /// Serve the project to AI agents over MCP (stdio, or streamable HTTP with --http).
+    #[cfg(feature = "mcp")]
+    #[command(after_help = SERVE_HELP)]
+    Serve(ServeArgs),
+}
+
+#[cfg(feature = "mcp")]
+const SERVE_HELP: &str = "\
+Tools: context, search, show, check, lenses — the parameters of the CLI commands, and the
+same bytes the CLI prints. Resources: brief://identity, brief://nodes, brief://node/{id}.
+Prompt: brief-before-task. The index is refreshed when files change (a file watcher), not on
+every call.
+
+Set-up (stdio; the agent starts the server):
+  Claude Code:  claude mcp add brief -- brief serve --root /path/to/project
+  Cursor:       .cursor/mcp.json  {\"mcpServers\": {\"brief\": {\"command\": \"brief\", \"args\": [\"serve\", \"--root\", \".\"]}}}
+  VS Code:      .vscode/mcp.json  {\"servers\": {\"brief\": {\"type\": \"stdio\", \"command\": \"brief\", \"args\": [\"serve\"]}}}
+
+HTTP: `brief serve --http 127.0.0.1:8765` serves http://127.0.0.1:8765/mcp. Only loopback
+addresses unless --allow-remote; requests from browser origins other than localhost are
+refused unless named with --allow-origin.";
+
+#[cfg(feature = "mcp")]
+#[derive(clap::Args)]
+struct ServeArgs {
+    /// Serve streamable HTTP on this address (e.g. 127.0.0.1:8765; port 0 picks a free one,
+    /// printed on stderr) instead of stdio.
+    #[arg(long, value_name = "ADDR")]
+    http: Option<std::net::SocketAddr>,
+    /// Allow --http on a non-loopback address. Anyone who can reach it can read the project.
+    #[arg(long, requires = "http")]
+    allow_remote: bool,
+    /// Also accept requests from this browser origin (e.g. https://app.example:443); repeatable.
+    #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
+    allowed_origins: Vec<String>,
+    /// Do not watch files: check them on every request instead.
+    #[arg(long)]
+    no_watch: bool,
 }
 
 #[derive(clap::Args)]
@@ -237,6 +275,21 @@ fn run(cli: Cli) -> Result<(), Failure> {
     if let Command::Check(args) = &cli.command {
         return check(cli.root.as_deref(), &cwd, args);
     }
+    #[cfg(feature = "mcp")]
+    if let Command::Serve(args) = &cli.command {
+        let options = brief_mcp::ServeOptions {
+            root: cli.root.clone(),
+            cwd,
+            http: args.http,
+            allow_remote: args.allow_remote,
+            allowed_origins: args.allowed_origins.clone(),
+            watch: !args.no_watch,
+        };
+        return brief_mcp::serve(options).map_err(|e| match e {
+            brief_mcp::ServeError::Engine(e) => failure(cli.root.as_deref(), e),
+            other => Failure::new(2, format!("error: {other}")),
+        });
+    }
     let mut engine = Engine::open(cli.root.as_deref(), &cwd).map_err(|e| failure(None, e))?;
     let root = engine.project.root.clone();
     let output = match cli.command {
@@ -282,6 +335,8 @@ fn run(cli: Cli) -> Result<(), Failure> {
             brief::render::search::hits(&hits, args.format)
         }
         Command::Check(_) => String::new(), // handled above
+        #[cfg(feature = "mcp")]
+        Command::Serve(_) => String::new(), // handled above
         Command::Lenses => {
             let lenses = brief::lens::all(&engine.project.defaults.lenses)
                 .map_err(|e| Failure::new(2, format!("error: {e}")))?;
@@ -329,27 +384,9 @@ fn run(cli: Cli) -> Result<(), Failure> {
 
 /// An engine error as the lines the user sees and the exit code.
 fn failure(root: Option<&Path>, error: EngineError) -> Failure {
-    let code = error.exit_code();
-    match error {
-        EngineError::Load(problems) => {
-            let count = problems.len();
-            let root = root.unwrap_or(Path::new("."));
-            let mut lines: Vec<String> = problems
-                .iter()
-                .map(|p| format!("{}: {}", located(root, &p.location.to_string()), p.message))
-                .collect();
-            lines.push(format!(
-                "error: {count} file problem{} in {}; fix {} first (nothing was assembled)",
-                if count == 1 { "" } else { "s" },
-                root.display(),
-                if count == 1 { "it" } else { "them" }
-            ));
-            Failure { code, lines }
-        }
-        EngineError::Context(brief::ContextError::TooSmall(e)) => {
-            Failure::new(code, format!("error: {e} (use --budget {})", e.minimum))
-        }
-        other => Failure::new(code, format!("error: {other}")),
+    Failure {
+        code: error.exit_code(),
+        lines: error.describe(root.unwrap_or(Path::new("."))),
     }
 }
 
@@ -412,16 +449,4 @@ fn check(root: Option<&Path>, cwd: &Path, args: &CheckArgs) -> Result<(), Failur
         });
     }
     Ok(())
-}
-
-/// A root-relative `path:line:col` as the user can open it from where they ran brief.
-fn located(root: &Path, location: &str) -> String {
-    if root == Path::new(".") {
-        location.to_string()
-    } else {
-        format!(
-            "{}/{location}",
-            root.display().to_string().trim_end_matches('/')
-        )
-    }
 }

@@ -2,6 +2,8 @@
 //! make of it. Both front ends hold an `Engine` and print what it returns, byte for byte.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use crate::context::{assemble_from, show, ContextError, ContextOutput, ContextRequest, Start};
 use crate::index::{Hit, Index, IndexError, Refresh, Verify, FULL_CHECK_LIMIT};
@@ -40,6 +42,69 @@ impl EngineError {
             _ => 2,
         }
     }
+
+    /// The lines a user sees for this error — `path:line:col: message` for each file problem
+    /// (paths as given by `root`), then one `error: …` line that says what to do. The CLI
+    /// prints them on stderr and the MCP server returns them as the tool error.
+    pub fn describe(&self, root: &Path) -> Vec<String> {
+        match self {
+            EngineError::Load(problems) => {
+                let count = problems.len();
+                let mut lines: Vec<String> = problems
+                    .iter()
+                    .map(|p| format!("{}: {}", located(root, &p.location.to_string()), p.message))
+                    .collect();
+                lines.push(format!(
+                    "error: {count} file problem{} in {}; fix {} first (nothing was assembled)",
+                    if count == 1 { "" } else { "s" },
+                    root.display(),
+                    if count == 1 { "it" } else { "them" }
+                ));
+                lines
+            }
+            EngineError::Context(ContextError::TooSmall(e)) => {
+                vec![format!("error: {e} (use --budget {})", e.minimum)]
+            }
+            other => vec![format!("error: {other}")],
+        }
+    }
+}
+
+/// A root-relative `path:line:col` as the user can open it from where they ran brief.
+pub fn located(root: &Path, location: &str) -> String {
+    if root == Path::new(".") {
+        location.to_string()
+    } else {
+        format!(
+            "{}/{location}",
+            root.display().to_string().trim_end_matches('/')
+        )
+    }
+}
+
+/// Tells an [`Engine`] that files may have changed. A long-lived caller with a file watcher
+/// (the MCP server) marks it on every change, and the engine then refreshes the index only
+/// before the next request after a mark instead of checking every file on every request.
+#[derive(Debug, Clone)]
+pub struct ChangeSignal(Arc<AtomicBool>);
+
+impl Default for ChangeSignal {
+    /// A new signal starts marked: nothing is known about the files yet.
+    fn default() -> ChangeSignal {
+        ChangeSignal(Arc::new(AtomicBool::new(true)))
+    }
+}
+
+impl ChangeSignal {
+    /// Something under the root changed.
+    pub fn mark(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether something changed since the last call; clears the mark.
+    fn take(&self) -> bool {
+        self.0.swap(false, Ordering::SeqCst)
+    }
 }
 
 /// Whether a target reads as an id (`AUTH-01`, `TASK_7`, `CHECKOUT`) rather than words to
@@ -69,6 +134,8 @@ const RELEVANCE_POOL: usize = 200;
 pub struct Engine {
     pub project: Project,
     index: Index,
+    /// When set, requests refresh only after a change was signalled.
+    changes: Option<ChangeSignal>,
 }
 
 impl Engine {
@@ -79,7 +146,11 @@ impl Engine {
             return Err(EngineError::NoSources(project.root.display().to_string()));
         }
         let index = Index::open(&project)?;
-        Ok(Engine { project, index })
+        Ok(Engine {
+            project,
+            index,
+            changes: None,
+        })
     }
 
     /// The index (for search and statistics).
@@ -114,6 +185,30 @@ impl Engine {
             Verify::Quick
         });
         Ok(self.index.refresh(&self.project, verify, progress)?)
+    }
+
+    /// From now on, refresh before a request only when `signal` was marked since the last
+    /// refresh (the caller watches the files). Without a signal every request checks them.
+    pub fn refresh_on(&mut self, signal: ChangeSignal) {
+        self.changes = Some(signal);
+    }
+
+    /// The refresh a request starts with: always, or only after a signalled change.
+    fn refresh_for_request(&mut self) -> Result<(), EngineError> {
+        let signal = self.changes.clone();
+        if let Some(signal) = &signal {
+            if !signal.take() {
+                return Ok(());
+            }
+        }
+        let result = self.refresh(None, &mut |_, _| {});
+        if result.is_err() {
+            // Try again on the next request rather than trusting a half-done refresh.
+            if let Some(signal) = &signal {
+                signal.mark();
+            }
+        }
+        result.map(|_| ())
     }
 
     /// Refreshes just these files (relative to the root), e.g. from a file watcher.
@@ -157,7 +252,7 @@ impl Engine {
     }
 
     fn context_once(&mut self, request: &ContextRequest) -> Result<ContextOutput, EngineError> {
-        self.refresh(None, &mut |_, _| {})?;
+        self.refresh_for_request()?;
         for _ in 0..3 {
             self.ensure_loadable()?;
             let out = self.index.reading(|| {
@@ -237,7 +332,7 @@ impl Engine {
         encoding: Option<Encoding>,
     ) -> Result<String, EngineError> {
         self.healing(|engine| {
-            engine.refresh(None, &mut |_, _| {})?;
+            engine.refresh_for_request()?;
             engine.ensure_loadable()?;
             let encoding = encoding
                 .or(engine.project.defaults.encoding)
@@ -258,8 +353,30 @@ impl Engine {
         kind: Option<&str>,
     ) -> Result<Vec<Hit>, EngineError> {
         self.healing(|engine| {
-            engine.refresh(None, &mut |_, _| {})?;
+            engine.refresh_for_request()?;
             Ok(engine.index.search(query, limit, kind)?)
+        })
+    }
+
+    /// Every node as `ID<TAB>kind<TAB>title` lines, sorted by id (the MCP node index).
+    pub fn catalog(&mut self) -> Result<String, EngineError> {
+        self.healing(|engine| {
+            engine.refresh_for_request()?;
+            Ok(crate::render::search::catalog(&engine.index.catalog()?))
+        })
+    }
+
+    /// The id of the project identity node, if the project has one.
+    pub fn identity_id(&mut self) -> Result<Option<String>, EngineError> {
+        self.healing(|engine| {
+            engine.refresh_for_request()?;
+            let id = engine
+                .index
+                .reading(|| engine.index.identity().map(|ix| engine.index.id_of(ix)));
+            if let Some(error) = engine.index.take_error() {
+                return Err(error.into());
+            }
+            Ok(id)
         })
     }
 }

@@ -118,6 +118,14 @@ pub struct Hit {
     pub score: f64,
 }
 
+/// One node as the node index lists it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct CatalogEntry {
+    pub id: String,
+    pub kind: String,
+    pub title: String,
+}
+
 /// How a file is parsed: a Spec Graph manifest entry or an artifact placement.
 #[derive(Debug, Clone, PartialEq)]
 enum Parser {
@@ -466,6 +474,24 @@ impl Index {
             path: self.location.clone(),
             message,
         })
+    }
+
+    /// Every node's id, kind and title, sorted by id.
+    pub fn catalog(&self) -> Result<Vec<CatalogEntry>, IndexError> {
+        let result = (|| -> Result<Vec<CatalogEntry>, rusqlite::Error> {
+            let mut stmt = self.conn.prepare_cached(
+                "SELECT id, kind, coalesce(json_extract(data, '$.title'), '') FROM nodes ORDER BY id",
+            )?;
+            let rows = stmt.query_map([], |r| {
+                Ok(CatalogEntry {
+                    id: r.get(0)?,
+                    kind: r.get(1)?,
+                    title: r.get(2)?,
+                })
+            })?;
+            rows.collect()
+        })();
+        result.map_err(|e| self.err(e))
     }
 
     /// Full-text search over id, title, body and fields, BM25-ranked, an exact id first.

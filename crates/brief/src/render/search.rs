@@ -1,6 +1,6 @@
 //! Search hits as text or JSON.
 
-use crate::index::Hit;
+use crate::index::{CatalogEntry, Hit};
 use crate::render::Format;
 
 /// The hits as `brief search` prints them: one line per hit, or a JSON list.
@@ -28,4 +28,18 @@ pub fn hits(hits: &[Hit], format: Format) -> String {
             out
         }
     }
+}
+
+/// The node index: one `ID<TAB>kind<TAB>title` line per node, sorted by id.
+pub fn catalog(entries: &[CatalogEntry]) -> String {
+    let mut text = String::new();
+    for entry in entries {
+        text.push_str(&entry.id);
+        text.push('\t');
+        text.push_str(&entry.kind);
+        text.push('\t');
+        text.push_str(&entry.title.replace(['\n', '\t'], " "));
+        text.push('\n');
+    }
+    text
 }
