@@ -328,6 +328,13 @@ impl Index {
             // Unchanged manifests and folders list the same files: take the list from the
             // index and only stat them.
             if !created && self.watches_unchanged()? {
+                // The common case, checked without building a listing: nothing moved.
+                if let Some(files) = self.files_unchanged()? {
+                    return Ok(Refresh {
+                        files,
+                        ..Refresh::default()
+                    });
+                }
                 let listed = self.listed_from_index()?;
                 match self.apply(listed, None, false, version, progress)? {
                     Some(refresh) => return Ok(Refresh { created, ..refresh }),
@@ -605,6 +612,26 @@ impl Index {
         Ok(rows
             .iter()
             .all(|(path, size, mtime)| stat(&self.root.join(path)) == Some((*size, *mtime))))
+    }
+
+    /// `Some(number of files)` when every indexed file still has its indexed size and mtime
+    /// and none had a problem: then a refresh has nothing to do.
+    fn files_unchanged(&self) -> Result<Option<usize>, IndexError> {
+        use rayon::prelude::*;
+        let mut stmt = self
+            .conn
+            .prepare("SELECT path, size, mtime, problem FROM files")
+            .map_err(|e| self.err(e))?;
+        let rows: Vec<(String, i64, i64, i64)> = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .map_err(|e| self.err(e))?
+            .collect::<Result<_, _>>()
+            .map_err(|e| self.err(e))?;
+        let root = self.root.as_path();
+        let unchanged = rows.par_iter().all(|(rel, size, mtime, problem)| {
+            *problem == 0 && stat(&root.join(rel)) == Some((*size, *mtime))
+        });
+        Ok(unchanged.then_some(rows.len()))
     }
 
     /// The files of the last listing, from the index.
