@@ -318,6 +318,8 @@ fn sample(
 ) -> Vec<Edge> {
     let followed = |r: &Relation| match r {
         Relation::Contains => options.follow.child,
+        // `field:` keys parse as `Relation::Field` now; either spelling is a field link.
+        Relation::Field(_) => options.follow.field,
         Relation::Link(key) if key.starts_with("field:") => options.follow.field,
         other => other.is_forward() && options.follow.reference,
     };
