@@ -200,6 +200,12 @@ struct ContextArgs {
     /// When TARGET is not an id but a query: how many best search hits start the context.
     #[arg(long, value_name = "N")]
     seeds: Option<usize>,
+    /// Show field values on nodes (Tana fields, artifacts' extra frontmatter) [default].
+    #[arg(long, overrides_with = "no_include_fields")]
+    include_fields: bool,
+    /// Leave field values out of the document (a lens's field filter still limits them).
+    #[arg(long, overrides_with = "include_fields")]
+    no_include_fields: bool,
 }
 
 #[derive(clap::Args)]
@@ -304,6 +310,8 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 no_identity: args.no_identity,
                 lens: args.lens,
                 seeds: args.seeds,
+                include_fields: (args.include_fields || args.no_include_fields)
+                    .then_some(!args.no_include_fields),
             };
             let out = engine
                 .context(&request)
@@ -363,14 +371,19 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
             .map_err(|e| failure(Some(&root), e))?;
             format!(
-                "{} file{} in {} ({} parsed, {} unchanged after hashing, {} removed{})\n",
+                "{} file{} in {} ({} parsed, {} unchanged after hashing, {} removed{}{})\n",
                 refresh.files,
                 if refresh.files == 1 { "" } else { "s" },
                 engine.index().location(),
                 refresh.parsed,
                 refresh.unchanged_content,
                 refresh.removed,
-                if refresh.created { ", created" } else { "" }
+                if refresh.created { ", created" } else { "" },
+                if refresh.tana_nodes > 0 {
+                    format!(", {} Tana nodes written", refresh.tana_nodes)
+                } else {
+                    String::new()
+                }
             )
         }
     };

@@ -411,3 +411,47 @@ fn python_sdk_over_stdio() {
 fn python_sdk_over_http() {
     python_client("http");
 }
+
+#[test]
+fn tana_contexts_match_the_cli() {
+    let tana = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/tana");
+    let dir = common::copy_fixture(tana);
+    let root = dir.path().to_str().unwrap();
+    let mut server = Server::start(dir.path());
+    let cases: Vec<(Value, Vec<&str>)> = vec![
+        (
+            json!({"target": "pjApollo01", "lens": "meeting-prep", "depth": 2}),
+            vec![
+                "context",
+                "pjApollo01",
+                "--lens",
+                "meeting-prep",
+                "--depth",
+                "2",
+            ],
+        ),
+        (
+            json!({"target": "pjApollo01", "include_fields": false, "format": "json"}),
+            vec![
+                "context",
+                "pjApollo01",
+                "--no-include-fields",
+                "--format",
+                "json",
+            ],
+        ),
+        (
+            json!({"target": "kickoff meeting", "format": "text"}),
+            vec!["context", "kickoff meeting", "--format", "text"],
+        ),
+    ];
+    for (n, (arguments, command)) in cases.into_iter().enumerate() {
+        let (is_error, text) = server.call(10 + n as u64, "context", arguments.clone());
+        let mut args = command.clone();
+        args.extend(["--root", root]);
+        let (code, stdout, stderr) = common::run(&args);
+        assert_eq!(code, 0, "brief {command:?}: {stderr}");
+        assert!(!is_error, "{arguments}: {text}");
+        assert_eq!(text, stdout, "{arguments} differs from brief {command:?}");
+    }
+}

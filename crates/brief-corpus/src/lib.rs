@@ -13,11 +13,15 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
+mod tana;
+
 /// Which kind of project to write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Shape {
     SpecGraph,
     Artifacts,
+    /// A Tana workspace export (`export.json` + `brief.toml`); `nodes` counts every doc.
+    Tana,
 }
 
 /// Writes a project of about `nodes` nodes into `out` (which must be empty or missing).
@@ -27,6 +31,7 @@ pub fn generate(shape: Shape, nodes: usize, out: &Path, seed: u64) -> Result<usi
     match shape {
         Shape::SpecGraph => spec_graph(out, nodes.max(10), &mut rng),
         Shape::Artifacts => artifacts(out, nodes.max(10), &mut rng),
+        Shape::Tana => tana::generate(out, nodes.max(200), &mut rng),
     }
 }
 

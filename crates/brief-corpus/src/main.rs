@@ -4,6 +4,7 @@
 //! ```sh
 //! cargo run --release -p brief-corpus -- --kind specgraph --nodes 100000 --out /tmp/sg100k
 //! cargo run --release -p brief-corpus -- --kind artifacts --nodes 100000 --out /tmp/art100k
+//! cargo run --release -p brief-corpus -- --kind tana --nodes 1000000 --out /tmp/tana1m
 //! ```
 //!
 //! The shapes are described in the library (`brief_corpus::generate`).
@@ -13,7 +14,8 @@ use std::process::ExitCode;
 
 use brief_corpus::{generate, Shape};
 
-const USAGE: &str = "usage: brief-corpus --kind specgraph|artifacts --nodes N --out DIR [--seed S]";
+const USAGE: &str =
+    "usage: brief-corpus --kind specgraph|artifacts|tana --nodes N --out DIR [--seed S]";
 
 fn main() -> ExitCode {
     match run() {
@@ -64,7 +66,8 @@ fn run() -> Result<(), String> {
     let shape = match kind.as_deref() {
         Some("specgraph") => Shape::SpecGraph,
         Some("artifacts") => Shape::Artifacts,
-        _ => return Err("--kind must be specgraph or artifacts".into()),
+        Some("tana") => Shape::Tana,
+        _ => return Err("--kind must be specgraph, artifacts or tana".into()),
     };
     let written = generate(shape, nodes, &out, seed)?;
     eprintln!("wrote {written} nodes to {}", out.display());

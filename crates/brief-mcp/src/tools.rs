@@ -83,6 +83,9 @@ pub struct ContextParams {
     /// Leave out the project identity document.
     #[serde(default)]
     pub no_identity: bool,
+    /// Show field values on cards (true, the default) or leave them out (false): Tana
+    /// fields and artifacts' extra frontmatter fields.
+    pub include_fields: Option<bool>,
 }
 
 /// Parameters of `search`.
@@ -310,6 +313,7 @@ pub fn call(engine: &mut Engine, tool: ToolKind, args: JsonObject) -> Result<Rep
                 no_identity: p.no_identity,
                 lens: p.lens,
                 seeds: p.seeds.map(|s| s as usize),
+                include_fields: p.include_fields,
             };
             let out = engine
                 .context(&request)

@@ -58,6 +58,7 @@ fn benches(c: &mut Criterion) {
         let file = match shape {
             Shape::SpecGraph => "specgraph/nodes/behaviors/F10-05.json",
             Shape::Artifacts => ".contextia/work/tasks/TASK-10.md",
+            Shape::Tana => "export.json",
         };
         let original = std::fs::read_to_string(root.join(file)).unwrap();
         let mut flip = false;

@@ -12,7 +12,9 @@ use crate::render::json::{audit, AuditInput};
 use crate::render::{card, Extras, Format, Layout, Style};
 use crate::resolve::{resolve, UnknownTarget};
 use crate::tokens::{Counter, Encoding};
-use crate::traverse::{traverse_many, Depth, TraverseOptions, DEFAULT_FANOUT};
+use crate::traverse::{
+    traverse_many, traverse_tana, Depth, TraverseOptions, DEFAULT_FANOUT, TANA_FANOUT,
+};
 
 /// What to assemble. `None` fields take the project's defaults, then the built-in ones.
 #[derive(Debug, Clone, Default)]
@@ -30,6 +32,9 @@ pub struct ContextRequest {
     pub lens: Option<String>,
     /// When the target is a query: how many best hits start the context together.
     pub seeds: Option<usize>,
+    /// Show field values on cards (`--include-fields`, the default) or leave them out
+    /// (`--no-include-fields`: Tana fields and artifacts' extra frontmatter fields).
+    pub include_fields: Option<bool>,
 }
 
 /// An assembled context.
@@ -112,7 +117,7 @@ pub fn assemble_from(
             .or(lens_depth)
             .or(defaults.depth)
             .unwrap_or(match target_origin {
-                Origin::SpecGraph => Depth::Hops(2),
+                Origin::SpecGraph | Origin::Tana => Depth::Hops(2),
                 Origin::Artifact => Depth::Full,
             });
     if let Some(max) = lens.as_ref().and_then(|l| l.max_depth) {
@@ -125,13 +130,41 @@ pub fn assemble_from(
     let budget = request.budget.or(defaults.budget).unwrap_or(DEFAULT_BUDGET);
     let encoding = request.encoding.or(defaults.encoding).unwrap_or_default();
 
+    let tana = target_origin == Origin::Tana;
     let options = TraverseOptions {
         depth,
         identity: !request.no_identity,
-        follow: lens.as_ref().map_or(Follow::DEFAULT, |l| l.follow),
-        fanout: defaults.fanout.unwrap_or(DEFAULT_FANOUT),
+        // Without a lens a Tana context walks every family (supertag's `general`).
+        follow: lens.as_ref().map_or(
+            if tana {
+                Follow {
+                    child: true,
+                    parent: true,
+                    reference: true,
+                    field: true,
+                }
+            } else {
+                Follow::DEFAULT
+            },
+            |l| l.follow,
+        ),
+        fanout: defaults
+            .fanout
+            .unwrap_or(if tana { TANA_FANOUT } else { DEFAULT_FANOUT }),
     };
-    let selection = traverse_many(corpus, &start.seeds, options);
+    let boost: Vec<String> = lens.as_ref().map(|l| l.boost.clone()).unwrap_or_default();
+    let lens_fields = lens.as_ref().and_then(|l| l.fields.clone());
+    let selection = if tana {
+        traverse_tana(
+            corpus,
+            &start.seeds,
+            options,
+            lens_fields.as_deref(),
+            &boost,
+        )
+    } else {
+        traverse_many(corpus, &start.seeds, options)
+    };
     // Everything rendering may name: selected nodes and the nodes their reasons pass through.
     let mut needed: Vec<NodeIx> = Vec::new();
     for reached in &selection.reached {
@@ -171,7 +204,7 @@ pub fn assemble_from(
         .collect();
     let inputs = RankInputs {
         relevance: start.relevance.clone(),
-        boost: lens.as_ref().map(|l| l.boost.clone()).unwrap_or_default(),
+        boost,
     };
     let ranked: Vec<Ranked> = rank(graph, selection, &inputs);
     let target_item = ranked.iter().position(|r| r.node == target).unwrap_or(0);
@@ -192,7 +225,12 @@ pub fn assemble_from(
                 )
             })
             .collect(),
-        fields: lens.as_ref().and_then(|l| l.fields.clone()),
+        // An empty filter shows no field at all.
+        fields: if request.include_fields == Some(false) {
+            Some(Vec::new())
+        } else {
+            lens_fields
+        },
     });
     let counter = Counter::with_store(encoding, corpus.counts());
     let fitted = fit(&layout, &counter, ranked.len(), target_item, detail, budget)?;

@@ -298,7 +298,14 @@ impl Engine {
             Ok(_) => unreachable_target(&request.target),
             Err(unknown) => EngineError::Unknown(unknown),
         };
-        if looks_like_id(&request.target) {
+        // Tana ids are opaque (`kHc9_xN2pQ`) and Tana users ask by topic: with a Tana source
+        // any target that is not an id is searched for, even one that looks like an id.
+        let tana = self
+            .project
+            .sources
+            .iter()
+            .any(|s| matches!(s, crate::project::Source::Tana { .. }));
+        if looks_like_id(&request.target) && !tana {
             return Err(unknown());
         }
         let hits = self.index.search(&request.target, RELEVANCE_POOL, None)?;

@@ -27,7 +27,7 @@ use crate::sources::{read_text, rel_path, Problem, Severity};
 use crate::tokens::CountStore;
 
 /// Bumped whenever the schema or what is stored changes: older files are rebuilt.
-const SCHEMA: &str = "brief-index-2";
+const SCHEMA: &str = "brief-index-3";
 
 const CREATE: &str = "
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -50,6 +50,7 @@ CREATE TABLE counts(key BLOB PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
 /// Indexes that only speed up lookups; a build into an empty index drops and re-creates them.
 const CREATE_SECONDARY: &str = "
 CREATE INDEX IF NOT EXISTS nodes_file ON nodes(file);
+CREATE INDEX IF NOT EXISTS nodes_id_nocase ON nodes(id COLLATE NOCASE);
 CREATE INDEX IF NOT EXISTS nodes_kind ON nodes(kind);
 CREATE INDEX IF NOT EXISTS nodes_date ON nodes(date);
 CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst);
@@ -59,7 +60,7 @@ CREATE INDEX IF NOT EXISTS problems_file ON problems(file);
 ";
 
 const DROP_SECONDARY: &str = "
-DROP INDEX IF EXISTS nodes_file; DROP INDEX IF EXISTS nodes_kind; DROP INDEX IF EXISTS nodes_date;
+DROP INDEX IF EXISTS nodes_file; DROP INDEX IF EXISTS nodes_id_nocase; DROP INDEX IF EXISTS nodes_kind; DROP INDEX IF EXISTS nodes_date;
 DROP INDEX IF EXISTS edges_dst; DROP INDEX IF EXISTS dangling_src;
 DROP INDEX IF EXISTS dangling_target; DROP INDEX IF EXISTS problems_file;
 ";
@@ -90,6 +91,9 @@ pub struct Refresh {
     pub removed: usize,
     /// Whether the index file was (re)created.
     pub created: bool,
+    /// Nodes written from Tana exports that were parsed again (each changed export
+    /// replaces all its nodes).
+    pub tana_nodes: usize,
 }
 
 /// An index failure.
@@ -131,6 +135,8 @@ pub struct CatalogEntry {
 enum Parser {
     Spec(Entry),
     Artifact(Placement),
+    /// A Tana workspace export: one file, many nodes.
+    Tana,
 }
 
 /// A source file found while listing the project.
@@ -146,6 +152,10 @@ struct Listed {
 /// A candidate file after reading: its position in the listing, its content hash, and the
 /// parse result (`None` when the content had not changed).
 type Read = (usize, [u8; 32], Option<Result<Option<Prepared>, Problem>>);
+
+/// A Tana export after reading: its position in the listing, its content hash, and its text
+/// when the content changed (`None`: same hash as indexed).
+type TanaRead = (usize, [u8; 32], Result<Option<String>, Problem>);
 
 /// A parsed node with what the index stores of it, made on the parallel side of a refresh.
 struct Prepared {
@@ -768,6 +778,26 @@ impl Index {
                 .collect()
         };
 
+        // Tana exports are read and hashed here, and parsed inside the write transaction,
+        // where their nodes stream into the index chunk by chunk.
+        let (tana_todo, todo): (Vec<usize>, Vec<usize>) = todo
+            .into_iter()
+            .partition(|&i| listed[i].parser == Parser::Tana);
+        let mut tana_reads: Vec<TanaRead> = Vec::new();
+        for &i in &tana_todo {
+            let file = &listed[i];
+            match read_text(&self.root, &file.path) {
+                Ok(text) => {
+                    let hash = *blake3::hash(text.as_bytes()).as_bytes();
+                    let same = hashes
+                        .get(file.rel.as_str())
+                        .is_some_and(|old| old.as_slice() == hash);
+                    tana_reads.push((i, hash, Ok((!same).then_some(text))));
+                }
+                Err(problem) => tana_reads.push((i, [0; 32], Err(problem))),
+            }
+        }
+
         // Read, hash and parse the candidates on all cores.
         let total = todo.len();
         let root = self.root.clone();
@@ -812,7 +842,10 @@ impl Index {
             return Ok(None);
         }
         // A bulk load merges the full-text index once at the end, not while inserting.
-        let bulk = todo.len() > 10_000;
+        let bulk = todo.len() > 10_000
+            || tana_reads
+                .iter()
+                .any(|(_, _, text)| matches!(text, Ok(Some(t)) if t.len() > 4 << 20));
         // Into an empty index nothing needs looking up by file or resolving later, and the
         // secondary indexes are cheaper built once at the end than kept up per insert.
         let fresh = known.is_empty();
@@ -828,7 +861,7 @@ impl Index {
             .map_err(e)?;
         }
         for path in &removed {
-            remove_file_nodes(&tx, path).map_err(e)?;
+            remove_file_nodes_bulk(&tx, path).map_err(e)?;
             run(&tx, "DELETE FROM problems WHERE file = ?1", [path]).map_err(e)?;
             run(&tx, "DELETE FROM files WHERE path = ?1", [path]).map_err(e)?;
         }
@@ -839,7 +872,7 @@ impl Index {
                 .map(|p| p.location.path.clone())
                 .chain(listed.iter().filter_map(|f| match &f.parser {
                     Parser::Spec(entry) => Some(entry.manifest.clone()),
-                    Parser::Artifact(_) => None,
+                    Parser::Artifact(_) | Parser::Tana => None,
                 }))
                 .collect();
             for manifest in &manifests {
@@ -848,6 +881,31 @@ impl Index {
             for problem in manifest_problems {
                 insert_problem(&tx, &problem.location.path, problem).map_err(e)?;
             }
+        }
+        // Exports first, so links from other sources to Tana nodes resolve below.
+        for (i, hash, read) in tana_reads {
+            let file = &listed[i];
+            let (size, mtime) = stats[i].unwrap_or((-1, -1));
+            match read {
+                Ok(None) => refresh.unchanged_content += 1,
+                Ok(Some(text)) => {
+                    refresh.parsed += 1;
+                    refresh.tana_nodes += write_tana(&tx, &file.rel, &text).map_err(e)?;
+                }
+                Err(problem) => {
+                    refresh.parsed += 1;
+                    remove_file_nodes_bulk(&tx, &file.rel).map_err(e)?;
+                    run(&tx, "DELETE FROM problems WHERE file = ?1", [&file.rel]).map_err(e)?;
+                    insert_problem(&tx, &file.rel, &problem).map_err(e)?;
+                }
+            }
+            // An export's problems stay recorded with it; they never force a re-parse (only a
+            // changed export is parsed again).
+            run(&tx,
+                "INSERT OR REPLACE INTO files(path, size, mtime, hash, problem, parser) VALUES (?1, ?2, ?3, ?4, 0, ?5)",
+                params![file.rel, size, mtime, &hash[..], encode_parser(&file.parser)],
+            )
+            .map_err(e)?;
         }
         let mut touched: Vec<(NodeIx, Node)> = Vec::new();
         let mut results = results;
@@ -1241,6 +1299,7 @@ fn sources_key(project: &Project) -> String {
             }
             Source::Contextia { dir } => format!("contextia:{}", rel_path(&project.root, dir)),
             Source::Folder { dir } => format!("folder:{}", rel_path(&project.root, dir)),
+            Source::Tana { export } => format!("tana:{}", rel_path(&project.root, export)),
         })
         .collect::<Vec<_>>()
         .join("\n")
@@ -1267,6 +1326,15 @@ fn list(project: &Project) -> (Vec<Listed>, Vec<Problem>, Vec<PathBuf>) {
     let mut watches: Vec<PathBuf> = Vec::new();
     for source in &project.sources {
         match source {
+            Source::Tana { export } => {
+                watches.push(export.clone());
+                listed.push(Listed {
+                    rel: rel_path(root, export),
+                    path: export.clone(),
+                    parser: Parser::Tana,
+                    known: None,
+                });
+            }
             Source::SpecGraph { manifest } => {
                 watches.push(manifest.clone());
                 let (entries, manifest_problems) = specgraph::read_manifest(root, manifest);
@@ -1332,6 +1400,7 @@ fn encode_parser(parser: &Parser) -> String {
         Parser::Artifact(Placement::Identity) => "a\tidentity".into(),
         Parser::Artifact(Placement::Loose) => "a\tloose".into(),
         Parser::Artifact(Placement::Folder(kind)) => format!("a\tfolder\t{kind}"),
+        Parser::Tana => "t".into(),
     }
 }
 
@@ -1347,6 +1416,7 @@ fn decode_parser(text: &str) -> Option<Parser> {
         ["a", "identity"] => Some(Parser::Artifact(Placement::Identity)),
         ["a", "loose"] => Some(Parser::Artifact(Placement::Loose)),
         ["a", "folder", kind] => Some(Parser::Artifact(Placement::Folder(Kind::parse(kind)))),
+        ["t"] => Some(Parser::Tana),
         _ => None,
     }
 }
@@ -1355,6 +1425,8 @@ fn parse(rel: &str, text: &str, parser: &Parser) -> Result<Option<Node>, Problem
     match parser {
         Parser::Spec(entry) => specgraph::parse_entry(entry, rel, text).map(Some),
         Parser::Artifact(placement) => artifacts::parse_artifact(rel, text, placement),
+        // Exports are written by `write_tana`, inside the refresh's transaction.
+        Parser::Tana => Ok(None),
     }
 }
 
@@ -1379,6 +1451,123 @@ fn insert_problem(tx: &Connection, file: &str, problem: &Problem) -> rusqlite::R
         )?;
     }
     Ok(())
+}
+
+/// Removes the nodes of a file in a few set-wide statements (an export has a million);
+/// links from other files that pointed at them become dangling.
+fn remove_file_nodes_bulk(tx: &Connection, file: &str) -> rusqlite::Result<()> {
+    run(
+        tx,
+        "INSERT INTO dangling(src, rel, target)
+         SELECT e.src, e.rel, n.id FROM edges e JOIN nodes n ON n.ix = e.dst
+         WHERE n.file = ?1 AND e.src NOT IN (SELECT ix FROM nodes WHERE file = ?1)",
+        [file],
+    )?;
+    for sql in [
+        "DELETE FROM edges WHERE src IN (SELECT ix FROM nodes WHERE file = ?1)",
+        "DELETE FROM edges WHERE dst IN (SELECT ix FROM nodes WHERE file = ?1)",
+        "DELETE FROM dangling WHERE src IN (SELECT ix FROM nodes WHERE file = ?1)",
+        "DELETE FROM search WHERE rowid IN (SELECT ix FROM nodes WHERE file = ?1)",
+        "DELETE FROM nodes WHERE file = ?1",
+    ] {
+        run(tx, sql, [file])?;
+    }
+    Ok(())
+}
+
+/// Nodes built and stored per round: big enough to keep all cores busy, small enough that a
+/// million-node export never holds more than this many built nodes at once.
+const TANA_CHUNK: usize = 32_768;
+
+/// Replaces every node of a Tana export with what its text holds now; returns how many were
+/// written. Runs inside the refresh's write transaction, so readers see the old export or
+/// the new one, never a mix.
+fn write_tana(tx: &Connection, rel: &str, text: &str) -> rusqlite::Result<usize> {
+    use rayon::prelude::*;
+    remove_file_nodes_bulk(tx, rel)?;
+    run(tx, "DELETE FROM problems WHERE file = ?1", [rel])?;
+    let export = match crate::sources::tana::parse(rel, text) {
+        Ok(export) => export,
+        Err(problem) => {
+            insert_problem(tx, rel, &problem)?;
+            return Ok(0);
+        }
+    };
+    // Node i of the export (in id order) gets index base + i, so edges are written without
+    // looking their targets up.
+    let base: i64 = tx.query_row("SELECT coalesce(max(ix), 0) + 1 FROM nodes", [], |r| {
+        r.get(0)
+    })?;
+    let mut written = 0;
+    let mut skipped: Vec<i64> = Vec::new();
+    let mut duplicates: Vec<Problem> = Vec::new();
+    let problems = export.build::<rusqlite::Error>(TANA_CHUNK, &mut |first, nodes, lookup| {
+        let prepared: Vec<Result<Prepared, Problem>> = nodes.into_par_iter().map(prepare).collect();
+        let mut insert_node = tx.prepare_cached(
+            "INSERT OR IGNORE INTO nodes(ix, id, kind, file, date, data) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )?;
+        let mut insert_search = tx.prepare_cached(
+            "INSERT INTO search(rowid, id, title, body, fields) VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?;
+        let mut insert_edge =
+            tx.prepare_cached("INSERT OR IGNORE INTO edges(src, dst, rel) VALUES (?1, ?2, ?3)")?;
+        for (k, prepared) in prepared.into_iter().enumerate() {
+            let ix = base + (first + k) as i64;
+            let prepared = match prepared {
+                Ok(prepared) => prepared,
+                Err(problem) => {
+                    skipped.push(ix);
+                    duplicates.push(problem);
+                    continue;
+                }
+            };
+            let node = &prepared.node;
+            if insert_node.execute(params![
+                ix,
+                node.id,
+                node.kind.name(),
+                rel,
+                node.date,
+                prepared.data
+            ])? == 0
+            {
+                // Another source has this id: the first one indexed keeps it.
+                skipped.push(ix);
+                duplicates.push(Problem::error(
+                    node.location.clone(),
+                    format!("duplicate id `{}` (already defined by another source)", node.id),
+                ));
+                continue;
+            }
+            insert_search.execute(params![ix, node.id, node.title, prepared.body, prepared.fields])?;
+            for link in &node.links {
+                if let Some(p) = lookup(&link.target) {
+                    insert_edge.execute(params![ix, base + p as i64, link.relation.name()])?;
+                }
+            }
+            written += 1;
+        }
+        Ok(())
+    })?;
+    for ix in skipped {
+        run(tx, "DELETE FROM edges WHERE dst = ?1", [ix])?;
+    }
+    // Links from other sources to ids this export now defines.
+    run(
+        tx,
+        "INSERT OR IGNORE INTO edges(src, dst, rel)
+         SELECT d.src, n.ix, d.rel FROM dangling d JOIN nodes n ON n.id = d.target WHERE n.file = ?1",
+        [rel],
+    )?;
+    run(
+        tx,
+        "DELETE FROM dangling WHERE target IN (SELECT id FROM nodes WHERE file = ?1)",
+        [rel],
+    )?;
+    for problem in problems.iter().chain(&duplicates) {
+        insert_problem(tx, rel, problem)?;
+    }
+    Ok(written)
 }
 
 /// Removes the nodes of a file; links that pointed at them become dangling.
@@ -1506,6 +1695,16 @@ fn search_text(node: &Node) -> (String, String) {
             fields.extend(spec.severity.clone());
             for (key, value) in spec.metadata.iter().chain(&spec.extra) {
                 fields.push(format!("{key} {value}"));
+            }
+        }
+        Content::Tana(tana) => {
+            if let Some(description) = &tana.description {
+                body.push_str(description);
+                body.push('\n');
+            }
+            fields.extend(tana.all_tags().map(str::to_string));
+            for field in &tana.fields {
+                fields.push(format!("{} {}", field.name, field.values.join(", ")));
             }
         }
         Content::Artifact(fields_of) => {

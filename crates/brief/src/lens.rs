@@ -190,6 +190,32 @@ pub fn all(custom: &[(String, LensConfig)]) -> Result<Vec<Lens>, LensError> {
     Ok(lenses)
 }
 
+/// Whether a lens's field filter keeps a field. Names are compared lower-cased with spaces
+/// and underscores read as `-`, and a filter term also keeps the fields it begins (`due`
+/// keeps "Due date", `blocked-by` keeps "Blocked by"): Tana field names are prose, and the
+/// exact match supertag used almost never hit. No filter keeps everything; an empty one
+/// (`--no-include-fields`) keeps nothing.
+pub fn field_selected(filter: Option<&[String]>, name: &str) -> bool {
+    let Some(terms) = filter else {
+        return true;
+    };
+    let norm: String = name
+        .trim()
+        .chars()
+        .map(|c| match c {
+            ' ' | '_' => '-',
+            c => c.to_ascii_lowercase(),
+        })
+        .collect();
+    terms.iter().any(|term| {
+        let term = term.to_ascii_lowercase();
+        norm == term
+            || norm
+                .strip_prefix(term.as_str())
+                .is_some_and(|rest| rest.starts_with('-'))
+    })
+}
+
 /// Finds a lens by name.
 pub fn find(name: &str, custom: &[(String, LensConfig)]) -> Result<Lens, LensError> {
     let lenses = all(custom)?;
@@ -245,6 +271,16 @@ mod tests {
         assert_eq!(coding.max_depth, Some(3));
         assert_eq!(find("planning", &[]).unwrap().max_depth, Some(4));
         assert!(find("meeting", &[]).is_err());
+    }
+
+    #[test]
+    fn field_filters_match_prose_names() {
+        let filter = vec!["due".to_string(), "blocked-by".to_string()];
+        assert!(field_selected(Some(&filter), "Due date"));
+        assert!(field_selected(Some(&filter), "Blocked by"));
+        assert!(!field_selected(Some(&filter), "Duet"));
+        assert!(!field_selected(Some(&[]), "Due"));
+        assert!(field_selected(None, "anything"));
     }
 
     #[test]

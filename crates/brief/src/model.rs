@@ -21,6 +21,8 @@ pub enum Origin {
     SpecGraph,
     /// A Markdown artifact with YAML frontmatter (`.contextia/`, `.brief/`).
     Artifact,
+    /// A content node of a Tana workspace export (`tana = "…"` in `brief.toml`).
+    Tana,
 }
 
 /// What a node is. Spec Graph's 7 core and 7 extension types, the artifact kinds, or any other.
@@ -151,6 +153,16 @@ pub enum Relation {
     DerivedFrom,
     VerifiedBy,
     Supersedes,
+    /// Tana ownership, stored once from the owner to the node it owns (`_ownerId`). Walked
+    /// forward it gives a node's children, inversely its parent: one stored direction keeps
+    /// the two views from disagreeing.
+    Child,
+    /// A Tana reference: an inline reference in a node's name, or an entry of its `children`
+    /// list owned elsewhere (Tana's "reference" bullets). Walked both ways (backlinks).
+    Reference,
+    /// A Tana field whose value is another node, named `field:<Field name>`, from the node
+    /// that carries the field to the value node. Text values are not edges.
+    Field(Arc<str>),
     /// An artifact link key other than the seven above.
     Link(Arc<str>),
 }
@@ -177,6 +189,9 @@ impl Relation {
             "derived_from" => Relation::DerivedFrom,
             "verified_by" => Relation::VerifiedBy,
             "supersedes" => Relation::Supersedes,
+            "child" => Relation::Child,
+            "reference" => Relation::Reference,
+            field if field.starts_with("field:") => Relation::Field(Arc::from(field)),
             other => Relation::Link(Arc::from(other)),
         }
     }
@@ -191,7 +206,9 @@ impl Relation {
             Relation::DerivedFrom => "derived_from",
             Relation::VerifiedBy => "verified_by",
             Relation::Supersedes => "supersedes",
-            Relation::Link(key) => key,
+            Relation::Child => "child",
+            Relation::Reference => "reference",
+            Relation::Field(name) | Relation::Link(name) => name,
         }
     }
 
@@ -317,11 +334,60 @@ pub struct ArtifactFields {
     pub body_line: u32,
 }
 
+/// One field of a Tana node: its name and its values in order.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct TanaField {
+    pub name: String,
+    /// Each value as text; a value that is another node reads `[[its name]]`.
+    pub values: Vec<String>,
+}
+
+/// The content of a Tana node.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct TanaFields {
+    /// Supertags applied to the node, by name, in the order they were applied.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    /// Supertags the applied ones extend (transitively), by name, sorted; not in `tags`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inherited: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<TanaField>,
+    /// `props.description`, spans resolved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The outline under the node: the names of its content children in order (owned
+    /// children and references alike), at most [`TanaFields::OUTLINE_KEPT`] of them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<String>,
+    /// How many content children the node has in all (the outline may be shorter).
+    #[serde(default)]
+    pub child_count: usize,
+    /// Creation time, `YYYY-MM-DDTHH:MM:SSZ` (UTC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created: Option<String>,
+    /// Latest modification time (the largest of `modifiedTs`), same format.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modified: Option<String>,
+}
+
+impl TanaFields {
+    /// Child names kept in a node's outline: enough to show what is under it, and a node
+    /// with thousands of children does not store them all again.
+    pub const OUTLINE_KEPT: usize = 20;
+
+    /// Every supertag of the node, applied first, then inherited.
+    pub fn all_tags(&self) -> impl Iterator<Item = &str> {
+        self.tags.iter().chain(&self.inherited).map(String::as_str)
+    }
+}
+
 /// What a node holds besides its identity.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Content {
     Spec(SpecFields),
     Artifact(ArtifactFields),
+    Tana(TanaFields),
 }
 
 /// A link as written in a source, before its target is resolved.
@@ -352,7 +418,7 @@ impl Node {
     pub fn spec(&self) -> Option<&SpecFields> {
         match &self.content {
             Content::Spec(fields) => Some(fields),
-            Content::Artifact(_) => None,
+            _ => None,
         }
     }
 
@@ -360,7 +426,15 @@ impl Node {
     pub fn artifact(&self) -> Option<&ArtifactFields> {
         match &self.content {
             Content::Artifact(fields) => Some(fields),
-            Content::Spec(_) => None,
+            _ => None,
+        }
+    }
+
+    /// The Tana fields, if this is a Tana node.
+    pub fn tana(&self) -> Option<&TanaFields> {
+        match &self.content {
+            Content::Tana(fields) => Some(fields),
+            _ => None,
         }
     }
 
@@ -373,6 +447,7 @@ impl Node {
                 .iter()
                 .find(|(key, _)| key == "severity")
                 .map(|(_, value)| value.as_str()),
+            Content::Tana(_) => None,
         }
     }
 }

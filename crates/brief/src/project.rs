@@ -23,6 +23,8 @@ pub enum Source {
     Contextia { dir: PathBuf },
     /// A folder of Markdown artifacts (`.brief/` or one named in `brief.toml`).
     Folder { dir: PathBuf },
+    /// A Tana workspace export (`tana = "export.json"`): one file, many nodes.
+    Tana { export: PathBuf },
 }
 
 /// Defaults for `context`, from `brief.toml`'s `[context]` table.
@@ -67,6 +69,8 @@ struct ConfigFile {
     contextia: Option<String>,
     #[serde(default)]
     artifacts: Vec<String>,
+    /// A Tana workspace export (JSON), relative to the root.
+    tana: Option<String>,
     #[serde(default)]
     context: ContextTable,
     #[serde(default)]
@@ -120,7 +124,8 @@ impl Project {
         let mut sources = Vec::new();
         let declared = config.specgraph.is_some()
             || config.contextia.is_some()
-            || !config.artifacts.is_empty();
+            || !config.artifacts.is_empty()
+            || config.tana.is_some();
         if declared {
             if let Some(dir) = &config.specgraph {
                 let path = root.join(dir);
@@ -141,16 +146,34 @@ impl Project {
                     dir: root.join(dir),
                 });
             }
+            if let Some(file) = &config.tana {
+                sources.push(Source::Tana {
+                    export: root.join(file),
+                });
+            }
             for source in &sources {
                 let path = match source {
                     Source::SpecGraph { manifest } => manifest,
                     Source::Contextia { dir } | Source::Folder { dir } => dir,
+                    Source::Tana { export } => export,
                 };
                 if !path.exists() {
                     return Err(ProjectError::Config {
                         location: Location::file(config_path.display().to_string()),
                         message: format!("source {} does not exist", path.display()),
                     });
+                }
+                if let Source::Tana { export } = source {
+                    if !export.is_file() {
+                        return Err(ProjectError::Config {
+                            location: Location::file(config_path.display().to_string()),
+                            message: format!(
+                                "tana = {:?}: {} is not a file (expected a Tana workspace export, .json)",
+                                config.tana.as_deref().unwrap_or_default(),
+                                export.display()
+                            ),
+                        });
+                    }
                 }
             }
         } else {

@@ -86,6 +86,7 @@ pub fn rank(graph: &dyn NodeStore, selection: Selection, inputs: &RankInputs) ->
             let (class, kind_order) = match target_origin {
                 Origin::SpecGraph => (spec_graph_class(node, &reached, selection.target), 0),
                 Origin::Artifact => artifact_class(node, &reached),
+                Origin::Tana => (tana_class(&reached), 0),
             };
             let relevance = inputs.relevance.get(&reached.node).copied().unwrap_or(0.0);
             let boosted = boosted(node, &inputs.boost);
@@ -179,6 +180,19 @@ fn artifact_class(node: &Node, reached: &Reached) -> (Class, u8) {
     }
 }
 
+/// Tana contexts have no normative kinds: the target, then its direct neighbours (children,
+/// parent, references both ways, field links both ways), then everything further out. Lens
+/// boosts order nodes inside each class.
+fn tana_class(reached: &Reached) -> Class {
+    if is_root_reason(reached) {
+        Class::Target
+    } else if reached.distance <= 1 {
+        Class::Direct
+    } else {
+        Class::Distant
+    }
+}
+
 /// Whether a node's kind, category or tags match a boost term.
 fn boosted(node: &Node, boost: &[String]) -> bool {
     if boost.is_empty() {
@@ -202,6 +216,10 @@ fn boosted(node: &Node, boost: &[String]) -> bool {
         }
         crate::model::Content::Artifact(fields) => {
             terms.extend(fields.tags.iter().map(|t| t.to_lowercase()));
+        }
+        // Applied and inherited supertags: a #bug that extends #task is a task to a lens.
+        crate::model::Content::Tana(tana) => {
+            terms.extend(tana.all_tags().map(str::to_lowercase));
         }
     }
     terms.iter().any(|t| boost.contains(t))

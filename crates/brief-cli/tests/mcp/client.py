@@ -92,7 +92,7 @@ async def exercise(session):
         expect(bool(tool.description), f"{tool.name}: no description")
     context_schema = next(t for t in tools.tools if t.name == "context").input_schema
     expect("target" in context_schema.get("required", []), "context: target is not required")
-    for key in ["depth", "detail", "budget", "encoding", "lens", "format", "seeds"]:
+    for key in ["depth", "detail", "budget", "encoding", "lens", "format", "seeds", "include_fields"]:
         expect(key in context_schema.get("properties", {}), f"context schema lacks {key}")
 
     for tool, arguments, command in SAME_AS_CLI:

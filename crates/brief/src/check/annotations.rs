@@ -93,6 +93,7 @@ pub(super) fn scan(project: &Project, config: &CheckConfig) -> Tree {
                 .filter(|dir| *dir != root.as_path() && !dir.as_os_str().is_empty())
                 .map(Path::to_path_buf),
             Source::Contextia { dir } | Source::Folder { dir } => Some(dir.clone()),
+            Source::Tana { .. } => None,
         })
         .collect();
     let filter_root = root.clone();

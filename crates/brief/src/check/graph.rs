@@ -22,6 +22,8 @@ pub(super) fn link_anchor(node: &Node, relation: &Relation, target: &str) -> Anc
             key: relation.name().to_string(),
             token: Some(target.to_string()),
         },
+        // The Tana loader links only to nodes it keeps; nothing finer than the file.
+        Origin::Tana => Anchor::Exact,
     }
 }
 
@@ -63,7 +65,7 @@ fn dangling(input: &Input, sink: &mut Sink) {
                 "broken-link",
                 "fix the id, add the node to graph.json, or remove the link",
             ),
-            Origin::Artifact => (
+            Origin::Artifact | Origin::Tana => (
                 "broken-ref",
                 "fix the id, create the artifact, or remove the reference",
             ),

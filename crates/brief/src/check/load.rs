@@ -82,6 +82,15 @@ pub(super) fn load(
                 load_artifacts(reader, contextia_files(dir), settings, sink)
             }
             Source::Folder { dir } => load_artifacts(reader, folder_files(dir), settings, sink),
+            // One export, many nodes: the loader's problems already name their JSON paths.
+            Source::Tana { export } => {
+                let out = crate::sources::tana::load(root, export);
+                nodes.extend(out.nodes);
+                for problem in &out.problems {
+                    sink.push(problem_finding("parse-error", problem));
+                }
+                Vec::new()
+            }
         };
         for result in results {
             nodes.extend(result.node);

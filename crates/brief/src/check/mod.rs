@@ -18,7 +18,7 @@ mod artifacts;
 mod baseline;
 mod config;
 mod graph;
-mod jsonpos;
+pub(crate) mod jsonpos;
 mod load;
 mod schema;
 

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::body;
-use crate::model::{Content, Detail, Kind, Node, NodeIx, NodeStore, Verification};
+use crate::model::{Content, Detail, Kind, Node, NodeIx, NodeStore, Relation, Verification};
 use crate::traverse::{Direction, Reason};
 
 /// Links of one relation listed on a card before the rest is counted ("+N more").
@@ -22,6 +22,8 @@ pub enum Part {
     List(&'static str, Vec<String>),
     /// A Markdown body (artifacts), already sliced to the detail level.
     Markdown(String),
+    /// Named values, one `name: value` line each (Tana fields).
+    Fields(Vec<(String, String)>),
 }
 
 /// What one node shows at one detail level.
@@ -63,8 +65,12 @@ pub fn card(
     if !why.is_empty() && detail != Detail::Meta {
         facts.push(("why".into(), why));
     }
-    if let Some(links) = links_line(node) {
-        facts.push(("links".into(), links));
+    // A Tana node's links are its outline and its `[[references]]`, shown in its text;
+    // listing opaque ids again would only cost tokens.
+    if node.origin != crate::model::Origin::Tana {
+        if let Some(links) = links_line(node) {
+            facts.push(("links".into(), links));
+        }
     }
     match &node.content {
         Content::Spec(spec) => {
@@ -120,6 +126,45 @@ pub fn card(
                 }
             }
         }
+        Content::Tana(tana) => {
+            if !tana.tags.is_empty() {
+                facts.push(("tags".into(), hash_tags(&tana.tags)));
+            }
+            if !tana.inherited.is_empty() {
+                facts.push(("extends".into(), hash_tags(&tana.inherited)));
+            }
+            if detail >= Detail::Summary {
+                for (key, time) in [("created", &tana.created), ("modified", &tana.modified)] {
+                    if let Some(time) = time {
+                        facts.push((key.into(), time.get(..10).unwrap_or(time).to_string()));
+                    }
+                }
+                let fields: Vec<(String, String)> = tana
+                    .fields
+                    .iter()
+                    .filter(|f| crate::lens::field_selected(shown_fields, &f.name))
+                    .map(|f| (f.name.clone(), f.values.join(", ")))
+                    .collect();
+                if !fields.is_empty() {
+                    parts.push(Part::Fields(fields));
+                }
+                if let Some(description) = &tana.description {
+                    parts.push(Part::Text(description.trim().to_string()));
+                }
+                // The outline: all kept child names at full, the first few at summary.
+                let shown = match detail {
+                    Detail::Full => tana.children.len(),
+                    _ => tana.children.len().min(TANA_SUMMARY_CHILDREN),
+                };
+                if shown > 0 {
+                    let mut items: Vec<String> = tana.children[..shown].to_vec();
+                    if tana.child_count > shown {
+                        items.push(format!("… {} more", tana.child_count - shown));
+                    }
+                    parts.push(Part::List("Children", items));
+                }
+            }
+        }
         Content::Artifact(fields) => {
             let shown = shown_fields;
             if detail >= Detail::Summary {
@@ -157,6 +202,16 @@ pub fn card(
         facts,
         parts,
     }
+}
+
+/// Children a Tana node lists at summary detail.
+const TANA_SUMMARY_CHILDREN: usize = 5;
+
+fn hash_tags(tags: &[String]) -> String {
+    tags.iter()
+        .map(|t| format!("#{t}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The verification of a Spec Graph node as lines (the target's Verification section).
@@ -255,36 +310,55 @@ pub fn why(graph: &dyn NodeStore, reasons: &[Reason]) -> String {
                 direction,
                 from,
                 via,
-            } => Some(match direction {
-                Direction::Forward => format!("{relation} from {}", id(from)),
-                Direction::Inverse if relation.name() == "contains" => match via.last() {
-                    Some(child) => format!("contains {}", id(child)),
-                    None => format!("contains {}", id(from)),
-                },
-                Direction::Inverse => match via.last() {
-                    Some(ancestor) => {
-                        format!("{relation} {} (contains {})", id(ancestor), id(from))
-                    }
-                    None => format!("{relation} {}", id(from)),
-                },
-                Direction::Propagated => {
-                    let layer = via
-                        .iter()
-                        .rev()
-                        .find(|ix| graph.node(**ix).kind == Kind::Layer)
-                        .map(id)
-                        .unwrap_or("?");
-                    if relation.name() == "contains" {
-                        format!("in layer {layer}")
-                    } else {
-                        match via.last() {
-                            Some(last) if id(last) != layer => {
-                                format!("{relation} {} in layer {layer}", id(last))
+            } => Some(match (direction, relation) {
+                // Tana relations read in words: ids are opaque.
+                (Direction::Forward, Relation::Child) => format!("child of {}", id(from)),
+                (Direction::Inverse, Relation::Child) => format!("parent of {}", id(from)),
+                (Direction::Forward, Relation::Reference) => {
+                    format!("referenced by {}", id(from))
+                }
+                (Direction::Inverse, Relation::Reference) => format!("references {}", id(from)),
+                (Direction::Forward, Relation::Field(name)) => format!(
+                    "in {} of {}",
+                    name.strip_prefix("field:").unwrap_or(name),
+                    id(from)
+                ),
+                (Direction::Inverse, Relation::Field(name)) => format!(
+                    "has {} as {}",
+                    id(from),
+                    name.strip_prefix("field:").unwrap_or(name)
+                ),
+                (direction, relation) => match direction {
+                    Direction::Forward => format!("{relation} from {}", id(from)),
+                    Direction::Inverse if relation.name() == "contains" => match via.last() {
+                        Some(child) => format!("contains {}", id(child)),
+                        None => format!("contains {}", id(from)),
+                    },
+                    Direction::Inverse => match via.last() {
+                        Some(ancestor) => {
+                            format!("{relation} {} (contains {})", id(ancestor), id(from))
+                        }
+                        None => format!("{relation} {}", id(from)),
+                    },
+                    Direction::Propagated => {
+                        let layer = via
+                            .iter()
+                            .rev()
+                            .find(|ix| graph.node(**ix).kind == Kind::Layer)
+                            .map(id)
+                            .unwrap_or("?");
+                        if relation.name() == "contains" {
+                            format!("in layer {layer}")
+                        } else {
+                            match via.last() {
+                                Some(last) if id(last) != layer => {
+                                    format!("{relation} {} in layer {layer}", id(last))
+                                }
+                                _ => format!("{relation} layer {layer}"),
                             }
-                            _ => format!("{relation} layer {layer}"),
                         }
                     }
-                }
+                },
             }),
         })
         .collect::<Vec<_>>()

@@ -41,6 +41,11 @@ pub fn block(card: &Card, detail: Detail, bare: bool) -> String {
                     out.push_str(&format!("- {item}\n"));
                 }
             }
+            Part::Fields(fields) => {
+                for (name, value) in fields {
+                    out.push_str(&format!("- **{name}:** {value}\n"));
+                }
+            }
         }
     }
     out

@@ -97,6 +97,8 @@ enum Section {
     Related,
     Other,
     Namespace,
+    /// Everything a Tana context reached, in rank order.
+    Connected,
 }
 
 impl Section {
@@ -122,6 +124,7 @@ impl Section {
             Section::Related => "Related Specifications".into(),
             Section::Other => "Other".into(),
             Section::Namespace => "Namespace".into(),
+            Section::Connected => "Connected Nodes".into(),
         }
     }
 }
@@ -167,6 +170,10 @@ const ARTIFACT_ORDER: [Section; 16] = [
     Section::Tasks,
 ];
 
+/// Tana order: the target, then every other node in rank order (a Tana graph has no
+/// normative kinds to group by).
+const TANA_ORDER: [Section; 3] = [Section::Identity, Section::Target, Section::Connected];
+
 /// What a document says besides its nodes.
 #[derive(Debug, Clone, Default)]
 pub struct Extras {
@@ -205,7 +212,10 @@ impl<'a> Layout<'a> {
     ) -> Layout<'a> {
         let target_node = graph.node(target);
         let artifact = target_node.origin == Origin::Artifact;
-        let order: &[Section] = if artifact {
+        let tana = target_node.origin == Origin::Tana;
+        let order: &[Section] = if tana {
+            &TANA_ORDER
+        } else if artifact {
             &ARTIFACT_ORDER
         } else {
             &SPEC_GRAPH_ORDER
@@ -213,7 +223,15 @@ impl<'a> Layout<'a> {
         let mut sections: Vec<(Section, Vec<usize>)> =
             order.iter().map(|&s| (s, Vec::new())).collect();
         for (i, item) in ranked.iter().enumerate() {
-            let section = section_of(graph, item.node, target, artifact);
+            let section = if tana {
+                match graph.node(item.node).kind {
+                    Kind::Identity => Section::Identity,
+                    _ if item.node == target => Section::Target,
+                    _ => Section::Connected,
+                }
+            } else {
+                section_of(graph, item.node, target, artifact)
+            };
             if let Some((_, members)) = sections.iter_mut().find(|(s, _)| *s == section) {
                 members.push(i);
             }

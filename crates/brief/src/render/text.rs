@@ -38,6 +38,11 @@ pub fn block(card: &Card, kind: &Kind, detail: Detail) -> String {
                     out.push_str(&format!("- {item}\n"));
                 }
             }
+            Part::Fields(fields) => {
+                for (name, value) in fields {
+                    out.push_str(&format!("{name}: {value}\n"));
+                }
+            }
             Part::Markdown(text) => {
                 out.push('\n');
                 out.push_str(text);

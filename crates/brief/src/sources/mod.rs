@@ -7,6 +7,7 @@
 pub mod artifacts;
 pub mod frontmatter;
 pub mod specgraph;
+pub mod tana;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -87,6 +88,7 @@ pub fn load(project: &Project) -> Loaded {
             Source::SpecGraph { manifest } => specgraph::load(&project.root, manifest),
             Source::Contextia { dir } => artifacts::load_contextia(&project.root, dir),
             Source::Folder { dir } => artifacts::load_folder(&project.root, dir),
+            Source::Tana { export } => tana::load(&project.root, export),
         };
         nodes.extend(out.nodes);
         problems.extend(out.problems);

@@ -1,0 +1,424 @@
+//! A Tana workspace export of any size, in the real shape (supertag.md §2): containers,
+//! supertags defined by `tagDef`s and `[SYS_A13, SYS_T01, parents…]` metanode tuples (with
+//! inheritance), fields defined by `attrDef`s and `[SYS_A13, SYS_T02]` tuples, a metanode
+//! and tag-application tuple per tagged node, field tuples with option, text, date and
+//! reference values, inline-reference and date spans in names, children owned elsewhere
+//! (references), one very large child list (an inbox), and a trash with nested content.
+//!
+//! `total` counts every doc of the export (content and system alike), as Tana does.
+
+use std::io::Write;
+use std::path::Path;
+
+use super::{title, Rng};
+
+/// A child entry: another doc, or a `SYS_*` id (never exported as a doc).
+#[derive(Clone, Copy)]
+enum Child {
+    Doc(u32),
+    Sys(&'static str),
+}
+
+#[derive(Default)]
+struct Doc {
+    name: Option<String>,
+    owner: Option<u32>,
+    meta: Option<u32>,
+    doc_type: Option<&'static str>,
+    children: Vec<Child>,
+    created: i64,
+    modified: i64,
+}
+
+/// Supertags: name and the index (in `TAGS`) of the tag it extends.
+const TAGS: &[(&str, Option<usize>)] = &[
+    ("work-item", None),
+    ("task", Some(0)),
+    ("bug", Some(1)),
+    ("project", None),
+    ("meeting", None),
+    ("person", None),
+    ("note", None),
+    ("goal", None),
+    ("milestone", Some(7)),
+    ("draft", Some(6)),
+];
+const TASK: usize = 1;
+const BUG: usize = 2;
+const PROJECT: usize = 3;
+const MEETING: usize = 4;
+const PERSON: usize = 5;
+const NOTE: usize = 6;
+
+struct Plan {
+    docs: Vec<Doc>,
+    ids: Vec<String>,
+    rng: Rng,
+    clock: i64,
+}
+
+impl Plan {
+    fn add(&mut self, doc: Doc) -> u32 {
+        let ix = self.docs.len() as u32;
+        // A bijective mix of the index: unique, random-looking, Tana-like ids.
+        let mut x = (u64::from(ix) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let mut id = String::with_capacity(11);
+        const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-";
+        for _ in 0..11 {
+            id.push(ALPHABET[(x & 63) as usize] as char);
+            x >>= 6;
+        }
+        self.ids.push(id);
+        self.docs.push(doc);
+        ix
+    }
+
+    fn push_child(&mut self, parent: u32, child: Child) {
+        self.docs[parent as usize].children.push(child);
+    }
+
+    /// A doc owned by `owner` and listed in its children.
+    fn owned(&mut self, owner: u32, mut doc: Doc) -> u32 {
+        doc.owner = Some(owner);
+        if doc.created == 0 {
+            self.clock += 37_000 + self.rng.below(90_000) as i64;
+            doc.created = self.clock;
+            doc.modified = self.clock + self.rng.below(30 * 86_400_000) as i64;
+        }
+        let ix = self.add(doc);
+        self.push_child(owner, Child::Doc(ix));
+        ix
+    }
+
+    fn system(&mut self, owner: u32, doc_type: &'static str, children: Vec<Child>) -> u32 {
+        self.owned(
+            owner,
+            Doc {
+                doc_type: Some(doc_type),
+                children,
+                ..Doc::default()
+            },
+        )
+    }
+
+    /// Applies a supertag: a metanode with a `[SYS_A13, tag]` tuple.
+    fn tag(&mut self, node: u32, tag: u32) {
+        let meta = self.add(Doc {
+            owner: Some(node),
+            doc_type: Some("metanode"),
+            ..Doc::default()
+        });
+        self.docs[node as usize].meta = Some(meta);
+        self.system(meta, "tuple", vec![Child::Sys("SYS_A13"), Child::Doc(tag)]);
+    }
+
+    /// A field tuple `[label, values…]` under `node`; `text` values are owned by the tuple.
+    fn field(&mut self, node: u32, label: Child, refs: &[u32], text: Option<String>) {
+        let mut children = vec![label];
+        children.extend(refs.iter().map(|&r| Child::Doc(r)));
+        let tuple = self.system(node, "tuple", children);
+        if let Some(text) = text {
+            self.owned(
+                tuple,
+                Doc {
+                    name: Some(text),
+                    ..Doc::default()
+                },
+            );
+        }
+    }
+
+    fn span(&self, doc: u32) -> String {
+        format!(
+            "<span data-inlineref-node=\"{}\"></span>",
+            self.ids[doc as usize]
+        )
+    }
+}
+
+fn date_span(day: i64) -> String {
+    let (y, m, d) = civil(day);
+    format!(
+        "<span data-inlineref-date=\"{{&quot;dateTimeString&quot;:&quot;{y:04}-{m:02}-{d:02}&quot;}}\"></span>"
+    )
+}
+
+/// (year, month, day) of days since 1970-01-01.
+fn civil(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+fn named(name: String) -> Doc {
+    Doc {
+        name: Some(name),
+        ..Doc::default()
+    }
+}
+
+/// Writes `export.json` and `brief.toml` into `out`; returns the number of docs.
+pub(crate) fn generate(out: &Path, total: usize, rng: &mut Rng) -> Result<usize, String> {
+    let mut plan = Plan {
+        docs: Vec::with_capacity(total + 64),
+        ids: Vec::with_capacity(total + 64),
+        rng: Rng(rng.next() | 1),
+        clock: 1_735_689_600_000, // 2025-01-01
+    };
+    let schema = plan.add(named("Schema".into()));
+    let stash = plan.add(named("Library".into()));
+    let trash = plan.add(named("Trash".into()));
+    plan.ids[schema as usize] = "genWS_SCHEMA".into();
+    plan.ids[stash as usize] = "genWS_STASH".into();
+    plan.ids[trash as usize] = "genWS_TRASH".into();
+
+    // Supertags, with inheritance.
+    let mut tags: Vec<u32> = Vec::new();
+    for &(name, _) in TAGS {
+        let tag = plan.owned(
+            schema,
+            Doc {
+                name: Some(name.into()),
+                doc_type: Some("tagDef"),
+                ..Doc::default()
+            },
+        );
+        tags.push(tag);
+    }
+    for (i, &(_, parent)) in TAGS.iter().enumerate() {
+        let meta = plan.add(Doc {
+            owner: Some(tags[i]),
+            doc_type: Some("metanode"),
+            ..Doc::default()
+        });
+        plan.docs[tags[i] as usize].meta = Some(meta);
+        let mut children = vec![Child::Sys("SYS_A13"), Child::Sys("SYS_T01")];
+        children.extend(parent.map(|p| Child::Doc(tags[p])));
+        plan.system(meta, "tuple", children);
+    }
+    // Fields.
+    let attr = |plan: &mut Plan, name: &str, options: &[&str]| -> (u32, Vec<u32>) {
+        let def = plan.owned(
+            schema,
+            Doc {
+                name: Some(name.into()),
+                doc_type: Some("attrDef"),
+                ..Doc::default()
+            },
+        );
+        let meta = plan.add(Doc {
+            owner: Some(def),
+            doc_type: Some("metanode"),
+            ..Doc::default()
+        });
+        plan.docs[def as usize].meta = Some(meta);
+        plan.system(
+            meta,
+            "tuple",
+            vec![Child::Sys("SYS_A13"), Child::Sys("SYS_T02")],
+        );
+        let opts = options
+            .iter()
+            .map(|o| plan.owned(def, named(o.to_string())))
+            .collect();
+        (def, opts)
+    };
+    let (status, statuses) = attr(&mut plan, "Status", &["Backlog", "Active", "Done"]);
+    let (owner_field, _) = attr(&mut plan, "Owner", &[]);
+    let (blocked, _) = attr(&mut plan, "Blocked by", &[]);
+    let (priority, _) = attr(&mut plan, "Priority", &[]);
+    plan.owned(
+        schema,
+        Doc {
+            name: Some("Table".into()),
+            doc_type: Some("viewDef"),
+            ..Doc::default()
+        },
+    );
+
+    // The outline: a home, areas, each with a meetings folder; people in the library; one
+    // inbox that collects thousands of bullets (a large child list).
+    let home = plan.add(Doc {
+        name: Some("Generated workspace".into()),
+        doc_type: Some("home"),
+        created: plan.clock,
+        modified: plan.clock,
+        ..Doc::default()
+    });
+    let inbox = plan.owned(home, named("Inbox".into()));
+    let mut areas = Vec::new();
+    let mut folders = Vec::new();
+    for a in 0..20 {
+        let name = format!("Area {a}: {}", title(&mut plan.rng, a));
+        let area = plan.owned(home, named(name));
+        folders.push(plan.owned(area, named("Meetings".into())));
+        areas.push(area);
+    }
+    let people_count = (total / 400).clamp(3, 5_000);
+    let mut people = Vec::new();
+    for p in 0..people_count {
+        let person = plan.owned(stash, named(format!("Person {p}")));
+        plan.tag(person, tags[PERSON]);
+        people.push(person);
+    }
+    let mut projects: Vec<u32> = Vec::new();
+    let mut tasks: Vec<u32> = Vec::new();
+    let mut notes: Vec<u32> = Vec::new();
+    let mut all: Vec<u32> = areas.clone();
+    let mut n = 0usize;
+    while plan.docs.len() < total {
+        n += 1;
+        let roll = plan.rng.below(100);
+        let pick = |plan: &mut Plan, list: &[u32]| list[plan.rng.below(list.len())];
+        let mut name = title(&mut plan.rng, n);
+        if plan.rng.below(10) == 0 {
+            let person = pick(&mut plan, &people);
+            name = format!("{name} with {}", plan.span(person));
+        }
+        if plan.rng.below(20) == 0 {
+            let day = plan.clock / 86_400_000 + plan.rng.below(60) as i64;
+            name = format!("{name} by {}", date_span(day));
+        }
+        let node = match roll {
+            0..=3 => {
+                let area = pick(&mut plan, &areas);
+                let project = plan.owned(area, named(name));
+                plan.tag(project, tags[PROJECT]);
+                let s = statuses[plan.rng.below(statuses.len())];
+                plan.field(project, Child::Doc(status), &[s], None);
+                projects.push(project);
+                project
+            }
+            4..=43 if !projects.is_empty() => {
+                let parent = if plan.rng.below(4) == 0 && !tasks.is_empty() {
+                    pick(&mut plan, &tasks)
+                } else {
+                    pick(&mut plan, &projects)
+                };
+                let task = plan.owned(parent, named(name));
+                let tag = if plan.rng.below(8) == 0 { BUG } else { TASK };
+                plan.tag(task, tags[tag]);
+                let s = statuses[plan.rng.below(statuses.len())];
+                plan.field(task, Child::Doc(status), &[s], None);
+                let who = pick(&mut plan, &people);
+                plan.field(task, Child::Doc(owner_field), &[who], None);
+                if plan.rng.below(3) == 0 {
+                    let p = ["High", "Medium", "Low"][plan.rng.below(3)].to_string();
+                    plan.field(task, Child::Doc(priority), &[], Some(p));
+                }
+                if plan.rng.below(10) == 0 && !tasks.is_empty() {
+                    let other = pick(&mut plan, &tasks);
+                    plan.field(task, Child::Doc(blocked), &[other], None);
+                }
+                if plan.rng.below(20) == 0 && !notes.is_empty() {
+                    // A note listed under the task but owned elsewhere: a reference.
+                    let note = pick(&mut plan, &notes);
+                    plan.push_child(task, Child::Doc(note));
+                }
+                tasks.push(task);
+                task
+            }
+            44..=58 => {
+                let parent = if projects.is_empty() || plan.rng.below(2) == 0 {
+                    pick(&mut plan, &areas)
+                } else {
+                    pick(&mut plan, &projects)
+                };
+                let note = plan.owned(parent, named(name));
+                plan.tag(note, tags[NOTE]);
+                let text = format!(
+                    "{} {}",
+                    super::sentence(&mut plan.rng),
+                    super::sentence(&mut plan.rng)
+                );
+                plan.owned(note, named(text));
+                notes.push(note);
+                note
+            }
+            59..=66 => {
+                let folder = pick(&mut plan, &folders);
+                let meeting = plan.owned(folder, named(format!("Meeting: {name}")));
+                plan.tag(meeting, tags[MEETING]);
+                let k = 1 + plan.rng.below(3);
+                let attendees: Vec<u32> = (0..k).map(|_| pick(&mut plan, &people)).collect();
+                plan.field(meeting, Child::Sys("SYS_A142"), &attendees, None);
+                let day = plan.clock / 86_400_000;
+                plan.field(meeting, Child::Sys("SYS_A90"), &[], Some(date_span(day)));
+                let agenda = format!("Agenda: {}", title(&mut plan.rng, n));
+                plan.owned(meeting, named(agenda));
+                meeting
+            }
+            67..=68 => {
+                // Into the trash, with a child of its own.
+                let gone = plan.owned(trash, named(name));
+                plan.owned(gone, named("Step of a trashed plan".into()));
+                continue;
+            }
+            69..=74 => plan.owned(inbox, named(name)),
+            _ => {
+                let parent = pick(&mut plan, &all);
+                plan.owned(parent, named(name))
+            }
+        };
+        all.push(node);
+    }
+    let written = plan.docs.len();
+    write_export(out, &plan).map_err(|e| format!("{}: {e}", out.display()))?;
+    Ok(written)
+}
+
+fn write_export(out: &Path, plan: &Plan) -> std::io::Result<()> {
+    std::fs::create_dir_all(out)?;
+    std::fs::write(out.join("brief.toml"), "tana = \"export.json\"\n")?;
+    let file = std::fs::File::create(out.join("export.json"))?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+    w.write_all(
+        b"{\"formatVersion\":1,\"editors\":[[\"bench@example.invalid\",0]],\"workspaces\":{\"genWS\":\"{}\"},\"docs\":[\n",
+    )?;
+    for (i, doc) in plan.docs.iter().enumerate() {
+        if i > 0 {
+            w.write_all(b",\n")?;
+        }
+        write!(w, "{{\"id\":\"{}\",\"props\":{{", plan.ids[i])?;
+        write!(w, "\"created\":{}", doc.created)?;
+        if let Some(name) = &doc.name {
+            w.write_all(b",\"name\":")?;
+            serde_json::to_writer(&mut w, name)?;
+        }
+        if let Some(owner) = doc.owner {
+            write!(w, ",\"_ownerId\":\"{}\"", plan.ids[owner as usize])?;
+        }
+        if let Some(meta) = doc.meta {
+            write!(w, ",\"_metaNodeId\":\"{}\"", plan.ids[meta as usize])?;
+        }
+        if let Some(t) = doc.doc_type {
+            write!(w, ",\"_docType\":\"{t}\"")?;
+        }
+        w.write_all(b"}")?;
+        if !doc.children.is_empty() {
+            w.write_all(b",\"children\":[")?;
+            for (k, child) in doc.children.iter().enumerate() {
+                if k > 0 {
+                    w.write_all(b",")?;
+                }
+                match child {
+                    Child::Doc(d) => write!(w, "\"{}\"", plan.ids[*d as usize])?,
+                    Child::Sys(s) => write!(w, "\"{s}\"")?,
+                }
+            }
+            w.write_all(b"]")?;
+        }
+        if doc.modified > 0 {
+            write!(w, ",\"modifiedTs\":[{},0]", doc.modified)?;
+        }
+        w.write_all(b"}")?;
+    }
+    w.write_all(b"\n]}\n")?;
+    w.flush()
+}
