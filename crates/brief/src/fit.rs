@@ -8,8 +8,6 @@
 //! [`Layout::units`]), each counted once and cached, so every candidate is measured exactly
 //! and the result is never over.
 
-use std::collections::HashMap;
-
 use crate::model::Detail;
 use crate::render::{Layout, Unit};
 use crate::tokens::Counter;
@@ -50,7 +48,7 @@ pub fn fit(
     let mut meter = Meter {
         layout,
         counter,
-        cache: HashMap::new(),
+        cache: vec![[UNCOUNTED; 4]; items],
     };
     // Count every block at the requested level up front, on all cores.
     let blocks: Vec<_> = (0..items).map(|i| layout.block(i, requested)).collect();
@@ -255,8 +253,13 @@ fn fill_with_cut(
 struct Meter<'a, 'g> {
     layout: &'a Layout<'g>,
     counter: &'a Counter<'a>,
-    cache: HashMap<(usize, Option<Detail>), usize>,
+    /// Per item, the count of its block at each level (meta, summary, full) and of its
+    /// line in the omitted list; a plain table, since a fit looks these up for every unit of
+    /// every candidate document.
+    cache: Vec<[usize; 4]>,
 }
+
+const UNCOUNTED: usize = usize::MAX;
 
 impl Meter<'_, '_> {
     fn unit(&mut self, unit: &Unit) -> usize {
@@ -265,16 +268,22 @@ impl Meter<'_, '_> {
                 return self.counter.count(&self.layout.text(unit));
             }
         }
-        let key = match unit {
-            Unit::Block(i, d) => (*i, Some(*d)),
-            Unit::Omitted(i) => (*i, None),
+        let (i, slot) = match unit {
+            Unit::Block(i, Detail::Meta) => (*i, 0),
+            Unit::Block(i, Detail::Summary) => (*i, 1),
+            Unit::Block(i, Detail::Full) => (*i, 2),
+            Unit::Omitted(i) => (*i, 3),
             Unit::Text(text) => return self.counter.count(text),
         };
-        if let Some(&n) = self.cache.get(&key) {
-            return n;
+        if let Some(&n) = self.cache.get(i).map(|c| &c[slot]) {
+            if n != UNCOUNTED {
+                return n;
+            }
         }
         let n = self.counter.count(&self.layout.text(unit));
-        self.cache.insert(key, n);
+        if let Some(c) = self.cache.get_mut(i) {
+            c[slot] = n;
+        }
         n
     }
 

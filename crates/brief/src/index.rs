@@ -1036,12 +1036,14 @@ impl Index {
     }
 
     fn read_edges(&self, ix: NodeIx, out: bool) -> Vec<Edge> {
+        // `CAST(?1 …)`, not a bare `?1`: SQLite built with STAT4 re-plans a statement whose
+        // plan may depend on a bound value on every run, which cost more than the query.
         let sql = if out {
             "SELECT e.dst, e.rel, n.id, n.kind FROM edges e JOIN nodes n ON n.ix = e.dst
-             WHERE e.src = ?1 ORDER BY n.id, e.rel"
+             WHERE e.src = CAST(?1 AS INTEGER) ORDER BY n.id, e.rel"
         } else {
             "SELECT e.src, e.rel, n.id, n.kind FROM edges e JOIN nodes n ON n.ix = e.src
-             WHERE e.dst = ?1 ORDER BY n.id, e.rel"
+             WHERE e.dst = CAST(?1 AS INTEGER) ORDER BY n.id, e.rel"
         };
         let result = (|| -> Result<Vec<Edge>, rusqlite::Error> {
             let mut stmt = self.conn.prepare_cached(sql)?;
@@ -1152,7 +1154,7 @@ impl GraphView for Index {
     fn dangling_from(&self, ix: NodeIx) -> Vec<Dangling> {
         let result = (|| -> Result<Vec<Dangling>, rusqlite::Error> {
             let mut stmt = self.conn.prepare_cached(
-                "SELECT rel, target FROM dangling WHERE src = ?1 ORDER BY rel, target",
+                "SELECT rel, target FROM dangling WHERE src = CAST(?1 AS INTEGER) ORDER BY rel, target",
             )?;
             let rows = stmt.query_map([ix], |r| {
                 Ok(Dangling {
