@@ -27,7 +27,7 @@ use crate::render::Format;
 
 /// The smallest budget a zone document gets even when the window is (nearly) full, so that
 /// the checkpoint notice always fits.
-pub const MIN_BUDGET: usize = 64;
+pub const MIN_BUDGET: usize = 128;
 
 /// What `brief context --session` asks for.
 #[derive(Debug, Clone, Default)]
