@@ -4,7 +4,7 @@
 //! the write lock, and a store from a newer brief is refused untouched.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
@@ -38,7 +38,8 @@ const MIGRATIONS: &[&str] = &[
         created INTEGER NOT NULL,
         supersedes INTEGER REFERENCES packages(id) ON DELETE SET NULL
     );
-    CREATE INDEX packages_session ON packages(session_id, group_id);
+    -- Covers the ranking query: a session's candidates come from the index alone.
+    CREATE INDEX packages_session ON packages(session_id, group_id, priority, created);
     CREATE INDEX packages_supersedes ON packages(supersedes) WHERE supersedes IS NOT NULL;
     CREATE INDEX packages_created ON packages(created);
     CREATE TABLE consumers (
@@ -136,18 +137,47 @@ impl Store {
         let damaged = |e: rusqlite::Error| SessionError::damaged(&shown, e);
         let conn = Connection::open_with_flags(path, flags).map_err(damaged)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(damaged)?;
-        // Switching to WAL takes a lock; a concurrent first open retries through the busy
-        // handler, and an already-WAL database answers without one.
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(damaged)?;
-        conn.pragma_update(None, "synchronous", "NORMAL")
-            .map_err(damaged)?;
-        conn.pragma_update(None, "foreign_keys", "ON")
-            .map_err(damaged)?;
         conn.set_prepared_statement_cache_capacity(32);
         let mut store = Store { conn, shown };
-        store.migrate()?;
-        Ok(store)
+        // SQLite skips the busy handler in a few lock states that concurrent first opens hit
+        // (switching a fresh file to WAL, WAL recovery): retry those here, with backoff, for
+        // as long as a writer would wait.
+        let deadline = Instant::now() + BUSY_TIMEOUT;
+        let mut pause = Duration::from_millis(2);
+        loop {
+            match store.setup() {
+                Err(Setup::Busy(e)) => {
+                    if Instant::now() >= deadline {
+                        return Err(SessionError::damaged(&store.shown, e));
+                    }
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(100));
+                }
+                Err(Setup::Failed(e)) => return Err(e),
+                Ok(()) => return Ok(store),
+            }
+        }
+    }
+
+    fn setup(&mut self) -> Result<(), Setup> {
+        let shown = self.shown.clone();
+        let fail = |e: rusqlite::Error| {
+            if is_busy(&e) {
+                Setup::Busy(e)
+            } else {
+                Setup::Failed(SessionError::damaged(&shown, e))
+            }
+        };
+        self.conn
+            .pragma_update(None, "journal_mode", "WAL")
+            .map_err(fail)?;
+        self.conn
+            .pragma_update(None, "synchronous", "NORMAL")
+            .map_err(fail)?;
+        self.conn
+            .pragma_update(None, "foreign_keys", "ON")
+            .map_err(fail)?;
+        self.migrate(&fail)
     }
 
     fn version(conn: &Connection) -> rusqlite::Result<i64> {
@@ -155,19 +185,18 @@ impl Store {
     }
 
     /// Brings the schema to [`SCHEMA_VERSION`] in place.
-    fn migrate(&mut self) -> Result<(), SessionError> {
+    fn migrate(&mut self, damaged: &dyn Fn(rusqlite::Error) -> Setup) -> Result<(), Setup> {
         let shown = self.shown.clone();
-        let damaged = |e: rusqlite::Error| SessionError::damaged(&shown, e);
         let version = Store::version(&self.conn).map_err(damaged)?;
         if version == SCHEMA_VERSION {
             return Ok(());
         }
         if version > SCHEMA_VERSION {
-            return Err(SessionError::Newer {
+            return Err(Setup::Failed(SessionError::Newer {
                 path: shown,
                 version,
                 supported: SCHEMA_VERSION,
-            });
+            }));
         }
         // Under the write lock, so concurrent first writers never both run a step.
         let tx = self
@@ -185,10 +214,10 @@ impl Store {
                 )
                 .map_err(damaged)?;
             if tables > 0 {
-                return Err(SessionError::Store {
+                return Err(Setup::Failed(SessionError::Store {
                     path: shown,
                     message: "is not a brief session store (it has tables but no schema version); move it aside or point --root elsewhere".into(),
-                });
+                }));
             }
         }
         while version < SCHEMA_VERSION {
@@ -211,6 +240,19 @@ impl Store {
     pub fn schema_version(&self) -> Result<i64, SessionError> {
         Ok(Store::version(&self.conn)?)
     }
+}
+
+/// Why opening did not finish: a lock to wait for, or a real failure.
+enum Setup {
+    Busy(rusqlite::Error),
+    Failed(SessionError),
+}
+
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
 }
 
 /// `path` relative to nothing: for tests that build stores in temporary folders.
