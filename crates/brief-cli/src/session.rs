@@ -363,10 +363,18 @@ fn now() -> Result<i64, Fail> {
 }
 
 fn project(root: Option<&Path>, cwd: &Path) -> Result<Project, Fail> {
-    Project::open(root, cwd).map_err(|e| Fail {
+    let failed = |e: brief::ProjectError| Fail {
         code: 2,
         lines: vec![format!("error: {e}")],
-    })
+    };
+    match Project::open(root, cwd) {
+        // A repository with no brief sources yet can still keep sessions: the store goes
+        // into ./.brief/, which makes the current directory the project from then on.
+        Err(brief::ProjectError::NotFound(_)) if root.is_none() => {
+            Project::at(Path::new(".")).map_err(failed)
+        }
+        other => other.map_err(failed),
+    }
 }
 
 fn print(text: &str) {
@@ -418,20 +426,8 @@ pub fn run(root: Option<&Path>, cwd: &Path, args: &SessionArgs) -> Result<(), Fa
                 iteration: a.iteration,
                 min_priority: None,
             };
-            let listing = match open(Mode::Existing) {
-                Ok(store) => session::package_list(&store, &request, &project.session, now)?,
-                // No store yet: nothing to list, which is "nothing found", not an error.
-                Err(_) if !brief::session::store::store_path(&project.root).exists() => {
-                    return Err(Fail {
-                        code: 1,
-                        lines: vec![format!(
-                            "no packages: {} does not exist yet (`brief session package add` creates it)",
-                            brief::session::store::STORE_PATH
-                        )],
-                    })
-                }
-                Err(e) => return Err(e),
-            };
+            let store = open(Mode::Existing)?;
+            let listing = session::package_list(&store, &request, &project.session, now)?;
             print(&render::listing(&listing, a.format, !a.no_redact));
             if listing.total_available == 0 {
                 return Err(Fail {
@@ -495,8 +491,16 @@ pub fn run(root: Option<&Path>, cwd: &Path, args: &SessionArgs) -> Result<(), Fa
             print(&render::matches(&found, a.format, !a.no_redact));
         }
         SessionCommand::Prune(a) => {
-            let mut store = open(Mode::Existing)?;
-            let pruned = session::prune(&mut store, a.older_than, now)?;
+            let pruned = match Store::open(&project.root, Mode::Existing) {
+                Ok(mut store) => session::prune(&mut store, a.older_than, now)?,
+                // Nothing stored yet, so nothing to prune.
+                Err(SessionError::Missing(_)) => session::Pruned {
+                    packages: 0,
+                    sessions: 0,
+                    error_patterns: 0,
+                },
+                Err(e) => return Err(e.into()),
+            };
             print(&render::pruned(&pruned, a.format));
         }
     }

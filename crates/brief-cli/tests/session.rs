@@ -1603,3 +1603,116 @@ fn concurrent_writers_lose_nothing() {
     got.sort();
     assert_eq!(got, (1..=total as i64).collect::<Vec<_>>());
 }
+
+#[test]
+fn without_a_store_reads_find_nothing_and_the_first_write_creates_it() {
+    // A plain folder: no brief sources, no store. Session commands run from inside it.
+    let dir = tempfile::tempdir().unwrap();
+    let here = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_brief"))
+            .args(args)
+            .current_dir(dir.path())
+            .env("BRIEF_NOW", NOW.to_string())
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    for args in [
+        &[
+            "session",
+            "package",
+            "list",
+            "--session",
+            S,
+            "--agent",
+            "developer",
+        ][..],
+        &[
+            "session",
+            "package",
+            "consume",
+            "--session",
+            S,
+            "--agent",
+            "developer",
+            "--id",
+            "1",
+        ],
+        &[
+            "session",
+            "error",
+            "match",
+            "--project",
+            "notes",
+            "--message",
+            "boom",
+        ],
+        &[
+            "session",
+            "error",
+            "feedback",
+            "--project",
+            "notes",
+            "--hash",
+            "abcd1234",
+            "--helped",
+        ],
+    ] {
+        let (code, _, err) = here(args);
+        assert_eq!(code, 1, "{args:?}: {err}");
+        assert!(err.contains("does not exist yet"), "{args:?}: {err}");
+    }
+    let (code, out, _) = here(&["session", "prune", "--older-than", "30"]);
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            0,
+            "pruned 0 packages, 0 empty sessions and 0 error patterns\n"
+        )
+    );
+    assert!(
+        !dir.path().join(".brief").exists(),
+        "readers never create the store"
+    );
+    let (code, out, err) = here(&[
+        "session",
+        "package",
+        "add",
+        "--session",
+        S,
+        "--type",
+        "handoff",
+        "--file",
+        "handoff.md",
+        "--producer",
+        "developer",
+        "--consumers",
+        "qa_expert",
+        "--summary",
+        "Ready for QA",
+    ]);
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            0,
+            "added package 1 to session bazinga_20251009_085320 for qa_expert\n"
+        ),
+        "{err}"
+    );
+    assert!(dir.path().join(".brief/sessions.db").is_file());
+    let (code, out, _) = here(&[
+        "session",
+        "package",
+        "list",
+        "--session",
+        S,
+        "--agent",
+        "qa_expert",
+    ]);
+    assert_eq!(code, 0);
+    assert!(out.contains("#1 [MEDIUM] handoff handoff.md"), "{out}");
+}

@@ -75,10 +75,11 @@ pub enum SessionError {
 }
 
 impl SessionError {
-    /// 1 when something asked for was not found, 2 for bad usage or an unreadable store.
+    /// 1 when something asked for was not found (including everything in a store that does
+    /// not exist yet), 2 for bad usage or an unreadable store.
     pub fn exit_code(&self) -> u8 {
         match self {
-            SessionError::NotFound(_) => 1,
+            SessionError::NotFound(_) | SessionError::Missing(_) => 1,
             SessionError::Engine(e) => e.exit_code(),
             _ => 2,
         }

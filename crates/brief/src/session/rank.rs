@@ -24,7 +24,7 @@ pub struct Candidate {
 /// The score of `c` for a request in `group` at `now` (Unix seconds).
 pub fn score(c: &Candidate, group: Option<&str>, now: i64) -> f64 {
     let same_group = group.is_some() && c.group.as_deref() == group;
-    let age_days = (now - c.created).max(0) as f64 / 86_400.0;
+    let age_days = now.saturating_sub(c.created).max(0) as f64 / 86_400.0;
     4.0 * c.priority.weight() as f64
         + if same_group { 2.0 } else { 0.0 }
         + if c.designated { 1.5 } else { 0.0 }
