@@ -77,9 +77,9 @@ struct Audit<'a> {
     encoding: &'static str,
     budget: BudgetJson,
     total_available: usize,
-    packages: Vec<&'a Package>,
+    packages: Vec<Package>,
     packages_left_out: usize,
-    error_patterns: Vec<&'a Pattern>,
+    error_patterns: Vec<Pattern>,
     graph: Option<GraphJson<'a>>,
     warnings: &'a [String],
     document: &'a str,
@@ -295,6 +295,14 @@ pub fn zone_context(
     debug_assert_eq!(used, encoding.count(&document));
     debug_assert!(used <= budget);
     let text = if request.context.format == Format::Json {
+        // The audit repeats package and pattern text: redacted like the document.
+        let scrub = |s: &str| {
+            if request.redact {
+                redact_str(s)
+            } else {
+                s.to_string()
+            }
+        };
         let listing = material.listing.as_ref();
         let audit = Audit {
             session: &session,
@@ -309,10 +317,27 @@ pub fn zone_context(
             },
             total_available: listing.map_or(0, |l| l.total_available),
             packages: listing.map_or(Vec::new(), |l| {
-                l.packages.iter().take(plan.packages).collect()
+                l.packages
+                    .iter()
+                    .take(plan.packages)
+                    .map(|p| Package {
+                        summary: scrub(&p.summary),
+                        file_path: scrub(&p.file_path),
+                        ..p.clone()
+                    })
+                    .collect()
             }),
             packages_left_out: shown_packages - plan.packages,
-            error_patterns: material.patterns.iter().take(plan.patterns).collect(),
+            error_patterns: material
+                .patterns
+                .iter()
+                .take(plan.patterns)
+                .map(|p| Pattern {
+                    signature: scrub(&p.signature),
+                    solution: scrub(&p.solution),
+                    ..p.clone()
+                })
+                .collect(),
             graph: match (&graph, &request.task) {
                 (Some((_, b, u, o)), Some(task)) => Some(GraphJson {
                     target: task,
