@@ -110,6 +110,7 @@ fn parse_output(s: &str) -> Result<Output, String> {
 
 #[derive(Args)]
 struct AddArgs {
+    /// The session id (e.g. bazinga_20251009_085320).
     #[arg(long, value_name = "ID")]
     session: String,
     /// Task group; without it the package is global to the session.
@@ -136,12 +137,14 @@ struct AddArgs {
     /// The id of an earlier package of this session that this one replaces.
     #[arg(long, value_name = "ID")]
     supersedes: Option<i64>,
+    /// Output format.
     #[arg(long, value_name = "text|json", default_value = "text", value_parser = parse_output)]
     format: Output,
 }
 
 #[derive(Args)]
 struct ListArgs {
+    /// The session id (e.g. bazinga_20251009_085320).
     #[arg(long, value_name = "ID")]
     session: String,
     /// The agent type asking (sets the default limit and the consumer relevance).
@@ -156,6 +159,7 @@ struct ListArgs {
     /// Leave out what the agent consumed in this iteration [default: 1].
     #[arg(long, value_name = "I")]
     iteration: Option<i64>,
+    /// Output format.
     #[arg(long, value_name = "text|json", default_value = "text", value_parser = parse_output)]
     format: Output,
     /// Print stored text as is (secrets are still redacted before storing).
@@ -165,8 +169,10 @@ struct ListArgs {
 
 #[derive(Args)]
 struct ConsumeArgs {
+    /// The session id (e.g. bazinga_20251009_085320).
     #[arg(long, value_name = "ID")]
     session: String,
+    /// The agent type that read it.
     #[arg(long, value_name = "A")]
     agent: String,
     /// The package id (from `package list`).
@@ -175,12 +181,14 @@ struct ConsumeArgs {
     /// [default: 1]
     #[arg(long, value_name = "I")]
     iteration: Option<i64>,
+    /// Output format.
     #[arg(long, value_name = "text|json", default_value = "text", value_parser = parse_output)]
     format: Output,
 }
 
 #[derive(Args)]
 struct RecordArgs {
+    /// The project the patterns belong to (e.g. the repository name).
     #[arg(long, value_name = "P")]
     project: String,
     /// The error message as seen (paths, lines and secrets are normalized away).
@@ -192,8 +200,10 @@ struct RecordArgs {
     /// Language or stack (ts, python, rust, …).
     #[arg(long, value_name = "L")]
     lang: Option<String>,
+    /// Output format.
     #[arg(long, value_name = "text|json", default_value = "text", value_parser = parse_output)]
     format: Output,
+    /// Print stored text as is (secrets are still redacted before storing).
     #[arg(long)]
     no_redact: bool,
 }
@@ -201,6 +211,7 @@ struct RecordArgs {
 #[derive(Args)]
 #[command(group(ArgGroup::new("verdict").required(true).args(["helped", "did_not_help"])))]
 struct FeedbackArgs {
+    /// The project the patterns belong to (e.g. the repository name).
     #[arg(long, value_name = "P")]
     project: String,
     /// The pattern's hash (or its first 4+ hex digits).
@@ -212,21 +223,26 @@ struct FeedbackArgs {
     /// It did not: confidence -0.20.
     #[arg(long)]
     did_not_help: bool,
+    /// Output format.
     #[arg(long, value_name = "text|json", default_value = "text", value_parser = parse_output)]
     format: Output,
 }
 
 #[derive(Args)]
 struct MatchArgs {
+    /// The project the patterns belong to (e.g. the repository name).
     #[arg(long, value_name = "P")]
     project: String,
+    /// The error message to look up.
     #[arg(long, value_name = "TEXT")]
     message: String,
     /// Most similar patterns when there is no exact one.
     #[arg(long, value_name = "N", default_value_t = 3)]
     limit: usize,
+    /// Output format.
     #[arg(long, value_name = "text|json", default_value = "text", value_parser = parse_output)]
     format: Output,
+    /// Print stored text as is (secrets are still redacted before storing).
     #[arg(long)]
     no_redact: bool,
 }
@@ -236,6 +252,7 @@ struct PruneArgs {
     /// Age in days.
     #[arg(long, value_name = "DAYS")]
     older_than: i64,
+    /// Output format.
     #[arg(long, value_name = "text|json", default_value = "text", value_parser = parse_output)]
     format: Output,
 }
