@@ -1303,7 +1303,6 @@ fn zone_documents_are_exact_and_the_graph_part_is_byte_identical() {
 fn a_missing_or_corrupt_store_still_yields_the_graph_context() {
     let dir = project();
     let r = root(&dir);
-    let graph = ok(&["context", "TASK-002", "--root", r, "--budget", "3000"]);
     let (code, doc, err) = run_at(
         NOW,
         &[
@@ -1332,7 +1331,27 @@ fn a_missing_or_corrupt_store_still_yields_the_graph_context() {
         !dir.path().join(".brief/sessions.db").exists(),
         "readers never create the store"
     );
-    let _ = graph;
+    // The graph part is what `brief context TASK-002` prints for the budget that was left.
+    let v = json(&[
+        "context",
+        "--root",
+        r,
+        "--session",
+        S,
+        "--agent",
+        "developer",
+        "--task",
+        "TASK-002",
+        "--budget",
+        "3000",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(v["warnings"].as_array().unwrap().len(), 1);
+    let rest = v["graph"]["budget"].to_string();
+    let graph = ok(&["context", "TASK-002", "--root", r, "--budget", &rest]);
+    assert!(doc.ends_with(&graph), "{doc}");
+    assert_eq!(v["document"].as_str().unwrap(), doc);
 
     let junk = b"SQLite format 2\0 definitely not a database ".repeat(50);
     std::fs::create_dir_all(dir.path().join(".brief")).unwrap();
