@@ -269,8 +269,8 @@ used (--used-tokens), after a 15 % safety margin ([session] safety_margin):
   Wrap-up       85 to 95 %    a minimal notice
   Emergency     95 % and up   a checkpoint notice
 The budget is --budget (or brief.toml's, default 4000) capped at what is left of the window
-(never below 128); the count is exact. The graph part is what `brief context TASK --budget
-<rest>` prints for the budget the session part leaves. Windows: claude*, sonnet, opus, haiku
+(never below 128); the count is exact. With --task the session part takes at most half of
+it, and the graph part is what `brief context TASK --budget <rest>` prints for the rest. Windows: claude*, sonnet, opus, haiku
 200000; gpt-4o 128000; gpt-4.1 1047576; gpt-4 8192; gpt-4-turbo 128000; gpt-5 400000;
 o1, o3, o4-mini 200000; more in [session.windows], or --window N. Default model: claude.
 A missing or unreadable store still yields the zone line and the graph context, with a

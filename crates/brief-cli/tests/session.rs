@@ -1247,6 +1247,12 @@ fn zone_documents_are_exact_and_the_graph_part_is_byte_identical() {
             );
             let session_part = &doc[..doc.len() - graph.len()];
             assert!(session_part.starts_with("# Session context for developer\n"));
+            // With a task, packages take at most half the budget.
+            let name = v["encoding"].as_str().unwrap();
+            assert!(
+                oracle(name, session_part) <= limit / 2,
+                "{encoding} {budget}"
+            );
             if limit >= 1500 {
                 assert!(
                     used * 100 >= limit * 90,

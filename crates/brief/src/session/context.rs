@@ -222,8 +222,6 @@ pub fn zone_context(
         patterns: material.patterns.len(),
         note: None,
     };
-    let (mut part, mut part_tokens) = fit_part(&view, &material, &mut plan, budget, encoding)?;
-
     // The graph context, for what remains.
     let graph_detail = match zone {
         Zone::Normal => Some(
@@ -238,6 +236,17 @@ pub fn zone_context(
         }
         _ => None,
     };
+    // With a task, the session part gets at most half the budget, so packages never crowd
+    // the task's own context out; without one it may use all of it.
+    let graph_wanted = request.task.is_some() && graph_detail.is_some();
+    let part_budget = if graph_wanted { budget / 2 } else { budget };
+    let (mut part, mut part_tokens) =
+        match fit_part(&view, &material, &mut plan, part_budget, encoding) {
+            Ok(fitted) => fitted,
+            // Not even the header fits in half: let it take what it needs.
+            Err(_) if graph_wanted => fit_part(&view, &material, &mut plan, budget, encoding)?,
+            Err(e) => return Err(e),
+        };
     let mut graph: Option<(String, usize, usize, usize)> = None; // text, budget, used, omitted
     if let (Some(task), Some(detail)) = (&request.task, graph_detail) {
         let engine = engine.ok_or_else(|| {
@@ -270,6 +279,9 @@ pub fn zone_context(
                     );
                     warnings.push(note.clone());
                     plan.note = Some(note);
+                    // No graph after all: the session part may use the whole budget.
+                    plan.packages = shown_packages;
+                    plan.patterns = material.patterns.len();
                     // The note is best effort: keep it only if it still fits.
                     match fit_part(&view, &material, &mut plan, budget, encoding) {
                         Ok((p, t)) => {
@@ -402,7 +414,7 @@ struct Plan {
 }
 
 /// Renders the session part and steps it down until it fits `budget`: error patterns go
-/// first (lowest first), then packages (lowest-ranked first).
+/// first (lowest first), then the note, then packages (lowest-ranked first).
 fn fit_part(
     view: &View<'_>,
     material: &Material,
@@ -416,12 +428,13 @@ fn fit_part(
         if tokens <= budget {
             return Ok((part, tokens));
         }
+        // The note only repeats a warning the caller also gets: it goes before packages.
         if plan.patterns > 0 {
             plan.patterns -= 1;
-        } else if plan.packages > 0 {
-            plan.packages -= 1;
         } else if plan.note.is_some() {
             plan.note = None;
+        } else if plan.packages > 0 {
+            plan.packages -= 1;
         } else {
             return Err(SessionError::Usage(format!(
                 "a budget of {budget} tokens cannot hold the session header ({tokens} tokens): use --budget {tokens} or more"
@@ -550,9 +563,9 @@ fn render_part(view: &View<'_>, material: &Material, plan: &Plan) -> String {
             if total > shown {
                 let more = total - shown;
                 out.push_str(&format!(
-                    "{}+{} more: brief session package list --session {} --agent {}{} --limit {}\n",
-                    if md { "\n" } else { "" },
-                    plural_packages(more),
+                    "{}+{more} more package{}: brief session package list --session {} --agent {}{} --limit {}\n",
+                    if md && shown > 0 { "\n" } else { "" },
+                    if more == 1 { "" } else { "s" },
                     view.session,
                     view.agent,
                     view.group
