@@ -9,6 +9,8 @@ use brief::engine::{located, Engine};
 use brief::{Depth, Detail, Encoding, EngineError, Format};
 use clap::{Parser, Subcommand};
 
+mod session;
+
 const ABOUT: &str = "Assemble the context an AI agent needs before it works on one thing.";
 
 const LONG_ABOUT: &str = "\
@@ -44,7 +46,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Assemble the context document for a node.
-    #[command(after_help = CONTEXT_HELP)]
+    #[command(after_help = format!("{CONTEXT_HELP}\n\n{}", session::ZONE_HELP))]
     Context(ContextArgs),
     /// Print one node at a detail level.
     Show(ShowArgs),
@@ -58,6 +60,9 @@ enum Command {
     /// annotation in one run (exit 1 when there are errors).
     #[command(after_help = check_help())]
     Check(CheckArgs),
+    /// The agent-session store: context packages, error patterns, pruning.
+    #[command(after_help = session::SESSION_HELP)]
+    Session(session::SessionArgs),
     /// Serve the project to AI agents over MCP (stdio, or streamable HTTP with --http).
     #[cfg(feature = "mcp")]
     #[command(after_help = SERVE_HELP)]
@@ -174,7 +179,8 @@ Examples:
 struct ContextArgs {
     /// The node id to assemble context for (e.g. AUTH-01, TASK-042), or words to search
     /// for: the best hit becomes the target (see --seeds).
-    target: String,
+    #[arg(required_unless_present = "session")]
+    target: Option<String>,
     /// How many hops to follow forward links: a number or `full`
     /// [default: 2 for Spec Graph targets, full for artifacts, or brief.toml's].
     #[arg(long, value_name = "N|full", value_parser = parse_depth)]
@@ -206,6 +212,8 @@ struct ContextArgs {
     /// Leave field values out of the document (a lens's field filter still limits them).
     #[arg(long, overrides_with = "include_fields")]
     no_include_fields: bool,
+    #[command(flatten)]
+    zone: session::ZoneArgs,
 }
 
 #[derive(clap::Args)]
@@ -281,6 +289,19 @@ fn run(cli: Cli) -> Result<(), Failure> {
     if let Command::Check(args) = &cli.command {
         return check(cli.root.as_deref(), &cwd, args);
     }
+    let session_failure = |f: session::Fail| Failure {
+        code: f.code,
+        lines: f.lines,
+    };
+    match &cli.command {
+        Command::Session(args) => {
+            return session::run(cli.root.as_deref(), &cwd, args).map_err(session_failure)
+        }
+        Command::Context(args) if args.zone.session.is_some() => {
+            return session::context(cli.root.as_deref(), &cwd, args).map_err(session_failure)
+        }
+        _ => {}
+    }
     #[cfg(feature = "mcp")]
     if let Command::Serve(args) = &cli.command {
         let options = brief_mcp::ServeOptions {
@@ -301,7 +322,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
     let output = match cli.command {
         Command::Context(args) => {
             let request = brief::ContextRequest {
-                target: args.target,
+                target: args.target.unwrap_or_default(),
                 depth: args.depth,
                 detail: args.detail,
                 budget: args.budget,
@@ -342,7 +363,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
             brief::render::search::hits(&hits, args.format)
         }
-        Command::Check(_) => String::new(), // handled above
+        Command::Check(_) | Command::Session(_) => String::new(), // handled above
         #[cfg(feature = "mcp")]
         Command::Serve(_) => String::new(), // handled above
         Command::Lenses => {

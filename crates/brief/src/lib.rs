@@ -17,6 +17,7 @@ pub mod project;
 pub mod rank;
 pub mod render;
 pub mod resolve;
+pub mod session;
 pub mod sources;
 pub mod tokens;
 pub mod traverse;

@@ -49,6 +49,8 @@ pub struct Project {
     pub defaults: Defaults,
     /// `brief check` settings (`[check]`).
     pub check: crate::check::CheckConfig,
+    /// Session-store settings (`[session]`): retrieval limits, model windows, margin.
+    pub session: crate::session::SessionConfig,
 }
 
 /// Why a project could not be opened.
@@ -77,6 +79,8 @@ struct ConfigFile {
     check: crate::check::CheckConfig,
     #[serde(default)]
     lenses: std::collections::BTreeMap<String, crate::lens::LensConfig>,
+    #[serde(default)]
+    session: crate::session::SessionConfig,
 }
 
 #[derive(Deserialize, Default)]
@@ -121,6 +125,13 @@ impl Project {
             ConfigFile::default()
         };
         let defaults = defaults(&config, &config_path)?;
+        config
+            .session
+            .validate()
+            .map_err(|message| ProjectError::Config {
+                location: Location::file(config_path.display().to_string()),
+                message,
+            })?;
         let mut sources = Vec::new();
         let declared = config.specgraph.is_some()
             || config.contextia.is_some()
@@ -196,6 +207,7 @@ impl Project {
             sources,
             defaults,
             check: config.check,
+            session: config.session,
         })
     }
 }
@@ -329,6 +341,34 @@ mod tests {
         let err = Project::at(dir.path()).unwrap_err().to_string();
         assert!(err.contains("brief.toml:2:1"), "{err}");
         assert!(err.contains("budgt"), "{err}");
+    }
+
+    #[test]
+    fn session_table_is_read_and_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("brief.toml"),
+            "[session]\ndefault_limit = 2\nsafety_margin = 0.2\n[session.limits]\ndeveloper = 4\n[session.windows]\n\"llama-3.1\" = 131072\n",
+        )
+        .unwrap();
+        let project = Project::at(dir.path()).unwrap();
+        assert_eq!(project.session.limit_for("developer"), 4);
+        assert_eq!(project.session.limit_for("designer"), 2);
+        assert_eq!(project.session.window_for("llama-3.1-70b"), Some(131_072));
+        assert_eq!(project.session.margin_bp(), 2000);
+        std::fs::write(dir.path().join("brief.toml"), "[session]\nretrieval = 3\n").unwrap();
+        let err = Project::at(dir.path()).unwrap_err().to_string();
+        assert!(
+            err.contains("brief.toml:2:1") && err.contains("retrieval"),
+            "{err}"
+        );
+        std::fs::write(
+            dir.path().join("brief.toml"),
+            "[session]\nsafety_margin = 1.5\n",
+        )
+        .unwrap();
+        let err = Project::at(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("safety_margin"), "{err}");
     }
 
     #[test]

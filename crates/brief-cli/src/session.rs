@@ -1,0 +1,574 @@
+//! `brief session …` and the session flags of `brief context`: parsing arguments, calling
+//! `brief::session`, printing what it returns and choosing the exit code. No logic lives here.
+
+use std::io::Write;
+use std::path::Path;
+
+use brief::engine::Engine;
+use brief::session::render::{self, Output};
+use brief::session::{
+    self, ConsumeRequest, ErrorRecord, ListRequest, Mode, NewPackage, PackageType, Priority,
+    SessionError, Store, ZoneRequest,
+};
+use brief::Project;
+use clap::{ArgGroup, Args, Subcommand};
+
+/// A failure: exit code and the lines for stderr.
+pub struct Fail {
+    pub code: u8,
+    pub lines: Vec<String>,
+}
+
+impl From<SessionError> for Fail {
+    fn from(e: SessionError) -> Fail {
+        Fail {
+            code: e.exit_code(),
+            lines: vec![format!("error: {e}")],
+        }
+    }
+}
+
+pub const SESSION_HELP: &str = "\
+The session store (.brief/sessions.db) keeps what agents hand each other within a session —
+context packages — and error patterns with the solutions that fixed them. It is user data:
+brief never rebuilds or deletes it, and migrates it forward in place.
+
+Ranking of `package list` (best first; ties by id):
+  score = 4 × priority (low 1, medium 2, high 3, critical 4) + 2 if the package is in --group
+        + 1.5 if the agent is a designated consumer + 1 / (age in days + 1)
+Packages superseded by a newer one, and those the agent consumed in the iteration asked for,
+are left out. Retrieval limits per agent type: developer 3, senior_software_engineer 5,
+qa_expert 5, tech_lead 5, investigator 5, others 3 (brief.toml [session.limits]).
+
+Error patterns are keyed by a hash of the normalized message: paths, line numbers, quoted
+values and addresses blanked, secrets redacted. Confidence starts at 0.50, +0.10 when the
+solution helped (max 1.00), -0.20 when it did not (min 0.10); patterns above 0.70 are offered
+in `brief context --session`. Patterns expire 90 days after they were last seen.
+
+Secrets (provider API keys, AWS keys, private-key blocks, bearer tokens, JWTs, password and
+token assignments, connection-string passwords, high-entropy strings) are redacted before
+anything is stored, and again when printed (--no-redact turns the second pass off).
+
+Examples:
+  brief session package add --session s1 --group group_a --type research \\
+      --file bazinga/artifacts/s1/auth.md --producer requirements_engineer \\
+      --consumers developer,qa_expert --priority high --summary \"JWT refresh flow ...\"
+  brief session package list --session s1 --agent developer --group group_a
+  brief session package consume --session s1 --agent developer --id 12 --iteration 2
+  brief session error record --project notes --lang ts \\
+      --message \"Cannot find module '@/utils' from src/web/app.ts:3:1\" \\
+      --solution \"Set baseUrl and paths in tsconfig.json\"
+  brief session error feedback --project notes --hash 1a2b3c4d --helped
+  brief session error match --project notes --message \"Cannot find module '@/lib'\"
+  brief session prune --older-than 30
+
+Exit codes: 0 ok, 1 nothing found (no package, pattern or match), 2 bad usage or an
+unreadable store. Times: the clock, or Unix seconds from BRIEF_NOW (for reproducible tests).";
+
+/// `brief session`.
+#[derive(Args)]
+pub struct SessionArgs {
+    #[command(subcommand)]
+    command: SessionCommand,
+}
+
+#[derive(Subcommand)]
+enum SessionCommand {
+    /// Context packages: add, list (ranked), consume.
+    #[command(subcommand)]
+    Package(PackageCommand),
+    /// Error patterns: record, feedback, match.
+    #[command(subcommand)]
+    Error(ErrorCommand),
+    /// Delete packages and error patterns older than DAYS (and expired patterns).
+    Prune(PruneArgs),
+}
+
+#[derive(Subcommand)]
+enum PackageCommand {
+    /// Store a context package for other agents (its session is created on first use).
+    Add(AddArgs),
+    /// The best packages for an agent, with the total available and the overflow.
+    List(ListArgs),
+    /// Record that an agent consumed a package in an iteration.
+    Consume(ConsumeArgs),
+}
+
+#[derive(Subcommand)]
+enum ErrorCommand {
+    /// Record an error message and the solution that fixed it.
+    Record(RecordArgs),
+    /// Report whether a pattern's solution helped.
+    Feedback(FeedbackArgs),
+    /// Look a message up: the exact signature, else similar ones (full-text, BM25).
+    Match(MatchArgs),
+}
+
+fn parse_output(s: &str) -> Result<Output, String> {
+    s.parse()
+}
+
+#[derive(Args)]
+struct AddArgs {
+    /// The session id (e.g. bazinga_20251009_085320).
+    #[arg(long, value_name = "ID")]
+    session: String,
+    /// Task group; without it the package is global to the session.
+    #[arg(long, value_name = "G")]
+    group: Option<String>,
+    /// research, failures, decisions, handoff or investigation.
+    #[arg(long = "type", value_name = "T", value_parser = |s: &str| s.parse::<PackageType>())]
+    kind: PackageType,
+    /// The package's file, relative to the project root.
+    #[arg(long, value_name = "PATH")]
+    file: String,
+    /// The agent type that wrote it.
+    #[arg(long, value_name = "AGENT")]
+    producer: String,
+    /// Agent types it is meant for, comma-separated.
+    #[arg(long, value_name = "A,B", value_delimiter = ',', required = true)]
+    consumers: Vec<String>,
+    /// low, medium, high or critical.
+    #[arg(long, value_name = "P", default_value = "medium", value_parser = |s: &str| s.parse::<Priority>())]
+    priority: Priority,
+    /// One or two sentences on what the file holds (secrets are redacted before storing).
+    #[arg(long, value_name = "TEXT")]
+    summary: String,
+    /// The id of an earlier package of this session that this one replaces.
+    #[arg(long, value_name = "ID")]
+    supersedes: Option<i64>,
+    /// Output format.
+    #[arg(long, value_name = "text|json", default_value = "text", value_parser = parse_output)]
+    format: Output,
+}
+
+#[derive(Args)]
+struct ListArgs {
+    /// The session id (e.g. bazinga_20251009_085320).
+    #[arg(long, value_name = "ID")]
+    session: String,
+    /// The agent type asking (sets the default limit and the consumer relevance).
+    #[arg(long, value_name = "A")]
+    agent: String,
+    /// Only this group's packages and the session's global ones.
+    #[arg(long, value_name = "G")]
+    group: Option<String>,
+    /// Most packages to show [default: the agent type's retrieval limit].
+    #[arg(long, value_name = "N")]
+    limit: Option<usize>,
+    /// Leave out what the agent consumed in this iteration [default: 1].
+    #[arg(long, value_name = "I")]
+    iteration: Option<i64>,
+    /// Output format.
+    #[arg(long, value_name = "text|json", default_value = "text", value_parser = parse_output)]
+    format: Output,
+    /// Print stored text as is (secrets are still redacted before storing).
+    #[arg(long)]
+    no_redact: bool,
+}
+
+#[derive(Args)]
+struct ConsumeArgs {
+    /// The session id (e.g. bazinga_20251009_085320).
+    #[arg(long, value_name = "ID")]
+    session: String,
+    /// The agent type that read it.
+    #[arg(long, value_name = "A")]
+    agent: String,
+    /// The package id (from `package list`).
+    #[arg(long, value_name = "N")]
+    id: i64,
+    /// [default: 1]
+    #[arg(long, value_name = "I")]
+    iteration: Option<i64>,
+    /// Output format.
+    #[arg(long, value_name = "text|json", default_value = "text", value_parser = parse_output)]
+    format: Output,
+}
+
+#[derive(Args)]
+struct RecordArgs {
+    /// The project the patterns belong to (e.g. the repository name).
+    #[arg(long, value_name = "P")]
+    project: String,
+    /// The error message as seen (paths, lines and secrets are normalized away).
+    #[arg(long, value_name = "TEXT")]
+    message: String,
+    /// What fixed it.
+    #[arg(long, value_name = "TEXT")]
+    solution: String,
+    /// Language or stack (ts, python, rust, …).
+    #[arg(long, value_name = "L")]
+    lang: Option<String>,
+    /// Output format.
+    #[arg(long, value_name = "text|json", default_value = "text", value_parser = parse_output)]
+    format: Output,
+    /// Print stored text as is (secrets are still redacted before storing).
+    #[arg(long)]
+    no_redact: bool,
+}
+
+#[derive(Args)]
+#[command(group(ArgGroup::new("verdict").required(true).args(["helped", "did_not_help"])))]
+struct FeedbackArgs {
+    /// The project the patterns belong to (e.g. the repository name).
+    #[arg(long, value_name = "P")]
+    project: String,
+    /// The pattern's hash (or its first 4+ hex digits).
+    #[arg(long, value_name = "H")]
+    hash: String,
+    /// The solution worked: confidence +0.10.
+    #[arg(long)]
+    helped: bool,
+    /// It did not: confidence -0.20.
+    #[arg(long)]
+    did_not_help: bool,
+    /// Output format.
+    #[arg(long, value_name = "text|json", default_value = "text", value_parser = parse_output)]
+    format: Output,
+}
+
+#[derive(Args)]
+struct MatchArgs {
+    /// The project the patterns belong to (e.g. the repository name).
+    #[arg(long, value_name = "P")]
+    project: String,
+    /// The error message to look up.
+    #[arg(long, value_name = "TEXT")]
+    message: String,
+    /// Most similar patterns when there is no exact one.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    limit: usize,
+    /// Output format.
+    #[arg(long, value_name = "text|json", default_value = "text", value_parser = parse_output)]
+    format: Output,
+    /// Print stored text as is (secrets are still redacted before storing).
+    #[arg(long)]
+    no_redact: bool,
+}
+
+#[derive(Args)]
+struct PruneArgs {
+    /// Age in days.
+    #[arg(long, value_name = "DAYS")]
+    older_than: i64,
+    /// Output format.
+    #[arg(long, value_name = "text|json", default_value = "text", value_parser = parse_output)]
+    format: Output,
+}
+
+pub const ZONE_HELP: &str = "\
+Session context (--session): the zone comes from the share of the model's window already
+used (--used-tokens), after a 15 % safety margin ([session] safety_margin):
+  zone          used          the document holds
+  Normal        below 60 %    ranked packages with summaries, error patterns (confidence
+                              > 0.70), then the graph context of --task
+  Soft Warning  60 to 75 %    package summaries (cut to 200 characters), then the graph
+                              context of --task at summary detail
+  Conservative  75 to 85 %    critical packages only (summaries cut to 100 characters)
+  Wrap-up       85 to 95 %    a minimal notice
+  Emergency     95 % and up   a checkpoint notice
+The budget is --budget (or brief.toml's, default 4000) capped at what is left of the window
+(never below 128); the count is exact. With --task the session part takes at most half of
+it, and the graph part is what `brief context TASK --budget <rest>` prints for the rest. Windows: claude*, sonnet, opus, haiku
+200000; gpt-4o 128000; gpt-4.1 1047576; gpt-4 8192; gpt-4-turbo 128000; gpt-5 400000;
+o1, o3, o4-mini 200000; more in [session.windows], or --window N. Default model: claude.
+A missing or unreadable store still yields the zone line and the graph context, with a
+one-line warning.
+
+Exit codes: 0 ok (also when the store is unavailable), 1 unknown --task, 2 bad usage or
+unreadable project.
+
+  brief context --session s1 --agent developer --group group_a --task TASK-002 \\
+      --model claude-sonnet-4-5 --used-tokens 42000
+  brief context --session s1 --agent qa_expert --window 128000 --used-tokens 99000 --format json";
+
+/// The session flags of `brief context`.
+#[derive(Args)]
+pub struct ZoneArgs {
+    /// Assemble the session context of this session (see below).
+    #[arg(
+        long,
+        value_name = "ID",
+        requires = "agent",
+        help_heading = "Session context"
+    )]
+    pub session: Option<String>,
+    /// The agent type the context is for (developer, qa_expert, tech_lead, …).
+    #[arg(
+        long,
+        value_name = "A",
+        requires = "session",
+        help_heading = "Session context"
+    )]
+    agent: Option<String>,
+    /// The agent's task group.
+    #[arg(
+        long,
+        value_name = "G",
+        requires = "session",
+        help_heading = "Session context"
+    )]
+    group: Option<String>,
+    /// The node whose graph context follows the session part (or give it as TARGET).
+    #[arg(
+        long,
+        value_name = "ID",
+        requires = "session",
+        conflicts_with = "target",
+        help_heading = "Session context"
+    )]
+    task: Option<String>,
+    /// The agent's model, for its context window [default: claude].
+    #[arg(
+        long,
+        value_name = "M",
+        requires = "session",
+        conflicts_with = "window",
+        help_heading = "Session context"
+    )]
+    model: Option<String>,
+    /// The context window in tokens, instead of --model.
+    #[arg(
+        long,
+        value_name = "TOKENS",
+        requires = "session",
+        help_heading = "Session context"
+    )]
+    window: Option<usize>,
+    /// Tokens of the window already used [default: 0].
+    #[arg(
+        long,
+        value_name = "N",
+        requires = "session",
+        help_heading = "Session context"
+    )]
+    used_tokens: Option<usize>,
+    /// Whose error patterns to show [default: [session] project, else all].
+    #[arg(
+        long,
+        value_name = "P",
+        requires = "session",
+        help_heading = "Session context"
+    )]
+    project: Option<String>,
+    /// Leave out packages consumed in this iteration [default: 1].
+    #[arg(
+        long,
+        value_name = "I",
+        requires = "session",
+        help_heading = "Session context"
+    )]
+    iteration: Option<i64>,
+    /// Do not redact secrets in the session part of the output.
+    #[arg(long, requires = "session", help_heading = "Session context")]
+    no_redact: bool,
+}
+
+/// Now in Unix seconds: `BRIEF_NOW` when set (tests pin time with it), else the clock.
+fn now() -> Result<i64, Fail> {
+    match std::env::var("BRIEF_NOW") {
+        Ok(v) => v.trim().parse().map_err(|_| Fail {
+            code: 2,
+            lines: vec![format!("error: BRIEF_NOW=`{v}` must be Unix seconds")],
+        }),
+        Err(_) => Ok(std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs() as i64)
+            .unwrap_or(0)),
+    }
+}
+
+fn project(root: Option<&Path>, cwd: &Path) -> Result<Project, Fail> {
+    let failed = |e: brief::ProjectError| Fail {
+        code: 2,
+        lines: vec![format!("error: {e}")],
+    };
+    match Project::open(root, cwd) {
+        // A repository with no brief sources yet can still keep sessions: the store goes
+        // into ./.brief/, which makes the current directory the project from then on.
+        Err(brief::ProjectError::NotFound(_)) if root.is_none() => {
+            Project::at(Path::new(".")).map_err(failed)
+        }
+        other => other.map_err(failed),
+    }
+}
+
+fn print(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    // A closed pipe is not an error worth a message.
+    let _ = stdout
+        .write_all(text.as_bytes())
+        .and_then(|_| stdout.flush());
+}
+
+fn note_redacted(kinds: &[&str]) {
+    if !kinds.is_empty() {
+        eprintln!("note: redacted before storing: {}", kinds.join(", "));
+    }
+}
+
+/// `brief session …`.
+pub fn run(root: Option<&Path>, cwd: &Path, args: &SessionArgs) -> Result<(), Fail> {
+    let project = project(root, cwd)?;
+    let now = now()?;
+    let open = |mode| Store::open(&project.root, mode).map_err(Fail::from);
+    match &args.command {
+        SessionCommand::Package(PackageCommand::Add(a)) => {
+            let mut store = open(Mode::Create)?;
+            let added = session::package_add(
+                &mut store,
+                &NewPackage {
+                    session: a.session.clone(),
+                    group: a.group.clone(),
+                    kind: a.kind,
+                    file: a.file.clone(),
+                    producer: a.producer.clone(),
+                    consumers: a.consumers.clone(),
+                    priority: a.priority,
+                    summary: a.summary.clone(),
+                    supersedes: a.supersedes,
+                },
+                now,
+            )?;
+            note_redacted(&added.redacted);
+            print(&render::added(&added, a.format));
+        }
+        SessionCommand::Package(PackageCommand::List(a)) => {
+            let request = ListRequest {
+                session: a.session.clone(),
+                agent: a.agent.clone(),
+                group: a.group.clone(),
+                limit: a.limit,
+                iteration: a.iteration,
+                min_priority: None,
+            };
+            let store = open(Mode::Existing)?;
+            let listing = session::package_list(&store, &request, &project.session, now)?;
+            print(&render::listing(&listing, a.format, !a.no_redact));
+            if listing.total_available == 0 {
+                return Err(Fail {
+                    code: 1,
+                    lines: vec![format!(
+                        "no packages for {} in session {}",
+                        listing.agent, listing.session
+                    )],
+                });
+            }
+        }
+        SessionCommand::Package(PackageCommand::Consume(a)) => {
+            let mut store = open(Mode::Existing)?;
+            let consumed = session::package_consume(
+                &mut store,
+                &ConsumeRequest {
+                    session: a.session.clone(),
+                    agent: a.agent.clone(),
+                    id: a.id,
+                    iteration: a.iteration,
+                },
+                now,
+            )?;
+            print(&render::consumed(&consumed, a.format));
+        }
+        SessionCommand::Error(ErrorCommand::Record(a)) => {
+            let mut store = open(Mode::Create)?;
+            let recorded = session::error_record(
+                &mut store,
+                &ErrorRecord {
+                    project: a.project.clone(),
+                    message: a.message.clone(),
+                    solution: a.solution.clone(),
+                    lang: a.lang.clone(),
+                },
+                now,
+            )?;
+            note_redacted(&recorded.redacted);
+            print(&render::recorded(&recorded, a.format, !a.no_redact));
+        }
+        SessionCommand::Error(ErrorCommand::Feedback(a)) => {
+            let mut store = open(Mode::Existing)?;
+            let f = session::error_feedback(&mut store, &a.project, &a.hash, a.helped, now)?;
+            print(&render::feedback(&f, a.format));
+        }
+        SessionCommand::Error(ErrorCommand::Match(a)) => {
+            let store = open(Mode::Existing)?;
+            let found = session::error_match(&store, &a.project, &a.message, a.limit, now)?;
+            if found.is_empty() {
+                if a.format == Output::Json {
+                    print("[]\n");
+                }
+                return Err(Fail {
+                    code: 1,
+                    lines: vec![format!(
+                        "no known error pattern in project {} matches",
+                        a.project
+                    )],
+                });
+            }
+            print(&render::matches(&found, a.format, !a.no_redact));
+        }
+        SessionCommand::Prune(a) => {
+            let pruned = match Store::open(&project.root, Mode::Existing) {
+                Ok(mut store) => session::prune(&mut store, a.older_than, now)?,
+                // Nothing stored yet, so nothing to prune.
+                Err(SessionError::Missing(_)) => session::Pruned {
+                    packages: 0,
+                    sessions: 0,
+                    error_patterns: 0,
+                },
+                Err(e) => return Err(e.into()),
+            };
+            print(&render::pruned(&pruned, a.format));
+        }
+    }
+    Ok(())
+}
+
+/// `brief context --session …`: the zone document.
+pub fn context(root: Option<&Path>, cwd: &Path, args: &crate::ContextArgs) -> Result<(), Fail> {
+    let zone = &args.zone;
+    let now = now()?;
+    let task = zone.task.clone().or_else(|| args.target.clone());
+    let mut engine = match &task {
+        Some(_) => Some(Engine::open(root, cwd).map_err(|e| Fail {
+            code: e.exit_code(),
+            lines: vec![format!("error: {e}")],
+        })?),
+        None => None,
+    };
+    let project = match &engine {
+        Some(engine) => engine.project.clone(),
+        None => project(root, cwd)?,
+    };
+    let request = ZoneRequest {
+        session: zone.session.clone().unwrap_or_default(),
+        agent: zone.agent.clone().unwrap_or_default(),
+        group: zone.group.clone(),
+        task,
+        model: zone.model.clone(),
+        window: zone.window,
+        used_tokens: zone.used_tokens.unwrap_or(0),
+        project: zone.project.clone(),
+        iteration: zone.iteration,
+        redact: !zone.no_redact,
+        context: brief::ContextRequest {
+            target: String::new(),
+            depth: args.depth,
+            detail: args.detail,
+            budget: args.budget,
+            encoding: args.encoding,
+            format: args.format,
+            no_identity: args.no_identity,
+            lens: args.lens.clone(),
+            seeds: args.seeds,
+            include_fields: (args.include_fields || args.no_include_fields)
+                .then_some(!args.no_include_fields),
+        },
+    };
+    let out = session::zone_context(&project, engine.as_mut(), &request, now)?;
+    for warning in &out.warnings {
+        eprintln!("warning: {warning}");
+    }
+    print(&out.text);
+    Ok(())
+}
