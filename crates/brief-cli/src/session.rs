@@ -5,10 +5,10 @@ use std::io::Write;
 use std::path::Path;
 
 use brief::engine::Engine;
-use brief::session::render::{self, Output};
+use brief::session::render::Output;
 use brief::session::{
-    self, ConsumeRequest, ErrorRecord, ListRequest, Mode, NewPackage, PackageType, Priority,
-    SessionError, Store, ZoneRequest,
+    self, ConsumeRequest, ErrorRecord, ListRequest, NewPackage, PackageType, Priority,
+    SessionError, ZoneRequest,
 };
 use brief::Project;
 use clap::{ArgGroup, Args, Subcommand};
@@ -365,18 +365,9 @@ pub struct ZoneArgs {
     no_redact: bool,
 }
 
-/// Now in Unix seconds: `BRIEF_NOW` when set (tests pin time with it), else the clock.
+/// Now in Unix seconds (`BRIEF_NOW` pins it for tests).
 fn now() -> Result<i64, Fail> {
-    match std::env::var("BRIEF_NOW") {
-        Ok(v) => v.trim().parse().map_err(|_| Fail {
-            code: 2,
-            lines: vec![format!("error: BRIEF_NOW=`{v}` must be Unix seconds")],
-        }),
-        Err(_) => Ok(std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs() as i64)
-            .unwrap_or(0)),
-    }
+    Ok(session::commands::now()?)
 }
 
 fn project(root: Option<&Path>, cwd: &Path) -> Result<Project, Fail> {
@@ -402,126 +393,87 @@ fn print(text: &str) {
         .and_then(|_| stdout.flush());
 }
 
-fn note_redacted(kinds: &[&str]) {
-    if !kinds.is_empty() {
-        eprintln!("note: redacted before storing: {}", kinds.join(", "));
-    }
-}
-
 /// `brief session …`.
 pub fn run(root: Option<&Path>, cwd: &Path, args: &SessionArgs) -> Result<(), Fail> {
+    use session::commands::Command as Run;
     let project = project(root, cwd)?;
     let now = now()?;
-    let open = |mode| Store::open(&project.root, mode).map_err(Fail::from);
-    match &args.command {
-        SessionCommand::Package(PackageCommand::Add(a)) => {
-            let mut store = open(Mode::Create)?;
-            let added = session::package_add(
-                &mut store,
-                &NewPackage {
-                    session: a.session.clone(),
-                    group: a.group.clone(),
-                    kind: a.kind,
-                    file: a.file.clone(),
-                    producer: a.producer.clone(),
-                    consumers: a.consumers.clone(),
-                    priority: a.priority,
-                    summary: a.summary.clone(),
-                    supersedes: a.supersedes,
-                },
-                now,
-            )?;
-            note_redacted(&added.redacted);
-            print(&render::added(&added, a.format));
-        }
-        SessionCommand::Package(PackageCommand::List(a)) => {
-            let request = ListRequest {
+    let command = match &args.command {
+        SessionCommand::Package(PackageCommand::Add(a)) => Run::PackageAdd {
+            package: NewPackage {
+                session: a.session.clone(),
+                group: a.group.clone(),
+                kind: a.kind,
+                file: a.file.clone(),
+                producer: a.producer.clone(),
+                consumers: a.consumers.clone(),
+                priority: a.priority,
+                summary: a.summary.clone(),
+                supersedes: a.supersedes,
+            },
+            format: a.format,
+        },
+        SessionCommand::Package(PackageCommand::List(a)) => Run::PackageList {
+            request: ListRequest {
                 session: a.session.clone(),
                 agent: a.agent.clone(),
                 group: a.group.clone(),
                 limit: a.limit,
                 iteration: a.iteration,
                 min_priority: None,
-            };
-            let store = open(Mode::Existing)?;
-            let listing = session::package_list(&store, &request, &project.session, now)?;
-            print(&render::listing(&listing, a.format, !a.no_redact));
-            if listing.total_available == 0 {
-                return Err(Fail {
-                    code: 1,
-                    lines: vec![format!(
-                        "no packages for {} in session {}",
-                        listing.agent, listing.session
-                    )],
-                });
-            }
-        }
-        SessionCommand::Package(PackageCommand::Consume(a)) => {
-            let mut store = open(Mode::Existing)?;
-            let consumed = session::package_consume(
-                &mut store,
-                &ConsumeRequest {
-                    session: a.session.clone(),
-                    agent: a.agent.clone(),
-                    id: a.id,
-                    iteration: a.iteration,
-                },
-                now,
-            )?;
-            print(&render::consumed(&consumed, a.format));
-        }
-        SessionCommand::Error(ErrorCommand::Record(a)) => {
-            let mut store = open(Mode::Create)?;
-            let recorded = session::error_record(
-                &mut store,
-                &ErrorRecord {
-                    project: a.project.clone(),
-                    message: a.message.clone(),
-                    solution: a.solution.clone(),
-                    lang: a.lang.clone(),
-                },
-                now,
-            )?;
-            note_redacted(&recorded.redacted);
-            print(&render::recorded(&recorded, a.format, !a.no_redact));
-        }
-        SessionCommand::Error(ErrorCommand::Feedback(a)) => {
-            let mut store = open(Mode::Existing)?;
-            let f = session::error_feedback(&mut store, &a.project, &a.hash, a.helped, now)?;
-            print(&render::feedback(&f, a.format));
-        }
-        SessionCommand::Error(ErrorCommand::Match(a)) => {
-            let store = open(Mode::Existing)?;
-            let found = session::error_match(&store, &a.project, &a.message, a.limit, now)?;
-            if found.is_empty() {
-                if a.format == Output::Json {
-                    print("[]\n");
-                }
-                return Err(Fail {
-                    code: 1,
-                    lines: vec![format!(
-                        "no known error pattern in project {} matches",
-                        a.project
-                    )],
-                });
-            }
-            print(&render::matches(&found, a.format, !a.no_redact));
-        }
-        SessionCommand::Prune(a) => {
-            let pruned = match Store::open(&project.root, Mode::Existing) {
-                Ok(mut store) => session::prune(&mut store, a.older_than, now)?,
-                // Nothing stored yet, so nothing to prune.
-                Err(SessionError::Missing(_)) => session::Pruned {
-                    packages: 0,
-                    sessions: 0,
-                    error_patterns: 0,
-                },
-                Err(e) => return Err(e.into()),
-            };
-            print(&render::pruned(&pruned, a.format));
-        }
+            },
+            format: a.format,
+            redact: !a.no_redact,
+        },
+        SessionCommand::Package(PackageCommand::Consume(a)) => Run::PackageConsume {
+            request: ConsumeRequest {
+                session: a.session.clone(),
+                agent: a.agent.clone(),
+                id: a.id,
+                iteration: a.iteration,
+            },
+            format: a.format,
+        },
+        SessionCommand::Error(ErrorCommand::Record(a)) => Run::ErrorRecord {
+            record: ErrorRecord {
+                project: a.project.clone(),
+                message: a.message.clone(),
+                solution: a.solution.clone(),
+                lang: a.lang.clone(),
+            },
+            format: a.format,
+            redact: !a.no_redact,
+        },
+        SessionCommand::Error(ErrorCommand::Feedback(a)) => Run::ErrorFeedback {
+            project: a.project.clone(),
+            hash: a.hash.clone(),
+            helped: a.helped,
+            format: a.format,
+        },
+        SessionCommand::Error(ErrorCommand::Match(a)) => Run::ErrorMatch {
+            project: a.project.clone(),
+            message: a.message.clone(),
+            limit: a.limit,
+            format: a.format,
+            redact: !a.no_redact,
+        },
+        SessionCommand::Prune(a) => Run::Prune {
+            older_than_days: a.older_than,
+            format: a.format,
+        },
+    };
+    let outcome = session::commands::run(&project.root, &project.session, &command, now)?;
+    for note in &outcome.notes {
+        eprintln!("{note}");
     }
-    Ok(())
+    print(&outcome.text);
+    match outcome.nothing_found {
+        Some(line) => Err(Fail {
+            code: 1,
+            lines: vec![line],
+        }),
+        None => Ok(()),
+    }
 }
 
 /// `brief context --session …`: the zone document.

@@ -23,9 +23,14 @@ struct Server {
 
 impl Server {
     fn start(root: &Path) -> Server {
+        Server::start_with(root, &[])
+    }
+
+    fn start_with(root: &Path, env: &[(&str, &str)]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_brief"))
             .args(["serve", "--root"])
             .arg(root)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -109,7 +114,22 @@ fn tools_return_the_bytes_the_cli_prints() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["context", "search", "show", "check", "lenses"]);
+    assert_eq!(
+        names,
+        [
+            "context",
+            "search",
+            "show",
+            "check",
+            "lenses",
+            "session_package_add",
+            "session_package_list",
+            "session_package_consume",
+            "session_error_record",
+            "session_error_feedback",
+            "session_error_match"
+        ]
+    );
 
     let cases: Vec<(&str, Value, Vec<&str>)> = vec![
         (
@@ -454,4 +474,254 @@ fn tana_contexts_match_the_cli() {
         assert!(!is_error, "{arguments}: {text}");
         assert_eq!(text, stdout, "{arguments} differs from brief {command:?}");
     }
+}
+
+/// The CLI with the clock pinned: (exit code, stdout, stderr).
+fn cli_at(now: &str, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_brief"))
+        .args(args)
+        .env("BRIEF_NOW", now)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn session_tools_do_what_the_session_commands_do() {
+    // Two identical projects: one driven through MCP, one through the CLI, same clock.
+    let now = "1795000000";
+    let over_mcp = common::copy_fixture(EXAMPLE);
+    let over_cli = common::copy_fixture(EXAMPLE);
+    let cli_root = over_cli.path().to_str().unwrap().to_string();
+    let mut server = Server::start_with(over_mcp.path(), &[("BRIEF_NOW", now)]);
+    let mut id = 10;
+    let mut both = |server: &mut Server, tool: &str, arguments: Value, command: &[&str]| {
+        id += 1;
+        let (is_error, text) = server.call(id, tool, arguments.clone());
+        let mut args: Vec<&str> = command.to_vec();
+        args.extend(["--root", &cli_root]);
+        let (code, stdout, stderr) = cli_at(now, &args);
+        if code == 0 {
+            assert!(!is_error, "{tool} {arguments}: {text}");
+            assert_eq!(
+                text, stdout,
+                "{tool} {arguments} differs from brief {command:?}"
+            );
+        } else {
+            assert!(
+                is_error,
+                "{tool} {arguments} succeeded where the CLI exited {code}"
+            );
+            assert_eq!(
+                text, stderr,
+                "{tool} {arguments}: error differs from the CLI's"
+            );
+        }
+        text
+    };
+    let summary = "Card retries must reuse the idempotency key; staging key AKIAIOSFODNN7EXAMPLE leaked in logs";
+    both(
+        &mut server,
+        "session_package_add",
+        json!({"session": "s1", "group": "group_a", "type": "research", "file": "research/retries.md",
+               "producer": "requirements_engineer", "consumers": ["developer", "qa_expert"],
+               "priority": "high", "summary": summary}),
+        &[
+            "session",
+            "package",
+            "add",
+            "--session",
+            "s1",
+            "--group",
+            "group_a",
+            "--type",
+            "research",
+            "--file",
+            "research/retries.md",
+            "--producer",
+            "requirements_engineer",
+            "--consumers",
+            "developer,qa_expert",
+            "--priority",
+            "high",
+            "--summary",
+            summary,
+        ],
+    );
+    both(
+        &mut server,
+        "session_package_add",
+        json!({"session": "s1", "type": "handoff", "file": "handoff/qa.md", "producer": "developer",
+               "consumers": ["qa_expert"], "priority": "critical", "summary": "Retry path done; test 3-D Secure fallback", "format": "json"}),
+        &[
+            "session",
+            "package",
+            "add",
+            "--session",
+            "s1",
+            "--type",
+            "handoff",
+            "--file",
+            "handoff/qa.md",
+            "--producer",
+            "developer",
+            "--consumers",
+            "qa_expert",
+            "--priority",
+            "critical",
+            "--summary",
+            "Retry path done; test 3-D Secure fallback",
+            "--format",
+            "json",
+        ],
+    );
+    let listed = both(
+        &mut server,
+        "session_package_list",
+        json!({"session": "s1", "agent": "qa_expert", "group": "group_a"}),
+        &[
+            "session",
+            "package",
+            "list",
+            "--session",
+            "s1",
+            "--agent",
+            "qa_expert",
+            "--group",
+            "group_a",
+        ],
+    );
+    assert!(!listed.contains("AKIAIOSFODNN7EXAMPLE"), "{listed}");
+    both(
+        &mut server,
+        "session_package_consume",
+        json!({"session": "s1", "agent": "qa_expert", "id": 1}),
+        &[
+            "session",
+            "package",
+            "consume",
+            "--session",
+            "s1",
+            "--agent",
+            "qa_expert",
+            "--id",
+            "1",
+        ],
+    );
+    both(
+        &mut server,
+        "session_package_list",
+        json!({"session": "s1", "agent": "qa_expert", "format": "json"}),
+        &[
+            "session",
+            "package",
+            "list",
+            "--session",
+            "s1",
+            "--agent",
+            "qa_expert",
+            "--format",
+            "json",
+        ],
+    );
+    let message = "TypeError: Cannot read properties of undefined (reading 'token') at /srv/pay/src/retry.ts:41:7";
+    let recorded = both(
+        &mut server,
+        "session_error_record",
+        json!({"project": "payments", "message": message, "solution": "Await the session before reading its token", "lang": "ts", "format": "json"}),
+        &[
+            "session",
+            "error",
+            "record",
+            "--project",
+            "payments",
+            "--message",
+            message,
+            "--solution",
+            "Await the session before reading its token",
+            "--lang",
+            "ts",
+            "--format",
+            "json",
+        ],
+    );
+    let hash = serde_json::from_str::<Value>(&recorded).unwrap()["pattern"]["hash"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    both(
+        &mut server,
+        "session_error_feedback",
+        json!({"project": "payments", "hash": hash, "helped": true}),
+        &[
+            "session",
+            "error",
+            "feedback",
+            "--project",
+            "payments",
+            "--hash",
+            &hash,
+            "--helped",
+        ],
+    );
+    let other_line = "TypeError: Cannot read properties of undefined (reading 'token') at /home/ci/pay/src/retry.ts:97:12";
+    let matched = both(
+        &mut server,
+        "session_error_match",
+        json!({"project": "payments", "message": other_line}),
+        &[
+            "session",
+            "error",
+            "match",
+            "--project",
+            "payments",
+            "--message",
+            other_line,
+        ],
+    );
+    assert!(matched.contains("Await the session"), "{matched}");
+    both(
+        &mut server,
+        "session_package_list",
+        json!({"session": "s9", "agent": "developer"}),
+        &[
+            "session",
+            "package",
+            "list",
+            "--session",
+            "s9",
+            "--agent",
+            "developer",
+        ],
+    );
+    let zone = both(
+        &mut server,
+        "context",
+        json!({"target": "CHECKOUT-01", "session": "s1", "agent": "developer", "group": "group_a",
+               "model": "claude", "used_tokens": 20000, "budget": 3000}),
+        &[
+            "context",
+            "CHECKOUT-01",
+            "--session",
+            "s1",
+            "--agent",
+            "developer",
+            "--group",
+            "group_a",
+            "--model",
+            "claude",
+            "--used-tokens",
+            "20000",
+            "--budget",
+            "3000",
+        ],
+    );
+    assert!(
+        zone.contains("CHECKOUT-01") && zone.contains("retries"),
+        "{zone}"
+    );
 }

@@ -5,6 +5,12 @@ use std::path::Path;
 use std::sync::Arc;
 
 use brief::engine::Engine;
+use brief::session::commands::Command;
+use brief::session::render::Output;
+use brief::session::{
+    self, ConsumeRequest, ErrorRecord, ListRequest, NewPackage, PackageType, Priority,
+    SessionError, ZoneRequest,
+};
 use brief::{ContextRequest, Depth, Detail, Encoding, Format};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use schemars::JsonSchema;
@@ -86,6 +92,156 @@ pub struct ContextParams {
     /// Show field values on cards (true, the default) or leave them out (false): Tana
     /// fields and artifacts' extra frontmatter fields.
     pub include_fields: Option<bool>,
+    /// An agent session: the document becomes the token-zone document — the session's
+    /// packages and error patterns for `agent`, then the graph context of `task` (or
+    /// `target`), sized by how full the agent's window is.
+    pub session: Option<String>,
+    /// With `session`: the agent type asking (developer, qa_expert, tech_lead, …).
+    pub agent: Option<String>,
+    /// With `session`: the agent's task group.
+    pub group: Option<String>,
+    /// With `session`: the node whose graph context follows the session part [default: target].
+    pub task: Option<String>,
+    /// With `session`: the model, for its window size (claude, gpt-4o, gpt-4.1, o3, …).
+    pub model: Option<String>,
+    /// With `session`: the window in tokens, instead of `model`.
+    pub window: Option<u64>,
+    /// With `session`: tokens of the window already used (decides the zone).
+    pub used_tokens: Option<u64>,
+    /// With `session`: the project whose error patterns are shown.
+    pub project: Option<String>,
+    /// With `session`: packages consumed in this iteration are left out [default: 1].
+    pub iteration: Option<i64>,
+    /// With `session`: do not redact secrets in the session part.
+    #[serde(default)]
+    pub no_redact: bool,
+}
+
+/// A package type.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PackageTypeParam {
+    Research,
+    Failures,
+    Decisions,
+    Handoff,
+    Investigation,
+}
+
+/// A package priority.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PriorityParam {
+    Low,
+    Medium,
+    High,
+    Critical,
+}
+
+/// Parameters of `session_package_add`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PackageAddParams {
+    /// The session id.
+    pub session: String,
+    /// The task group; without it the package is global to the session.
+    pub group: Option<String>,
+    /// What the package holds.
+    #[serde(rename = "type")]
+    pub kind: PackageTypeParam,
+    /// The package's file, relative to the project root.
+    pub file: String,
+    /// The agent type that wrote it.
+    pub producer: String,
+    /// Agent types it is meant for (at least one).
+    pub consumers: Vec<String>,
+    pub priority: PriorityParam,
+    /// What a reader learns from it, in a sentence or two.
+    pub summary: String,
+    /// The id of an earlier package of this session that this one replaces.
+    pub supersedes: Option<i64>,
+    #[serde(default)]
+    pub format: ListFormatParam,
+}
+
+/// Parameters of `session_package_list`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PackageListParams {
+    pub session: String,
+    /// The agent type asking (sets the default limit and the consumer relevance).
+    pub agent: String,
+    /// The agent's group: its packages and global ones rank first.
+    pub group: Option<String>,
+    /// Most packages to return [default: the agent type's retrieval limit].
+    pub limit: Option<u64>,
+    /// Packages this agent consumed in this iteration are left out [default: 1].
+    pub iteration: Option<i64>,
+    #[serde(default)]
+    pub format: ListFormatParam,
+    /// Do not redact secrets in the output.
+    #[serde(default)]
+    pub no_redact: bool,
+}
+
+/// Parameters of `session_package_consume`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PackageConsumeParams {
+    pub session: String,
+    pub agent: String,
+    /// The package id.
+    pub id: i64,
+    /// [default: 1]
+    pub iteration: Option<i64>,
+    #[serde(default)]
+    pub format: ListFormatParam,
+}
+
+/// Parameters of `session_error_record`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorRecordParams {
+    pub project: String,
+    /// The error message as seen (paths, line numbers, quoted values and secrets are
+    /// blanked before it is hashed and stored).
+    pub message: String,
+    /// What fixed it.
+    pub solution: String,
+    /// The language (rust, ts, python, …).
+    pub lang: Option<String>,
+    #[serde(default)]
+    pub format: ListFormatParam,
+    #[serde(default)]
+    pub no_redact: bool,
+}
+
+/// Parameters of `session_error_feedback`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorFeedbackParams {
+    pub project: String,
+    /// The pattern's signature hash (or a unique prefix of it).
+    pub hash: String,
+    /// Whether the recorded solution helped this time.
+    pub helped: bool,
+    #[serde(default)]
+    pub format: ListFormatParam,
+}
+
+/// Parameters of `session_error_match`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorMatchParams {
+    pub project: String,
+    /// The error message to look up.
+    pub message: String,
+    /// Most patterns to return [default: 5].
+    pub limit: Option<u64>,
+    #[serde(default)]
+    pub format: ListFormatParam,
+    #[serde(default)]
+    pub no_redact: bool,
 }
 
 /// Parameters of `search`.
@@ -145,16 +301,28 @@ pub enum ToolKind {
     Show,
     Check,
     Lenses,
+    PackageAdd,
+    PackageList,
+    PackageConsume,
+    ErrorRecord,
+    ErrorFeedback,
+    ErrorMatch,
 }
 
 impl ToolKind {
     /// Every tool, in the order `tools/list` gives them.
-    pub const ALL: [ToolKind; 5] = [
+    pub const ALL: [ToolKind; 11] = [
         ToolKind::Context,
         ToolKind::Search,
         ToolKind::Show,
         ToolKind::Check,
         ToolKind::Lenses,
+        ToolKind::PackageAdd,
+        ToolKind::PackageList,
+        ToolKind::PackageConsume,
+        ToolKind::ErrorRecord,
+        ToolKind::ErrorFeedback,
+        ToolKind::ErrorMatch,
     ];
 
     /// The tool's name on the wire.
@@ -165,7 +333,24 @@ impl ToolKind {
             ToolKind::Show => "show",
             ToolKind::Check => "check",
             ToolKind::Lenses => "lenses",
+            ToolKind::PackageAdd => "session_package_add",
+            ToolKind::PackageList => "session_package_list",
+            ToolKind::PackageConsume => "session_package_consume",
+            ToolKind::ErrorRecord => "session_error_record",
+            ToolKind::ErrorFeedback => "session_error_feedback",
+            ToolKind::ErrorMatch => "session_error_match",
         }
+    }
+
+    /// Whether the tool only reads.
+    fn read_only(self) -> bool {
+        !matches!(
+            self,
+            ToolKind::PackageAdd
+                | ToolKind::PackageConsume
+                | ToolKind::ErrorRecord
+                | ToolKind::ErrorFeedback
+        )
     }
 
     /// The tool with this name.
@@ -194,6 +379,28 @@ impl ToolKind {
             ToolKind::Lenses => {
                 "List the lenses `context` accepts and what each one follows and boosts."
             }
+            ToolKind::PackageAdd => {
+                "Hand a context package (research, failures, decisions, handoff, investigation) \
+                 to other agents of this session: a file plus a summary, for the agent types \
+                 named as consumers."
+            }
+            ToolKind::PackageList => {
+                "The packages an agent should read first in a session, ranked by priority, \
+                 group, whether it is a designated consumer and recency; reports the total \
+                 available and how many did not fit the limit."
+            }
+            ToolKind::PackageConsume => "Mark a package as read by an agent in an iteration.",
+            ToolKind::ErrorRecord => {
+                "Remember an error and the solution that fixed it (the message is normalized and \
+                 secrets are redacted before it is stored)."
+            }
+            ToolKind::ErrorFeedback => {
+                "Say whether a recorded solution helped; its confidence goes up or down."
+            }
+            ToolKind::ErrorMatch => {
+                "Look an error message up among the recorded patterns: the same normalized \
+                 signature first, then similar messages. Returns the solutions with their confidence."
+            }
         }
     }
 
@@ -205,6 +412,12 @@ impl ToolKind {
             ToolKind::Show => schema_for_type::<ShowParams>(),
             ToolKind::Check => schema_for_type::<CheckParams>(),
             ToolKind::Lenses => schema_for_type::<NoParams>(),
+            ToolKind::PackageAdd => schema_for_type::<PackageAddParams>(),
+            ToolKind::PackageList => schema_for_type::<PackageListParams>(),
+            ToolKind::PackageConsume => schema_for_type::<PackageConsumeParams>(),
+            ToolKind::ErrorRecord => schema_for_type::<ErrorRecordParams>(),
+            ToolKind::ErrorFeedback => schema_for_type::<ErrorFeedbackParams>(),
+            ToolKind::ErrorMatch => schema_for_type::<ErrorMatchParams>(),
         }
     }
 
@@ -212,9 +425,9 @@ impl ToolKind {
     pub fn tool(self) -> Tool {
         Tool::new(self.name(), self.description(), self.schema()).with_annotations(
             ToolAnnotations::new()
-                .read_only(true)
+                .read_only(self.read_only())
                 .destructive(false)
-                .idempotent(true)
+                .idempotent(self.read_only())
                 .open_world(false),
         )
     }
@@ -304,17 +517,20 @@ pub fn call(engine: &mut Engine, tool: ToolKind, args: JsonObject) -> Result<Rep
         ToolKind::Context => {
             let p: ContextParams = params(tool, args)?;
             let request = ContextRequest {
-                target: p.target,
+                target: p.target.clone(),
                 depth: p.depth.as_ref().map(depth).transpose()?,
                 detail: p.detail.map(detail),
                 budget: p.budget.map(|b| b as usize),
                 encoding: p.encoding.map(encoding),
                 format: format(p.format),
                 no_identity: p.no_identity,
-                lens: p.lens,
+                lens: p.lens.clone(),
                 seeds: p.seeds.map(|s| s as usize),
                 include_fields: p.include_fields,
             };
+            if p.session.is_some() {
+                return zone_context(engine, p, request);
+            }
             let out = engine
                 .context(&request)
                 .map_err(|e| engine_failure(engine, e))?;
@@ -366,6 +582,174 @@ pub fn call(engine: &mut Engine, tool: ToolKind, args: JsonObject) -> Result<Rep
                 lenses.iter().map(|l| format!("{l}\n")).collect::<String>(),
             ))
         }
+        ToolKind::PackageAdd
+        | ToolKind::PackageList
+        | ToolKind::PackageConsume
+        | ToolKind::ErrorRecord
+        | ToolKind::ErrorFeedback
+        | ToolKind::ErrorMatch => run_session(engine, tool, args),
+    }
+}
+
+fn session_failure(e: SessionError) -> Failure {
+    Failure::line(format!("error: {e}"))
+}
+
+/// `context` with `session`: the token-zone document, as `brief context --session` prints it.
+fn zone_context(
+    engine: &mut Engine,
+    p: ContextParams,
+    context: ContextRequest,
+) -> Result<Reply, Failure> {
+    let now = session::commands::now().map_err(session_failure)?;
+    let task = p.task.clone().or(Some(p.target.clone()));
+    let request = ZoneRequest {
+        session: p.session.unwrap_or_default(),
+        agent: p.agent.unwrap_or_default(),
+        group: p.group,
+        task,
+        model: p.model,
+        window: p.window.map(|w| w as usize),
+        used_tokens: p.used_tokens.unwrap_or(0) as usize,
+        project: p.project,
+        iteration: p.iteration,
+        redact: !p.no_redact,
+        context: ContextRequest {
+            target: String::new(),
+            ..context
+        },
+    };
+    let project = engine.project.clone();
+    let out =
+        session::zone_context(&project, Some(engine), &request, now).map_err(session_failure)?;
+    Ok(Reply {
+        text: out.text,
+        notes: out
+            .warnings
+            .iter()
+            .map(|w| format!("warning: {w}"))
+            .collect(),
+    })
+}
+
+fn output(p: ListFormatParam) -> Output {
+    match p {
+        ListFormatParam::Text => Output::Text,
+        ListFormatParam::Json => Output::Json,
+    }
+}
+
+/// The session tools: one `brief::session::commands::Command` each, as the CLI runs them.
+fn session_command(tool: ToolKind, args: JsonObject) -> Result<Command, Failure> {
+    Ok(match tool {
+        ToolKind::PackageAdd => {
+            let p: PackageAddParams = params(tool, args)?;
+            Command::PackageAdd {
+                package: NewPackage {
+                    session: p.session,
+                    group: p.group,
+                    kind: match p.kind {
+                        PackageTypeParam::Research => PackageType::Research,
+                        PackageTypeParam::Failures => PackageType::Failures,
+                        PackageTypeParam::Decisions => PackageType::Decisions,
+                        PackageTypeParam::Handoff => PackageType::Handoff,
+                        PackageTypeParam::Investigation => PackageType::Investigation,
+                    },
+                    file: p.file,
+                    producer: p.producer,
+                    consumers: p.consumers,
+                    priority: match p.priority {
+                        PriorityParam::Low => Priority::Low,
+                        PriorityParam::Medium => Priority::Medium,
+                        PriorityParam::High => Priority::High,
+                        PriorityParam::Critical => Priority::Critical,
+                    },
+                    summary: p.summary,
+                    supersedes: p.supersedes,
+                },
+                format: output(p.format),
+            }
+        }
+        ToolKind::PackageList => {
+            let p: PackageListParams = params(tool, args)?;
+            Command::PackageList {
+                request: ListRequest {
+                    session: p.session,
+                    agent: p.agent,
+                    group: p.group,
+                    limit: p.limit.map(|l| l as usize),
+                    iteration: p.iteration,
+                    min_priority: None,
+                },
+                format: output(p.format),
+                redact: !p.no_redact,
+            }
+        }
+        ToolKind::PackageConsume => {
+            let p: PackageConsumeParams = params(tool, args)?;
+            Command::PackageConsume {
+                request: ConsumeRequest {
+                    session: p.session,
+                    agent: p.agent,
+                    id: p.id,
+                    iteration: p.iteration,
+                },
+                format: output(p.format),
+            }
+        }
+        ToolKind::ErrorRecord => {
+            let p: ErrorRecordParams = params(tool, args)?;
+            Command::ErrorRecord {
+                record: ErrorRecord {
+                    project: p.project,
+                    message: p.message,
+                    solution: p.solution,
+                    lang: p.lang,
+                },
+                format: output(p.format),
+                redact: !p.no_redact,
+            }
+        }
+        ToolKind::ErrorFeedback => {
+            let p: ErrorFeedbackParams = params(tool, args)?;
+            Command::ErrorFeedback {
+                project: p.project,
+                hash: p.hash,
+                helped: p.helped,
+                format: output(p.format),
+            }
+        }
+        ToolKind::ErrorMatch => {
+            let p: ErrorMatchParams = params(tool, args)?;
+            Command::ErrorMatch {
+                project: p.project,
+                message: p.message,
+                limit: p.limit.map_or(5, |l| l as usize),
+                format: output(p.format),
+                redact: !p.no_redact,
+            }
+        }
+        other => {
+            return Err(Failure::line(format!(
+                "error: `{}` is not a session tool",
+                other.name()
+            )))
+        }
+    })
+}
+
+fn run_session(engine: &Engine, tool: ToolKind, args: JsonObject) -> Result<Reply, Failure> {
+    let command = session_command(tool, args)?;
+    let now = session::commands::now().map_err(session_failure)?;
+    let outcome =
+        session::commands::run(&engine.project.root, &engine.project.session, &command, now)
+            .map_err(session_failure)?;
+    match outcome.nothing_found {
+        Some(line) => Err(Failure::line(line)),
+        None => Ok(Reply {
+            text: outcome.text,
+            notes: outcome.notes,
+        }),
     }
 }
 

@@ -9,6 +9,7 @@ with a list of failures, 0 when everything held.
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import urllib.error
@@ -20,6 +21,9 @@ from mcp.client.streamable_http import streamable_http_client
 
 BRIEF, ROOT, TRANSPORT = sys.argv[1], sys.argv[2], sys.argv[3]
 failures = []
+# One clock for the server and the CLI: session listings carry a recency score.
+NOW = "1795000000"
+os.environ["BRIEF_NOW"] = NOW
 
 
 def expect(condition, what):
@@ -86,7 +90,10 @@ async def exercise(session):
     await session.initialize()
     tools = await session.list_tools()
     names = sorted(tool.name for tool in tools.tools)
-    expect(names == ["check", "context", "lenses", "search", "show"], f"tools listed: {names}")
+    expect(names == ["check", "context", "lenses", "search", "session_error_feedback",
+                     "session_error_match", "session_error_record", "session_package_add",
+                     "session_package_consume", "session_package_list", "show"],
+           f"tools listed: {names}")
     for tool in tools.tools:
         expect(tool.input_schema.get("type") == "object", f"{tool.name}: schema is not an object")
         expect(bool(tool.description), f"{tool.name}: no description")
@@ -117,6 +124,17 @@ async def exercise(session):
         after = await session.call_tool("show", {"id": "CHECKOUT-01", "detail": "meta"})
         expect(not after.is_error, f"no answer after {tool} {arguments}")
 
+    # A session tool through the SDK: a package handed over, then listed for its consumer.
+    added = await session.call_tool("session_package_add", {
+        "session": "sdk", "type": "handoff", "file": "notes/handoff.md", "producer": "developer",
+        "consumers": ["qa_expert"], "priority": "high", "summary": "Retry path ready for QA"})
+    expect(not added.is_error, f"session_package_add: {text_of(added)}")
+    listed = await session.call_tool("session_package_list", {"session": "sdk", "agent": "qa_expert"})
+    expect(not listed.is_error and "Retry path ready for QA" in text_of(listed)[0],
+           f"session_package_list: {text_of(listed)}")
+    stdout, _, _ = cli("session", "package", "list", "--session", "sdk", "--agent", "qa_expert")
+    expect(text_of(listed)[0] == stdout, "session_package_list differs from the CLI")
+
     try:
         await session.call_tool("no-such-tool", {})
         expect(False, "an unknown tool was accepted")
@@ -143,7 +161,8 @@ async def exercise(session):
 
 
 async def over_stdio():
-    params = StdioServerParameters(command=BRIEF, args=["serve", "--root", ROOT])
+    params = StdioServerParameters(command=BRIEF, args=["serve", "--root", ROOT],
+                                   env={"BRIEF_NOW": NOW})
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             await exercise(session)

@@ -16,6 +16,7 @@
 //! - [`zone`] — token zones; [`context`] — the zone document.
 //! - [`render`] — text and JSON for every result.
 
+pub mod commands;
 pub mod config;
 pub mod context;
 pub mod packages;

@@ -1,0 +1,195 @@
+//! The session commands as one call each — what `brief session …` and the MCP server's
+//! session tools both run, so they print the same bytes and fail the same way.
+
+use std::path::Path;
+
+use super::render::{self, Output};
+use super::{
+    ConsumeRequest, ErrorRecord, ListRequest, Mode, NewPackage, SessionConfig, SessionError, Store,
+};
+
+/// One session command with its arguments.
+#[derive(Debug, Clone)]
+pub enum Command {
+    PackageAdd {
+        package: NewPackage,
+        format: Output,
+    },
+    PackageList {
+        request: ListRequest,
+        format: Output,
+        redact: bool,
+    },
+    PackageConsume {
+        request: ConsumeRequest,
+        format: Output,
+    },
+    ErrorRecord {
+        record: ErrorRecord,
+        format: Output,
+        redact: bool,
+    },
+    ErrorFeedback {
+        project: String,
+        hash: String,
+        helped: bool,
+        format: Output,
+    },
+    ErrorMatch {
+        project: String,
+        message: String,
+        limit: usize,
+        format: Output,
+        redact: bool,
+    },
+    Prune {
+        older_than_days: i64,
+        format: Output,
+    },
+}
+
+/// What a command produced: the text for stdout, notes for stderr, and — when it found
+/// nothing — the exit code and message the CLI ends with (the text is printed first).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub text: String,
+    pub notes: Vec<String>,
+    pub nothing_found: Option<String>,
+}
+
+impl Outcome {
+    fn text(text: String) -> Outcome {
+        Outcome {
+            text,
+            notes: Vec::new(),
+            nothing_found: None,
+        }
+    }
+}
+
+fn redaction_note(kinds: &[&str]) -> Vec<String> {
+    if kinds.is_empty() {
+        Vec::new()
+    } else {
+        vec![format!(
+            "note: redacted before storing: {}",
+            kinds.join(", ")
+        )]
+    }
+}
+
+/// Runs `command` on the store under `root` at time `now` (Unix seconds).
+pub fn run(
+    root: &Path,
+    config: &SessionConfig,
+    command: &Command,
+    now: i64,
+) -> Result<Outcome, SessionError> {
+    let open = |mode| Store::open(root, mode);
+    Ok(match command {
+        Command::PackageAdd { package, format } => {
+            let added = super::package_add(&mut open(Mode::Create)?, package, now)?;
+            Outcome {
+                text: render::added(&added, *format),
+                notes: redaction_note(&added.redacted),
+                nothing_found: None,
+            }
+        }
+        Command::PackageList {
+            request,
+            format,
+            redact,
+        } => {
+            let listing = super::package_list(&open(Mode::Existing)?, request, config, now)?;
+            Outcome {
+                text: render::listing(&listing, *format, *redact),
+                notes: Vec::new(),
+                nothing_found: (listing.total_available == 0).then(|| {
+                    format!(
+                        "no packages for {} in session {}",
+                        listing.agent, listing.session
+                    )
+                }),
+            }
+        }
+        Command::PackageConsume { request, format } => {
+            let consumed = super::package_consume(&mut open(Mode::Existing)?, request, now)?;
+            Outcome::text(render::consumed(&consumed, *format))
+        }
+        Command::ErrorRecord {
+            record,
+            format,
+            redact,
+        } => {
+            let recorded = super::error_record(&mut open(Mode::Create)?, record, now)?;
+            Outcome {
+                text: render::recorded(&recorded, *format, *redact),
+                notes: redaction_note(&recorded.redacted),
+                nothing_found: None,
+            }
+        }
+        Command::ErrorFeedback {
+            project,
+            hash,
+            helped,
+            format,
+        } => {
+            let f = super::error_feedback(&mut open(Mode::Existing)?, project, hash, *helped, now)?;
+            Outcome::text(render::feedback(&f, *format))
+        }
+        Command::ErrorMatch {
+            project,
+            message,
+            limit,
+            format,
+            redact,
+        } => {
+            let found = super::error_match(&open(Mode::Existing)?, project, message, *limit, now)?;
+            if found.is_empty() {
+                Outcome {
+                    text: if *format == Output::Json {
+                        "[]\n".into()
+                    } else {
+                        String::new()
+                    },
+                    notes: Vec::new(),
+                    nothing_found: Some(format!(
+                        "no known error pattern in project {project} matches"
+                    )),
+                }
+            } else {
+                Outcome::text(render::matches(&found, *format, *redact))
+            }
+        }
+        Command::Prune {
+            older_than_days,
+            format,
+        } => {
+            let pruned = match open(Mode::Existing) {
+                Ok(mut store) => super::prune(&mut store, *older_than_days, now)?,
+                // Nothing stored yet, so nothing to prune.
+                Err(SessionError::Missing(_)) => super::Pruned {
+                    packages: 0,
+                    sessions: 0,
+                    error_patterns: 0,
+                },
+                Err(e) => return Err(e),
+            };
+            Outcome::text(render::pruned(&pruned, *format))
+        }
+    })
+}
+
+/// Now in Unix seconds: `BRIEF_NOW` when set (tests pin time with it), else the clock.
+pub fn now() -> Result<i64, SessionError> {
+    match std::env::var("BRIEF_NOW") {
+        Ok(v) => v
+            .trim()
+            .parse()
+            .map_err(|_| SessionError::Usage(format!("BRIEF_NOW=`{v}` must be Unix seconds"))),
+        Err(_) => Ok(std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs() as i64)
+            .unwrap_or(0)),
+    }
+}
