@@ -47,6 +47,9 @@ CREATE VIRTUAL TABLE search USING fts5(id, title, body, fields, content='',
 CREATE TABLE counts(key BLOB PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
 ";
 
+/// Files read and parsed per step of a refresh's pipeline.
+const PARSE_CHUNK: usize = 2048;
+
 /// Indexes that only speed up lookups; a build into an empty index drops and re-creates them.
 const CREATE_SECONDARY: &str = "
 CREATE INDEX IF NOT EXISTS nodes_file ON nodes(file);
@@ -227,8 +230,7 @@ impl Index {
         conn.busy_timeout(std::time::Duration::from_secs(10))
             .map_err(e)?;
         conn.pragma_update(None, "journal_mode", "WAL").map_err(e)?;
-        conn.pragma_update(None, "synchronous", "NORMAL")
-            .map_err(e)?;
+        conn.pragma_update(None, "synchronous", "OFF").map_err(e)?;
         // Under the write lock, so concurrent processes never both create or reset it.
         let tx = conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
@@ -798,221 +800,248 @@ impl Index {
             }
         }
 
-        // Read, hash and parse the candidates on all cores.
+        // Read, hash and parse the candidates on all cores, a chunk at a time in path order,
+        // while this thread writes the chunks before: on two cores parsing and SQLite inserts
+        // overlap instead of running one after the other.
         let total = todo.len();
         let root = self.root.clone();
-        let done = std::sync::atomic::AtomicUsize::new(0);
-        let results: Vec<Read> = todo
-            .par_iter()
-            .map(|&i| {
-                let file = &listed[i];
-                let (hash, parsed) = match read_text(&root, &file.path) {
-                    Ok(text) => {
-                        let hash = *blake3::hash(text.as_bytes()).as_bytes();
-                        let same = hashes
-                            .get(file.rel.as_str())
-                            .is_some_and(|old| old.as_slice() == hash);
-                        let parsed = (!same).then(|| {
-                            parse(&file.rel, &text, &file.parser)
-                                .and_then(|node| node.map(prepare).transpose())
-                        });
-                        (hash, parsed)
-                    }
-                    Err(problem) => ([0; 32], Some(Err(problem))),
-                };
-                done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                (i, hash, parsed)
-            })
-            .collect();
-        progress(done.into_inner(), total);
-
-        let mut refresh = Refresh {
-            files: listed.len(),
-            removed: removed.len(),
-            ..Refresh::default()
-        };
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(e)?;
-        let now: i64 = tx
-            .query_row("PRAGMA data_version", [], |r| r.get(0))
-            .map_err(e)?;
-        if now != version {
-            return Ok(None);
-        }
-        // A bulk load merges the full-text index once at the end, not while inserting.
-        let bulk = todo.len() > 10_000
-            || tana_reads
-                .iter()
-                .any(|(_, _, text)| matches!(text, Ok(Some(t)) if t.len() > 4 << 20));
-        // Into an empty index nothing needs looking up by file or resolving later, and the
-        // secondary indexes are cheaper built once at the end than kept up per insert.
-        let fresh = known.is_empty();
-        if fresh {
-            tx.execute_batch(DROP_SECONDARY).map_err(e)?;
-        }
-        if bulk {
-            run(
-                &tx,
-                "INSERT INTO search(search, rank) VALUES ('automerge', 0)",
-                [],
-            )
-            .map_err(e)?;
-        }
-        for path in &removed {
-            remove_file_nodes_bulk(&tx, path).map_err(e)?;
-            run(&tx, "DELETE FROM problems WHERE file = ?1", [path]).map_err(e)?;
-            run(&tx, "DELETE FROM files WHERE path = ?1", [path]).map_err(e)?;
-        }
-        // Manifest problems are rewritten every time the manifests are read.
-        if let Some(manifest_problems) = &manifest_problems {
-            let manifests: HashSet<String> = manifest_problems
-                .iter()
-                .map(|p| p.location.path.clone())
-                .chain(listed.iter().filter_map(|f| match &f.parser {
-                    Parser::Spec(entry) => Some(entry.manifest.clone()),
-                    Parser::Artifact(_) | Parser::Tana => None,
-                }))
-                .collect();
-            for manifest in &manifests {
-                run(&tx, "DELETE FROM problems WHERE file = ?1", [manifest]).map_err(e)?;
-            }
-            for problem in manifest_problems {
-                insert_problem(&tx, &problem.location.path, problem).map_err(e)?;
-            }
-        }
-        // Exports first, so links from other sources to Tana nodes resolve below.
-        for (i, hash, read) in tana_reads {
+        let mut todo = todo;
+        todo.sort_by(|&a, &b| listed[a].rel.cmp(&listed[b].rel));
+        let read_one = |i: usize| -> Read {
             let file = &listed[i];
-            let (size, mtime) = stats[i].unwrap_or((-1, -1));
-            match read {
-                Ok(None) => refresh.unchanged_content += 1,
-                Ok(Some(text)) => {
-                    refresh.parsed += 1;
-                    refresh.tana_nodes += write_tana(&tx, &file.rel, &text).map_err(e)?;
+            let (hash, parsed) = match read_text(&root, &file.path) {
+                Ok(text) => {
+                    let hash = *blake3::hash(text.as_bytes()).as_bytes();
+                    let same = hashes
+                        .get(file.rel.as_str())
+                        .is_some_and(|old| old.as_slice() == hash);
+                    let parsed = (!same).then(|| {
+                        parse(&file.rel, &text, &file.parser)
+                            .and_then(|node| node.map(prepare).transpose())
+                    });
+                    (hash, parsed)
                 }
-                Err(problem) => {
-                    refresh.parsed += 1;
-                    remove_file_nodes_bulk(&tx, &file.rel).map_err(e)?;
-                    run(&tx, "DELETE FROM problems WHERE file = ?1", [&file.rel]).map_err(e)?;
-                    insert_problem(&tx, &file.rel, &problem).map_err(e)?;
+                Err(problem) => ([0; 32], Some(Err(problem))),
+            };
+            (i, hash, parsed)
+        };
+        std::thread::scope(|scope| {
+            let (sender, receiver) = std::sync::mpsc::sync_channel::<Vec<Read>>(2);
+            let (todo, read_one) = (&todo, &read_one);
+            scope.spawn(move || {
+                for chunk in todo.chunks(PARSE_CHUNK) {
+                    let reads: Vec<Read> = chunk.par_iter().map(|&i| read_one(i)).collect();
+                    // The writer gave up (an error, or another process changed the index).
+                    if sender.send(reads).is_err() {
+                        break;
+                    }
+                }
+            });
+            let mut refresh = Refresh {
+                files: listed.len(),
+                removed: removed.len(),
+                ..Refresh::default()
+            };
+            let tx = self
+                .conn
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+                .map_err(e)?;
+            let now: i64 = tx
+                .query_row("PRAGMA data_version", [], |r| r.get(0))
+                .map_err(e)?;
+            if now != version {
+                return Ok(None);
+            }
+            // A bulk load merges the full-text index once at the end, not while inserting.
+            let bulk = todo.len() > 10_000
+                || tana_reads
+                    .iter()
+                    .any(|(_, _, text)| matches!(text, Ok(Some(t)) if t.len() > 4 << 20));
+            // Into an empty index nothing needs looking up by file or resolving later, and the
+            // secondary indexes are cheaper built once at the end than kept up per insert.
+            let fresh = known.is_empty();
+            if fresh {
+                tx.execute_batch(DROP_SECONDARY).map_err(e)?;
+            }
+            if bulk {
+                run(
+                    &tx,
+                    "INSERT INTO search(search, rank) VALUES ('automerge', 0)",
+                    [],
+                )
+                .map_err(e)?;
+            }
+            for path in &removed {
+                remove_file_nodes_bulk(&tx, path).map_err(e)?;
+                run(&tx, "DELETE FROM problems WHERE file = ?1", [path]).map_err(e)?;
+                run(&tx, "DELETE FROM files WHERE path = ?1", [path]).map_err(e)?;
+            }
+            // Manifest problems are rewritten every time the manifests are read.
+            if let Some(manifest_problems) = &manifest_problems {
+                let manifests: HashSet<String> = manifest_problems
+                    .iter()
+                    .map(|p| p.location.path.clone())
+                    .chain(listed.iter().filter_map(|f| match &f.parser {
+                        Parser::Spec(entry) => Some(entry.manifest.clone()),
+                        Parser::Artifact(_) | Parser::Tana => None,
+                    }))
+                    .collect();
+                for manifest in &manifests {
+                    run(&tx, "DELETE FROM problems WHERE file = ?1", [manifest]).map_err(e)?;
+                }
+                for problem in manifest_problems {
+                    insert_problem(&tx, &problem.location.path, problem).map_err(e)?;
                 }
             }
-            // An export's problems stay recorded with it; they never force a re-parse (only a
-            // changed export is parsed again).
-            run(&tx,
+            // Exports first, so links from other sources to Tana nodes resolve below.
+            for (i, hash, read) in tana_reads {
+                let file = &listed[i];
+                let (size, mtime) = stats[i].unwrap_or((-1, -1));
+                match read {
+                    Ok(None) => refresh.unchanged_content += 1,
+                    Ok(Some(text)) => {
+                        refresh.parsed += 1;
+                        refresh.tana_nodes += write_tana(&tx, &file.rel, &text).map_err(e)?;
+                    }
+                    Err(problem) => {
+                        refresh.parsed += 1;
+                        remove_file_nodes_bulk(&tx, &file.rel).map_err(e)?;
+                        run(&tx, "DELETE FROM problems WHERE file = ?1", [&file.rel]).map_err(e)?;
+                        insert_problem(&tx, &file.rel, &problem).map_err(e)?;
+                    }
+                }
+                // An export's problems stay recorded with it; they never force a re-parse (only a
+                // changed export is parsed again).
+                run(&tx,
                 "INSERT OR REPLACE INTO files(path, size, mtime, hash, problem, parser) VALUES (?1, ?2, ?3, ?4, 0, ?5)",
                 params![file.rel, size, mtime, &hash[..], encode_parser(&file.parser)],
             )
             .map_err(e)?;
-        }
-        let mut touched: Vec<(NodeIx, Node)> = Vec::new();
-        let mut results = results;
-        // Parsed in any order, applied in path order: the first path wins a duplicate id.
-        results.sort_by(|a, b| listed[a.0].rel.cmp(&listed[b.0].rel));
-        for (i, hash, parsed) in results {
-            let file = &listed[i];
-            let (size, mtime) = stats[i].unwrap_or((-1, -1));
-            let mut problem = false;
-            match parsed {
-                None => refresh.unchanged_content += 1,
-                Some(result) => {
-                    refresh.parsed += 1;
-                    run(&tx, "DELETE FROM problems WHERE file = ?1", [&file.rel]).map_err(e)?;
-                    match result {
-                        Ok(Some(prepared)) => {
-                            match upsert_node(&tx, &file.rel, prepared, fresh).map_err(e)? {
-                                Ok(entry) => touched.push(entry),
-                                Err(dup) => {
-                                    problem = true;
-                                    insert_problem(&tx, &file.rel, &dup).map_err(e)?;
+            }
+            let mut touched: Vec<(NodeIx, Node)> = Vec::new();
+            // Applied in path order: the first path wins a duplicate id.
+            let mut done = 0;
+            for (i, hash, parsed) in receiver.iter().flat_map(|reads| {
+                done += reads.len();
+                progress(done, total);
+                reads
+            }) {
+                let file = &listed[i];
+                let (size, mtime) = stats[i].unwrap_or((-1, -1));
+                let mut problem = false;
+                match parsed {
+                    None => refresh.unchanged_content += 1,
+                    Some(result) => {
+                        refresh.parsed += 1;
+                        run(&tx, "DELETE FROM problems WHERE file = ?1", [&file.rel]).map_err(e)?;
+                        match result {
+                            Ok(Some(prepared)) => {
+                                match upsert_node(&tx, &file.rel, prepared, fresh).map_err(e)? {
+                                    Ok(entry) => touched.push(entry),
+                                    Err(dup) => {
+                                        problem = true;
+                                        insert_problem(&tx, &file.rel, &dup).map_err(e)?;
+                                    }
                                 }
                             }
-                        }
-                        Ok(None) => remove_file_nodes(&tx, &file.rel).map_err(e)?,
-                        Err(p) => {
-                            problem = true;
-                            remove_file_nodes(&tx, &file.rel).map_err(e)?;
-                            insert_problem(&tx, &file.rel, &p).map_err(e)?;
+                            Ok(None) => remove_file_nodes(&tx, &file.rel).map_err(e)?,
+                            Err(p) => {
+                                problem = true;
+                                remove_file_nodes(&tx, &file.rel).map_err(e)?;
+                                insert_problem(&tx, &file.rel, &p).map_err(e)?;
+                            }
                         }
                     }
                 }
-            }
-            run(&tx,
+                run(&tx,
                 "INSERT OR REPLACE INTO files(path, size, mtime, hash, problem, parser) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                 params![file.rel, size, mtime, &hash[..], problem as i64, encode_parser(&file.parser)],
             )
             .map_err(e)?;
-        }
-        // Links of the nodes (re)written; links of others that now resolve.
-        for (ix, node) in &touched {
-            run(&tx, "DELETE FROM edges WHERE src = ?1", [ix]).map_err(e)?;
-            run(&tx, "DELETE FROM dangling WHERE src = ?1", [ix]).map_err(e)?;
-            for link in &node.links {
-                let target: Option<i64> = row(
-                    &tx,
-                    "SELECT ix FROM nodes WHERE id = ?1",
-                    [&link.target],
-                    |r| r.get(0),
-                )
-                .optional()
-                .map_err(e)?;
-                match target {
-                    Some(dst) => run(
-                        &tx,
-                        "INSERT OR IGNORE INTO edges(src, dst, rel) VALUES (?1, ?2, ?3)",
-                        params![ix, dst, link.relation.name()],
-                    ),
-                    None => run(
-                        &tx,
-                        "INSERT INTO dangling(src, rel, target) VALUES (?1, ?2, ?3)",
-                        params![ix, link.relation.name(), link.target],
-                    ),
+            }
+            // Links of the nodes (re)written; links of others that now resolve.
+            // Into an empty index every node is in `touched`: resolve links from memory.
+            let fresh_ids: HashMap<&str, NodeIx> = if fresh {
+                touched.iter().map(|(ix, n)| (n.id.as_str(), *ix)).collect()
+            } else {
+                HashMap::new()
+            };
+            for (ix, node) in &touched {
+                if !fresh {
+                    run(&tx, "DELETE FROM edges WHERE src = ?1", [ix]).map_err(e)?;
+                    run(&tx, "DELETE FROM dangling WHERE src = ?1", [ix]).map_err(e)?;
                 }
+                for link in &node.links {
+                    // A miss may still be a node written another way (a Tana export's).
+                    let known = fresh_ids.get(link.target.as_str()).map(|&t| i64::from(t));
+                    let target: Option<i64> = if known.is_some() {
+                        known
+                    } else {
+                        row(
+                            &tx,
+                            "SELECT ix FROM nodes WHERE id = ?1",
+                            [&link.target],
+                            |r| r.get(0),
+                        )
+                        .optional()
+                        .map_err(e)?
+                    };
+                    match target {
+                        Some(dst) => run(
+                            &tx,
+                            "INSERT OR IGNORE INTO edges(src, dst, rel) VALUES (?1, ?2, ?3)",
+                            params![ix, dst, link.relation.name()],
+                        ),
+                        None => run(
+                            &tx,
+                            "INSERT INTO dangling(src, rel, target) VALUES (?1, ?2, ?3)",
+                            params![ix, link.relation.name(), link.target],
+                        ),
+                    }
+                    .map_err(e)?;
+                }
+            }
+            for (ix, node) in touched.iter().filter(|_| !fresh) {
+                run(
+                    &tx,
+                    "INSERT OR IGNORE INTO edges(src, dst, rel)
+                 SELECT src, ?1, rel FROM dangling WHERE target = ?2",
+                    params![ix, node.id],
+                )
+                .map_err(e)?;
+                run(&tx, "DELETE FROM dangling WHERE target = ?1", [&node.id]).map_err(e)?;
+            }
+            if fresh {
+                tx.execute_batch(CREATE_SECONDARY).map_err(e)?;
+            }
+            if bulk {
+                run(&tx, "INSERT INTO search(search) VALUES ('optimize')", []).map_err(e)?;
+                run(
+                    &tx,
+                    "INSERT INTO search(search, rank) VALUES ('automerge', 4)",
+                    [],
+                )
                 .map_err(e)?;
             }
-        }
-        for (ix, node) in touched.iter().filter(|_| !fresh) {
+            tx.commit().map_err(e)?;
+            let files: i64 = self
+                .conn
+                .query_row("SELECT count(*) FROM files", [], |r| r.get(0))
+                .map_err(e)?;
             run(
-                &tx,
-                "INSERT OR IGNORE INTO edges(src, dst, rel)
-                 SELECT src, ?1, rel FROM dangling WHERE target = ?2",
-                params![ix, node.id],
+                &self.conn,
+                "INSERT OR REPLACE INTO meta(key, value) VALUES ('files', ?1)",
+                [files.to_string()],
             )
             .map_err(e)?;
-            run(&tx, "DELETE FROM dangling WHERE target = ?1", [&node.id]).map_err(e)?;
-        }
-        if fresh {
-            tx.execute_batch(CREATE_SECONDARY).map_err(e)?;
-        }
-        if bulk {
-            run(&tx, "INSERT INTO search(search) VALUES ('optimize')", []).map_err(e)?;
-            run(
-                &tx,
-                "INSERT INTO search(search, rank) VALUES ('automerge', 4)",
-                [],
-            )
-            .map_err(e)?;
-        }
-        tx.commit().map_err(e)?;
-        let files: i64 = self
-            .conn
-            .query_row("SELECT count(*) FROM files", [], |r| r.get(0))
-            .map_err(e)?;
-        run(
-            &self.conn,
-            "INSERT OR REPLACE INTO meta(key, value) VALUES ('files', ?1)",
-            [files.to_string()],
-        )
-        .map_err(e)?;
-        if !partial {
-            refresh.files = files as usize;
-        }
-        self.ids.borrow_mut().clear();
-        self.kinds.borrow_mut().clear();
-        self.edge_cache.borrow_mut().clear();
-        Ok(Some(refresh))
+            if !partial {
+                refresh.files = files as usize;
+            }
+            self.ids.borrow_mut().clear();
+            self.kinds.borrow_mut().clear();
+            self.edge_cache.borrow_mut().clear();
+            Ok(Some(refresh))
+        })
     }
 
     fn load_node(&self, ix: NodeIx) -> Result<Node, rusqlite::Error> {
