@@ -232,6 +232,25 @@ struct ShowArgs {
     encoding: Option<Encoding>,
 }
 
+impl ContextArgs {
+    /// The library request these flags ask for.
+    fn request(&self) -> brief::ContextRequest {
+        brief::ContextRequest {
+            target: self.target.clone().unwrap_or_default(),
+            depth: self.depth,
+            detail: self.detail,
+            budget: self.budget,
+            encoding: self.encoding,
+            format: self.format,
+            no_identity: self.no_identity,
+            lens: self.lens.clone(),
+            seeds: self.seeds,
+            include_fields: (self.include_fields || self.no_include_fields)
+                .then_some(!self.no_include_fields),
+        }
+    }
+}
+
 fn parse_depth(s: &str) -> Result<Depth, String> {
     s.parse()
 }
@@ -322,19 +341,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
     let root = engine.project.root.clone();
     let output = match cli.command {
         Command::Context(args) => {
-            let request = brief::ContextRequest {
-                target: args.target.unwrap_or_default(),
-                depth: args.depth,
-                detail: args.detail,
-                budget: args.budget,
-                encoding: args.encoding,
-                format: args.format,
-                no_identity: args.no_identity,
-                lens: args.lens,
-                seeds: args.seeds,
-                include_fields: (args.include_fields || args.no_include_fields)
-                    .then_some(!args.no_include_fields),
-            };
+            let request = args.request();
             let out = engine
                 .context(&request)
                 .map_err(|e| failure(Some(&root), e))?;

@@ -503,18 +503,10 @@ pub fn context(root: Option<&Path>, cwd: &Path, args: &crate::ContextArgs) -> Re
         project: zone.project.clone(),
         iteration: zone.iteration,
         redact: !zone.no_redact,
+        // The zone document's graph part is about the task; the target only names it.
         context: brief::ContextRequest {
             target: String::new(),
-            depth: args.depth,
-            detail: args.detail,
-            budget: args.budget,
-            encoding: args.encoding,
-            format: args.format,
-            no_identity: args.no_identity,
-            lens: args.lens.clone(),
-            seeds: args.seeds,
-            include_fields: (args.include_fields || args.no_include_fields)
-                .then_some(!args.no_include_fields),
+            ..args.request()
         },
     };
     let out = session::zone_context(&project, engine.as_mut(), &request, now)?;

@@ -174,17 +174,29 @@ fn tools_return_the_bytes_the_cli_prints() {
         ("lenses", json!({}), vec!["lenses"]),
     ];
     for (n, (tool, arguments, command)) in cases.into_iter().enumerate() {
-        let (is_error, text) = server.call(10 + n as u64, tool, arguments.clone());
-        let mut args = command.clone();
-        args.extend(["--root", root]);
-        let (code, stdout, _) = common::run(&args);
-        assert_eq!(code, 0, "brief {command:?}");
-        assert!(!is_error, "{tool} {arguments}: {text}");
-        assert_eq!(
-            text, stdout,
-            "{tool} {arguments} differs from brief {command:?}"
-        );
+        assert_same_as_cli(&mut server, 10 + n as u64, tool, arguments, &command, root);
     }
+}
+
+/// Calls `tool` and runs `brief COMMAND --root ROOT`: both succeed with the same bytes.
+fn assert_same_as_cli(
+    server: &mut Server,
+    id: u64,
+    tool: &str,
+    arguments: Value,
+    command: &[&str],
+    root: &str,
+) {
+    let (is_error, text) = server.call(id, tool, arguments.clone());
+    let mut args = command.to_vec();
+    args.extend(["--root", root]);
+    let (code, stdout, stderr) = common::run(&args);
+    assert_eq!(code, 0, "brief {command:?}: {stderr}");
+    assert!(!is_error, "{tool} {arguments}: {text}");
+    assert_eq!(
+        text, stdout,
+        "{tool} {arguments} differs from brief {command:?}"
+    );
 }
 
 #[test]
@@ -466,13 +478,14 @@ fn tana_contexts_match_the_cli() {
         ),
     ];
     for (n, (arguments, command)) in cases.into_iter().enumerate() {
-        let (is_error, text) = server.call(10 + n as u64, "context", arguments.clone());
-        let mut args = command.clone();
-        args.extend(["--root", root]);
-        let (code, stdout, stderr) = common::run(&args);
-        assert_eq!(code, 0, "brief {command:?}: {stderr}");
-        assert!(!is_error, "{arguments}: {text}");
-        assert_eq!(text, stdout, "{arguments} differs from brief {command:?}");
+        assert_same_as_cli(
+            &mut server,
+            10 + n as u64,
+            "context",
+            arguments,
+            &command,
+            root,
+        );
     }
 }
 

@@ -163,6 +163,47 @@ struct Acc {
 }
 
 impl Acc {
+    /// The selection: nodes and each node's reasons ordered by id, whatever the indices are,
+    /// and the forward links of selected nodes that lead nowhere.
+    fn finish(
+        self,
+        graph: &dyn GraphView,
+        target: NodeIx,
+        truncated: Vec<Truncation>,
+    ) -> Selection {
+        let id_key = |ix: &NodeIx| graph.id_of(*ix);
+        let mut reached: Vec<(String, Reached)> = self
+            .nodes
+            .into_iter()
+            .map(|(node, (distance, reasons))| {
+                let mut reasons: Vec<(ReasonKey, Reason)> = reasons
+                    .into_iter()
+                    .map(|r| (reason_key(&r, &id_key), r))
+                    .collect();
+                reasons.sort_by(|a, b| a.0.cmp(&b.0));
+                let reached = Reached {
+                    node,
+                    distance,
+                    reasons: reasons.into_iter().map(|(_, r)| r).collect(),
+                };
+                (graph.id_of(node), reached)
+            })
+            .collect();
+        reached.sort_by(|a, b| a.0.cmp(&b.0));
+        let reached: Vec<Reached> = reached.into_iter().map(|(_, r)| r).collect();
+        let dangling = reached
+            .iter()
+            .flat_map(|r| graph.dangling_from(r.node))
+            .filter(|d| d.relation.is_forward())
+            .collect();
+        Selection {
+            target,
+            reached,
+            dangling,
+            truncated,
+        }
+    }
+
     fn add(&mut self, node: NodeIx, distance: u32, reason: Reason) {
         let entry = self
             .nodes
@@ -271,38 +312,7 @@ pub fn traverse(graph: &dyn GraphView, target: NodeIx, options: TraverseOptions)
         }
     }
 
-    // Output order is by id, whatever the indices are.
-    let id_key = |ix: &NodeIx| graph.id_of(*ix);
-    let mut reached: Vec<(String, Reached)> = acc
-        .nodes
-        .into_iter()
-        .map(|(node, (distance, reasons))| {
-            let mut reasons: Vec<(ReasonKey, Reason)> = reasons
-                .into_iter()
-                .map(|r| (reason_key(&r, &id_key), r))
-                .collect();
-            reasons.sort_by(|a, b| a.0.cmp(&b.0));
-            let reached = Reached {
-                node,
-                distance,
-                reasons: reasons.into_iter().map(|(_, r)| r).collect(),
-            };
-            (graph.id_of(node), reached)
-        })
-        .collect();
-    reached.sort_by(|a, b| a.0.cmp(&b.0));
-    let reached: Vec<Reached> = reached.into_iter().map(|(_, r)| r).collect();
-    let dangling = reached
-        .iter()
-        .flat_map(|r| graph.dangling_from(r.node))
-        .filter(|d| d.relation.is_forward())
-        .collect();
-    Selection {
-        target,
-        reached,
-        dangling,
-        truncated,
-    }
+    acc.finish(graph, target, truncated)
 }
 
 /// The edges of `node` to follow: the families the lens follows, each relation capped at
@@ -489,37 +499,7 @@ pub fn traverse_tana(
             }
         }
     }
-    let id_key = |ix: &NodeIx| graph.id_of(*ix);
-    let mut reached: Vec<(String, Reached)> = acc
-        .nodes
-        .into_iter()
-        .map(|(node, (distance, reasons))| {
-            let mut reasons: Vec<(ReasonKey, Reason)> = reasons
-                .into_iter()
-                .map(|r| (reason_key(&r, &id_key), r))
-                .collect();
-            reasons.sort_by(|a, b| a.0.cmp(&b.0));
-            let reached = Reached {
-                node,
-                distance,
-                reasons: reasons.into_iter().map(|(_, r)| r).collect(),
-            };
-            (graph.id_of(node), reached)
-        })
-        .collect();
-    reached.sort_by(|a, b| a.0.cmp(&b.0));
-    let reached: Vec<Reached> = reached.into_iter().map(|(_, r)| r).collect();
-    let dangling = reached
-        .iter()
-        .flat_map(|r| graph.dangling_from(r.node))
-        .filter(|d| d.relation.is_forward())
-        .collect();
-    Selection {
-        target: seeds.first().copied().unwrap_or(0),
-        reached,
-        dangling,
-        truncated,
-    }
+    acc.finish(graph, seeds.first().copied().unwrap_or(0), truncated)
 }
 
 /// Selects the nodes of a context that starts from several nodes (search hits): the union
