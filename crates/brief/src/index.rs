@@ -959,6 +959,13 @@ impl Index {
             )
             .map_err(e)?;
             }
+            // The reader ends early only if it died (a bug): never commit half a refresh.
+            if done != total {
+                return Err(IndexError {
+                    path: location.clone(),
+                    message: format!("reading files stopped after {done} of {total}"),
+                });
+            }
             // Links of the nodes (re)written; links of others that now resolve.
             // Into an empty index every node is in `touched`: resolve links from memory.
             let fresh_ids: HashMap<&str, NodeIx> = if fresh {
