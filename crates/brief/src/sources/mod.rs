@@ -112,6 +112,22 @@ fn duplicate_problem(dup: DuplicateId) -> Problem {
 
 /// A path relative to the root, with `/` separators, for messages and output.
 pub(crate) fn rel_path(root: &Path, path: &Path) -> String {
+    // Most paths need no normalizing: a plain `root/a/b` is sliced, not rebuilt.
+    #[cfg(unix)]
+    if let (Some(root), Some(path)) = (root.to_str(), path.to_str()) {
+        let rest = path.strip_prefix(root).and_then(|rest| {
+            rest.strip_prefix('/')
+                .or(root.ends_with('/').then_some(rest))
+        });
+        if let Some(rest) = rest {
+            if rest
+                .split('/')
+                .all(|part| !part.is_empty() && part != "." && part != "..")
+            {
+                return rest.to_string();
+            }
+        }
+    }
     let rel = path.strip_prefix(root).unwrap_or(path);
     rel.components()
         .map(|c| c.as_os_str().to_string_lossy())
@@ -121,48 +137,92 @@ pub(crate) fn rel_path(root: &Path, path: &Path) -> String {
 
 /// Reads a UTF-8 file that must lie inside the root (symlinks are resolved first).
 pub fn read_text(root: &Path, path: &Path) -> Result<String, Problem> {
-    let rel = rel_path(root, path);
-    let inside = match std::fs::symlink_metadata(path) {
-        Err(err) => {
-            return Err(Problem::error(
-                Location::file(&rel),
-                format!("cannot read file: {}", io_message(&err)),
-            ))
+    read_stamped(root, path).map(|(text, _)| text)
+}
+
+/// A file's size and modification time (nanoseconds since the epoch); folders have size 0.
+pub type Stamp = (i64, i64);
+
+/// The [`Stamp`] of a file's metadata.
+pub fn stamp(meta: &std::fs::Metadata) -> Option<Stamp> {
+    let mtime = meta
+        .modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_nanos() as i64;
+    Some((if meta.is_dir() { 0 } else { meta.len() as i64 }, mtime))
+}
+
+/// [`read_text`], with the file's [`Stamp`] taken after opening and before reading: a
+/// change made while it is read leaves a newer stamp on disk than the one returned, so
+/// the file is read again next time.
+pub fn read_stamped(root: &Path, path: &Path) -> Result<(String, Option<Stamp>), Problem> {
+    use std::io::Read;
+    let problem = |message: String| Problem::error(Location::file(rel_path(root, path)), message);
+    let cannot = |err: &std::io::Error| problem(format!("cannot read file: {}", io_message(err)));
+    let outside = || problem("file resolves outside the project root (symlink?); not read".into());
+    // One path lookup in the common case: a plain file opened without following a symlink
+    // needs only its folder checked (remembered per folder).
+    let plain = open_plain(path);
+    let mut file = match plain {
+        Some(file) => {
+            if !path.parent().is_none_or(|dir| resolves_inside(root, dir)) {
+                return Err(outside());
+            }
+            file
         }
-        // A symlinked file is checked where it points; otherwise its folder is.
-        Ok(meta) if meta.file_type().is_symlink() => resolves_inside(root, path),
-        Ok(_) => path.parent().is_none_or(|dir| resolves_inside(root, dir)),
+        None => {
+            let inside = match std::fs::symlink_metadata(path) {
+                Err(err) => return Err(cannot(&err)),
+                // A symlinked file is checked where it points; otherwise its folder is.
+                Ok(meta) if meta.file_type().is_symlink() => resolves_inside(root, path),
+                Ok(_) => path.parent().is_none_or(|dir| resolves_inside(root, dir)),
+            };
+            if !inside {
+                return Err(outside());
+            }
+            std::fs::File::open(path).map_err(|err| cannot(&err))?
+        }
     };
-    if !inside {
-        return Err(Problem::error(
-            Location::file(&rel),
-            "file resolves outside the project root (symlink?); not read",
-        ));
-    }
-    let bytes = std::fs::read(path).map_err(|err| {
-        Problem::error(
-            Location::file(&rel),
-            format!("cannot read file: {}", io_message(&err)),
-        )
-    })?;
-    let text = String::from_utf8(bytes).map_err(|err| {
+    let meta = file.metadata().map_err(|err| cannot(&err))?;
+    let mut bytes = Vec::with_capacity(meta.len() as usize + 1);
+    file.read_to_end(&mut bytes).map_err(|err| cannot(&err))?;
+    let mut text = String::from_utf8(bytes).map_err(|err| {
         let offset = err.utf8_error().valid_up_to();
         let before = &err.as_bytes()[..offset];
         let line = before.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
         let col = before.iter().rev().take_while(|&&b| b != b'\n').count() as u32 + 1;
         Problem::error(
             Location {
-                path: rel.clone(),
+                path: rel_path(root, path),
                 line,
                 col,
             },
             "file is not valid UTF-8",
         )
     })?;
-    Ok(text
-        .strip_prefix('\u{feff}')
-        .map(str::to_string)
-        .unwrap_or(text))
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
+    }
+    Ok((text, stamp(&meta)))
+}
+
+/// The file opened if it is not a symlink (`None`: a symlink, or any failure, which the
+/// careful path then reports).
+#[cfg(unix)]
+fn open_plain(path: &Path) -> Option<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .ok()
+}
+
+#[cfg(not(unix))]
+fn open_plain(_path: &Path) -> Option<std::fs::File> {
+    None
 }
 
 /// Whether `path` resolves (through symlinks) to somewhere under `root`. Folder answers are
@@ -225,4 +285,85 @@ pub fn markdown_files(dir: &Path, skip: &[&str]) -> Vec<PathBuf> {
     }
     found.sort();
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The slow, always-right way `rel_path` takes when the quick one does not apply.
+    fn by_components(root: &Path, path: &Path) -> String {
+        let rel = path.strip_prefix(root).unwrap_or(path);
+        rel.components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/")
+    }
+
+    #[test]
+    fn rel_path_slices_plain_paths_and_normalizes_the_rest() {
+        let cases = [
+            ("/p", "/p/specgraph/nodes/a.json"),
+            ("/p/", "/p/specgraph/a.json"),
+            ("/", "/a/b.md"),
+            ("/p", "/p"),
+            ("/p", "/pq/a.md"),
+            ("/p", "/p/./a.md"),
+            ("/p", "/p/a//b.md"),
+            ("/p", "/p/a/../b.md"),
+            ("/p", "/p/a/"),
+            ("examples/auth", "examples/auth/contextia/system/specs/a.md"),
+            (".", "./a.md"),
+            ("/p", "/elsewhere/a.md"),
+        ];
+        for (root, path) in cases {
+            let (root, path) = (Path::new(root), Path::new(path));
+            assert_eq!(
+                rel_path(root, path),
+                by_components(root, path),
+                "{root:?} {path:?}"
+            );
+        }
+        assert_eq!(rel_path(Path::new("/p"), Path::new("/p/a/b.md")), "a/b.md");
+    }
+
+    #[test]
+    fn read_stamped_reads_strips_a_bom_and_stamps_before_reading() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.md");
+        std::fs::write(&file, "\u{feff}# Title\n").unwrap();
+        let (text, stamp) = read_stamped(dir.path(), &file).unwrap();
+        assert_eq!(text, "# Title\n");
+        let meta = std::fs::metadata(&file).unwrap();
+        assert_eq!(stamp, super::stamp(&meta));
+        assert_eq!(stamp.unwrap().0, 11, "the size on disk, BOM included");
+
+        let missing = read_stamped(dir.path(), &dir.path().join("gone.md")).unwrap_err();
+        assert_eq!(missing.message, "cannot read file: no such file");
+        assert_eq!(missing.location.path, "gone.md");
+
+        std::fs::write(&file, b"ok\n\xff").unwrap();
+        let bad = read_stamped(dir.path(), &file).unwrap_err();
+        assert_eq!((bad.location.line, bad.location.col), (2, 1));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn read_stamped_follows_symlinks_only_inside_the_root() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.md"), "secret").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("real.md"), "real").unwrap();
+        std::os::unix::fs::symlink(dir.path().join("real.md"), dir.path().join("alias.md"))
+            .unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret.md"), dir.path().join("leak.md"))
+            .unwrap();
+        let (text, _) = read_stamped(dir.path(), &dir.path().join("alias.md")).unwrap();
+        assert_eq!(text, "real");
+        let refused = read_stamped(dir.path(), &dir.path().join("leak.md")).unwrap_err();
+        assert!(
+            refused.message.contains("outside the project root"),
+            "{refused:?}"
+        );
+    }
 }

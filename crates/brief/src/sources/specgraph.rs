@@ -3,6 +3,7 @@
 //! The path in `graph.json` is canonical; files it does not list are not loaded. Every field
 //! of a node file is kept (unknown top-level keys land in `SpecFields::extra`).
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
@@ -51,6 +52,28 @@ pub fn read_manifest(root: &Path, manifest: &Path) -> (Vec<Entry>, Vec<Problem>)
         Ok(text) => text,
         Err(problem) => return (Vec::new(), vec![problem]),
     };
+    let base = manifest.parent().unwrap_or(root);
+    // The common case, a well-formed manifest, is read without building a JSON tree;
+    // anything unusual goes the careful way below, which says what is wrong and where.
+    if let Ok(manifest) = serde_json::from_str::<WellFormed>(&text) {
+        if manifest
+            .nodes
+            .iter()
+            .all(|entry| path_stays_inside(&entry.path))
+        {
+            let entries = manifest
+                .nodes
+                .into_iter()
+                .map(|entry| Entry {
+                    id: entry.id.into_owned(),
+                    file: base.join(&*entry.path),
+                    expected: entry.expected.map(Cow::into_owned),
+                    manifest: manifest_rel.clone(),
+                })
+                .collect();
+            return (entries, problems);
+        }
+    }
     let value: Value = match serde_json::from_str(&text) {
         Ok(value) => value,
         Err(err) => return (Vec::new(), vec![json_problem(&manifest_rel, &err)]),
@@ -72,7 +95,6 @@ pub fn read_manifest(root: &Path, manifest: &Path) -> (Vec<Entry>, Vec<Problem>)
             "graph.json has no `specgraphVersion` string (e.g. \"1.0.0\")",
         ));
     }
-    let base = manifest.parent().unwrap_or(root);
     let mut entries = Vec::with_capacity(listed.len());
     for (i, entry) in listed.iter().enumerate() {
         // Only computed for a problem: searching the manifest per entry would be quadratic.
@@ -88,7 +110,7 @@ pub fn read_manifest(root: &Path, manifest: &Path) -> (Vec<Entry>, Vec<Problem>)
             ));
             continue;
         };
-        if path.starts_with('/') || path.split('/').any(|part| part == "..") {
+        if !path_stays_inside(path) {
             problems.push(Problem::error(
                 at(),
                 format!("nodes[{i}] ({id}): path `{path}` must be relative and stay inside the graph folder"),
@@ -171,6 +193,30 @@ pub fn load(root: &Path, manifest: &Path) -> SourceOutput {
         }
     }
     SourceOutput { nodes, problems }
+}
+
+/// A manifest with nothing to report, as [`read_manifest`] reads it first.
+#[derive(serde::Deserialize)]
+struct WellFormed<'a> {
+    #[serde(rename = "specgraphVersion", borrow)]
+    _version: Cow<'a, str>,
+    #[serde(borrow)]
+    nodes: Vec<WellFormedEntry<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct WellFormedEntry<'a> {
+    #[serde(borrow)]
+    id: Cow<'a, str>,
+    #[serde(borrow)]
+    path: Cow<'a, str>,
+    #[serde(rename = "expectedType", default, borrow)]
+    expected: Option<Cow<'a, str>>,
+}
+
+/// Whether a manifest's node path is relative and never climbs out of the graph folder.
+fn path_stays_inside(path: &str) -> bool {
+    !(path.starts_with('/') || path.split('/').any(|part| part == ".."))
 }
 
 fn entry_id(entry: &Value) -> Option<&str> {
@@ -437,6 +483,82 @@ mod tests {
     fn missing_id_is_an_error() {
         let problem = parse_node("x.json", r#"{"type":"behavior"}"#).unwrap_err();
         assert!(problem.message.contains("missing `id`"));
+    }
+
+    fn manifest(text: &str) -> (Vec<Entry>, Vec<Problem>) {
+        let dir = tempfile::tempdir().unwrap();
+        let graph = dir.path().join("specgraph");
+        std::fs::create_dir_all(&graph).unwrap();
+        std::fs::write(graph.join("graph.json"), text).unwrap();
+        read_manifest(dir.path(), &graph.join("graph.json"))
+    }
+
+    /// What the entries say, without the temporary folder they live in.
+    fn listed(entries: &[Entry]) -> Vec<(String, String, Option<String>, String)> {
+        entries
+            .iter()
+            .map(|e| {
+                let file = e.file.to_string_lossy();
+                let at = file.find("specgraph/").unwrap();
+                (
+                    e.id.clone(),
+                    file[at..].to_string(),
+                    e.expected.clone(),
+                    e.manifest.clone(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_well_formed_manifest_lists_every_entry() {
+        // Escapes, a null and unknown fields: the quick reading takes them as the careful one.
+        let (entries, problems) = manifest(
+            r#"{"specgraphVersion": "1.0.0", "x-tool": {"a": 1}, "nodes": [
+                {"id": "A-1", "path": "nodes\/a.json", "expectedType": "decision"},
+                {"id": "B-2", "path": "nodes/b.json", "expectedType": null, "note": 3}
+            ]}"#,
+        );
+        assert!(problems.is_empty(), "{problems:?}");
+        let m = "specgraph/graph.json".to_string();
+        assert_eq!(
+            listed(&entries),
+            vec![
+                (
+                    "A-1".into(),
+                    "specgraph/nodes/a.json".into(),
+                    Some("decision".into()),
+                    m.clone()
+                ),
+                ("B-2".into(), "specgraph/nodes/b.json".into(), None, m),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_flawed_manifest_reports_each_flaw_and_keeps_the_rest() {
+        let (entries, problems) = manifest(
+            r#"{"nodes": [
+                {"id": "A-1", "path": "nodes/a.json"},
+                {"id": 7, "path": "nodes/seven.json"},
+                {"id": "C-3", "path": "../outside.json"},
+                {"id": "D-4", "path": "nodes/d.json", "expectedType": 5}
+            ]}"#,
+        );
+        let ids: Vec<&str> = entries.iter().map(|e| e.id.as_str()).collect();
+        assert_eq!(ids, ["A-1", "D-4"]);
+        assert_eq!(entries[1].expected, None);
+        let messages: Vec<&str> = problems.iter().map(|p| p.message.as_str()).collect();
+        assert_eq!(messages.len(), 3, "{messages:?}");
+        assert!(messages[0].contains("specgraphVersion"), "{messages:?}");
+        assert!(
+            messages[1].contains("nodes[1] needs a string `id`"),
+            "{messages:?}"
+        );
+        assert!(messages[2].contains("must be relative"), "{messages:?}");
+        assert!(problems
+            .iter()
+            .all(|p| p.location.path == "specgraph/graph.json"));
     }
 }
 
