@@ -13,21 +13,21 @@
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::time::UNIX_EPOCH;
 
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::model::{
-    Content, Corpus, Dangling, Edge, GraphView, Kind, Node, NodeIx, NodeStore, Relation, Subgraph,
+    Content, Corpus, Dangling, Edge, GraphView, Kind, Link, Location, Node, NodeIx, NodeStore,
+    Relation, Subgraph,
 };
 use crate::project::{Project, Source};
 use crate::sources::artifacts::{self, Placement};
 use crate::sources::specgraph::{self, Entry};
-use crate::sources::{read_text, rel_path, Problem, Severity};
+use crate::sources::{read_stamped, rel_path, stamp, Problem, Severity, Stamp};
 use crate::tokens::CountStore;
 
 /// Bumped whenever the schema or what is stored changes: older files are rebuilt.
-const SCHEMA: &str = "brief-index-3";
+const SCHEMA: &str = "brief-index-4";
 
 const CREATE: &str = "
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -35,7 +35,10 @@ CREATE TABLE files(path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER N
                    hash BLOB NOT NULL, problem INTEGER NOT NULL, parser TEXT NOT NULL);
 CREATE TABLE watches(path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL);
 CREATE TABLE nodes(ix INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,
-                   file TEXT NOT NULL, date TEXT, data TEXT NOT NULL);
+                   file TEXT NOT NULL, date TEXT, title TEXT NOT NULL);
+-- The stored node (JSON) apart from the columns queries filter on: building or scanning
+-- the indexes of `nodes` then never reads through the bulk of the data.
+CREATE TABLE node_data(ix INTEGER PRIMARY KEY, data TEXT NOT NULL);
 
 CREATE TABLE edges(src INTEGER NOT NULL, dst INTEGER NOT NULL, rel TEXT NOT NULL,
                    PRIMARY KEY(src, dst, rel)) WITHOUT ROWID;
@@ -46,6 +49,12 @@ CREATE VIRTUAL TABLE search USING fts5(id, title, body, fields, content='',
                                        contentless_delete=1, tokenize='unicode61');
 CREATE TABLE counts(key BLOB PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
 ";
+
+/// Page size of a new index file.
+const PAGE_SIZE: i64 = 16384;
+
+/// Bytes of full-text terms a bulk load keeps in memory before writing a segment.
+const BULK_FTS_MEMORY: i64 = 64 << 20;
 
 /// Files read and parsed per step of a refresh's pipeline.
 const PARSE_CHUNK: usize = 2048;
@@ -152,17 +161,36 @@ struct Listed {
     known: Option<(i64, i64, bool)>,
 }
 
-/// A candidate file after reading: its position in the listing, its content hash, and the
-/// parse result (`None` when the content had not changed).
-type Read = (usize, [u8; 32], Option<Result<Option<Prepared>, Problem>>);
+/// A candidate file after reading.
+struct Read {
+    /// Its position in the listing.
+    at: usize,
+    /// The content hash (zero when it could not be read).
+    hash: [u8; 32],
+    /// Size and mtime taken as it was read.
+    stamp: Option<Stamp>,
+    /// The parse result, `None` when the content had not changed.
+    parsed: Option<Result<Option<Prepared>, Problem>>,
+}
 
-/// A Tana export after reading: its position in the listing, its content hash, and its text
-/// when the content changed (`None`: same hash as indexed).
-type TanaRead = (usize, [u8; 32], Result<Option<String>, Problem>);
+/// A Tana export after reading: like [`Read`], with the text kept (`None`: same hash as
+/// indexed) because exports are parsed inside the write transaction.
+struct TanaRead {
+    at: usize,
+    hash: [u8; 32],
+    stamp: Option<Stamp>,
+    text: Result<Option<String>, Problem>,
+}
 
-/// A parsed node with what the index stores of it, made on the parallel side of a refresh.
+/// What the index stores of a parsed node, made on the parallel side of a refresh (the
+/// rest of the node is dropped there too, not on the writing thread).
 struct Prepared {
-    node: Node,
+    id: String,
+    kind: Kind,
+    title: String,
+    date: Option<String>,
+    location: Location,
+    links: Vec<Link>,
     data: String,
     body: String,
     fields: String,
@@ -172,12 +200,33 @@ fn prepare(node: Node) -> Result<Prepared, Problem> {
     let data = serde_json::to_string(&node)
         .map_err(|e| Problem::error(node.location.clone(), format!("cannot store node: {e}")))?;
     let (body, fields) = search_text(&node);
+    let Node {
+        id,
+        kind,
+        title,
+        date,
+        location,
+        links,
+        ..
+    } = node;
     Ok(Prepared {
-        node,
+        id,
+        kind,
+        title,
+        date,
+        location,
+        links,
         data,
         body,
         fields,
     })
+}
+
+/// A node written by a refresh, with the links still to be turned into edges.
+struct Written {
+    ix: NodeIx,
+    id: String,
+    links: Vec<Link>,
 }
 
 /// The SQLite index of one project.
@@ -193,89 +242,191 @@ pub struct Index {
     /// The first SQLite error met by an infallible [`GraphView`] call.
     error: RefCell<Option<String>>,
     created: bool,
+    /// The index file to build, while there is none: the first refresh builds it.
+    unbuilt: Option<PathBuf>,
+    /// Set while that file is built under another name.
+    publish: Option<Publish>,
+}
+
+/// A new index file being built under a private name, given its real name by the first
+/// refresh that completes.
+struct Publish {
+    /// Locked from the start of the build until it is published, so other processes wait
+    /// for this build instead of starting their own.
+    _lock: std::fs::File,
+    build: PathBuf,
+    target: PathBuf,
 }
 
 impl Index {
     /// Opens the project's index, creating or rebuilding it as needed; in memory when
     /// `.brief/cache/` cannot be written.
+    ///
+    /// A missing (or untrustworthy) index file is built by the first refresh, under a
+    /// private name and a lock, in SQLite's rollback mode (each page written once, where WAL
+    /// writes it twice), and published whole: no process ever opens half an index, and one
+    /// that needs it meanwhile waits for that build instead of starting another.
     pub fn open(project: &Project) -> Result<Index, IndexError> {
         let dir = project.root.join(".brief").join("cache");
         let on_disk = std::fs::create_dir_all(&dir).is_ok() && {
             let ignore = project.root.join(".brief").join(".gitignore");
             ignore.exists() || std::fs::write(&ignore, "cache/\n.gitignore\n").is_ok()
         };
+        let mut unbuilt = None;
         if on_disk {
             let path = dir.join("index.db");
             match Index::open_file(project, &path) {
                 Ok(index) => return Ok(index),
-                Err(_) => {
-                    // Foreign, corrupt or outdated: never trusted, rebuilt from the sources.
-                    for suffix in ["", "-wal", "-shm"] {
-                        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-                    }
-                    if let Ok(index) = Index::open_file(project, &path) {
-                        return Ok(index);
-                    }
-                }
+                // Another process holds the write lock for longer than the busy timeout (a
+                // long refresh): its file is fine, never delete it.
+                Err(e) if is_busy(&e) => return Err(err(&path.display().to_string(), e)),
+                // Missing or damaged: rebuilt from the sources (and only deleted under the
+                // build lock, where no other process can be publishing it).
+                Err(_) => unbuilt = Some(path),
             }
         }
+        // Empty and in memory until the first refresh builds the file.
         let conn = Connection::open_in_memory().map_err(|e| err(":memory:", e))?;
-        Index::init(project, conn, ":memory:".into())
+        let _ = conn.pragma_update(None, "page_size", PAGE_SIZE);
+        create(&conn, project).map_err(|e| err(":memory:", e))?;
+        let location = unbuilt
+            .as_ref()
+            .map_or(":memory:".to_string(), |path| path.display().to_string());
+        let mut index = Index::with(project, conn, location, true);
+        index.unbuilt = unbuilt;
+        Ok(index)
     }
 
-    fn open_file(project: &Project, path: &Path) -> Result<Index, IndexError> {
-        let shown = path.display().to_string();
-        let e = |x: rusqlite::Error| err(&shown, x);
-        let mut conn = Connection::open(path).map_err(e)?;
-        conn.busy_timeout(std::time::Duration::from_secs(10))
-            .map_err(e)?;
-        conn.pragma_update(None, "journal_mode", "WAL").map_err(e)?;
-        conn.pragma_update(None, "synchronous", "OFF").map_err(e)?;
-        // Under the write lock, so concurrent processes never both create or reset it.
-        let tx = conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(e)?;
-        let meta = |key: &str| -> Option<String> {
-            row(&tx, "SELECT value FROM meta WHERE key = ?1", [key], |r| {
-                r.get(0)
-            })
-            .ok()
+    /// Called by the first refresh of an index opened without a file: waits for the build
+    /// lock, then opens the file another process published meanwhile, or starts building
+    /// it (in memory, as before, if it cannot be written).
+    fn start_build(&mut self, project: &Project) -> Result<(), IndexError> {
+        let Some(target) = self.unbuilt.take() else {
+            return Ok(());
         };
-        let current = meta("schema").as_deref() == Some(SCHEMA)
-            && meta("sources").as_deref() == Some(sources_key(project).as_str());
-        if !current {
+        let in_memory = |index: &mut Index| index.location = ":memory:".into();
+        let dir = target.parent().unwrap_or(&self.root).to_path_buf();
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(dir.join("build.lock"));
+        let Ok(lock) = lock else {
+            in_memory(self);
+            return Ok(());
+        };
+        if lock.lock().is_err() {
+            in_memory(self);
+            return Ok(());
+        }
+        match Index::open_file(project, &target) {
+            Ok(published) => {
+                *self = published;
+                return Ok(());
+            }
+            Err(e) if is_busy(&e) => {
+                self.unbuilt = Some(target);
+                return Err(err(&self.location, e));
+            }
+            // Not there, or damaged: build it.
+            Err(_) => remove_index_file(&target),
+        }
+        // Left by a build that was killed: under the lock nobody else is writing it.
+        let build = dir.join("index.db.build");
+        remove_index_file(&build);
+        let conn = Connection::open(&build).and_then(|conn| {
+            conn.pragma_update(None, "page_size", PAGE_SIZE)?;
+            conn.pragma_update(None, "journal_mode", "MEMORY")?;
+            conn.pragma_update(None, "synchronous", "OFF")?;
+            create(&conn, project)?;
+            Ok(conn)
+        });
+        let Ok(conn) = conn else {
+            remove_index_file(&build);
+            in_memory(self);
+            return Ok(());
+        };
+        let location = std::mem::take(&mut self.location);
+        *self = Index::with(project, conn, location, true);
+        self.publish = Some(Publish {
+            _lock: lock,
+            build,
+            target,
+        });
+        Ok(())
+    }
+
+    /// Gives a completed build its real name and reopens it there in WAL mode.
+    fn publish(&mut self, project: &Project) -> Result<(), IndexError> {
+        let Some(publish) = self.publish.take() else {
+            return Ok(());
+        };
+        // Renamed while still in rollback mode, which has no side files named after it.
+        std::fs::rename(&publish.build, &publish.target).map_err(|x| IndexError {
+            path: publish.target.display().to_string(),
+            message: format!("cannot move the new index into place: {x}"),
+        })?;
+        let published = Index::open_file(project, &publish.target)
+            .map_err(|x| err(&publish.target.display().to_string(), x))?;
+        *self = published;
+        Ok(())
+    }
+
+    /// Opens an existing index file (never creates one: that is a build's job).
+    fn open_file(project: &Project, path: &Path) -> rusqlite::Result<Index> {
+        let shown = path.display().to_string();
+        let mut conn = Connection::open_with_flags(
+            path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        conn.pragma_update(None, "page_size", PAGE_SIZE)?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "OFF")?;
+        let current = |conn: &Connection| {
+            let meta = |key: &str| -> Option<String> {
+                row(conn, "SELECT value FROM meta WHERE key = ?1", [key], |r| {
+                    r.get(0)
+                })
+                .ok()
+            };
+            meta("schema").as_deref() == Some(SCHEMA)
+                && meta("sources").as_deref() == Some(sources_key(project).as_str())
+        };
+        // Read without the write lock, which a long refresh elsewhere may hold.
+        if current(&conn) {
+            return Ok(Index::with(project, conn, shown, false));
+        }
+        // Under the write lock, so concurrent processes never both create or reset it.
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let reset = !current(&tx);
+        if reset {
             // Another version's or another project's index: reset in place, never trusted.
             let tables: Vec<String> = {
-                let mut stmt = tx
-                    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'search_%'")
-                    .map_err(e)?;
-                let rows = stmt.query_map([], |r| r.get(0)).map_err(e)?;
-                rows.collect::<Result<_, _>>().map_err(e)?
+                let mut stmt = tx.prepare(
+                    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'search_%'",
+                )?;
+                let rows = stmt.query_map([], |r| r.get(0))?;
+                rows.collect::<Result<_, _>>()?
             };
             for table in tables {
                 tx.execute_batch(&format!(
                     "DROP TABLE IF EXISTS \"{}\"",
                     table.replace('"', "")
-                ))
-                .map_err(e)?;
+                ))?;
             }
-            create(&tx, project).map_err(e)?;
+            create(&tx, project)?;
         }
-        tx.commit().map_err(e)?;
-        Ok(Index::with(project, conn, shown, !current))
-    }
-
-    fn init(project: &Project, conn: Connection, shown: String) -> Result<Index, IndexError> {
-        create(&conn, project).map_err(|e| err(&shown, e))?;
-        Ok(Index::with(project, conn, shown, true))
+        tx.commit()?;
+        Ok(Index::with(project, conn, shown, reset))
     }
 
     /// Deletes the index file and builds a new one (after corruption was detected).
     pub fn rebuild(&mut self, project: &Project) -> Result<(), IndexError> {
+        // Releases the build lock, which the next refresh takes again.
+        self.publish = None;
         if self.location != ":memory:" {
-            for suffix in ["", "-wal", "-shm"] {
-                let _ = std::fs::remove_file(format!("{}{suffix}", self.location));
-            }
+            remove_index_file(Path::new(&self.location));
         }
         *self = Index::open(project)?;
         Ok(())
@@ -296,6 +447,8 @@ impl Index {
             edge_cache: RefCell::new(HashMap::new()),
             error: RefCell::new(None),
             created,
+            unbuilt: None,
+            publish: None,
         }
     }
 
@@ -326,6 +479,7 @@ impl Index {
         verify: Verify,
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<Refresh, IndexError> {
+        self.start_build(project)?;
         let created = std::mem::take(&mut self.created);
         if verify == Verify::Quick && !created && self.watches_unchanged()? {
             return Ok(Refresh {
@@ -357,6 +511,7 @@ impl Index {
             match self.apply(listed, Some(manifest_problems), false, version, progress)? {
                 Some(mut refresh) => {
                     self.store_watches(&watches)?;
+                    self.publish(project)?;
                     refresh.created = created;
                     return Ok(refresh);
                 }
@@ -498,9 +653,9 @@ impl Index {
     /// Every node's id, kind and title, sorted by id.
     pub fn catalog(&self) -> Result<Vec<CatalogEntry>, IndexError> {
         let result = (|| -> Result<Vec<CatalogEntry>, rusqlite::Error> {
-            let mut stmt = self.conn.prepare_cached(
-                "SELECT id, kind, coalesce(json_extract(data, '$.title'), '') FROM nodes ORDER BY id",
-            )?;
+            let mut stmt = self
+                .conn
+                .prepare_cached("SELECT id, kind, title FROM nodes ORDER BY id")?;
             let rows = stmt.query_map([], |r| {
                 Ok(CatalogEntry {
                     id: r.get(0)?,
@@ -539,7 +694,7 @@ impl Index {
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT n.ix, n.id, n.kind, n.data, bm25(search, 10.0, 4.0, 1.0, 2.0) AS score
+                "SELECT n.ix, n.id, n.kind, n.title, bm25(search, 10.0, 4.0, 1.0, 2.0) AS score
                  FROM search JOIN nodes n ON n.ix = search.rowid
                  WHERE search MATCH ?1 AND (?2 IS NULL OR n.kind = ?2)
                  ORDER BY score, n.id LIMIT ?3",
@@ -557,13 +712,10 @@ impl Index {
             })
             .map_err(|e| self.err(e))?;
         for row in rows {
-            let (ix, id, kind, data, score) = row.map_err(|e| self.err(e))?;
+            let (ix, id, kind, title, score) = row.map_err(|e| self.err(e))?;
             if Some(ix) == exact {
                 continue;
             }
-            let title = serde_json::from_str::<Node>(&data)
-                .map(|n| n.title)
-                .unwrap_or_default();
             hits.push(Hit {
                 id,
                 kind,
@@ -746,7 +898,12 @@ impl Index {
                 .map_err(e)?;
             rows.collect::<Result<_, _>>().map_err(e)?
         };
-        let stats: Vec<Option<(i64, i64)>> = listed.par_iter().map(|f| stat(&f.path)).collect();
+        // Into an empty index every file is read, and stamped as it is read: no stat first.
+        let stats: Vec<Option<Stamp>> = if known.is_empty() {
+            vec![None; listed.len()]
+        } else {
+            listed.par_iter().map(|f| stat(&f.path)).collect()
+        };
         let mut todo: Vec<usize> = Vec::new();
         for (i, file) in listed.iter().enumerate() {
             match known.get(&file.rel) {
@@ -769,10 +926,10 @@ impl Index {
                 hashes.insert(rel, hash);
             }
         }
-        let seen: HashSet<&str> = listed.iter().map(|f| f.rel.as_str()).collect();
-        let removed: Vec<String> = if partial {
+        let removed: Vec<String> = if partial || known.is_empty() {
             Vec::new()
         } else {
+            let seen: HashSet<&str> = listed.iter().map(|f| f.rel.as_str()).collect();
             known
                 .keys()
                 .filter(|path| !seen.contains(path.as_str()))
@@ -786,18 +943,28 @@ impl Index {
             .into_iter()
             .partition(|&i| listed[i].parser == Parser::Tana);
         let mut tana_reads: Vec<TanaRead> = Vec::new();
-        for &i in &tana_todo {
-            let file = &listed[i];
-            match read_text(&self.root, &file.path) {
-                Ok(text) => {
+        for &at in &tana_todo {
+            let file = &listed[at];
+            tana_reads.push(match read_stamped(&self.root, &file.path) {
+                Ok((text, stamp)) => {
                     let hash = *blake3::hash(text.as_bytes()).as_bytes();
                     let same = hashes
                         .get(file.rel.as_str())
                         .is_some_and(|old| old.as_slice() == hash);
-                    tana_reads.push((i, hash, Ok((!same).then_some(text))));
+                    TanaRead {
+                        at,
+                        hash,
+                        stamp,
+                        text: Ok((!same).then_some(text)),
+                    }
                 }
-                Err(problem) => tana_reads.push((i, [0; 32], Err(problem))),
-            }
+                Err(problem) => TanaRead {
+                    at,
+                    hash: [0; 32],
+                    stamp: None,
+                    text: Err(problem),
+                },
+            });
         }
 
         // Read, hash and parse the candidates on all cores, a chunk at a time in path order,
@@ -807,10 +974,10 @@ impl Index {
         let root = self.root.clone();
         let mut todo = todo;
         todo.sort_by(|&a, &b| listed[a].rel.cmp(&listed[b].rel));
-        let read_one = |i: usize| -> Read {
-            let file = &listed[i];
-            let (hash, parsed) = match read_text(&root, &file.path) {
-                Ok(text) => {
+        let read_one = |at: usize| -> Read {
+            let file = &listed[at];
+            match read_stamped(&root, &file.path) {
+                Ok((text, stamp)) => {
                     let hash = *blake3::hash(text.as_bytes()).as_bytes();
                     let same = hashes
                         .get(file.rel.as_str())
@@ -819,11 +986,20 @@ impl Index {
                         parse(&file.rel, &text, &file.parser)
                             .and_then(|node| node.map(prepare).transpose())
                     });
-                    (hash, parsed)
+                    Read {
+                        at,
+                        hash,
+                        stamp,
+                        parsed,
+                    }
                 }
-                Err(problem) => ([0; 32], Some(Err(problem))),
-            };
-            (i, hash, parsed)
+                Err(problem) => Read {
+                    at,
+                    hash: [0; 32],
+                    stamp: None,
+                    parsed: Some(Err(problem)),
+                },
+            }
         };
         std::thread::scope(|scope| {
             let (sender, receiver) = std::sync::mpsc::sync_channel::<Vec<Read>>(2);
@@ -856,7 +1032,7 @@ impl Index {
             let bulk = todo.len() > 10_000
                 || tana_reads
                     .iter()
-                    .any(|(_, _, text)| matches!(text, Ok(Some(t)) if t.len() > 4 << 20));
+                    .any(|read| matches!(&read.text, Ok(Some(t)) if t.len() > 4 << 20));
             // Into an empty index nothing needs looking up by file or resolving later, and the
             // secondary indexes are cheaper built once at the end than kept up per insert.
             let fresh = known.is_empty();
@@ -868,6 +1044,14 @@ impl Index {
                     &tx,
                     "INSERT INTO search(search, rank) VALUES ('automerge', 0)",
                     [],
+                )
+                .map_err(e)?;
+                // Terms wait in memory longer (SQLite's default is 1 MiB), so a bulk load
+                // writes a few large segments instead of many small ones merged again and again.
+                run(
+                    &tx,
+                    "INSERT INTO search(search, rank) VALUES ('hashsize', ?1)",
+                    [BULK_FTS_MEMORY],
                 )
                 .map_err(e)?;
             }
@@ -894,10 +1078,10 @@ impl Index {
                 }
             }
             // Exports first, so links from other sources to Tana nodes resolve below.
-            for (i, hash, read) in tana_reads {
-                let file = &listed[i];
-                let (size, mtime) = stats[i].unwrap_or((-1, -1));
-                match read {
+            for read in tana_reads {
+                let file = &listed[read.at];
+                let (size, mtime) = read.stamp.or(stats[read.at]).unwrap_or((-1, -1));
+                match read.text {
                     Ok(None) => refresh.unchanged_content += 1,
                     Ok(Some(text)) => {
                         refresh.parsed += 1;
@@ -914,30 +1098,40 @@ impl Index {
                 // changed export is parsed again).
                 run(&tx,
                 "INSERT OR REPLACE INTO files(path, size, mtime, hash, problem, parser) VALUES (?1, ?2, ?3, ?4, 0, ?5)",
-                params![file.rel, size, mtime, &hash[..], encode_parser(&file.parser)],
+                params![file.rel, size, mtime, &read.hash[..], encode_parser(&file.parser)],
             )
             .map_err(e)?;
             }
-            let mut touched: Vec<(NodeIx, Node)> = Vec::new();
+            let mut touched: Vec<Written> = Vec::new();
+            let mut insert_file = tx
+                .prepare_cached(
+                    "INSERT OR REPLACE INTO files(path, size, mtime, hash, problem, parser)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                )
+                .map_err(e)?;
             // Applied in path order: the first path wins a duplicate id.
             let mut done = 0;
-            for (i, hash, parsed) in receiver.iter().flat_map(|reads| {
+            for read in receiver.iter().flat_map(|reads| {
                 done += reads.len();
                 progress(done, total);
                 reads
             }) {
-                let file = &listed[i];
-                let (size, mtime) = stats[i].unwrap_or((-1, -1));
+                let file = &listed[read.at];
+                let (size, mtime) = read.stamp.or(stats[read.at]).unwrap_or((-1, -1));
                 let mut problem = false;
-                match parsed {
+                match read.parsed {
                     None => refresh.unchanged_content += 1,
                     Some(result) => {
                         refresh.parsed += 1;
-                        run(&tx, "DELETE FROM problems WHERE file = ?1", [&file.rel]).map_err(e)?;
+                        // Into an empty index only manifests have problems recorded.
+                        if !fresh {
+                            run(&tx, "DELETE FROM problems WHERE file = ?1", [&file.rel])
+                                .map_err(e)?;
+                        }
                         match result {
                             Ok(Some(prepared)) => {
                                 match upsert_node(&tx, &file.rel, prepared, fresh).map_err(e)? {
-                                    Ok(entry) => touched.push(entry),
+                                    Ok(written) => touched.push(written),
                                     Err(dup) => {
                                         problem = true;
                                         insert_problem(&tx, &file.rel, &dup).map_err(e)?;
@@ -953,12 +1147,18 @@ impl Index {
                         }
                     }
                 }
-                run(&tx,
-                "INSERT OR REPLACE INTO files(path, size, mtime, hash, problem, parser) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![file.rel, size, mtime, &hash[..], problem as i64, encode_parser(&file.parser)],
-            )
-            .map_err(e)?;
+                insert_file
+                    .execute(params![
+                        file.rel,
+                        size,
+                        mtime,
+                        &read.hash[..],
+                        problem as i64,
+                        encode_parser(&file.parser)
+                    ])
+                    .map_err(e)?;
             }
+            drop(insert_file);
             // The reader ends early only if it died (a bug): never commit half a refresh.
             if done != total {
                 return Err(IndexError {
@@ -969,59 +1169,62 @@ impl Index {
             // Links of the nodes (re)written; links of others that now resolve.
             // Into an empty index every node is in `touched`: resolve links from memory.
             let fresh_ids: HashMap<&str, NodeIx> = if fresh {
-                touched.iter().map(|(ix, n)| (n.id.as_str(), *ix)).collect()
+                touched.iter().map(|w| (w.id.as_str(), w.ix)).collect()
             } else {
                 HashMap::new()
             };
-            for (ix, node) in &touched {
+            let mut insert_edge = tx
+                .prepare_cached("INSERT OR IGNORE INTO edges(src, dst, rel) VALUES (?1, ?2, ?3)")
+                .map_err(e)?;
+            let mut insert_dangling = tx
+                .prepare_cached("INSERT INTO dangling(src, rel, target) VALUES (?1, ?2, ?3)")
+                .map_err(e)?;
+            let mut lookup = tx
+                .prepare_cached("SELECT ix FROM nodes WHERE id = ?1")
+                .map_err(e)?;
+            for written in &touched {
+                let ix = written.ix;
                 if !fresh {
                     run(&tx, "DELETE FROM edges WHERE src = ?1", [ix]).map_err(e)?;
                     run(&tx, "DELETE FROM dangling WHERE src = ?1", [ix]).map_err(e)?;
                 }
-                for link in &node.links {
+                for link in &written.links {
                     // A miss may still be a node written another way (a Tana export's).
                     let known = fresh_ids.get(link.target.as_str()).map(|&t| i64::from(t));
                     let target: Option<i64> = if known.is_some() {
                         known
                     } else {
-                        row(
-                            &tx,
-                            "SELECT ix FROM nodes WHERE id = ?1",
-                            [&link.target],
-                            |r| r.get(0),
-                        )
-                        .optional()
-                        .map_err(e)?
+                        lookup
+                            .query_row([&link.target], |r| r.get(0))
+                            .optional()
+                            .map_err(e)?
                     };
                     match target {
-                        Some(dst) => run(
-                            &tx,
-                            "INSERT OR IGNORE INTO edges(src, dst, rel) VALUES (?1, ?2, ?3)",
-                            params![ix, dst, link.relation.name()],
-                        ),
-                        None => run(
-                            &tx,
-                            "INSERT INTO dangling(src, rel, target) VALUES (?1, ?2, ?3)",
-                            params![ix, link.relation.name(), link.target],
-                        ),
+                        Some(dst) => insert_edge.execute(params![ix, dst, link.relation.name()]),
+                        None => {
+                            insert_dangling.execute(params![ix, link.relation.name(), link.target])
+                        }
                     }
                     .map_err(e)?;
                 }
             }
-            for (ix, node) in touched.iter().filter(|_| !fresh) {
+            drop((insert_edge, insert_dangling, lookup));
+            for written in touched.iter().filter(|_| !fresh) {
                 run(
                     &tx,
                     "INSERT OR IGNORE INTO edges(src, dst, rel)
                  SELECT src, ?1, rel FROM dangling WHERE target = ?2",
-                    params![ix, node.id],
+                    params![written.ix, written.id],
                 )
                 .map_err(e)?;
-                run(&tx, "DELETE FROM dangling WHERE target = ?1", [&node.id]).map_err(e)?;
+                run(&tx, "DELETE FROM dangling WHERE target = ?1", [&written.id]).map_err(e)?;
             }
             if fresh {
                 tx.execute_batch(CREATE_SECONDARY).map_err(e)?;
             }
             if bulk {
+                // One segment to search; then SQLite's defaults again for the incremental
+                // refreshes that follow.
                 run(&tx, "INSERT INTO search(search) VALUES ('optimize')", []).map_err(e)?;
                 run(
                     &tx,
@@ -1029,18 +1232,23 @@ impl Index {
                     [],
                 )
                 .map_err(e)?;
+                run(
+                    &tx,
+                    "INSERT INTO search(search, rank) VALUES ('hashsize', 1048576)",
+                    [],
+                )
+                .map_err(e)?;
             }
-            tx.commit().map_err(e)?;
-            let files: i64 = self
-                .conn
+            let files: i64 = tx
                 .query_row("SELECT count(*) FROM files", [], |r| r.get(0))
                 .map_err(e)?;
             run(
-                &self.conn,
+                &tx,
                 "INSERT OR REPLACE INTO meta(key, value) VALUES ('files', ?1)",
                 [files.to_string()],
             )
             .map_err(e)?;
+            tx.commit().map_err(e)?;
             if !partial {
                 refresh.files = files as usize;
             }
@@ -1054,7 +1262,7 @@ impl Index {
     fn load_node(&self, ix: NodeIx) -> Result<Node, rusqlite::Error> {
         let data: String = self
             .conn
-            .prepare_cached("SELECT data FROM nodes WHERE ix = ?1")?
+            .prepare_cached("SELECT data FROM node_data WHERE ix = ?1")?
             .query_row([ix], |r| r.get(0))?;
         serde_json::from_str(&data)
             .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))
@@ -1319,6 +1527,21 @@ fn create(conn: &Connection, project: &Project) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// Deletes an index file and its side files.
+fn remove_index_file(path: &Path) {
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+}
+
+/// Whether SQLite gave up waiting for a lock another connection holds.
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
+}
+
 fn err(path: &str, e: rusqlite::Error) -> IndexError {
     IndexError {
         path: path.to_string(),
@@ -1343,16 +1566,9 @@ fn sources_key(project: &Project) -> String {
         .join("\n")
 }
 
-/// Size and mtime (nanoseconds) of a file or folder.
-fn stat(path: &Path) -> Option<(i64, i64)> {
-    let meta = std::fs::metadata(path).ok()?;
-    let mtime = meta
-        .modified()
-        .ok()?
-        .duration_since(UNIX_EPOCH)
-        .ok()?
-        .as_nanos() as i64;
-    Some((if meta.is_dir() { 0 } else { meta.len() as i64 }, mtime))
+/// Size and mtime of a file or folder.
+fn stat(path: &Path) -> Option<Stamp> {
+    stamp(&std::fs::metadata(path).ok()?)
 }
 
 /// Every source file of the project, the manifests' own problems, and the paths to watch
@@ -1506,6 +1722,7 @@ fn remove_file_nodes_bulk(tx: &Connection, file: &str) -> rusqlite::Result<()> {
         "DELETE FROM edges WHERE dst IN (SELECT ix FROM nodes WHERE file = ?1)",
         "DELETE FROM dangling WHERE src IN (SELECT ix FROM nodes WHERE file = ?1)",
         "DELETE FROM search WHERE rowid IN (SELECT ix FROM nodes WHERE file = ?1)",
+        "DELETE FROM node_data WHERE ix IN (SELECT ix FROM nodes WHERE file = ?1)",
         "DELETE FROM nodes WHERE file = ?1",
     ] {
         run(tx, sql, [file])?;
@@ -1542,8 +1759,10 @@ fn write_tana(tx: &Connection, rel: &str, text: &str) -> rusqlite::Result<usize>
     let problems = export.build::<rusqlite::Error>(TANA_CHUNK, &mut |first, nodes, lookup| {
         let prepared: Vec<Result<Prepared, Problem>> = nodes.into_par_iter().map(prepare).collect();
         let mut insert_node = tx.prepare_cached(
-            "INSERT OR IGNORE INTO nodes(ix, id, kind, file, date, data) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            "INSERT OR IGNORE INTO nodes(ix, id, kind, file, date, title) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         )?;
+        let mut insert_data =
+            tx.prepare_cached("INSERT INTO node_data(ix, data) VALUES (?1, ?2)")?;
         let mut insert_search = tx.prepare_cached(
             "INSERT INTO search(rowid, id, title, body, fields) VALUES (?1, ?2, ?3, ?4, ?5)",
         )?;
@@ -1559,14 +1778,14 @@ fn write_tana(tx: &Connection, rel: &str, text: &str) -> rusqlite::Result<usize>
                     continue;
                 }
             };
-            let node = &prepared.node;
+            let node = &prepared;
             if insert_node.execute(params![
                 ix,
                 node.id,
                 node.kind.name(),
                 rel,
                 node.date,
-                prepared.data
+                node.title
             ])? == 0
             {
                 // Another source has this id: the first one indexed keeps it.
@@ -1577,7 +1796,8 @@ fn write_tana(tx: &Connection, rel: &str, text: &str) -> rusqlite::Result<usize>
                 ));
                 continue;
             }
-            insert_search.execute(params![ix, node.id, node.title, prepared.body, prepared.fields])?;
+            insert_data.execute(params![ix, node.data])?;
+            insert_search.execute(params![ix, node.id, node.title, node.body, node.fields])?;
             for link in &node.links {
                 if let Some(p) = lookup(&link.target) {
                     insert_edge.execute(params![ix, base + p as i64, link.relation.name()])?;
@@ -1629,6 +1849,7 @@ fn remove_node(tx: &Connection, ix: i64, id: &str) -> rusqlite::Result<()> {
     run(tx, "DELETE FROM edges WHERE src = ?1 OR dst = ?1", [ix])?;
     run(tx, "DELETE FROM dangling WHERE src = ?1", [ix])?;
     run(tx, "DELETE FROM search WHERE rowid = ?1", [ix])?;
+    run(tx, "DELETE FROM node_data WHERE ix = ?1", [ix])?;
     run(tx, "DELETE FROM nodes WHERE ix = ?1", [ix])?;
     Ok(())
 }
@@ -1640,9 +1861,14 @@ fn upsert_node(
     file: &str,
     prepared: Prepared,
     fresh: bool,
-) -> rusqlite::Result<Result<(NodeIx, Node), Problem>> {
+) -> rusqlite::Result<Result<Written, Problem>> {
     let Prepared {
-        node,
+        id,
+        kind,
+        title,
+        date,
+        location,
+        links,
         data,
         body,
         fields,
@@ -1655,11 +1881,11 @@ fn upsert_node(
         rows.collect::<Result<_, _>>()?
     };
     let mut keep: Option<i64> = None;
-    for (ix, id) in existing {
-        if id == node.id {
+    for (ix, old) in existing {
+        if old == id {
             keep = Some(ix);
         } else {
-            remove_node(tx, ix, &id)?;
+            remove_node(tx, ix, &old)?;
         }
     }
 
@@ -1667,40 +1893,52 @@ fn upsert_node(
         Some(ix) => {
             run(
                 tx,
-                "UPDATE nodes SET kind = ?2, date = ?3, data = ?4 WHERE ix = ?1",
-                params![ix, node.kind.name(), node.date, data],
+                "UPDATE nodes SET kind = ?2, date = ?3, title = ?4 WHERE ix = ?1",
+                params![ix, kind.name(), date, title],
+            )?;
+            run(
+                tx,
+                "UPDATE node_data SET data = ?2 WHERE ix = ?1",
+                params![ix, data],
             )?;
             run(tx, "DELETE FROM search WHERE rowid = ?1", [ix])?;
             ix
         }
         None => {
-            let taken: Option<String> = row(
+            // Into an empty index the unique constraint finds a duplicate without a lookup.
+            let inserted = run(
                 tx,
-                "SELECT file FROM nodes WHERE id = ?1",
-                [&node.id],
-                |r| r.get(0),
-            )
-            .optional()?;
-            if let Some(first) = taken {
+                "INSERT OR IGNORE INTO nodes(id, kind, file, date, title) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![id, kind.name(), file, date, title],
+            )?;
+            if inserted == 0 {
+                let first: String = row(tx, "SELECT file FROM nodes WHERE id = ?1", [&id], |r| {
+                    r.get(0)
+                })?;
                 return Ok(Err(Problem::error(
-                    node.location.clone(),
-                    format!("duplicate id `{}` (first defined in {first})", node.id),
+                    location,
+                    format!("duplicate id `{id}` (first defined in {first})"),
                 )));
             }
+            let ix = tx.last_insert_rowid();
             run(
                 tx,
-                "INSERT INTO nodes(id, kind, file, date, data) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![node.id, node.kind.name(), file, node.date, data],
+                "INSERT INTO node_data(ix, data) VALUES (?1, ?2)",
+                params![ix, data],
             )?;
-            tx.last_insert_rowid()
+            ix
         }
     };
     run(
         tx,
         "INSERT INTO search(rowid, id, title, body, fields) VALUES (?1, ?2, ?3, ?4, ?5)",
-        params![ix, node.id, node.title, body, fields],
+        params![ix, id, title, body, fields],
     )?;
-    Ok(Ok((ix as NodeIx, node)))
+    Ok(Ok(Written {
+        ix: ix as NodeIx,
+        id,
+        links,
+    }))
 }
 
 /// The searchable body and fields of a node.

@@ -295,3 +295,74 @@ fn several_processes_building_one_index_at_once_agree() {
         }
     }
 }
+
+#[test]
+fn a_new_index_appears_whole_and_a_second_process_waits_for_it() {
+    let dir = project_copy(PAYMENTS);
+    let root = dir.path().to_path_buf();
+    let cache = root.join(".brief/cache");
+    let (started, builder_started) = std::sync::mpsc::channel();
+    let builder = {
+        let (root, cache) = (root.clone(), cache.clone());
+        std::thread::spawn(move || {
+            let mut engine = Engine::open(Some(&root), &root).unwrap();
+            let mut midway = None;
+            let refresh = engine
+                .refresh(Some(Verify::Full), &mut |done, total| {
+                    if done == total && midway.is_none() {
+                        midway = Some((
+                            cache.join("index.db").exists(),
+                            cache.join("index.db.build").exists(),
+                        ));
+                        started.send(()).unwrap();
+                        // Long enough for the other engine to reach the build lock.
+                        std::thread::sleep(std::time::Duration::from_millis(300));
+                    }
+                })
+                .unwrap();
+            (refresh, midway)
+        })
+    };
+    builder_started.recv().unwrap();
+    let mut second = Engine::open(Some(&root), &root).unwrap();
+    let waited = second.refresh(Some(Verify::Full), &mut |_, _| {}).unwrap();
+    let (built, midway) = builder.join().unwrap();
+    // While building, only the private file exists; the real name appears when it is whole.
+    assert_eq!(midway, Some((false, true)));
+    assert!(built.created);
+    assert_eq!((built.parsed, built.files), (36, 36));
+    // The second engine waited and opened the published index: nothing was parsed twice.
+    assert_eq!(
+        (waited.parsed, waited.files, waited.created),
+        (0, 36, false)
+    );
+    assert!(cache.join("index.db").exists());
+    assert!(!cache.join("index.db.build").exists());
+    let text = second
+        .context(&request("CHECKOUT-01", Format::Markdown, 4000))
+        .unwrap()
+        .text;
+    assert!(text.contains("CHECKOUT-01"));
+}
+
+#[test]
+fn a_build_left_by_a_killed_process_is_started_over() {
+    let dir = project_copy(PAYMENTS);
+    let cache = dir.path().join(".brief/cache");
+    fs::create_dir_all(&cache).unwrap();
+    fs::write(cache.join("index.db.build"), b"half a database").unwrap();
+    fs::write(cache.join("index.db.build-journal"), b"and its journal").unwrap();
+    let mut engine = engine(dir.path());
+    let refresh = engine.refresh(None, &mut |_, _| {}).unwrap();
+    assert!(refresh.created);
+    assert_eq!(refresh.parsed, 36);
+    for leftover in ["index.db.build", "index.db.build-journal"] {
+        assert!(!cache.join(leftover).exists(), "{leftover}");
+    }
+    let project = Project::at(dir.path()).unwrap();
+    let req = request("CHECKOUT-01", Format::Markdown, 4000);
+    let expected = assemble(&load(&project).graph, &project.defaults, &req)
+        .unwrap()
+        .text;
+    assert_eq!(engine.context(&req).unwrap().text, expected);
+}
