@@ -242,10 +242,18 @@ pub struct Index {
     /// The first SQLite error met by an infallible [`GraphView`] call.
     error: RefCell<Option<String>>,
     created: bool,
-    /// The index file to build, while there is none: the first refresh builds it.
-    unbuilt: Option<PathBuf>,
+    /// The index file to build, while there is no usable one: the first refresh builds it.
+    unbuilt: Option<Unbuilt>,
     /// Set while that file is built under another name.
     publish: Option<Publish>,
+}
+
+/// An index file still to be (re)built.
+struct Unbuilt {
+    target: PathBuf,
+    /// The identity of the file SQLite found damaged, if that is why: deleted only while
+    /// it is still that file.
+    damaged: Option<FileIdentity>,
 }
 
 /// A new index file being built under a private name, given its real name by the first
@@ -262,75 +270,89 @@ impl Index {
     /// Opens the project's index, creating or rebuilding it as needed; in memory when
     /// `.brief/cache/` cannot be written.
     ///
-    /// A missing (or untrustworthy) index file is built by the first refresh, under a
-    /// private name and a lock, in SQLite's rollback mode (each page written once, where WAL
-    /// writes it twice), and published whole: no process ever opens half an index, and one
-    /// that needs it meanwhile waits for that build instead of starting another.
+    /// A missing, outdated or damaged index file is replaced by the first refresh, which
+    /// builds the new one under a private name and a lock, in SQLite's rollback mode (each
+    /// page written once, where WAL writes it twice), and publishes it whole: no process ever
+    /// opens half an index, and one that needs it meanwhile waits for that build instead of
+    /// starting another.
     pub fn open(project: &Project) -> Result<Index, IndexError> {
         let dir = project.root.join(".brief").join("cache");
         let on_disk = std::fs::create_dir_all(&dir).is_ok() && {
             let ignore = project.root.join(".brief").join(".gitignore");
             ignore.exists() || std::fs::write(&ignore, "cache/\n.gitignore\n").is_ok()
         };
-        let mut unbuilt = None;
-        if on_disk {
-            let path = dir.join("index.db");
-            match Index::open_file(project, &path) {
-                Ok(index) => return Ok(index),
-                // Another process holds the write lock for longer than the busy timeout (a
-                // long refresh): its file is fine, never delete it.
-                Err(e) if is_busy(&e) => return Err(err(&path.display().to_string(), e)),
-                // Missing or damaged: rebuilt from the sources (and only deleted under the
-                // build lock, where no other process can be publishing it).
-                Err(_) => unbuilt = Some(path),
+        if !on_disk {
+            return Index::in_memory(project, ":memory:".into());
+        }
+        let path = dir.join("index.db");
+        match Index::open_file(project, &path) {
+            Ok(Some(index)) => Ok(index),
+            // Outdated, foreign, missing or damaged: the first refresh decides under the
+            // build lock (only there may a file be deleted or created).
+            Ok(None) | Err(_) => {
+                let mut index = Index::in_memory(project, path.display().to_string())?;
+                index.unbuilt = Some(Unbuilt {
+                    target: path,
+                    damaged: None,
+                });
+                Ok(index)
             }
         }
-        // Empty and in memory until the first refresh builds the file.
+    }
+
+    /// An empty index in memory, shown as `location`.
+    fn in_memory(project: &Project, location: String) -> Result<Index, IndexError> {
         let conn = Connection::open_in_memory().map_err(|e| err(":memory:", e))?;
         let _ = conn.pragma_update(None, "page_size", PAGE_SIZE);
         create(&conn, project).map_err(|e| err(":memory:", e))?;
-        let location = unbuilt
-            .as_ref()
-            .map_or(":memory:".to_string(), |path| path.display().to_string());
-        let mut index = Index::with(project, conn, location, true);
-        index.unbuilt = unbuilt;
-        Ok(index)
+        Ok(Index::with(project, conn, location, true))
     }
 
-    /// Called by the first refresh of an index opened without a file: waits for the build
-    /// lock, then opens the file another process published meanwhile, or starts building
-    /// it (in memory, as before, if it cannot be written).
+    /// Called by the first refresh of an index opened without a usable file: waits for the
+    /// build lock, then opens the file another process published meanwhile, or starts
+    /// building it. Builds in memory for this run when the lock or the build file cannot be
+    /// had.
     fn start_build(&mut self, project: &Project) -> Result<(), IndexError> {
-        let Some(target) = self.unbuilt.take() else {
+        let Some(Unbuilt { target, damaged }) = self.unbuilt.take() else {
             return Ok(());
         };
-        let in_memory = |index: &mut Index| index.location = ":memory:".into();
         let dir = target.parent().unwrap_or(&self.root).to_path_buf();
-        let lock = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(dir.join("build.lock"));
-        let Ok(lock) = lock else {
-            in_memory(self);
+        let Some(lock) = build_lock(&dir) else {
+            self.location = ":memory:".into();
             return Ok(());
         };
-        if lock.lock().is_err() {
-            in_memory(self);
-            return Ok(());
-        }
-        match Index::open_file(project, &target) {
-            Ok(published) => {
-                *self = published;
-                return Ok(());
+        let shown = target.display().to_string();
+        let replaced = damaged.is_some() && file_identity(&target) != damaged;
+        if damaged.is_none() || replaced {
+            match Index::open_file(project, &target) {
+                Ok(Some(published)) => {
+                    *self = published;
+                    return Ok(());
+                }
+                Ok(None) => {}
+                Err(e) if target.exists() && !is_damage(&e) => {
+                    // Neither missing nor damaged (permissions, a busy writer, …): say so,
+                    // never delete.
+                    self.unbuilt = Some(Unbuilt { target, damaged });
+                    return Err(IndexError {
+                        path: shown,
+                        message: if matches!(
+                            e.sqlite_error_code(),
+                            Some(rusqlite::ErrorCode::DatabaseBusy)
+                        ) {
+                            format!("{e}: another process is writing it; try again")
+                        } else {
+                            format!(
+                                "{e}; brief only replaces an index file that is missing or \
+                                 damaged, so fix this or move the file aside"
+                            )
+                        },
+                    });
+                }
+                Err(_) => {}
             }
-            Err(e) if is_busy(&e) => {
-                self.unbuilt = Some(target);
-                return Err(err(&self.location, e));
-            }
-            // Not there, or damaged: build it.
-            Err(_) => remove_index_file(&target),
         }
+        remove_index_file(&target);
         // Left by a build that was killed: under the lock nobody else is writing it.
         let build = dir.join("index.db.build");
         remove_index_file(&build);
@@ -343,11 +365,10 @@ impl Index {
         });
         let Ok(conn) = conn else {
             remove_index_file(&build);
-            in_memory(self);
+            self.location = ":memory:".into();
             return Ok(());
         };
-        let location = std::mem::take(&mut self.location);
-        *self = Index::with(project, conn, location, true);
+        *self = Index::with(project, conn, shown, true);
         self.publish = Some(Publish {
             _lock: lock,
             build,
@@ -361,74 +382,87 @@ impl Index {
         let Some(publish) = self.publish.take() else {
             return Ok(());
         };
+        let shown = publish.target.display().to_string();
         // Renamed while still in rollback mode, which has no side files named after it.
-        std::fs::rename(&publish.build, &publish.target).map_err(|x| IndexError {
-            path: publish.target.display().to_string(),
-            message: format!("cannot move the new index into place: {x}"),
-        })?;
-        let published = Index::open_file(project, &publish.target)
-            .map_err(|x| err(&publish.target.display().to_string(), x))?;
-        *self = published;
-        Ok(())
+        if let Err(e) = std::fs::rename(&publish.build, &publish.target) {
+            self.abandon_build(project, publish);
+            return Err(IndexError {
+                path: shown,
+                message: format!("cannot move the new index into place: {e}"),
+            });
+        }
+        match Index::open_file(project, &publish.target) {
+            Ok(Some(published)) => {
+                *self = published;
+                Ok(())
+            }
+            // Kept working on the renamed file (SQLite moves to WAL when another opens it).
+            Ok(None) => Err(IndexError {
+                path: shown,
+                message: "the new index changed while it was reopened; run again".into(),
+            }),
+            Err(e) => Err(err(&shown, e)),
+        }
     }
 
-    /// Opens an existing index file (never creates one: that is a build's job).
-    fn open_file(project: &Project, path: &Path) -> rusqlite::Result<Index> {
+    /// Drops a build that failed (releasing the lock and deleting its file): the next
+    /// refresh starts over.
+    fn abandon_build(&mut self, project: &Project, publish: Publish) {
+        let Publish { build, target, .. } = publish;
+        if let Ok(empty) = Index::in_memory(project, target.display().to_string()) {
+            *self = empty;
+        }
+        remove_index_file(&build);
+        self.unbuilt = Some(Unbuilt {
+            target,
+            damaged: None,
+        });
+    }
+
+    /// Opens an existing index file (never creates one: that is a build's job); `None` when
+    /// it belongs to another schema version or another set of sources.
+    fn open_file(project: &Project, path: &Path) -> rusqlite::Result<Option<Index>> {
         let shown = path.display().to_string();
-        let mut conn = Connection::open_with_flags(
+        let conn = Connection::open_with_flags(
             path,
             rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
         conn.busy_timeout(std::time::Duration::from_secs(10))?;
-        conn.pragma_update(None, "page_size", PAGE_SIZE)?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "OFF")?;
-        let current = |conn: &Connection| {
-            let meta = |key: &str| -> Option<String> {
-                row(conn, "SELECT value FROM meta WHERE key = ?1", [key], |r| {
-                    r.get(0)
-                })
-                .ok()
-            };
-            meta("schema").as_deref() == Some(SCHEMA)
-                && meta("sources").as_deref() == Some(sources_key(project).as_str())
+        let meta = |key: &str| -> rusqlite::Result<Option<String>> {
+            row(&conn, "SELECT value FROM meta WHERE key = ?1", [key], |r| {
+                r.get(0)
+            })
+            .optional()
         };
-        // Read without the write lock, which a long refresh elsewhere may hold.
-        if current(&conn) {
-            return Ok(Index::with(project, conn, shown, false));
-        }
-        // Under the write lock, so concurrent processes never both create or reset it.
-        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let reset = !current(&tx);
-        if reset {
-            // Another version's or another project's index: reset in place, never trusted.
-            let tables: Vec<String> = {
-                let mut stmt = tx.prepare(
-                    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'search_%'",
-                )?;
-                let rows = stmt.query_map([], |r| r.get(0))?;
-                rows.collect::<Result<_, _>>()?
-            };
-            for table in tables {
-                tx.execute_batch(&format!(
-                    "DROP TABLE IF EXISTS \"{}\"",
-                    table.replace('"', "")
-                ))?;
+        // A file without the meta table is foreign, not damaged.
+        let schema = meta("schema").or_else(|e| match e {
+            rusqlite::Error::SqliteFailure(_, Some(ref m)) if m.contains("no such table") => {
+                Ok(None)
             }
-            create(&tx, project)?;
-        }
-        tx.commit()?;
-        Ok(Index::with(project, conn, shown, reset))
+            e => Err(e),
+        })?;
+        let current = schema.as_deref() == Some(SCHEMA)
+            && meta("sources")?.as_deref() == Some(sources_key(project).as_str());
+        Ok(current.then(|| Index::with(project, conn, shown, false)))
     }
 
-    /// Deletes the index file and builds a new one (after corruption was detected).
+    /// Replaces the index after SQLite reported it damaged: the next refresh deletes it under
+    /// the build lock (unless another process has replaced it by then) and builds it again.
     pub fn rebuild(&mut self, project: &Project) -> Result<(), IndexError> {
-        // Releases the build lock, which the next refresh takes again.
-        self.publish = None;
-        if self.location != ":memory:" {
-            remove_index_file(Path::new(&self.location));
+        if let Some(publish) = self.publish.take() {
+            self.abandon_build(project, publish);
+            return Ok(());
         }
-        *self = Index::open(project)?;
+        if self.location == ":memory:" {
+            *self = Index::in_memory(project, ":memory:".into())?;
+            return Ok(());
+        }
+        let target = PathBuf::from(&self.location);
+        let damaged = file_identity(&target);
+        *self = Index::in_memory(project, self.location.clone())?;
+        self.unbuilt = Some(Unbuilt { target, damaged });
         Ok(())
     }
 
@@ -480,6 +514,22 @@ impl Index {
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<Refresh, IndexError> {
         self.start_build(project)?;
+        let result = self.refresh_started(project, verify, progress);
+        // A build that failed is dropped, with its lock: nobody waits on it.
+        if result.is_err() {
+            if let Some(publish) = self.publish.take() {
+                self.abandon_build(project, publish);
+            }
+        }
+        result
+    }
+
+    fn refresh_started(
+        &mut self,
+        project: &Project,
+        verify: Verify,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Refresh, IndexError> {
         let created = std::mem::take(&mut self.created);
         if verify == Verify::Quick && !created && self.watches_unchanged()? {
             return Ok(Refresh {
@@ -1527,19 +1577,57 @@ fn create(conn: &Connection, project: &Project) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// How long a refresh waits for another process's build before building in memory.
+const BUILD_WAIT: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// The build lock of `dir`, once no other process holds it (`None`: cannot be had).
+fn build_lock(dir: &Path) -> Option<std::fs::File> {
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join("build.lock"))
+        .ok()?;
+    let start = std::time::Instant::now();
+    loop {
+        match lock.try_lock() {
+            Ok(()) => return Some(lock),
+            Err(std::fs::TryLockError::WouldBlock) if start.elapsed() < BUILD_WAIT => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(_) => return None,
+        }
+    }
+}
+
+/// What tells one index file from its replacement (the inode: a build renames a new file
+/// into place).
+type FileIdentity = (u64, u64);
+
+#[cfg(unix)]
+fn file_identity(path: &Path) -> Option<FileIdentity> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_identity(path: &Path) -> Option<FileIdentity> {
+    path.exists().then_some((0, 0))
+}
+
+/// Whether SQLite found the file damaged or not a database at all.
+fn is_damage(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase)
+    )
+}
+
 /// Deletes an index file and its side files.
 fn remove_index_file(path: &Path) {
     for suffix in ["", "-wal", "-shm", "-journal"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
     }
-}
-
-/// Whether SQLite gave up waiting for a lock another connection holds.
-fn is_busy(e: &rusqlite::Error) -> bool {
-    matches!(
-        e.sqlite_error_code(),
-        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
-    )
 }
 
 fn err(path: &str, e: rusqlite::Error) -> IndexError {

@@ -366,3 +366,24 @@ fn a_build_left_by_a_killed_process_is_started_over() {
         .text;
     assert_eq!(engine.context(&req).unwrap().text, expected);
 }
+
+#[test]
+fn an_index_file_that_cannot_be_opened_is_reported_not_deleted() {
+    let dir = project_copy(PAYMENTS);
+    // Not damaged, just not openable as a file: a folder where the index should be.
+    let db = dir.path().join(".brief/cache/index.db");
+    fs::create_dir_all(&db).unwrap();
+    fs::write(db.join("keep.txt"), "mine").unwrap();
+    let mut engine = engine(dir.path());
+    let error = engine
+        .refresh(None, &mut |_, _| {})
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("index.db"), "{error}");
+    assert_eq!(fs::read_to_string(db.join("keep.txt")).unwrap(), "mine");
+    // Once the user moves it aside, the next run builds the index.
+    fs::remove_dir_all(&db).unwrap();
+    let refresh = engine.refresh(None, &mut |_, _| {}).unwrap();
+    assert_eq!((refresh.parsed, refresh.created), (36, true));
+    assert!(db.is_file());
+}

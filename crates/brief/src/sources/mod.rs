@@ -154,24 +154,19 @@ pub fn stamp(meta: &std::fs::Metadata) -> Option<Stamp> {
     Some((if meta.is_dir() { 0 } else { meta.len() as i64 }, mtime))
 }
 
-/// [`read_text`], with the file's [`Stamp`] taken after opening and before reading: a
-/// change made while it is read leaves a newer stamp on disk than the one returned, so
-/// the file is read again next time.
+/// [`read_text`], with the file's [`Stamp`] taken after opening and before reading (as a
+/// separate stat before the read would be): an edit made while the file is read does not
+/// show in the stamp returned, so a later stat that sees it reads the file again.
 pub fn read_stamped(root: &Path, path: &Path) -> Result<(String, Option<Stamp>), Problem> {
     use std::io::Read;
     let problem = |message: String| Problem::error(Location::file(rel_path(root, path)), message);
     let cannot = |err: &std::io::Error| problem(format!("cannot read file: {}", io_message(err)));
     let outside = || problem("file resolves outside the project root (symlink?); not read".into());
-    // One path lookup in the common case: a plain file opened without following a symlink
-    // needs only its folder checked (remembered per folder).
-    let plain = open_plain(path);
-    let mut file = match plain {
-        Some(file) => {
-            if !path.parent().is_none_or(|dir| resolves_inside(root, dir)) {
-                return Err(outside());
-            }
-            file
-        }
+    // One path lookup in the common case: in a folder inside the root (remembered per
+    // folder, checked before anything is opened), a file opened without following a symlink.
+    let folder_inside = path.parent().is_none_or(|dir| resolves_inside(root, dir));
+    let mut file = match folder_inside.then(|| open_plain(path)).flatten() {
+        Some(file) => file,
         None => {
             let inside = match std::fs::symlink_metadata(path) {
                 Err(err) => return Err(cannot(&err)),

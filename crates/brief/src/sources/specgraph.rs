@@ -195,23 +195,115 @@ pub fn load(root: &Path, manifest: &Path) -> SourceOutput {
     SourceOutput { nodes, problems }
 }
 
-/// A manifest with nothing to report, as [`read_manifest`] reads it first.
-#[derive(serde::Deserialize)]
+/// A manifest with nothing to report, as [`read_manifest`] reads it first. Deserialized
+/// by hand because derived structs would also accept JSON arrays in place of objects.
 struct WellFormed<'a> {
-    #[serde(rename = "specgraphVersion", borrow)]
-    _version: Cow<'a, str>,
-    #[serde(borrow)]
     nodes: Vec<WellFormedEntry<'a>>,
 }
 
-#[derive(serde::Deserialize)]
 struct WellFormedEntry<'a> {
-    #[serde(borrow)]
     id: Cow<'a, str>,
-    #[serde(borrow)]
     path: Cow<'a, str>,
-    #[serde(rename = "expectedType", default, borrow)]
     expected: Option<Cow<'a, str>>,
+}
+
+/// A JSON string, borrowed from the manifest's text unless it has escapes.
+struct Text<'a>(Cow<'a, str>);
+
+impl<'de> serde::Deserialize<'de> for Text<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Text<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Owned(v.to_string())))
+            }
+        }
+        d.deserialize_str(Visit)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for WellFormed<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = WellFormed<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a manifest object")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                mut map: M,
+            ) -> Result<Self::Value, M::Error> {
+                let (mut version, mut nodes) = (false, None);
+                while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
+                    match &*key {
+                        "specgraphVersion" => {
+                            map.next_value::<Text<'de>>()?;
+                            version = true;
+                        }
+                        "nodes" => nodes = Some(map.next_value::<Vec<WellFormedEntry<'de>>>()?),
+                        _ => {
+                            map.next_value::<serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                match (version, nodes) {
+                    (true, Some(nodes)) => Ok(WellFormed { nodes }),
+                    _ => Err(serde::de::Error::custom("not a well-formed manifest")),
+                }
+            }
+        }
+        d.deserialize_map(Visit)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for WellFormedEntry<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = WellFormedEntry<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a manifest entry object")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                mut map: M,
+            ) -> Result<Self::Value, M::Error> {
+                let (mut id, mut path, mut expected) = (None, None, None);
+                while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
+                    let slot = match &*key {
+                        "id" => &mut id,
+                        "path" => &mut path,
+                        "expectedType" => {
+                            expected = map.next_value::<Option<Text<'de>>>()?.map(|t| t.0);
+                            continue;
+                        }
+                        _ => {
+                            map.next_value::<serde::de::IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    // A repeated key: the careful reading decides which one counts.
+                    if slot.is_some() {
+                        return Err(serde::de::Error::custom("repeated key"));
+                    }
+                    *slot = Some(map.next_value::<Text<'de>>()?.0);
+                }
+                match (id, path) {
+                    (Some(id), Some(path)) => Ok(WellFormedEntry { id, path, expected }),
+                    _ => Err(serde::de::Error::custom("an entry needs `id` and `path`")),
+                }
+            }
+        }
+        d.deserialize_map(Visit)
+    }
 }
 
 /// Whether a manifest's node path is relative and never climbs out of the graph folder.
@@ -559,6 +651,23 @@ mod tests {
         assert!(problems
             .iter()
             .all(|p| p.location.path == "specgraph/graph.json"));
+    }
+
+    #[test]
+    fn arrays_in_place_of_objects_are_not_a_manifest() {
+        let (entries, problems) = manifest(r#"["1.0.0", [["A-1", "nodes/a.json", null]]]"#);
+        assert!(entries.is_empty());
+        assert!(
+            problems[0].message.contains("no `nodes` array"),
+            "{problems:?}"
+        );
+        let (entries, problems) =
+            manifest(r#"{"specgraphVersion": "1.0.0", "nodes": [["A-1", "nodes/a.json"]]}"#);
+        assert!(entries.is_empty());
+        assert!(
+            problems[0].message.contains("nodes[0] needs a string `id`"),
+            "{problems:?}"
+        );
     }
 }
 
