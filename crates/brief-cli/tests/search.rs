@@ -2,9 +2,7 @@
 
 mod common;
 
-use std::collections::BTreeSet;
-
-use common::{copy_fixture, run};
+use common::{copy_fixture, ids, order, run};
 use serde_json::Value;
 
 const PAYMENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/payments");
@@ -14,24 +12,6 @@ fn json(args: &[&str]) -> Value {
     let (code, stdout, stderr) = run(args);
     assert_eq!(code, 0, "brief {args:?}: {stderr}");
     serde_json::from_str(&stdout).unwrap()
-}
-
-fn ids(v: &Value) -> BTreeSet<String> {
-    v["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n["id"].as_str().unwrap().to_string())
-        .collect()
-}
-
-fn order(v: &Value) -> Vec<String> {
-    v["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n["id"].as_str().unwrap().to_string())
-        .collect()
 }
 
 #[test]

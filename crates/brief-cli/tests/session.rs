@@ -111,6 +111,28 @@ fn add_at(root: &str, now: i64, p: &Pkg<'_>) -> i64 {
     v["id"].as_i64().unwrap()
 }
 
+/// `session package add` in session [`S`] from `developer` to `consumers`, summary "x", then
+/// `rest`.
+fn add_args<'a>(root: &'a str, consumers: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "session",
+        "package",
+        "add",
+        "--root",
+        root,
+        "--session",
+        S,
+        "--producer",
+        "developer",
+        "--consumers",
+        consumers,
+        "--summary",
+        "x",
+    ];
+    args.extend_from_slice(rest);
+    args
+}
+
 /// The session used by most tests: five packages in two groups, created over five days.
 fn seed(root: &str) -> Vec<i64> {
     let packages = [
@@ -361,46 +383,13 @@ fn package_add_list_and_consume() {
             "../outside.md",
         ],
     ] {
-        let mut args = vec![
-            "session",
-            "package",
-            "add",
-            "--root",
-            r,
-            "--session",
-            S,
-            "--producer",
-            "developer",
-            "--consumers",
-            "qa_expert",
-            "--summary",
-            "x",
-        ];
-        args.extend(bad.iter().copied());
+        let args = add_args(r, "qa_expert", &bad);
         let (code, _, err) = run_at(NOW, &args);
         assert_eq!(code, 2, "{args:?}: {err}");
     }
     let (code, _, err) = run_at(
         NOW,
-        &[
-            "session",
-            "package",
-            "add",
-            "--root",
-            r,
-            "--session",
-            S,
-            "--type",
-            "research",
-            "--file",
-            "a.md",
-            "--producer",
-            "developer",
-            "--consumers",
-            "qa expert",
-            "--summary",
-            "x",
-        ],
+        &add_args(r, "qa expert", &["--type", "research", "--file", "a.md"]),
     );
     assert_eq!(code, 2);
     assert!(err.contains("agent type"), "{err}");
@@ -1388,25 +1377,7 @@ fn a_missing_or_corrupt_store_still_yields_the_graph_context() {
     // Writers refuse it with exit 2 and a message saying what to do.
     let (code, _, err) = run_at(
         NOW,
-        &[
-            "session",
-            "package",
-            "add",
-            "--root",
-            r,
-            "--session",
-            S,
-            "--type",
-            "research",
-            "--file",
-            "a.md",
-            "--producer",
-            "developer",
-            "--consumers",
-            "qa_expert",
-            "--summary",
-            "x",
-        ],
+        &add_args(r, "qa_expert", &["--type", "research", "--file", "a.md"]),
     );
     assert_eq!(code, 2);
     assert!(err.contains("move it aside"), "{err}");

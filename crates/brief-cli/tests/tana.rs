@@ -14,7 +14,7 @@ mod common;
 use std::fs;
 use std::path::Path;
 
-use common::{context, copy_fixture, ids, run};
+use common::{context, copy_fixture, ids, order, run};
 use serde_json::Value;
 
 const TANA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/tana");
@@ -50,16 +50,6 @@ fn markdown(root: &Path, target: &str, extra: &[&str]) -> String {
     let (code, out, err) = run(&args);
     assert_eq!(code, 0, "context {target} {extra:?}: {err}");
     out
-}
-
-/// The ids of a context in rank order.
-fn order(v: &Value) -> Vec<String> {
-    v["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n["id"].as_str().unwrap().to_string())
-        .collect()
 }
 
 fn position(v: &Value, id: &str) -> usize {

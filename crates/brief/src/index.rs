@@ -430,20 +430,20 @@ impl Index {
         conn.busy_timeout(std::time::Duration::from_secs(10))?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "OFF")?;
+        // A file without the meta table is foreign, not damaged.
+        let has_meta: bool = conn.query_row(
+            "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
+            [],
+            |r| r.get(0),
+        )?;
         let meta = |key: &str| -> rusqlite::Result<Option<String>> {
             row(&conn, "SELECT value FROM meta WHERE key = ?1", [key], |r| {
                 r.get(0)
             })
             .optional()
         };
-        // A file without the meta table is foreign, not damaged.
-        let schema = meta("schema").or_else(|e| match e {
-            rusqlite::Error::SqliteFailure(_, Some(ref m)) if m.contains("no such table") => {
-                Ok(None)
-            }
-            e => Err(e),
-        })?;
-        let current = schema.as_deref() == Some(SCHEMA)
+        let current = has_meta
+            && meta("schema")?.as_deref() == Some(SCHEMA)
             && meta("sources")?.as_deref() == Some(sources_key(project).as_str());
         Ok(current.then(|| Index::with(project, conn, shown, false)))
     }

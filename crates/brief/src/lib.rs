@@ -8,6 +8,7 @@
 
 pub mod check;
 pub mod context;
+pub mod dates;
 pub mod engine;
 pub mod fit;
 pub mod index;

@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 
+use crate::dates::days;
 use crate::model::{Kind, Node, NodeIx, NodeStore, Origin};
 use crate::traverse::{Direction, Reached, Reason, Selection};
 
@@ -267,37 +268,12 @@ fn round4(x: f64) -> f64 {
     (x * 10_000.0).round() / 10_000.0
 }
 
-/// Days since 1970-01-01 of a `YYYY-MM-DD…` date.
-fn days(date: &str) -> Option<i64> {
-    let y: i64 = date.get(0..4)?.parse().ok()?;
-    let m: i64 = date.get(5..7)?.parse().ok()?;
-    let d: i64 = date.get(8..10)?.parse().ok()?;
-    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
-        return None;
-    }
-    // Howard Hinnant's days-from-civil.
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    Some(era * 146_097 + doe - 719_468)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::tests::node;
     use crate::model::Graph;
     use crate::traverse::{traverse, Depth, TraverseOptions};
-
-    #[test]
-    fn days_are_exact() {
-        assert_eq!(days("1970-01-01"), Some(0));
-        assert_eq!(days("2026-03-02").unwrap() - days("2026-02-28").unwrap(), 2);
-        assert_eq!(days("nope"), None);
-    }
 
     #[test]
     fn classes_order_target_hard_direct_guidance_distant() {

@@ -156,6 +156,11 @@ pub fn context(root: &Path, target: &str, depth: &str, extra: &[&str]) -> Value 
 
 /// The ids of the selected nodes.
 pub fn ids(v: &Value) -> BTreeSet<String> {
+    order(v).into_iter().collect()
+}
+
+/// The ids of the selected nodes in rank order.
+pub fn order(v: &Value) -> Vec<String> {
     v["nodes"]
         .as_array()
         .unwrap()

@@ -257,38 +257,12 @@ pub fn group_name(raw: &str) -> Result<String, SessionError> {
     Ok(g.to_string())
 }
 
-/// `YYYY-MM-DDTHH:MM:SSZ` for Unix seconds (UTC), without a date library.
-pub fn format_time(secs: i64) -> String {
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    // Howard Hinnant's civil-from-days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = if m <= 2 { y + 1 } else { y };
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn times_and_names() {
-        assert_eq!(format_time(0), "1970-01-01T00:00:00Z");
-        assert_eq!(format_time(1_739_371_530), "2025-02-12T14:45:30Z");
-        assert_eq!(format_time(951_782_400), "2000-02-29T00:00:00Z");
+    fn names() {
         assert_eq!(agent_name(" QA_Expert ").unwrap(), "qa_expert");
         assert!(agent_name("qa expert").is_err());
         assert!(group_name("group a").is_err());

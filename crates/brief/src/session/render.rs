@@ -4,10 +4,10 @@
 
 use serde::Serialize;
 
-use super::format_time;
 use super::packages::{Added, Consumed, Listing, Package};
 use super::patterns::{ErrorMatch, Feedback, Pattern, Pruned, Recorded};
 use super::redact::redact_str;
+use crate::dates::iso_utc;
 
 /// Output format of the session subcommands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -117,7 +117,7 @@ pub fn listing(l: &Listing, format: Output, redact: bool) -> String {
             p.producer,
             p.consumers.join(", "),
             p.group.as_deref().unwrap_or("global"),
-            format_args!(", {}", format_time(p.created)),
+            format_args!(", {}", iso_utc(p.created)),
             p.score,
             p.summary
         ));
