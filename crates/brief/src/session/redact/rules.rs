@@ -424,7 +424,8 @@ pub(super) const RULES: &[Rule] = &[
     ),
     bare(
         "nuget-password",
-        &["password"],
+        // The whole attribute: `password` alone would run this rule on most texts.
+        &["key=\"password\"", "key=\"cleartextpassword\""],
         r#"(?i:key="(?:cleartext)?password")[ \t]+value="(?P<s>[^"]*)""#,
         Check::Password,
     ),

@@ -146,6 +146,40 @@ mod unit {
         }
     }
 
+    /// The examples `docs/redaction.md` gives, both ways.
+    #[test]
+    fn documented_examples() {
+        for (text, want) in [
+            (
+                "docker login -u ci -p Winter2024! registry.example.com",
+                "docker login -u ci -p [REDACTED] registry.example.com",
+            ),
+            (
+                "mysql -h db -u root -p'v7#Kq9!m' shop",
+                "mysql -h db -u root -p'[REDACTED]' shop",
+            ),
+            (
+                "deploy --api-key 9fQ2xL7vK3mN8pR4 --region eu",
+                "deploy --api-key [REDACTED] --region eu",
+            ),
+            (
+                "ANTHROPIC_API_KEY=sk-ant-api03-Zx8Yw7Vu6Ts5Rq4Po3Nm2Lk1Ji0Hg",
+                "ANTHROPIC_API_KEY=[REDACTED:anthropic-key]",
+            ),
+        ] {
+            assert_eq!(one(text).0, want, "{text}");
+        }
+        for text in [
+            "fn check(password: str) -> bool",
+            "const token = process.env.TOKEN;",
+            "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGq7Xv3Lr9kT2mN8pQ4wZ6yB1cD5fH0jK3sU7vE9aR2t ana@laptop",
+            "password: must be at least 12 characters",
+            "secret = \"{{ vault_secret }}\"",
+        ] {
+            assert_eq!(one(text).0, text);
+        }
+    }
+
     #[test]
     fn idempotent_and_unicode_safe() {
         let text = "Ключ AKIAIOSFODNN7EXAMPLE — пароль password=héllo123 ✓";
