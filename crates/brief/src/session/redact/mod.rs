@@ -208,19 +208,19 @@ impl Table {
             }
             let mut at = 0;
             let groups = rule.secret.is_some() || rule.name.is_some();
+            // Reused across the rule's matches (no allocation per match).
+            let mut caps = rule.regex.capture_locations();
             while at <= bytes.len() {
                 // Groups cost a second search over the match: only rules that have them
                 // ask for them.
                 let (whole, secret, name) = if groups {
-                    let Some(caps) = rule.regex.captures_at(bytes, at) else {
+                    let Some(m) = rule.regex.captures_read_at(&mut caps, bytes, at) else {
                         break;
                     };
-                    let whole = caps.get(0).map_or(at..at, |m| m.range());
-                    let secret = rule
-                        .secret
-                        .and_then(|g| caps.get(g))
-                        .map_or(whole.clone(), |m| m.range());
-                    let name = rule.name.and_then(|g| caps.get(g)).map(|m| m.range());
+                    let whole = m.range();
+                    let group = |g: Option<usize>| g.and_then(|g| caps.get(g)).map(|(s, e)| s..e);
+                    let secret = group(rule.secret).unwrap_or(whole.clone());
+                    let name = group(rule.name);
                     (whole, secret, name)
                 } else {
                     let Some(m) = rule.regex.find_at(bytes, at) else {

@@ -206,7 +206,10 @@ pub(super) const RULES: &[Rule] = &[
     ),
     rule(
         "gitlab-token",
-        &["gl"],
+        &[
+            "glpat-", "glrt-", "gldt-", "glptt-", "glsoat-", "glft-", "glimt-", "glagent-",
+            "gloas-", "glcbt-",
+        ],
         r"\bgl(?:pat|rt|dt|ptt|soat|ft|imt|agent|oas|cbt)-[A-Za-z0-9_.-]{20,}",
         Check::Format,
     ),
@@ -298,7 +301,7 @@ pub(super) const RULES: &[Rule] = &[
     ),
     rule(
         "shopify-token",
-        &["shp"],
+        &["shpat_", "shpca_", "shppa_", "shpss_"],
         r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b",
         Check::Format,
     ),
