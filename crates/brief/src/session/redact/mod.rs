@@ -173,18 +173,13 @@ impl Table {
             hash || blocks
                 .get_or_init(|| {
                     let armored = text.contains("-----BEGIN ");
-                    let found: Vec<(usize, usize)> = if armored {
-                        self.public_block
-                            .find_iter(bytes)
-                            .map(|m| (m.start(), m.end()))
-                            .collect()
-                    } else {
-                        Vec::new()
-                    };
-                    found
+                    let found = self
+                        .public_block
+                        .find_iter(if armored { bytes } else { b"" })
+                        .map(|m| (m.start(), m.end()));
+                    Cover::new(found)
                 })
-                .iter()
-                .any(|&(s, e)| s <= start && end <= e)
+                .contains(start, end)
         };
         let mut found: Vec<Span> = Vec::new();
         for (ix, rule) in self.rules.iter().enumerate() {
@@ -194,10 +189,10 @@ impl Table {
             if rule.rule.check == Check::HighEntropy {
                 // The catch-all matches nearly every long token, so its pattern is run as a
                 // byte scan (`tokens`, equal to the regex: see the tests).
-                let covered = found.clone();
+                let covered = Cover::new(found.iter().map(|s| (s.start, s.end)));
                 for (start, end) in tokens(bytes) {
                     // A token another rule already replaces needs no second opinion.
-                    if covered.iter().any(|s| s.start <= start && end <= s.end) {
+                    if covered.contains(start, end) {
                         continue;
                     }
                     if let Some(span) = confirm(rule, text, start, start..end, None, &known) {
@@ -281,7 +276,8 @@ impl Table {
         markers: &[Span],
     ) -> Option<(String, Vec<&'static str>)> {
         // A secret inside a marker is the marker's text: nothing to do.
-        found.retain(|s| !markers.iter().any(|m| m.start <= s.start && s.end <= m.end));
+        let in_marker = Cover::new(markers.iter().map(|m| (m.start, m.end)));
+        found.retain(|s| !in_marker.contains(s.start, s.end));
         if found.is_empty() {
             return None;
         }
@@ -345,6 +341,33 @@ fn tokens(bytes: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
         }
         None
     })
+}
+
+/// Spans sorted by start with the furthest end reached so far, so "does one of them hold
+/// `start..end`" is a binary search (a text with many secrets and many tokens stays linear
+/// in practice rather than quadratic).
+struct Cover {
+    /// (start, the largest end among spans starting at or before it).
+    spans: Vec<(usize, usize)>,
+}
+
+impl Cover {
+    fn new(spans: impl Iterator<Item = (usize, usize)>) -> Cover {
+        let mut spans: Vec<(usize, usize)> = spans.collect();
+        spans.sort_unstable();
+        let mut furthest = 0;
+        for span in &mut spans {
+            furthest = furthest.max(span.1);
+            span.1 = furthest;
+        }
+        Cover { spans }
+    }
+
+    /// Whether some span starts at or before `start` and ends at or after `end`.
+    fn contains(&self, start: usize, end: usize) -> bool {
+        let before = self.spans.partition_point(|&(s, _)| s <= start);
+        before > 0 && self.spans[before - 1].1 >= end
+    }
 }
 
 /// A secret to replace: bytes `start..end` of the text, found by rule `rule`.

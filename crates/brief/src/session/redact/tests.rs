@@ -180,6 +180,34 @@ mod unit {
         }
     }
 
+    /// Many secrets and markers in one text: every one replaced, markers kept (the checks
+    /// for "inside a marker" and "already replaced" are binary searches, not scans).
+    #[test]
+    fn many_secrets_and_markers_in_one_text() {
+        let token = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A";
+        let line = format!("{token} [REDACTED:jwt] kP9zQ2wX7vB4nM1rT8yL5cD3fG6hJ0\n");
+        let text = line.repeat(5_000);
+        let out = redact(&text);
+        let want = "[REDACTED:github-token] [REDACTED:jwt] [REDACTED:high-entropy]\n".repeat(5_000);
+        assert_eq!(out.text, want);
+        assert_eq!(out.kinds, vec!["github-token", "high-entropy"]);
+    }
+
+    #[test]
+    fn cover_holds_only_what_a_span_holds() {
+        let cover = Cover::new([(10, 20), (0, 5), (12, 30), (40, 41)].into_iter());
+        assert!(cover.contains(0, 5));
+        assert!(cover.contains(11, 20));
+        assert!(!cover.contains(11, 25));
+        assert!(cover.contains(12, 25));
+        assert!(cover.contains(13, 30));
+        assert!(!cover.contains(4, 6));
+        assert!(!cover.contains(25, 35));
+        assert!(cover.contains(40, 41));
+        assert!(!cover.contains(31, 32));
+        assert!(!Cover::new(std::iter::empty()).contains(0, 0));
+    }
+
     #[test]
     fn idempotent_and_unicode_safe() {
         let text = "Ключ AKIAIOSFODNN7EXAMPLE — пароль password=héllo123 ✓";
