@@ -5,20 +5,27 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
 const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/payments");
 
-/// A `brief serve` process spoken to line by line.
+/// How long to wait for a line the server owes us before failing (an upper bound so a missing
+/// reply fails the test instead of hanging it; not a timing assertion).
+const REPLY_WAIT: Duration = Duration::from_secs(60);
+
+/// A `brief serve` process spoken to line by line. Its stdout is read on a thread, so a reply
+/// that never comes fails the test instead of hanging it.
 struct Server {
     child: Child,
     stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
+    lines: Receiver<String>,
 }
 
 impl Server {
@@ -38,10 +45,19 @@ impl Server {
             .expect("start brief serve");
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap());
+        let (send, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines() {
+                let Ok(line) = line else { break };
+                if send.send(line).is_err() {
+                    break;
+                }
+            }
+        });
         let mut server = Server {
             child,
             stdin,
-            stdout,
+            lines,
         };
         let hello = server.request(
             1,
@@ -55,18 +71,30 @@ impl Server {
     }
 
     fn send_line(&mut self, line: &str) {
-        writeln!(self.stdin, "{line}").unwrap();
+        self.send_bytes(line.as_bytes());
+    }
+
+    /// Writes `bytes` and a newline: one line, whatever it holds.
+    fn send_bytes(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).unwrap();
+        self.stdin.write_all(b"\n").unwrap();
         self.stdin.flush().unwrap();
     }
 
-    /// The next message that answers `id` (errors without an id are skipped but collected).
+    /// The next line the server writes, as JSON.
+    fn next_message(&mut self, waiting_for: &str) -> Value {
+        let line = self
+            .lines
+            .recv_timeout(REPLY_WAIT)
+            .unwrap_or_else(|e| panic!("no reply to {waiting_for} ({e})"));
+        serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("server wrote a non-JSON line ({e}): {line}"))
+    }
+
+    /// The next message that answers `id` (messages for other ids are skipped).
     fn answer(&mut self, id: u64) -> Value {
         loop {
-            let mut line = String::new();
-            let n = self.stdout.read_line(&mut line).unwrap();
-            assert!(n > 0, "the server closed stdout before answering {id}");
-            let message: Value = serde_json::from_str(&line)
-                .unwrap_or_else(|e| panic!("server wrote a non-JSON line ({e}): {line}"));
+            let message = self.next_message(&format!("request {id}"));
             if message["id"] == json!(id) {
                 return message;
             }
@@ -223,6 +251,8 @@ fn bad_requests_are_answered_and_the_server_keeps_serving() {
         r#"{"jsonrpc":"2.0","id":7}"#,
     ] {
         server.send_line(garbage);
+        let reply = server.next_message(garbage);
+        assert!(reply["error"]["code"].is_i64(), "{garbage}: {reply}");
         still_serving(&mut server, garbage);
     }
     let unknown = server.request(20, "bogus/method", json!({}));
@@ -279,6 +309,318 @@ fn bad_requests_are_answered_and_the_server_keeps_serving() {
         );
         still_serving(&mut server, &arguments.to_string());
     }
+}
+
+/// Sends one `show` call and asserts that the very next line the server writes answers it.
+fn assert_still_serving(server: &mut Server, id: u64, after: &str) {
+    let line = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                      "params": {"name": "show", "arguments": {"id": "CHECKOUT-01", "detail": "meta"}}});
+    server.send_line(&line.to_string());
+    let reply = server.next_message(after);
+    assert_eq!(reply["id"], json!(id), "after {after}: {reply}");
+    let text = reply["result"]["content"][0]["text"].as_str().unwrap_or("");
+    assert!(
+        text.contains("CHECKOUT-01"),
+        "no answer after {after}: {reply}"
+    );
+}
+
+#[test]
+fn malformed_lines_get_json_rpc_errors_and_the_server_keeps_serving() {
+    let dir = common::copy_fixture(EXAMPLE);
+    let mut server = Server::start(dir.path());
+    let huge_query = "a".repeat(20 * 1024 * 1024);
+    let huge = format!(
+        r#"{{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{{"name":"search","arguments":{{"query":"{huge_query}"}}}}}}"#
+    );
+    // (the line, the error code, the id the reply must carry)
+    let cases: Vec<(Vec<u8>, i64, Value)> = vec![
+        (b"garbage".to_vec(), -32700, Value::Null),
+        (b"{not json".to_vec(), -32700, Value::Null),
+        (br#"{"jsonrpc":"2.0","id":51,"#.to_vec(), -32700, Value::Null),
+        (
+            b"{\"jsonrpc\":\"2.0\",\"id\":40,\"method\":\"tools/list\",\"params\":{\"x\":\"\xff\xfe\"}}"
+                .to_vec(),
+            -32700,
+            Value::Null,
+        ),
+        (huge.into_bytes(), -32700, Value::Null),
+        (br#"{"id":42,"method":"tools/list"}"#.to_vec(), -32600, json!(42)),
+        (
+            br#"{"jsonrpc":"1.0","id":43,"method":"tools/list"}"#.to_vec(),
+            -32600,
+            json!(43),
+        ),
+        (
+            br#"{"jsonrpc":2,"id":47,"method":"tools/list"}"#.to_vec(),
+            -32600,
+            json!(47),
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}"#.to_vec(),
+            -32600,
+            Value::Null,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":48,"method":5}"#.to_vec(),
+            -32600,
+            json!(48),
+        ),
+        (br#"{"jsonrpc":"2.0","id":7}"#.to_vec(), -32600, json!(7)),
+        (b"null".to_vec(), -32600, Value::Null),
+        (b"\"text\"".to_vec(), -32600, Value::Null),
+        (b"[]".to_vec(), -32600, Value::Null),
+        (
+            br#"[{"jsonrpc":"2.0","id":49,"method":"tools/list"}]"#.to_vec(),
+            -32600,
+            Value::Null,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":44,"method":"tools/call","params":"show"}"#.to_vec(),
+            -32602,
+            json!(44),
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":45,"method":"tools/call","params":[1]}"#.to_vec(),
+            -32602,
+            json!(45),
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":46,"method":"tools/call","params":{"name":5}}"#.to_vec(),
+            -32602,
+            json!(46),
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":"r-50","method":"resources/read","params":{"uri":7}}"#
+                .to_vec(),
+            -32602,
+            json!("r-50"),
+        ),
+    ];
+    let mut id = 1000;
+    for (line, code, reply_id) in cases {
+        let shown = String::from_utf8_lossy(&line[..line.len().min(80)]).into_owned();
+        server.send_bytes(&line);
+        let reply = server.next_message(&shown);
+        assert_eq!(reply["jsonrpc"], "2.0", "{shown}: {reply}");
+        assert_eq!(reply["error"]["code"], json!(code), "{shown}: {reply}");
+        assert_eq!(reply["id"], reply_id, "{shown}: {reply}");
+        assert!(
+            reply["error"]["message"]
+                .as_str()
+                .is_some_and(|m| !m.is_empty()),
+            "{shown}: {reply}"
+        );
+        id += 1;
+        assert_still_serving(&mut server, id, &shown);
+    }
+
+    // No reply is owed to a notification, however wrong, nor to a blank line: the next line
+    // the server writes answers the next request.
+    for quiet in [
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":"soon"}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/made-up"}"#,
+        "",
+        "   ",
+    ] {
+        server.send_line(quiet);
+        id += 1;
+        assert_still_serving(&mut server, id, quiet);
+    }
+
+    // A byte-order mark before a request is allowed (RFC 8259 §8.1).
+    server.send_bytes(b"\xEF\xBB\xBF{\"jsonrpc\":\"2.0\",\"id\":60,\"method\":\"ping\"}");
+    let pong = server.next_message("a request after a BOM");
+    assert_eq!(
+        (pong["id"].clone(), pong["result"].clone()),
+        (json!(60), json!({})),
+        "{pong}"
+    );
+}
+
+#[test]
+fn absurd_numbers_are_clamped_not_misread() {
+    let dir = common::copy_fixture(EXAMPLE);
+    let root = dir.path().to_str().unwrap();
+    let mut server = Server::start(dir.path());
+    // Every hit, as a limit larger than the project asks for.
+    let (is_error, all) = server.call(2, "search", json!({"query": "payment", "limit": 100_000}));
+    assert!(!is_error && all.lines().count() > 4, "{all}");
+    let mut id = 3;
+    for limit in [
+        u64::MAX,
+        i64::MAX as u64,
+        i64::MAX as u64 + 1,
+        u32::MAX as u64 + 1,
+    ] {
+        id += 1;
+        let (is_error, text) =
+            server.call(id, "search", json!({"query": "payment", "limit": limit}));
+        assert!(!is_error, "limit {limit}: {text}");
+        assert_eq!(text, all, "limit {limit}");
+        let (code, stdout, stderr) = common::run(&[
+            "search",
+            "payment",
+            "--limit",
+            &limit.to_string(),
+            "--root",
+            root,
+        ]);
+        assert_eq!(
+            (code, stdout.as_str()),
+            (0, all.as_str()),
+            "--limit {limit}: {stderr}"
+        );
+    }
+    // Numbers no integer parameter can hold are refused with a clear message.
+    let past_u64: Value = serde_json::from_str("18446744073709551616").unwrap();
+    for limit in [json!(1e300), json!(-1), past_u64] {
+        id += 1;
+        let (is_error, text) =
+            server.call(id, "search", json!({"query": "payment", "limit": limit}));
+        assert!(
+            is_error && text.contains("invalid arguments"),
+            "limit {limit}: {text}"
+        );
+    }
+    id += 1;
+    let (is_error, text) = server.call(
+        id,
+        "context",
+        json!({"target": "CHECKOUT-01", "budget": u64::MAX, "depth": u32::MAX}),
+    );
+    assert!(!is_error && text.contains("CHECKOUT-01"), "{text}");
+    // The session tools' limits.
+    id += 1;
+    let (is_error, text) = server.call(
+        id,
+        "session_package_add",
+        json!({"session": "s1", "type": "research", "file": "notes/r.md", "producer": "developer",
+               "consumers": ["qa_expert"], "priority": "high", "summary": "Retries reuse the idempotency key"}),
+    );
+    assert!(!is_error, "{text}");
+    id += 1;
+    let (is_error, text) = server.call(
+        id,
+        "session_package_list",
+        json!({"session": "s1", "agent": "qa_expert", "limit": u64::MAX}),
+    );
+    assert!(!is_error && text.contains("idempotency key"), "{text}");
+    id += 1;
+    let message = "TypeError: Cannot read properties of undefined (reading 'token')";
+    let (is_error, text) = server.call(
+        id,
+        "session_error_record",
+        json!({"project": "p", "message": message, "solution": "Await the session first"}),
+    );
+    assert!(!is_error, "{text}");
+    for limit in [u64::MAX, i64::MAX as u64 + 1] {
+        id += 1;
+        let (is_error, text) = server.call(
+            id,
+            "session_error_match",
+            json!({"project": "p", "message": message, "limit": limit}),
+        );
+        assert!(
+            !is_error && text.contains("Await the session"),
+            "{limit}: {text}"
+        );
+    }
+    id += 1;
+    assert_still_serving(&mut server, id, "absurd numbers");
+}
+
+/// The port `brief serve --http 127.0.0.1:0` listens on, read from its stderr.
+fn http_port(child: &mut Child) -> u16 {
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    let port = line
+        .trim()
+        .rsplit_once(':')
+        .and_then(|(_, rest)| rest.strip_suffix("/mcp"))
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no port in {line:?}"));
+    // Keep draining stderr so the server never blocks on a full pipe.
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    port
+}
+
+/// POSTs an `initialize` request with the given `Origin` header; returns the status code.
+fn post_initialize(port: u16, origin: Option<&str>) -> u16 {
+    post_initialize_to(port, &format!("127.0.0.1:{port}"), origin)
+}
+
+/// Like `post_initialize`, with the given `Host` header.
+fn post_initialize_to(port: u16, host: &str, origin: Option<&str>) -> u16 {
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
+    let origin = origin.map_or(String::new(), |o| format!("Origin: {o}\r\n"));
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {host}\r\n{origin}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream.set_read_timeout(Some(REPLY_WAIT)).unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut head = [0u8; 12];
+    stream.read_exact(&mut head).unwrap();
+    let status = String::from_utf8_lossy(&head[9..12]).into_owned();
+    status
+        .parse()
+        .unwrap_or_else(|_| panic!("no status in {head:?}"))
+}
+
+#[test]
+fn http_refuses_origins_that_are_not_plain_loopback_origins() {
+    let dir = common::copy_fixture(EXAMPLE);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_brief"))
+        .args(["serve", "--http", "127.0.0.1:0", "--no-watch", "--root"])
+        .arg(dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start brief serve --http");
+    let port = http_port(&mut child);
+    let allowed = [
+        None,
+        Some(format!("http://localhost:{port}")),
+        Some(format!("http://127.0.0.1:{port}")),
+        Some(format!("http://[::1]:{port}")),
+    ];
+    let refused = [
+        format!("http://evil.example@localhost:{port}"),
+        format!("http://user:pass@127.0.0.1:{port}"),
+        format!("http://@localhost:{port}"),
+        format!("http://localhost:{port}@evil.example"),
+        format!("http://evil.example:{port}"),
+        format!("http://localhost:{port}/mcp"),
+        format!("http://localhost:{port}?x=1"),
+        format!("http://localhost:{port}#x"),
+        "http://".to_string(),
+        "localhost".to_string(),
+    ];
+    let mut report = Vec::new();
+    for origin in &allowed {
+        let status = post_initialize(port, origin.as_deref());
+        if status != 200 {
+            report.push(format!("{origin:?} refused ({status})"));
+        }
+    }
+    for origin in &refused {
+        let status = post_initialize(port, Some(origin));
+        if status != 403 {
+            report.push(format!("{origin} answered {status}, not 403"));
+        }
+    }
+    // The same trick in `Host` (which rmcp would read as host 127.0.0.1).
+    let status = post_initialize_to(port, &format!("evil.example@127.0.0.1:{port}"), None);
+    if status != 400 {
+        report.push(format!("Host with userinfo answered {status}, not 400"));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(report.is_empty(), "{report:#?}");
 }
 
 #[test]

@@ -6,6 +6,7 @@
 
 mod http;
 pub mod server;
+pub mod stdio;
 pub mod tools;
 mod watch;
 
@@ -74,7 +75,7 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
             Some(addr) => http::serve(addr, &options, shared).await,
             None => {
                 let service = BriefServer::new(shared)
-                    .serve(rmcp::transport::stdio())
+                    .serve(stdio::stdio())
                     .await
                     .map_err(|e| ServeError::Session(e.to_string()))?;
                 service

@@ -130,6 +130,10 @@ fn unreachable_target(target: &str) -> EngineError {
 /// How many search hits lend their relevance to the ranking of a query's context.
 const RELEVANCE_POOL: usize = 200;
 
+/// The largest search limit taken as given: more hits than any index holds, and far from
+/// where SQLite's signed `LIMIT` would wrap (a limit of 2^64−1 once asked for none).
+pub const MAX_SEARCH_LIMIT: usize = u32::MAX as usize;
+
 /// A project with its index.
 pub struct Engine {
     pub project: Project,
@@ -352,13 +356,16 @@ impl Engine {
         })
     }
 
-    /// Full-text search.
+    /// Full-text search: at most `limit` hits (any limit above [`MAX_SEARCH_LIMIT`] means
+    /// every hit).
     pub fn search(
         &mut self,
         query: &str,
         limit: usize,
         kind: Option<&str>,
     ) -> Result<Vec<Hit>, EngineError> {
+        // A larger limit means "every hit" and would overflow SQLite's signed LIMIT.
+        let limit = limit.min(MAX_SEARCH_LIMIT);
         self.healing(|engine| {
             engine.refresh_for_request()?;
             Ok(engine.index.search(query, limit, kind)?)

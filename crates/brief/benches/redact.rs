@@ -1,0 +1,78 @@
+//! Secret redaction over the corpus in `tests/redaction/` (the ordinary texts, the secrets)
+//! and over a 64 KiB mix of both, plus one typical package summary without a secret (what
+//! every `session package add` pays).
+//!
+//! Run with `cargo bench -p brief --bench redact`.
+
+use std::hint::black_box;
+
+use brief::session::redact::redact;
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+struct Corpus {
+    #[serde(default)]
+    secret: Vec<Entry>,
+    #[serde(default)]
+    ordinary: Vec<Entry>,
+}
+
+#[derive(Deserialize)]
+struct Entry {
+    text: String,
+}
+
+fn texts(toml_text: &str) -> Vec<String> {
+    let corpus: Corpus = toml::from_str(toml_text).expect("corpus parses");
+    corpus
+        .secret
+        .into_iter()
+        .chain(corpus.ordinary)
+        .map(|e| e.text)
+        .collect()
+}
+
+fn bench(c: &mut Criterion) {
+    let ordinary = texts(include_str!("../tests/redaction/ordinary.toml"));
+    let secrets = texts(include_str!("../tests/redaction/secrets.toml"));
+    // Ordinary texts with a secret every tenth entry, up to 64 KiB.
+    let mut mixed = String::new();
+    let mut i = 0;
+    while mixed.len() < 64 * 1024 {
+        let text = if i % 10 == 9 {
+            &secrets[i / 10 % secrets.len()]
+        } else {
+            &ordinary[i % ordinary.len()]
+        };
+        mixed.push_str(text);
+        mixed.push('\n');
+        i += 1;
+    }
+    let summary = "Replay of offline edits deduplicates ops by (client_id, op_seq); see the attached trace for the reconnect storm in group 5 and the retry budget.";
+
+    let mut group = c.benchmark_group("redact");
+    for (name, set) in [("ordinary-corpus", &ordinary), ("secret-corpus", &secrets)] {
+        let bytes: usize = set.iter().map(String::len).sum();
+        group.throughput(Throughput::Bytes(bytes as u64));
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                for text in set {
+                    black_box(redact(black_box(text)));
+                }
+            })
+        });
+    }
+    group.throughput(Throughput::Bytes(mixed.len() as u64));
+    group.bench_function("mixed-64k", |b| {
+        b.iter(|| black_box(redact(black_box(&mixed))))
+    });
+    group.throughput(Throughput::Bytes(summary.len() as u64));
+    group.bench_function("summary-no-secret", |b| {
+        b.iter(|| black_box(redact(black_box(summary))))
+    });
+    group.finish();
+}
+
+criterion_group!(redaction, bench);
+criterion_main!(redaction);
