@@ -1060,12 +1060,10 @@ fn check_budget(case: &Case) -> Result<(), TestCaseError> {
 }
 
 /// `TooSmall` documents `minimum` as "the smallest budget that works": one token less must
-/// fail too. It does not hold today (see `too_small_minimum_single_node_repro`): the fit's
-/// floor for the target is `meta`, but a bare target (Spec Graph target, identity) at
-/// `summary`/`full` can be *cheaper* than its `meta` bullet line, so budgets below `minimum`
-/// can work, and budgets between that cheaper document and `minimum` fail. Likewise
-/// `minimum` is measured with no omitted id listed (`- … and N more`), which for a few
-/// omitted nodes is longer than listing them.
+/// fail too. The fit accepts a budget exactly when its starting document fits, and `minimum`
+/// is that document's count, so this holds by construction (it once failed when a bare
+/// target at `summary` was cheaper than its `meta` line; see
+/// `too_small_minimum_single_node_repro`).
 fn check_minimum_is_tight(case: &Case) -> Result<(), TestCaseError> {
     let graph = case.graph();
     let defaults = Defaults::default();
@@ -1118,9 +1116,9 @@ fn check_acceptance_is_monotone(case: &Case) -> Result<(), TestCaseError> {
 }
 
 /// A document with every node at `meta` is a valid answer for any requested detail, so when
-/// it fits the budget, `assemble` must not give up. It does not hold today (see
-/// `too_small_although_all_meta_fits_repro`): the fit steps a node from `meta` to omitted
-/// even when omitting costs more (the `## Omitted` section), and then reports `TooSmall`.
+/// it fits the budget, `assemble` must not give up (see
+/// `too_small_although_all_meta_fits_repro`: omitting can cost more than a meta line, for
+/// the `## Omitted` section; the fit then starts from the all-meta document).
 fn check_all_meta_fits_means_success(case: &Case) -> Result<(), TestCaseError> {
     let graph = case.graph();
     let defaults = Defaults::default();
@@ -1190,8 +1188,158 @@ fn check_determinism(case: &Case) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+// ---------------------------------------------------------------------------------------
+// Predictability: presence and detail are monotone in the budget, hard constraints go last
+// ---------------------------------------------------------------------------------------
+
+/// Per node id: (class, whole level 0–3), where 0 is omitted and a block cut short holds the
+/// level below the one it was cut from.
+type Levels = std::collections::BTreeMap<String, (String, u8)>;
+
+fn levels_of(out: &ContextOutput) -> Result<Levels, TestCaseError> {
+    let value: Value = serde_json::from_str(&out.text)
+        .map_err(|e| TestCaseError::fail(format!("JSON output does not parse: {e}")))?;
+    let mut levels = Levels::new();
+    for node in value["nodes"].as_array().into_iter().flatten() {
+        let mut whole = 1 + detail_rank(node["detail"].as_str().unwrap_or("?"));
+        if node["cut"] == true {
+            whole -= 1;
+        }
+        levels.insert(
+            node["id"].as_str().unwrap_or("?").to_string(),
+            (
+                node["rank"]["class"].as_str().unwrap_or("?").to_string(),
+                whole,
+            ),
+        );
+    }
+    for node in value["omitted"].as_array().into_iter().flatten() {
+        levels.insert(
+            node["id"].as_str().unwrap_or("?").to_string(),
+            (node["class"].as_str().unwrap_or("?").to_string(), 0),
+        );
+    }
+    Ok(levels)
+}
+
+fn class_rank(class: &str) -> u8 {
+    match class {
+        "target" => 0,
+        "hard" => 1,
+        "direct" => 2,
+        "guidance" => 3,
+        "distant" => 4,
+        other => panic!("unknown class `{other}` in JSON"),
+    }
+}
+
+/// The ids a text document shows a block for (`=== KIND: ID ===`, `=== IDENTITY ===`).
+fn text_blocks(text: &str) -> std::collections::BTreeSet<String> {
+    text.lines()
+        .filter_map(|line| line.strip_prefix("=== ")?.strip_suffix(" ==="))
+        .filter_map(|head| match head.split_once(": ") {
+            Some((_, id)) => Some(id.to_string()),
+            None if head == "IDENTITY" => Some(head.to_string()),
+            None => None,
+        })
+        .collect()
+}
+
+/// At `budget` and at `budget + extra`: every node shown at the smaller budget is shown at
+/// the larger one at the same whole level or higher, in the Markdown/JSON layout and in the
+/// text layout; and no hard constraint is omitted while a softer node other than the target
+/// and the identity shows summary or full.
+fn check_monotone(case: &Case, extra: usize) -> Result<(), TestCaseError> {
+    let graph = case.graph();
+    let defaults = Defaults::default();
+    let small = assemble(
+        &graph,
+        &defaults,
+        &case.request_as(case.budget, Format::Json),
+    );
+    let large = assemble(
+        &graph,
+        &defaults,
+        &case.request_as(case.budget + extra, Format::Json),
+    );
+    let (small, large) = match (small, large) {
+        (Ok(small), Ok(large)) => (small, large),
+        (Err(ContextError::TooSmall(_)), _) => return Ok(()),
+        (Ok(_), Err(err)) => {
+            return Err(TestCaseError::fail(format!(
+                "budget {} works, {} does not: {err}",
+                case.budget,
+                case.budget + extra
+            )))
+        }
+        (Err(err), _) => return Err(TestCaseError::fail(format!("unexpected error: {err}"))),
+    };
+    let (before, after) = (levels_of(&small)?, levels_of(&large)?);
+    for (id, (_, level)) in &before {
+        let now = after.get(id).map_or(0, |(_, l)| *l);
+        prop_assert!(
+            *level == 0 || now > 0,
+            "{id} shown at {} but omitted at {}",
+            case.budget,
+            case.budget + extra
+        );
+        prop_assert!(
+            now >= *level,
+            "{id} at level {level} at {} but {now} at {}",
+            case.budget,
+            case.budget + extra
+        );
+    }
+    for levels in [&before, &after] {
+        let worst_omitted_hard = levels
+            .iter()
+            .any(|(_, (class, level))| class == "hard" && *level == 0);
+        if worst_omitted_hard {
+            for (id, (class, level)) in levels {
+                prop_assert!(
+                    class_rank(class) <= 1 || *level <= 1,
+                    "a hard constraint is omitted while {id} ({class}) keeps level {level}"
+                );
+            }
+        }
+        // Presence follows the classes: nothing is shown while a better class has an
+        // omitted node (the target class aside: an identity can give way).
+        let best_omitted = levels
+            .values()
+            .filter(|(class, level)| *level == 0 && class != "target")
+            .map(|(class, _)| class_rank(class))
+            .min();
+        if let Some(best) = best_omitted {
+            for (id, (class, level)) in levels {
+                prop_assert!(
+                    *level == 0 || class_rank(class) <= best,
+                    "{id} ({class}) shown while a node of a better class is omitted"
+                );
+            }
+        }
+    }
+    // The text layout fits its own document: presence is monotone there too.
+    let text = |budget| assemble(&graph, &defaults, &case.request_as(budget, Format::Text));
+    if let (Ok(small), Ok(large)) = (text(case.budget), text(case.budget + extra)) {
+        let (small, large) = (text_blocks(&small.text), text_blocks(&large.text));
+        prop_assert!(
+            small.is_subset(&large),
+            "text: shown at {} but not at {}: {:?}",
+            case.budget,
+            case.budget + extra,
+            small.difference(&large).collect::<Vec<_>>()
+        );
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(config(128))]
+
+    #[test]
+    fn presence_and_detail_are_monotone_in_the_budget(case in case(), extra in 1usize..600) {
+        check_monotone(&case, extra)?;
+    }
 
     #[test]
     fn budget_is_exact_and_respected(case in case()) {
