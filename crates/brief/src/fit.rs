@@ -6,9 +6,10 @@
 //! the first step that does not fit ends the walk. The order depends on the ranking only,
 //! never on the budget, so a larger budget takes a longer prefix of the same steps: a node
 //! shown at some budget is shown at every larger one, at the same level or higher
-//! (presence and detail are monotone in the budget). The order is by class (target, hard
-//! constraints, direct links, identity, guidance, the rest), and within a class every node
-//! gets its meta line before any gets its summary, and its summary before any gets full.
+//! (presence and detail are monotone in the budget). The order is by class (hard
+//! constraints' lines, the target's text, hard constraints' text, direct links, the
+//! identity's text, guidance, the rest), and within a class every node gets its meta line
+//! before any gets its summary, and its summary before any gets full.
 //!
 //! What the walk leaves (less than the next step) is filled by cutting one pending block
 //! short — the first later step whose node is already shown — and then by listing more
@@ -94,19 +95,23 @@ pub fn fill_order(
             steps.extend(items.iter().map(|&item| Step { item, level }));
         }
     };
-    // 1. The target's own text.
-    class_steps(&mut steps, &[target], &content);
-    // 2. The identity's line: the project is always named.
-    class_steps(&mut steps, &identities, &[Detail::Meta]);
-    // 3. Hard constraints, then direct links: all at meta, then summary, then full.
+    let hard = members(Class::Hard);
     // Other target-class items (a second seed) travel with the direct links.
     let mut direct = members(Class::Target);
     direct.extend(members(Class::Direct));
-    class_steps(&mut steps, &members(Class::Hard), &levels);
+    // 1. Every hard constraint's line: whenever they fit at meta, they are all there.
+    class_steps(&mut steps, &hard, &[Detail::Meta]);
+    // 2. The target's own text.
+    class_steps(&mut steps, &[target], &content);
+    // 3. The identity's line: the project is always named.
+    class_steps(&mut steps, &identities, &[Detail::Meta]);
+    // 4. The hard constraints' text, then the direct links: all at meta, then summary, then
+    // full.
+    class_steps(&mut steps, &hard, &content);
     class_steps(&mut steps, &direct, &levels);
-    // 4. The identity's text: project context, after what the target links to.
+    // 5. The identity's text: project context, after what the target links to.
     class_steps(&mut steps, &identities, &content);
-    // 5. Guidance, then the rest.
+    // 6. Guidance, then the rest.
     class_steps(&mut steps, &members(Class::Guidance), &levels);
     class_steps(&mut steps, &members(Class::Distant), &levels);
     steps
@@ -427,11 +432,11 @@ mod tests {
         assert_eq!(
             order(&classes, &identity, Detail::Full),
             vec![
+                (2, "meta"),
+                (3, "meta"),
                 (0, "summary"),
                 (0, "full"),
                 (1, "meta"),
-                (2, "meta"),
-                (3, "meta"),
                 (2, "summary"),
                 (3, "summary"),
                 (2, "full"),

@@ -1318,6 +1318,25 @@ fn check_monotone(case: &Case, extra: usize) -> Result<(), TestCaseError> {
             }
         }
     }
+    // Whenever every hard constraint fits at meta (the meta-only context at the same budget
+    // shows them all), the full context shows them all too.
+    let mut meta_request = case.request_as(case.budget, Format::Json);
+    meta_request.detail = Some(Detail::Meta);
+    if let Ok(meta) = assemble(&graph, &defaults, &meta_request) {
+        let meta = levels_of(&meta)?;
+        let all_hard = |levels: &Levels| {
+            levels
+                .values()
+                .all(|(class, level)| class != "hard" || *level > 0)
+        };
+        if all_hard(&meta) {
+            prop_assert!(
+                all_hard(&before),
+                "every hard constraint fits at meta at {}, yet one is omitted",
+                case.budget
+            );
+        }
+    }
     // The text layout fits its own document: presence is monotone there too.
     let text = |budget| assemble(&graph, &defaults, &case.request_as(budget, Format::Text));
     if let (Ok(small), Ok(large)) = (text(case.budget), text(case.budget + extra)) {
@@ -1333,8 +1352,56 @@ fn check_monotone(case: &Case, extra: usize) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// At the smallest budget where the meta-only context shows every hard constraint (found by
+/// bisection), the context at the requested detail shows every hard constraint too.
+fn check_hard_constraints_at_their_threshold(case: &Case) -> Result<(), TestCaseError> {
+    let graph = case.graph();
+    let defaults = Defaults::default();
+    let levels_at = |budget: usize, detail: Detail| -> Result<Option<Levels>, TestCaseError> {
+        let mut request = case.request_as(budget, Format::Json);
+        request.detail = Some(detail);
+        match assemble(&graph, &defaults, &request) {
+            Ok(out) => levels_of(&out).map(Some),
+            Err(ContextError::TooSmall(_)) => Ok(None),
+            Err(other) => Err(TestCaseError::fail(format!("unexpected error: {other}"))),
+        }
+    };
+    let all_hard = |levels: &Option<Levels>| {
+        levels.as_ref().is_some_and(|l| {
+            l.values()
+                .all(|(class, level)| class != "hard" || *level > 0)
+        })
+    };
+    let Some(everything) = levels_at(1_000_000, Detail::Meta)? else {
+        return Ok(());
+    };
+    if !everything.values().any(|(class, _)| class == "hard") {
+        return Ok(());
+    }
+    let (mut lo, mut hi) = (0usize, 1_000_000usize);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if all_hard(&levels_at(mid, Detail::Meta)?) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    prop_assert!(
+        all_hard(&levels_at(lo, case.detail)?),
+        "every hard constraint fits at meta from {lo} tokens, yet one is omitted at {} detail",
+        case.detail
+    );
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(config(128))]
+
+    #[test]
+    fn hard_constraints_are_all_shown_once_they_fit_at_meta(case in case()) {
+        check_hard_constraints_at_their_threshold(&case)?;
+    }
 
     #[test]
     fn presence_and_detail_are_monotone_in_the_budget(case in case(), extra in 1usize..600) {

@@ -6,7 +6,8 @@
 //! - the document is within the budget;
 //! - presence is monotone (a node shown at B is shown at B + 50), and so is detail in whole
 //!   levels (a block cut short holds the level below the one it was cut from);
-//! - no hard constraint is omitted while a softer node other than the target and the
+//! - every hard constraint is shown whenever they all fit at meta, and none is omitted
+//!   while a softer node other than the target and the
 //!   identity keeps summary or full detail;
 //! - when material was left out, at least 95 % of the budget is used (from 500 tokens on),
 //!   but for rare documents where that would take a step out of order (at least 90 % then).
@@ -150,6 +151,18 @@ fn sweep(
             .map(|(id, _)| id.clone())
             .collect::<Vec<_>>();
         if !omitted_hard.is_empty() {
+            // They did not fit at meta either: the meta-only context omits one too.
+            let mut meta = defaults.clone();
+            meta.detail = Some(brief::Detail::Meta);
+            let at_meta = shown(graph, &meta, target, encoding, depth, budget)
+                .unwrap_or_else(|_| panic!("{label}: meta fails"));
+            assert!(
+                at_meta
+                    .levels
+                    .values()
+                    .any(|(class, level)| class == "hard" && *level == 0),
+                "{label}: hard constraints {omitted_hard:?} omitted although all fit at meta"
+            );
             for (id, (class, level)) in &now.levels {
                 assert!(
                     class_order(class) <= 1 || *level < 2,
