@@ -11,6 +11,9 @@
 //! identity's text, guidance, the rest), and within a class every node gets its meta line
 //! before any gets its summary, and its summary before any gets full.
 //!
+//! Each state is measured with the omitted nodes listed and with them at meta, and the
+//! cheaper is the state (a rule of the state, not of the budget).
+//!
 //! What the walk leaves (less than the next step) is filled by cutting one pending block
 //! short — the first later step whose node is already shown — and then by listing more
 //! omitted nodes. Neither changes which nodes are shown. A document is measured exactly as
@@ -136,6 +139,27 @@ pub fn fit(
     let blocks: Vec<_> = (0..items).map(|i| layout.block(i, requested)).collect();
     counter.prime(&blocks.iter().map(|b| &**b).collect::<Vec<&str>>());
 
+    // When everything fits at the requested detail, that is the end of any walk (and no
+    // other level needs rendering). A larger budget fits it too, so this keeps the fit
+    // monotone.
+    let whole = Plan {
+        details: vec![Some(requested); items],
+        listed: 0,
+    };
+    let whole_cost = meter.measure(&whole);
+    if whole_cost <= budget {
+        return Ok(finish(layout, &mut meter, whole, whole_cost, None));
+    }
+    // The walk passes every node through every level: count the lower levels on all cores.
+    let lower: Vec<_> = (0..items)
+        .flat_map(|i| {
+            [Detail::Meta, Detail::Summary]
+                .into_iter()
+                .filter(move |d| *d < requested)
+                .map(move |d| layout.block(i, d))
+        })
+        .collect();
+    counter.prime(&lower.iter().map(|b| &**b).collect::<Vec<&str>>());
     let classes: Vec<Class> = ranked.iter().map(|r| r.class).collect();
     let identity: Vec<bool> = ranked
         .iter()
@@ -172,7 +196,8 @@ pub fn fit(
     if smallest > budget {
         return Err(TooSmall {
             budget,
-            minimum: smallest,
+            // A bare target alone can be cheaper than its meta line.
+            minimum: smallest.min(whole_cost),
         });
     }
 
@@ -195,13 +220,24 @@ pub fn fit(
         if old >= Some(step.level) {
             continue;
         }
-        let listed = plan.listed;
+        let before = plan.clone();
         plan.details[step.item] = Some(step.level);
         plan.listed = plan.omitted().min(LISTED);
-        let cost = meter.measure(&plan);
+        let mut cost = meter.measure(&plan);
+        // The Omitted section can cost more than the meta lines of what it lists: then the
+        // state is the same one with everything left at meta. Which of the two is cheaper
+        // depends on the state only, never on the budget, so the walk stays one fixed
+        // sequence; and once nothing is omitted, it stays so.
+        if plan.omitted() > 0 {
+            let rest_at_meta = plan.rest_at_meta();
+            let rest_cost = meter.measure(&rest_at_meta);
+            if rest_cost < cost {
+                plan = rest_at_meta;
+                cost = rest_cost;
+            }
+        }
         if cost > budget {
-            plan.details[step.item] = old;
-            plan.listed = listed;
+            plan = before;
             next = k;
             break;
         }
@@ -237,27 +273,39 @@ pub fn fit(
         used = meter.measure(&plan);
     }
 
+    Ok(finish(layout, &mut meter, plan, used, cut))
+}
+
+/// The document of a chosen plan, with each item's tokens.
+fn finish(
+    layout: &Layout<'_>,
+    meter: &mut Meter<'_, '_>,
+    plan: Plan,
+    used: usize,
+    cut: Option<usize>,
+) -> Fitted {
     let units = layout.units(&plan.details, plan.listed);
     let document = layout.document(&units);
     debug_assert_eq!(
         used,
-        counter.encoding().count(&document),
+        meter.counter.encoding().count(&document),
         "the sum of unit counts is the document's count"
     );
-    let tokens = (0..items)
+    let tokens = (0..plan.details.len())
         .map(|i| match plan.details[i] {
             Some(d) => meter.unit(&Unit::Block(i, d)),
             None => 0,
         })
         .collect();
-    Ok(Fitted {
+    let omitted = plan.omitted();
+    Fitted {
+        listed: plan.listed.min(omitted),
         details: plan.details,
         tokens,
         document,
         used,
         cut,
-        listed: plan.listed.min(omitted),
-    })
+    }
 }
 
 /// A candidate assignment: a detail per item and how many omitted ids are listed.
@@ -271,6 +319,18 @@ struct Plan {
 impl Plan {
     fn omitted(&self) -> usize {
         self.details.iter().filter(|d| d.is_none()).count()
+    }
+
+    /// This plan with every omitted item raised to meta.
+    fn rest_at_meta(&self) -> Plan {
+        Plan {
+            details: self
+                .details
+                .iter()
+                .map(|d| d.or(Some(Detail::Meta)))
+                .collect(),
+            listed: 0,
+        }
     }
 }
 

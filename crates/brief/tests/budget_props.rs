@@ -1649,3 +1649,87 @@ fn too_small_although_all_meta_fits_repro() {
         all_meta.text
     );
 }
+
+/// Minimal reproduction of the Omitted-section hump: a behavior, a decision with a long
+/// title that constrains it, and a short distant node behind the decision. Everything at
+/// meta is cheaper than the target and decision at meta with the distant node listed under
+/// `## Omitted`, so at the all-meta document's own count the meta-only context shows both,
+/// while the fit at full detail stopped at the decision's meta step (it only fit once the
+/// Omitted section was gone) and showed the hard constraint cut short.
+#[test]
+fn hard_constraint_kept_where_all_meta_fits_repro() {
+    let words = |n: usize, w: &str| vec![w; n].join(" ");
+    let node = |id: &str, kind, title: String, statement: String, links: Vec<Link>| Node {
+        id: id.into(),
+        kind,
+        title,
+        status: None,
+        origin: Origin::SpecGraph,
+        content: Content::Spec(SpecFields {
+            statement: Some(statement),
+            ..SpecFields::default()
+        }),
+        links,
+        date: None,
+        location: Location::file(format!("specgraph/nodes/{id}.json")),
+    };
+    let link = |relation, target: &str| Link {
+        relation,
+        target: target.into(),
+    };
+    let mut failures = Vec::new();
+    for title_words in [1, 8, 30] {
+        let (graph, _) = Graph::build(vec![
+            node(
+                "BEH-01",
+                Kind::Behavior,
+                "Checkout retries".into(),
+                words(150, "retry"),
+                Vec::new(),
+            ),
+            node(
+                "DEC-01",
+                Kind::Decision,
+                words(title_words, "idempotency"),
+                words(100, "key"),
+                vec![
+                    link(Relation::Constrains, "BEH-01"),
+                    link(Relation::DependsOn, "EQ-01"),
+                ],
+            ),
+            node(
+                "EQ-01",
+                Kind::EquivalenceContract,
+                "eq".into(),
+                words(50, "same"),
+                Vec::new(),
+            ),
+        ]);
+        let defaults = Defaults::default();
+        let request = |budget, detail| ContextRequest {
+            target: "BEH-01".into(),
+            budget: Some(budget),
+            detail: Some(detail),
+            format: Format::Json,
+            ..ContextRequest::default()
+        };
+        let all_meta = assemble(&graph, &defaults, &request(100_000, Detail::Meta)).unwrap();
+        assert_eq!(all_meta.omitted, 0);
+        for detail in [Detail::Summary, Detail::Full] {
+            let out = assemble(&graph, &defaults, &request(all_meta.used, detail)).unwrap();
+            let value: Value = serde_json::from_str(&out.text).unwrap();
+            let decision = value["nodes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|n| n["id"] == "DEC-01");
+            if !decision.is_some_and(|n| n["cut"] != true) {
+                failures.push((title_words, detail, all_meta.used));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "DEC-01 not whole at meta where everything fits at meta (title words, detail, budget): {failures:?}"
+    );
+}
