@@ -325,7 +325,7 @@ impl Report {
         for (name, _) in &metrics {
             let _ = write!(out, " {name} |");
         }
-        let _ = writeln!(out, "\n|---|---|---|---|---|---|");
+        let _ = writeln!(out, "\n|---|---|{}", "---|".repeat(metrics.len()));
         for &budget in budgets {
             for encoding in ENCODINGS {
                 let _ = write!(out, "| {budget} | {} |", encoding.name());
@@ -343,11 +343,11 @@ impl Report {
             out,
             "\nPer project at 2,000 tokens, both encodings; brief / BM25 top-k / whole-files dump:\n"
         );
-        let _ = writeln!(
-            out,
-            "| project | must-see recall | hard-constraint recall | must-see share of tokens |"
-        );
-        let _ = writeln!(out, "|---|---|---|---|");
+        let _ = write!(out, "| project |");
+        for (name, _) in &metrics {
+            let _ = write!(out, " {name} |");
+        }
+        let _ = writeln!(out, "\n|---|{}", "---|".repeat(metrics.len()));
         for (name, ..) in &self.projects {
             let _ = write!(out, "| {name} |");
             for (_, metric) in &metrics {

@@ -51,3 +51,33 @@ fn brief_keeps_every_hard_constraint_of_the_payments_behaviors() {
     assert_eq!(report.rows.len(), 8 * 2 * 2 * 3);
     assert!(report.rows.iter().all(|r| r.used <= r.budget));
 }
+
+#[test]
+fn every_table_row_has_as_many_cells_as_its_header() {
+    let project = payments();
+    let mut report = Report::default();
+    report.projects.push((
+        "payments".into(),
+        "Spec Graph".into(),
+        project.labels.targets.len(),
+        "hand".into(),
+    ));
+    measure(&project, &mut report, &[2000]).unwrap();
+    let markdown = report.markdown(&[2000]);
+    let mut tables = 0;
+    for table in markdown.split("\n\n") {
+        let rows: Vec<&str> = table.lines().filter(|l| l.starts_with('|')).collect();
+        let Some(header) = rows.first() else {
+            continue;
+        };
+        tables += 1;
+        let cells = header.matches('|').count();
+        for row in &rows {
+            assert_eq!(row.matches('|').count(), cells, "{row}\nin\n{table}");
+        }
+        // A header, its rule and at least one row.
+        assert!(rows.len() >= 3, "{table}");
+    }
+    assert_eq!(tables, 3, "{markdown}");
+    assert!(markdown.contains("At 2,000 tokens brief keeps 100 % of hard constraints"));
+}
