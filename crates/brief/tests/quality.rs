@@ -7,8 +7,8 @@
 //! - presence is monotone (a node shown at B is shown at B + 50), and so is detail in whole
 //!   levels (a block cut short holds the level below the one it was cut from);
 //! - every hard constraint is shown whenever they all fit at meta, and none is omitted
-//!   while a softer node other than the target and the
-//!   identity keeps summary or full detail;
+//!   while a softer node other than the target and the identity is shown at any detail
+//!   (so none keeps summary or full);
 //! - when material was left out, at least 95 % of the budget is used (from 500 tokens on).
 
 use std::collections::BTreeMap;
@@ -150,6 +150,7 @@ fn sweep(
             .map(|(id, _)| id.clone())
             .collect::<Vec<_>>();
         if !omitted_hard.is_empty() {
+            fill.hard_omitted += 1;
             // They did not fit at meta either: the meta-only context omits one too.
             let mut meta = defaults.clone();
             meta.detail = Some(brief::Detail::Meta);
@@ -162,9 +163,11 @@ fn sweep(
                     .any(|(class, level)| class == "hard" && *level == 0),
                 "{label}: hard constraints {omitted_hard:?} omitted although all fit at meta"
             );
+            // Stronger than "no softer node keeps summary or full": no softer node is shown
+            // at all (the fill order takes every hard constraint's line first).
             for (id, (class, level)) in &now.levels {
                 assert!(
-                    class_order(class) <= 1 || *level < 2,
+                    class_order(class) <= 1 || *level == 0,
                     "{label}: hard constraints {omitted_hard:?} omitted while {id} ({class}) keeps level {level}"
                 );
             }
@@ -202,6 +205,8 @@ struct Fill {
     degraded: usize,
     short: Vec<String>,
     worst: f64,
+    /// Budgets at which some hard constraint was omitted (the class check ran).
+    hard_omitted: usize,
 }
 
 fn sweep_all(graph: &Graph, defaults: &Defaults, targets: &[String], depth: Option<Depth>) {
@@ -210,6 +215,7 @@ fn sweep_all(graph: &Graph, defaults: &Defaults, targets: &[String], depth: Opti
         degraded: 0,
         short: Vec::new(),
         worst: 1.0,
+        hard_omitted: 0,
     };
     for target in targets {
         for encoding in [Encoding::Cl100k, Encoding::O200k] {
@@ -218,11 +224,17 @@ fn sweep_all(graph: &Graph, defaults: &Defaults, targets: &[String], depth: Opti
         }
     }
     println!(
-        "fill: {} of {} degraded documents below 95 %, worst {:.1} %: {:?}",
+        "hard constraints omitted at {} budgets; fill: {} of {} degraded documents below 95 %, worst {:.1} %: {:?}",
+        fill.hard_omitted,
         fill.short.len(),
         fill.degraded,
         100.0 * fill.worst,
         fill.short
+    );
+    // The smallest budgets leave hard constraints out, so the class check above ran.
+    assert!(
+        fill.hard_omitted > 0,
+        "no budget omitted a hard constraint: {fill:?}"
     );
     assert!(
         fill.short.is_empty(),
