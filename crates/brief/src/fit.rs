@@ -150,16 +150,13 @@ pub fn fit(
     if whole_cost <= budget {
         return Ok(finish(layout, &mut meter, whole, whole_cost, None));
     }
-    // The walk passes every node through every level: count the lower levels on all cores.
-    let lower: Vec<_> = (0..items)
-        .flat_map(|i| {
-            [Detail::Meta, Detail::Summary]
-                .into_iter()
-                .filter(move |d| *d < requested)
-                .map(move |d| layout.block(i, d))
-        })
-        .collect();
-    counter.prime(&lower.iter().map(|b| &**b).collect::<Vec<&str>>());
+    // Every state of the walk is also measured with the omitted nodes at meta: count every
+    // meta line up front, on all cores. (Summaries are counted as the walk reaches them; a
+    // tight budget on a large context never needs most of them.)
+    if requested > Detail::Meta {
+        let metas: Vec<_> = (0..items).map(|i| layout.block(i, Detail::Meta)).collect();
+        counter.prime(&metas.iter().map(|b| &**b).collect::<Vec<&str>>());
+    }
     let classes: Vec<Class> = ranked.iter().map(|r| r.class).collect();
     let identity: Vec<bool> = ranked
         .iter()
