@@ -197,8 +197,29 @@ fn omitted_nodes_are_listed_in_the_document() {
     assert!(!omitted.is_empty());
     let document = json["document"].as_str().unwrap();
     assert!(document.contains(&format!("## Omitted\n\n{} more did not fit", omitted.len())));
-    for entry in omitted {
-        assert!(document.contains(&format!("- {}\n", entry["id"].as_str().unwrap())));
+    // The best-ranked omitted nodes are named with kind and title, the rest counted.
+    let listed: Vec<&Value> = omitted.iter().filter(|e| e["listed"] == true).collect();
+    assert!(!listed.is_empty());
+    assert!(
+        omitted
+            .iter()
+            .skip(listed.len())
+            .all(|e| e["listed"] == false),
+        "the listed ones come first"
+    );
+    for entry in &listed {
+        assert!(document.contains(&format!(
+            "- {} ({}): {}\n",
+            entry["id"].as_str().unwrap(),
+            entry["kind"].as_str().unwrap(),
+            entry["title"].as_str().unwrap()
+        )));
+    }
+    if listed.len() < omitted.len() {
+        assert!(document.contains(&format!(
+            "- … and {} more (see `--format json`)",
+            omitted.len() - listed.len()
+        )));
     }
     // The target keeps more detail than anything below it.
     assert_eq!(json["nodes"][0]["id"], "CHECKOUT-01");

@@ -458,7 +458,7 @@ fn large_child_lists_are_sampled_and_the_truncation_stated() {
     );
     let doc = v["document"].as_str().unwrap();
     assert!(
-        doc.contains("pjApollo01 has 5 `child` links; the 2 best-ranked were followed"),
+        doc.contains("pjApollo01 (project: Apollo launch) has 5 `child` links; the 2 best-ranked were followed"),
         "{doc}"
     );
 }

@@ -13,7 +13,10 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
+mod labels;
 mod tana;
+
+pub use labels::{Labels, TargetLabels, LABELS_FILE};
 
 /// Which kind of project to write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,14 +27,68 @@ pub enum Shape {
     Tana,
 }
 
+impl Shape {
+    /// The name used on the command line and in `labels.json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Shape::SpecGraph => "specgraph",
+            Shape::Artifacts => "artifacts",
+            Shape::Tana => "tana",
+        }
+    }
+}
+
 /// Writes a project of about `nodes` nodes into `out` (which must be empty or missing).
 /// Returns the number of nodes written.
 pub fn generate(shape: Shape, nodes: usize, out: &Path, seed: u64) -> Result<usize, String> {
+    build(shape, nodes, out, seed).map(|(written, _)| written)
+}
+
+/// Like [`generate`], and also records what `targets` of the project's targets (behaviors,
+/// tasks) must see, as the generator built them: hard constraints, direct links, and nodes
+/// unrelated to them. The labels are written to `labels.json` beside the project's own files
+/// (no source reads it) and returned.
+pub fn generate_labelled(
+    shape: Shape,
+    nodes: usize,
+    out: &Path,
+    seed: u64,
+    targets: usize,
+) -> Result<(usize, Labels), String> {
+    let (written, structure) = build(shape, nodes, out, seed)?;
+    let labels = Labels {
+        shape: shape.name().to_string(),
+        seed,
+        nodes: written,
+        targets: structure.label(targets),
+    };
+    write(&out.join(LABELS_FILE), &labels.to_json())?;
+    Ok((written, labels))
+}
+
+fn build(shape: Shape, nodes: usize, out: &Path, seed: u64) -> Result<(usize, Structure), String> {
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     match shape {
         Shape::SpecGraph => spec_graph(out, nodes.max(10), &mut rng),
         Shape::Artifacts => artifacts(out, nodes.max(10), &mut rng),
         Shape::Tana => tana::generate(out, nodes.max(200), &mut rng),
+    }
+}
+
+/// What the generator knows about the links it wrote, for the labels.
+enum Structure {
+    SpecGraph(Vec<SgNode>),
+    Artifacts(labels::ArtifactLinks),
+    Tana(labels::TanaLinks),
+}
+
+impl Structure {
+    fn label(&self, targets: usize) -> Vec<TargetLabels> {
+        match self {
+            Structure::SpecGraph(nodes) => labels::spec_graph(nodes, targets),
+            Structure::Artifacts(links) => links.label(targets),
+            Structure::Tana(links) => links.label(targets),
+        }
     }
 }
 
@@ -183,14 +240,14 @@ fn write(path: &Path, text: &str) -> Result<(), String> {
 }
 
 /// One Spec Graph node to write.
-struct SgNode {
+pub(crate) struct SgNode {
     id: String,
     kind: &'static str,
     dir: &'static str,
     value: Value,
 }
 
-fn spec_graph(out: &Path, total: usize, rng: &mut Rng) -> Result<usize, String> {
+fn spec_graph(out: &Path, total: usize, rng: &mut Rng) -> Result<(usize, Structure), String> {
     let layers = (total / 5000).clamp(1, 20);
     let foundations = layers;
     let per_feature = 25;
@@ -375,10 +432,10 @@ fn spec_graph(out: &Path, total: usize, rng: &mut Rng) -> Result<usize, String> 
         &root.join("graph.json"),
         &serde_json::to_string_pretty(&graph).map_err(|e| e.to_string())?,
     )?;
-    Ok(nodes.len())
+    Ok((nodes.len(), Structure::SpecGraph(nodes)))
 }
 
-fn artifacts(out: &Path, total: usize, rng: &mut Rng) -> Result<usize, String> {
+fn artifacts(out: &Path, total: usize, rng: &mut Rng) -> Result<(usize, Structure), String> {
     let base = out.join(".contextia");
     write(
         &base.join("system/identity.md"),
@@ -393,6 +450,10 @@ fn artifacts(out: &Path, total: usize, rng: &mut Rng) -> Result<usize, String> {
     let specs = (rest * 40 / 100).max(1);
     let tasks = rest.saturating_sub(norms + decisions + specs).max(1);
     let date = |rng: &mut Rng| format!("2026-{:02}-{:02}", 1 + rng.below(12), 1 + rng.below(28));
+    let mut links = labels::ArtifactLinks {
+        norms,
+        ..labels::ArtifactLinks::default()
+    };
     for n in 0..norms {
         let id = format!("NORM-{n}");
         write(
@@ -409,14 +470,18 @@ fn artifacts(out: &Path, total: usize, rng: &mut Rng) -> Result<usize, String> {
     }
     for d in 0..decisions {
         let id = format!("DEC-{d}");
-        let mut links = String::new();
+        let mut link = String::new();
+        let mut linked = None;
         if d > 0 && rng.below(2) == 0 {
-            let _ = writeln!(links, "decisions: [DEC-{}]", rng.below(d));
+            let other = rng.below(d);
+            linked = Some(other);
+            let _ = writeln!(link, "decisions: [DEC-{other}]");
         }
+        links.decision_links.push(linked);
         write(
             &base.join(format!("system/rationale/{id}.md")),
             &format!(
-                "---\nid: {id}\ntitle: {}\nstatus: accepted\n{links}created: {}\n---\n# {id}\n\n## Context\n\n{}\n\n## Decision\n\n{}\n\n## Consequences\n\n{}\n",
+                "---\nid: {id}\ntitle: {}\nstatus: accepted\n{link}created: {}\n---\n# {id}\n\n## Context\n\n{}\n\n## Decision\n\n{}\n\n## Consequences\n\n{}\n",
                 title(rng, d),
                 date(rng),
                 paragraph(rng, 2),
@@ -428,19 +493,27 @@ fn artifacts(out: &Path, total: usize, rng: &mut Rng) -> Result<usize, String> {
     for s in 0..specs {
         let id = format!("SPEC-{s}");
         let mut spec_links = String::new();
+        let mut linked = None;
         if s > 0 && rng.below(3) == 0 {
-            let _ = writeln!(spec_links, "links: [SPEC-{}]", rng.below(s));
+            let other = rng.below(s);
+            linked = Some(other);
+            let _ = writeln!(spec_links, "links: [SPEC-{other}]");
         }
+        // The same draws in the same order as the text below always had.
+        let spec_title = title(rng, s);
+        let description = sentence(rng);
+        let topic = rng.pick(TOPICS).to_lowercase();
+        let spec_decisions = [rng.below(decisions), rng.below(decisions)];
+        let norm = rng.below(norms);
+        links.spec_links.push(linked);
+        links.spec_decisions.push(spec_decisions);
+        links.spec_norms.push(norm);
         write(
             &base.join(format!("system/specs/{id}.md")),
             &format!(
-                "---\nid: {id}\ntitle: {}\nstatus: approved\ndescription: {}\npaths: [\"src/{}/{s}/**\"]\ndecisions: [DEC-{}, DEC-{}]\nnorms: [NORM-{}]\n{spec_links}created: {}\n---\n# {id}\n\n## Overview\n\n{}\n\n## Behaviors\n\n- WHEN {}\n  THEN {}\n- WHEN {}\n  THEN {}\n\n## Notes\n\n{}\n",
-                title(rng, s),
-                sentence(rng),
-                rng.pick(TOPICS).to_lowercase(),
-                rng.below(decisions),
-                rng.below(decisions),
-                rng.below(norms),
+                "---\nid: {id}\ntitle: {spec_title}\nstatus: approved\ndescription: {description}\npaths: [\"src/{topic}/{s}/**\"]\ndecisions: [DEC-{}, DEC-{}]\nnorms: [NORM-{norm}]\n{spec_links}created: {}\n---\n# {id}\n\n## Overview\n\n{}\n\n## Behaviors\n\n- WHEN {}\n  THEN {}\n- WHEN {}\n  THEN {}\n\n## Notes\n\n{}\n",
+                spec_decisions[0],
+                spec_decisions[1],
                 date(rng),
                 paragraph(rng, 3),
                 sentence(rng),
@@ -453,13 +526,15 @@ fn artifacts(out: &Path, total: usize, rng: &mut Rng) -> Result<usize, String> {
     }
     for t in 0..tasks {
         let id = format!("TASK-{t}");
+        let task_title = title(rng, t);
+        let task_specs = [rng.below(specs), rng.below(specs)];
+        links.task_specs.push(task_specs);
         write(
             &base.join(format!("work/tasks/{id}.md")),
             &format!(
-                "---\nid: {id}\ntitle: {}\nkind: feature\nstatus: active\nspecs: [SPEC-{}, SPEC-{}]\ncreated: {}\n---\n# {id}\n\n## Objective\n\n{}\n\n## Plan\n\n1. {}\n2. {}\n3. {}\n",
-                title(rng, t),
-                rng.below(specs),
-                rng.below(specs),
+                "---\nid: {id}\ntitle: {task_title}\nkind: feature\nstatus: active\nspecs: [SPEC-{}, SPEC-{}]\ncreated: {}\n---\n# {id}\n\n## Objective\n\n{}\n\n## Plan\n\n1. {}\n2. {}\n3. {}\n",
+                task_specs[0],
+                task_specs[1],
                 date(rng),
                 paragraph(rng, 2),
                 sentence(rng),
@@ -468,5 +543,8 @@ fn artifacts(out: &Path, total: usize, rng: &mut Rng) -> Result<usize, String> {
             ),
         )?;
     }
-    Ok(1 + norms + decisions + specs + tasks)
+    Ok((
+        1 + norms + decisions + specs + tasks,
+        Structure::Artifacts(links),
+    ))
 }

@@ -5,17 +5,19 @@
 //! cargo run --release -p brief-corpus -- --kind specgraph --nodes 100000 --out /tmp/sg100k
 //! cargo run --release -p brief-corpus -- --kind artifacts --nodes 100000 --out /tmp/art100k
 //! cargo run --release -p brief-corpus -- --kind tana --nodes 1000000 --out /tmp/tana1m
+//! # and what 20 of its targets must see, in /tmp/sg400/labels.json
+//! cargo run --release -p brief-corpus -- --kind specgraph --nodes 400 --out /tmp/sg400 --labels 20
 //! ```
 //!
-//! The shapes are described in the library (`brief_corpus::generate`).
+//! The shapes are described in the library (`brief_corpus::generate`), the labels in
+//! `brief_corpus::generate_labelled`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use brief_corpus::{generate, Shape};
+use brief_corpus::{generate, generate_labelled, Shape, LABELS_FILE};
 
-const USAGE: &str =
-    "usage: brief-corpus --kind specgraph|artifacts|tana --nodes N --out DIR [--seed S]";
+const USAGE: &str = "usage: brief-corpus --kind specgraph|artifacts|tana --nodes N --out DIR [--seed S] [--labels TARGETS]";
 
 fn main() -> ExitCode {
     match run() {
@@ -32,6 +34,7 @@ fn run() -> Result<(), String> {
     let mut nodes = None;
     let mut out = None;
     let mut seed = 7u64;
+    let mut labels = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or(format!("{arg} needs a value"));
@@ -46,6 +49,13 @@ fn run() -> Result<(), String> {
             }
             "--out" => out = Some(PathBuf::from(value()?)),
             "--seed" => seed = value()?.parse().map_err(|e| format!("--seed: {e}"))?,
+            "--labels" => {
+                labels = Some(
+                    value()?
+                        .parse::<usize>()
+                        .map_err(|e| format!("--labels: {e}"))?,
+                )
+            }
             "-h" | "--help" => {
                 println!("{USAGE}");
                 return Ok(());
@@ -69,7 +79,18 @@ fn run() -> Result<(), String> {
         Some("tana") => Shape::Tana,
         _ => return Err("--kind must be specgraph, artifacts or tana".into()),
     };
-    let written = generate(shape, nodes, &out, seed)?;
+    let written = match labels {
+        Some(targets) => {
+            let (written, labels) = generate_labelled(shape, nodes, &out, seed, targets)?;
+            eprintln!(
+                "labelled {} targets in {}",
+                labels.targets.len(),
+                out.join(LABELS_FILE).display()
+            );
+            written
+        }
+        None => generate(shape, nodes, &out, seed)?,
+    };
     eprintln!("wrote {written} nodes to {}", out.display());
     Ok(())
 }

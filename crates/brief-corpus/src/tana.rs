@@ -3,14 +3,17 @@
 //! inheritance), fields defined by `attrDef`s and `[SYS_A13, SYS_T02]` tuples, a metanode
 //! and tag-application tuple per tagged node, field tuples with option, text, date and
 //! reference values, inline-reference and date spans in names, children owned elsewhere
-//! (references), one very large child list (an inbox), and a trash with nested content.
+//! (references), one very large child list (an inbox), a trash with nested content, and
+//! `#policy` nodes that every project lists in a `Policies` field (written last, so the rest
+//! of the workspace is the same for the same seed whatever they are).
 //!
 //! `total` counts every doc of the export (content and system alike), as Tana does.
 
 use std::io::Write;
 use std::path::Path;
 
-use super::{title, Rng};
+use super::labels::TanaLinks;
+use super::{title, Rng, Structure};
 
 /// A child entry: another doc, or a `SYS_*` id (never exported as a doc).
 #[derive(Clone, Copy)]
@@ -163,8 +166,29 @@ fn named(name: String) -> Doc {
     }
 }
 
+/// The rules every project lists in its `Policies` field.
+const POLICIES: [&str; 8] = [
+    "Never log personal data",
+    "Every change ships behind a feature flag",
+    "Customer data stays in the EU region",
+    "Two reviewers for payment code",
+    "No production access without a ticket",
+    "Dependencies are pinned and scanned",
+    "Incidents get a written review within five days",
+    "Accessibility check before every release",
+];
+
+/// Docs written after the main loop besides one `Policies` tuple per project: the `#policy`
+/// tag (def, metanode, tuple), the `Policies` field (def, metanode, tuple), the folder, and
+/// per policy the node, its metanode, its tag tuple and its text.
+const POLICY_DOCS: usize = 3 + 3 + 1 + 4 * POLICIES.len();
+
 /// Writes `export.json` and `brief.toml` into `out`; returns the number of docs.
-pub(crate) fn generate(out: &Path, total: usize, rng: &mut Rng) -> Result<usize, String> {
+pub(crate) fn generate(
+    out: &Path,
+    total: usize,
+    rng: &mut Rng,
+) -> Result<(usize, Structure), String> {
     let mut plan = Plan {
         docs: Vec::with_capacity(total + 64),
         ids: Vec::with_capacity(total + 64),
@@ -271,8 +295,10 @@ pub(crate) fn generate(out: &Path, total: usize, rng: &mut Rng) -> Result<usize,
     let mut tasks: Vec<u32> = Vec::new();
     let mut notes: Vec<u32> = Vec::new();
     let mut all: Vec<u32> = areas.clone();
+    let mut links = TanaLinks::default();
     let mut n = 0usize;
-    while plan.docs.len() < total {
+    // Room is kept for the policies and the one `Policies` tuple each project gets.
+    while plan.docs.len() + POLICY_DOCS + projects.len() < total {
         n += 1;
         let roll = plan.rng.below(100);
         let pick = |plan: &mut Plan, list: &[u32]| list[plan.rng.below(list.len())];
@@ -296,18 +322,29 @@ pub(crate) fn generate(out: &Path, total: usize, rng: &mut Rng) -> Result<usize,
                 project
             }
             4..=43 if !projects.is_empty() => {
-                let parent = if plan.rng.below(4) == 0 && !tasks.is_empty() {
+                let under_task = plan.rng.below(4) == 0 && !tasks.is_empty();
+                let parent = if under_task {
                     pick(&mut plan, &tasks)
                 } else {
                     pick(&mut plan, &projects)
                 };
                 let task = plan.owned(parent, named(name));
+                let id = plan.ids[task as usize].clone();
+                links
+                    .parent
+                    .insert(id.clone(), plan.ids[parent as usize].clone());
+                if !under_task {
+                    links.project_tasks.push(id.clone());
+                }
                 let tag = if plan.rng.below(8) == 0 { BUG } else { TASK };
                 plan.tag(task, tags[tag]);
                 let s = statuses[plan.rng.below(statuses.len())];
                 plan.field(task, Child::Doc(status), &[s], None);
                 let who = pick(&mut plan, &people);
                 plan.field(task, Child::Doc(owner_field), &[who], None);
+                links
+                    .owner
+                    .insert(id.clone(), plan.ids[who as usize].clone());
                 if plan.rng.below(3) == 0 {
                     let p = ["High", "Medium", "Low"][plan.rng.below(3)].to_string();
                     plan.field(task, Child::Doc(priority), &[], Some(p));
@@ -315,11 +352,21 @@ pub(crate) fn generate(out: &Path, total: usize, rng: &mut Rng) -> Result<usize,
                 if plan.rng.below(10) == 0 && !tasks.is_empty() {
                     let other = pick(&mut plan, &tasks);
                     plan.field(task, Child::Doc(blocked), &[other], None);
+                    links
+                        .blocked_by
+                        .entry(id.clone())
+                        .or_default()
+                        .push(plan.ids[other as usize].clone());
                 }
                 if plan.rng.below(20) == 0 && !notes.is_empty() {
                     // A note listed under the task but owned elsewhere: a reference.
                     let note = pick(&mut plan, &notes);
                     plan.push_child(task, Child::Doc(note));
+                    links
+                        .notes
+                        .entry(id.clone())
+                        .or_default()
+                        .push(plan.ids[note as usize].clone());
                 }
                 tasks.push(task);
                 task
@@ -331,6 +378,10 @@ pub(crate) fn generate(out: &Path, total: usize, rng: &mut Rng) -> Result<usize,
                     pick(&mut plan, &projects)
                 };
                 let note = plan.owned(parent, named(name));
+                links.note_parent.insert(
+                    plan.ids[note as usize].clone(),
+                    plan.ids[parent as usize].clone(),
+                );
                 plan.tag(note, tags[NOTE]);
                 let text = format!(
                     "{} {}",
@@ -368,9 +419,60 @@ pub(crate) fn generate(out: &Path, total: usize, rng: &mut Rng) -> Result<usize,
         };
         all.push(node);
     }
+
+    // Policies: a `#policy` tag, a folder of rules, and a `Policies` field on every project
+    // naming one or two of them.
+    let policy_tag = plan.owned(
+        schema,
+        Doc {
+            name: Some("policy".into()),
+            doc_type: Some("tagDef"),
+            ..Doc::default()
+        },
+    );
+    let meta = plan.add(Doc {
+        owner: Some(policy_tag),
+        doc_type: Some("metanode"),
+        ..Doc::default()
+    });
+    plan.docs[policy_tag as usize].meta = Some(meta);
+    plan.system(
+        meta,
+        "tuple",
+        vec![Child::Sys("SYS_A13"), Child::Sys("SYS_T01")],
+    );
+    let (policies_field, _) = attr(&mut plan, "Policies", &[]);
+    let folder = plan.owned(home, named("Policies".into()));
+    let mut rules = Vec::new();
+    for rule in POLICIES {
+        let policy = plan.owned(folder, named(rule.to_string()));
+        plan.tag(policy, policy_tag);
+        let text = super::sentence(&mut plan.rng);
+        plan.owned(policy, named(text));
+        rules.push(policy);
+    }
+    for &project in &projects {
+        let first = rules[plan.rng.below(rules.len())];
+        let mut chosen = vec![first];
+        if plan.rng.below(2) == 0 {
+            let second = rules[plan.rng.below(rules.len())];
+            if second != first {
+                chosen.push(second);
+            }
+        }
+        plan.field(project, Child::Doc(policies_field), &chosen, None);
+        links.policies.insert(
+            plan.ids[project as usize].clone(),
+            chosen
+                .iter()
+                .map(|&p| plan.ids[p as usize].clone())
+                .collect(),
+        );
+    }
+
     let written = plan.docs.len();
     write_export(out, &plan).map_err(|e| format!("{}: {e}", out.display()))?;
-    Ok(written)
+    Ok((written, Structure::Tana(links)))
 }
 
 fn write_export(out: &Path, plan: &Plan) -> std::io::Result<()> {

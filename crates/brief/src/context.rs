@@ -177,6 +177,15 @@ pub fn assemble_from(
         }
     }
     needed.extend(selection.truncated.iter().map(|t| t.node));
+    // What supersedes the target, for the banner (supersedes is never followed, so these
+    // are not in the selection).
+    let successors: Vec<NodeIx> = corpus
+        .edges_in(target)
+        .into_iter()
+        .filter(|e| e.relation == crate::model::Relation::Supersedes && e.from != target)
+        .map(|e| e.from)
+        .collect();
+    needed.extend(&successors);
     needed.sort_unstable();
     needed.dedup();
     let store = corpus.store(&needed);
@@ -192,21 +201,51 @@ pub fn assemble_from(
             )
         })
         .collect();
-    let truncated: Vec<TruncationNote> = selection
-        .truncated
-        .iter()
-        .map(|t| TruncationNote {
-            id: graph.node(t.node).id.clone(),
-            relation: t.relation.name().to_string(),
-            total: t.total,
-            kept: t.kept,
-        })
-        .collect();
+    let truncations = selection.truncated.clone();
     let inputs = RankInputs {
         relevance: start.relevance.clone(),
         boost,
     };
     let ranked: Vec<Ranked> = rank(graph, selection, &inputs);
+    // Sampled fan-outs in the rank order of the node whose links were sampled.
+    let position = |ix: NodeIx| {
+        ranked
+            .iter()
+            .position(|r| r.node == ix)
+            .unwrap_or(ranked.len())
+    };
+    let mut truncations: Vec<(usize, usize, crate::traverse::Truncation)> = truncations
+        .into_iter()
+        .enumerate()
+        .map(|(k, t)| (position(t.node), k, t))
+        .collect();
+    truncations.sort_by_key(|(at, k, _)| (*at, *k));
+    let truncated: Vec<TruncationNote> = truncations
+        .iter()
+        .map(|(_, _, t)| {
+            let node = graph.node(t.node);
+            TruncationNote {
+                id: node.id.clone(),
+                kind: node.kind.name().to_string(),
+                title: node.title.clone(),
+                relation: t.relation.name().to_string(),
+                total: t.total,
+                kept: t.kept,
+            }
+        })
+        .collect();
+    let target_node = graph.node(target);
+    let superseded = !successors.is_empty()
+        || target_node
+            .status
+            .as_deref()
+            .is_some_and(|s| s.eq_ignore_ascii_case("superseded"));
+    let mut successors: Vec<(String, String)> = successors
+        .iter()
+        .map(|&s| (graph.node(s).id.clone(), graph.node(s).title.clone()))
+        .collect();
+    successors.sort();
+    successors.dedup();
     let target_item = ranked.iter().position(|r| r.node == target).unwrap_or(0);
     let seed_ids: Vec<String> = start
         .seeds
@@ -220,8 +259,13 @@ pub fn assemble_from(
             .iter()
             .map(|t| {
                 format!(
-                    "{} has {} `{}` links; the {} best-ranked were followed",
-                    t.id, t.total, t.relation, t.kept
+                    "{} ({}: {}) has {} `{}` links; the {} best-ranked were followed",
+                    t.id,
+                    t.kind,
+                    crate::render::short_title(&t.title),
+                    t.total,
+                    t.relation,
+                    t.kept
                 )
             })
             .collect(),
@@ -231,9 +275,10 @@ pub fn assemble_from(
         } else {
             lens_fields
         },
+        superseded_by: superseded.then(|| successors.clone()),
     });
     let counter = Counter::with_store(encoding, corpus.counts());
-    let fitted = fit(&layout, &counter, ranked.len(), target_item, detail, budget)?;
+    let fitted = fit(&layout, &counter, target_item, detail, budget)?;
     counter.persist();
     let omitted = fitted.details.iter().filter(|d| d.is_none()).count();
     let text = match request.format {
@@ -247,6 +292,8 @@ pub fn assemble_from(
                 limit: budget,
                 warnings: &warnings,
                 truncated: &truncated,
+                superseded_by: superseded
+                    .then(|| successors.iter().map(|(id, _)| id.as_str()).collect()),
             },
             &ranked,
             &fitted,
@@ -272,7 +319,10 @@ pub fn assemble_from(
 /// A sampled fan-out, for the document and the JSON.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct TruncationNote {
+    /// The node whose links were sampled.
     pub id: String,
+    pub kind: String,
+    pub title: String,
     pub relation: String,
     pub total: usize,
     pub kept: usize,

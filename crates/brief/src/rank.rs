@@ -1,13 +1,18 @@
-//! Ranking: the order in which nodes keep their detail when the budget is tight (DESIGN §4).
+//! Ranking: the order in which nodes get the budget (`docs/ranking.md`).
 //!
-//! A priority class first, then a score in [0, 1] from graph distance, query relevance,
-//! recency (relative to the newest node in the graph, never the clock) and priority or
-//! severity; ties by id. Everything is a pure function of the graph and the selection.
+//! A priority class first (the target; hard constraints; direct links; guidance; the rest,
+//! by distance), then a lens's boost, then the weight of the node's kind (a decision or a
+//! policy before an artifact or a foundation), then a score in [0, 1] from graph distance,
+//! query relevance, recency (relative to the newest node in the graph, never the clock) and
+//! priority or severity; ties by id. Every source is ranked this way: the order in which a
+//! document *shows* its sections (Spec Graph's template, Contextia's bundle) is rendering's
+//! business and never decides what the budget keeps. Everything is a pure function of the
+//! graph and the selection.
 
 use std::collections::HashMap;
 
 use crate::dates::days;
-use crate::model::{Kind, Node, NodeIx, NodeStore, Origin};
+use crate::model::{Content, Kind, Node, NodeIx, NodeStore, Origin, Relation};
 use crate::traverse::{Direction, Reached, Reason, Selection};
 
 /// The weights of the score components; they sum to 1.
@@ -16,18 +21,21 @@ const W_RELEVANCE: f64 = 0.2;
 const W_RECENCY: f64 = 0.15;
 const W_PRIORITY: f64 = 0.15;
 
-/// The priority class of a node in a context: lower keeps its detail longer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+/// The priority class of a node in a context: lower gets the budget first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Class {
     /// The target (and the project identity).
     Target,
-    /// Hard constraints: policies with `severity: hard` and norms (Spec Graph contexts).
+    /// Hard constraints: policies with `severity: hard`, norms, and decisions that constrain
+    /// the target (directly, through an ancestor or through a layer). In Tana, nodes tagged
+    /// `#policy`, `#norm`, `#rule` or `#constraint` (or a tag extending one).
     Hard,
     /// Direct links: one hop forward from the target, or a direct constrainer.
     Direct,
-    /// Inverse and propagated guidance: namespace, inherited and layer constrainers.
+    /// Inverse and propagated guidance: namespace, inherited and layer constrainers, layer
+    /// decisions, and anything else one hop away.
     Guidance,
-    /// Two hops or more.
+    /// Two hops or more, nearest first.
     Distant,
 }
 
@@ -61,8 +69,11 @@ pub struct Ranked {
     pub distance: u32,
     pub reasons: Vec<Reason>,
     pub class: Class,
-    /// Within the class, artifact contexts order specs, then norms, then decisions.
-    pub kind_order: u8,
+    /// Whether a lens boosts the node's kind, category or tags (boosted nodes go first
+    /// within their class).
+    pub boosted: bool,
+    /// The weight of the node's kind within its class ([`kind_weight`]): higher first.
+    pub weight: u8,
     pub score: Score,
 }
 
@@ -77,17 +88,15 @@ pub struct RankInputs {
 
 /// Ranks a selection, best first.
 pub fn rank(graph: &dyn NodeStore, selection: Selection, inputs: &RankInputs) -> Vec<Ranked> {
-    let target_origin = graph.node(selection.target).origin;
     let newest = graph.newest_date().and_then(days);
     let mut ranked: Vec<Ranked> = selection
         .reached
         .into_iter()
         .map(|reached| {
             let node = graph.node(reached.node);
-            let (class, kind_order) = match target_origin {
-                Origin::SpecGraph => (spec_graph_class(node, &reached, selection.target), 0),
-                Origin::Artifact => artifact_class(node, &reached),
-                Origin::Tana => (tana_class(&reached), 0),
+            let class = match node.origin {
+                Origin::Tana => tana_class(node, &reached),
+                Origin::SpecGraph | Origin::Artifact => class_of(node, &reached, selection.target),
             };
             let relevance = inputs.relevance.get(&reached.node).copied().unwrap_or(0.0);
             let boosted = boosted(node, &inputs.boost);
@@ -97,19 +106,49 @@ pub fn rank(graph: &dyn NodeStore, selection: Selection, inputs: &RankInputs) ->
                 distance: reached.distance,
                 reasons: reached.reasons,
                 class,
-                kind_order,
+                boosted,
+                weight: kind_weight(&node.kind),
                 score,
             }
         })
         .collect();
+    let is_target = |r: &Ranked| r.reasons.contains(&Reason::Target);
     ranked.sort_by(|a, b| {
         a.class
             .cmp(&b.class)
-            .then(a.kind_order.cmp(&b.kind_order))
+            // The target (a first seed) before the identity, whatever its kind.
+            .then(is_target(b).cmp(&is_target(a)))
+            .then_with(|| {
+                // "The rest by distance": far nodes differ most by how far they are.
+                if a.class == Class::Distant {
+                    a.distance.cmp(&b.distance)
+                } else {
+                    std::cmp::Ordering::Equal
+                }
+            })
+            .then(b.boosted.cmp(&a.boosted))
+            .then(b.weight.cmp(&a.weight))
             .then(b.score.total.total_cmp(&a.score.total))
             .then_with(|| graph.node(a.node).id.cmp(&graph.node(b.node).id))
     });
     ranked
+}
+
+/// How much a node of this kind matters within its class, 1–5: normative kinds first, then
+/// what the work is about, then contracts and concepts, then derived material, then
+/// grouping and groundwork. The table is in `docs/ranking.md`.
+pub fn kind_weight(kind: &Kind) -> u8 {
+    match kind {
+        Kind::Decision | Kind::Policy | Kind::Norm => 5,
+        Kind::Behavior | Kind::Spec | Kind::Task => 4,
+        Kind::Domain
+        | Kind::ApiContract
+        | Kind::DataModel
+        | Kind::UiContract
+        | Kind::EquivalenceContract => 3,
+        Kind::DesignToken | Kind::Pipeline | Kind::Identity | Kind::Other(_) => 2,
+        Kind::Feature | Kind::Layer | Kind::Foundation | Kind::Artifact => 1,
+    }
 }
 
 fn is_root_reason(reached: &Reached) -> bool {
@@ -129,20 +168,34 @@ fn is_direct(reached: &Reached, target: NodeIx) -> bool {
             } => *from == target,
             Reason::Edge {
                 direction: Direction::Inverse,
-                relation,
+                relation: Relation::Constrains,
                 via,
                 ..
-            } => relation.name() == "constrains" && via.is_empty(),
+            } => via.is_empty(),
             _ => false,
         })
 }
 
-fn spec_graph_class(node: &Node, reached: &Reached, target: NodeIx) -> Class {
+/// Whether a `constrains` edge brought the node: onto the target, an ancestor or a layer.
+fn constrains_target(reached: &Reached) -> bool {
+    reached.reasons.iter().any(|reason| {
+        matches!(
+            reason,
+            Reason::Edge {
+                relation: Relation::Constrains,
+                direction: Direction::Inverse | Direction::Propagated,
+                ..
+            }
+        )
+    })
+}
+
+/// Spec Graph and artifact nodes: one rule set, so a norm is a hard constraint whether a
+/// `.contextia/` bundle or a Spec Graph holds it.
+fn class_of(node: &Node, reached: &Reached, target: NodeIx) -> Class {
     if is_root_reason(reached) {
         Class::Target
-    } else if (node.kind == Kind::Policy && node.severity() == Some("hard"))
-        || node.kind == Kind::Norm
-    {
+    } else if is_hard(node, reached) {
         Class::Hard
     } else if is_direct(reached, target) {
         Class::Direct
@@ -150,6 +203,15 @@ fn spec_graph_class(node: &Node, reached: &Reached, target: NodeIx) -> Class {
         Class::Guidance
     } else {
         Class::Distant
+    }
+}
+
+fn is_hard(node: &Node, reached: &Reached) -> bool {
+    match node.kind {
+        Kind::Norm => true,
+        Kind::Policy => node.severity() == Some("hard"),
+        Kind::Decision => constrains_target(reached),
+        _ => false,
     }
 }
 
@@ -165,33 +227,36 @@ fn is_guidance(reached: &Reached) -> bool {
     })
 }
 
-/// Artifact contexts follow Contextia's priority: identity and task, then specs (direct
-/// before transitive), then norms, then decisions, then anything else.
-fn artifact_class(node: &Node, reached: &Reached) -> (Class, u8) {
-    if is_root_reason(reached) {
-        return (Class::Target, 0);
-    }
-    match node.kind {
-        Kind::Spec if reached.distance <= 1 => (Class::Direct, 0),
-        Kind::Spec => (Class::Direct, 1),
-        Kind::Norm => (Class::Guidance, 0),
-        Kind::Decision => (Class::Guidance, 1),
-        _ if reached.distance <= 1 => (Class::Guidance, 2),
-        _ => (Class::Distant, 0),
-    }
-}
+/// Supertags that make a Tana node a rule to follow.
+const TANA_HARD_TAGS: [&str; 4] = ["policy", "norm", "rule", "constraint"];
 
-/// Tana contexts have no normative kinds: the target, then its direct neighbours (children,
-/// parent, references both ways, field links both ways), then everything further out. Lens
-/// boosts order nodes inside each class.
-fn tana_class(reached: &Reached) -> Class {
+/// Tana contexts: the target; nodes tagged as rules (unless a `Severity` field says
+/// `soft`); then direct neighbours (children, parent, references both ways, field links both
+/// ways); then everything further out. Lens boosts order nodes inside each class.
+fn tana_class(node: &Node, reached: &Reached) -> Class {
     if is_root_reason(reached) {
         Class::Target
+    } else if is_tana_rule(node) {
+        Class::Hard
     } else if reached.distance <= 1 {
         Class::Direct
     } else {
         Class::Distant
     }
+}
+
+fn is_tana_rule(node: &Node) -> bool {
+    let Some(tana) = node.tana() else {
+        return false;
+    };
+    let tagged = tana
+        .all_tags()
+        .any(|t| TANA_HARD_TAGS.iter().any(|h| t.eq_ignore_ascii_case(h)));
+    let soft = tana.fields.iter().any(|f| {
+        f.name.eq_ignore_ascii_case("severity")
+            && f.values.iter().any(|v| v.eq_ignore_ascii_case("soft"))
+    });
+    tagged && !soft
 }
 
 /// Whether a node's kind, category or tags match a boost term.
@@ -201,7 +266,7 @@ fn boosted(node: &Node, boost: &[String]) -> bool {
     }
     let mut terms: Vec<String> = vec![node.kind.name().to_lowercase()];
     match &node.content {
-        crate::model::Content::Spec(spec) => {
+        Content::Spec(spec) => {
             terms.extend(spec.category.iter().map(|c| c.to_lowercase()));
             for (key, value) in &spec.metadata {
                 if key == "tags" {
@@ -215,11 +280,11 @@ fn boosted(node: &Node, boost: &[String]) -> bool {
                 }
             }
         }
-        crate::model::Content::Artifact(fields) => {
+        Content::Artifact(fields) => {
             terms.extend(fields.tags.iter().map(|t| t.to_lowercase()));
         }
         // Applied and inherited supertags: a #bug that extends #task is a task to a lens.
-        crate::model::Content::Tana(tana) => {
+        Content::Tana(tana) => {
             terms.extend(tana.all_tags().map(str::to_lowercase));
         }
     }
@@ -272,46 +337,220 @@ fn round4(x: f64) -> f64 {
 mod tests {
     use super::*;
     use crate::model::tests::node;
-    use crate::model::Graph;
-    use crate::traverse::{traverse, Depth, TraverseOptions};
+    use crate::model::{ArtifactFields, Graph, Location, TanaField, TanaFields};
+    use crate::traverse::{traverse, traverse_tana, Depth, TraverseOptions};
+
+    fn order(graph: &Graph, target: &str, depth: Depth) -> Vec<(String, Class)> {
+        let t = graph.lookup(target).unwrap();
+        let selection = traverse(
+            graph,
+            t,
+            TraverseOptions {
+                identity: false,
+                ..TraverseOptions::at(depth)
+            },
+        );
+        rank(graph, selection, &RankInputs::default())
+            .iter()
+            .map(|r| (graph.node(r.node).id.clone(), r.class))
+            .collect()
+    }
+
+    fn hard(mut policy: Node) -> Node {
+        if let Content::Spec(fields) = &mut policy.content {
+            fields.severity = Some("hard".into());
+        }
+        policy
+    }
+
+    fn pairs(list: &[(&str, Class)]) -> Vec<(String, Class)> {
+        list.iter().map(|(id, c)| (id.to_string(), *c)).collect()
+    }
 
     #[test]
     fn classes_order_target_hard_direct_guidance_distant() {
-        let mut hard = node("POL-HARD", Kind::Policy, &[("constrains", "F")]);
-        if let crate::model::Content::Spec(fields) = &mut hard.content {
-            fields.severity = Some("hard".into());
-        }
         let (graph, _) = Graph::build(vec![
             node("F", Kind::Feature, &[("contains", "T")]),
             node("T", Kind::Behavior, &[("depends_on", "A")]),
             node("A", Kind::Decision, &[("depends_on", "B")]),
             node("B", Kind::Decision, &[]),
             node("POL-SOFT", Kind::Policy, &[("constrains", "F")]),
-            hard,
+            hard(node("POL-HARD", Kind::Policy, &[("constrains", "F")])),
         ]);
-        let t = graph.lookup("T").unwrap();
-        let selection = traverse(
-            &graph,
-            t,
-            TraverseOptions {
-                identity: false,
-                ..TraverseOptions::at(Depth::Full)
-            },
-        );
-        let order: Vec<(&str, Class)> = rank(&graph, selection, &RankInputs::default())
-            .iter()
-            .map(|r| (graph.node(r.node).id.as_str(), r.class))
-            .collect();
         assert_eq!(
-            order,
-            vec![
+            order(&graph, "T", Depth::Full),
+            pairs(&[
                 ("T", Class::Target),
                 ("POL-HARD", Class::Hard),
                 ("A", Class::Direct),
-                ("F", Class::Guidance),
                 ("POL-SOFT", Class::Guidance),
+                ("F", Class::Guidance),
                 ("B", Class::Distant),
-            ]
+            ]),
+            "within guidance the soft policy (weight 5) goes before the feature (weight 1)"
+        );
+    }
+
+    #[test]
+    fn decisions_that_constrain_the_target_are_hard_constraints() {
+        let (graph, _) = Graph::build(vec![
+            node(
+                "F",
+                Kind::Feature,
+                &[("contains", "T"), ("depends_on", "L")],
+            ),
+            node("L", Kind::Layer, &[("contains", "DEC-LAYER")]),
+            node("T", Kind::Behavior, &[("depends_on", "DEC-USED")]),
+            node("DEC-ON-T", Kind::Decision, &[("constrains", "T")]),
+            node("DEC-ON-F", Kind::Decision, &[("constrains", "F")]),
+            node("DEC-ON-L", Kind::Decision, &[("constrains", "L")]),
+            node("DEC-LAYER", Kind::Decision, &[]),
+            node("DEC-USED", Kind::Decision, &[]),
+            node("API", Kind::ApiContract, &[("constrains", "T")]),
+        ]);
+        assert_eq!(
+            order(&graph, "T", Depth::Hops(2)),
+            pairs(&[
+                ("T", Class::Target),
+                ("DEC-ON-F", Class::Hard),
+                ("DEC-ON-L", Class::Hard),
+                ("DEC-ON-T", Class::Hard),
+                ("DEC-USED", Class::Direct),
+                ("API", Class::Direct),
+                ("DEC-LAYER", Class::Guidance),
+                ("F", Class::Guidance),
+            ]),
+            "a decision merely contained in a layer is guidance; one that constrains is hard"
+        );
+    }
+
+    #[test]
+    fn kind_weight_goes_before_ids_and_distance_orders_the_rest() {
+        // The payments case: a decision two hops out outranks an artifact export at the
+        // same distance, whatever their ids.
+        let (graph, _) = Graph::build(vec![
+            node("T", Kind::Behavior, &[("depends_on", "M")]),
+            node(
+                "M",
+                Kind::Decision,
+                &[
+                    ("depends_on", "ZZ-DEC"),
+                    ("derived_from", "AA-ART"),
+                    ("depends_on", "FAR"),
+                ],
+            ),
+            node("ZZ-DEC", Kind::Decision, &[]),
+            node("AA-ART", Kind::Artifact, &[("depends_on", "AB-DEC")]),
+            node("AB-DEC", Kind::Decision, &[]),
+            node("FAR", Kind::Behavior, &[]),
+        ]);
+        let ids: Vec<String> = order(&graph, "T", Depth::Full)
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect();
+        assert_eq!(ids, vec!["T", "M", "ZZ-DEC", "FAR", "AA-ART", "AB-DEC"]);
+    }
+
+    fn artifact(id: &str, kind: Kind, links: &[(&str, &str)]) -> Node {
+        let mut n = node(id, kind, links);
+        n.origin = Origin::Artifact;
+        n.content = Content::Artifact(ArtifactFields::default());
+        n.location = Location::file(format!(".contextia/{id}.md"));
+        n
+    }
+
+    #[test]
+    fn artifact_norms_outrank_specs_and_bundle_order_plays_no_part() {
+        let (graph, _) = Graph::build(vec![
+            artifact("TASK-1", Kind::Task, &[("specs", "SPEC-1")]),
+            artifact(
+                "SPEC-1",
+                Kind::Spec,
+                &[
+                    ("links", "SPEC-2"),
+                    ("norms", "NORM-1"),
+                    ("decisions", "DEC-1"),
+                ],
+            ),
+            artifact("SPEC-2", Kind::Spec, &[]),
+            artifact("NORM-1", Kind::Norm, &[]),
+            artifact("DEC-1", Kind::Decision, &[]),
+        ]);
+        assert_eq!(
+            order(&graph, "TASK-1", Depth::Full),
+            pairs(&[
+                ("TASK-1", Class::Target),
+                ("NORM-1", Class::Hard),
+                ("SPEC-1", Class::Direct),
+                ("DEC-1", Class::Distant),
+                ("SPEC-2", Class::Distant),
+            ])
+        );
+    }
+
+    #[test]
+    fn tana_rules_are_hard_constraints_unless_marked_soft() {
+        let tana = |id: &str, tags: &[&str], soft: bool, links: &[(&str, &str)]| {
+            let mut n = node(
+                id,
+                Kind::parse(tags.first().copied().unwrap_or("node")),
+                links,
+            );
+            n.origin = Origin::Tana;
+            n.content = Content::Tana(TanaFields {
+                tags: tags.iter().map(|t| t.to_string()).collect(),
+                fields: if soft {
+                    vec![TanaField {
+                        name: "Severity".into(),
+                        values: vec!["Soft".into()],
+                    }]
+                } else {
+                    Vec::new()
+                },
+                ..TanaFields::default()
+            });
+            n
+        };
+        let (graph, _) = Graph::build(vec![
+            tana("task1", &["task"], false, &[("child", "note1")]),
+            tana(
+                "note1",
+                &["note"],
+                false,
+                &[("reference", "rule1"), ("reference", "soft1")],
+            ),
+            tana("rule1", &["rule"], false, &[]),
+            tana("soft1", &["policy"], true, &[]),
+        ]);
+        let t = graph.lookup("task1").unwrap();
+        let selection = traverse_tana(
+            &graph,
+            &[t],
+            TraverseOptions {
+                identity: false,
+                follow: crate::lens::Follow {
+                    child: true,
+                    parent: true,
+                    reference: true,
+                    field: true,
+                },
+                ..TraverseOptions::at(Depth::Hops(2))
+            },
+            None,
+            &[],
+        );
+        let got: Vec<(String, Class)> = rank(&graph, selection, &RankInputs::default())
+            .iter()
+            .map(|r| (graph.node(r.node).id.clone(), r.class))
+            .collect();
+        assert_eq!(
+            got,
+            pairs(&[
+                ("task1", Class::Target),
+                ("rule1", Class::Hard),
+                ("note1", Class::Direct),
+                ("soft1", Class::Distant),
+            ])
         );
     }
 }

@@ -1060,12 +1060,10 @@ fn check_budget(case: &Case) -> Result<(), TestCaseError> {
 }
 
 /// `TooSmall` documents `minimum` as "the smallest budget that works": one token less must
-/// fail too. It does not hold today (see `too_small_minimum_single_node_repro`): the fit's
-/// floor for the target is `meta`, but a bare target (Spec Graph target, identity) at
-/// `summary`/`full` can be *cheaper* than its `meta` bullet line, so budgets below `minimum`
-/// can work, and budgets between that cheaper document and `minimum` fail. Likewise
-/// `minimum` is measured with no omitted id listed (`- … and N more`), which for a few
-/// omitted nodes is longer than listing them.
+/// fail too. The fit accepts a budget exactly when its starting document fits, and `minimum`
+/// is that document's count, so this holds by construction (it once failed when a bare
+/// target at `summary` was cheaper than its `meta` line; see
+/// `too_small_minimum_single_node_repro`).
 fn check_minimum_is_tight(case: &Case) -> Result<(), TestCaseError> {
     let graph = case.graph();
     let defaults = Defaults::default();
@@ -1118,9 +1116,9 @@ fn check_acceptance_is_monotone(case: &Case) -> Result<(), TestCaseError> {
 }
 
 /// A document with every node at `meta` is a valid answer for any requested detail, so when
-/// it fits the budget, `assemble` must not give up. It does not hold today (see
-/// `too_small_although_all_meta_fits_repro`): the fit steps a node from `meta` to omitted
-/// even when omitting costs more (the `## Omitted` section), and then reports `TooSmall`.
+/// it fits the budget, `assemble` must not give up (see
+/// `too_small_although_all_meta_fits_repro`: omitting can cost more than a meta line, for
+/// the `## Omitted` section; the fit then starts from the all-meta document).
 fn check_all_meta_fits_means_success(case: &Case) -> Result<(), TestCaseError> {
     let graph = case.graph();
     let defaults = Defaults::default();
@@ -1190,8 +1188,225 @@ fn check_determinism(case: &Case) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+// ---------------------------------------------------------------------------------------
+// Predictability: presence and detail are monotone in the budget, hard constraints go last
+// ---------------------------------------------------------------------------------------
+
+/// Per node id: (class, whole level 0–3), where 0 is omitted and a block cut short holds the
+/// level below the one it was cut from.
+type Levels = std::collections::BTreeMap<String, (String, u8)>;
+
+fn levels_of(out: &ContextOutput) -> Result<Levels, TestCaseError> {
+    let value: Value = serde_json::from_str(&out.text)
+        .map_err(|e| TestCaseError::fail(format!("JSON output does not parse: {e}")))?;
+    let mut levels = Levels::new();
+    for node in value["nodes"].as_array().into_iter().flatten() {
+        let mut whole = 1 + detail_rank(node["detail"].as_str().unwrap_or("?"));
+        if node["cut"] == true {
+            whole -= 1;
+        }
+        levels.insert(
+            node["id"].as_str().unwrap_or("?").to_string(),
+            (
+                node["rank"]["class"].as_str().unwrap_or("?").to_string(),
+                whole,
+            ),
+        );
+    }
+    for node in value["omitted"].as_array().into_iter().flatten() {
+        levels.insert(
+            node["id"].as_str().unwrap_or("?").to_string(),
+            (node["class"].as_str().unwrap_or("?").to_string(), 0),
+        );
+    }
+    Ok(levels)
+}
+
+fn class_rank(class: &str) -> u8 {
+    match class {
+        "target" => 0,
+        "hard" => 1,
+        "direct" => 2,
+        "guidance" => 3,
+        "distant" => 4,
+        other => panic!("unknown class `{other}` in JSON"),
+    }
+}
+
+/// The ids a text document shows a block for (`=== KIND: ID ===`, `=== IDENTITY ===`).
+fn text_blocks(text: &str) -> std::collections::BTreeSet<String> {
+    text.lines()
+        .filter_map(|line| line.strip_prefix("=== ")?.strip_suffix(" ==="))
+        .filter_map(|head| match head.split_once(": ") {
+            Some((_, id)) => Some(id.to_string()),
+            None if head == "IDENTITY" => Some(head.to_string()),
+            None => None,
+        })
+        .collect()
+}
+
+/// At `budget` and at `budget + extra`: every node shown at the smaller budget is shown at
+/// the larger one at the same whole level or higher, in the Markdown/JSON layout and in the
+/// text layout; and no hard constraint is omitted while a softer node other than the target
+/// and the identity shows summary or full.
+fn check_monotone(case: &Case, extra: usize) -> Result<(), TestCaseError> {
+    let graph = case.graph();
+    let defaults = Defaults::default();
+    let small = assemble(
+        &graph,
+        &defaults,
+        &case.request_as(case.budget, Format::Json),
+    );
+    let large = assemble(
+        &graph,
+        &defaults,
+        &case.request_as(case.budget + extra, Format::Json),
+    );
+    let (small, large) = match (small, large) {
+        (Ok(small), Ok(large)) => (small, large),
+        (Err(ContextError::TooSmall(_)), _) => return Ok(()),
+        (Ok(_), Err(err)) => {
+            return Err(TestCaseError::fail(format!(
+                "budget {} works, {} does not: {err}",
+                case.budget,
+                case.budget + extra
+            )))
+        }
+        (Err(err), _) => return Err(TestCaseError::fail(format!("unexpected error: {err}"))),
+    };
+    let (before, after) = (levels_of(&small)?, levels_of(&large)?);
+    for (id, (_, level)) in &before {
+        let now = after.get(id).map_or(0, |(_, l)| *l);
+        prop_assert!(
+            *level == 0 || now > 0,
+            "{id} shown at {} but omitted at {}",
+            case.budget,
+            case.budget + extra
+        );
+        prop_assert!(
+            now >= *level,
+            "{id} at level {level} at {} but {now} at {}",
+            case.budget,
+            case.budget + extra
+        );
+    }
+    for levels in [&before, &after] {
+        let worst_omitted_hard = levels
+            .iter()
+            .any(|(_, (class, level))| class == "hard" && *level == 0);
+        if worst_omitted_hard {
+            for (id, (class, level)) in levels {
+                prop_assert!(
+                    class_rank(class) <= 1 || *level <= 1,
+                    "a hard constraint is omitted while {id} ({class}) keeps level {level}"
+                );
+            }
+        }
+        // Presence follows the classes: nothing is shown while a better class has an
+        // omitted node (the target class aside: an identity can give way).
+        let best_omitted = levels
+            .values()
+            .filter(|(class, level)| *level == 0 && class != "target")
+            .map(|(class, _)| class_rank(class))
+            .min();
+        if let Some(best) = best_omitted {
+            for (id, (class, level)) in levels {
+                prop_assert!(
+                    *level == 0 || class_rank(class) <= best,
+                    "{id} ({class}) shown while a node of a better class is omitted"
+                );
+            }
+        }
+    }
+    // Whenever every hard constraint fits at meta (the meta-only context at the same budget
+    // shows them all), the full context shows them all too.
+    let mut meta_request = case.request_as(case.budget, Format::Json);
+    meta_request.detail = Some(Detail::Meta);
+    if let Ok(meta) = assemble(&graph, &defaults, &meta_request) {
+        let meta = levels_of(&meta)?;
+        let all_hard = |levels: &Levels| {
+            levels
+                .values()
+                .all(|(class, level)| class != "hard" || *level > 0)
+        };
+        if all_hard(&meta) {
+            prop_assert!(
+                all_hard(&before),
+                "every hard constraint fits at meta at {}, yet one is omitted",
+                case.budget
+            );
+        }
+    }
+    // The text layout fits its own document: presence is monotone there too.
+    let text = |budget| assemble(&graph, &defaults, &case.request_as(budget, Format::Text));
+    if let (Ok(small), Ok(large)) = (text(case.budget), text(case.budget + extra)) {
+        let (small, large) = (text_blocks(&small.text), text_blocks(&large.text));
+        prop_assert!(
+            small.is_subset(&large),
+            "text: shown at {} but not at {}: {:?}",
+            case.budget,
+            case.budget + extra,
+            small.difference(&large).collect::<Vec<_>>()
+        );
+    }
+    Ok(())
+}
+
+/// At the smallest budget where the meta-only context shows every hard constraint (found by
+/// bisection), the context at the requested detail shows every hard constraint too.
+fn check_hard_constraints_at_their_threshold(case: &Case) -> Result<(), TestCaseError> {
+    let graph = case.graph();
+    let defaults = Defaults::default();
+    let levels_at = |budget: usize, detail: Detail| -> Result<Option<Levels>, TestCaseError> {
+        let mut request = case.request_as(budget, Format::Json);
+        request.detail = Some(detail);
+        match assemble(&graph, &defaults, &request) {
+            Ok(out) => levels_of(&out).map(Some),
+            Err(ContextError::TooSmall(_)) => Ok(None),
+            Err(other) => Err(TestCaseError::fail(format!("unexpected error: {other}"))),
+        }
+    };
+    let all_hard = |levels: &Option<Levels>| {
+        levels.as_ref().is_some_and(|l| {
+            l.values()
+                .all(|(class, level)| class != "hard" || *level > 0)
+        })
+    };
+    let Some(everything) = levels_at(1_000_000, Detail::Meta)? else {
+        return Ok(());
+    };
+    if !everything.values().any(|(class, _)| class == "hard") {
+        return Ok(());
+    }
+    let (mut lo, mut hi) = (0usize, 1_000_000usize);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if all_hard(&levels_at(mid, Detail::Meta)?) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    prop_assert!(
+        all_hard(&levels_at(lo, case.detail)?),
+        "every hard constraint fits at meta from {lo} tokens, yet one is omitted at {} detail",
+        case.detail
+    );
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(config(128))]
+
+    #[test]
+    fn hard_constraints_are_all_shown_once_they_fit_at_meta(case in case()) {
+        check_hard_constraints_at_their_threshold(&case)?;
+    }
+
+    #[test]
+    fn presence_and_detail_are_monotone_in_the_budget(case in case(), extra in 1usize..600) {
+        check_monotone(&case, extra)?;
+    }
 
     #[test]
     fn budget_is_exact_and_respected(case in case()) {
@@ -1432,5 +1647,89 @@ fn too_small_although_all_meta_fits_repro() {
         all_meta.used,
         result.unwrap_err(),
         all_meta.text
+    );
+}
+
+/// Minimal reproduction of the Omitted-section hump: a behavior, a decision with a long
+/// title that constrains it, and a short distant node behind the decision. Everything at
+/// meta is cheaper than the target and decision at meta with the distant node listed under
+/// `## Omitted`, so at the all-meta document's own count the meta-only context shows both,
+/// while the fit at full detail stopped at the decision's meta step (it only fit once the
+/// Omitted section was gone) and showed the hard constraint cut short.
+#[test]
+fn hard_constraint_kept_where_all_meta_fits_repro() {
+    let words = |n: usize, w: &str| vec![w; n].join(" ");
+    let node = |id: &str, kind, title: String, statement: String, links: Vec<Link>| Node {
+        id: id.into(),
+        kind,
+        title,
+        status: None,
+        origin: Origin::SpecGraph,
+        content: Content::Spec(SpecFields {
+            statement: Some(statement),
+            ..SpecFields::default()
+        }),
+        links,
+        date: None,
+        location: Location::file(format!("specgraph/nodes/{id}.json")),
+    };
+    let link = |relation, target: &str| Link {
+        relation,
+        target: target.into(),
+    };
+    let mut failures = Vec::new();
+    for title_words in [1, 8, 30] {
+        let (graph, _) = Graph::build(vec![
+            node(
+                "BEH-01",
+                Kind::Behavior,
+                "Checkout retries".into(),
+                words(150, "retry"),
+                Vec::new(),
+            ),
+            node(
+                "DEC-01",
+                Kind::Decision,
+                words(title_words, "idempotency"),
+                words(100, "key"),
+                vec![
+                    link(Relation::Constrains, "BEH-01"),
+                    link(Relation::DependsOn, "EQ-01"),
+                ],
+            ),
+            node(
+                "EQ-01",
+                Kind::EquivalenceContract,
+                "eq".into(),
+                words(50, "same"),
+                Vec::new(),
+            ),
+        ]);
+        let defaults = Defaults::default();
+        let request = |budget, detail| ContextRequest {
+            target: "BEH-01".into(),
+            budget: Some(budget),
+            detail: Some(detail),
+            format: Format::Json,
+            ..ContextRequest::default()
+        };
+        let all_meta = assemble(&graph, &defaults, &request(100_000, Detail::Meta)).unwrap();
+        assert_eq!(all_meta.omitted, 0);
+        for detail in [Detail::Summary, Detail::Full] {
+            let out = assemble(&graph, &defaults, &request(all_meta.used, detail)).unwrap();
+            let value: Value = serde_json::from_str(&out.text).unwrap();
+            let decision = value["nodes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|n| n["id"] == "DEC-01");
+            if !decision.is_some_and(|n| n["cut"] != true) {
+                failures.push((title_words, detail, all_meta.used));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "DEC-01 not whole at meta where everything fits at meta (title words, detail, budget): {failures:?}"
     );
 }

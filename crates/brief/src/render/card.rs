@@ -61,8 +61,10 @@ pub fn card(
     if let Some(status) = &node.status {
         facts.push(("status".into(), status.clone()));
     }
+    // Every level says why the node is here, meta lines too: a line without its reason
+    // is a line the reader cannot weigh.
     let why = why(graph, reasons);
-    if !why.is_empty() && detail != Detail::Meta {
+    if !why.is_empty() {
         facts.push(("why".into(), why));
     }
     // A Tana node's links are its outline and its `[[references]]`, shown in its text;
@@ -297,7 +299,8 @@ fn links_line(node: &Node) -> Option<String> {
     )
 }
 
-/// Why a node is in the context, in a few words per reason.
+/// Why a node is in the context, in a few words per reason, read from the node's side:
+/// "linked from TASK-002 as a spec", "constrains CHECKOUT, which contains CHECKOUT-01".
 pub fn why(graph: &dyn NodeStore, reasons: &[Reason]) -> String {
     let id = |ix: &NodeIx| graph.node(*ix).id.as_str();
     reasons
@@ -310,57 +313,128 @@ pub fn why(graph: &dyn NodeStore, reasons: &[Reason]) -> String {
                 direction,
                 from,
                 via,
-            } => Some(match (direction, relation) {
-                // Tana relations read in words: ids are opaque.
-                (Direction::Forward, Relation::Child) => format!("child of {}", id(from)),
-                (Direction::Inverse, Relation::Child) => format!("parent of {}", id(from)),
-                (Direction::Forward, Relation::Reference) => {
-                    format!("referenced by {}", id(from))
-                }
-                (Direction::Inverse, Relation::Reference) => format!("references {}", id(from)),
-                (Direction::Forward, Relation::Field(name)) => format!(
-                    "in {} of {}",
-                    name.strip_prefix("field:").unwrap_or(name),
-                    id(from)
-                ),
-                (Direction::Inverse, Relation::Field(name)) => format!(
-                    "has {} as {}",
-                    id(from),
-                    name.strip_prefix("field:").unwrap_or(name)
-                ),
-                (direction, relation) => match direction {
-                    Direction::Forward => format!("{relation} from {}", id(from)),
-                    Direction::Inverse if relation.name() == "contains" => match via.last() {
-                        Some(child) => format!("contains {}", id(child)),
-                        None => format!("contains {}", id(from)),
-                    },
-                    Direction::Inverse => match via.last() {
-                        Some(ancestor) => {
-                            format!("{relation} {} (contains {})", id(ancestor), id(from))
+            } => Some(match direction {
+                Direction::Forward => forward_why(relation, id(from)),
+                Direction::Inverse => inverse_why(relation, id(from), via.iter().map(id)),
+                Direction::Propagated => {
+                    let layer = via
+                        .iter()
+                        .rev()
+                        .find(|ix| graph.node(**ix).kind == Kind::Layer)
+                        .map(id)
+                        .unwrap_or("?");
+                    // The path from the target to the layer, without the layer.
+                    let mut path: Vec<&str> = via.iter().map(id).collect();
+                    let member = match path.iter().rposition(|p| *p == layer) {
+                        Some(at) => {
+                            let member = path.get(at + 1).copied();
+                            path.truncate(at);
+                            member
                         }
-                        None => format!("{relation} {}", id(from)),
-                    },
-                    Direction::Propagated => {
-                        let layer = via
-                            .iter()
-                            .rev()
-                            .find(|ix| graph.node(**ix).kind == Kind::Layer)
-                            .map(id)
-                            .unwrap_or("?");
-                        if relation.name() == "contains" {
-                            format!("in layer {layer}")
-                        } else {
-                            match via.last() {
-                                Some(last) if id(last) != layer => {
-                                    format!("{relation} {} in layer {layer}", id(last))
-                                }
-                                _ => format!("{relation} layer {layer}"),
-                            }
+                        None => None,
+                    };
+                    let reach = if path.is_empty() {
+                        format!("{} builds on", id(from))
+                    } else {
+                        format!("{} builds on through {}", id(from), path.join(", "))
+                    };
+                    match (relation, member) {
+                        (Relation::Contains, _) => {
+                            format!("decision of layer {layer}, which {reach}")
+                        }
+                        (relation, Some(member)) => format!(
+                            "{} {member} in layer {layer}, which {reach}",
+                            verb(relation)
+                        ),
+                        (relation, None) => {
+                            format!("{} layer {layer}, which {reach}", verb(relation))
                         }
                     }
-                },
+                }
             }),
         })
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+/// A relation as a verb whose subject is the edge's source (`constrains`, `depends on`).
+fn verb(relation: &Relation) -> String {
+    relation.name().replace('_', " ")
+}
+
+/// The node was reached over an edge `from → node`.
+fn forward_why(relation: &Relation, from: &str) -> String {
+    match relation {
+        Relation::DependsOn => format!("dependency of {from}"),
+        Relation::Implements => format!("implemented by {from}"),
+        Relation::VerifiedBy => format!("verifies {from}"),
+        Relation::DerivedFrom => format!("{from} is derived from it"),
+        Relation::Contains => format!("part of {from}"),
+        Relation::Constrains => format!("constrained by {from}"),
+        Relation::Supersedes => format!("superseded by {from}"),
+        // Tana relations read in words: ids are opaque.
+        Relation::Child => format!("child of {from}"),
+        Relation::Reference => format!("referenced by {from}"),
+        Relation::Field(name) => format!(
+            "in {} of {from}",
+            name.strip_prefix("field:").unwrap_or(name)
+        ),
+        Relation::Link(key) => match key.as_ref() {
+            "links" => format!("linked from {from}"),
+            key => match key.strip_suffix('s') {
+                Some(one) if !one.is_empty() => {
+                    let article = if one.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                        "an"
+                    } else {
+                        "a"
+                    };
+                    format!("linked from {from} as {article} {one}")
+                }
+                _ => format!("linked from {from} as {key}"),
+            },
+        },
+    }
+}
+
+/// The node was reached over an edge `node → from` (or `node → ancestor`, with `via` the
+/// ancestors between `from` and it, nearest last).
+fn inverse_why<'a>(
+    relation: &Relation,
+    from: &'a str,
+    via: impl DoubleEndedIterator<Item = &'a str>,
+) -> String {
+    match relation {
+        Relation::Child => format!("parent of {from}"),
+        Relation::Reference => format!("references {from}"),
+        Relation::Field(name) => format!(
+            "has {from} as {}",
+            name.strip_prefix("field:").unwrap_or(name)
+        ),
+        relation => {
+            // The chain from the node down to the target: node → via… → from.
+            let mut chain: Vec<&str> = via.rev().collect();
+            if relation == &Relation::Contains {
+                // `via` ends with the node's own child on the way down.
+                return match chain.split_first() {
+                    Some((child, rest)) => {
+                        let mut text = format!("contains {child}");
+                        for next in rest.iter().chain([&from]) {
+                            text.push_str(&format!(", which contains {next}"));
+                        }
+                        text
+                    }
+                    None => format!("contains {from}"),
+                };
+            }
+            chain.push(from);
+            let (first, rest) = chain
+                .split_first()
+                .map_or((from, &[][..]), |(f, r)| (*f, r));
+            let mut text = format!("{} {first}", verb(relation));
+            for next in rest {
+                text.push_str(&format!(", which contains {next}"));
+            }
+            text
+        }
+    }
 }

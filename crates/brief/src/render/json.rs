@@ -1,5 +1,6 @@
-//! The JSON audit view of a context (DESIGN §5): the Markdown document plus, for every node,
-//! its detail, distance, rank, tokens and the reasons it is in.
+//! The JSON audit view of a context (`docs/json.md` documents every field): the Markdown
+//! document plus, for every node, its detail, distance, rank, tokens and the reasons it is
+//! in, and every node left out, in rank order.
 
 use serde::Serialize;
 
@@ -20,6 +21,8 @@ struct Audit<'a> {
     omitted: Vec<OmittedOut<'a>>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     truncated: &'a [crate::context::TruncationNote],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    superseded_by: Option<Vec<&'a str>>,
     warnings: &'a [String],
     document: &'a str,
 }
@@ -49,6 +52,9 @@ struct NodeOut<'a> {
 #[derive(Serialize)]
 struct RankOut {
     class: &'static str,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    boosted: bool,
+    weight: u8,
     distance: f64,
     relevance: f64,
     recency: f64,
@@ -69,7 +75,12 @@ struct ReasonOut<'a> {
 #[derive(Serialize)]
 struct OmittedOut<'a> {
     id: &'a str,
+    kind: &'a str,
+    title: &'a str,
+    class: &'static str,
     reason: &'static str,
+    /// Whether the document lists it by name (the rest are only counted there).
+    listed: bool,
 }
 
 /// What the audit needs besides the ranking and the fit.
@@ -82,6 +93,8 @@ pub struct AuditInput<'a> {
     pub limit: usize,
     pub warnings: &'a [String],
     pub truncated: &'a [crate::context::TruncationNote],
+    /// What supersedes the target, when it is superseded.
+    pub superseded_by: Option<Vec<&'a str>>,
 }
 
 /// The audit JSON, pretty-printed, with a trailing newline.
@@ -102,6 +115,8 @@ pub fn audit(input: &AuditInput<'_>, ranked: &[Ranked], fitted: &Fitted) -> Stri
                 score: item.score.total,
                 rank: RankOut {
                     class: item.class.name(),
+                    boosted: item.boosted,
+                    weight: item.weight,
                     distance: item.score.distance,
                     relevance: item.score.relevance,
                     recency: item.score.recency,
@@ -139,13 +154,19 @@ pub fn audit(input: &AuditInput<'_>, ranked: &[Ranked], fitted: &Fitted) -> Stri
                     })
                     .collect(),
             }),
-            None => omitted.push(OmittedOut {
-                id: &node.id,
-                reason: "budget",
-            }),
+            None => {
+                let listed = omitted.len() < fitted.listed;
+                omitted.push(OmittedOut {
+                    id: &node.id,
+                    kind: node.kind.name(),
+                    title: &node.title,
+                    class: item.class.name(),
+                    reason: "budget",
+                    listed,
+                })
+            }
         }
     }
-    omitted.sort_by_key(|o| o.id);
     let audit = Audit {
         target: &graph.node(input.target).id,
         query: input.query,
@@ -158,6 +179,7 @@ pub fn audit(input: &AuditInput<'_>, ranked: &[Ranked], fitted: &Fitted) -> Stri
         nodes,
         omitted,
         truncated: input.truncated,
+        superseded_by: input.superseded_by.clone(),
         warnings: input.warnings,
         document: &fitted.document,
     };

@@ -3,22 +3,30 @@
 use super::card::{Card, Part};
 use crate::model::Detail;
 
+/// What separates a meta line's title from its facts.
+pub const META_FACTS: &str = " — ";
+
 /// The Markdown block of a card. `bare` cards (the target, the identity) sit under a section
-/// heading of their own and get no heading; at `meta` every card is one bullet line.
+/// heading of their own and get no heading; at `meta` every card is one bullet line: id,
+/// kind and title first, then the facts (why, status, links), so a line cut short still
+/// names the node.
 pub fn block(card: &Card, detail: Detail, bare: bool) -> String {
     let mut out = String::new();
     if detail == Detail::Meta {
+        out.push_str(&format!(
+            "- **{}** ({}): {}",
+            card.id, card.kind, card.title
+        ));
         let facts: Vec<String> = card
             .facts
             .iter()
             .map(|(k, v)| format!("{k}: {v}"))
             .collect();
-        let mut info = card.kind.clone();
         if !facts.is_empty() {
-            info.push_str("; ");
-            info.push_str(&facts.join("; "));
+            out.push_str(META_FACTS);
+            out.push_str(&facts.join("; "));
         }
-        out.push_str(&format!("- **{}** ({info}): {}\n", card.id, card.title));
+        out.push('\n');
         return out;
     }
     if !bare {

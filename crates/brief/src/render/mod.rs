@@ -185,6 +185,9 @@ pub struct Extras {
     pub truncated: Vec<String>,
     /// Only these extra fields are shown on cards (a lens's field filter).
     pub fields: Option<Vec<String>>,
+    /// When the target is superseded: what supersedes it (id, title), or an empty list when
+    /// only its status says so.
+    pub superseded_by: Option<Vec<(String, String)>>,
 }
 
 /// The sections of one context and the blocks of its nodes.
@@ -276,8 +279,17 @@ impl<'a> Layout<'a> {
             }
             .into();
         }
+        if let Some(successors) = &extras.superseded_by {
+            let banner = superseded_banner(self.graph.node(self.target), successors, self.style);
+            self.header = format!("{}{banner}", self.header).into();
+        }
         self.extras = extras;
         self
+    }
+
+    /// The ranked items, best first.
+    pub fn ranked(&self) -> &'a [Ranked] {
+        self.ranked
     }
 
     /// The block of one item at one detail level (cached).
@@ -335,15 +347,34 @@ impl<'a> Layout<'a> {
             kept.push_str(" …");
         }
         let id = &self.graph.node(self.ranked[item].node).id;
-        match self.style {
-            Style::Markdown => format!(
-                "{kept}\n\n_[cut to fit the budget; `brief show {id}` prints all of it]_\n\n"
-            ),
-            Style::Text => {
-                format!("{kept}\n[cut to fit the budget; brief show {id} prints all of it]\n\n")
+        // A meta line cut short keeps its title; a short mark says the facts were cut.
+        if detail == Detail::Meta {
+            return match self.style {
+                Style::Markdown => format!("{kept} _(cut)_\n\n"),
+                Style::Text => format!("{kept} (cut)\n\n"),
             }
+            .into();
+        }
+        match self.style {
+            Style::Markdown => {
+                format!("{kept}\n\n_[cut to fit; `brief show {id}` prints all]_\n\n")
+            }
+            Style::Text => format!("{kept}\n[cut to fit; brief show {id} prints all]\n\n"),
         }
         .into()
+    }
+
+    /// Where the part of a meta block that names the node (id, kind, title) ends.
+    pub fn meta_head(&self, block: &str) -> usize {
+        match self.style {
+            Style::Markdown => block
+                .find(markdown::META_FACTS)
+                .unwrap_or_else(|| block.trim_end().len()),
+            Style::Text => block
+                .find("\ntitle: ")
+                .and_then(|at| block[at + 1..].find('\n').map(|end| at + 1 + end))
+                .unwrap_or_else(|| block.trim_end().len()),
+        }
     }
 
     /// The uncut block (ignores a cut set with [`Layout::set_cut`]).
@@ -378,13 +409,14 @@ impl<'a> Layout<'a> {
     }
 
     /// The units of the document for one assignment of detail levels (`None` = omitted).
-    /// `listed` caps how many omitted ids are listed one per line (the rest are counted).
+    /// The first `listed` omitted items are listed one per line, in rank order, with their
+    /// kind and title; the rest are counted.
     ///
     /// Every unit starts with a non-whitespace character and ends with a newline. OpenAI's
     /// pre-tokenizers (cl100k, o200k) always split right after a newline that is followed by
     /// non-whitespace, so the token count of the document is exactly the sum of the counts of
     /// its units: the fit measures a candidate by adding cached counts, never re-tokenizing.
-    pub fn units(&self, details: &[Option<Detail>], listed: Option<usize>) -> Vec<Unit> {
+    pub fn units(&self, details: &[Option<Detail>], listed: usize) -> Vec<Unit> {
         let mut units = Vec::with_capacity(details.len() + 16);
         units.push(Unit::Text(self.header.clone()));
         let target_node = self.graph.node(self.target);
@@ -447,7 +479,7 @@ impl<'a> Layout<'a> {
                 ),
             };
             units.push(Unit::Text(heading.into()));
-            let shown = listed.unwrap_or(omitted.len()).min(omitted.len());
+            let shown = listed.min(omitted.len());
             units.extend(omitted[..shown].iter().map(|&i| Unit::Omitted(i)));
             if shown < omitted.len() {
                 units.push(Unit::Text(
@@ -467,7 +499,16 @@ impl<'a> Layout<'a> {
         match unit {
             Unit::Text(text) => text.clone(),
             Unit::Block(i, d) => self.block(*i, *d),
-            Unit::Omitted(i) => format!("- {}\n", self.graph.node(self.ranked[*i].node).id).into(),
+            Unit::Omitted(i) => {
+                let node = self.graph.node(self.ranked[*i].node);
+                format!(
+                    "- {} ({}): {}\n",
+                    node.id,
+                    node.kind,
+                    short_title(&node.title)
+                )
+                .into()
+            }
         }
     }
 
@@ -550,6 +591,56 @@ fn section_of(
         Kind::Feature | Kind::Layer => Section::Namespace,
         kind if kind.is_extension() => Section::Related,
         _ => Section::Other,
+    }
+}
+
+/// Longest title an omitted or truncated line shows, in characters.
+const SHORT_TITLE: usize = 80;
+
+/// A title cut to [`SHORT_TITLE`] characters at a word boundary, with an ellipsis.
+pub fn short_title(title: &str) -> String {
+    if title.chars().count() <= SHORT_TITLE {
+        return title.to_string();
+    }
+    let cut: String = title.chars().take(SHORT_TITLE).collect();
+    let at = cut
+        .rfind(' ')
+        .filter(|&at| at > SHORT_TITLE / 2)
+        .unwrap_or(cut.len());
+    format!("{}…", cut[..at].trim_end())
+}
+
+/// The banner that opens the context of a superseded target.
+fn superseded_banner(
+    target: &crate::model::Node,
+    successors: &[(String, String)],
+    style: Style,
+) -> String {
+    let named: Vec<String> = successors
+        .iter()
+        .map(|(id, title)| match style {
+            Style::Markdown => format!("**{id}** ({})", short_title(title)),
+            Style::Text => format!("{id} ({})", short_title(title)),
+        })
+        .collect();
+    let next = match successors.first() {
+        Some((id, _)) => match style {
+            Style::Markdown => format!(" `brief context {id}` gives the current context."),
+            Style::Text => format!(" brief context {id} gives the current context."),
+        },
+        None => String::new(),
+    };
+    let what = if named.is_empty() {
+        format!(
+            "{} is marked superseded, and no node says what supersedes it.",
+            target.id
+        )
+    } else {
+        format!("{} is superseded by {}.", target.id, named.join(" and "))
+    };
+    match style {
+        Style::Markdown => format!("> **Superseded:** {what}{next}\n\n"),
+        Style::Text => format!("SUPERSEDED: {what}{next}\n\n"),
     }
 }
 
