@@ -4,7 +4,7 @@
 use crate::class;
 
 /// Two-level table: 0x1100 little-endian `u16` block numbers, then 256-byte blocks of flags.
-static CLASSES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/classes.bin"));
+const CLASSES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/classes.bin"));
 const BLOCKS_AT: usize = 0x1100 * 2;
 
 /// The flags of code point `cp`.
@@ -15,13 +15,24 @@ fn flags_of(cp: u32) -> u8 {
     CLASSES[BLOCKS_AT + block * 256 + (cp & 0xff) as usize]
 }
 
+/// The flags of the ASCII characters (the first block of the table).
+const ASCII: [u8; 128] = {
+    let mut ascii = [0u8; 128];
+    let mut b = 0;
+    while b < 128 {
+        ascii[b] = CLASSES[BLOCKS_AT + b];
+        b += 1;
+    }
+    ascii
+};
+
 /// The flags and byte length of the character starting at `at`, which must be a character
-/// boundary before the end of `bytes` (valid UTF-8). The ASCII block is the first block.
+/// boundary before the end of `bytes` (valid UTF-8).
 #[inline(always)]
 pub fn at(bytes: &[u8], at: usize) -> (u8, usize) {
     let b0 = bytes[at];
     if b0 < 0x80 {
-        return (CLASSES[BLOCKS_AT + b0 as usize], 1);
+        return (ASCII[b0 as usize], 1);
     }
     let cont = |k: usize| (bytes[at + k] & 0x3f) as u32;
     if b0 < 0xe0 {

@@ -8,6 +8,7 @@
 #[cfg(not(any(feature = "cl100k", feature = "o200k")))]
 compile_error!("brief-tokens needs at least one of the features `cl100k` and `o200k`");
 
+mod cache;
 mod chars;
 mod class;
 mod hash;
@@ -43,21 +44,24 @@ impl Default for Encoding {
     }
 }
 
-/// Counts `text` with pre-tokenizer `S` over `vocab`, stopping once the count passes `limit`.
+/// Counts `text` with pre-tokenizer `S` over `vocab` (encoding number `index`), stopping once
+/// the count passes `limit`.
 #[inline(always)]
-fn count_with<S: Split>(vocab: &Vocab, text: &str, limit: usize) -> Option<usize> {
+fn count_with<S: Split>(vocab: &Vocab, index: usize, text: &str, limit: usize) -> Option<usize> {
     let bytes = text.as_bytes();
-    let mut count = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        let end = S::end(bytes, i);
-        count += merge::count_piece(vocab, &bytes[i..end]);
-        if count > limit {
-            return None;
+    cache::with_memo(index, |memo| {
+        let mut count = 0;
+        let mut i = 0;
+        while i < bytes.len() {
+            let end = S::end(bytes, i);
+            count += memo.count(vocab, bytes, i, end);
+            if count > limit {
+                return None;
+            }
+            i = end;
         }
-        i = end;
-    }
-    Some(count)
+        Some(count)
+    })
 }
 
 impl Encoding {
@@ -91,9 +95,9 @@ impl Encoding {
     pub fn count_till_limit(self, text: &str, limit: usize) -> Option<usize> {
         match self {
             #[cfg(feature = "cl100k")]
-            Encoding::Cl100k => count_with::<pieces::Cl100k>(&vocab::cl100k::VOCAB, text, limit),
+            Encoding::Cl100k => count_with::<pieces::Cl100k>(&vocab::cl100k::VOCAB, 0, text, limit),
             #[cfg(feature = "o200k")]
-            Encoding::O200k => count_with::<pieces::O200k>(&vocab::o200k::VOCAB, text, limit),
+            Encoding::O200k => count_with::<pieces::O200k>(&vocab::o200k::VOCAB, 1, text, limit),
         }
     }
 

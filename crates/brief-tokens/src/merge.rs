@@ -11,11 +11,11 @@ use crate::vocab::Vocab;
 const SMALL: usize = 64;
 const NONE: u32 = u32::MAX;
 
-/// The number of tokens of `piece` (non-empty).
+/// The number of tokens of `piece` (non-empty), whose hash is `hash`.
 #[inline]
-pub(crate) fn count_piece(vocab: &Vocab, piece: &[u8]) -> usize {
+pub(crate) fn count_piece(vocab: &Vocab, piece: &[u8], hash: u64) -> usize {
     // Every single byte is a token (checked by the build script).
-    if piece.len() == 1 || vocab.rank(piece).is_some() {
+    if piece.len() == 1 || vocab.rank_hashed(piece, hash).is_some() {
         return 1;
     }
     if piece.len() <= SMALL {

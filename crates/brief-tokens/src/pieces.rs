@@ -151,47 +151,79 @@ impl Split for Cl100k {
     }
 }
 
+/// Where a run of o200k's U characters stops.
+#[cfg(feature = "o200k")]
+struct UpperRun {
+    /// The end of the run.
+    end: usize,
+    /// The flags of the character at `end` (0 at the end of the text).
+    next: u8,
+    /// Just past the run's last character that is also in W (Lm, Lo or a mark), if any.
+    after_lower: Option<usize>,
+}
+
+#[cfg(feature = "o200k")]
+#[inline(always)]
+fn upper_run(b: &[u8], mut p: usize) -> UpperRun {
+    let mut after_lower = None;
+    while p < b.len() {
+        let (g, len) = at(b, p);
+        if g & UPPER == 0 {
+            return UpperRun {
+                end: p,
+                next: g,
+                after_lower,
+            };
+        }
+        p += len;
+        if g & LOWER != 0 {
+            after_lower = Some(p);
+        }
+    }
+    UpperRun {
+        end: p,
+        next: 0,
+        after_lower,
+    }
+}
+
 #[cfg(feature = "o200k")]
 impl O200k {
-    /// The two letter alternatives, `[^\r\n\p{L}\p{N}]?U*W+C?` then `[^\r\n\p{L}\p{N}]?U+W*C?`,
-    /// each tried with the optional character first, then without it (which matters only when
-    /// that character is a mark: marks are in U and W but not in \p{L}).
+    /// The two letter alternatives, `[^\r\n\p{L}\p{N}]?U*W+C?` (1) then
+    /// `[^\r\n\p{L}\p{N}]?U+W*C?` (2), each tried with the optional character first, then
+    /// without it. From one start, U* is greedy; W+ then starts where it stopped (a lowercase
+    /// letter), or U* backs off to its last character that is also in W, which W+ takes alone
+    /// (the characters after it in the run are Lu or Lt); failing that, (2) takes the U run.
     #[inline(always)]
     fn word(b: &[u8], i: usize, f: u8, len: usize) -> Option<usize> {
-        let starts = [is_prefix(f).then_some(i + len), Some(i)];
-        for start in starts.into_iter().flatten() {
-            // U* is greedy; W+ must then start where it stopped (a lowercase letter), or U*
-            // backs off to its last character that is also in W, which W+ takes alone (the
-            // characters after it in the run are Lu or Lt).
-            let mut p = start;
-            let mut after_last_lower = None;
-            while p < b.len() {
-                let (g, len_p) = at(b, p);
-                if g & UPPER == 0 {
-                    break;
-                }
-                p += len_p;
-                if g & LOWER != 0 {
-                    after_last_lower = Some(p);
-                }
-            }
-            let end = if p < b.len() && at(b, p).0 & LOWER != 0 {
-                run(b, p, LOWER)
-            } else if let Some(end) = after_last_lower {
+        let end = if is_prefix(f) {
+            let upper = upper_run(b, i + len);
+            if upper.next & LOWER != 0 {
+                run(b, upper.end, LOWER)
+            } else if let Some(end) = upper.after_lower {
                 end
+            } else if f & LOWER != 0 {
+                // (1) without the optional character: only a mark (in U and W, not in
+                // \p{L}) gets here, and W+ takes it alone; this comes before (2).
+                i + len
+            } else if upper.end > i + len {
+                upper.end
             } else {
-                continue;
-            };
-            return Some(end + contraction(b, end));
-        }
-        for start in starts.into_iter().flatten() {
-            let p = run(b, start, UPPER);
-            if p > start {
-                let end = run(b, p, LOWER);
-                return Some(end + contraction(b, end));
+                return None;
             }
-        }
-        None
+        } else {
+            let upper = upper_run(b, i);
+            if upper.next & LOWER != 0 {
+                run(b, upper.end, LOWER)
+            } else if let Some(end) = upper.after_lower {
+                end
+            } else if upper.end > i {
+                upper.end
+            } else {
+                return None;
+            }
+        };
+        Some(end + contraction(b, end))
     }
 }
 

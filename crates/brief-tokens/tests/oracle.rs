@@ -315,6 +315,17 @@ proptest! {
         check(&text)?;
     }
 
+    /// NUL bytes and short pieces at the very end of a text: the memo of piece counts pads
+    /// pieces with zero bytes, so `a` and `a\0`, or a piece read in place and one copied from
+    /// the end of a text, must never be confused.
+    #[test]
+    fn nul_bytes_and_text_ends(texts in proptest::collection::vec("[a\u{0}b \n]{0,20}", 1..8)) {
+        for text in &texts {
+            check(text)?;
+        }
+        check(&texts.concat())?;
+    }
+
     /// Long pieces: merges beyond the in-place merge's 64 bytes and tiktoken's 100.
     #[test]
     fn long_pieces(
