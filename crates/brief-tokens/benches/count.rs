@@ -10,6 +10,10 @@
 //!   as brief's own `tokens` bench;
 //! - `mixed-1m`: the same generator run to ~1 MB.
 //!
+//! `brief-tokens` counts with its per-thread memo of piece counts as the previous iteration left
+//! it; `brief-tokens-cold` clears the memo before every count (the clearing and the memo's
+//! allocation are timed too).
+//!
 //! Run with `cargo bench -p brief-tokens --bench count`.
 
 use std::hint::black_box;
@@ -212,8 +216,13 @@ fn benches(c: &mut Criterion) {
             assert_eq!(ours, encoding.count_parallel(text), "{name}");
             println!("{encoding} {name}: {} bytes, {ours} tokens", text.len());
         }
-        let counters: [(&str, &Counter); 4] = [
+        let counters: [(&str, &Counter); 5] = [
             ("brief-tokens", &|t| encoding.count(t)),
+            // Each count starts with an empty memo of piece counts (as a fresh thread does).
+            ("brief-tokens-cold", &|t| {
+                brief_tokens::clear_thread_memo();
+                encoding.count(t)
+            }),
             ("brief-tokens-parallel", &|t| encoding.count_parallel(t)),
             ("bpe-openai", &|t| bpe.count(t)),
             ("tiktoken-rs", &|t| reference.encode_ordinary(t).len()),

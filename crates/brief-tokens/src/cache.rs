@@ -109,3 +109,8 @@ thread_local! {
 pub(crate) fn with_memo<R>(index: usize, f: impl FnOnce(&mut Memo) -> R) -> R {
     MEMOS.with_borrow_mut(|memos| f(memos[index].get_or_insert_with(Memo::new)))
 }
+
+/// Drops this thread's memos.
+pub(crate) fn clear() {
+    MEMOS.with_borrow_mut(|memos| *memos = [None, None]);
+}

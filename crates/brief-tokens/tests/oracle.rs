@@ -450,6 +450,19 @@ fn example_texts() {
     }
 }
 
+/// Counts do not depend on what the memo of piece counts holds.
+#[test]
+fn counts_are_the_same_with_a_cleared_memo() {
+    let text =
+        "The payment service retries idempotent requests; it's the ledger's job.\n".repeat(50);
+    for &encoding in Encoding::ALL {
+        let warm = encoding.count(&text);
+        brief_tokens::clear_thread_memo();
+        assert_eq!(encoding.count(&text), warm);
+        assert_eq!(warm, reference(encoding).encode_ordinary(&text).len());
+    }
+}
+
 /// Known counts, independent of the reference.
 #[cfg(all(feature = "cl100k", feature = "o200k"))]
 #[test]
