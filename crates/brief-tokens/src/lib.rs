@@ -295,36 +295,24 @@ impl fmt::Display for Encoding {
     }
 }
 
-/// An encoding name that is not one of this build's encodings.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ParseEncodingError {
-    name: String,
-}
-
-impl fmt::Display for ParseEncodingError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let known = Encoding::ALL
-            .iter()
-            .map(|e| format!("{} ({})", e.name().trim_end_matches("_base"), e.name()))
-            .collect::<Vec<_>>()
-            .join(" or ");
-        let built_out = ["cl100k", "cl100k_base", "o200k", "o200k_base"].contains(&&*self.name);
-        if built_out {
-            write!(
-                f,
-                "encoding `{}` is not in this build: use {known}",
-                self.name
-            )
-        } else {
-            write!(f, "unknown encoding `{}`: use {known}", self.name)
-        }
+/// Why `name` is not an encoding of this build: unknown, or left out by its feature.
+fn unknown_encoding(name: &str) -> String {
+    let known = Encoding::ALL
+        .iter()
+        .map(|e| format!("{} ({})", e.name().trim_end_matches("_base"), e.name()))
+        .collect::<Vec<_>>()
+        .join(" or ");
+    if ["cl100k", "cl100k_base", "o200k", "o200k_base"].contains(&name) {
+        format!("encoding `{name}` is not in this build: use {known}")
+    } else {
+        format!("unknown encoding `{name}`: use {known}")
     }
 }
 
-impl std::error::Error for ParseEncodingError {}
-
+/// Parses `cl100k`, `cl100k_base`, `o200k` or `o200k_base`; the error is the message to show
+/// (a `String`, as brief's other option parsers return).
 impl FromStr for Encoding {
-    type Err = ParseEncodingError;
+    type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
@@ -332,9 +320,7 @@ impl FromStr for Encoding {
             "cl100k" | "cl100k_base" => Ok(Encoding::Cl100k),
             #[cfg(feature = "o200k")]
             "o200k" | "o200k_base" => Ok(Encoding::O200k),
-            other => Err(ParseEncodingError {
-                name: other.to_string(),
-            }),
+            other => Err(unknown_encoding(other)),
         }
     }
 }
@@ -360,7 +346,7 @@ mod tests {
         assert_eq!(Encoding::default(), Encoding::Cl100k);
         let error = "p50k".parse::<Encoding>().unwrap_err();
         assert_eq!(
-            error.to_string(),
+            error,
             "unknown encoding `p50k`: use cl100k (cl100k_base) or o200k (o200k_base)"
         );
     }
@@ -375,7 +361,7 @@ mod tests {
         };
         let error = missing.parse::<Encoding>().unwrap_err();
         assert_eq!(
-            error.to_string(),
+            error,
             format!("encoding `{missing}` is not in this build: use {present}")
         );
     }
