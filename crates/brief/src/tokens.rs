@@ -1,130 +1,18 @@
-//! Exact token counting with OpenAI's encodings (bpe-openai; the vocabularies ship inside the
-//! crate, nothing is downloaded). A [`Counter`] caches counts by content so a context never
-//! re-tokenizes a block it has already counted.
+//! Exact token counting with OpenAI's encodings. [`Encoding`] and [`is_split_point`] come from
+//! brief-tokens (counts equal to tiktoken's, from static tables compiled into the binary: no
+//! start-up cost, nothing downloaded). A [`Counter`] caches counts by content so a context
+//! never re-tokenizes a block it has already counted.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::fmt;
-use std::str::FromStr;
 
-/// A tokenizer encoding.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Encoding {
-    /// `cl100k_base` (GPT-4, GPT-3.5): the default.
-    #[default]
-    Cl100k,
-    /// `o200k_base` (GPT-4o and later).
-    O200k,
-}
-
-impl Encoding {
-    /// The encoding's full name, as in JSON output (`cl100k_base`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Encoding::Cl100k => "cl100k_base",
-            Encoding::O200k => "o200k_base",
-        }
-    }
-
-    fn tokenizer(self) -> &'static bpe_openai::Tokenizer {
-        match self {
-            Encoding::Cl100k => bpe_openai::cl100k_base(),
-            Encoding::O200k => bpe_openai::o200k_base(),
-        }
-    }
-
-    /// The exact number of tokens of `text` under this encoding.
-    pub fn count(self, text: &str) -> usize {
-        self.tokenizer().count(text)
-    }
-
-    /// The exact number of tokens of `text`, counted in parallel chunks for long texts.
-    ///
-    /// Both encodings' pre-tokenizers always split right after a newline that is followed by
-    /// a character that is neither whitespace nor `/` (no pre-token pattern continues past
-    /// such a newline; o200k's punctuation pattern may swallow `/`). BPE merges never cross a
-    /// pre-token, so the count of the text is the sum of the counts of chunks cut there.
-    pub fn count_parallel(self, text: &str) -> usize {
-        const CHUNK: usize = 4096;
-        if text.len() < 2 * CHUNK {
-            return self.count(text);
-        }
-        let mut chunks = Vec::with_capacity(text.len() / CHUNK + 1);
-        let mut start = 0;
-        while start < text.len() {
-            let mut end = (start + CHUNK).min(text.len());
-            while end < text.len() && !is_split_point(text, end) {
-                end += 1;
-            }
-            chunks.push(&text[start..end]);
-            start = end;
-        }
-        use rayon::prelude::*;
-        chunks.par_iter().map(|chunk| self.count(chunk)).sum()
-    }
-
-    /// The longest prefix of `text` (cut at a char boundary) whose count is at most `limit`.
-    pub fn prefix_within(self, text: &str, limit: usize) -> &str {
-        if self.count(text) <= limit {
-            return text;
-        }
-        // Binary search over char boundaries: counts are monotone enough on prefixes that the
-        // final candidate is always re-checked exactly.
-        let bounds: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
-        let (mut lo, mut hi) = (0usize, bounds.len());
-        while lo < hi {
-            let mid = (lo + hi).div_ceil(2);
-            if self.count(&text[..bounds[mid.min(bounds.len() - 1)]]) <= limit {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        let mut end = bounds.get(lo).copied().unwrap_or(text.len());
-        while end > 0 && self.count(&text[..end]) > limit {
-            end = text[..end]
-                .char_indices()
-                .last()
-                .map(|(i, _)| i)
-                .unwrap_or(0);
-        }
-        &text[..end]
-    }
-}
-
-/// True when a pre-token always starts at byte `at` of `text` (see
-/// [`Encoding::count_parallel`]).
-pub fn is_split_point(text: &str, at: usize) -> bool {
-    let bytes = text.as_bytes();
-    at > 0
-        && at < bytes.len()
-        && bytes[at - 1] == b'\n'
-        && text.is_char_boundary(at)
-        && text[at..]
-            .chars()
-            .next()
-            .is_some_and(|c| !c.is_whitespace() && c != '/')
-}
-
-impl fmt::Display for Encoding {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Encoding {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "cl100k" | "cl100k_base" => Ok(Encoding::Cl100k),
-            "o200k" | "o200k_base" => Ok(Encoding::O200k),
-            other => Err(format!(
-                "unknown encoding `{other}`: use cl100k (cl100k_base) or o200k (o200k_base)"
-            )),
-        }
-    }
-}
+/// True when a pre-token always starts at byte `at` of a text, so counts of the text cut there
+/// add up (see [`Encoding::count_parallel`]).
+pub use brief_tokens::is_split_point;
+/// A tokenizer encoding (`cl100k_base` by default, or `o200k_base`): `count`,
+/// `count_parallel`, `prefix_within`, `name`; parses from `cl100k`/`o200k` with or without
+/// `_base`.
+pub use brief_tokens::Encoding;
 
 /// A persistent cache of token counts, keyed by [`count_key`].
 pub trait CountStore {
@@ -147,7 +35,7 @@ pub fn count_key(encoding: Encoding, text: &str) -> [u8; 17] {
 
 /// Counts tokens under one encoding, remembering the count of every distinct text it saw,
 /// and consulting a persistent [`CountStore`] first when it has one, so a context whose
-/// texts were all counted before never builds the tokenizer.
+/// texts were all counted before never tokenizes anything.
 pub struct Counter<'s> {
     encoding: Encoding,
     cache: RefCell<HashMap<[u8; 17], usize>>,

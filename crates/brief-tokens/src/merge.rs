@@ -1,0 +1,144 @@
+//! Byte-pair merging as tiktoken does it, counting the tokens of one pre-token: the whole piece
+//! if it is a token, else repeatedly merge the adjacent pair whose concatenation has the lowest
+//! rank (the leftmost of equal ranks) until no adjacent pair is a token.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use crate::vocab::Vocab;
+
+/// Pieces up to this length merge in place on the stack; longer ones use a heap.
+const SMALL: usize = 64;
+const NONE: u32 = u32::MAX;
+
+/// The number of tokens of `piece` (non-empty), whose hash is `hash`.
+#[inline]
+pub(crate) fn count_piece(vocab: &Vocab, piece: &[u8], hash: u64) -> usize {
+    // Every single byte is a token (checked by the build script).
+    if piece.len() == 1 || vocab.rank_hashed(piece, hash).is_some() {
+        return 1;
+    }
+    if piece.len() <= SMALL {
+        merge_small(vocab, piece)
+    } else {
+        merge_large(vocab, piece)
+    }
+}
+
+#[inline(always)]
+fn rank_of(vocab: &Vocab, bytes: &[u8]) -> u32 {
+    vocab.rank(bytes).unwrap_or(NONE)
+}
+
+/// Part `k` spans `starts[k]..starts[k + 1]`; `ranks[k]` is the rank of parts `k` and `k + 1`
+/// merged. O(n²) in the worst case, fast for the short pieces of ordinary text.
+fn merge_small(vocab: &Vocab, piece: &[u8]) -> usize {
+    let n = piece.len();
+    let mut starts = [0u8; SMALL + 1];
+    let mut ranks = [NONE; SMALL];
+    for (k, start) in starts.iter_mut().enumerate().take(n + 1) {
+        *start = k as u8;
+    }
+    for k in 0..n - 1 {
+        ranks[k] = rank_of(vocab, &piece[k..k + 2]);
+    }
+    let mut parts = n;
+    loop {
+        let mut best = NONE;
+        let mut at = 0;
+        for (k, &rank) in ranks[..parts - 1].iter().enumerate() {
+            if rank < best {
+                best = rank;
+                at = k;
+            }
+        }
+        if best == NONE {
+            return parts;
+        }
+        // Merge parts `at` and `at + 1`: drop the start of `at + 1` and the pair rank that
+        // began there, then re-rank the pairs on both sides of the merged part.
+        starts.copy_within(at + 2..parts + 1, at + 1);
+        ranks.copy_within((at + 2).min(parts - 1)..parts - 1, at + 1);
+        parts -= 1;
+        let span = |k: usize| &piece[starts[k] as usize..starts[k + 2] as usize];
+        ranks[at] = if at + 1 < parts {
+            rank_of(vocab, span(at))
+        } else {
+            NONE
+        };
+        if at > 0 {
+            ranks[at - 1] = rank_of(vocab, span(at - 1));
+        }
+    }
+}
+
+/// The same merge order with a priority queue of `(rank, start)`, O(n log n): the part starting
+/// at `s` ends at `end[s]`, `pair[s]` is the rank of it merged with its right neighbour (stale
+/// queue entries are those whose rank no longer matches).
+fn merge_large(vocab: &Vocab, piece: &[u8]) -> usize {
+    let n = piece.len();
+    let mut end: Vec<usize> = (1..=n).collect();
+    let mut prev: Vec<usize> = (0..n).map(|s| s.wrapping_sub(1)).collect();
+    let mut pair = vec![NONE; n];
+    let mut queue = BinaryHeap::with_capacity(n);
+    for s in 0..n - 1 {
+        let rank = rank_of(vocab, &piece[s..s + 2]);
+        if rank != NONE {
+            pair[s] = rank;
+            queue.push(Reverse((rank, s)));
+        }
+    }
+    let mut parts = n;
+    while let Some(Reverse((rank, s))) = queue.pop() {
+        if pair[s] != rank {
+            continue;
+        }
+        let right = end[s];
+        let new_end = end[right];
+        end[s] = new_end;
+        pair[right] = NONE;
+        parts -= 1;
+        pair[s] = NONE;
+        if new_end < n {
+            prev[new_end] = s;
+            let rank = rank_of(vocab, &piece[s..end[new_end]]);
+            if rank != NONE {
+                pair[s] = rank;
+                queue.push(Reverse((rank, s)));
+            }
+        }
+        if s > 0 {
+            let p = prev[s];
+            let rank = rank_of(vocab, &piece[p..new_end]);
+            pair[p] = rank;
+            if rank != NONE {
+                queue.push(Reverse((rank, p)));
+            }
+        }
+    }
+    parts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn vocab() -> &'static Vocab {
+        #[cfg(feature = "cl100k")]
+        return &crate::vocab::cl100k::VOCAB;
+        #[cfg(not(feature = "cl100k"))]
+        return &crate::vocab::o200k::VOCAB;
+    }
+
+    proptest! {
+        /// The in-place merge and the queue merge take the same steps (the oracle tests cover
+        /// each only on one side of the 64-byte switch).
+        #[test]
+        fn small_and_large_merges_agree(piece in "[a-e ]{2,64}|[a-zA-Z]{2,64}|\\PC{1,16}") {
+            let bytes = piece.as_bytes();
+            prop_assume!(bytes.len() >= 2 && bytes.len() <= SMALL);
+            prop_assert_eq!(merge_small(vocab(), bytes), merge_large(vocab(), bytes));
+        }
+    }
+}
