@@ -67,6 +67,55 @@ fn task_002_at_2500_keeps_the_logging_norm() {
     assert!(markdown.contains("Never log session ids, share tokens"));
 }
 
+/// A norm that `constrains` a spec the task links applies to the task: the task changes that
+/// spec. `NORM-TEST-001` names `SPEC-SYNC-002` only from its own side (the spec does not list
+/// it), so it is found by following the link inversely, and it is a hard constraint.
+#[test]
+fn a_norm_constraining_a_linked_spec_is_in_the_task_context() {
+    let dir = copy_fixture(NOTES);
+    let root = dir.path().to_str().unwrap();
+    let v = audit(&["context", "TASK-002", "--root", root, "--budget", "100000"]);
+    let node = v["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["id"] == "NORM-TEST-001")
+        .unwrap_or_else(|| panic!("NORM-TEST-001 missing: {:?}", ids(&v["nodes"])));
+    assert_eq!(node["detail"], "full");
+    let reason = &node["reasons"][0];
+    assert_eq!(reason["relation"], "constrains");
+    assert_eq!(reason["direction"], "linked");
+    assert_eq!(reason["from"], "TASK-002");
+    assert_eq!(reason["via"][0], "SPEC-SYNC-002");
+    assert_eq!(node["rank"]["class"], "hard");
+    let markdown = brief(&["context", "TASK-002", "--root", root, "--budget", "100000"]);
+    assert!(
+        markdown.contains("why: constrains SPEC-SYNC-002, which TASK-002 links"),
+        "{markdown}"
+    );
+    // A task that links no spec it constrains does not get it.
+    let other = audit(&["context", "TASK-003", "--root", root, "--budget", "100000"]);
+    let links_sync_002 = other["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|n| n["id"] == "SPEC-SYNC-002");
+    assert_eq!(
+        ids(&other["nodes"]).contains(&"NORM-TEST-001".to_string()),
+        links_sync_002
+    );
+    // The spec's own context lists it too (rule 3, the target's constrainers).
+    let spec = audit(&[
+        "context",
+        "SPEC-SYNC-002",
+        "--root",
+        root,
+        "--budget",
+        "100000",
+    ]);
+    assert!(ids(&spec["nodes"]).contains(&"NORM-TEST-001".to_string()));
+}
+
 #[test]
 fn the_primary_psp_decision_ranks_above_the_token_export() {
     let dir = copy_fixture(PAYMENTS);

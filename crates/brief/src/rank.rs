@@ -183,7 +183,7 @@ fn constrains_target(reached: &Reached) -> bool {
             reason,
             Reason::Edge {
                 relation: Relation::Constrains,
-                direction: Direction::Inverse | Direction::Propagated,
+                direction: Direction::Inverse | Direction::Propagated | Direction::Linked,
                 ..
             }
         )
@@ -220,7 +220,7 @@ fn is_guidance(reached: &Reached) -> bool {
         matches!(
             reason,
             Reason::Edge {
-                direction: Direction::Inverse | Direction::Propagated,
+                direction: Direction::Inverse | Direction::Propagated | Direction::Linked,
                 ..
             }
         )

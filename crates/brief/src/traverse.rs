@@ -66,6 +66,9 @@ pub enum Direction {
     Inverse,
     /// Layer guidance inherited through a layer dependency.
     Propagated,
+    /// From target to source of an edge onto a node the target links (the constrainers of
+    /// the specs a task links; `via` holds that node).
+    Linked,
 }
 
 impl Direction {
@@ -75,6 +78,7 @@ impl Direction {
             Direction::Forward => "forward",
             Direction::Inverse => "inverse",
             Direction::Propagated => "propagated",
+            Direction::Linked => "linked",
         }
     }
 }
@@ -258,6 +262,30 @@ pub fn traverse(graph: &dyn GraphView, target: NodeIx, options: TraverseOptions)
                     ),
                 );
                 guidance.insert(edge.from);
+            }
+        }
+    }
+
+    // Rule 3b (artifact tasks): a task changes the specs it links, so what constrains those
+    // specs constrains the task. Only a task's own direct links count; a spec's dependencies
+    // keep their constraints to themselves, as in rule 5.
+    if graph.kind_of(target) == Kind::Task {
+        let linked: BTreeSet<NodeIx> = graph
+            .edges_out(target)
+            .iter()
+            .filter(|edge| edge.relation.is_forward())
+            .map(|edge| edge.to)
+            .collect();
+        for spec in linked {
+            for edge in graph.edges_in(spec) {
+                if edge.relation == Relation::Constrains && edge.from != target {
+                    acc.add(
+                        edge.from,
+                        1,
+                        edge_reason(Relation::Constrains, Direction::Linked, target, vec![spec]),
+                    );
+                    guidance.insert(edge.from);
+                }
             }
         }
     }

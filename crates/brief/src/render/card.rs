@@ -316,6 +316,17 @@ pub fn why(graph: &dyn NodeStore, reasons: &[Reason]) -> String {
             } => Some(match direction {
                 Direction::Forward => forward_why(relation, id(from)),
                 Direction::Inverse => inverse_why(relation, id(from), via.iter().map(id)),
+                Direction::Linked => match via.first() {
+                    Some(linked) => {
+                        format!(
+                            "{} {}, which {} links",
+                            verb(relation),
+                            id(linked),
+                            id(from)
+                        )
+                    }
+                    None => format!("{} {}", verb(relation), id(from)),
+                },
                 Direction::Propagated => {
                     let layer = via
                         .iter()
