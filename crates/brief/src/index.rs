@@ -21,6 +21,7 @@ use crate::model::{
     Relation, Subgraph,
 };
 use crate::project::{Project, Source};
+use crate::root::Root;
 use crate::sources::artifacts::{self, Placement};
 use crate::sources::specgraph::{self, Entry};
 use crate::sources::{read_stamped, rel_path, stamp, Problem, Severity, Stamp};
@@ -233,6 +234,8 @@ struct Written {
 pub struct Index {
     conn: Connection,
     root: PathBuf,
+    /// The project root as a boundary: source files are opened beneath it.
+    guard: Root,
     location: String,
     ids: RefCell<HashMap<NodeIx, String>>,
     kinds: RefCell<HashMap<NodeIx, Kind>>,
@@ -475,6 +478,7 @@ impl Index {
         Index {
             conn,
             root: project.root.clone(),
+            guard: project.guard.clone(),
             location,
             ids: RefCell::new(HashMap::new()),
             kinds: RefCell::new(HashMap::new()),
@@ -995,7 +999,7 @@ impl Index {
         let mut tana_reads: Vec<TanaRead> = Vec::new();
         for &at in &tana_todo {
             let file = &listed[at];
-            tana_reads.push(match read_stamped(&self.root, &file.path) {
+            tana_reads.push(match read_stamped(&self.guard, &file.path) {
                 Ok((text, stamp)) => {
                     let hash = *blake3::hash(text.as_bytes()).as_bytes();
                     let same = hashes
@@ -1021,7 +1025,7 @@ impl Index {
         // while this thread writes the chunks before: on two cores parsing and SQLite inserts
         // overlap instead of running one after the other.
         let total = todo.len();
-        let root = self.root.clone();
+        let root = self.guard.clone();
         let mut todo = todo;
         todo.sort_by(|&a, &b| listed[a].rel.cmp(&listed[b].rel));
         let read_one = |at: usize| -> Read {
@@ -1679,7 +1683,8 @@ fn list(project: &Project) -> (Vec<Listed>, Vec<Problem>, Vec<PathBuf>) {
             }
             Source::SpecGraph { manifest } => {
                 watches.push(manifest.clone());
-                let (entries, manifest_problems) = specgraph::read_manifest(root, manifest);
+                let (entries, manifest_problems) =
+                    specgraph::read_manifest(&project.guard, manifest);
                 problems.extend(manifest_problems);
                 for entry in entries {
                     listed.push(Listed {
@@ -1692,8 +1697,8 @@ fn list(project: &Project) -> (Vec<Listed>, Vec<Problem>, Vec<PathBuf>) {
             }
             Source::Contextia { dir } | Source::Folder { dir } => {
                 let files = match source {
-                    Source::Contextia { .. } => artifacts::contextia_files(dir),
-                    _ => artifacts::folder_files(dir),
+                    Source::Contextia { .. } => artifacts::contextia_files(&project.guard, dir),
+                    _ => artifacts::folder_files(&project.guard, dir),
                 };
                 watches.push(dir.clone());
                 for (path, placement) in files {

@@ -374,7 +374,7 @@ pub fn run(project: &Project, options: &CheckOptions) -> Result<Report, CheckErr
             .unwrap_or(DEFAULT_IDENTITY_MAX_TOKENS),
     };
 
-    let reader = load::Reader::new(&project.root);
+    let reader = load::Reader::new(&project.guard);
     let input = load::load(project, &reader, &settings, &mut sink);
     graph::check(project, &input, &mut sink);
     let needs_tree = [
@@ -449,7 +449,11 @@ fn levels(project: &Project) -> Result<HashMap<&'static str, Option<Severity>>, 
 /// A `brief.toml` problem, located at the first line that mentions `needle`.
 fn config_error(project: &Project, needle: &str, message: String) -> CheckError {
     let config = project.root.join("brief.toml");
-    let text = std::fs::read_to_string(&config).unwrap_or_default();
+    let text = project
+        .guard
+        .read(&config)
+        .map(|(bytes, _)| String::from_utf8_lossy(&bytes).into_owned())
+        .unwrap_or_default();
     let line = text
         .lines()
         .position(|line| !needle.is_empty() && line.contains(needle))

@@ -12,6 +12,7 @@ use super::frontmatter;
 use super::specgraph::string_list;
 use super::{markdown_files, read_text, rel_path, Problem, SourceOutput};
 use crate::model::{ArtifactFields, Content, Kind, Link, Location, Node, Origin, Relation};
+use crate::root::Root;
 
 /// The id every project's identity document gets.
 pub const IDENTITY_ID: &str = "IDENTITY";
@@ -56,14 +57,15 @@ const CONTEXTIA_FOLDERS: [(&str, Kind); 4] = [
 
 /// The artifact files of a `.contextia/` tree: `system/identity.md` and the four artifact
 /// folders. Other files (session logs, proposals, caches) are not artifacts.
-pub fn contextia_files(dir: &Path) -> Vec<(PathBuf, Placement)> {
+pub fn contextia_files(root: &Root, dir: &Path) -> Vec<(PathBuf, Placement)> {
     let mut files = Vec::new();
     let identity = dir.join("system").join("identity.md");
-    if identity.is_file() {
+    // Listed unless missing: one that cannot be read is reported when it is read.
+    if !root.kind(&identity).is_err_and(|e| e.is_missing()) {
         files.push((identity, Placement::Identity));
     }
     for (folder, kind) in CONTEXTIA_FOLDERS {
-        for file in markdown_files(&dir.join(folder), &[]) {
+        for file in markdown_files(root, &dir.join(folder), &[]) {
             files.push((file, Placement::Folder(kind.clone())));
         }
     }
@@ -72,21 +74,21 @@ pub fn contextia_files(dir: &Path) -> Vec<(PathBuf, Placement)> {
 
 /// The Markdown files under `dir` (a `.brief/` folder or a folder from `brief.toml`). Files
 /// without frontmatter there are documentation, not artifacts.
-pub fn folder_files(dir: &Path) -> Vec<(PathBuf, Placement)> {
-    markdown_files(dir, &["cache"])
+pub fn folder_files(root: &Root, dir: &Path) -> Vec<(PathBuf, Placement)> {
+    markdown_files(root, dir, &["cache"])
         .into_iter()
         .map(|file| (file, Placement::Loose))
         .collect()
 }
 
 /// Loads a `.contextia/` tree.
-pub fn load_contextia(root: &Path, dir: &Path) -> SourceOutput {
-    load_files(root, contextia_files(dir))
+pub fn load_contextia(root: &Root, dir: &Path) -> SourceOutput {
+    load_files(root, contextia_files(root, dir))
 }
 
 /// Loads every Markdown file with frontmatter under `dir`.
-pub fn load_folder(root: &Path, dir: &Path) -> SourceOutput {
-    load_files(root, folder_files(dir))
+pub fn load_folder(root: &Root, dir: &Path) -> SourceOutput {
+    load_files(root, folder_files(root, dir))
 }
 
 /// Where a file sits, which decides its kind and whether frontmatter is required.
@@ -100,7 +102,7 @@ pub enum Placement {
     Loose,
 }
 
-fn load_files(root: &Path, files: Vec<(PathBuf, Placement)>) -> SourceOutput {
+fn load_files(root: &Root, files: Vec<(PathBuf, Placement)>) -> SourceOutput {
     use rayon::prelude::*;
     let results: Vec<Result<Option<Node>, Problem>> = files
         .par_iter()
@@ -118,9 +120,9 @@ fn load_files(root: &Path, files: Vec<(PathBuf, Placement)>) -> SourceOutput {
 }
 
 /// Reads and parses one artifact file (`None` for a loose file without frontmatter).
-pub fn load_file(root: &Path, file: &Path, placement: &Placement) -> Result<Option<Node>, Problem> {
+pub fn load_file(root: &Root, file: &Path, placement: &Placement) -> Result<Option<Node>, Problem> {
     let text = read_text(root, file)?;
-    parse_artifact(&rel_path(root, file), &text, placement)
+    parse_artifact(&rel_path(root.path(), file), &text, placement)
 }
 
 /// Parses the text of one artifact file; `path` is relative to the root.

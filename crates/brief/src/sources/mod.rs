@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use crate::model::{DuplicateId, Graph, Location, Node};
 use crate::project::{Project, Source};
+use crate::root::{EntryKind, OpenError, Root};
 
 /// How bad a load problem is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -85,10 +86,10 @@ pub fn load(project: &Project) -> Loaded {
     let mut problems = Vec::new();
     for source in &project.sources {
         let out = match source {
-            Source::SpecGraph { manifest } => specgraph::load(&project.root, manifest),
-            Source::Contextia { dir } => artifacts::load_contextia(&project.root, dir),
-            Source::Folder { dir } => artifacts::load_folder(&project.root, dir),
-            Source::Tana { export } => tana::load(&project.root, export),
+            Source::SpecGraph { manifest } => specgraph::load(&project.guard, manifest),
+            Source::Contextia { dir } => artifacts::load_contextia(&project.guard, dir),
+            Source::Folder { dir } => artifacts::load_folder(&project.guard, dir),
+            Source::Tana { export } => tana::load(&project.guard, export),
         };
         nodes.extend(out.nodes);
         problems.extend(out.problems);
@@ -135,8 +136,8 @@ pub(crate) fn rel_path(root: &Path, path: &Path) -> String {
         .join("/")
 }
 
-/// Reads a UTF-8 file that must lie inside the root (symlinks are resolved first).
-pub fn read_text(root: &Path, path: &Path) -> Result<String, Problem> {
+/// Reads a UTF-8 file that must lie inside the root (opened beneath it: see [`Root`]).
+pub fn read_text(root: &Root, path: &Path) -> Result<String, Problem> {
     read_stamped(root, path).map(|(text, _)| text)
 }
 
@@ -157,32 +158,16 @@ pub fn stamp(meta: &std::fs::Metadata) -> Option<Stamp> {
 /// [`read_text`], with the file's [`Stamp`] taken after opening and before reading (as a
 /// separate stat before the read would be): an edit made while the file is read does not
 /// show in the stamp returned, so a later stat that sees it reads the file again.
-pub fn read_stamped(root: &Path, path: &Path) -> Result<(String, Option<Stamp>), Problem> {
-    use std::io::Read;
-    let problem = |message: String| Problem::error(Location::file(rel_path(root, path)), message);
-    let cannot = |err: &std::io::Error| problem(format!("cannot read file: {}", io_message(err)));
-    let outside = || problem("file resolves outside the project root (symlink?); not read".into());
-    // One path lookup in the common case: in a folder inside the root (remembered per
-    // folder, checked before anything is opened), a file opened without following a symlink.
-    let folder_inside = path.parent().is_none_or(|dir| resolves_inside(root, dir));
-    let mut file = match folder_inside.then(|| open_plain(path)).flatten() {
-        Some(file) => file,
-        None => {
-            let inside = match std::fs::symlink_metadata(path) {
-                Err(err) => return Err(cannot(&err)),
-                // A symlinked file is checked where it points; otherwise its folder is.
-                Ok(meta) if meta.file_type().is_symlink() => resolves_inside(root, path),
-                Ok(_) => path.parent().is_none_or(|dir| resolves_inside(root, dir)),
-            };
-            if !inside {
-                return Err(outside());
-            }
-            std::fs::File::open(path).map_err(|err| cannot(&err))?
-        }
-    };
-    let meta = file.metadata().map_err(|err| cannot(&err))?;
-    let mut bytes = Vec::with_capacity(meta.len() as usize + 1);
-    file.read_to_end(&mut bytes).map_err(|err| cannot(&err))?;
+///
+/// Only a regular file beneath the root is read, and opening never blocks (a FIFO is
+/// refused); see [`Root::open_file`].
+pub fn read_stamped(root: &Root, path: &Path) -> Result<(String, Option<Stamp>), Problem> {
+    let problem =
+        |message: String| Problem::error(Location::file(rel_path(root.path(), path)), message);
+    let (bytes, meta) = root.read(path).map_err(|err| match err {
+        OpenError::Io(_) => problem(format!("cannot read file: {err}")),
+        other => problem(format!("file {other}")),
+    })?;
     let mut text = String::from_utf8(bytes).map_err(|err| {
         let offset = err.utf8_error().valid_up_to();
         let before = &err.as_bytes()[..offset];
@@ -190,7 +175,7 @@ pub fn read_stamped(root: &Path, path: &Path) -> Result<(String, Option<Stamp>),
         let col = before.iter().rev().take_while(|&&b| b != b'\n').count() as u32 + 1;
         Problem::error(
             Location {
-                path: rel_path(root, path),
+                path: rel_path(root.path(), path),
                 line,
                 col,
             },
@@ -203,78 +188,32 @@ pub fn read_stamped(root: &Path, path: &Path) -> Result<(String, Option<Stamp>),
     Ok((text, stamp(&meta)))
 }
 
-/// The file opened if it is not a symlink (`None`: a symlink, or any failure, which the
-/// careful path then reports).
-#[cfg(unix)]
-fn open_plain(path: &Path) -> Option<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(path)
-        .ok()
-}
-
-#[cfg(not(unix))]
-fn open_plain(_path: &Path) -> Option<std::fs::File> {
-    None
-}
-
-/// Whether `path` resolves (through symlinks) to somewhere under `root`. Folder answers are
-/// remembered: a large project has a few folders and a hundred thousand files.
-fn resolves_inside(root: &Path, path: &Path) -> bool {
-    use std::collections::HashMap;
-    use std::sync::{Mutex, OnceLock};
-    static SEEN: OnceLock<Mutex<HashMap<(PathBuf, PathBuf), bool>>> = OnceLock::new();
-    let key = (root.to_path_buf(), path.to_path_buf());
-    let seen = SEEN.get_or_init(|| Mutex::new(HashMap::new()));
-    if let Some(&known) = seen.lock().ok().and_then(|m| m.get(&key).copied()).as_ref() {
-        return known;
-    }
-    let inside = match (path.canonicalize(), root.canonicalize()) {
-        (Ok(real), Ok(real_root)) => real.starts_with(real_root),
-        (Err(_), _) => false,
-        (_, Err(_)) => true,
-    };
-    if path.is_dir() {
-        if let Ok(mut map) = seen.lock() {
-            map.insert(key, inside);
-        }
-    }
-    inside
-}
-
-fn io_message(err: &std::io::Error) -> String {
-    match err.kind() {
-        std::io::ErrorKind::NotFound => "no such file".to_string(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
-        _ => err.to_string(),
-    }
-}
-
-/// Every `*.md` file under `dir`, sorted by path, skipping hidden folders, `cache/` inside
-/// `.brief/`, and symlinked folders (which could lead outside the root).
-pub fn markdown_files(dir: &Path, skip: &[&str]) -> Vec<PathBuf> {
+/// Every `*.md` file under `dir`, sorted by path, skipping hidden folders, `skip`-named
+/// folders (`cache/` inside `.brief/`), and symlinked folders. Folders are listed beneath the
+/// root (a folder swapped for a link to the outside is not listed).
+pub fn markdown_files(root: &Root, dir: &Path, skip: &[&str]) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(current) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&current) else {
+        let Ok(entries) = root.list_dir(&current) else {
             continue;
         };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let Ok(file_type) = entry.file_type() else {
-                continue;
-            };
-            let name = entry.file_name().to_string_lossy().to_string();
-            if file_type.is_dir() {
-                if !name.starts_with('.') && !skip.contains(&name.as_str()) {
-                    stack.push(path);
+        for entry in entries {
+            let name = entry.name.to_string_lossy();
+            let path = current.join(&entry.name);
+            match entry.kind {
+                EntryKind::Dir => {
+                    if !name.starts_with('.') && !skip.contains(&name.as_ref()) {
+                        stack.push(path);
+                    }
                 }
-            } else if (file_type.is_file() || file_type.is_symlink())
-                && name.to_ascii_lowercase().ends_with(".md")
-            {
-                found.push(path);
+                // A FIFO or device named `*.md` is listed too: reading it reports it.
+                EntryKind::File | EntryKind::Symlink | EntryKind::Other
+                    if name.to_ascii_lowercase().ends_with(".md") =>
+                {
+                    found.push(path)
+                }
+                EntryKind::File | EntryKind::Symlink | EntryKind::Other => {}
             }
         }
     }
@@ -327,18 +266,19 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("a.md");
         std::fs::write(&file, "\u{feff}# Title\n").unwrap();
-        let (text, stamp) = read_stamped(dir.path(), &file).unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        let (text, stamp) = read_stamped(&root, &file).unwrap();
         assert_eq!(text, "# Title\n");
         let meta = std::fs::metadata(&file).unwrap();
         assert_eq!(stamp, super::stamp(&meta));
         assert_eq!(stamp.unwrap().0, 11, "the size on disk, BOM included");
 
-        let missing = read_stamped(dir.path(), &dir.path().join("gone.md")).unwrap_err();
+        let missing = read_stamped(&root, &dir.path().join("gone.md")).unwrap_err();
         assert_eq!(missing.message, "cannot read file: no such file");
         assert_eq!(missing.location.path, "gone.md");
 
         std::fs::write(&file, b"ok\n\xff").unwrap();
-        let bad = read_stamped(dir.path(), &file).unwrap_err();
+        let bad = read_stamped(&root, &file).unwrap_err();
         assert_eq!((bad.location.line, bad.location.col), (2, 1));
     }
 
@@ -349,16 +289,22 @@ mod tests {
         std::fs::write(outside.path().join("secret.md"), "secret").unwrap();
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("real.md"), "real").unwrap();
-        std::os::unix::fs::symlink(dir.path().join("real.md"), dir.path().join("alias.md"))
+        // Relative links that stay beneath the root are followed; absolute ones never are
+        // (the kernel's RESOLVE_BENEATH), even when they point inside.
+        std::os::unix::fs::symlink("real.md", dir.path().join("alias.md")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("real.md"), dir.path().join("absolute.md"))
             .unwrap();
         std::os::unix::fs::symlink(outside.path().join("secret.md"), dir.path().join("leak.md"))
             .unwrap();
-        let (text, _) = read_stamped(dir.path(), &dir.path().join("alias.md")).unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        let (text, _) = read_stamped(&root, &dir.path().join("alias.md")).unwrap();
         assert_eq!(text, "real");
-        let refused = read_stamped(dir.path(), &dir.path().join("leak.md")).unwrap_err();
-        assert!(
-            refused.message.contains("outside the project root"),
-            "{refused:?}"
-        );
+        for refused in ["leak.md", "absolute.md"] {
+            let refused = read_stamped(&root, &dir.path().join(refused)).unwrap_err();
+            assert_eq!(
+                refused.message,
+                "file resolves outside the project root (symlink or `..`?); not read"
+            );
+        }
     }
 }

@@ -36,6 +36,7 @@ use serde::Deserialize;
 
 use super::{read_text, rel_path, Problem, Severity, SourceOutput};
 use crate::model::{Content, Kind, Link, Location, Node, Origin, Relation, TanaField, TanaFields};
+use crate::root::Root;
 
 /// `_docType`s that are structure, not content: they are read to build tags and fields.
 const SYSTEM_TYPES: &[&str] = &[
@@ -1624,8 +1625,8 @@ fn iso_time(ms: i64) -> String {
 // Entry points.
 
 /// Loads an export into nodes (for `check` and the in-memory graph).
-pub fn load(root: &Path, export: &Path) -> SourceOutput {
-    let rel = rel_path(root, export);
+pub fn load(root: &Root, export: &Path) -> SourceOutput {
+    let rel = rel_path(root.path(), export);
     let text = match read_text(root, export) {
         Ok(text) => text,
         Err(problem) => {
