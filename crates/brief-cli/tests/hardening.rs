@@ -336,3 +336,312 @@ fn a_folder_swapped_for_an_outside_symlink_is_refused_by_a_running_server() {
         "the outside file was indexed: {text}"
     );
 }
+
+/// Runs `brief` as another user (`nobody`) when the tests run as root, so that permission
+/// bits apply; `None` when that is not possible here.
+#[cfg(unix)]
+fn run_as_other_user(args: &[&str]) -> Option<(i32, String, String)> {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return Some(brief(args));
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_brief"))
+        .args(args)
+        .uid(65534)
+        .gid(65534)
+        .env("HOME", "/nonexistent")
+        .output()
+        .ok()?;
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let code = out.status.code().unwrap_or(-1);
+    assert!(code != 101 && !err.contains("panicked"), "{args:?}: {err}");
+    Some((code, String::from_utf8_lossy(&out.stdout).into_owned(), err))
+}
+
+/// Makes a tree read-only for everyone but its owner's writes (and readable by all).
+#[cfg(unix)]
+fn read_only_tree(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    for entry in walk(path) {
+        let meta = fs::symlink_metadata(&entry).unwrap();
+        if meta.file_type().is_symlink() {
+            continue;
+        }
+        let mode = if meta.is_dir() { 0o555 } else { 0o444 };
+        fs::set_permissions(&entry, fs::Permissions::from_mode(mode)).unwrap();
+    }
+}
+
+#[cfg(unix)]
+fn writable_tree(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    for entry in walk(path) {
+        let meta = fs::symlink_metadata(&entry).unwrap();
+        if !meta.file_type().is_symlink() {
+            let mode = if meta.is_dir() { 0o755 } else { 0o644 };
+            fs::set_permissions(&entry, fs::Permissions::from_mode(mode)).unwrap();
+        }
+    }
+}
+
+fn walk(path: &Path) -> Vec<PathBuf> {
+    let mut out = vec![path.to_path_buf()];
+    if fs::symlink_metadata(path).unwrap().is_dir() {
+        for entry in fs::read_dir(path).unwrap() {
+            out.extend(walk(&entry.unwrap().path()));
+        }
+    }
+    out
+}
+
+/// Item 11: a read-only checkout (another user's) and a read-only `.brief/cache` both work:
+/// the index lives in memory for the run, with a one-line note, and the output is the same.
+#[cfg(unix)]
+#[test]
+fn a_read_only_checkout_or_cache_still_answers() {
+    let dir = common::copy_fixture(EXAMPLE);
+    let root = root_arg(dir.path());
+    let (code, expected, err) = brief(&["context", "CHECKOUT-01", "--root", &root]);
+    assert_eq!(code, 0, "{err}");
+    let (_, expected_search, _) = brief(&["search", "idempotency", "--root", &root]);
+
+    // A read-only cache with an index in it.
+    read_only_tree(&dir.path().join(".brief"));
+    let Some((code, out, err)) = run_as_other_user(&["context", "CHECKOUT-01", "--root", &root])
+    else {
+        return;
+    };
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, expected);
+    let notes: Vec<&str> = err.lines().filter(|l| l.starts_with("note: ")).collect();
+    assert_eq!(notes.len(), 1, "{err}");
+    assert!(notes[0].contains("in memory"), "{err}");
+    let (code, out, _) = run_as_other_user(&["search", "idempotency", "--root", &root]).unwrap();
+    assert_eq!((code, out.as_str()), (0, expected_search.as_str()));
+
+    // A whole checkout read-only, without any .brief yet.
+    writable_tree(&dir.path().join(".brief"));
+    fs::remove_dir_all(dir.path().join(".brief")).unwrap();
+    read_only_tree(dir.path());
+    let (code, out, err) = run_as_other_user(&["context", "CHECKOUT-01", "--root", &root]).unwrap();
+    writable_tree(dir.path());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, expected);
+    assert_eq!(
+        err.lines().filter(|l| l.starts_with("note: ")).count(),
+        1,
+        "{err}"
+    );
+    assert!(!dir.path().join(".brief").exists(), "nothing was created");
+}
+
+/// Item 7: `.brief` linked to a folder outside the root is never written through, and an
+/// `index.db` linked to an outside SQLite file leaves that file untouched (no WAL switch).
+#[cfg(unix)]
+#[test]
+fn nothing_is_written_outside_the_root() {
+    let outside = tempfile::tempdir().unwrap();
+    let dir = common::copy_fixture(EXAMPLE);
+    let root = root_arg(dir.path());
+    let (_, expected, _) = brief(&["context", "CHECKOUT-01", "--root", &root]);
+    fs::remove_dir_all(dir.path().join(".brief")).unwrap();
+
+    std::os::unix::fs::symlink(outside.path(), dir.path().join(".brief")).unwrap();
+    let (code, out, err) = brief(&["context", "CHECKOUT-01", "--root", &root]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, expected);
+    assert!(
+        fs::read_dir(outside.path()).unwrap().next().is_none(),
+        "written through the .brief link: {:?}",
+        walk(outside.path())
+    );
+    assert_eq!(
+        err.lines().filter(|l| l.starts_with("note: ")).count(),
+        1,
+        "{err}"
+    );
+    fs::remove_file(dir.path().join(".brief")).unwrap();
+
+    // index.db as a link to someone else's database.
+    let theirs = outside.path().join("theirs.db");
+    {
+        let conn = rusqlite::Connection::open(&theirs).unwrap();
+        conn.execute_batch("CREATE TABLE notes(x); INSERT INTO notes VALUES ('mine');")
+            .unwrap();
+    }
+    let before = fs::read(&theirs).unwrap();
+    fs::create_dir_all(dir.path().join(".brief/cache")).unwrap();
+    std::os::unix::fs::symlink(&theirs, dir.path().join(".brief/cache/index.db")).unwrap();
+    for _ in 0..2 {
+        let (code, out, err) = brief(&["context", "CHECKOUT-01", "--root", &root]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(out, expected);
+    }
+    assert_eq!(
+        fs::read(&theirs).unwrap(),
+        before,
+        "the outside database changed"
+    );
+    let beside: Vec<_> = fs::read_dir(outside.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(beside, ["theirs.db"], "side files appeared next to it");
+}
+
+/// The context of `target` assembled in memory from the files as they are (no index): what
+/// a fresh index must answer.
+fn fresh_context(root: &Path, target: &str) -> String {
+    let project = brief::Project::at(root).unwrap();
+    let loaded = brief::load(&project);
+    assert_eq!(loaded.errors().count(), 0, "{:?}", loaded.problems);
+    let request = brief::ContextRequest {
+        target: target.to_string(),
+        budget: Some(100_000),
+        ..brief::ContextRequest::default()
+    };
+    brief::assemble(&loaded.graph, &project.defaults, &request)
+        .unwrap()
+        .text
+}
+
+/// Item 3 and the acceptance's concurrency test: reader processes run `brief context` while
+/// graph.json and a node file are replaced atomically, round after round. No reader panics
+/// or fails, every answer is the context of one of the states the files were in (never a
+/// context silently missing the node being rewritten), and the index is fresh at the end.
+#[test]
+fn readers_stay_right_while_the_manifest_is_replaced() {
+    let rounds = 6;
+    for round in 0..rounds {
+        let dir = common::copy_fixture(EXAMPLE);
+        let root = root_arg(dir.path());
+        let graph = dir.path().join("specgraph/graph.json");
+        let node = dir.path().join("specgraph/nodes/policies/POL-CHK-02.json");
+        let moved = dir
+            .path()
+            .join("specgraph/nodes/policies/POL-CHK-02-moved.json");
+        let manifest_a = fs::read_to_string(&graph).unwrap();
+        let manifest_b = manifest_a.replace(
+            "nodes/policies/POL-CHK-02.json",
+            "nodes/policies/POL-CHK-02-moved.json",
+        );
+        let node_a = fs::read_to_string(&node).unwrap();
+        let node_b = node_a.replace("Authorization latency budget", "Authorization latency goal");
+        // Every state the writer passes through: (manifest, node file, moved file).
+        let states = [
+            (&manifest_a, &node_a, &node_a),
+            (&manifest_a, &node_b, &node_a),
+            (&manifest_b, &node_b, &node_a),
+            (&manifest_b, &node_b, &node_b),
+            (&manifest_a, &node_b, &node_b),
+            (&manifest_a, &node_a, &node_b),
+            (&manifest_b, &node_a, &node_b),
+            (&manifest_b, &node_a, &node_a),
+        ];
+        let write = |(m, n, v): (&String, &String, &String)| {
+            fs::write(&graph, m).unwrap();
+            fs::write(&node, n).unwrap();
+            fs::write(&moved, v).unwrap();
+        };
+        let mut expected = std::collections::BTreeSet::new();
+        for state in states {
+            write(state);
+            expected.insert(fresh_context(dir.path(), "CHECKOUT-01"));
+        }
+        assert_eq!(expected.len(), 2, "two titles, in either file");
+        write(states[0]);
+        let args = [
+            "context",
+            "CHECKOUT-01",
+            "--budget",
+            "100000",
+            "--root",
+            &root,
+        ];
+        assert_eq!(brief(&args).0, 0);
+
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let readers: Vec<_> = (0..3)
+            .map(|_| {
+                let stop = stop.clone();
+                let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+                std::thread::spawn(move || {
+                    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                    let mut seen = Vec::new();
+                    while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                        seen.push(brief(&args));
+                    }
+                    seen
+                })
+            })
+            .collect();
+        // Editors and `git checkout` replace files atomically: written aside, renamed over.
+        let replace = |path: &Path, text: &str| {
+            let aside = path.with_extension("tmp");
+            fs::write(&aside, text).unwrap();
+            fs::rename(&aside, path).unwrap();
+        };
+        for step in 0..24 {
+            let (m, n, v) = states[(step * 3 + round) % states.len()];
+            replace(&node, n);
+            replace(&moved, v);
+            replace(&graph, m);
+            std::thread::sleep(Duration::from_millis(15));
+        }
+        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        let mut answers = 0;
+        for reader in readers {
+            for (code, out, err) in reader.join().unwrap() {
+                answers += 1;
+                assert_eq!(code, 0, "round {round}: a reader failed: {err}");
+                assert!(
+                    expected.contains(&out),
+                    "round {round}: a context that matches no state of the files"
+                );
+            }
+        }
+        assert!(answers > 0);
+        // The index is fresh at the end: a warm run answers what the final files say.
+        let (code, warm, err) = brief(&args);
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            warm == fresh_context(dir.path(), "CHECKOUT-01"),
+            "round {round}: the index is stale at the end"
+        );
+    }
+}
+
+/// Item 4 through the binary: zeroed pages of a real index.db never make brief exit 101,
+/// and every answer equals a fresh build's.
+#[test]
+fn damaged_index_pages_never_panic_the_binary() {
+    let dir = common::copy_fixture(EXAMPLE);
+    let root = root_arg(dir.path());
+    let commands: [&[&str]; 2] = [&["context", "CHECKOUT-01"], &["show", "DEC-PLAT-01"]];
+    let run = |command: &[&str]| {
+        let mut args = command.to_vec();
+        args.extend(["--root", &root]);
+        brief(&args)
+    };
+    let expected: Vec<_> = commands.iter().map(|c| run(c)).collect();
+    let db = dir.path().join(".brief/cache/index.db");
+    let pristine = fs::read(&db).unwrap();
+    let page = u16::from_be_bytes([pristine[16], pristine[17]]) as usize;
+    let pages = pristine.len() / page;
+    // Every third page keeps the test quick; the library test zeroes every page.
+    for n in (0..pages).step_by(3) {
+        let mut damaged = pristine.clone();
+        damaged[n * page..(n + 1) * page].fill(0);
+        fs::write(&db, &damaged).unwrap();
+        for (command, expected) in commands.iter().zip(&expected) {
+            let got = run(command);
+            assert_eq!(got.0, expected.0, "page {} {command:?}: {}", n + 1, got.2);
+            assert!(
+                got.1 == expected.1,
+                "page {} {command:?}: another answer",
+                n + 1
+            );
+        }
+    }
+}

@@ -158,6 +158,16 @@ impl Engine {
         &self.index
     }
 
+    /// One line per thing the user should know about this run that is not an error (the
+    /// index kept in memory because `.brief/cache` cannot be written, or is a link).
+    pub fn notices(&self) -> Vec<String> {
+        self.index
+            .notice()
+            .map(str::to_string)
+            .into_iter()
+            .collect()
+    }
+
     /// Brings the index up to date. `None` checks every file on projects of up to
     /// [`FULL_CHECK_LIMIT`] files and only folders and manifests above that.
     pub fn refresh(
@@ -274,13 +284,21 @@ impl Engine {
                 return Ok(out);
             }
         }
-        let start = self.start(request)?;
-        Ok(assemble_from(
-            &self.index,
-            &self.project.defaults,
-            request,
-            &start,
-        )?)
+        // Files kept changing under three assemblies: the last one, from one snapshot.
+        self.ensure_loadable()?;
+        let out = self.index.reading(|| {
+            let start = self.start(request)?;
+            Ok::<_, EngineError>(assemble_from(
+                &self.index,
+                &self.project.defaults,
+                request,
+                &start,
+            ))
+        })?;
+        if let Some(error) = self.index.take_error() {
+            return Err(error.into());
+        }
+        Ok(out?)
     }
 
     /// Where a context starts: the node with the target's id or, when there is none, the

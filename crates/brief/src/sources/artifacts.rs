@@ -10,7 +10,9 @@ use serde_json::{Map, Value};
 
 use super::frontmatter;
 use super::specgraph::string_list;
-use super::{markdown_files, read_text, rel_path, Problem, SourceOutput};
+use super::{
+    folder_stamp, markdown_listing, read_text, rel_path, FolderStamp, Problem, SourceOutput,
+};
 use crate::model::{ArtifactFields, Content, Kind, Link, Location, Node, Origin, Relation};
 use crate::root::Root;
 
@@ -55,30 +57,57 @@ const CONTEXTIA_FOLDERS: [(&str, Kind); 4] = [
     ("work/tasks", Kind::Task),
 ];
 
+/// The artifact files of a source, and every folder looked at to find them (stamped before
+/// it was listed, for the index's quick check).
+#[derive(Debug, Default)]
+pub struct Listing {
+    pub files: Vec<(PathBuf, Placement)>,
+    pub folders: Vec<FolderStamp>,
+}
+
 /// The artifact files of a `.contextia/` tree: `system/identity.md` and the four artifact
 /// folders. Other files (session logs, proposals, caches) are not artifacts.
 pub fn contextia_files(root: &Root, dir: &Path) -> Vec<(PathBuf, Placement)> {
-    let mut files = Vec::new();
+    contextia_listing(root, dir).files
+}
+
+/// [`contextia_files`], with the folders looked at.
+pub fn contextia_listing(root: &Root, dir: &Path) -> Listing {
+    let mut listing = Listing::default();
+    for folder in ["", "system", "work"] {
+        listing.folders.push(folder_stamp(&dir.join(folder)));
+    }
     let identity = dir.join("system").join("identity.md");
     // Listed unless missing: one that cannot be read is reported when it is read.
     if !root.kind(&identity).is_err_and(|e| e.is_missing()) {
-        files.push((identity, Placement::Identity));
+        listing.files.push((identity, Placement::Identity));
     }
     for (folder, kind) in CONTEXTIA_FOLDERS {
-        for file in markdown_files(root, &dir.join(folder), &[]) {
-            files.push((file, Placement::Folder(kind.clone())));
+        let (files, folders) = markdown_listing(root, &dir.join(folder), &[]);
+        listing.folders.extend(folders);
+        for file in files {
+            listing.files.push((file, Placement::Folder(kind.clone())));
         }
     }
-    files
+    listing
 }
 
 /// The Markdown files under `dir` (a `.brief/` folder or a folder from `brief.toml`). Files
 /// without frontmatter there are documentation, not artifacts.
 pub fn folder_files(root: &Root, dir: &Path) -> Vec<(PathBuf, Placement)> {
-    markdown_files(root, dir, &["cache"])
-        .into_iter()
-        .map(|file| (file, Placement::Loose))
-        .collect()
+    folder_listing(root, dir).files
+}
+
+/// [`folder_files`], with the folders looked at.
+pub fn folder_listing(root: &Root, dir: &Path) -> Listing {
+    let (files, folders) = markdown_listing(root, dir, &["cache"]);
+    Listing {
+        files: files
+            .into_iter()
+            .map(|file| (file, Placement::Loose))
+            .collect(),
+        folders,
+    }
 }
 
 /// Loads a `.contextia/` tree.

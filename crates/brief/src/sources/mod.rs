@@ -141,33 +141,97 @@ pub fn read_text(root: &Root, path: &Path) -> Result<String, Problem> {
     read_stamped(root, path).map(|(text, _)| text)
 }
 
-/// A file's size and modification time (nanoseconds since the epoch); folders have size 0.
-pub type Stamp = (i64, i64);
+/// What tells a file's content changed without reading it, as git's index does: size,
+/// modification and change times (nanoseconds since the epoch), inode and device. The change
+/// time cannot be set back (`touch -d` and checkouts move it), and a replaced file has a new
+/// inode. Folders have size 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    pub size: i64,
+    pub mtime: i64,
+    pub ctime: i64,
+    pub inode: i64,
+    pub device: i64,
+}
+
+/// How long after a change a file system's timestamps may still read the same after a
+/// second change: the kernel stamps files from a clock that ticks every few milliseconds.
+const RACY_FINE_NS: i64 = 50_000_000;
+/// The same for file systems that keep whole seconds (FAT keeps two).
+const RACY_COARSE_NS: i64 = 2_000_000_000;
+
+impl Stamp {
+    /// Whether a change made just after this stamp was taken, at `taken` (nanoseconds since
+    /// the epoch), could leave the stamp as it is: the file changed too recently for its
+    /// timestamps to tell. Such a file is "racily clean" (git's term) and is hashed again on
+    /// the next refresh instead of being trusted.
+    pub fn racy(&self, taken: i64) -> bool {
+        let whole_seconds = self.mtime % 1_000_000_000 == 0 && self.ctime % 1_000_000_000 == 0;
+        let window = if whole_seconds {
+            RACY_COARSE_NS
+        } else {
+            RACY_FINE_NS
+        };
+        self.mtime.max(self.ctime).saturating_add(window) > taken
+    }
+}
+
+/// Now, in nanoseconds since the epoch (the reference for [`Stamp::racy`]).
+pub fn now_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
+}
 
 /// The [`Stamp`] of a file's metadata.
 pub fn stamp(meta: &std::fs::Metadata) -> Option<Stamp> {
-    let mtime = meta
-        .modified()
-        .ok()?
-        .duration_since(std::time::UNIX_EPOCH)
-        .ok()?
-        .as_nanos() as i64;
-    Some((if meta.is_dir() { 0 } else { meta.len() as i64 }, mtime))
+    let nanos = |t: std::io::Result<std::time::SystemTime>| -> Option<i64> {
+        Some(
+            t.ok()?
+                .duration_since(std::time::UNIX_EPOCH)
+                .ok()?
+                .as_nanos() as i64,
+        )
+    };
+    let mtime = nanos(meta.modified())?;
+    #[cfg(unix)]
+    let (ctime, inode, device) = {
+        use std::os::unix::fs::MetadataExt;
+        (
+            meta.ctime()
+                .saturating_mul(1_000_000_000)
+                .saturating_add(meta.ctime_nsec()),
+            meta.ino() as i64,
+            meta.dev() as i64,
+        )
+    };
+    #[cfg(not(unix))]
+    let (ctime, inode, device) = (nanos(meta.created()).unwrap_or(0), 0, 0);
+    Some(Stamp {
+        size: if meta.is_dir() { 0 } else { meta.len() as i64 },
+        mtime,
+        ctime,
+        inode,
+        device,
+    })
 }
 
 /// [`read_text`], with the file's [`Stamp`] taken after opening and before reading (as a
 /// separate stat before the read would be): an edit made while the file is read does not
-/// show in the stamp returned, so a later stat that sees it reads the file again.
+/// show in the stamp returned, so a later stat that sees it reads the file again. The stamp
+/// comes with the time it was taken, for [`Stamp::racy`].
 ///
 /// Only a regular file beneath the root is read, and opening never blocks (a FIFO is
 /// refused); see [`Root::open_file`].
-pub fn read_stamped(root: &Root, path: &Path) -> Result<(String, Option<Stamp>), Problem> {
+pub fn read_stamped(root: &Root, path: &Path) -> Result<(String, Option<(Stamp, i64)>), Problem> {
     let problem =
         |message: String| Problem::error(Location::file(rel_path(root.path(), path)), message);
     let (bytes, meta) = root.read(path).map_err(|err| match err {
         OpenError::Io(_) => problem(format!("cannot read file: {err}")),
         other => problem(format!("file {other}")),
     })?;
+    let taken = now_ns();
     let mut text = String::from_utf8(bytes).map_err(|err| {
         let offset = err.utf8_error().valid_up_to();
         let before = &err.as_bytes()[..offset];
@@ -185,16 +249,32 @@ pub fn read_stamped(root: &Root, path: &Path) -> Result<(String, Option<Stamp>),
     if text.starts_with('\u{feff}') {
         text.drain(..'\u{feff}'.len_utf8());
     }
-    Ok((text, stamp(&meta)))
+    Ok((text, stamp(&meta).map(|s| (s, taken))))
 }
 
 /// Every `*.md` file under `dir`, sorted by path, skipping hidden folders, `skip`-named
 /// folders (`cache/` inside `.brief/`), and symlinked folders. Folders are listed beneath the
 /// root (a folder swapped for a link to the outside is not listed).
 pub fn markdown_files(root: &Root, dir: &Path, skip: &[&str]) -> Vec<PathBuf> {
+    markdown_listing(root, dir, skip).0
+}
+
+/// A folder and its [`Stamp`] (with the time it was taken), stamped *before* it was listed:
+/// a file added while the folder is listed changes the folder after the stamp, so the next
+/// refresh lists it again.
+pub type FolderStamp = (PathBuf, Option<(Stamp, i64)>);
+
+/// [`markdown_files`], with the stamp of every folder walked.
+pub fn markdown_listing(
+    root: &Root,
+    dir: &Path,
+    skip: &[&str],
+) -> (Vec<PathBuf>, Vec<FolderStamp>) {
     let mut found = Vec::new();
+    let mut folders = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(current) = stack.pop() {
+        folders.push(folder_stamp(&current));
         let Ok(entries) = root.list_dir(&current) else {
             continue;
         };
@@ -218,7 +298,19 @@ pub fn markdown_files(root: &Root, dir: &Path, skip: &[&str]) -> Vec<PathBuf> {
         }
     }
     found.sort();
-    found
+    (found, folders)
+}
+
+/// A path's stamp now (following symlinks), with the time it was taken.
+pub fn folder_stamp(path: &Path) -> FolderStamp {
+    let taken = now_ns();
+    (
+        path.to_path_buf(),
+        std::fs::metadata(path)
+            .ok()
+            .and_then(|meta| stamp(&meta))
+            .map(|s| (s, taken)),
+    )
 }
 
 #[cfg(test)]
@@ -270,8 +362,9 @@ mod tests {
         let (text, stamp) = read_stamped(&root, &file).unwrap();
         assert_eq!(text, "# Title\n");
         let meta = std::fs::metadata(&file).unwrap();
-        assert_eq!(stamp, super::stamp(&meta));
-        assert_eq!(stamp.unwrap().0, 11, "the size on disk, BOM included");
+        let (stamp, _) = stamp.unwrap();
+        assert_eq!(Some(stamp), super::stamp(&meta));
+        assert_eq!(stamp.size, 11, "the size on disk, BOM included");
 
         let missing = read_stamped(&root, &dir.path().join("gone.md")).unwrap_err();
         assert_eq!(missing.message, "cannot read file: no such file");
@@ -280,6 +373,35 @@ mod tests {
         std::fs::write(&file, b"ok\n\xff").unwrap();
         let bad = read_stamped(&root, &file).unwrap_err();
         assert_eq!((bad.location.line, bad.location.col), (2, 1));
+    }
+
+    #[test]
+    fn stamps_are_racy_while_the_clock_has_not_moved_past_the_change() {
+        let at = 1_700_000_000_123_456_789;
+        let stamp = Stamp {
+            size: 3,
+            mtime: at,
+            ctime: at,
+            inode: 1,
+            device: 1,
+        };
+        assert!(stamp.racy(at));
+        assert!(stamp.racy(at + RACY_FINE_NS - 1));
+        assert!(!stamp.racy(at + RACY_FINE_NS));
+        // A file system that keeps whole seconds gets a wider window.
+        let coarse = Stamp {
+            mtime: 1_700_000_000_000_000_000,
+            ctime: 1_700_000_000_000_000_000,
+            ..stamp
+        };
+        assert!(coarse.racy(coarse.mtime + RACY_COARSE_NS - 1));
+        assert!(!coarse.racy(coarse.mtime + RACY_COARSE_NS));
+        // A change time in the future (another machine's clock) stays racy.
+        assert!(Stamp {
+            ctime: at + 10 * RACY_COARSE_NS,
+            ..stamp
+        }
+        .racy(at + RACY_COARSE_NS));
     }
 
     #[cfg(unix)]
