@@ -645,3 +645,36 @@ fn damaged_index_pages_never_panic_the_binary() {
         }
     }
 }
+
+/// Item 6: input sizes are bounded. A query over the limit (as a search, or as a context
+/// target that is not an id) is refused at once with a clear message (exit 2) that does not
+/// repeat it; repeated words are searched once.
+#[test]
+fn oversized_queries_are_refused_and_repeated_words_count_once() {
+    let dir = common::copy_fixture(EXAMPLE);
+    let root = root_arg(dir.path());
+    let long = "idempotency ".repeat(9000);
+    for command in ["search", "context"] {
+        let (code, out, err) = brief(&[command, &long, "--root", &root]);
+        assert_eq!(code, 2, "{command}: {err}");
+        assert!(out.is_empty());
+        assert!(
+            err.contains("108000 bytes") && err.contains("at most 8192"),
+            "{command}: {}",
+            &err[..err.len().min(300)]
+        );
+        assert!(err.len() < 400, "the query is not repeated back");
+    }
+    let many: String = (0..300).map(|i| format!("w{i} ")).collect();
+    let (code, _, err) = brief(&["search", &many, "--root", &root]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("300 distinct words") && err.contains("at most 256"),
+        "{err}"
+    );
+    // The same word many times is the word once.
+    let once = brief(&["search", "idempotency", "--root", &root]);
+    let repeated = brief(&["search", &"idempotency ".repeat(600), "--root", &root]);
+    assert_eq!(once.0, 0);
+    assert_eq!(repeated, once);
+}

@@ -6,7 +6,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crate::context::{assemble_from, show, ContextError, ContextOutput, ContextRequest, Start};
-use crate::index::{Hit, Index, IndexError, Refresh, Verify, FULL_CHECK_LIMIT};
+use crate::index::{
+    check_query, Hit, Index, IndexError, QueryError, Refresh, Verify, FULL_CHECK_LIMIT,
+};
 use crate::model::Detail;
 use crate::model::GraphView;
 use crate::project::{Project, ProjectError};
@@ -32,6 +34,9 @@ pub enum EngineError {
     Context(#[from] ContextError),
     #[error(transparent)]
     Unknown(#[from] UnknownTarget),
+    /// A query (or a target) over the input limits; nothing was searched.
+    #[error(transparent)]
+    Query(#[from] QueryError),
 }
 
 impl EngineError {
@@ -207,7 +212,9 @@ impl Engine {
     fn refresh_for_request(&mut self) -> Result<(), EngineError> {
         let signal = self.changes.clone();
         if let Some(signal) = &signal {
-            if !signal.take() {
+            // An index that is not built yet (a rebuild after damage) is refreshed whatever
+            // the signal says: no change since the last refresh does not make it current.
+            if !signal.take() && !self.index.is_unbuilt() {
                 return Ok(());
             }
         }
@@ -258,6 +265,8 @@ impl Engine {
 
     /// Assembles a context on a fresh index.
     pub fn context(&mut self, request: &ContextRequest) -> Result<ContextOutput, EngineError> {
+        // A target is an id or a query: either way one over the limits is refused first.
+        check_query(&request.target)?;
         self.healing(|engine| engine.context_once(request))
     }
 
@@ -377,6 +386,7 @@ impl Engine {
         limit: usize,
         kind: Option<&str>,
     ) -> Result<Vec<Hit>, EngineError> {
+        check_query(query)?;
         self.healing(|engine| {
             engine.refresh_for_request()?;
             Ok(engine.index.search(query, limit, kind)?)

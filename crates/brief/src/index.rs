@@ -31,7 +31,7 @@ use crate::sources::{
 use crate::tokens::CountStore;
 
 /// Bumped whenever the schema or what is stored changes: older files are rebuilt.
-const SCHEMA: &str = "brief-index-5";
+const SCHEMA: &str = "brief-index-6";
 
 // A file's stamp is (size, mtime, ctime, ino, dev) — see `sources::Stamp`; `racy` marks a
 // stamp taken too soon after the file changed to be trusted (hashed again next time).
@@ -44,11 +44,12 @@ CREATE TABLE files(path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER N
 CREATE TABLE watches(path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL,
                      ctime INTEGER NOT NULL, ino INTEGER NOT NULL, dev INTEGER NOT NULL,
                      racy INTEGER NOT NULL);
+-- `sum` columns are checksums of what a row holds, checked when it is read: a damaged page
+-- that still decodes never turns into a wrong answer.
 CREATE TABLE nodes(ix INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,
-                   file TEXT NOT NULL, date TEXT, title TEXT NOT NULL);
+                   file TEXT NOT NULL, date TEXT, title TEXT NOT NULL, sum INTEGER NOT NULL);
 -- The stored node (JSON) apart from the columns queries filter on: building or scanning
--- the indexes of `nodes` then never reads through the bulk of the data. `sum` checks the
--- node's row and its data together (a damaged page never turns into a wrong answer).
+-- the indexes of `nodes` then never reads through the bulk of the data.
 CREATE TABLE node_data(ix INTEGER PRIMARY KEY, data TEXT NOT NULL, sum INTEGER NOT NULL);
 
 CREATE TABLE edges(src INTEGER NOT NULL, dst INTEGER NOT NULL, rel TEXT NOT NULL,
@@ -238,19 +239,18 @@ struct Prepared {
     location: Location,
     links: Vec<Link>,
     data: String,
-    /// [`node_sum`] of what is stored.
-    sum: i64,
+    /// [`row_sum`] of the node's row and [`data_sum`] of its data.
+    sums: (i64, i64),
     body: String,
     fields: String,
 }
 
-/// The checksum stored with a node: over its row's columns and its data, so a damaged page
-/// that still decodes is caught when the node is read.
-fn node_sum(id: &str, kind: &str, date: Option<&str>, title: &str, data: &str) -> i64 {
+/// The first eight bytes of a blake3 hash over length-prefixed parts.
+fn sum_of(parts: &[&[u8]]) -> i64 {
     let mut hasher = blake3::Hasher::new();
-    for part in [id, kind, date.unwrap_or("\u{0}"), title, data] {
+    for part in parts {
         hasher.update(&(part.len() as u64).to_le_bytes());
-        hasher.update(part.as_bytes());
+        hasher.update(part);
     }
     i64::from_le_bytes(
         hasher.finalize().as_bytes()[..8]
@@ -259,27 +259,33 @@ fn node_sum(id: &str, kind: &str, date: Option<&str>, title: &str, data: &str) -
     )
 }
 
+/// The checksum of a node's row (what search and the catalog show without its data).
+fn row_sum(id: &str, kind: &str, date: Option<&str>, title: &str) -> i64 {
+    let date: &[u8] = date.map(str::as_bytes).unwrap_or(b"\xff");
+    sum_of(&[id.as_bytes(), kind.as_bytes(), date, title.as_bytes()])
+}
+
+/// The checksum of a node's data.
+fn data_sum(data: &str) -> i64 {
+    sum_of(&[data.as_bytes()])
+}
+
 /// The checksum stored with a token count.
 fn count_sum(key: &[u8], n: i64) -> i64 {
-    let mut hasher = blake3::Hasher::new();
-    hasher.update(key);
-    hasher.update(&n.to_le_bytes());
-    i64::from_le_bytes(
-        hasher.finalize().as_bytes()[..8]
-            .try_into()
-            .unwrap_or([0; 8]),
-    )
+    sum_of(&[key, &n.to_le_bytes()])
 }
 
 fn prepare(node: Node) -> Result<Prepared, Problem> {
     let data = serde_json::to_string(&node)
         .map_err(|e| Problem::error(node.location.clone(), format!("cannot store node: {e}")))?;
-    let sum = node_sum(
-        &node.id,
-        node.kind.name(),
-        node.date.as_deref(),
-        &node.title,
-        &data,
+    let sums = (
+        row_sum(
+            &node.id,
+            node.kind.name(),
+            node.date.as_deref(),
+            &node.title,
+        ),
+        data_sum(&data),
     );
     let (body, fields) = search_text(&node);
     let Node {
@@ -299,7 +305,7 @@ fn prepare(node: Node) -> Result<Prepared, Problem> {
         location,
         links,
         data,
-        sum,
+        sums,
         body,
         fields,
     })
@@ -348,6 +354,8 @@ const INDEX_FILE: &str = "index.db";
 const BUILD_FILE: &str = "index.db.build";
 /// The lock a build holds.
 const LOCK_FILE: &str = "build.lock";
+/// The lock a refresh of a published index file holds while it writes.
+const REFRESH_LOCK_FILE: &str = "refresh.lock";
 
 /// An index file still to be (re)built.
 struct Unbuilt {
@@ -724,8 +732,12 @@ impl Index {
                 ..Refresh::default()
             });
         }
-        // Another process may refresh at the same time: a refresh whose view of the index went
-        // stale before it took the write lock starts over (it then finds the work done).
+        // Refreshes of one index file take turns (`refresh.lock`), so readers that all find
+        // the same change do not keep making each other start over. A process without the
+        // lock (a foreign writer) may still commit meanwhile: an attempt whose view of the
+        // index went stale before it took the write lock starts over (it then finds the work
+        // done).
+        let _turn = self.writer_turn();
         for _ in 0..8 {
             let version = self.data_version()?;
             // Unchanged manifests and folders list the same files: take the list from the
@@ -769,6 +781,27 @@ impl Index {
         })
     }
 
+    /// Waits for this process's turn to refresh the index file (the lock is released when
+    /// the file handle is dropped). `None` when there is nothing to share (an index in
+    /// memory or still being built under its own lock) or the lock cannot be had: the
+    /// refresh then relies on its stale-view check alone.
+    fn writer_turn(&self) -> Option<std::fs::File> {
+        if self.publish.is_some() || self.unbuilt.is_some() {
+            return None;
+        }
+        let lock = self.cache.as_ref()?.open_lock(REFRESH_LOCK_FILE).ok()?;
+        let start = std::time::Instant::now();
+        loop {
+            match lock.try_lock() {
+                Ok(()) => return Some(lock),
+                Err(std::fs::TryLockError::WouldBlock) if start.elapsed() < BUILD_WAIT => {
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+                Err(_) => return None,
+            }
+        }
+    }
+
     /// SQLite's counter of commits made by other connections.
     fn data_version(&self) -> Result<i64, IndexError> {
         self.conn
@@ -786,6 +819,7 @@ impl Index {
         files: &[String],
     ) -> Result<Refresh, IndexError> {
         self.start_build(project)?;
+        let turn = self.writer_turn();
         for _ in 0..8 {
             // Taken before the files are looked up: a listing another process changes
             // meanwhile makes this attempt start over rather than write a stale entry.
@@ -809,7 +843,11 @@ impl Index {
                         parser,
                         known: None,
                     }),
-                    _ => return self.refresh(project, Verify::Full, &mut |_, _| {}),
+                    _ => {
+                        // The full refresh takes its own turn.
+                        drop(turn);
+                        return self.refresh(project, Verify::Full, &mut |_, _| {});
+                    }
                 }
             }
             if let Some(refresh) =
@@ -936,22 +974,42 @@ impl Index {
             })
     }
 
+    /// Whether this index waits for its first refresh to build (no usable file was found, or
+    /// the file was found damaged).
+    pub fn is_unbuilt(&self) -> bool {
+        self.unbuilt.is_some()
+    }
+
     /// Every node's id, kind and title, sorted by id.
     pub fn catalog(&self) -> Result<Vec<CatalogEntry>, IndexError> {
-        let result = (|| -> Result<Vec<CatalogEntry>, rusqlite::Error> {
+        let result = (|| -> Result<Vec<(CatalogEntry, bool)>, rusqlite::Error> {
             let mut stmt = self
                 .conn
-                .prepare_cached("SELECT id, kind, title FROM nodes ORDER BY id")?;
+                .prepare_cached("SELECT id, kind, title, date, sum FROM nodes ORDER BY id")?;
             let rows = stmt.query_map([], |r| {
-                Ok(CatalogEntry {
+                let entry = CatalogEntry {
                     id: r.get(0)?,
                     kind: r.get(1)?,
                     title: r.get(2)?,
-                })
+                };
+                let intact = row_sum(
+                    &entry.id,
+                    &entry.kind,
+                    r.get::<_, Option<String>>(3)?.as_deref(),
+                    &entry.title,
+                ) == r.get::<_, i64>(4)?;
+                Ok((entry, intact))
             })?;
-            rows.collect()
+            rows.collect::<Result<Vec<_>, _>>()
         })();
-        result.map_err(|e| self.err(e))
+        let rows = result.map_err(|e| self.err(e))?;
+        if rows.iter().any(|(_, intact)| !intact) {
+            return Err(damage(
+                &self.location,
+                "a node row does not match its checksum",
+            ));
+        }
+        Ok(rows.into_iter().map(|(entry, _)| entry).collect())
     }
 
     /// Full-text search over id, title, body and fields, BM25-ranked, an exact id first.
@@ -962,6 +1020,13 @@ impl Index {
         kind: Option<&str>,
     ) -> Result<Vec<Hit>, IndexError> {
         let mut hits = Vec::new();
+        // The engine refuses longer queries with a message; here they are cut, so no caller
+        // can make a search unbounded.
+        let mut cut = query.len().min(MAX_QUERY_BYTES);
+        while !query.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let query = &query[..cut];
         let exact = self.lookup_any_case(query.trim());
         if let Some(ix) = exact {
             let node = self.load_node(ix)?;
@@ -980,25 +1045,36 @@ impl Index {
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT n.ix, n.id, n.kind, n.title, bm25(search, 10.0, 4.0, 1.0, 2.0) AS score
+                "SELECT n.ix, n.id, n.kind, n.title, bm25(search, 10.0, 4.0, 1.0, 2.0) AS score,
+                        n.date, n.sum
                  FROM search JOIN nodes n ON n.ix = search.rowid
                  WHERE search MATCH ?1 AND (?2 IS NULL OR n.kind = ?2)
                  ORDER BY score, n.id LIMIT ?3",
             )
             .map_err(|e| self.err(e))?;
+        // One more than asked for, so the exact match can be set aside (any `limit` fits).
+        let sql_limit = i64::try_from(limit).unwrap_or(i64::MAX).saturating_add(1);
         let rows = stmt
-            .query_map(params![fts, kind, limit as i64 + 1], |r| {
+            .query_map(params![fts, kind, sql_limit], |r| {
                 Ok((
                     r.get::<_, i64>(0)? as NodeIx,
                     r.get::<_, String>(1)?,
                     r.get::<_, String>(2)?,
                     r.get::<_, String>(3)?,
                     r.get::<_, f64>(4)?,
+                    r.get::<_, Option<String>>(5)?,
+                    r.get::<_, i64>(6)?,
                 ))
             })
             .map_err(|e| self.err(e))?;
         for row in rows {
-            let (ix, id, kind, title, score) = row.map_err(|e| self.err(e))?;
+            let (ix, id, kind, title, score, date, sum) = row.map_err(|e| self.err(e))?;
+            if row_sum(&id, &kind, date.as_deref(), &title) != sum {
+                return Err(damage(
+                    &self.location,
+                    format!("node {ix}: checksum mismatch"),
+                ));
+            }
             if Some(ix) == exact {
                 continue;
             }
@@ -1582,11 +1658,11 @@ impl Index {
 
     /// A whole node, checked against its checksum and its row (a mismatch is damage).
     fn load_node(&self, ix: NodeIx) -> Result<Node, IndexError> {
-        type Stored = (String, String, Option<String>, String, String, i64);
-        let (id, kind, date, title, data, sum): Stored = self
+        type Stored = (String, String, Option<String>, String, i64, String, i64);
+        let (id, kind, date, title, row, data, sum): Stored = self
             .conn
             .prepare_cached(
-                "SELECT n.id, n.kind, n.date, n.title, d.data, d.sum
+                "SELECT n.id, n.kind, n.date, n.title, n.sum, d.data, d.sum
                  FROM nodes n JOIN node_data d ON d.ix = n.ix WHERE n.ix = CAST(?1 AS INTEGER)",
             )
             .and_then(|mut s| {
@@ -1598,12 +1674,13 @@ impl Index {
                         r.get(3)?,
                         r.get(4)?,
                         r.get(5)?,
+                        r.get(6)?,
                     ))
                 })
             })
             .map_err(|e| self.err(e))?;
         let damaged = |what: &str| damage(&self.location, format!("node {ix}: {what}"));
-        if node_sum(&id, &kind, date.as_deref(), &title, &data) != sum {
+        if row_sum(&id, &kind, date.as_deref(), &title) != row || data_sum(&data) != sum {
             return Err(damaged("checksum mismatch"));
         }
         let node: Node = serde_json::from_str(&data)
@@ -2014,18 +2091,26 @@ type FileIdentity = (u64, u64);
 /// not decode.
 fn is_damage(e: &rusqlite::Error) -> bool {
     use rusqlite::Error as E;
+    // A damaged schema or FTS configuration page surfaces as a plain error in a file that
+    // says it has our schema.
+    let schema_damage = |message: &str| {
+        message.contains("malformed")
+            || message.contains("vtable constructor failed")
+            || message.starts_with("no such table")
+            || message.starts_with("no such column")
+    };
     match e {
         E::SqliteFailure(failure, message) => match failure.code {
             rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase => true,
-            // A damaged schema or FTS configuration page surfaces as a plain error.
-            rusqlite::ErrorCode::Unknown => message.as_deref().is_some_and(|m| {
-                m.contains("malformed")
-                    || m.contains("vtable constructor failed")
-                    || m.starts_with("no such table")
-                    || m.starts_with("no such column")
-            }),
+            rusqlite::ErrorCode::Unknown => message.as_deref().is_some_and(schema_damage),
             _ => false,
         },
+        E::SqlInputError { error, msg, .. } => {
+            matches!(
+                error.code,
+                rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase
+            ) || schema_damage(msg)
+        }
         // Rows that must exist, and values of the wrong type, in a file of our own schema.
         E::QueryReturnedNoRows
         | E::InvalidColumnType(..)
@@ -2314,7 +2399,8 @@ fn write_tana(tx: &Connection, rel: &str, text: &str) -> rusqlite::Result<usize>
     let problems = export.build::<rusqlite::Error>(TANA_CHUNK, &mut |first, nodes, lookup| {
         let prepared: Vec<Result<Prepared, Problem>> = nodes.into_par_iter().map(prepare).collect();
         let mut insert_node = tx.prepare_cached(
-            "INSERT OR IGNORE INTO nodes(ix, id, kind, file, date, title) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            "INSERT OR IGNORE INTO nodes(ix, id, kind, file, date, title, sum)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         )?;
         let mut insert_data =
             tx.prepare_cached("INSERT INTO node_data(ix, data, sum) VALUES (?1, ?2, ?3)")?;
@@ -2340,18 +2426,22 @@ fn write_tana(tx: &Connection, rel: &str, text: &str) -> rusqlite::Result<usize>
                 node.kind.name(),
                 rel,
                 node.date,
-                node.title
+                node.title,
+                node.sums.0
             ])? == 0
             {
                 // Another source has this id: the first one indexed keeps it.
                 skipped.push(ix);
                 duplicates.push(Problem::error(
                     node.location.clone(),
-                    format!("duplicate id `{}` (already defined by another source)", node.id),
+                    format!(
+                        "duplicate id `{}` (already defined by another source)",
+                        node.id
+                    ),
                 ));
                 continue;
             }
-            insert_data.execute(params![ix, node.data, node.sum])?;
+            insert_data.execute(params![ix, node.data, node.sums.1])?;
             insert_search.execute(params![ix, node.id, node.title, node.body, node.fields])?;
             for link in &node.links {
                 if let Some(p) = lookup(&link.target) {
@@ -2425,7 +2515,7 @@ fn upsert_node(
         location,
         links,
         data,
-        sum,
+        sums,
         body,
         fields,
     } = prepared;
@@ -2449,13 +2539,13 @@ fn upsert_node(
         Some(ix) => {
             run(
                 tx,
-                "UPDATE nodes SET kind = ?2, date = ?3, title = ?4 WHERE ix = ?1",
-                params![ix, kind.name(), date, title],
+                "UPDATE nodes SET kind = ?2, date = ?3, title = ?4, sum = ?5 WHERE ix = ?1",
+                params![ix, kind.name(), date, title, sums.0],
             )?;
             run(
                 tx,
                 "UPDATE node_data SET data = ?2, sum = ?3 WHERE ix = ?1",
-                params![ix, data, sum],
+                params![ix, data, sums.1],
             )?;
             run(tx, "DELETE FROM search WHERE rowid = ?1", [ix])?;
             ix
@@ -2464,8 +2554,9 @@ fn upsert_node(
             // Into an empty index the unique constraint finds a duplicate without a lookup.
             let inserted = run(
                 tx,
-                "INSERT OR IGNORE INTO nodes(id, kind, file, date, title) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![id, kind.name(), file, date, title],
+                "INSERT OR IGNORE INTO nodes(id, kind, file, date, title, sum)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![id, kind.name(), file, date, title, sums.0],
             )?;
             if inserted == 0 {
                 let first: String = row(tx, "SELECT file FROM nodes WHERE id = ?1", [&id], |r| {
@@ -2480,7 +2571,7 @@ fn upsert_node(
             run(
                 tx,
                 "INSERT INTO node_data(ix, data, sum) VALUES (?1, ?2, ?3)",
-                params![ix, data, sum],
+                params![ix, data, sums.1],
             )?;
             ix
         }
@@ -2552,12 +2643,51 @@ fn search_text(node: &Node) -> (String, String) {
     (body, fields.join("\n"))
 }
 
-/// An FTS5 query for free text: every word quoted (no operators leak in), any may match.
-fn fts_query(query: &str) -> Option<String> {
-    let words: Vec<String> = query
+/// The longest query brief searches, in bytes (a search, or a context target that is not an
+/// id): a longer one is refused before anything runs.
+pub const MAX_QUERY_BYTES: usize = 8192;
+
+/// The most distinct words a query may hold (a word repeated counts once).
+pub const MAX_QUERY_WORDS: usize = 256;
+
+/// A query over the limits.
+#[derive(Debug, thiserror::Error)]
+pub enum QueryError {
+    #[error("the query is {bytes} bytes long; brief searches at most {max} bytes (ask with fewer words)", max = MAX_QUERY_BYTES)]
+    TooLong { bytes: usize },
+    #[error("the query has {words} distinct words; brief searches at most {max} (ask with fewer words)", max = MAX_QUERY_WORDS)]
+    TooManyWords { words: usize },
+}
+
+/// Refuses a query over [`MAX_QUERY_BYTES`] or [`MAX_QUERY_WORDS`].
+pub fn check_query(query: &str) -> Result<(), QueryError> {
+    if query.len() > MAX_QUERY_BYTES {
+        return Err(QueryError::TooLong { bytes: query.len() });
+    }
+    let words = query_words(query).len();
+    if words > MAX_QUERY_WORDS {
+        return Err(QueryError::TooManyWords { words });
+    }
+    Ok(())
+}
+
+/// A query's distinct words, lower-cased, in the order they first appear.
+fn query_words(query: &str) -> Vec<String> {
+    let mut seen = HashSet::new();
+    query
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
-        .map(|w| format!("\"{}\"", w.to_lowercase()))
+        .map(str::to_lowercase)
+        .filter(|w| seen.insert(w.clone()))
+        .collect()
+}
+
+/// An FTS5 query for free text: every distinct word quoted (no operators leak in), any may
+/// match. A word repeated is searched once (FTS5 is quadratic in repeated terms).
+fn fts_query(query: &str) -> Option<String> {
+    let words: Vec<String> = query_words(query)
+        .into_iter()
+        .map(|w| format!("\"{w}\""))
         .collect();
     (!words.is_empty()).then(|| words.join(" OR "))
 }

@@ -566,3 +566,59 @@ fn a_damaged_index_page_is_detected_and_rebuilt() {
         }
     }
 }
+
+/// Item 6: a query of a million repeated words (what an MCP client may send) is refused by
+/// the engine before anything is searched, and the index itself never searches more than
+/// the limit.
+#[test]
+fn huge_queries_are_refused_and_never_run() {
+    let dir = project_copy(PAYMENTS);
+    let mut engine = engine(dir.path());
+    let huge = "payment ".repeat(1_000_000);
+    let err = engine.search(&huge, 10, None).unwrap_err();
+    assert_eq!(err.exit_code(), 2);
+    assert!(err.to_string().contains("8000000 bytes"), "{err}");
+    let err = engine
+        .context(&request(&huge, Format::Markdown, 4000))
+        .unwrap_err();
+    assert_eq!(err.exit_code(), 2, "{err}");
+    // Below the engine, a long query is cut to the limit rather than run whole.
+    let hits = engine.index().search(&huge, 5, None).unwrap();
+    let once = engine.index().search("payment", 5, None).unwrap();
+    assert_eq!(hits, once);
+}
+
+/// A server (which refreshes only when its change signal says so) that finds its index
+/// damaged mid-request rebuilds it and answers from the rebuilt index, not from the empty
+/// one the rebuild starts with. Here the damage is an index of the same schema name with a
+/// column missing, as left by an earlier build of brief.
+#[test]
+fn a_rebuild_mid_request_refreshes_even_without_a_signalled_change() {
+    let dir = project_copy(PAYMENTS);
+    let mut engine = engine(dir.path());
+    engine.refresh(Some(Verify::Full), &mut |_, _| {}).unwrap();
+    drop(engine);
+    let db = dir.path().join(".brief/cache/index.db");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch("ALTER TABLE node_data DROP COLUMN sum")
+        .unwrap();
+    drop(conn);
+
+    let mut engine = self::engine(dir.path());
+    let signal = brief::engine::ChangeSignal::default();
+    engine.refresh_on(signal.clone());
+    signal.mark();
+    let out = engine
+        .context(&request("CHECKOUT-01", Format::Markdown, 100_000))
+        .unwrap();
+    assert!(
+        out.text.starts_with("# Context for CHECKOUT-01"),
+        "{}",
+        out.text
+    );
+    // No change since: the next request answers without a refresh, from the rebuilt file.
+    let again = engine
+        .context(&request("CHECKOUT-01", Format::Markdown, 100_000))
+        .unwrap();
+    assert_eq!(again.text, out.text);
+}
