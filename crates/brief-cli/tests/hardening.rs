@@ -678,3 +678,161 @@ fn oversized_queries_are_refused_and_repeated_words_count_once() {
     assert_eq!(once.0, 0);
     assert_eq!(repeated, once);
 }
+
+/// `brief session package add` with a small research package, as an orchestrator runs it.
+fn add_package(root: &str) -> (i32, String, String) {
+    brief(&[
+        "session",
+        "package",
+        "add",
+        "--root",
+        root,
+        "--session",
+        "bazinga_20251009_085320",
+        "--type",
+        "research",
+        "--file",
+        "bazinga/artifacts/bazinga_20251009_085320/retry-policy.md",
+        "--producer",
+        "requirements_engineer",
+        "--consumers",
+        "developer",
+        "--summary",
+        "Capture retries reuse the intent's idempotency key.",
+    ])
+}
+
+const LIST: [&str; 7] = [
+    "session",
+    "package",
+    "list",
+    "--session",
+    "bazinga_20251009_085320",
+    "--agent",
+    "developer",
+];
+
+/// Item 7: a `sessions.db` of another program is refused by readers and writers alike and
+/// left byte for byte as it was: no WAL switch, no side files, no migration.
+#[test]
+fn a_foreign_session_store_is_refused_untouched() {
+    let dir = common::copy_fixture(EXAMPLE);
+    let root = root_arg(dir.path());
+    let store = dir.path().join(".brief/sessions.db");
+    fs::create_dir_all(dir.path().join(".brief")).unwrap();
+    {
+        let conn = rusqlite::Connection::open(&store).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE bookmarks(url TEXT, title TEXT);
+             INSERT INTO bookmarks VALUES ('https://example.org', 'mine');",
+        )
+        .unwrap();
+    }
+    let before = fs::read(&store).unwrap();
+    let mut list = LIST.to_vec();
+    list.extend(["--root", &root]);
+    for args in [
+        list,
+        vec![
+            "session",
+            "error",
+            "match",
+            "--root",
+            &root,
+            "--project",
+            "payments",
+            "--message",
+            "TimeoutError: PSP did not answer in 3000 ms",
+        ],
+    ] {
+        let (code, _, err) = brief(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains("not a brief session store"), "{err}");
+    }
+    let (code, _, err) = add_package(&root);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("not a brief session store"), "{err}");
+    assert!(
+        fs::read(&store).unwrap() == before,
+        "the foreign store changed"
+    );
+    let mut beside: Vec<_> = fs::read_dir(dir.path().join(".brief"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|name| name.starts_with("sessions"))
+        .collect();
+    beside.sort();
+    assert_eq!(beside, ["sessions.db"], "side files appeared next to it");
+}
+
+/// Items 7 and 11: session writes never go through a `.brief` linked outside the root, and
+/// session reads (`package list`, `error match`) work in a read-only checkout.
+#[cfg(unix)]
+#[test]
+fn session_reads_need_no_write_access_and_writes_stay_inside() {
+    let dir = common::copy_fixture(EXAMPLE);
+    let root = root_arg(dir.path());
+    let (code, _, err) = add_package(&root);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = brief(&[
+        "session",
+        "error",
+        "record",
+        "--root",
+        &root,
+        "--project",
+        "payments",
+        "--lang",
+        "rust",
+        "--message",
+        "TimeoutError: PSP did not answer in 3000 ms",
+        "--solution",
+        "Raise the PSP client timeout to 5 s and retry once with the same idempotency key.",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let mut list = LIST.to_vec();
+    list.extend(["--root", &root]);
+    let matching = [
+        "session",
+        "error",
+        "match",
+        "--root",
+        &root,
+        "--project",
+        "payments",
+        "--message",
+        "TimeoutError: PSP did not answer in 3000 ms",
+    ];
+    let (code, listed, err) = brief(&list);
+    assert_eq!(code, 0, "{err}");
+    assert!(listed.contains("retry-policy.md"), "{listed}");
+    let (code, matched, err) = brief(&matching);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        matched.contains("Raise the PSP client timeout"),
+        "{matched}"
+    );
+
+    read_only_tree(dir.path());
+    let result = run_as_other_user(&list);
+    let other = run_as_other_user(&matching);
+    writable_tree(dir.path());
+    if let (Some((code, out, err)), Some((code2, out2, err2))) = (result, other) {
+        assert_eq!(code, 0, "package list read-only: {err}");
+        assert_eq!(out, listed);
+        assert_eq!(code2, 0, "error match read-only: {err2}");
+        assert_eq!(out2, matched);
+    }
+
+    // `.brief` linked to a folder outside: a write is refused, nothing lands outside.
+    let outside = tempfile::tempdir().unwrap();
+    fs::remove_dir_all(dir.path().join(".brief")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), dir.path().join(".brief")).unwrap();
+    let (code, _, err) = add_package(&root);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        fs::read_dir(outside.path()).unwrap().next().is_none(),
+        "written through the .brief link: {:?}",
+        walk(outside.path())
+    );
+}
