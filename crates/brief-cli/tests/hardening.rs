@@ -836,3 +836,72 @@ fn session_reads_need_no_write_access_and_writes_stay_inside() {
         walk(outside.path())
     );
 }
+
+const NOTES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/notes-app");
+
+/// Item 10: one loader, one verdict. A file `context` refuses (an `id` that is a list, a link
+/// key of the wrong type) is an error in `check`, at the same place; a Tana ownership cycle is
+/// reported by `check` while `context` keeps both nodes.
+#[test]
+fn check_reports_what_context_refuses() {
+    let dir = common::copy_fixture(NOTES);
+    let root = root_arg(dir.path());
+    let task = dir.path().join(".contextia/work/tasks/TASK-002.md");
+    let original = fs::read_to_string(&task).unwrap();
+    let (code, _, err) = brief(&["check", "--root", &root]);
+    assert_eq!(code, 0, "the example is clean: {err}");
+    for (from, to, at) in [
+        ("id: TASK-002\n", "id: [TASK-002]\n", "TASK-002.md:2:1"),
+        (
+            "specs: [SPEC-SYNC-001, SPEC-SYNC-002]\n",
+            "specs: true\n",
+            "TASK-002.md:6:1",
+        ),
+        (
+            "specs: [SPEC-SYNC-001, SPEC-SYNC-002]\n",
+            "specs: [SPEC-SYNC-001, [SPEC-SYNC-002]]\n",
+            "TASK-002.md:6:1",
+        ),
+    ] {
+        assert!(original.contains(from));
+        fs::write(&task, original.replacen(from, to, 1)).unwrap();
+        let (code, _, refused) = brief(&["context", "TASK-001", "--root", &root]);
+        assert_eq!(code, 2, "context refuses `{to}`: {refused}");
+        assert!(refused.contains(at), "{refused}");
+        let (code, out, err) = brief(&["check", "--root", &root]);
+        assert_ne!(
+            code, 0,
+            "check passed what context refuses (`{to}`): {out}{err}"
+        );
+        let line = out
+            .lines()
+            .find(|l| l.contains(at))
+            .unwrap_or_else(|| panic!("check says nothing at {at}: {out}"));
+        assert!(line.contains("error"), "{line}");
+    }
+
+    // A Tana export with an ownership cycle.
+    let tana = tempfile::tempdir().unwrap();
+    fs::write(tana.path().join("brief.toml"), "tana = \"export.json\"\n").unwrap();
+    fs::write(
+        tana.path().join("export.json"),
+        serde_json::json!({"formatVersion": 1, "docs": [
+            {"id": "ws01", "props": {"name": "Payments", "created": 1_700_000_000_000_i64}, "children": ["c1"]},
+            {"id": "a1", "props": {"name": "Payment retries", "_ownerId": "b1", "created": 1_700_000_000_000_i64}, "children": ["b1"]},
+            {"id": "b1", "props": {"name": "Retry budget", "_ownerId": "a1", "created": 1_700_000_000_000_i64}, "children": ["a1"]},
+            {"id": "c1", "props": {"name": "Ledger posting", "_ownerId": "ws01", "created": 1_700_000_000_000_i64}},
+        ]})
+        .to_string(),
+    )
+    .unwrap();
+    let troot = root_arg(tana.path());
+    let (code, out, err) = brief(&["check", "--root", &troot]);
+    assert_ne!(code, 0, "{out}{err}");
+    assert!(out.contains("ownership cycle: "), "{out}{err}");
+    let (code, out, err) = brief(&["context", "a1", "--root", &troot]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("Payment retries") && out.contains("Retry budget"),
+        "{out}"
+    );
+}

@@ -364,13 +364,24 @@ fn load_artifacts(
                                     .map(Kind::parse)
                                     .unwrap_or_else(|| Kind::parse("artifact")),
                             };
-                            out.findings.extend(artifacts::required_fields(
+                            let required = artifacts::required_fields(
                                 &rel,
                                 &kind,
                                 *placement == Placement::Identity,
                                 &keys,
                                 settings.config,
-                            ));
+                            );
+                            // The loader refused this file (so `context` refuses the project):
+                            // when no required-field finding says why (an `id` that is a list
+                            // or a map), its own message does.
+                            let explained = required.iter().any(
+                                |p| matches!(&p.anchor, Anchor::Front { key, .. } if key == "id"),
+                            );
+                            if !explained {
+                                out.findings
+                                    .push(problem_finding("missing-required-field", &problem));
+                            }
+                            out.findings.extend(required);
                         }
                         None => out
                             .findings

@@ -217,11 +217,21 @@ pub fn parse_artifact(
         .unwrap_or_else(|| id.clone());
     let mut links = Vec::new();
     for key in LINK_KEYS {
+        // A link value of the wrong type is refused, never dropped: `check` and `context`
+        // then agree on the file (both report it).
+        let wrong = |what: String| {
+            Problem::error(
+                key_location(path, text, key),
+                format!("`{key}` {what}: give an id, a list of ids, or a map of relation to ids"),
+            )
+        };
         match map.get(key) {
             Some(Value::Object(by_kind)) => {
                 for (sub_key, targets) in by_kind {
                     let relation = Relation::from_key(sub_key);
-                    for target in string_list(Some(targets)) {
+                    let targets = link_targets(targets)
+                        .map_err(|what| wrong(format!("has `{sub_key}` {what}")))?;
+                    for target in targets {
                         links.push(Link {
                             relation: relation.clone(),
                             target,
@@ -231,7 +241,7 @@ pub fn parse_artifact(
             }
             Some(targets) => {
                 let relation = Relation::from_key(key);
-                for target in string_list(Some(targets)) {
+                for target in link_targets(targets).map_err(|what| wrong(format!("is {what}")))? {
                     links.push(Link {
                         relation: relation.clone(),
                         target,
@@ -290,6 +300,34 @@ fn kind_from_id(id: &str) -> Kind {
         "TASK" => Kind::Task,
         "POL" => Kind::Policy,
         _ => Kind::parse("note"),
+    }
+}
+
+/// The ids a link value names: one id, a list of ids (numbers as written), or nothing for an
+/// empty value; otherwise what the value is, for the message.
+fn link_targets(value: &Value) -> Result<Vec<String>, String> {
+    let id = |item: &Value| match item {
+        Value::String(text) => Ok(text.clone()),
+        Value::Number(n) => Ok(n.to_string()),
+        other => Err(format!("a list holding {}", value_kind(other))),
+    };
+    match value {
+        Value::Null => Ok(Vec::new()),
+        Value::Array(items) => items.iter().filter(|i| !i.is_null()).map(id).collect(),
+        Value::String(_) | Value::Number(_) => id(value).map(|one| vec![one]),
+        other => Err(value_kind(other).to_string()),
+    }
+}
+
+/// What a frontmatter value is, as a message names it.
+fn value_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "nothing",
+        Value::Bool(_) => "true or false",
+        Value::Number(_) => "a number",
+        Value::String(_) => "text",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a map",
     }
 }
 

@@ -1086,7 +1086,33 @@ impl<'e, 'a> Workspace<'e, 'a> {
             let verdict = loop {
                 match hidden[at] {
                     0 => {}
-                    3 => break 1,
+                    3 => {
+                        // Back at a doc of this walk: an ownership cycle. Its docs stay (as
+                        // content, children of each other); the export is said to be wrong.
+                        let from = stack.iter().position(|&s| s == at).unwrap_or(0);
+                        let chain: Vec<&str> = stack[from..]
+                            .iter()
+                            .chain(std::iter::once(&at))
+                            .map(|&d| docs[d].id.as_ref())
+                            .collect();
+                        let mut path = prefix.to_vec();
+                        path.extend([
+                            Seg::Key("docs"),
+                            Seg::Index(at),
+                            Seg::Key("props"),
+                            Seg::Key("_ownerId"),
+                        ]);
+                        found.push(Found {
+                            severity: Severity::Warning,
+                            path,
+                            message: format!(
+                                "ownership cycle: {} (each `_ownerId` names the next); the nodes \
+                                 are kept as children of each other",
+                                chain.join(" → ")
+                            ),
+                        });
+                        break 1;
+                    }
                     known => break known,
                 }
                 hidden[at] = 3;
