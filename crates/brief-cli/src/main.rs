@@ -353,6 +353,9 @@ fn run(cli: Cli) -> Result<(), Failure> {
     Ok(())
 }
 
+/// The most context warnings printed one per line; the rest are counted.
+const MAX_WARNINGS: usize = 20;
+
 /// Runs a command that needs the engine; returns what to print.
 fn command(engine: &mut Engine, root: &Path, command: Command) -> Result<String, Failure> {
     let root = root.to_path_buf();
@@ -362,8 +365,16 @@ fn command(engine: &mut Engine, root: &Path, command: Command) -> Result<String,
             let out = engine
                 .context(&request)
                 .map_err(|e| failure(Some(&root), e))?;
-            for warning in &out.warnings {
+            // Bounded: a node may link to a hundred thousand missing ids (`brief check`
+            // lists every one).
+            for warning in out.warnings.iter().take(MAX_WARNINGS) {
                 eprintln!("warning: {}", located(&root, warning));
+            }
+            if out.warnings.len() > MAX_WARNINGS {
+                eprintln!(
+                    "warning: … and {} more missing links (`brief check` lists them all)",
+                    out.warnings.len() - MAX_WARNINGS
+                );
             }
             if out.omitted > 0 && std::io::stderr().is_terminal() {
                 eprintln!(

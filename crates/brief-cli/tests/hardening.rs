@@ -25,22 +25,20 @@ fn run_within(limit: Duration, args: &[&str]) -> (i32, String, String) {
         .stderr(Stdio::piped())
         .spawn()
         .expect("start brief");
+    // Both pipes are drained while the process runs (a large output must not block it).
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            pipe.read_to_string(&mut text).unwrap();
+            text
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().unwrap()));
+    let err = drain(Box::new(child.stderr.take().unwrap()));
     let start = Instant::now();
     loop {
         if let Some(status) = child.try_wait().unwrap() {
-            let (mut out, mut err) = (String::new(), String::new());
-            child
-                .stdout
-                .take()
-                .unwrap()
-                .read_to_string(&mut out)
-                .unwrap();
-            child
-                .stderr
-                .take()
-                .unwrap()
-                .read_to_string(&mut err)
-                .unwrap();
+            let (out, err) = (out.join().unwrap(), err.join().unwrap());
             let code = status.code().unwrap_or(-1);
             assert!(
                 code != 101 && !err.contains("panicked") && !err.contains("internal error"),
@@ -903,5 +901,48 @@ fn check_reports_what_context_refuses() {
     assert!(
         out.contains("Payment retries") && out.contains("Retry budget"),
         "{out}"
+    );
+}
+
+/// Item 6: a node with 100,000 links to ids that do not exist is checked and assembled (each
+/// missing link is a `check` error), and `context` says so in a bounded number of lines
+/// instead of one warning per link.
+#[test]
+fn a_hundred_thousand_missing_links_stay_bounded() {
+    let dir = common::copy_fixture(EXAMPLE);
+    let root = root_arg(dir.path());
+    let file = dir
+        .path()
+        .join("specgraph/nodes/behaviors/CHECKOUT-01.json");
+    let mut node: Value = serde_json::from_str(&fs::read_to_string(&file).unwrap()).unwrap();
+    let targets = node["links"]["depends_on"].as_array_mut().unwrap();
+    targets.extend((0..100_000).map(|i| json!(format!("MISSING-{i}"))));
+    fs::write(&file, serde_json::to_string_pretty(&node).unwrap()).unwrap();
+
+    let (code, out, _) = brief(&["check", "--root", &root, "--format", "json"]);
+    assert_eq!(code, 1);
+    let report: Value = serde_json::from_str(&out).unwrap();
+    let broken = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "broken-link")
+        .count();
+    assert_eq!(broken, 100_000);
+
+    let (code, out, err) = brief(&["context", "CHECKOUT-01", "--root", &root]);
+    assert_eq!(code, 0, "{}", &err[..err.len().min(400)]);
+    assert!(out.starts_with("# Context for CHECKOUT-01"));
+    let warnings: Vec<&str> = err.lines().filter(|l| l.starts_with("warning: ")).collect();
+    assert!(warnings.len() <= 21, "{} warning lines", warnings.len());
+    assert!(
+        warnings[0].contains("MISSING-0, which does not exist"),
+        "{}",
+        warnings[0]
+    );
+    assert!(
+        warnings.last().unwrap().contains("99980 more"),
+        "{}",
+        warnings.last().unwrap()
     );
 }
