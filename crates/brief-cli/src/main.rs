@@ -339,14 +339,42 @@ fn run(cli: Cli) -> Result<(), Failure> {
     }
     let mut engine = Engine::open(cli.root.as_deref(), &cwd).map_err(|e| failure(None, e))?;
     let root = engine.project.root.clone();
-    let output = match cli.command {
+    let output = command(&mut engine, &root, cli.command);
+    // Said once, whatever the command's outcome.
+    for notice in engine.notices() {
+        eprintln!("note: {notice}");
+    }
+    let output = output?;
+    let mut stdout = std::io::stdout().lock();
+    // A closed pipe (`brief … | head`) is not an error worth a message.
+    let _ = stdout
+        .write_all(output.as_bytes())
+        .and_then(|_| stdout.flush());
+    Ok(())
+}
+
+/// The most context warnings printed one per line; the rest are counted.
+const MAX_WARNINGS: usize = 20;
+
+/// Runs a command that needs the engine; returns what to print.
+fn command(engine: &mut Engine, root: &Path, command: Command) -> Result<String, Failure> {
+    let root = root.to_path_buf();
+    Ok(match command {
         Command::Context(args) => {
             let request = args.request();
             let out = engine
                 .context(&request)
                 .map_err(|e| failure(Some(&root), e))?;
-            for warning in &out.warnings {
+            // Bounded: a node may link to a hundred thousand missing ids (`brief check`
+            // lists every one).
+            for warning in out.warnings.iter().take(MAX_WARNINGS) {
                 eprintln!("warning: {}", located(&root, warning));
+            }
+            if out.warnings.len() > MAX_WARNINGS {
+                eprintln!(
+                    "warning: … and {} more missing links (`brief check` lists them all)",
+                    out.warnings.len() - MAX_WARNINGS
+                );
             }
             if out.omitted > 0 && std::io::stderr().is_terminal() {
                 eprintln!(
@@ -415,13 +443,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 }
             )
         }
-    };
-    let mut stdout = std::io::stdout().lock();
-    // A closed pipe (`brief … | head`) is not an error worth a message.
-    let _ = stdout
-        .write_all(output.as_bytes())
-        .and_then(|_| stdout.flush());
-    Ok(())
+    })
 }
 
 /// An engine error as the lines the user sees and the exit code.

@@ -6,7 +6,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crate::context::{assemble_from, show, ContextError, ContextOutput, ContextRequest, Start};
-use crate::index::{Hit, Index, IndexError, Refresh, Verify, FULL_CHECK_LIMIT};
+use crate::index::{
+    check_query, Hit, Index, IndexError, QueryError, Refresh, Verify, FULL_CHECK_LIMIT,
+};
 use crate::model::Detail;
 use crate::model::GraphView;
 use crate::project::{Project, ProjectError};
@@ -32,6 +34,9 @@ pub enum EngineError {
     Context(#[from] ContextError),
     #[error(transparent)]
     Unknown(#[from] UnknownTarget),
+    /// A query (or a target) over the input limits; nothing was searched.
+    #[error(transparent)]
+    Query(#[from] QueryError),
 }
 
 impl EngineError {
@@ -162,6 +167,16 @@ impl Engine {
         &self.index
     }
 
+    /// One line per thing the user should know about this run that is not an error (the
+    /// index kept in memory because `.brief/cache` cannot be written, or is a link).
+    pub fn notices(&self) -> Vec<String> {
+        self.index
+            .notice()
+            .map(str::to_string)
+            .into_iter()
+            .collect()
+    }
+
     /// Brings the index up to date. `None` checks every file on projects of up to
     /// [`FULL_CHECK_LIMIT`] files and only folders and manifests above that.
     pub fn refresh(
@@ -201,7 +216,9 @@ impl Engine {
     fn refresh_for_request(&mut self) -> Result<(), EngineError> {
         let signal = self.changes.clone();
         if let Some(signal) = &signal {
-            if !signal.take() {
+            // An index that is not built yet (a rebuild after damage) is refreshed whatever
+            // the signal says: no change since the last refresh does not make it current.
+            if !signal.take() && !self.index.is_unbuilt() {
                 return Ok(());
             }
         }
@@ -252,6 +269,8 @@ impl Engine {
 
     /// Assembles a context on a fresh index.
     pub fn context(&mut self, request: &ContextRequest) -> Result<ContextOutput, EngineError> {
+        // A target is an id or a query: either way one over the limits is refused first.
+        check_query(&request.target)?;
         self.healing(|engine| engine.context_once(request))
     }
 
@@ -278,13 +297,21 @@ impl Engine {
                 return Ok(out);
             }
         }
-        let start = self.start(request)?;
-        Ok(assemble_from(
-            &self.index,
-            &self.project.defaults,
-            request,
-            &start,
-        )?)
+        // Files kept changing under three assemblies: the last one, from one snapshot.
+        self.ensure_loadable()?;
+        let out = self.index.reading(|| {
+            let start = self.start(request)?;
+            Ok::<_, EngineError>(assemble_from(
+                &self.index,
+                &self.project.defaults,
+                request,
+                &start,
+            ))
+        })?;
+        if let Some(error) = self.index.take_error() {
+            return Err(error.into());
+        }
+        Ok(out?)
     }
 
     /// Where a context starts: the node with the target's id or, when there is none, the
@@ -364,6 +391,7 @@ impl Engine {
         limit: usize,
         kind: Option<&str>,
     ) -> Result<Vec<Hit>, EngineError> {
+        check_query(query)?;
         // A larger limit means "every hit" and would overflow SQLite's signed LIMIT.
         let limit = limit.min(MAX_SEARCH_LIMIT);
         self.healing(|engine| {

@@ -10,9 +10,10 @@
 //!
 //! When `.brief/cache/` cannot be written the index lives in memory for the run.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rusqlite::{params, Connection, OptionalExtension};
 
@@ -21,24 +22,35 @@ use crate::model::{
     Relation, Subgraph,
 };
 use crate::project::{Project, Source};
+use crate::root::{EntryKind, OpenError, PrivateDir, Root};
 use crate::sources::artifacts::{self, Placement};
 use crate::sources::specgraph::{self, Entry};
-use crate::sources::{read_stamped, rel_path, stamp, Problem, Severity, Stamp};
+use crate::sources::{
+    folder_stamp, now_ns, read_stamped, rel_path, stamp, FolderStamp, Problem, Severity, Stamp,
+};
 use crate::tokens::CountStore;
 
 /// Bumped whenever the schema or what is stored changes: older files are rebuilt.
-const SCHEMA: &str = "brief-index-4";
+const SCHEMA: &str = "brief-index-6";
 
+// A file's stamp is (size, mtime, ctime, ino, dev) — see `sources::Stamp`; `racy` marks a
+// stamp taken too soon after the file changed to be trusted (hashed again next time).
 const CREATE: &str = "
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files(path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL,
-                   hash BLOB NOT NULL, problem INTEGER NOT NULL, parser TEXT NOT NULL);
-CREATE TABLE watches(path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL);
+                   ctime INTEGER NOT NULL, ino INTEGER NOT NULL, dev INTEGER NOT NULL,
+                   racy INTEGER NOT NULL, hash BLOB NOT NULL, problem INTEGER NOT NULL,
+                   parser TEXT NOT NULL);
+CREATE TABLE watches(path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL,
+                     ctime INTEGER NOT NULL, ino INTEGER NOT NULL, dev INTEGER NOT NULL,
+                     racy INTEGER NOT NULL);
+-- `sum` columns are checksums of what a row holds, checked when it is read: a damaged page
+-- that still decodes never turns into a wrong answer.
 CREATE TABLE nodes(ix INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,
-                   file TEXT NOT NULL, date TEXT, title TEXT NOT NULL);
+                   file TEXT NOT NULL, date TEXT, title TEXT NOT NULL, sum INTEGER NOT NULL);
 -- The stored node (JSON) apart from the columns queries filter on: building or scanning
 -- the indexes of `nodes` then never reads through the bulk of the data.
-CREATE TABLE node_data(ix INTEGER PRIMARY KEY, data TEXT NOT NULL);
+CREATE TABLE node_data(ix INTEGER PRIMARY KEY, data TEXT NOT NULL, sum INTEGER NOT NULL);
 
 CREATE TABLE edges(src INTEGER NOT NULL, dst INTEGER NOT NULL, rel TEXT NOT NULL,
                    PRIMARY KEY(src, dst, rel)) WITHOUT ROWID;
@@ -47,8 +59,12 @@ CREATE TABLE problems(file TEXT NOT NULL, line INTEGER NOT NULL, col INTEGER NOT
                       severity INTEGER NOT NULL, message TEXT NOT NULL);
 CREATE VIRTUAL TABLE search USING fts5(id, title, body, fields, content='',
                                        contentless_delete=1, tokenize='unicode61');
-CREATE TABLE counts(key BLOB PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE counts(key BLOB PRIMARY KEY, n INTEGER NOT NULL, sum INTEGER NOT NULL) WITHOUT ROWID;
 ";
+
+/// Index files up to this size are checked whole (`PRAGMA quick_check`) when opened; larger
+/// ones rely on SQLite's own checks and the row checksums.
+const QUICK_CHECK_MAX_BYTES: u64 = 8 << 20;
 
 /// Page size of a new index file.
 const PAGE_SIZE: i64 = 16384;
@@ -80,6 +96,15 @@ DROP INDEX IF EXISTS dangling_target; DROP INDEX IF EXISTS problems_file;
 /// Up to this many source files a context checks every file for changes; above it only the
 /// folders (added, removed or renamed files) and the files of the nodes it uses.
 pub const FULL_CHECK_LIMIT: usize = 20_000;
+
+/// Which files a refresh compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    /// Every listed file, trusting the unchanged ones (and removing the unlisted).
+    All,
+    /// Only the named files, each read again whatever its stamp.
+    Named,
+}
 
 /// How thoroughly a refresh looks for changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,13 +139,15 @@ pub struct Refresh {
 pub struct IndexError {
     pub path: String,
     pub message: String,
+    /// The file is damaged: SQLite said so, or what was read did not decode or did not match
+    /// its checksum. The index is then deleted and rebuilt.
+    pub damaged: bool,
 }
 
 impl IndexError {
     /// Whether the file is damaged (and should be deleted and rebuilt).
     pub fn is_corruption(&self) -> bool {
-        let m = self.message.to_ascii_lowercase();
-        m.contains("malformed") || m.contains("not a database") || m.contains("corrupt")
+        self.damaged
     }
 }
 
@@ -157,8 +184,28 @@ struct Listed {
     path: PathBuf,
     rel: String,
     parser: Parser,
-    /// Size, mtime and problem flag as indexed, when the listing came from the index.
-    known: Option<(i64, i64, bool)>,
+    /// What the index knows of it, when the listing came from the index.
+    known: Option<Known>,
+}
+
+/// What the index knows of a file.
+#[derive(Clone, Debug)]
+struct Known {
+    stamp: Stamp,
+    /// Stamped too soon after a change to be trusted: hashed again.
+    racy: bool,
+    /// It had a load problem: read again on every refresh.
+    problem: bool,
+    /// How it was parsed (a manifest entry's id and expected type, a placement): a change
+    /// there parses it again even when its content is the same.
+    parser: String,
+}
+
+impl Known {
+    /// Whether the file can be trusted unchanged when it now stats as `now`.
+    fn unchanged(&self, now: Option<&Stamp>) -> bool {
+        !self.problem && !self.racy && now == Some(&self.stamp)
+    }
 }
 
 /// A candidate file after reading.
@@ -167,8 +214,8 @@ struct Read {
     at: usize,
     /// The content hash (zero when it could not be read).
     hash: [u8; 32],
-    /// Size and mtime taken as it was read.
-    stamp: Option<Stamp>,
+    /// The stamp taken as it was read, and when.
+    stamp: Option<(Stamp, i64)>,
     /// The parse result, `None` when the content had not changed.
     parsed: Option<Result<Option<Prepared>, Problem>>,
 }
@@ -178,7 +225,7 @@ struct Read {
 struct TanaRead {
     at: usize,
     hash: [u8; 32],
-    stamp: Option<Stamp>,
+    stamp: Option<(Stamp, i64)>,
     text: Result<Option<String>, Problem>,
 }
 
@@ -192,13 +239,54 @@ struct Prepared {
     location: Location,
     links: Vec<Link>,
     data: String,
+    /// [`row_sum`] of the node's row and [`data_sum`] of its data.
+    sums: (i64, i64),
     body: String,
     fields: String,
+}
+
+/// The first eight bytes of a blake3 hash over length-prefixed parts.
+fn sum_of(parts: &[&[u8]]) -> i64 {
+    let mut hasher = blake3::Hasher::new();
+    for part in parts {
+        hasher.update(&(part.len() as u64).to_le_bytes());
+        hasher.update(part);
+    }
+    i64::from_le_bytes(
+        hasher.finalize().as_bytes()[..8]
+            .try_into()
+            .unwrap_or([0; 8]),
+    )
+}
+
+/// The checksum of a node's row (what search and the catalog show without its data).
+fn row_sum(id: &str, kind: &str, date: Option<&str>, title: &str) -> i64 {
+    let date: &[u8] = date.map(str::as_bytes).unwrap_or(b"\xff");
+    sum_of(&[id.as_bytes(), kind.as_bytes(), date, title.as_bytes()])
+}
+
+/// The checksum of a node's data.
+fn data_sum(data: &str) -> i64 {
+    sum_of(&[data.as_bytes()])
+}
+
+/// The checksum stored with a token count.
+fn count_sum(key: &[u8], n: i64) -> i64 {
+    sum_of(&[key, &n.to_le_bytes()])
 }
 
 fn prepare(node: Node) -> Result<Prepared, Problem> {
     let data = serde_json::to_string(&node)
         .map_err(|e| Problem::error(node.location.clone(), format!("cannot store node: {e}")))?;
+    let sums = (
+        row_sum(
+            &node.id,
+            node.kind.name(),
+            node.date.as_deref(),
+            &node.title,
+        ),
+        data_sum(&data),
+    );
     let (body, fields) = search_text(&node);
     let Node {
         id,
@@ -217,6 +305,7 @@ fn prepare(node: Node) -> Result<Prepared, Problem> {
         location,
         links,
         data,
+        sums,
         body,
         fields,
     })
@@ -233,14 +322,25 @@ struct Written {
 pub struct Index {
     conn: Connection,
     root: PathBuf,
+    /// The project root as a boundary: source files are opened beneath it.
+    guard: Root,
     location: String,
+    /// `.brief/cache`, held open: index files are created, renamed and deleted in it
+    /// (`None`: the index lives in memory).
+    cache: Option<Arc<PrivateDir>>,
+    /// Why the index lives in memory when the project has a cache folder it cannot use.
+    notice: Option<String>,
     ids: RefCell<HashMap<NodeIx, String>>,
     kinds: RefCell<HashMap<NodeIx, Kind>>,
     /// Edge lists already read, by (node, outgoing): traversals revisit nodes (supersedes
     /// chains, layer closures), and the graph does not change between refreshes.
     edge_cache: RefCell<HashMap<(NodeIx, bool), Vec<Edge>>>,
-    /// The first SQLite error met by an infallible [`GraphView`] call.
-    error: RefCell<Option<String>>,
+    /// The `data_version` the caches above were read at: another process's commit empties
+    /// them before the next read.
+    cache_version: Cell<Option<i64>>,
+    /// The first SQLite error met by an infallible [`GraphView`] call, and whether it says
+    /// the file is damaged.
+    error: RefCell<Option<(String, bool)>>,
     created: bool,
     /// The index file to build, while there is no usable one: the first refresh builds it.
     unbuilt: Option<Unbuilt>,
@@ -248,9 +348,17 @@ pub struct Index {
     publish: Option<Publish>,
 }
 
+/// The name of the index file in `.brief/cache`.
+const INDEX_FILE: &str = "index.db";
+/// A build's private name, renamed to [`INDEX_FILE`] when whole.
+const BUILD_FILE: &str = "index.db.build";
+/// The lock a build holds.
+const LOCK_FILE: &str = "build.lock";
+/// The lock a refresh of a published index file holds while it writes.
+const REFRESH_LOCK_FILE: &str = "refresh.lock";
+
 /// An index file still to be (re)built.
 struct Unbuilt {
-    target: PathBuf,
     /// The identity of the file SQLite found damaged, if that is why: deleted only while
     /// it is still that file.
     damaged: Option<FileIdentity>,
@@ -262,42 +370,71 @@ struct Publish {
     /// Locked from the start of the build until it is published, so other processes wait
     /// for this build instead of starting their own.
     _lock: std::fs::File,
-    build: PathBuf,
-    target: PathBuf,
+}
+
+/// Why an index file was not used.
+enum Unusable {
+    /// There is none yet: built.
+    Missing,
+    /// Another schema version or set of sources: rebuilt.
+    Outdated,
+    /// SQLite (or `quick_check`) found it damaged: rebuilt.
+    Damaged,
+    /// A symlink where the index file should be: replaced (the link, never its target).
+    Link,
+    /// It cannot be written (a read-only file or folder): the run keeps its index in memory.
+    ReadOnly(rusqlite::Error),
+    /// Anything else (permissions, a busy writer, a folder in its place): reported, never
+    /// deleted.
+    Other(rusqlite::Error),
 }
 
 impl Index {
     /// Opens the project's index, creating or rebuilding it as needed; in memory when
-    /// `.brief/cache/` cannot be written.
+    /// `.brief/cache/` cannot be written (with a [`notice`](Index::notice) saying why).
     ///
     /// A missing, outdated or damaged index file is replaced by the first refresh, which
     /// builds the new one under a private name and a lock, in SQLite's rollback mode (each
     /// page written once, where WAL writes it twice), and publishes it whole: no process ever
     /// opens half an index, and one that needs it meanwhile waits for that build instead of
     /// starting another.
+    ///
+    /// Nothing is written outside the root: `.brief` and `.brief/cache` must be plain
+    /// folders (a symlink is refused, not followed), every index file is created, renamed and
+    /// deleted relative to the open cache folder, and SQLite opens the file with
+    /// `SQLITE_OPEN_NOFOLLOW` (a symlink anywhere on the path is refused).
     pub fn open(project: &Project) -> Result<Index, IndexError> {
-        let dir = project.root.join(".brief").join("cache");
-        let on_disk = std::fs::create_dir_all(&dir).is_ok() && {
-            let ignore = project.root.join(".brief").join(".gitignore");
-            ignore.exists() || std::fs::write(&ignore, "cache/\n.gitignore\n").is_ok()
+        let cache = match cache_dir(project) {
+            Ok(cache) => Arc::new(cache),
+            Err(notice) => {
+                let mut index = Index::in_memory(project, ":memory:".into())?;
+                index.notice = Some(notice);
+                return Ok(index);
+            }
         };
-        if !on_disk {
-            return Index::in_memory(project, ":memory:".into());
-        }
-        let path = dir.join("index.db");
-        match Index::open_file(project, &path) {
-            Ok(Some(index)) => Ok(index),
+        let shown = cache.shown().join(INDEX_FILE).display().to_string();
+        match Index::open_file(project, &cache) {
+            Ok(index) => Ok(index),
+            Err(Unusable::ReadOnly(e)) => {
+                let mut index = Index::in_memory(project, ":memory:".into())?;
+                index.notice = Some(read_only_notice(&shown, &e.to_string()));
+                Ok(index)
+            }
             // Outdated, foreign, missing or damaged: the first refresh decides under the
             // build lock (only there may a file be deleted or created).
-            Ok(None) | Err(_) => {
-                let mut index = Index::in_memory(project, path.display().to_string())?;
-                index.unbuilt = Some(Unbuilt {
-                    target: path,
-                    damaged: None,
-                });
+            Err(_) => {
+                let mut index = Index::in_memory(project, shown)?;
+                index.cache = Some(cache);
+                index.unbuilt = Some(Unbuilt { damaged: None });
                 Ok(index)
             }
         }
+    }
+
+    /// Why the index lives in memory for this run, when the project's cache folder could not
+    /// be used (one line for the user).
+    pub fn notice(&self) -> Option<&str> {
+        self.notice.as_deref()
     }
 
     /// An empty index in memory, shown as `location`.
@@ -308,32 +445,43 @@ impl Index {
         Ok(Index::with(project, conn, location, true))
     }
 
+    /// Keeps this run's index in memory from now on, saying why.
+    fn keep_in_memory(&mut self, project: &Project, notice: String) -> Result<(), IndexError> {
+        *self = Index::in_memory(project, ":memory:".into())?;
+        self.notice = Some(notice);
+        Ok(())
+    }
+
     /// Called by the first refresh of an index opened without a usable file: waits for the
     /// build lock, then opens the file another process published meanwhile, or starts
     /// building it. Builds in memory for this run when the lock or the build file cannot be
     /// had.
     fn start_build(&mut self, project: &Project) -> Result<(), IndexError> {
-        let Some(Unbuilt { target, damaged }) = self.unbuilt.take() else {
+        let Some(Unbuilt { damaged }) = self.unbuilt.take() else {
             return Ok(());
         };
-        let dir = target.parent().unwrap_or(&self.root).to_path_buf();
-        let Some(lock) = build_lock(&dir) else {
-            self.location = ":memory:".into();
+        let Some(cache) = self.cache.clone() else {
             return Ok(());
         };
-        let shown = target.display().to_string();
-        let replaced = damaged.is_some() && file_identity(&target) != damaged;
+        let shown = cache.shown().join(INDEX_FILE).display().to_string();
+        let lock = match build_lock(&cache) {
+            Ok(lock) => lock,
+            Err(notice) => return self.keep_in_memory(project, notice),
+        };
+        let replaced = damaged.is_some() && cache.identity(INDEX_FILE) != damaged;
         if damaged.is_none() || replaced {
-            match Index::open_file(project, &target) {
-                Ok(Some(published)) => {
+            match Index::open_file(project, &cache) {
+                Ok(published) => {
                     *self = published;
                     return Ok(());
                 }
-                Ok(None) => {}
-                Err(e) if target.exists() && !is_damage(&e) => {
+                Err(Unusable::ReadOnly(e)) => {
+                    return self.keep_in_memory(project, read_only_notice(&shown, &e.to_string()))
+                }
+                Err(Unusable::Other(e)) if cache.entry(INDEX_FILE).is_some() => {
                     // Neither missing nor damaged (permissions, a busy writer, …): say so,
                     // never delete.
-                    self.unbuilt = Some(Unbuilt { target, damaged });
+                    self.unbuilt = Some(Unbuilt { damaged });
                     return Err(IndexError {
                         path: shown,
                         message: if matches!(
@@ -347,33 +495,37 @@ impl Index {
                                  damaged, so fix this or move the file aside"
                             )
                         },
+                        damaged: false,
                     });
                 }
                 Err(_) => {}
             }
         }
-        remove_index_file(&target);
+        remove_index_file(&cache, INDEX_FILE);
         // Left by a build that was killed: under the lock nobody else is writing it.
-        let build = dir.join("index.db.build");
-        remove_index_file(&build);
-        let conn = Connection::open(&build).and_then(|conn| {
+        remove_index_file(&cache, BUILD_FILE);
+        let conn = open_sqlite(&cache.real_path(BUILD_FILE), true).and_then(|conn| {
             conn.pragma_update(None, "page_size", PAGE_SIZE)?;
             conn.pragma_update(None, "journal_mode", "MEMORY")?;
             conn.pragma_update(None, "synchronous", "OFF")?;
             create(&conn, project)?;
             Ok(conn)
         });
-        let Ok(conn) = conn else {
-            remove_index_file(&build);
-            self.location = ":memory:".into();
-            return Ok(());
+        let conn = match conn {
+            Ok(conn) => conn,
+            Err(e) => {
+                remove_index_file(&cache, BUILD_FILE);
+                let notice = if is_read_only(&e) {
+                    read_only_notice(&shown, &e.to_string())
+                } else {
+                    format!("cannot build {shown} ({e}); the index is kept in memory for this run")
+                };
+                return self.keep_in_memory(project, notice);
+            }
         };
         *self = Index::with(project, conn, shown, true);
-        self.publish = Some(Publish {
-            _lock: lock,
-            build,
-            target,
-        });
+        self.cache = Some(cache);
+        self.publish = Some(Publish { _lock: lock });
         Ok(())
     }
 
@@ -382,60 +534,80 @@ impl Index {
         let Some(publish) = self.publish.take() else {
             return Ok(());
         };
-        let shown = publish.target.display().to_string();
+        let Some(cache) = self.cache.clone() else {
+            return Ok(());
+        };
+        let shown = self.location.clone();
         // Renamed while still in rollback mode, which has no side files named after it.
-        if let Err(e) = std::fs::rename(&publish.build, &publish.target) {
+        if let Err(e) = cache.rename(BUILD_FILE, INDEX_FILE) {
             self.abandon_build(project, publish);
             return Err(IndexError {
                 path: shown,
                 message: format!("cannot move the new index into place: {e}"),
+                damaged: false,
             });
         }
-        match Index::open_file(project, &publish.target) {
-            Ok(Some(published)) => {
+        // The lock is held until the file is open again.
+        let _publish = publish;
+        match Index::open_file(project, &cache) {
+            Ok(published) => {
                 *self = published;
                 Ok(())
             }
+            Err(Unusable::ReadOnly(e)) | Err(Unusable::Other(e)) => Err(err(&shown, e)),
             // Kept working on the renamed file (SQLite moves to WAL when another opens it).
-            Ok(None) => Err(IndexError {
+            Err(_) => Err(IndexError {
                 path: shown,
                 message: "the new index changed while it was reopened; run again".into(),
+                damaged: false,
             }),
-            Err(e) => Err(err(&shown, e)),
         }
     }
 
     /// Drops a build that failed (releasing the lock and deleting its file): the next
     /// refresh starts over.
     fn abandon_build(&mut self, project: &Project, publish: Publish) {
-        let Publish { build, target, .. } = publish;
-        if let Ok(empty) = Index::in_memory(project, target.display().to_string()) {
+        let cache = self.cache.clone();
+        let location = self.location.clone();
+        drop(publish);
+        if let Ok(empty) = Index::in_memory(project, location) {
             *self = empty;
         }
-        remove_index_file(&build);
-        self.unbuilt = Some(Unbuilt {
-            target,
-            damaged: None,
-        });
+        if let Some(cache) = cache {
+            remove_index_file(&cache, BUILD_FILE);
+            self.cache = Some(cache);
+            self.unbuilt = Some(Unbuilt { damaged: None });
+        }
     }
 
-    /// Opens an existing index file (never creates one: that is a build's job); `None` when
-    /// it belongs to another schema version or another set of sources.
-    fn open_file(project: &Project, path: &Path) -> rusqlite::Result<Option<Index>> {
-        let shown = path.display().to_string();
-        let conn = Connection::open_with_flags(
-            path,
-            rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )?;
-        conn.busy_timeout(std::time::Duration::from_secs(10))?;
-        conn.pragma_update(None, "journal_mode", "WAL")?;
-        conn.pragma_update(None, "synchronous", "OFF")?;
-        // A file without the meta table is foreign, not damaged.
-        let has_meta: bool = conn.query_row(
-            "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
-            [],
-            |r| r.get(0),
-        )?;
+    /// Opens the existing index file of `cache` (never creates one: that is a build's job).
+    fn open_file(project: &Project, cache: &Arc<PrivateDir>) -> Result<Index, Unusable> {
+        let path = cache.real_path(INDEX_FILE);
+        let shown = cache.shown().join(INDEX_FILE).display().to_string();
+        let unusable = |e: rusqlite::Error| match cache.entry(INDEX_FILE) {
+            None => Unusable::Missing,
+            Some(EntryKind::Symlink) => Unusable::Link,
+            Some(_) if is_damage(&e) => Unusable::Damaged,
+            Some(EntryKind::File) if is_read_only(&e) => Unusable::ReadOnly(e),
+            Some(_) => Unusable::Other(e),
+        };
+        match cache.entry(INDEX_FILE) {
+            None => return Err(Unusable::Missing),
+            Some(EntryKind::Symlink) => return Err(Unusable::Link),
+            Some(_) => {}
+        }
+        let conn = open_sqlite(&path, false).map_err(unusable)?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))
+            .map_err(unusable)?;
+        // Before anything is written (the switch to WAL writes the header): a file without
+        // our meta table, schema and sources is not ours to change.
+        let has_meta: bool = conn
+            .query_row(
+                "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(unusable)?;
         let meta = |key: &str| -> rusqlite::Result<Option<String>> {
             row(&conn, "SELECT value FROM meta WHERE key = ?1", [key], |r| {
                 r.get(0)
@@ -443,9 +615,26 @@ impl Index {
             .optional()
         };
         let current = has_meta
-            && meta("schema")?.as_deref() == Some(SCHEMA)
-            && meta("sources")?.as_deref() == Some(sources_key(project).as_str());
-        Ok(current.then(|| Index::with(project, conn, shown, false)))
+            && meta("schema").map_err(unusable)?.as_deref() == Some(SCHEMA)
+            && meta("sources").map_err(unusable)?.as_deref() == Some(sources_key(project).as_str());
+        if !current {
+            return Err(Unusable::Outdated);
+        }
+        if std::fs::metadata(&path).is_ok_and(|m| m.len() <= QUICK_CHECK_MAX_BYTES) {
+            let verdict: String = conn
+                .query_row("PRAGMA quick_check(1)", [], |r| r.get(0))
+                .map_err(unusable)?;
+            if verdict != "ok" {
+                return Err(Unusable::Damaged);
+            }
+        }
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(unusable)?;
+        conn.pragma_update(None, "synchronous", "OFF")
+            .map_err(unusable)?;
+        let mut index = Index::with(project, conn, shown, false);
+        index.cache = Some(Arc::clone(cache));
+        Ok(index)
     }
 
     /// Replaces the index after SQLite reported it damaged: the next refresh deletes it under
@@ -455,14 +644,16 @@ impl Index {
             self.abandon_build(project, publish);
             return Ok(());
         }
-        if self.location == ":memory:" {
+        let Some(cache) = self.cache.clone() else {
+            let notice = self.notice.take();
             *self = Index::in_memory(project, ":memory:".into())?;
+            self.notice = notice;
             return Ok(());
-        }
-        let target = PathBuf::from(&self.location);
-        let damaged = file_identity(&target);
+        };
+        let damaged = cache.identity(INDEX_FILE);
         *self = Index::in_memory(project, self.location.clone())?;
-        self.unbuilt = Some(Unbuilt { target, damaged });
+        self.cache = Some(cache);
+        self.unbuilt = Some(Unbuilt { damaged });
         Ok(())
     }
 
@@ -475,10 +666,14 @@ impl Index {
         Index {
             conn,
             root: project.root.clone(),
+            guard: project.guard.clone(),
             location,
+            cache: None,
+            notice: None,
             ids: RefCell::new(HashMap::new()),
             kinds: RefCell::new(HashMap::new()),
             edge_cache: RefCell::new(HashMap::new()),
+            cache_version: Cell::new(None),
             error: RefCell::new(None),
             created,
             unbuilt: None,
@@ -537,8 +732,12 @@ impl Index {
                 ..Refresh::default()
             });
         }
-        // Another process may refresh at the same time: a refresh whose view of the index went
-        // stale before it took the write lock starts over (it then finds the work done).
+        // Refreshes of one index file take turns (`refresh.lock`), so readers that all find
+        // the same change do not keep making each other start over. A process without the
+        // lock (a foreign writer) may still commit meanwhile: an attempt whose view of the
+        // index went stale before it took the write lock starts over (it then finds the work
+        // done).
+        let _turn = self.writer_turn();
         for _ in 0..8 {
             let version = self.data_version()?;
             // Unchanged manifests and folders list the same files: take the list from the
@@ -552,15 +751,22 @@ impl Index {
                     });
                 }
                 let listed = self.listed_from_index()?;
-                match self.apply(listed, None, false, version, progress)? {
+                match self.apply(listed, None, Scope::All, version, progress)? {
                     Some(refresh) => return Ok(Refresh { created, ..refresh }),
                     None => continue,
                 }
             }
+            // Manifests and folders are stamped before they are read: one that changes while
+            // it is read shows a new stamp at the next refresh, which lists it again.
             let (listed, manifest_problems, watches) = list(project);
-            match self.apply(listed, Some(manifest_problems), false, version, progress)? {
+            match self.apply(
+                listed,
+                Some((manifest_problems, watches)),
+                Scope::All,
+                version,
+                progress,
+            )? {
                 Some(mut refresh) => {
-                    self.store_watches(&watches)?;
                     self.publish(project)?;
                     refresh.created = created;
                     return Ok(refresh);
@@ -571,7 +777,29 @@ impl Index {
         Err(IndexError {
             path: self.location.clone(),
             message: "other processes kept changing the index; try again".into(),
+            damaged: false,
         })
+    }
+
+    /// Waits for this process's turn to refresh the index file (the lock is released when
+    /// the file handle is dropped). `None` when there is nothing to share (an index in
+    /// memory or still being built under its own lock) or the lock cannot be had: the
+    /// refresh then relies on its stale-view check alone.
+    fn writer_turn(&self) -> Option<std::fs::File> {
+        if self.publish.is_some() || self.unbuilt.is_some() {
+            return None;
+        }
+        let lock = self.cache.as_ref()?.open_lock(REFRESH_LOCK_FILE).ok()?;
+        let start = std::time::Instant::now();
+        loop {
+            match lock.try_lock() {
+                Ok(()) => return Some(lock),
+                Err(std::fs::TryLockError::WouldBlock) if start.elapsed() < BUILD_WAIT => {
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+                Err(_) => return None,
+            }
+        }
     }
 
     /// SQLite's counter of commits made by other connections.
@@ -582,39 +810,48 @@ impl Index {
     }
 
     /// Refreshes just these files (paths relative to the root), as a file watcher or a
-    /// hook that knows what changed would. A file the index does not know yet, or one that
-    /// is gone, makes it a full refresh (the listing changed).
+    /// hook that knows what changed would: each is read again whatever its stamp says (and
+    /// parsed when its content changed). A file the index does not know yet, or one that is
+    /// gone, makes it a full refresh (the listing changed).
     pub fn refresh_paths(
         &mut self,
         project: &Project,
         files: &[String],
     ) -> Result<Refresh, IndexError> {
-        let mut listed = Vec::new();
-        for rel in files {
-            let rel = rel.trim_start_matches("./").to_string();
-            let parser: Option<String> = row(
-                &self.conn,
-                "SELECT parser FROM files WHERE path = ?1",
-                [&rel],
-                |r| r.get(0),
-            )
-            .optional()
-            .map_err(|e| self.err(e))?;
-            let path = self.root.join(&rel);
-            match parser.as_deref().and_then(decode_parser) {
-                Some(parser) if path.exists() => listed.push(Listed {
-                    path,
-                    rel,
-                    parser,
-                    known: None,
-                }),
-                _ => return self.refresh(project, Verify::Full, &mut |_, _| {}),
-            }
-        }
+        self.start_build(project)?;
+        let turn = self.writer_turn();
         for _ in 0..8 {
+            // Taken before the files are looked up: a listing another process changes
+            // meanwhile makes this attempt start over rather than write a stale entry.
             let version = self.data_version()?;
+            let mut listed = Vec::new();
+            for rel in files {
+                let rel = rel.trim_start_matches("./").to_string();
+                let parser: Option<String> = row(
+                    &self.conn,
+                    "SELECT parser FROM files WHERE path = ?1",
+                    [&rel],
+                    |r| r.get(0),
+                )
+                .optional()
+                .map_err(|e| self.err(e))?;
+                let path = self.root.join(&rel);
+                match parser.as_deref().and_then(decode_parser) {
+                    Some(parser) if path.exists() => listed.push(Listed {
+                        path,
+                        rel,
+                        parser,
+                        known: None,
+                    }),
+                    _ => {
+                        // The full refresh takes its own turn.
+                        drop(turn);
+                        return self.refresh(project, Verify::Full, &mut |_, _| {});
+                    }
+                }
+            }
             if let Some(refresh) =
-                self.apply(listed.clone(), None, true, version, &mut |_, _| {})?
+                self.apply(listed, None, Scope::Named, version, &mut |_, _| {})?
             {
                 return Ok(refresh);
             }
@@ -622,11 +859,13 @@ impl Index {
         Err(IndexError {
             path: self.location.clone(),
             message: "other processes kept changing the index; try again".into(),
+            damaged: false,
         })
     }
 
-    /// Re-reads the given files if they changed since they were indexed. Returns true when
-    /// something changed (the caller assembles again).
+    /// Re-reads the given files if they changed since they were indexed (or were indexed
+    /// too soon after a change to tell). Returns true when what is indexed changed (the
+    /// caller assembles again).
     pub fn refresh_files(
         &mut self,
         project: &Project,
@@ -634,22 +873,29 @@ impl Index {
     ) -> Result<bool, IndexError> {
         let mut changed = Vec::new();
         for rel in files {
-            let known: Option<(i64, i64)> = row(
-                &self.conn,
-                "SELECT size, mtime FROM files WHERE path = ?1",
-                [rel],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()
-            .map_err(|e| self.err(e))?;
-            if stat(&project.root.join(rel)) != known {
+            let known = self.known(rel)?;
+            let now = stat(&project.root.join(rel));
+            if !known.is_some_and(|k| k.unchanged(now.as_ref())) {
                 changed.push(rel.clone());
             }
         }
-        if !changed.is_empty() {
-            self.refresh_paths(project, &changed)?;
+        if changed.is_empty() {
+            return Ok(false);
         }
-        Ok(!changed.is_empty())
+        let refresh = self.refresh_paths(project, &changed)?;
+        Ok(refresh.parsed > 0 || refresh.removed > 0 || refresh.created)
+    }
+
+    /// What the index knows of one file.
+    fn known(&self, rel: &str) -> Result<Option<Known>, IndexError> {
+        row(
+            &self.conn,
+            "SELECT size, mtime, ctime, ino, dev, racy, problem, parser FROM files WHERE path = ?1",
+            [rel],
+            known_row,
+        )
+        .optional()
+        .map_err(|e| self.err(e))
     }
 
     /// Every load problem recorded for the indexed files, sorted by location.
@@ -682,9 +928,26 @@ impl Index {
     }
 
     /// Runs `f` inside one read transaction: one snapshot for a whole context, and one lock
-    /// instead of one per query.
+    /// instead of one per query. Ids, kinds and edges remembered from an earlier snapshot are
+    /// forgotten when another process has committed since.
     pub fn reading<T>(&self, f: impl FnOnce() -> T) -> T {
         let own = self.conn.is_autocommit() && self.conn.execute_batch("BEGIN").is_ok();
+        // The first read starts the snapshot; the version is that snapshot's.
+        match self
+            .conn
+            .query_row("SELECT count(*) FROM meta", [], |r| r.get::<_, i64>(0))
+            .and_then(|_| self.conn.query_row("PRAGMA data_version", [], |r| r.get(0)))
+        {
+            Ok(version) => {
+                if self.cache_version.replace(Some(version)) != Some(version) {
+                    self.forget();
+                }
+            }
+            Err(e) => {
+                self.forget();
+                self.note(e);
+            }
+        }
         let result = f();
         if own && self.conn.execute_batch("COMMIT").is_err() {
             let _ = self.conn.execute_batch("ROLLBACK");
@@ -692,30 +955,61 @@ impl Index {
         result
     }
 
+    /// Empties the caches of ids, kinds and edges.
+    fn forget(&self) {
+        self.ids.borrow_mut().clear();
+        self.kinds.borrow_mut().clear();
+        self.edge_cache.borrow_mut().clear();
+    }
+
     /// The first storage error met while answering graph queries, if any.
     pub fn take_error(&self) -> Option<IndexError> {
-        self.error.borrow_mut().take().map(|message| IndexError {
-            path: self.location.clone(),
-            message,
-        })
+        self.error
+            .borrow_mut()
+            .take()
+            .map(|(message, damaged)| IndexError {
+                path: self.location.clone(),
+                message,
+                damaged,
+            })
+    }
+
+    /// Whether this index waits for its first refresh to build (no usable file was found, or
+    /// the file was found damaged).
+    pub fn is_unbuilt(&self) -> bool {
+        self.unbuilt.is_some()
     }
 
     /// Every node's id, kind and title, sorted by id.
     pub fn catalog(&self) -> Result<Vec<CatalogEntry>, IndexError> {
-        let result = (|| -> Result<Vec<CatalogEntry>, rusqlite::Error> {
+        let result = (|| -> Result<Vec<(CatalogEntry, bool)>, rusqlite::Error> {
             let mut stmt = self
                 .conn
-                .prepare_cached("SELECT id, kind, title FROM nodes ORDER BY id")?;
+                .prepare_cached("SELECT id, kind, title, date, sum FROM nodes ORDER BY id")?;
             let rows = stmt.query_map([], |r| {
-                Ok(CatalogEntry {
+                let entry = CatalogEntry {
                     id: r.get(0)?,
                     kind: r.get(1)?,
                     title: r.get(2)?,
-                })
+                };
+                let intact = row_sum(
+                    &entry.id,
+                    &entry.kind,
+                    r.get::<_, Option<String>>(3)?.as_deref(),
+                    &entry.title,
+                ) == r.get::<_, i64>(4)?;
+                Ok((entry, intact))
             })?;
-            rows.collect()
+            rows.collect::<Result<Vec<_>, _>>()
         })();
-        result.map_err(|e| self.err(e))
+        let rows = result.map_err(|e| self.err(e))?;
+        if rows.iter().any(|(_, intact)| !intact) {
+            return Err(damage(
+                &self.location,
+                "a node row does not match its checksum",
+            ));
+        }
+        Ok(rows.into_iter().map(|(entry, _)| entry).collect())
     }
 
     /// Full-text search over id, title, body and fields, BM25-ranked, an exact id first.
@@ -726,9 +1020,16 @@ impl Index {
         kind: Option<&str>,
     ) -> Result<Vec<Hit>, IndexError> {
         let mut hits = Vec::new();
+        // The engine refuses longer queries with a message; here they are cut, so no caller
+        // can make a search unbounded.
+        let mut cut = query.len().min(MAX_QUERY_BYTES);
+        while !query.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let query = &query[..cut];
         let exact = self.lookup_any_case(query.trim());
         if let Some(ix) = exact {
-            let node = self.load_node(ix).map_err(|e| self.err(e))?;
+            let node = self.load_node(ix)?;
             if kind.is_none_or(|k| node.kind.name() == k) {
                 hits.push(Hit {
                     id: node.id.clone(),
@@ -744,25 +1045,36 @@ impl Index {
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT n.ix, n.id, n.kind, n.title, bm25(search, 10.0, 4.0, 1.0, 2.0) AS score
+                "SELECT n.ix, n.id, n.kind, n.title, bm25(search, 10.0, 4.0, 1.0, 2.0) AS score,
+                        n.date, n.sum
                  FROM search JOIN nodes n ON n.ix = search.rowid
                  WHERE search MATCH ?1 AND (?2 IS NULL OR n.kind = ?2)
                  ORDER BY score, n.id LIMIT ?3",
             )
             .map_err(|e| self.err(e))?;
+        // One more than asked for, so the exact match can be set aside (any `limit` fits).
+        let sql_limit = i64::try_from(limit).unwrap_or(i64::MAX).saturating_add(1);
         let rows = stmt
-            .query_map(params![fts, kind, limit as i64 + 1], |r| {
+            .query_map(params![fts, kind, sql_limit], |r| {
                 Ok((
                     r.get::<_, i64>(0)? as NodeIx,
                     r.get::<_, String>(1)?,
                     r.get::<_, String>(2)?,
                     r.get::<_, String>(3)?,
                     r.get::<_, f64>(4)?,
+                    r.get::<_, Option<String>>(5)?,
+                    r.get::<_, i64>(6)?,
                 ))
             })
             .map_err(|e| self.err(e))?;
         for row in rows {
-            let (ix, id, kind, title, score) = row.map_err(|e| self.err(e))?;
+            let (ix, id, kind, title, score, date, sum) = row.map_err(|e| self.err(e))?;
+            if row_sum(&id, &kind, date.as_deref(), &title) != sum {
+                return Err(damage(
+                    &self.location,
+                    format!("node {ix}: checksum mismatch"),
+                ));
+            }
             if Some(ix) == exact {
                 continue;
             }
@@ -806,45 +1118,56 @@ impl Index {
     fn note(&self, e: rusqlite::Error) {
         let mut slot = self.error.borrow_mut();
         if slot.is_none() {
-            *slot = Some(e.to_string());
+            *slot = Some((e.to_string(), is_damage(&e)));
+        }
+    }
+
+    /// Records that what was read does not match what was written (a damaged file).
+    fn note_damage(&self, message: String) {
+        let mut slot = self.error.borrow_mut();
+        if slot.is_none() {
+            *slot = Some((message, true));
         }
     }
 
     fn watches_unchanged(&self) -> Result<bool, IndexError> {
         let mut stmt = self
             .conn
-            .prepare("SELECT path, size, mtime FROM watches")
+            .prepare("SELECT path, size, mtime, ctime, ino, dev, racy FROM watches")
             .map_err(|e| self.err(e))?;
-        let rows: Vec<(String, i64, i64)> = stmt
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        let rows: Vec<(String, Stamp, bool)> = stmt
+            .query_map([], |r| {
+                Ok((r.get(0)?, stamp_row(r, 1)?, r.get::<_, i64>(6)? != 0))
+            })
             .map_err(|e| self.err(e))?
             .collect::<Result<_, _>>()
             .map_err(|e| self.err(e))?;
         if rows.is_empty() {
             return Ok(false);
         }
-        Ok(rows
-            .iter()
-            .all(|(path, size, mtime)| stat(&self.root.join(path)) == Some((*size, *mtime))))
+        Ok(rows.iter().all(|(path, stamp, racy)| {
+            !racy && stat(&self.root.join(path)).as_ref() == Some(stamp)
+        }))
     }
 
-    /// `Some(number of files)` when every indexed file still has its indexed size and mtime
-    /// and none had a problem: then a refresh has nothing to do.
+    /// `Some(number of files)` when every indexed file still has its indexed stamp, none had
+    /// a problem and none was stamped too soon after a change: then a refresh has nothing
+    /// to do.
     fn files_unchanged(&self) -> Result<Option<usize>, IndexError> {
         use rayon::prelude::*;
         let mut stmt = self
             .conn
-            .prepare("SELECT path, size, mtime, problem FROM files")
+            .prepare("SELECT path, size, mtime, ctime, ino, dev, racy, problem, parser FROM files")
             .map_err(|e| self.err(e))?;
-        let rows: Vec<(String, i64, i64, i64)> = stmt
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        let rows: Vec<(String, Known)> = stmt
+            .query_map([], |r| Ok((r.get(0)?, known_row_at(r, 1)?)))
             .map_err(|e| self.err(e))?
             .collect::<Result<_, _>>()
             .map_err(|e| self.err(e))?;
         let root = self.root.as_path();
-        let unchanged = rows.par_iter().all(|(rel, size, mtime, problem)| {
-            *problem == 0 && stat(&root.join(rel)) == Some((*size, *mtime))
-        });
+        let unchanged = rows
+            .par_iter()
+            .all(|(rel, known)| known.unchanged(stat(&root.join(rel)).as_ref()));
         Ok(unchanged.then_some(rows.len()))
     }
 
@@ -852,21 +1175,18 @@ impl Index {
     fn listed_from_index(&self) -> Result<Vec<Listed>, IndexError> {
         let mut stmt = self
             .conn
-            .prepare("SELECT path, parser, size, mtime, problem FROM files ORDER BY path")
+            .prepare(
+                "SELECT path, size, mtime, ctime, ino, dev, racy, problem, parser FROM files
+                 ORDER BY path",
+            )
             .map_err(|e| self.err(e))?;
         let rows = stmt
-            .query_map([], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?,
-                    (r.get(2)?, r.get(3)?, r.get::<_, i64>(4)? != 0),
-                ))
-            })
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, known_row_at(r, 1)?)))
             .map_err(|e| self.err(e))?;
         let mut listed = Vec::new();
         for row in rows {
-            let (rel, parser, known) = row.map_err(|e| self.err(e))?;
-            if let Some(parser) = decode_parser(&parser) {
+            let (rel, known) = row.map_err(|e| self.err(e))?;
+            if let Some(parser) = decode_parser(&known.parser) {
                 listed.push(Listed {
                     path: self.root.join(&rel),
                     rel,
@@ -878,94 +1198,80 @@ impl Index {
         Ok(listed)
     }
 
-    fn store_watches(&mut self, watches: &[PathBuf]) -> Result<(), IndexError> {
-        let tx = self
-            .conn
-            .transaction()
-            .map_err(|e| err(&self.location, e))?;
-        run(&tx, "DELETE FROM watches", []).map_err(|e| err(&self.location, e))?;
-        for path in watches {
-            if let Some((size, mtime)) = stat(path) {
-                run(
-                    &tx,
-                    "INSERT OR REPLACE INTO watches(path, size, mtime) VALUES (?1, ?2, ?3)",
-                    params![rel_path(&self.root, path), size, mtime],
-                )
-                .map_err(|e| err(&self.location, e))?;
-            }
-        }
-        tx.commit().map_err(|e| err(&self.location, e))
-    }
-
-    /// Compares the listed files with the indexed ones and applies the differences.
+    /// Compares the listed files with the indexed ones and applies the differences. With a
+    /// fresh `listing` (the manifests' own problems and the stamped manifests and folders),
+    /// it is recorded in the same transaction, so the stamps always describe the listing
+    /// they came with.
     fn apply(
         &mut self,
         listed: Vec<Listed>,
-        manifest_problems: Option<Vec<Problem>>,
-        partial: bool,
+        listing: Option<(Vec<Problem>, Vec<FolderStamp>)>,
+        scope: Scope,
         version: i64,
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<Option<Refresh>, IndexError> {
         use rayon::prelude::*;
         let location = self.location.clone();
         let e = |x: rusqlite::Error| err(&location, x);
+        let partial = scope == Scope::Named;
+        let (manifest_problems, watches) = match listing {
+            Some((problems, watches)) => (Some(problems), Some(watches)),
+            None => (None, None),
+        };
         // What the index knows of each listed file (read in one pass unless the listing
         // came from the index and carries it already).
         let from_index = !listed.is_empty() && listed.iter().all(|f| f.known.is_some());
-        let known: HashMap<String, (i64, i64, bool)> = if from_index {
+        let known: HashMap<String, Known> = if from_index {
             listed
                 .iter()
-                .filter_map(|f| f.known.map(|k| (f.rel.clone(), k)))
+                .filter_map(|f| f.known.clone().map(|k| (f.rel.clone(), k)))
                 .collect()
         } else if partial {
             let mut known = HashMap::new();
             for file in &listed {
-                let k: Option<(i64, i64, i64)> = row(
-                    &self.conn,
-                    "SELECT size, mtime, problem FROM files WHERE path = ?1",
-                    [&file.rel],
-                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-                )
-                .optional()
-                .map_err(e)?;
-                if let Some((size, mtime, problem)) = k {
-                    known.insert(file.rel.clone(), (size, mtime, problem != 0));
+                if let Some(k) = self.known(&file.rel)? {
+                    known.insert(file.rel.clone(), k);
                 }
             }
             known
         } else {
             let mut stmt = self
                 .conn
-                .prepare("SELECT path, size, mtime, problem FROM files")
+                .prepare(
+                    "SELECT path, size, mtime, ctime, ino, dev, racy, problem, parser FROM files",
+                )
                 .map_err(e)?;
             let rows = stmt
-                .query_map([], |r| {
-                    Ok((
-                        r.get::<_, String>(0)?,
-                        (r.get(1)?, r.get(2)?, r.get::<_, i64>(3)? != 0),
-                    ))
-                })
+                .query_map([], |r| Ok((r.get::<_, String>(0)?, known_row_at(r, 1)?)))
                 .map_err(e)?;
             rows.collect::<Result<_, _>>().map_err(e)?
         };
         // Into an empty index every file is read, and stamped as it is read: no stat first.
-        let stats: Vec<Option<Stamp>> = if known.is_empty() {
+        let stats: Vec<Option<Stamp>> = if known.is_empty() || partial {
             vec![None; listed.len()]
         } else {
             listed.par_iter().map(|f| stat(&f.path)).collect()
         };
         let mut todo: Vec<usize> = Vec::new();
         for (i, file) in listed.iter().enumerate() {
-            match known.get(&file.rel) {
-                Some((size, mtime, problem)) if !problem && stats[i] == Some((*size, *mtime)) => {}
-                _ => todo.push(i),
+            let trusted = !partial
+                && known.get(&file.rel).is_some_and(|k| {
+                    k.unchanged(stats[i].as_ref()) && k.parser == encode_parser(&file.parser)
+                });
+            if !trusted {
+                todo.push(i);
             }
         }
-        // Hashes only for the files whose size or mtime moved.
+        // Hashes for the files read again whose parser is the same: an unchanged hash then
+        // means nothing to parse (a changed parser — a manifest entry's id or expected type —
+        // parses the file again whatever its content).
         let mut hashes: HashMap<&str, Vec<u8>> = HashMap::new();
         for &i in &todo {
             let rel = listed[i].rel.as_str();
-            if known.get(rel).is_some_and(|(_, _, problem)| !problem) {
+            if known
+                .get(rel)
+                .is_some_and(|k| !k.problem && k.parser == encode_parser(&listed[i].parser))
+            {
                 let hash: Vec<u8> = row(
                     &self.conn,
                     "SELECT hash FROM files WHERE path = ?1",
@@ -995,7 +1301,7 @@ impl Index {
         let mut tana_reads: Vec<TanaRead> = Vec::new();
         for &at in &tana_todo {
             let file = &listed[at];
-            tana_reads.push(match read_stamped(&self.root, &file.path) {
+            tana_reads.push(match read_stamped(&self.guard, &file.path) {
                 Ok((text, stamp)) => {
                     let hash = *blake3::hash(text.as_bytes()).as_bytes();
                     let same = hashes
@@ -1021,7 +1327,7 @@ impl Index {
         // while this thread writes the chunks before: on two cores parsing and SQLite inserts
         // overlap instead of running one after the other.
         let total = todo.len();
-        let root = self.root.clone();
+        let root = self.guard.clone();
         let mut todo = todo;
         todo.sort_by(|&a, &b| listed[a].rel.cmp(&listed[b].rel));
         let read_one = |at: usize| -> Read {
@@ -1130,7 +1436,7 @@ impl Index {
             // Exports first, so links from other sources to Tana nodes resolve below.
             for read in tana_reads {
                 let file = &listed[read.at];
-                let (size, mtime) = read.stamp.or(stats[read.at]).unwrap_or((-1, -1));
+                let (stamp, racy) = recorded(read.stamp, stats[read.at]);
                 match read.text {
                     Ok(None) => refresh.unchanged_content += 1,
                     Ok(Some(text)) => {
@@ -1146,17 +1452,31 @@ impl Index {
                 }
                 // An export's problems stay recorded with it; they never force a re-parse (only a
                 // changed export is parsed again).
-                run(&tx,
-                "INSERT OR REPLACE INTO files(path, size, mtime, hash, problem, parser) VALUES (?1, ?2, ?3, ?4, 0, ?5)",
-                params![file.rel, size, mtime, &read.hash[..], encode_parser(&file.parser)],
-            )
-            .map_err(e)?;
+                run(
+                    &tx,
+                    "INSERT OR REPLACE INTO files(path, size, mtime, ctime, ino, dev, racy, hash,
+                                                  problem, parser)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0, ?9)",
+                    params![
+                        file.rel,
+                        stamp.size,
+                        stamp.mtime,
+                        stamp.ctime,
+                        stamp.inode,
+                        stamp.device,
+                        racy as i64,
+                        &read.hash[..],
+                        encode_parser(&file.parser)
+                    ],
+                )
+                .map_err(e)?;
             }
             let mut touched: Vec<Written> = Vec::new();
             let mut insert_file = tx
                 .prepare_cached(
-                    "INSERT OR REPLACE INTO files(path, size, mtime, hash, problem, parser)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    "INSERT OR REPLACE INTO files(path, size, mtime, ctime, ino, dev, racy, hash,
+                                                  problem, parser)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                 )
                 .map_err(e)?;
             // Applied in path order: the first path wins a duplicate id.
@@ -1167,7 +1487,7 @@ impl Index {
                 reads
             }) {
                 let file = &listed[read.at];
-                let (size, mtime) = read.stamp.or(stats[read.at]).unwrap_or((-1, -1));
+                let (stamp, racy) = recorded(read.stamp, stats[read.at]);
                 let mut problem = false;
                 match read.parsed {
                     None => refresh.unchanged_content += 1,
@@ -1200,8 +1520,12 @@ impl Index {
                 insert_file
                     .execute(params![
                         file.rel,
-                        size,
-                        mtime,
+                        stamp.size,
+                        stamp.mtime,
+                        stamp.ctime,
+                        stamp.inode,
+                        stamp.device,
+                        racy as i64,
                         &read.hash[..],
                         problem as i64,
                         encode_parser(&file.parser)
@@ -1214,6 +1538,7 @@ impl Index {
                 return Err(IndexError {
                     path: location.clone(),
                     message: format!("reading files stopped after {done} of {total}"),
+                    damaged: false,
                 });
             }
             // Links of the nodes (re)written; links of others that now resolve.
@@ -1298,24 +1623,80 @@ impl Index {
                 [files.to_string()],
             )
             .map_err(e)?;
+            if let Some(watches) = &watches {
+                run(&tx, "DELETE FROM watches", []).map_err(e)?;
+                for (path, stamp) in watches {
+                    let Some((stamp, taken)) = stamp else {
+                        continue;
+                    };
+                    run(
+                        &tx,
+                        "INSERT OR REPLACE INTO watches(path, size, mtime, ctime, ino, dev, racy)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                        params![
+                            rel_path(&self.root, path),
+                            stamp.size,
+                            stamp.mtime,
+                            stamp.ctime,
+                            stamp.inode,
+                            stamp.device,
+                            stamp.racy(*taken) as i64
+                        ],
+                    )
+                    .map_err(e)?;
+                }
+            }
             tx.commit().map_err(e)?;
             if !partial {
                 refresh.files = files as usize;
             }
-            self.ids.borrow_mut().clear();
-            self.kinds.borrow_mut().clear();
-            self.edge_cache.borrow_mut().clear();
+            self.forget();
+            self.cache_version.set(None);
             Ok(Some(refresh))
         })
     }
 
-    fn load_node(&self, ix: NodeIx) -> Result<Node, rusqlite::Error> {
-        let data: String = self
+    /// A whole node, checked against its checksum and its row (a mismatch is damage).
+    fn load_node(&self, ix: NodeIx) -> Result<Node, IndexError> {
+        type Stored = (String, String, Option<String>, String, i64, String, i64);
+        let (id, kind, date, title, row, data, sum): Stored = self
             .conn
-            .prepare_cached("SELECT data FROM node_data WHERE ix = ?1")?
-            .query_row([ix], |r| r.get(0))?;
-        serde_json::from_str(&data)
-            .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))
+            .prepare_cached(
+                "SELECT n.id, n.kind, n.date, n.title, n.sum, d.data, d.sum
+                 FROM nodes n JOIN node_data d ON d.ix = n.ix WHERE n.ix = CAST(?1 AS INTEGER)",
+            )
+            .and_then(|mut s| {
+                s.query_row([ix], |r| {
+                    Ok((
+                        r.get(0)?,
+                        r.get(1)?,
+                        r.get(2)?,
+                        r.get(3)?,
+                        r.get(4)?,
+                        r.get(5)?,
+                        r.get(6)?,
+                    ))
+                })
+            })
+            .map_err(|e| self.err(e))?;
+        let damaged = |what: &str| damage(&self.location, format!("node {ix}: {what}"));
+        if row_sum(&id, &kind, date.as_deref(), &title) != row || data_sum(&data) != sum {
+            return Err(damaged("checksum mismatch"));
+        }
+        let node: Node = serde_json::from_str(&data)
+            .map_err(|e| damaged(&format!("data does not decode ({e})")))?;
+        if node.id != id || node.kind.name() != kind || node.title != title || node.date != date {
+            return Err(damaged("data differs from its row"));
+        }
+        Ok(node)
+    }
+
+    /// Records an error met where the caller cannot return one.
+    fn record(&self, e: IndexError) {
+        let mut slot = self.error.borrow_mut();
+        if slot.is_none() {
+            *slot = Some((e.message, e.damaged));
+        }
     }
 
     fn edges(&self, ix: NodeIx, out: bool) -> Vec<Edge> {
@@ -1486,12 +1867,28 @@ impl Corpus for Index {
     fn store(&self, needed: &[NodeIx]) -> Box<dyn NodeStore + '_> {
         let mut sub = Subgraph::default();
         for &ix in needed {
-            match self.load_node(ix) {
+            let node = match self.load_node(ix) {
                 Ok(node) => {
-                    sub.nodes.insert(ix, node);
+                    // What traversal was told about the node must be what is stored.
+                    let id_differs = self.ids.borrow().get(&ix).is_some_and(|id| *id != node.id);
+                    let kind_differs = self
+                        .kinds
+                        .borrow()
+                        .get(&ix)
+                        .is_some_and(|kind| *kind != node.kind);
+                    if id_differs || kind_differs {
+                        self.note_damage(format!("node {ix}: its row and its edges disagree"));
+                    }
+                    node
                 }
-                Err(e) => self.note(e),
-            }
+                Err(e) => {
+                    // The caller finds the error and discards what was assembled; a stand-in
+                    // keeps the assembly from failing on a missing node meanwhile.
+                    self.record(e);
+                    stand_in(ix)
+                }
+            };
+            sub.nodes.insert(ix, node);
         }
         sub.newest_date = self
             .conn
@@ -1510,14 +1907,38 @@ impl Corpus for Index {
     }
 }
 
+/// An empty node standing in for one that could not be read (never shown: the read error
+/// fails the request).
+fn stand_in(ix: NodeIx) -> Node {
+    Node {
+        id: format!("#{ix}"),
+        kind: Kind::parse("note"),
+        title: String::new(),
+        status: None,
+        origin: crate::model::Origin::Artifact,
+        content: Content::Artifact(crate::model::ArtifactFields::default()),
+        links: Vec::new(),
+        date: None,
+        location: Location::file(""),
+    }
+}
+
 impl CountStore for Index {
     fn get(&self, key: &[u8]) -> Option<usize> {
-        self.conn
-            .prepare_cached("SELECT n FROM counts WHERE key = ?1")
-            .and_then(|mut s| s.query_row([key], |r| r.get::<_, i64>(0)).optional())
+        let (n, sum) = self
+            .conn
+            .prepare_cached("SELECT n, sum FROM counts WHERE key = ?1")
+            .and_then(|mut s| {
+                s.query_row([key], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
+                    .optional()
+            })
             .ok()
-            .flatten()
-            .map(|n| n as usize)
+            .flatten()?;
+        if count_sum(key, n) != sum || n < 0 {
+            self.note_damage("a token count does not match its checksum".into());
+            return None;
+        }
+        Some(n as usize)
     }
 
     fn put(&self, entries: &[(Vec<u8>, usize)]) {
@@ -1531,11 +1952,12 @@ impl CountStore for Index {
                 self.conn.execute_batch("BEGIN")?;
             }
             {
-                let mut stmt = self
-                    .conn
-                    .prepare_cached("INSERT OR IGNORE INTO counts(key, n) VALUES (?1, ?2)")?;
+                let mut stmt = self.conn.prepare_cached(
+                    "INSERT OR IGNORE INTO counts(key, n, sum) VALUES (?1, ?2, ?3)",
+                )?;
                 for (key, n) in entries {
-                    stmt.execute(params![key, *n as i64])?;
+                    let n = *n as i64;
+                    stmt.execute(params![key, n, count_sum(key, n)])?;
                 }
             }
             if own {
@@ -1580,59 +2002,157 @@ fn create(conn: &Connection, project: &Project) -> rusqlite::Result<()> {
 /// How long a refresh waits for another process's build before building in memory.
 const BUILD_WAIT: std::time::Duration = std::time::Duration::from_secs(300);
 
-/// The build lock of `dir`, once no other process holds it (`None`: cannot be had).
-fn build_lock(dir: &Path) -> Option<std::fs::File> {
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(dir.join("build.lock"))
-        .ok()?;
+/// `.brief/cache` (and `.brief/.gitignore`), created as plain folders under the root; the
+/// one-line notice why the index must live in memory otherwise.
+fn cache_dir(project: &Project) -> Result<PrivateDir, String> {
+    let why = |e: OpenError| match e {
+        OpenError::Symlink => format!(
+            "{} or its cache folder is a symbolic link; brief writes nothing through links, \
+             so the index is kept in memory for this run",
+            project.root.join(".brief").display()
+        ),
+        e if e.is_read_only() => read_only_notice(
+            &project
+                .root
+                .join(".brief")
+                .join("cache")
+                .display()
+                .to_string(),
+            &e.to_string(),
+        ),
+        e => format!(
+            "cannot use {} ({e}); the index is kept in memory for this run",
+            project.root.join(".brief").join("cache").display()
+        ),
+    };
+    let brief = project
+        .guard
+        .private_dir(Path::new(".brief"))
+        .map_err(why)?;
+    let cache = project
+        .guard
+        .private_dir(Path::new(".brief/cache"))
+        .map_err(why)?;
+    brief
+        .create_new(".gitignore", b"cache/\n.gitignore\n")
+        .map_err(why)?;
+    Ok(cache)
+}
+
+/// The notice for an index that cannot be written.
+fn read_only_notice(shown: &str, why: &str) -> String {
+    format!("{shown} cannot be written ({why}); the index is kept in memory for this run")
+}
+
+/// Opens an SQLite file by its real path, refusing a symlink anywhere on it.
+fn open_sqlite(path: &Path, create: bool) -> rusqlite::Result<Connection> {
+    use rusqlite::OpenFlags;
+    let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        | OpenFlags::SQLITE_OPEN_NOFOLLOW;
+    if create {
+        flags |= OpenFlags::SQLITE_OPEN_CREATE;
+    }
+    Connection::open_with_flags(path, flags)
+}
+
+/// The build lock of the cache folder, once no other process holds it; the notice why the
+/// run builds in memory otherwise.
+fn build_lock(cache: &PrivateDir) -> Result<std::fs::File, String> {
+    let shown = cache.shown().join(LOCK_FILE).display().to_string();
+    let lock = cache.open_lock(LOCK_FILE).map_err(|e| {
+        if e.is_read_only() {
+            read_only_notice(&shown, &e.to_string())
+        } else {
+            format!("cannot use {shown} ({e}); the index is kept in memory for this run")
+        }
+    })?;
     let start = std::time::Instant::now();
     loop {
         match lock.try_lock() {
-            Ok(()) => return Some(lock),
+            Ok(()) => return Ok(lock),
             Err(std::fs::TryLockError::WouldBlock) if start.elapsed() < BUILD_WAIT => {
                 std::thread::sleep(std::time::Duration::from_millis(20));
             }
-            Err(_) => return None,
+            Err(e) => {
+                return Err(format!(
+                    "{shown} could not be taken ({e}); the index is kept in memory for this run"
+                ))
+            }
         }
     }
 }
 
-/// What tells one index file from its replacement (the inode: a build renames a new file
-/// into place).
+/// What tells one index file from its replacement (device and inode: a build renames a new
+/// file into place).
 type FileIdentity = (u64, u64);
 
-#[cfg(unix)]
-fn file_identity(path: &Path) -> Option<FileIdentity> {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
-}
-
-#[cfg(not(unix))]
-fn file_identity(path: &Path) -> Option<FileIdentity> {
-    path.exists().then_some((0, 0))
-}
-
-/// Whether SQLite found the file damaged or not a database at all.
+/// Whether SQLite found the file damaged or not a database at all, or what it returned did
+/// not decode.
 fn is_damage(e: &rusqlite::Error) -> bool {
+    use rusqlite::Error as E;
+    // A damaged schema or FTS configuration page surfaces as a plain error in a file that
+    // says it has our schema.
+    let schema_damage = |message: &str| {
+        message.contains("malformed")
+            || message.contains("vtable constructor failed")
+            || message.starts_with("no such table")
+            || message.starts_with("no such column")
+    };
+    match e {
+        E::SqliteFailure(failure, message) => match failure.code {
+            rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase => true,
+            rusqlite::ErrorCode::Unknown => message.as_deref().is_some_and(schema_damage),
+            _ => false,
+        },
+        E::SqlInputError { error, msg, .. } => {
+            matches!(
+                error.code,
+                rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase
+            ) || schema_damage(msg)
+        }
+        // Rows that must exist, and values of the wrong type, in a file of our own schema.
+        E::QueryReturnedNoRows
+        | E::InvalidColumnType(..)
+        | E::FromSqlConversionFailure(..)
+        | E::IntegralValueOutOfRange(..)
+        | E::Utf8Error(..) => true,
+        _ => false,
+    }
+}
+
+/// Whether SQLite could not write (a read-only file, folder or file system).
+fn is_read_only(e: &rusqlite::Error) -> bool {
     matches!(
         e.sqlite_error_code(),
-        Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase)
-    )
+        Some(
+            rusqlite::ErrorCode::ReadOnly
+                | rusqlite::ErrorCode::CannotOpen
+                | rusqlite::ErrorCode::PermissionDenied
+        )
+    ) && !matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.extended_code == rusqlite::ffi::SQLITE_CANTOPEN_SYMLINK)
 }
 
-/// Deletes an index file and its side files.
-fn remove_index_file(path: &Path) {
+/// Deletes an index file and its side files (never what a symlink points to).
+fn remove_index_file(cache: &PrivateDir, name: &str) {
     for suffix in ["", "-wal", "-shm", "-journal"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        let _ = cache.remove(&format!("{name}{suffix}"));
+    }
+}
+
+/// A damaged-file error of our own (a checksum or decoding that failed).
+fn damage(path: &str, message: impl Into<String>) -> IndexError {
+    IndexError {
+        path: path.to_string(),
+        message: message.into(),
+        damaged: true,
     }
 }
 
 fn err(path: &str, e: rusqlite::Error) -> IndexError {
     IndexError {
         path: path.to_string(),
+        damaged: is_damage(&e),
         message: e.to_string(),
     }
 }
@@ -1654,22 +2174,67 @@ fn sources_key(project: &Project) -> String {
         .join("\n")
 }
 
-/// Size and mtime of a file or folder.
+/// The [`Stamp`] of a file or folder (following symlinks: what it names is what is read).
 fn stat(path: &Path) -> Option<Stamp> {
     stamp(&std::fs::metadata(path).ok()?)
 }
 
-/// Every source file of the project, the manifests' own problems, and the paths to watch
-/// (manifests and folders) for a quick check.
-fn list(project: &Project) -> (Vec<Listed>, Vec<Problem>, Vec<PathBuf>) {
+/// The stamp to record for a file and whether it is racy: the one taken as it was read, or
+/// (not read: no change found) the stat that found it unchanged.
+fn recorded(read: Option<(Stamp, i64)>, stat: Option<Stamp>) -> (Stamp, bool) {
+    match (read, stat) {
+        (Some((stamp, taken)), _) => (stamp, stamp.racy(taken)),
+        (None, Some(stamp)) => (stamp, stamp.racy(now_ns())),
+        // Unreadable: recorded with a problem, so read again on every refresh.
+        (None, None) => (
+            Stamp {
+                size: -1,
+                mtime: -1,
+                ctime: -1,
+                inode: -1,
+                device: -1,
+            },
+            false,
+        ),
+    }
+}
+
+/// A [`Stamp`] from five columns starting at `at` (size, mtime, ctime, ino, dev).
+fn stamp_row(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Stamp> {
+    Ok(Stamp {
+        size: r.get(at)?,
+        mtime: r.get(at + 1)?,
+        ctime: r.get(at + 2)?,
+        inode: r.get(at + 3)?,
+        device: r.get(at + 4)?,
+    })
+}
+
+/// A [`Known`] from `size, mtime, ctime, ino, dev, racy, problem, parser` at `at`.
+fn known_row_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Known> {
+    Ok(Known {
+        stamp: stamp_row(r, at)?,
+        racy: r.get::<_, i64>(at + 5)? != 0,
+        problem: r.get::<_, i64>(at + 6)? != 0,
+        parser: r.get(at + 7)?,
+    })
+}
+
+fn known_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Known> {
+    known_row_at(r, 0)
+}
+
+/// Every source file of the project, the manifests' own problems, and the manifests and
+/// folders to watch for a quick check, each stamped before it was read.
+fn list(project: &Project) -> (Vec<Listed>, Vec<Problem>, Vec<FolderStamp>) {
     let root = &project.root;
     let mut listed = Vec::new();
     let mut problems = Vec::new();
-    let mut watches: Vec<PathBuf> = Vec::new();
+    let mut watches: Vec<FolderStamp> = Vec::new();
     for source in &project.sources {
         match source {
             Source::Tana { export } => {
-                watches.push(export.clone());
+                watches.push(folder_stamp(export));
                 listed.push(Listed {
                     rel: rel_path(root, export),
                     path: export.clone(),
@@ -1678,8 +2243,9 @@ fn list(project: &Project) -> (Vec<Listed>, Vec<Problem>, Vec<PathBuf>) {
                 });
             }
             Source::SpecGraph { manifest } => {
-                watches.push(manifest.clone());
-                let (entries, manifest_problems) = specgraph::read_manifest(root, manifest);
+                watches.push(folder_stamp(manifest));
+                let (entries, manifest_problems) =
+                    specgraph::read_manifest(&project.guard, manifest);
                 problems.extend(manifest_problems);
                 for entry in entries {
                     listed.push(Listed {
@@ -1691,15 +2257,12 @@ fn list(project: &Project) -> (Vec<Listed>, Vec<Problem>, Vec<PathBuf>) {
                 }
             }
             Source::Contextia { dir } | Source::Folder { dir } => {
-                let files = match source {
-                    Source::Contextia { .. } => artifacts::contextia_files(dir),
-                    _ => artifacts::folder_files(dir),
+                let listing = match source {
+                    Source::Contextia { .. } => artifacts::contextia_listing(&project.guard, dir),
+                    _ => artifacts::folder_listing(&project.guard, dir),
                 };
-                watches.push(dir.clone());
-                for (path, placement) in files {
-                    if let Some(parent) = path.parent() {
-                        watches.push(parent.to_path_buf());
-                    }
+                watches.extend(listing.folders);
+                for (path, placement) in listing.files {
                     listed.push(Listed {
                         rel: rel_path(root, &path),
                         path,
@@ -1707,25 +2270,14 @@ fn list(project: &Project) -> (Vec<Listed>, Vec<Problem>, Vec<PathBuf>) {
                         known: None,
                     });
                 }
-                if let Source::Contextia { .. } = source {
-                    for folder in [
-                        "system",
-                        "system/specs",
-                        "system/rationale",
-                        "system/norms",
-                        "work",
-                        "work/tasks",
-                    ] {
-                        watches.push(dir.join(folder));
-                    }
-                }
             }
         }
     }
     listed.sort_by(|a, b| a.rel.cmp(&b.rel));
     listed.dedup_by(|a, b| a.rel == b.rel);
-    watches.sort();
-    watches.dedup();
+    // The first stamp of a path is the one taken before it was read.
+    watches.sort_by(|a, b| a.0.cmp(&b.0));
+    watches.dedup_by(|a, b| a.0 == b.0);
     (listed, problems, watches)
 }
 
@@ -1847,10 +2399,11 @@ fn write_tana(tx: &Connection, rel: &str, text: &str) -> rusqlite::Result<usize>
     let problems = export.build::<rusqlite::Error>(TANA_CHUNK, &mut |first, nodes, lookup| {
         let prepared: Vec<Result<Prepared, Problem>> = nodes.into_par_iter().map(prepare).collect();
         let mut insert_node = tx.prepare_cached(
-            "INSERT OR IGNORE INTO nodes(ix, id, kind, file, date, title) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            "INSERT OR IGNORE INTO nodes(ix, id, kind, file, date, title, sum)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         )?;
         let mut insert_data =
-            tx.prepare_cached("INSERT INTO node_data(ix, data) VALUES (?1, ?2)")?;
+            tx.prepare_cached("INSERT INTO node_data(ix, data, sum) VALUES (?1, ?2, ?3)")?;
         let mut insert_search = tx.prepare_cached(
             "INSERT INTO search(rowid, id, title, body, fields) VALUES (?1, ?2, ?3, ?4, ?5)",
         )?;
@@ -1873,18 +2426,22 @@ fn write_tana(tx: &Connection, rel: &str, text: &str) -> rusqlite::Result<usize>
                 node.kind.name(),
                 rel,
                 node.date,
-                node.title
+                node.title,
+                node.sums.0
             ])? == 0
             {
                 // Another source has this id: the first one indexed keeps it.
                 skipped.push(ix);
                 duplicates.push(Problem::error(
                     node.location.clone(),
-                    format!("duplicate id `{}` (already defined by another source)", node.id),
+                    format!(
+                        "duplicate id `{}` (already defined by another source)",
+                        node.id
+                    ),
                 ));
                 continue;
             }
-            insert_data.execute(params![ix, node.data])?;
+            insert_data.execute(params![ix, node.data, node.sums.1])?;
             insert_search.execute(params![ix, node.id, node.title, node.body, node.fields])?;
             for link in &node.links {
                 if let Some(p) = lookup(&link.target) {
@@ -1958,6 +2515,7 @@ fn upsert_node(
         location,
         links,
         data,
+        sums,
         body,
         fields,
     } = prepared;
@@ -1981,13 +2539,13 @@ fn upsert_node(
         Some(ix) => {
             run(
                 tx,
-                "UPDATE nodes SET kind = ?2, date = ?3, title = ?4 WHERE ix = ?1",
-                params![ix, kind.name(), date, title],
+                "UPDATE nodes SET kind = ?2, date = ?3, title = ?4, sum = ?5 WHERE ix = ?1",
+                params![ix, kind.name(), date, title, sums.0],
             )?;
             run(
                 tx,
-                "UPDATE node_data SET data = ?2 WHERE ix = ?1",
-                params![ix, data],
+                "UPDATE node_data SET data = ?2, sum = ?3 WHERE ix = ?1",
+                params![ix, data, sums.1],
             )?;
             run(tx, "DELETE FROM search WHERE rowid = ?1", [ix])?;
             ix
@@ -1996,8 +2554,9 @@ fn upsert_node(
             // Into an empty index the unique constraint finds a duplicate without a lookup.
             let inserted = run(
                 tx,
-                "INSERT OR IGNORE INTO nodes(id, kind, file, date, title) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![id, kind.name(), file, date, title],
+                "INSERT OR IGNORE INTO nodes(id, kind, file, date, title, sum)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![id, kind.name(), file, date, title, sums.0],
             )?;
             if inserted == 0 {
                 let first: String = row(tx, "SELECT file FROM nodes WHERE id = ?1", [&id], |r| {
@@ -2011,8 +2570,8 @@ fn upsert_node(
             let ix = tx.last_insert_rowid();
             run(
                 tx,
-                "INSERT INTO node_data(ix, data) VALUES (?1, ?2)",
-                params![ix, data],
+                "INSERT INTO node_data(ix, data, sum) VALUES (?1, ?2, ?3)",
+                params![ix, data, sums.1],
             )?;
             ix
         }
@@ -2084,12 +2643,51 @@ fn search_text(node: &Node) -> (String, String) {
     (body, fields.join("\n"))
 }
 
-/// An FTS5 query for free text: every word quoted (no operators leak in), any may match.
-fn fts_query(query: &str) -> Option<String> {
-    let words: Vec<String> = query
+/// The longest query brief searches, in bytes (a search, or a context target that is not an
+/// id): a longer one is refused before anything runs.
+pub const MAX_QUERY_BYTES: usize = 8192;
+
+/// The most distinct words a query may hold (a word repeated counts once).
+pub const MAX_QUERY_WORDS: usize = 256;
+
+/// A query over the limits.
+#[derive(Debug, thiserror::Error)]
+pub enum QueryError {
+    #[error("the query is {bytes} bytes long; brief searches at most {max} bytes (ask with fewer words)", max = MAX_QUERY_BYTES)]
+    TooLong { bytes: usize },
+    #[error("the query has {words} distinct words; brief searches at most {max} (ask with fewer words)", max = MAX_QUERY_WORDS)]
+    TooManyWords { words: usize },
+}
+
+/// Refuses a query over [`MAX_QUERY_BYTES`] or [`MAX_QUERY_WORDS`].
+pub fn check_query(query: &str) -> Result<(), QueryError> {
+    if query.len() > MAX_QUERY_BYTES {
+        return Err(QueryError::TooLong { bytes: query.len() });
+    }
+    let words = query_words(query).len();
+    if words > MAX_QUERY_WORDS {
+        return Err(QueryError::TooManyWords { words });
+    }
+    Ok(())
+}
+
+/// A query's distinct words, lower-cased, in the order they first appear.
+fn query_words(query: &str) -> Vec<String> {
+    let mut seen = HashSet::new();
+    query
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
-        .map(|w| format!("\"{}\"", w.to_lowercase()))
+        .map(str::to_lowercase)
+        .filter(|w| seen.insert(w.clone()))
+        .collect()
+}
+
+/// An FTS5 query for free text: every distinct word quoted (no operators leak in), any may
+/// match. A word repeated is searched once (FTS5 is quadratic in repeated terms).
+fn fts_query(query: &str) -> Option<String> {
+    let words: Vec<String> = query_words(query)
+        .into_iter()
+        .map(|w| format!("\"{w}\""))
         .collect();
     (!words.is_empty()).then(|| words.join(" OR "))
 }

@@ -18,6 +18,7 @@ pub mod project;
 pub mod rank;
 pub mod render;
 pub mod resolve;
+pub mod root;
 pub mod session;
 pub mod sources;
 pub mod tokens;

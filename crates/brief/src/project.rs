@@ -7,6 +7,7 @@ use serde::Deserialize;
 
 use crate::model::Detail;
 use crate::model::Location;
+use crate::root::{OpenError, Root};
 use crate::sources::specgraph;
 use crate::tokens::Encoding;
 use crate::traverse::Depth;
@@ -45,6 +46,8 @@ pub struct Defaults {
 pub struct Project {
     /// The root as given (relative paths stay relative, so messages read as typed).
     pub root: PathBuf,
+    /// The root as a boundary: every file of the project is opened beneath it.
+    pub guard: Root,
     pub sources: Vec<Source>,
     pub defaults: Defaults,
     /// `brief check` settings (`[check]`).
@@ -118,11 +121,12 @@ impl Project {
 
     /// Opens the project rooted exactly at `root`.
     pub fn at(root: &Path) -> Result<Project, ProjectError> {
+        let guard =
+            Root::open(root).map_err(|_| ProjectError::NoRoot(root.display().to_string()))?;
         let config_path = root.join("brief.toml");
-        let config = if config_path.is_file() {
-            read_config(&config_path)?
-        } else {
-            ConfigFile::default()
+        let config = match guard.kind(&config_path) {
+            Err(e) if e.is_missing() => ConfigFile::default(),
+            _ => read_config(&guard, &config_path)?,
         };
         let defaults = defaults(&config, &config_path)?;
         config
@@ -138,72 +142,80 @@ impl Project {
             || !config.artifacts.is_empty()
             || config.tana.is_some();
         if declared {
+            let bad = |message: String| ProjectError::Config {
+                location: Location::file(config_path.display().to_string()),
+                message,
+            };
+            // Every source must lie under the root: checked here, before anything is listed
+            // (and again whenever a file is opened).
+            let inside = |key: &str, value: &str| -> Result<PathBuf, ProjectError> {
+                let path = root.join(value);
+                match guard.kind(&path) {
+                    Ok(_) => Ok(path),
+                    Err(OpenError::Outside) => Err(bad(format!(
+                        "{key} = {value:?} is outside the project root; brief reads only files under {}",
+                        root.display()
+                    ))),
+                    Err(e) if e.is_missing() => {
+                        Err(bad(format!("source {} does not exist", path.display())))
+                    }
+                    Err(e) => Err(bad(format!("source {}: {e}", path.display()))),
+                }
+            };
             if let Some(dir) = &config.specgraph {
-                let path = root.join(dir);
-                let manifest = if path.is_dir() {
+                let path = inside("specgraph", dir)?;
+                let manifest = if guard.is_dir(&path) {
                     path.join("graph.json")
                 } else {
                     path
                 };
+                // A folder without its graph.json: reported like any missing source.
+                inside(
+                    "specgraph",
+                    &format!("{}", rel_or(&manifest, root).display()),
+                )?;
                 sources.push(Source::SpecGraph { manifest });
             }
             if let Some(dir) = &config.contextia {
                 sources.push(Source::Contextia {
-                    dir: root.join(dir),
+                    dir: inside("contextia", dir)?,
                 });
             }
             for dir in &config.artifacts {
                 sources.push(Source::Folder {
-                    dir: root.join(dir),
+                    dir: inside("artifacts", dir)?,
                 });
             }
             if let Some(file) = &config.tana {
-                sources.push(Source::Tana {
-                    export: root.join(file),
-                });
-            }
-            for source in &sources {
-                let path = match source {
-                    Source::SpecGraph { manifest } => manifest,
-                    Source::Contextia { dir } | Source::Folder { dir } => dir,
-                    Source::Tana { export } => export,
-                };
-                if !path.exists() {
-                    return Err(ProjectError::Config {
-                        location: Location::file(config_path.display().to_string()),
-                        message: format!("source {} does not exist", path.display()),
-                    });
+                let export = inside("tana", file)?;
+                if !guard.is_file(&export) {
+                    return Err(bad(format!(
+                        "tana = {file:?}: {} is not a file (expected a Tana workspace export, .json)",
+                        export.display()
+                    )));
                 }
-                if let Source::Tana { export } = source {
-                    if !export.is_file() {
-                        return Err(ProjectError::Config {
-                            location: Location::file(config_path.display().to_string()),
-                            message: format!(
-                                "tana = {:?}: {} is not a file (expected a Tana workspace export, .json)",
-                                config.tana.as_deref().unwrap_or_default(),
-                                export.display()
-                            ),
-                        });
-                    }
-                }
+                sources.push(Source::Tana { export });
             }
         } else {
-            if let Some(manifest) = specgraph::discover(root) {
+            if let Some(manifest) = specgraph::discover(&guard) {
                 sources.push(Source::SpecGraph { manifest });
             }
             let contextia = root.join(".contextia");
-            if contextia.is_dir() {
+            if guard.is_dir(&contextia) {
                 sources.push(Source::Contextia { dir: contextia });
             }
             // brief's own `.brief/` is an artifact source only when it holds artifacts, not
             // just the cache and the session store.
             let brief = root.join(".brief");
-            if brief.is_dir() && !crate::sources::markdown_files(&brief, &["cache"]).is_empty() {
+            if guard.is_dir(&brief)
+                && !crate::sources::markdown_files(&guard, &brief, &["cache"]).is_empty()
+            {
                 sources.push(Source::Folder { dir: brief });
             }
         }
         Ok(Project {
             root: root.to_path_buf(),
+            guard,
             sources,
             defaults,
             check: config.check,
@@ -219,10 +231,18 @@ impl fmt::Display for Project {
 }
 
 fn looks_like_root(dir: &Path) -> bool {
-    dir.join("brief.toml").is_file()
-        || specgraph::discover(dir).is_some()
-        || dir.join(".contextia").is_dir()
-        || dir.join(".brief").is_dir()
+    let Ok(root) = Root::open(dir) else {
+        return false;
+    };
+    root.is_file(&dir.join("brief.toml"))
+        || specgraph::discover(&root).is_some()
+        || root.is_dir(&dir.join(".contextia"))
+        || root.is_dir(&dir.join(".brief"))
+}
+
+/// `path` relative to `root` when it lies under it (for messages), else `path`.
+fn rel_or<'p>(path: &'p Path, root: &Path) -> &'p Path {
+    path.strip_prefix(root).unwrap_or(path)
 }
 
 /// `dir` as a path relative to `start` when it is `start` or one of its parents, so output
@@ -239,11 +259,16 @@ fn relative_to(dir: &Path, start: &Path) -> PathBuf {
     }
 }
 
-fn read_config(path: &Path) -> Result<ConfigFile, ProjectError> {
-    let text = std::fs::read_to_string(path).map_err(|err| ProjectError::Config {
+fn read_config(root: &Root, path: &Path) -> Result<ConfigFile, ProjectError> {
+    let cannot = |message: String| ProjectError::Config {
         location: Location::file(path.display().to_string()),
-        message: format!("cannot read: {err}"),
+        message,
+    };
+    let (bytes, _) = root.read(path).map_err(|err| match err {
+        OpenError::Io(_) => cannot(format!("cannot read: {err}")),
+        other => cannot(format!("brief.toml {other}")),
     })?;
+    let text = String::from_utf8(bytes).map_err(|_| cannot("not valid UTF-8".into()))?;
     toml::from_str(&text).map_err(|err| {
         let (line, col) = err
             .span()

@@ -49,13 +49,19 @@ pub fn resolve(graph: &dyn GraphView, target: &str) -> Result<NodeIx, UnknownTar
 
 /// Ids close to `wanted` by edit distance, or containing it, best first.
 fn closest(ids: &[String], wanted: &str) -> Vec<String> {
-    let limit = (wanted.chars().count() / 3).max(2);
+    let wanted_chars = wanted.chars().count();
+    let limit = (wanted_chars / 3).max(2);
     let mut scored: Vec<(usize, &str)> = ids
         .iter()
         .filter_map(|original| {
             let id = original.to_uppercase();
             let distance = if id.contains(wanted) || (!id.is_empty() && wanted.contains(&id)) {
                 id.len().abs_diff(wanted.len()).min(limit)
+            } else if id.chars().count().abs_diff(wanted_chars) > limit {
+                // The length difference bounds the edit distance from below: no need to
+                // compute it (a target thousands of characters long against every id would
+                // cost their product).
+                return None;
             } else {
                 edit_distance(&id, wanted)
             };
@@ -122,6 +128,34 @@ mod tests {
             .unwrap_err()
             .suggestions
             .is_empty());
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+        /// Skipping ids whose length alone puts them over the limit suggests what computing
+        /// every edit distance suggests.
+        #[test]
+        fn the_length_bound_changes_no_suggestion(
+            ids in proptest::collection::vec("[A-C]{0,9}(-[0-9]{1,2})?", 1..30),
+            wanted in "[A-C]{0,12}(-[0-9])?",
+        ) {
+            let limit = (wanted.chars().count() / 3).max(2);
+            let mut every: Vec<(usize, &str)> = ids
+                .iter()
+                .filter_map(|id| {
+                    let d = if id.contains(&wanted) || (!id.is_empty() && wanted.contains(id.as_str())) {
+                        id.len().abs_diff(wanted.len()).min(limit)
+                    } else {
+                        edit_distance(id, &wanted)
+                    };
+                    (d <= limit).then_some((d, id.as_str()))
+                })
+                .collect();
+            every.sort();
+            let every: Vec<String> =
+                every.into_iter().take(SUGGESTIONS).map(|(_, id)| id.to_string()).collect();
+            proptest::prop_assert_eq!(closest(&ids, &wanted), every);
+        }
     }
 
     #[test]

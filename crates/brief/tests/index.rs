@@ -48,9 +48,17 @@ fn request(target: &str, format: Format, budget: usize) -> ContextRequest {
     }
 }
 
+/// Waits until files just written are older than the window in which their timestamps could
+/// still hide a second change (`sources::Stamp::racy`): until then a refresh hashes them
+/// again, so tests that count re-reads start from settled files.
+fn settle() {
+    std::thread::sleep(std::time::Duration::from_millis(120));
+}
+
 #[test]
 fn refresh_parses_only_what_changed() {
     let dir = project_copy(PAYMENTS);
+    settle();
     let mut engine = engine(dir.path());
     let first = engine.refresh(Some(Verify::Full), &mut |_, _| {}).unwrap();
     assert!(first.created);
@@ -386,4 +394,231 @@ fn an_index_file_that_cannot_be_opened_is_reported_not_deleted() {
     let refresh = engine.refresh(None, &mut |_, _| {}).unwrap();
     assert_eq!((refresh.parsed, refresh.created), (36, true));
     assert!(db.is_file());
+}
+
+/// Sets a file's modification time (as `touch -d` and some editors and checkouts do).
+fn set_mtime(file: &Path, mtime: std::time::SystemTime) {
+    fs::File::options()
+        .write(true)
+        .open(file)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+}
+
+/// Item 1: an edit that keeps the size and restores the mtime is still seen — by a full
+/// refresh, by a refresh of the named file, and by a context.
+#[test]
+fn a_same_size_edit_with_the_mtime_restored_is_seen() {
+    let dir = project_copy(PAYMENTS);
+    let mut engine = engine(dir.path());
+    engine.refresh(Some(Verify::Full), &mut |_, _| {}).unwrap();
+    let rel = "specgraph/nodes/policies/POL-CHK-02.json";
+    let file = dir.path().join(rel);
+    let text = fs::read_to_string(&file).unwrap();
+    let mtime = fs::metadata(&file).unwrap().modified().unwrap();
+
+    let edited = text.replace(
+        "Authorization latency budget",
+        "Authorization latency BUDGET",
+    );
+    assert_eq!(edited.len(), text.len());
+    fs::write(&file, &edited).unwrap();
+    set_mtime(&file, mtime);
+    let refresh = engine.refresh(Some(Verify::Full), &mut |_, _| {}).unwrap();
+    assert_eq!(refresh.parsed, 1, "{refresh:?}");
+    let out = engine
+        .context(&request("CHECKOUT-01", Format::Markdown, 100_000))
+        .unwrap();
+    assert!(out.text.contains("Authorization latency BUDGET"));
+
+    // A context alone (a fresh engine, as each CLI run is) sees the next such edit too.
+    fs::write(&file, &text).unwrap();
+    set_mtime(&file, mtime);
+    let out = Engine::open(Some(dir.path()), dir.path())
+        .unwrap()
+        .context(&request("CHECKOUT-01", Format::Markdown, 100_000))
+        .unwrap();
+    assert!(out.text.contains("Authorization latency budget"));
+
+    // `brief index FILE` always reads the named file again, whatever its stamp says.
+    fs::write(&file, &edited).unwrap();
+    set_mtime(&file, mtime);
+    let named = engine.refresh_paths(&[rel.to_string()]).unwrap();
+    assert_eq!(named.parsed, 1, "{named:?}");
+    let shown = engine
+        .show("POL-CHK-02", brief::Detail::Meta, Format::Markdown, None)
+        .unwrap();
+    assert!(shown.contains("Authorization latency BUDGET"), "{shown}");
+    let again = engine.refresh_paths(&[rel.to_string()]).unwrap();
+    assert_eq!(
+        (again.parsed, again.unchanged_content),
+        (0, 1),
+        "read again, not parsed: {again:?}"
+    );
+}
+
+/// Item 2: an edit of a graph.json entry alone (its id or expectedType) is checked again
+/// by a warm index, as a cold one would.
+#[test]
+fn an_edited_manifest_entry_is_checked_again() {
+    let dir = project_copy(PAYMENTS);
+    let manifest = dir.path().join("specgraph/graph.json");
+    let original = fs::read_to_string(&manifest).unwrap();
+    let mut engine = engine(dir.path());
+    let req = request("CHECKOUT-01", Format::Markdown, 4000);
+    engine.context(&req).unwrap();
+    for (from, to) in [
+        (
+            "\"path\": \"nodes/policies/POL-CHK-02.json\",\n      \"expectedType\": \"policy\"",
+            "\"path\": \"nodes/policies/POL-CHK-02.json\",\n      \"expectedType\": \"decision\"",
+        ),
+        ("\"id\": \"POL-CHK-02\",", "\"id\": \"POL-CHK-99\","),
+    ] {
+        assert!(original.contains(from), "{from}");
+        fs::write(&manifest, original.replace(from, to)).unwrap();
+        let warm = engine.context(&req);
+        let cold = {
+            let copy = project_copy(dir.path().to_str().unwrap());
+            Engine::open(Some(copy.path()), copy.path())
+                .unwrap()
+                .context(&req)
+                .map(|out| out.text)
+                .map_err(|e| e.describe(Path::new(".")))
+        };
+        let warm = warm
+            .map(|out| out.text)
+            .map_err(|e| e.describe(Path::new(".")));
+        assert!(cold.is_err(), "{to}: a clean build refuses");
+        assert_eq!(warm.as_ref().err(), cold.as_ref().err(), "{to}");
+        // Back to the original: the warm index follows.
+        fs::write(&manifest, &original).unwrap();
+        assert!(engine.context(&req).is_ok());
+    }
+}
+
+/// The pages of an index file with no write-ahead log beside it.
+fn index_pages(db: &Path) -> (Vec<u8>, usize) {
+    for suffix in ["-wal", "-shm"] {
+        assert!(
+            !Path::new(&format!("{}{suffix}", db.display())).exists(),
+            "checkpointed on close"
+        );
+    }
+    let bytes = fs::read(db).unwrap();
+    let page = u16::from_be_bytes([bytes[16], bytes[17]]) as usize;
+    let page = if page == 1 { 65536 } else { page };
+    (bytes, page)
+}
+
+/// Item 4: every page of a real index.db zeroed in turn: each request still answers exactly
+/// what a fresh build answers (the damage is detected and the index rebuilt), never panics,
+/// and the damage does not outlive the run that found it.
+#[test]
+fn a_damaged_index_page_is_detected_and_rebuilt() {
+    let dir = project_copy(PAYMENTS);
+    let root = dir.path().to_path_buf();
+    type Answer = Result<String, String>;
+    let ask = |root: &Path| -> Vec<Answer> {
+        let mut engine = Engine::open(Some(root), root).unwrap();
+        let mut answers = Vec::new();
+        for req in [
+            request("CHECKOUT-01", Format::Json, 4000),
+            request("POL-CHK-01", Format::Markdown, 1500),
+        ] {
+            answers.push(
+                engine
+                    .context(&req)
+                    .map(|o| o.text)
+                    .map_err(|e| e.to_string()),
+            );
+        }
+        answers.push(
+            engine
+                .show("DEC-PLAT-01", brief::Detail::Full, Format::Json, None)
+                .map_err(|e| e.to_string()),
+        );
+        answers.push(
+            engine
+                .search("idempotency key", 10, None)
+                .map(|hits| format!("{hits:?}"))
+                .map_err(|e| e.to_string()),
+        );
+        answers.push(engine.catalog().map_err(|e| e.to_string()));
+        answers
+    };
+    let expected = ask(&root);
+    assert!(expected.iter().all(Result::is_ok), "{expected:?}");
+    // The token-count cache is filled too: a second run reads it.
+    assert_eq!(ask(&root), expected);
+    let db = root.join(".brief/cache/index.db");
+    let (pristine, page) = index_pages(&db);
+    let pages = pristine.len() / page;
+    assert!(pages >= 10, "{pages} pages");
+    for n in 0..pages {
+        let mut damaged = pristine.clone();
+        damaged[n * page..(n + 1) * page].fill(0);
+        fs::write(&db, &damaged).unwrap();
+        for run in 0..2 {
+            let answers = std::panic::catch_unwind(|| ask(&root))
+                .unwrap_or_else(|_| panic!("page {} zeroed: run {run} panicked", n + 1));
+            assert_eq!(answers, expected, "page {} zeroed, run {run}", n + 1);
+        }
+    }
+}
+
+/// Item 6: a query of a million repeated words (what an MCP client may send) is refused by
+/// the engine before anything is searched, and the index itself never searches more than
+/// the limit.
+#[test]
+fn huge_queries_are_refused_and_never_run() {
+    let dir = project_copy(PAYMENTS);
+    let mut engine = engine(dir.path());
+    let huge = "payment ".repeat(1_000_000);
+    let err = engine.search(&huge, 10, None).unwrap_err();
+    assert_eq!(err.exit_code(), 2);
+    assert!(err.to_string().contains("8000000 bytes"), "{err}");
+    let err = engine
+        .context(&request(&huge, Format::Markdown, 4000))
+        .unwrap_err();
+    assert_eq!(err.exit_code(), 2, "{err}");
+    // Below the engine, a long query is cut to the limit rather than run whole.
+    let hits = engine.index().search(&huge, 5, None).unwrap();
+    let once = engine.index().search("payment", 5, None).unwrap();
+    assert_eq!(hits, once);
+}
+
+/// A server (which refreshes only when its change signal says so) that finds its index
+/// damaged mid-request rebuilds it and answers from the rebuilt index, not from the empty
+/// one the rebuild starts with. Here the damage is an index of the same schema name with a
+/// column missing, as left by an earlier build of brief.
+#[test]
+fn a_rebuild_mid_request_refreshes_even_without_a_signalled_change() {
+    let dir = project_copy(PAYMENTS);
+    let mut engine = engine(dir.path());
+    engine.refresh(Some(Verify::Full), &mut |_, _| {}).unwrap();
+    drop(engine);
+    let db = dir.path().join(".brief/cache/index.db");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch("ALTER TABLE node_data DROP COLUMN sum")
+        .unwrap();
+    drop(conn);
+
+    let mut engine = self::engine(dir.path());
+    let signal = brief::engine::ChangeSignal::default();
+    engine.refresh_on(signal.clone());
+    signal.mark();
+    let out = engine
+        .context(&request("CHECKOUT-01", Format::Markdown, 100_000))
+        .unwrap();
+    assert!(
+        out.text.starts_with("# Context for CHECKOUT-01"),
+        "{}",
+        out.text
+    );
+    // No change since: the next request answers without a refresh, from the rebuilt file.
+    let again = engine
+        .context(&request("CHECKOUT-01", Format::Markdown, 100_000))
+        .unwrap();
+    assert_eq!(again.text, out.text);
 }

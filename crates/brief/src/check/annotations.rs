@@ -19,6 +19,7 @@ use super::artifacts::PathSet;
 use super::{CheckConfig, Input, Pending, Settings, Sink};
 use crate::model::Location;
 use crate::project::{Project, Source};
+use crate::root::Root;
 use crate::sources::rel_path;
 
 /// Largest file scanned for annotations.
@@ -140,7 +141,7 @@ pub(super) fn scan(project: &Project, config: &CheckConfig) -> Tree {
         .par_iter()
         .filter(|(rel, _)| config.source_paths.is_empty() || sources.contains(rel))
         .filter_map(|(rel, path)| Some((rel, path, syntax_for(path)?)))
-        .flat_map_iter(|(rel, path, syntax)| scan_file(rel, path, syntax))
+        .flat_map_iter(|(rel, path, syntax)| scan_file(&project.guard, rel, path, syntax))
         .collect();
     let mut dirs = HashSet::new();
     for (rel, _) in &files {
@@ -259,16 +260,21 @@ pub(super) fn syntax_for(path: &Path) -> Option<Syntax> {
     })
 }
 
-fn scan_file(rel: &str, path: &Path, syntax: Syntax) -> Vec<Annotation> {
+fn scan_file(root: &Root, rel: &str, path: &Path, syntax: Syntax) -> Vec<Annotation> {
     let Ok(meta) = std::fs::symlink_metadata(path) else {
         return Vec::new();
     };
     if !meta.is_file() || meta.len() > MAX_SCAN_BYTES {
         return Vec::new();
     }
-    let Ok(bytes) = std::fs::read(path) else {
+    // Opened beneath the root, regular files only, never blocking: the tree may change
+    // while it is walked.
+    let Ok((bytes, meta)) = root.read_limited(path, MAX_SCAN_BYTES + 1) else {
         return Vec::new();
     };
+    if meta.len() > MAX_SCAN_BYTES {
+        return Vec::new();
+    }
     if bytes[..bytes.len().min(BINARY_PROBE)].contains(&0) || !bytes.contains(&b'@') {
         return Vec::new();
     }

@@ -537,7 +537,9 @@ fn pins(project: &Project, graph: &Graph, sink: &mut Sink) {
                     "file's SHA-256",
                     hashes
                         .entry(target_ix)
-                        .or_insert_with(|| file_sha256(&project.root.join(&target.location.path)))
+                        .or_insert_with(|| {
+                            file_sha256(&project.guard, &project.root.join(&target.location.path))
+                        })
                         .clone(),
                 ),
             };

@@ -102,6 +102,182 @@ fn walk(b: &[u8], at: usize, path: &[Seg]) -> Option<usize> {
     }
 }
 
+/// Locates many paths in one JSON text. The text is walked once into a tree of offsets, and
+/// each array gets its lookup maps on first use, so a file with a hundred thousand findings
+/// costs one pass, not one pass per finding. Answers are those of [`locate`].
+pub(crate) struct Locator<'t> {
+    text: &'t str,
+    /// `None` for text that is not well-formed (or nests too deep): then [`locate`] walks it.
+    tree: Option<(usize, Node)>,
+}
+
+/// How deep the tree of offsets goes before the locator leaves a text to [`locate`].
+const MAX_DEPTH: usize = 128;
+
+/// A JSON value as offsets.
+enum Node {
+    Object {
+        /// (key, offset of the key, offset of the value, value), in text order.
+        members: Vec<(String, usize, usize, Node)>,
+        /// The first member with each key.
+        by_key: std::collections::HashMap<String, usize>,
+    },
+    Array {
+        /// (offset, value), in text order.
+        items: Vec<(usize, Node)>,
+        /// The first string element equal to each string (built on first use).
+        strings: std::cell::OnceCell<std::collections::HashMap<String, usize>>,
+        /// Per key: the first object element whose `key` member is each string.
+        with: std::cell::RefCell<
+            std::collections::HashMap<String, std::collections::HashMap<String, usize>>,
+        >,
+    },
+    Str(String),
+    Other,
+}
+
+impl<'t> Locator<'t> {
+    pub fn new(text: &'t str) -> Locator<'t> {
+        let b = text.as_bytes();
+        let start = skip_ws(b, 0);
+        let tree = (start < b.len())
+            .then(|| build(b, start, 0))
+            .flatten()
+            .map(|(node, _)| (start, node));
+        Locator { text, tree }
+    }
+
+    /// What [`locate`] answers for `path`.
+    pub fn locate(&self, path: &[Seg]) -> Option<usize> {
+        match &self.tree {
+            Some((start, node)) => Some(walk_tree(node, *start, path).unwrap_or(*start)),
+            None => locate(self.text, path),
+        }
+    }
+}
+
+/// The value at `i` as a tree, and the offset after it; `None` for malformed text.
+fn build(b: &[u8], i: usize, depth: usize) -> Option<(Node, usize)> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    match b.get(i)? {
+        b'{' => {
+            let mut members = Vec::new();
+            let mut by_key = std::collections::HashMap::new();
+            let mut j = skip_ws(b, i + 1);
+            if b.get(j) == Some(&b'}') {
+                return Some((Node::Object { members, by_key }, j + 1));
+            }
+            loop {
+                let key_at = j;
+                let (key, after) = string(b, j)?;
+                j = skip_ws(b, after);
+                if b.get(j) != Some(&b':') {
+                    return None;
+                }
+                let value_at = skip_ws(b, j + 1);
+                let (value, end) = build(b, value_at, depth + 1)?;
+                by_key.entry(key.clone()).or_insert(members.len());
+                members.push((key, key_at, value_at, value));
+                j = skip_ws(b, end);
+                match b.get(j)? {
+                    b',' => j = skip_ws(b, j + 1),
+                    b'}' => return Some((Node::Object { members, by_key }, j + 1)),
+                    _ => return None,
+                }
+            }
+        }
+        b'[' => {
+            let mut items = Vec::new();
+            let mut j = skip_ws(b, i + 1);
+            if b.get(j) != Some(&b']') {
+                loop {
+                    let (value, end) = build(b, j, depth + 1)?;
+                    items.push((j, value));
+                    j = skip_ws(b, end);
+                    match b.get(j)? {
+                        b',' => j = skip_ws(b, j + 1),
+                        b']' => break,
+                        _ => return None,
+                    }
+                }
+            }
+            let node = Node::Array {
+                items,
+                strings: std::cell::OnceCell::new(),
+                with: std::cell::RefCell::new(std::collections::HashMap::new()),
+            };
+            Some((node, j + 1))
+        }
+        b'"' => string(b, i).map(|(s, end)| (Node::Str(s), end)),
+        _ => {
+            let end = skip_value(b, i)?;
+            (end > i).then_some((Node::Other, end))
+        }
+    }
+}
+
+/// [`walk`] over the tree.
+fn walk_tree(node: &Node, at: usize, path: &[Seg]) -> Option<usize> {
+    let Some((seg, rest)) = path.split_first() else {
+        return Some(at);
+    };
+    match (node, seg) {
+        (Node::Object { members, by_key }, Seg::Key(want)) => {
+            let (_, key_at, value_at, value) = &members[*by_key.get(want)?];
+            if rest.is_empty() {
+                return Some(*key_at);
+            }
+            Some(walk_tree(value, *value_at, rest).unwrap_or(*key_at))
+        }
+        (
+            Node::Array {
+                items,
+                strings,
+                with,
+            },
+            seg,
+        ) => {
+            let index = match seg {
+                Seg::Index(n) => (*n < items.len()).then_some(*n)?,
+                Seg::Str(want) => *strings
+                    .get_or_init(|| {
+                        let mut map = std::collections::HashMap::new();
+                        for (k, (_, item)) in items.iter().enumerate() {
+                            if let Node::Str(s) = item {
+                                map.entry(s.clone()).or_insert(k);
+                            }
+                        }
+                        map
+                    })
+                    .get(want)?,
+                Seg::ObjWith(key, want) => {
+                    let mut with = with.borrow_mut();
+                    let map = with.entry(key.clone()).or_insert_with(|| {
+                        let mut map = std::collections::HashMap::new();
+                        for (k, (_, item)) in items.iter().enumerate() {
+                            if let Node::Object { members, by_key } = item {
+                                if let Some(&m) = by_key.get(key) {
+                                    if let Node::Str(s) = &members[m].3 {
+                                        map.entry(s.clone()).or_insert(k);
+                                    }
+                                }
+                            }
+                        }
+                        map
+                    });
+                    *map.get(want)?
+                }
+                Seg::Key(_) => return None,
+            };
+            let (item_at, item) = &items[index];
+            Some(walk_tree(item, *item_at, rest).unwrap_or(*item_at))
+        }
+        _ => None,
+    }
+}
+
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
         i += 1;
@@ -241,6 +417,45 @@ mod tests {
             Seg::key("path"),
         ];
         assert_eq!(locate(text, &path), text.find("\"path\": \"b"));
+    }
+
+    #[test]
+    fn the_locator_answers_what_locate_answers() {
+        let texts = [
+            TEXT,
+            r#"{"nodes": [{"id": "A", "path": "a.json"}, {"path": "b.json", "id": "B"}, {"id": "A"}]}"#,
+            r#"{"a": [1, "x", "y", "x", {"k": "v"}], "a": {"b": 2}}"#,
+            "[}",
+            "{\"a\": [1, 2",
+            "",
+        ];
+        let paths = [
+            vec![Seg::key("id")],
+            vec![
+                Seg::key("links"),
+                Seg::key("depends_on"),
+                Seg::Str("C-1".into()),
+            ],
+            vec![Seg::key("links"), Seg::key("implements"), Seg::Index(0)],
+            vec![Seg::key("verification"), Seg::Index(1), Seg::key("url")],
+            vec![
+                Seg::key("nodes"),
+                Seg::ObjWith("id".into(), "A".into()),
+                Seg::key("path"),
+            ],
+            vec![Seg::key("nodes"), Seg::ObjWith("id".into(), "B".into())],
+            vec![Seg::key("a"), Seg::Str("x".into())],
+            vec![Seg::key("a"), Seg::Index(4), Seg::key("k")],
+            vec![Seg::key("a"), Seg::Index(9)],
+            vec![Seg::Index(0)],
+            vec![Seg::key("nope")],
+        ];
+        for text in texts {
+            let locator = Locator::new(text);
+            for path in &paths {
+                assert_eq!(locator.locate(path), locate(text, path), "{text} {path:?}");
+            }
+        }
     }
 
     #[test]

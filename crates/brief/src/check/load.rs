@@ -16,25 +16,29 @@ use super::jsonpos::Seg;
 use super::{artifacts, schema, Anchor, Input, Pending, Settings, Sink};
 use crate::model::{Graph, Kind, Location, Node};
 use crate::project::{Project, Source};
+use crate::root::Root;
 use crate::sources::artifacts::{contextia_files, folder_files, parse_artifact, Placement};
 use crate::sources::specgraph::{parse_entry, read_manifest, Entry};
 use crate::sources::{frontmatter, read_text, rel_path, Problem};
 
-/// Reads files that must lie inside the root: [`read_text`] (which resolves each folder only
-/// once), for the project's root.
+/// Reads files that must lie inside the root: [`read_text`] beneath the project's
+/// [`Root`].
 pub(super) struct Reader {
-    root: std::path::PathBuf,
+    root: Root,
 }
 
 impl Reader {
-    pub fn new(root: &Path) -> Reader {
-        Reader {
-            root: root.to_path_buf(),
-        }
+    pub fn new(root: &Root) -> Reader {
+        Reader { root: root.clone() }
     }
 
     /// The project root.
     pub fn root(&self) -> &Path {
+        self.root.path()
+    }
+
+    /// The project root as a boundary.
+    pub fn guard(&self) -> &Root {
         &self.root
     }
 
@@ -61,7 +65,7 @@ pub(super) fn load(
     settings: &Settings,
     sink: &mut Sink,
 ) -> Input {
-    let root = &project.root;
+    let root = &project.guard;
     let mut nodes = Vec::new();
     let mut unloadable = BTreeSet::new();
     let mut roots = Vec::new();
@@ -79,9 +83,11 @@ pub(super) fn load(
                     .collect()
             }
             Source::Contextia { dir } => {
-                load_artifacts(reader, contextia_files(dir), settings, sink)
+                load_artifacts(reader, contextia_files(root, dir), settings, sink)
             }
-            Source::Folder { dir } => load_artifacts(reader, folder_files(dir), settings, sink),
+            Source::Folder { dir } => {
+                load_artifacts(reader, folder_files(root, dir), settings, sink)
+            }
             // One export, many nodes: the loader's problems already name their JSON paths.
             Source::Tana { export } => {
                 let out = crate::sources::tana::load(root, export);
@@ -142,12 +148,12 @@ fn id_anchor(path: &str) -> Anchor {
 
 /// Reads a graph.json: schema findings, its entries and the sha256 each entry declares.
 fn manifest_entries(
-    root: &Path,
+    root: &Root,
     manifest: &Path,
     roots: &mut Vec<(String, String)>,
     sink: &mut Sink,
 ) -> Option<(Vec<Entry>, HashMap<String, String>)> {
-    let rel = rel_path(root, manifest);
+    let rel = rel_path(root.path(), manifest);
     let text = match read_text(root, manifest) {
         Ok(text) => text,
         Err(problem) => {
@@ -174,7 +180,7 @@ fn manifest_entries(
 
 /// Reads one node file listed in a manifest.
 fn load_entry(reader: &Reader, entry: &Entry, declared_hash: Option<&String>) -> FileResult {
-    let root = reader.root.as_path();
+    let root = reader.root();
     let mut out = FileResult::default();
     let rel = rel_path(root, &entry.file);
     let entry_anchor = |key: &str| {
@@ -230,7 +236,7 @@ fn load_entry(reader: &Reader, entry: &Entry, declared_hash: Option<&String>) ->
     };
     out.findings.extend(schema::node(&rel, map));
     if let Some(declared) = declared_hash {
-        let actual = file_sha256(&entry.file);
+        let actual = file_sha256(reader.guard(), &entry.file);
         if actual.as_deref() != Some(declared.to_ascii_lowercase().as_str()) {
             out.findings.push(
                 Pending::anchored(
@@ -304,7 +310,7 @@ fn load_artifacts(
     settings: &Settings,
     sink: &Sink,
 ) -> Vec<FileResult> {
-    let root = reader.root.as_path();
+    let root = reader.root();
     let identity_rule = sink.on("oversized-identity");
     files
         .par_iter()
@@ -358,13 +364,24 @@ fn load_artifacts(
                                     .map(Kind::parse)
                                     .unwrap_or_else(|| Kind::parse("artifact")),
                             };
-                            out.findings.extend(artifacts::required_fields(
+                            let required = artifacts::required_fields(
                                 &rel,
                                 &kind,
                                 *placement == Placement::Identity,
                                 &keys,
                                 settings.config,
-                            ));
+                            );
+                            // The loader refused this file (so `context` refuses the project):
+                            // when no required-field finding says why (an `id` that is a list
+                            // or a map), its own message does.
+                            let explained = required.iter().any(
+                                |p| matches!(&p.anchor, Anchor::Front { key, .. } if key == "id"),
+                            );
+                            if !explained {
+                                out.findings
+                                    .push(problem_finding("missing-required-field", &problem));
+                            }
+                            out.findings.extend(required);
                         }
                         None => out
                             .findings
@@ -412,10 +429,10 @@ fn json_error(rel: &str, err: &serde_json::Error) -> Pending {
     )
 }
 
-/// The SHA-256 of a file's bytes, lower-case hex.
-pub(super) fn file_sha256(path: &Path) -> Option<String> {
+/// The SHA-256 of a file's bytes (beneath the root), lower-case hex.
+pub(super) fn file_sha256(root: &Root, path: &Path) -> Option<String> {
     use sha2::{Digest, Sha256};
-    let bytes = std::fs::read(path).ok()?;
+    let (bytes, _) = root.read(path).ok()?;
     let digest = Sha256::digest(&bytes);
     Some(digest.iter().map(|b| format!("{b:02x}")).collect())
 }

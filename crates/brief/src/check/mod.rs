@@ -374,7 +374,7 @@ pub fn run(project: &Project, options: &CheckOptions) -> Result<Report, CheckErr
             .unwrap_or(DEFAULT_IDENTITY_MAX_TOKENS),
     };
 
-    let reader = load::Reader::new(&project.root);
+    let reader = load::Reader::new(&project.guard);
     let input = load::load(project, &reader, &settings, &mut sink);
     graph::check(project, &input, &mut sink);
     let needs_tree = [
@@ -449,7 +449,11 @@ fn levels(project: &Project) -> Result<HashMap<&'static str, Option<Severity>>, 
 /// A `brief.toml` problem, located at the first line that mentions `needle`.
 fn config_error(project: &Project, needle: &str, message: String) -> CheckError {
     let config = project.root.join("brief.toml");
-    let text = std::fs::read_to_string(&config).unwrap_or_default();
+    let text = project
+        .guard
+        .read(&config)
+        .map(|(bytes, _)| String::from_utf8_lossy(&bytes).into_owned())
+        .unwrap_or_default();
     let line = text
         .lines()
         .position(|line| !needle.is_empty() && line.contains(needle))
@@ -530,20 +534,30 @@ fn resolve(
                     reader.read(&reader.root().join(&path)).unwrap_or_default(),
                 ),
             };
+            // One pass over the file for all its findings: the JSON walked once into a tree of
+            // offsets, the frontmatter's words indexed once, lines counted once.
+            let locator = group
+                .iter()
+                .any(|p| matches!(p.anchor, Anchor::Json(_)))
+                .then(|| jsonpos::Locator::new(&text));
+            let mut front = FrontIndex::new(&text);
+            let offsets: Vec<Option<usize>> = group
+                .iter()
+                .map(|p| match &p.anchor {
+                    Anchor::Exact => None,
+                    Anchor::Json(segs) => locator.as_ref().and_then(|l| l.locate(segs)),
+                    Anchor::Front { key, token } => front.offset(key, token.as_deref()),
+                })
+                .collect();
+            let positions = line_cols(&text, &offsets);
             group
                 .into_iter()
-                .map(|p| {
-                    let offset = match &p.anchor {
-                        Anchor::Exact => None,
-                        Anchor::Json(segs) => jsonpos::locate(&text, segs),
-                        Anchor::Front { key, token } => front_offset(&text, key, token.as_deref()),
-                    };
-                    let (line, col) = offset
-                        .map(|at| line_col(&text, at))
-                        .unwrap_or((p.line, p.col));
+                .zip(positions)
+                .map(|(p, position)| {
+                    let (line, col) = position.unwrap_or((p.line, p.col));
                     (p, line, col)
                 })
-                .collect()
+                .collect::<Vec<_>>()
         })
         .collect();
     for (p, line, col) in resolved.into_iter().flatten() {
@@ -552,7 +566,101 @@ fn resolve(
     findings
 }
 
-/// 1-based line and column (in characters) of a byte offset.
+/// [`line_col`] of many offsets in one pass over the text.
+pub(crate) fn line_cols(text: &str, offsets: &[Option<usize>]) -> Vec<Option<(u32, u32)>> {
+    let mut order: Vec<usize> = (0..offsets.len())
+        .filter(|&i| offsets[i].is_some())
+        .collect();
+    order.sort_by_key(|&i| offsets[i]);
+    let mut out = vec![None; offsets.len()];
+    let (mut at, mut line, mut col) = (0usize, 1u32, 1u32);
+    for i in order {
+        let mut target = offsets[i].unwrap_or(0).min(text.len());
+        while !text.is_char_boundary(target) {
+            target -= 1;
+        }
+        for c in text[at..target].chars() {
+            if c == '\n' {
+                line += 1;
+                col = 1;
+            } else {
+                col += 1;
+            }
+        }
+        at = target;
+        out[i] = Some((line, col));
+    }
+    out
+}
+
+/// The words of a frontmatter, indexed once, so locating many tokens in it costs one pass:
+/// answers are those of [`front_offset`].
+struct FrontIndex<'t> {
+    front: &'t str,
+    /// Offsets of every whole word, in order (built on first use).
+    words: Option<HashMap<&'t str, Vec<usize>>>,
+    keys: HashMap<String, Option<usize>>,
+}
+
+impl<'t> FrontIndex<'t> {
+    fn new(text: &'t str) -> FrontIndex<'t> {
+        FrontIndex {
+            front: &text[..frontmatter_end(text)],
+            words: None,
+            keys: HashMap::new(),
+        }
+    }
+
+    fn offset(&mut self, key: &str, token: Option<&str>) -> Option<usize> {
+        let front = self.front;
+        let key_at = *self
+            .keys
+            .entry(key.to_string())
+            .or_insert_with(|| top_level_key(front, key));
+        if let Some(token) = token {
+            let from = key_at.unwrap_or(0);
+            if let Some(at) = self.word(token, from).or_else(|| self.word(token, 0)) {
+                return Some(at);
+            }
+        }
+        key_at.or_else(|| front.find('\n').map(|i| i + 1))
+    }
+
+    /// [`find_word`] through the index (a token with other characters than a word's is
+    /// searched for directly).
+    fn word(&mut self, token: &str, from: usize) -> Option<usize> {
+        if token.is_empty() || !token.chars().all(is_word_char) {
+            return find_word(self.front, from, token);
+        }
+        let front = self.front;
+        let words = self.words.get_or_insert_with(|| {
+            let mut words: HashMap<&str, Vec<usize>> = HashMap::new();
+            let mut start = None;
+            for (i, c) in front.char_indices().chain([(front.len(), ' ')]) {
+                match (is_word_char(c), start) {
+                    (true, None) => start = Some(i),
+                    (false, Some(s)) => {
+                        words.entry(&front[s..i]).or_default().push(s);
+                        start = None;
+                    }
+                    _ => {}
+                }
+            }
+            words
+        });
+        let found = words.get(token)?;
+        let first = found.partition_point(|&at| at < from);
+        found.get(first).copied()
+    }
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '-'
+}
+
+/// 1-based line and column (in characters) of a byte offset (what [`line_cols`] answers for
+/// one offset).
+#[cfg(test)]
 pub(crate) fn line_col(text: &str, offset: usize) -> (u32, u32) {
     let mut offset = offset.min(text.len());
     while !text.is_char_boundary(offset) {
@@ -566,7 +674,9 @@ pub(crate) fn line_col(text: &str, offset: usize) -> (u32, u32) {
 }
 
 /// Offset of `token` (whole word) in the frontmatter, else of the top-level `key:` line,
-/// else of the frontmatter's first line.
+/// else of the frontmatter's first line (what [`FrontIndex::offset`] answers, one token at a
+/// time).
+#[cfg(test)]
 pub(crate) fn front_offset(text: &str, key: &str, token: Option<&str>) -> Option<usize> {
     let front_end = frontmatter_end(text);
     let front = &text[..front_end];
@@ -619,7 +729,7 @@ pub(crate) fn find_word(text: &str, from: usize, word: &str) -> Option<usize> {
     if word.is_empty() {
         return None;
     }
-    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    let is_word = is_word_char;
     let mut start = from.min(text.len());
     while !text.is_char_boundary(start) {
         start += 1;
@@ -710,6 +820,23 @@ mod tests {
 mod fuzz {
     use proptest::prelude::*;
 
+    /// Small JSON documents with few distinct keys and strings, so paths often exist.
+    fn json_value() -> impl Strategy<Value = serde_json::Value> {
+        let leaf = prop_oneof![
+            Just(serde_json::Value::Null),
+            (0i64..5).prop_map(serde_json::Value::from),
+            "[a-c]".prop_map(serde_json::Value::from),
+        ];
+        leaf.prop_recursive(4, 40, 5, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..5).prop_map(serde_json::Value::Array),
+                proptest::collection::vec(("[a-c]", inner), 0..4).prop_map(|members| {
+                    serde_json::Value::Object(members.into_iter().collect())
+                }),
+            ]
+        })
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(256))]
 
@@ -738,6 +865,71 @@ mod fuzz {
                     prop_assert!(a.location.line >= 1 && a.location.col >= 1);
                     prop_assert!(!a.base.is_empty());
                 }
+            }
+        }
+
+        /// The one-pass locators answer what the simple ones answer: words in frontmatter and
+        /// lines and columns of offsets.
+        #[test]
+        fn one_pass_locators_agree(
+            body in "[a-zA-Z0-9 :\\-\\n\\[\\],_/é]{0,200}",
+            fenced in proptest::bool::ANY,
+            words in proptest::collection::vec("[A-Za-z0-9_/-]{0,6}", 0..6),
+            offsets in proptest::collection::vec(0usize..260, 0..8),
+        ) {
+            let text = if fenced { format!("---\n{body}\n---\nafter\n") } else { body };
+            let mut index = super::FrontIndex::new(&text);
+            for key in ["specs", "id", "links"] {
+                for word in &words {
+                    prop_assert_eq!(
+                        index.offset(key, Some(word)),
+                        super::front_offset(&text, key, Some(word)),
+                        "{:?} {} {}", text, key, word
+                    );
+                }
+                prop_assert_eq!(index.offset(key, None), super::front_offset(&text, key, None));
+            }
+            let asked: Vec<Option<usize>> = offsets.iter().map(|&o| Some(o)).collect();
+            for (o, got) in offsets.iter().zip(super::line_cols(&text, &asked)) {
+                prop_assert_eq!(got, Some(super::line_col(&text, *o)));
+            }
+        }
+
+        /// The JSON locator answers what the walk answers, on any text and path.
+        #[test]
+        fn json_locator_agrees(
+            text in "[\\[\\]{}\",:0-9a-c \\n]{0,120}",
+            path in proptest::collection::vec(prop_oneof![
+                "[a-c]".prop_map(super::jsonpos::Seg::Key),
+                (0usize..4).prop_map(super::jsonpos::Seg::Index),
+                "[a-c]".prop_map(super::jsonpos::Seg::Str),
+                ("[a-c]", "[a-c]").prop_map(|(k, v)| super::jsonpos::Seg::ObjWith(k, v)),
+            ], 0..4),
+        ) {
+            let locator = super::jsonpos::Locator::new(&text);
+            prop_assert_eq!(locator.locate(&path), super::jsonpos::locate(&text, &path));
+        }
+
+        /// The same on well-formed JSON, where the locator uses its tree.
+        #[test]
+        fn json_locator_agrees_on_documents(
+            value in json_value(),
+            pretty in proptest::bool::ANY,
+            paths in proptest::collection::vec(proptest::collection::vec(prop_oneof![
+                "[a-c]".prop_map(super::jsonpos::Seg::Key),
+                (0usize..4).prop_map(super::jsonpos::Seg::Index),
+                "[a-c]".prop_map(super::jsonpos::Seg::Str),
+                ("[a-c]", "[a-c]").prop_map(|(k, v)| super::jsonpos::Seg::ObjWith(k, v)),
+            ], 0..4), 1..6),
+        ) {
+            let text = if pretty {
+                serde_json::to_string_pretty(&value).unwrap()
+            } else {
+                serde_json::to_string(&value).unwrap()
+            };
+            let locator = super::jsonpos::Locator::new(&text);
+            for path in &paths {
+                prop_assert_eq!(locator.locate(path), super::jsonpos::locate(&text, path));
             }
         }
 

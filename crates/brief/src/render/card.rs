@@ -268,16 +268,21 @@ fn value_text(value: &Value) -> String {
 
 /// `depends_on DEC-A, DEC-B; implements DOM-1` over the node's links as written.
 fn links_line(node: &Node) -> Option<String> {
+    // Linear in the links: a node may list a hundred thousand (hashed, not searched).
     let mut groups: Vec<(&str, Vec<&str>)> = Vec::new();
+    let mut group_of: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut seen: std::collections::HashSet<(&str, &str)> = std::collections::HashSet::new();
     for link in &node.links {
         let name = link.relation.name();
-        match groups.iter_mut().find(|(rel, _)| *rel == name) {
-            Some((_, targets)) => {
-                if !targets.contains(&link.target.as_str()) {
-                    targets.push(&link.target)
-                }
+        if !seen.insert((name, link.target.as_str())) {
+            continue;
+        }
+        match group_of.get(name) {
+            Some(&g) => groups[g].1.push(&link.target),
+            None => {
+                group_of.insert(name, groups.len());
+                groups.push((name, vec![&link.target]));
             }
-            None => groups.push((name, vec![&link.target])),
         }
     }
     if groups.is_empty() {

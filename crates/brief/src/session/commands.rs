@@ -100,7 +100,7 @@ pub fn run(
             format,
             redact,
         } => {
-            let listing = super::package_list(&open(Mode::Existing)?, request, config, now)?;
+            let listing = super::package_list(&open(Mode::Read)?, request, config, now)?;
             Outcome {
                 text: render::listing(&listing, *format, *redact),
                 notes: Vec::new(),
@@ -144,7 +144,7 @@ pub fn run(
             format,
             redact,
         } => {
-            let found = super::error_match(&open(Mode::Existing)?, project, message, *limit, now)?;
+            let found = super::error_match(&open(Mode::Read)?, project, message, *limit, now)?;
             if found.is_empty() {
                 Outcome {
                     text: if *format == Output::Json {

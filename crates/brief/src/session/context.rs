@@ -162,7 +162,7 @@ pub fn zone_context(
     };
     if zone != Zone::Emergency {
         let gathered = (|| -> Result<(Listing, Vec<Pattern>), SessionError> {
-            let store = Store::open(&project.root, Mode::Existing)?;
+            let store = Store::open(&project.root, Mode::Read)?;
             let listing = package_list(
                 &store,
                 &ListRequest {

@@ -1,7 +1,8 @@
 //! The SQLite store behind sessions: `.brief/sessions.db`. Unlike the index under
 //! `.brief/cache/`, this is user data: brief never deletes, resets or rebuilds it. The schema
 //! version lives in `PRAGMA user_version`; older stores are migrated forward in place, under
-//! the write lock, and a store from a newer brief is refused untouched.
+//! the write lock, and a store from a newer brief or another program is refused untouched
+//! (checked before anything is written). Readers open it read-only.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -9,6 +10,7 @@ use std::time::{Duration, Instant};
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 use super::SessionError;
+use crate::root::{EntryKind, OpenError, Root};
 
 /// Where the store lives, relative to the project root.
 pub const STORE_PATH: &str = ".brief/sessions.db";
@@ -101,25 +103,68 @@ impl std::fmt::Debug for Store {
     }
 }
 
-/// Whether opening may create the store.
+/// Whether opening may create or write the store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
     /// Writers: create `.brief/sessions.db` when missing.
     Create,
-    /// Readers: a missing store is [`SessionError::Missing`], never created.
+    /// Writers of an existing store: a missing store is [`SessionError::Missing`], never
+    /// created.
     Existing,
+    /// Readers (`package list`, `error match`, a zone document): opened read-only, so a
+    /// read-only checkout or store works; a missing store is [`SessionError::Missing`].
+    Read,
 }
 
 impl Store {
-    /// Opens the store of the project at `root`.
+    /// Opens the store of the project at `root`. The store is reached only through a plain
+    /// `.brief` folder beneath the root: a `.brief` or `sessions.db` that is a symlink is
+    /// refused, never followed (the store must not be read or written outside the project).
     pub fn open(root: &Path, mode: Mode) -> Result<Store, SessionError> {
-        Store::open_path(&root.join(STORE_PATH), mode)
+        let path = root.join(STORE_PATH);
+        let shown = path.display().to_string();
+        let refuse = |message: String| SessionError::Store {
+            path: shown.clone(),
+            message,
+        };
+        let guard =
+            Root::open(root).map_err(|e| refuse(format!("cannot open the project folder: {e}")))?;
+        let brief = Path::new(STORE_PATH)
+            .parent()
+            .unwrap_or(Path::new(".brief"));
+        let exists = std::fs::symlink_metadata(guard.real().join(brief)).is_ok();
+        if mode != Mode::Create && !exists {
+            return Err(SessionError::Missing(shown));
+        }
+        let dir = guard.private_dir(brief).map_err(|e| match e {
+            OpenError::Symlink | OpenError::Outside => refuse(format!(
+                "{} is a symbolic link; brief keeps the session store inside the project and                  never follows one (replace it with a folder)",
+                root.join(brief).display()
+            )),
+            e => refuse(format!("cannot use {}: {e}", root.join(brief).display())),
+        })?;
+        let name = Path::new(STORE_PATH)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("sessions.db");
+        match dir.entry(name) {
+            None if mode != Mode::Create => return Err(SessionError::Missing(shown)),
+            None | Some(EntryKind::File) => {}
+            Some(EntryKind::Symlink) => {
+                return Err(refuse(
+                    "is a symbolic link; brief opens its session store only inside the project                      (replace it with the file)"
+                        .into(),
+                ))
+            }
+            Some(_) => return Err(refuse("is not a regular file".into())),
+        }
+        Store::open_file(&dir.real_path(name), shown, mode)
     }
 
     /// Opens the store at `path` (for tests and benchmarks).
     pub fn open_path(path: &Path, mode: Mode) -> Result<Store, SessionError> {
         let shown = path.display().to_string();
-        if mode == Mode::Existing && !path.is_file() {
+        if mode != Mode::Create && !path.is_file() {
             return Err(SessionError::Missing(shown));
         }
         if mode == Mode::Create {
@@ -130,10 +175,19 @@ impl Store {
                 })?;
             }
         }
+        Store::open_file(path, shown, mode)
+    }
+
+    /// Opens the file at `path` (a symlink is refused by SQLite itself).
+    fn open_file(path: &Path, shown: String, mode: Mode) -> Result<Store, SessionError> {
+        if mode == Mode::Read {
+            return Store::open_read_only(path, shown);
+        }
         let flags = match mode {
             Mode::Create => OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE,
-            Mode::Existing => OpenFlags::SQLITE_OPEN_READ_WRITE,
-        } | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+            _ => OpenFlags::SQLITE_OPEN_READ_WRITE,
+        } | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_NOFOLLOW;
         let damaged = |e: rusqlite::Error| SessionError::damaged(&shown, e);
         let conn = Connection::open_with_flags(path, flags).map_err(damaged)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(damaged)?;
@@ -159,15 +213,97 @@ impl Store {
         }
     }
 
+    /// A reader's store: opened read-only, never switched to WAL or migrated. A store in
+    /// WAL mode whose folder cannot be written (no `-shm` can be made) is read as an
+    /// immutable file. A store of an older schema is migrated by opening it for writing.
+    fn open_read_only(path: &Path, shown: String) -> Result<Store, SessionError> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_NOFOLLOW;
+        let damaged = |e: rusqlite::Error| SessionError::damaged(&shown, e);
+        let open = |immutable: bool| -> rusqlite::Result<(Connection, i64)> {
+            let conn = if immutable {
+                Connection::open_with_flags(
+                    immutable_uri(path),
+                    flags | OpenFlags::SQLITE_OPEN_URI,
+                )?
+            } else {
+                Connection::open_with_flags(path, flags)?
+            };
+            conn.busy_timeout(BUSY_TIMEOUT)?;
+            let version = Store::version(&conn)?;
+            Ok((conn, version))
+        };
+        let (conn, version) = match open(false) {
+            Ok(opened) => opened,
+            Err(e)
+                if matches!(
+                    e.sqlite_error_code(),
+                    Some(
+                        rusqlite::ErrorCode::CannotOpen
+                            | rusqlite::ErrorCode::ReadOnly
+                            | rusqlite::ErrorCode::PermissionDenied
+                    )
+                ) =>
+            {
+                open(true).map_err(damaged)?
+            }
+            Err(e) => return Err(damaged(e)),
+        };
+        conn.set_prepared_statement_cache_capacity(32);
+        let store = Store { conn, shown };
+        store.refuse_foreign(version).map_err(|e| match e {
+            Setup::Busy(e) => SessionError::damaged(&store.shown, e),
+            Setup::Failed(e) => e,
+        })?;
+        if version == 0 {
+            // An empty file: nothing stored yet.
+            return Err(SessionError::Missing(store.shown));
+        }
+        if version < SCHEMA_VERSION {
+            let shown = store.shown.clone();
+            drop(store);
+            return Store::open_file(path, shown, Mode::Existing);
+        }
+        Ok(store)
+    }
+
+    /// Refuses, before anything is written, a store from a newer brief and a file with
+    /// tables but no schema version (another program's database).
+    fn refuse_foreign(&self, version: i64) -> Result<(), Setup> {
+        let shown = self.shown.clone();
+        if version > SCHEMA_VERSION {
+            return Err(Setup::Failed(SessionError::Newer {
+                path: shown,
+                version,
+                supported: SCHEMA_VERSION,
+            }));
+        }
+        if version == 0 {
+            let tables: i64 = self
+                .conn
+                .query_row(
+                    "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'",
+                    [],
+                    |r| r.get(0),
+                )
+                .map_err(|e| setup_error(&shown, e))?;
+            if tables > 0 {
+                return Err(Setup::Failed(SessionError::Store {
+                    path: shown,
+                    message: "is not a brief session store (it has tables but no schema version); move it aside or point --root elsewhere".into(),
+                }));
+            }
+        }
+        Ok(())
+    }
+
     fn setup(&mut self) -> Result<(), Setup> {
         let shown = self.shown.clone();
-        let fail = |e: rusqlite::Error| {
-            if is_busy(&e) {
-                Setup::Busy(e)
-            } else {
-                Setup::Failed(SessionError::damaged(&shown, e))
-            }
-        };
+        let fail = |e: rusqlite::Error| setup_error(&shown, e);
+        // A foreign or newer file is refused before the WAL switch: it is left untouched.
+        let version = Store::version(&self.conn).map_err(fail)?;
+        self.refuse_foreign(version)?;
         self.conn
             .pragma_update(None, "journal_mode", "WAL")
             .map_err(fail)?;
@@ -246,6 +382,29 @@ impl Store {
 enum Setup {
     Busy(rusqlite::Error),
     Failed(SessionError),
+}
+
+/// A failure while opening: a lock to wait for, or a real one.
+fn setup_error(shown: &str, e: rusqlite::Error) -> Setup {
+    if is_busy(&e) {
+        Setup::Busy(e)
+    } else {
+        Setup::Failed(SessionError::damaged(shown, e))
+    }
+}
+
+/// An SQLite URI that opens `path` as an immutable file (no locks, no `-shm`), for reading
+/// a store whose folder cannot be written.
+fn immutable_uri(path: &Path) -> String {
+    let mut uri = String::from("file:");
+    for byte in path.to_string_lossy().bytes() {
+        match byte {
+            b'%' | b'?' | b'#' | 0x80.. => uri.push_str(&format!("%{byte:02X}")),
+            _ => uri.push(byte as char),
+        }
+    }
+    uri.push_str("?immutable=1");
+    uri
 }
 
 fn is_busy(e: &rusqlite::Error) -> bool {

@@ -10,8 +10,11 @@ use serde_json::{Map, Value};
 
 use super::frontmatter;
 use super::specgraph::string_list;
-use super::{markdown_files, read_text, rel_path, Problem, SourceOutput};
+use super::{
+    folder_stamp, markdown_listing, read_text, rel_path, FolderStamp, Problem, SourceOutput,
+};
 use crate::model::{ArtifactFields, Content, Kind, Link, Location, Node, Origin, Relation};
+use crate::root::Root;
 
 /// The id every project's identity document gets.
 pub const IDENTITY_ID: &str = "IDENTITY";
@@ -54,39 +57,67 @@ const CONTEXTIA_FOLDERS: [(&str, Kind); 4] = [
     ("work/tasks", Kind::Task),
 ];
 
+/// The artifact files of a source, and every folder looked at to find them (stamped before
+/// it was listed, for the index's quick check).
+#[derive(Debug, Default)]
+pub struct Listing {
+    pub files: Vec<(PathBuf, Placement)>,
+    pub folders: Vec<FolderStamp>,
+}
+
 /// The artifact files of a `.contextia/` tree: `system/identity.md` and the four artifact
 /// folders. Other files (session logs, proposals, caches) are not artifacts.
-pub fn contextia_files(dir: &Path) -> Vec<(PathBuf, Placement)> {
-    let mut files = Vec::new();
+pub fn contextia_files(root: &Root, dir: &Path) -> Vec<(PathBuf, Placement)> {
+    contextia_listing(root, dir).files
+}
+
+/// [`contextia_files`], with the folders looked at.
+pub fn contextia_listing(root: &Root, dir: &Path) -> Listing {
+    let mut listing = Listing::default();
+    for folder in ["", "system", "work"] {
+        listing.folders.push(folder_stamp(&dir.join(folder)));
+    }
     let identity = dir.join("system").join("identity.md");
-    if identity.is_file() {
-        files.push((identity, Placement::Identity));
+    // Listed unless missing: one that cannot be read is reported when it is read.
+    if !root.kind(&identity).is_err_and(|e| e.is_missing()) {
+        listing.files.push((identity, Placement::Identity));
     }
     for (folder, kind) in CONTEXTIA_FOLDERS {
-        for file in markdown_files(&dir.join(folder), &[]) {
-            files.push((file, Placement::Folder(kind.clone())));
+        let (files, folders) = markdown_listing(root, &dir.join(folder), &[]);
+        listing.folders.extend(folders);
+        for file in files {
+            listing.files.push((file, Placement::Folder(kind.clone())));
         }
     }
-    files
+    listing
 }
 
 /// The Markdown files under `dir` (a `.brief/` folder or a folder from `brief.toml`). Files
 /// without frontmatter there are documentation, not artifacts.
-pub fn folder_files(dir: &Path) -> Vec<(PathBuf, Placement)> {
-    markdown_files(dir, &["cache"])
-        .into_iter()
-        .map(|file| (file, Placement::Loose))
-        .collect()
+pub fn folder_files(root: &Root, dir: &Path) -> Vec<(PathBuf, Placement)> {
+    folder_listing(root, dir).files
+}
+
+/// [`folder_files`], with the folders looked at.
+pub fn folder_listing(root: &Root, dir: &Path) -> Listing {
+    let (files, folders) = markdown_listing(root, dir, &["cache"]);
+    Listing {
+        files: files
+            .into_iter()
+            .map(|file| (file, Placement::Loose))
+            .collect(),
+        folders,
+    }
 }
 
 /// Loads a `.contextia/` tree.
-pub fn load_contextia(root: &Path, dir: &Path) -> SourceOutput {
-    load_files(root, contextia_files(dir))
+pub fn load_contextia(root: &Root, dir: &Path) -> SourceOutput {
+    load_files(root, contextia_files(root, dir))
 }
 
 /// Loads every Markdown file with frontmatter under `dir`.
-pub fn load_folder(root: &Path, dir: &Path) -> SourceOutput {
-    load_files(root, folder_files(dir))
+pub fn load_folder(root: &Root, dir: &Path) -> SourceOutput {
+    load_files(root, folder_files(root, dir))
 }
 
 /// Where a file sits, which decides its kind and whether frontmatter is required.
@@ -100,7 +131,7 @@ pub enum Placement {
     Loose,
 }
 
-fn load_files(root: &Path, files: Vec<(PathBuf, Placement)>) -> SourceOutput {
+fn load_files(root: &Root, files: Vec<(PathBuf, Placement)>) -> SourceOutput {
     use rayon::prelude::*;
     let results: Vec<Result<Option<Node>, Problem>> = files
         .par_iter()
@@ -118,9 +149,9 @@ fn load_files(root: &Path, files: Vec<(PathBuf, Placement)>) -> SourceOutput {
 }
 
 /// Reads and parses one artifact file (`None` for a loose file without frontmatter).
-pub fn load_file(root: &Path, file: &Path, placement: &Placement) -> Result<Option<Node>, Problem> {
+pub fn load_file(root: &Root, file: &Path, placement: &Placement) -> Result<Option<Node>, Problem> {
     let text = read_text(root, file)?;
-    parse_artifact(&rel_path(root, file), &text, placement)
+    parse_artifact(&rel_path(root.path(), file), &text, placement)
 }
 
 /// Parses the text of one artifact file; `path` is relative to the root.
@@ -186,11 +217,21 @@ pub fn parse_artifact(
         .unwrap_or_else(|| id.clone());
     let mut links = Vec::new();
     for key in LINK_KEYS {
+        // A link value of the wrong type is refused, never dropped: `check` and `context`
+        // then agree on the file (both report it).
+        let wrong = |what: String| {
+            Problem::error(
+                key_location(path, text, key),
+                format!("`{key}` {what}: give an id, a list of ids, or a map of relation to ids"),
+            )
+        };
         match map.get(key) {
             Some(Value::Object(by_kind)) => {
                 for (sub_key, targets) in by_kind {
                     let relation = Relation::from_key(sub_key);
-                    for target in string_list(Some(targets)) {
+                    let targets = link_targets(targets)
+                        .map_err(|what| wrong(format!("has `{sub_key}` {what}")))?;
+                    for target in targets {
                         links.push(Link {
                             relation: relation.clone(),
                             target,
@@ -200,7 +241,7 @@ pub fn parse_artifact(
             }
             Some(targets) => {
                 let relation = Relation::from_key(key);
-                for target in string_list(Some(targets)) {
+                for target in link_targets(targets).map_err(|what| wrong(format!("is {what}")))? {
                     links.push(Link {
                         relation: relation.clone(),
                         target,
@@ -259,6 +300,34 @@ fn kind_from_id(id: &str) -> Kind {
         "TASK" => Kind::Task,
         "POL" => Kind::Policy,
         _ => Kind::parse("note"),
+    }
+}
+
+/// The ids a link value names: one id, a list of ids (numbers as written), or nothing for an
+/// empty value; otherwise what the value is, for the message.
+fn link_targets(value: &Value) -> Result<Vec<String>, String> {
+    let id = |item: &Value| match item {
+        Value::String(text) => Ok(text.clone()),
+        Value::Number(n) => Ok(n.to_string()),
+        other => Err(format!("a list holding {}", value_kind(other))),
+    };
+    match value {
+        Value::Null => Ok(Vec::new()),
+        Value::Array(items) => items.iter().filter(|i| !i.is_null()).map(id).collect(),
+        Value::String(_) | Value::Number(_) => id(value).map(|one| vec![one]),
+        other => Err(value_kind(other).to_string()),
+    }
+}
+
+/// What a frontmatter value is, as a message names it.
+fn value_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "nothing",
+        Value::Bool(_) => "true or false",
+        Value::Number(_) => "a number",
+        Value::String(_) => "text",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a map",
     }
 }
 

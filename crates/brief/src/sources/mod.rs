@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use crate::model::{DuplicateId, Graph, Location, Node};
 use crate::project::{Project, Source};
+use crate::root::{EntryKind, OpenError, Root};
 
 /// How bad a load problem is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -85,10 +86,10 @@ pub fn load(project: &Project) -> Loaded {
     let mut problems = Vec::new();
     for source in &project.sources {
         let out = match source {
-            Source::SpecGraph { manifest } => specgraph::load(&project.root, manifest),
-            Source::Contextia { dir } => artifacts::load_contextia(&project.root, dir),
-            Source::Folder { dir } => artifacts::load_folder(&project.root, dir),
-            Source::Tana { export } => tana::load(&project.root, export),
+            Source::SpecGraph { manifest } => specgraph::load(&project.guard, manifest),
+            Source::Contextia { dir } => artifacts::load_contextia(&project.guard, dir),
+            Source::Folder { dir } => artifacts::load_folder(&project.guard, dir),
+            Source::Tana { export } => tana::load(&project.guard, export),
         };
         nodes.extend(out.nodes);
         problems.extend(out.problems);
@@ -135,54 +136,102 @@ pub(crate) fn rel_path(root: &Path, path: &Path) -> String {
         .join("/")
 }
 
-/// Reads a UTF-8 file that must lie inside the root (symlinks are resolved first).
-pub fn read_text(root: &Path, path: &Path) -> Result<String, Problem> {
+/// Reads a UTF-8 file that must lie inside the root (opened beneath it: see [`Root`]).
+pub fn read_text(root: &Root, path: &Path) -> Result<String, Problem> {
     read_stamped(root, path).map(|(text, _)| text)
 }
 
-/// A file's size and modification time (nanoseconds since the epoch); folders have size 0.
-pub type Stamp = (i64, i64);
+/// What tells a file's content changed without reading it, as git's index does: size,
+/// modification and change times (nanoseconds since the epoch), inode and device. The change
+/// time cannot be set back (`touch -d` and checkouts move it), and a replaced file has a new
+/// inode. Folders have size 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    pub size: i64,
+    pub mtime: i64,
+    pub ctime: i64,
+    pub inode: i64,
+    pub device: i64,
+}
+
+/// How long after a change a file system's timestamps may still read the same after a
+/// second change: the kernel stamps files from a clock that ticks every few milliseconds.
+const RACY_FINE_NS: i64 = 50_000_000;
+/// The same for file systems that keep whole seconds (FAT keeps two).
+const RACY_COARSE_NS: i64 = 2_000_000_000;
+
+impl Stamp {
+    /// Whether a change made just after this stamp was taken, at `taken` (nanoseconds since
+    /// the epoch), could leave the stamp as it is: the file changed too recently for its
+    /// timestamps to tell. Such a file is "racily clean" (git's term) and is hashed again on
+    /// the next refresh instead of being trusted.
+    pub fn racy(&self, taken: i64) -> bool {
+        let whole_seconds = self.mtime % 1_000_000_000 == 0 && self.ctime % 1_000_000_000 == 0;
+        let window = if whole_seconds {
+            RACY_COARSE_NS
+        } else {
+            RACY_FINE_NS
+        };
+        self.mtime.max(self.ctime).saturating_add(window) > taken
+    }
+}
+
+/// Now, in nanoseconds since the epoch (the reference for [`Stamp::racy`]).
+pub fn now_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
+}
 
 /// The [`Stamp`] of a file's metadata.
 pub fn stamp(meta: &std::fs::Metadata) -> Option<Stamp> {
-    let mtime = meta
-        .modified()
-        .ok()?
-        .duration_since(std::time::UNIX_EPOCH)
-        .ok()?
-        .as_nanos() as i64;
-    Some((if meta.is_dir() { 0 } else { meta.len() as i64 }, mtime))
+    let nanos = |t: std::io::Result<std::time::SystemTime>| -> Option<i64> {
+        Some(
+            t.ok()?
+                .duration_since(std::time::UNIX_EPOCH)
+                .ok()?
+                .as_nanos() as i64,
+        )
+    };
+    let mtime = nanos(meta.modified())?;
+    #[cfg(unix)]
+    let (ctime, inode, device) = {
+        use std::os::unix::fs::MetadataExt;
+        (
+            meta.ctime()
+                .saturating_mul(1_000_000_000)
+                .saturating_add(meta.ctime_nsec()),
+            meta.ino() as i64,
+            meta.dev() as i64,
+        )
+    };
+    #[cfg(not(unix))]
+    let (ctime, inode, device) = (nanos(meta.created()).unwrap_or(0), 0, 0);
+    Some(Stamp {
+        size: if meta.is_dir() { 0 } else { meta.len() as i64 },
+        mtime,
+        ctime,
+        inode,
+        device,
+    })
 }
 
 /// [`read_text`], with the file's [`Stamp`] taken after opening and before reading (as a
 /// separate stat before the read would be): an edit made while the file is read does not
-/// show in the stamp returned, so a later stat that sees it reads the file again.
-pub fn read_stamped(root: &Path, path: &Path) -> Result<(String, Option<Stamp>), Problem> {
-    use std::io::Read;
-    let problem = |message: String| Problem::error(Location::file(rel_path(root, path)), message);
-    let cannot = |err: &std::io::Error| problem(format!("cannot read file: {}", io_message(err)));
-    let outside = || problem("file resolves outside the project root (symlink?); not read".into());
-    // One path lookup in the common case: in a folder inside the root (remembered per
-    // folder, checked before anything is opened), a file opened without following a symlink.
-    let folder_inside = path.parent().is_none_or(|dir| resolves_inside(root, dir));
-    let mut file = match folder_inside.then(|| open_plain(path)).flatten() {
-        Some(file) => file,
-        None => {
-            let inside = match std::fs::symlink_metadata(path) {
-                Err(err) => return Err(cannot(&err)),
-                // A symlinked file is checked where it points; otherwise its folder is.
-                Ok(meta) if meta.file_type().is_symlink() => resolves_inside(root, path),
-                Ok(_) => path.parent().is_none_or(|dir| resolves_inside(root, dir)),
-            };
-            if !inside {
-                return Err(outside());
-            }
-            std::fs::File::open(path).map_err(|err| cannot(&err))?
-        }
-    };
-    let meta = file.metadata().map_err(|err| cannot(&err))?;
-    let mut bytes = Vec::with_capacity(meta.len() as usize + 1);
-    file.read_to_end(&mut bytes).map_err(|err| cannot(&err))?;
+/// show in the stamp returned, so a later stat that sees it reads the file again. The stamp
+/// comes with the time it was taken, for [`Stamp::racy`].
+///
+/// Only a regular file beneath the root is read, and opening never blocks (a FIFO is
+/// refused); see [`Root::open_file`].
+pub fn read_stamped(root: &Root, path: &Path) -> Result<(String, Option<(Stamp, i64)>), Problem> {
+    let problem =
+        |message: String| Problem::error(Location::file(rel_path(root.path(), path)), message);
+    let (bytes, meta) = root.read(path).map_err(|err| match err {
+        OpenError::Io(_) => problem(format!("cannot read file: {err}")),
+        other => problem(format!("file {other}")),
+    })?;
+    let taken = now_ns();
     let mut text = String::from_utf8(bytes).map_err(|err| {
         let offset = err.utf8_error().valid_up_to();
         let before = &err.as_bytes()[..offset];
@@ -190,7 +239,7 @@ pub fn read_stamped(root: &Path, path: &Path) -> Result<(String, Option<Stamp>),
         let col = before.iter().rev().take_while(|&&b| b != b'\n').count() as u32 + 1;
         Problem::error(
             Location {
-                path: rel_path(root, path),
+                path: rel_path(root.path(), path),
                 line,
                 col,
             },
@@ -200,86 +249,68 @@ pub fn read_stamped(root: &Path, path: &Path) -> Result<(String, Option<Stamp>),
     if text.starts_with('\u{feff}') {
         text.drain(..'\u{feff}'.len_utf8());
     }
-    Ok((text, stamp(&meta)))
+    Ok((text, stamp(&meta).map(|s| (s, taken))))
 }
 
-/// The file opened if it is not a symlink (`None`: a symlink, or any failure, which the
-/// careful path then reports).
-#[cfg(unix)]
-fn open_plain(path: &Path) -> Option<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(path)
-        .ok()
+/// Every `*.md` file under `dir`, sorted by path, skipping hidden folders, `skip`-named
+/// folders (`cache/` inside `.brief/`), and symlinked folders. Folders are listed beneath the
+/// root (a folder swapped for a link to the outside is not listed).
+pub fn markdown_files(root: &Root, dir: &Path, skip: &[&str]) -> Vec<PathBuf> {
+    markdown_listing(root, dir, skip).0
 }
 
-#[cfg(not(unix))]
-fn open_plain(_path: &Path) -> Option<std::fs::File> {
-    None
-}
+/// A folder and its [`Stamp`] (with the time it was taken), stamped *before* it was listed:
+/// a file added while the folder is listed changes the folder after the stamp, so the next
+/// refresh lists it again.
+pub type FolderStamp = (PathBuf, Option<(Stamp, i64)>);
 
-/// Whether `path` resolves (through symlinks) to somewhere under `root`. Folder answers are
-/// remembered: a large project has a few folders and a hundred thousand files.
-fn resolves_inside(root: &Path, path: &Path) -> bool {
-    use std::collections::HashMap;
-    use std::sync::{Mutex, OnceLock};
-    static SEEN: OnceLock<Mutex<HashMap<(PathBuf, PathBuf), bool>>> = OnceLock::new();
-    let key = (root.to_path_buf(), path.to_path_buf());
-    let seen = SEEN.get_or_init(|| Mutex::new(HashMap::new()));
-    if let Some(&known) = seen.lock().ok().and_then(|m| m.get(&key).copied()).as_ref() {
-        return known;
-    }
-    let inside = match (path.canonicalize(), root.canonicalize()) {
-        (Ok(real), Ok(real_root)) => real.starts_with(real_root),
-        (Err(_), _) => false,
-        (_, Err(_)) => true,
-    };
-    if path.is_dir() {
-        if let Ok(mut map) = seen.lock() {
-            map.insert(key, inside);
-        }
-    }
-    inside
-}
-
-fn io_message(err: &std::io::Error) -> String {
-    match err.kind() {
-        std::io::ErrorKind::NotFound => "no such file".to_string(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
-        _ => err.to_string(),
-    }
-}
-
-/// Every `*.md` file under `dir`, sorted by path, skipping hidden folders, `cache/` inside
-/// `.brief/`, and symlinked folders (which could lead outside the root).
-pub fn markdown_files(dir: &Path, skip: &[&str]) -> Vec<PathBuf> {
+/// [`markdown_files`], with the stamp of every folder walked.
+pub fn markdown_listing(
+    root: &Root,
+    dir: &Path,
+    skip: &[&str],
+) -> (Vec<PathBuf>, Vec<FolderStamp>) {
     let mut found = Vec::new();
+    let mut folders = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(current) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&current) else {
+        folders.push(folder_stamp(&current));
+        let Ok(entries) = root.list_dir(&current) else {
             continue;
         };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let Ok(file_type) = entry.file_type() else {
-                continue;
-            };
-            let name = entry.file_name().to_string_lossy().to_string();
-            if file_type.is_dir() {
-                if !name.starts_with('.') && !skip.contains(&name.as_str()) {
-                    stack.push(path);
+        for entry in entries {
+            let name = entry.name.to_string_lossy();
+            let path = current.join(&entry.name);
+            match entry.kind {
+                EntryKind::Dir => {
+                    if !name.starts_with('.') && !skip.contains(&name.as_ref()) {
+                        stack.push(path);
+                    }
                 }
-            } else if (file_type.is_file() || file_type.is_symlink())
-                && name.to_ascii_lowercase().ends_with(".md")
-            {
-                found.push(path);
+                // A FIFO or device named `*.md` is listed too: reading it reports it.
+                EntryKind::File | EntryKind::Symlink | EntryKind::Other
+                    if name.to_ascii_lowercase().ends_with(".md") =>
+                {
+                    found.push(path)
+                }
+                EntryKind::File | EntryKind::Symlink | EntryKind::Other => {}
             }
         }
     }
     found.sort();
-    found
+    (found, folders)
+}
+
+/// A path's stamp now (following symlinks), with the time it was taken.
+pub fn folder_stamp(path: &Path) -> FolderStamp {
+    let taken = now_ns();
+    (
+        path.to_path_buf(),
+        std::fs::metadata(path)
+            .ok()
+            .and_then(|meta| stamp(&meta))
+            .map(|s| (s, taken)),
+    )
 }
 
 #[cfg(test)]
@@ -327,19 +358,50 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("a.md");
         std::fs::write(&file, "\u{feff}# Title\n").unwrap();
-        let (text, stamp) = read_stamped(dir.path(), &file).unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        let (text, stamp) = read_stamped(&root, &file).unwrap();
         assert_eq!(text, "# Title\n");
         let meta = std::fs::metadata(&file).unwrap();
-        assert_eq!(stamp, super::stamp(&meta));
-        assert_eq!(stamp.unwrap().0, 11, "the size on disk, BOM included");
+        let (stamp, _) = stamp.unwrap();
+        assert_eq!(Some(stamp), super::stamp(&meta));
+        assert_eq!(stamp.size, 11, "the size on disk, BOM included");
 
-        let missing = read_stamped(dir.path(), &dir.path().join("gone.md")).unwrap_err();
+        let missing = read_stamped(&root, &dir.path().join("gone.md")).unwrap_err();
         assert_eq!(missing.message, "cannot read file: no such file");
         assert_eq!(missing.location.path, "gone.md");
 
         std::fs::write(&file, b"ok\n\xff").unwrap();
-        let bad = read_stamped(dir.path(), &file).unwrap_err();
+        let bad = read_stamped(&root, &file).unwrap_err();
         assert_eq!((bad.location.line, bad.location.col), (2, 1));
+    }
+
+    #[test]
+    fn stamps_are_racy_while_the_clock_has_not_moved_past_the_change() {
+        let at = 1_700_000_000_123_456_789;
+        let stamp = Stamp {
+            size: 3,
+            mtime: at,
+            ctime: at,
+            inode: 1,
+            device: 1,
+        };
+        assert!(stamp.racy(at));
+        assert!(stamp.racy(at + RACY_FINE_NS - 1));
+        assert!(!stamp.racy(at + RACY_FINE_NS));
+        // A file system that keeps whole seconds gets a wider window.
+        let coarse = Stamp {
+            mtime: 1_700_000_000_000_000_000,
+            ctime: 1_700_000_000_000_000_000,
+            ..stamp
+        };
+        assert!(coarse.racy(coarse.mtime + RACY_COARSE_NS - 1));
+        assert!(!coarse.racy(coarse.mtime + RACY_COARSE_NS));
+        // A change time in the future (another machine's clock) stays racy.
+        assert!(Stamp {
+            ctime: at + 10 * RACY_COARSE_NS,
+            ..stamp
+        }
+        .racy(at + RACY_COARSE_NS));
     }
 
     #[cfg(unix)]
@@ -349,16 +411,22 @@ mod tests {
         std::fs::write(outside.path().join("secret.md"), "secret").unwrap();
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("real.md"), "real").unwrap();
-        std::os::unix::fs::symlink(dir.path().join("real.md"), dir.path().join("alias.md"))
+        // Relative links that stay beneath the root are followed; absolute ones never are
+        // (the kernel's RESOLVE_BENEATH), even when they point inside.
+        std::os::unix::fs::symlink("real.md", dir.path().join("alias.md")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("real.md"), dir.path().join("absolute.md"))
             .unwrap();
         std::os::unix::fs::symlink(outside.path().join("secret.md"), dir.path().join("leak.md"))
             .unwrap();
-        let (text, _) = read_stamped(dir.path(), &dir.path().join("alias.md")).unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        let (text, _) = read_stamped(&root, &dir.path().join("alias.md")).unwrap();
         assert_eq!(text, "real");
-        let refused = read_stamped(dir.path(), &dir.path().join("leak.md")).unwrap_err();
-        assert!(
-            refused.message.contains("outside the project root"),
-            "{refused:?}"
-        );
+        for refused in ["leak.md", "absolute.md"] {
+            let refused = read_stamped(&root, &dir.path().join(refused)).unwrap_err();
+            assert_eq!(
+                refused.message,
+                "file resolves outside the project root (symlink or `..`?); not read"
+            );
+        }
     }
 }

@@ -13,22 +13,23 @@ use crate::model::{
     Content, Kind, Link, Location, Node, Origin, Pin, RejectedAlternative, Relation, SpecFields,
     Verification,
 };
+use crate::root::Root;
 
 /// Finds the Spec Graph manifest of a project: `graph.json` at the root (when it carries
 /// `specgraphVersion`) or `specgraph/graph.json`.
-pub fn discover(root: &Path) -> Option<std::path::PathBuf> {
-    let nested = root.join("specgraph").join("graph.json");
-    if nested.is_file() {
+pub fn discover(root: &Root) -> Option<std::path::PathBuf> {
+    let nested = root.path().join("specgraph").join("graph.json");
+    if root.is_file(&nested) {
         return Some(nested);
     }
-    let top = root.join("graph.json");
-    if top.is_file() {
-        let text = std::fs::read_to_string(&top).ok()?;
-        if text.contains("\"specgraphVersion\"") {
-            return Some(top);
-        }
-    }
-    None
+    let top = root.path().join("graph.json");
+    let (bytes, _) = root.read(&top).ok()?;
+    // `specgraphVersion` comes first in a manifest; a huge unrelated file is not read whole.
+    memfind(&bytes, b"\"specgraphVersion\"").then_some(top)
+}
+
+fn memfind(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
 }
 
 /// A node file listed in a manifest.
@@ -45,14 +46,14 @@ pub struct Entry {
 }
 
 /// Reads a manifest: the node files it lists, and the problems of the manifest itself.
-pub fn read_manifest(root: &Path, manifest: &Path) -> (Vec<Entry>, Vec<Problem>) {
+pub fn read_manifest(root: &Root, manifest: &Path) -> (Vec<Entry>, Vec<Problem>) {
     let mut problems = Vec::new();
-    let manifest_rel = rel_path(root, manifest);
+    let manifest_rel = rel_path(root.path(), manifest);
     let text = match read_text(root, manifest) {
         Ok(text) => text,
         Err(problem) => return (Vec::new(), vec![problem]),
     };
-    let base = manifest.parent().unwrap_or(root);
+    let base = manifest.parent().unwrap_or(root.path());
     // The common case, a well-formed manifest, is read without building a JSON tree;
     // anything unusual goes the careful way below, which says what is wrong and where.
     if let Ok(manifest) = serde_json::from_str::<WellFormed>(&text) {
@@ -164,8 +165,8 @@ pub fn parse_entry(entry: &Entry, file_rel: &str, text: &str) -> Result<Node, Pr
 }
 
 /// Reads and parses the node file of an entry.
-pub fn load_entry(root: &Path, entry: &Entry) -> Result<Node, Problem> {
-    let file_rel = rel_path(root, &entry.file);
+pub fn load_entry(root: &Root, entry: &Entry) -> Result<Node, Problem> {
+    let file_rel = rel_path(root.path(), &entry.file);
     let text = read_text(root, &entry.file).map_err(|mut problem| {
         problem.message = format!(
             "{} (listed in {} as {})",
@@ -178,7 +179,7 @@ pub fn load_entry(root: &Path, entry: &Entry) -> Result<Node, Problem> {
 
 /// Loads the graph whose manifest is `manifest` (a path under `root`), parsing node files
 /// on all cores.
-pub fn load(root: &Path, manifest: &Path) -> SourceOutput {
+pub fn load(root: &Root, manifest: &Path) -> SourceOutput {
     use rayon::prelude::*;
     let (entries, mut problems) = read_manifest(root, manifest);
     let results: Vec<Result<Node, Problem>> = entries
@@ -582,7 +583,7 @@ mod tests {
         let graph = dir.path().join("specgraph");
         std::fs::create_dir_all(&graph).unwrap();
         std::fs::write(graph.join("graph.json"), text).unwrap();
-        read_manifest(dir.path(), &graph.join("graph.json"))
+        read_manifest(&Root::open(dir.path()).unwrap(), &graph.join("graph.json"))
     }
 
     /// What the entries say, without the temporary folder they live in.

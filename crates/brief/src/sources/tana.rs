@@ -36,6 +36,7 @@ use serde::Deserialize;
 
 use super::{read_text, rel_path, Problem, Severity, SourceOutput};
 use crate::model::{Content, Kind, Link, Location, Node, Origin, Relation, TanaField, TanaFields};
+use crate::root::Root;
 
 /// `_docType`s that are structure, not content: they are read to build tags and fields.
 const SYSTEM_TYPES: &[&str] = &[
@@ -1085,7 +1086,33 @@ impl<'e, 'a> Workspace<'e, 'a> {
             let verdict = loop {
                 match hidden[at] {
                     0 => {}
-                    3 => break 1,
+                    3 => {
+                        // Back at a doc of this walk: an ownership cycle. Its docs stay (as
+                        // content, children of each other); the export is said to be wrong.
+                        let from = stack.iter().position(|&s| s == at).unwrap_or(0);
+                        let chain: Vec<&str> = stack[from..]
+                            .iter()
+                            .chain(std::iter::once(&at))
+                            .map(|&d| docs[d].id.as_ref())
+                            .collect();
+                        let mut path = prefix.to_vec();
+                        path.extend([
+                            Seg::Key("docs"),
+                            Seg::Index(at),
+                            Seg::Key("props"),
+                            Seg::Key("_ownerId"),
+                        ]);
+                        found.push(Found {
+                            severity: Severity::Warning,
+                            path,
+                            message: format!(
+                                "ownership cycle: {} (each `_ownerId` names the next); the nodes \
+                                 are kept as children of each other",
+                                chain.join(" → ")
+                            ),
+                        });
+                        break 1;
+                    }
                     known => break known,
                 }
                 hidden[at] = 3;
@@ -1301,7 +1328,7 @@ impl<'e, 'a> Workspace<'e, 'a> {
     fn name(&self, doc: u32) -> (String, Vec<u32>) {
         resolve(&self.docs[doc as usize].name, &|id| {
             self.get(id)
-                .map(|d| (d, plain(&self.docs[d as usize].name)))
+                .map(|d| (d, ref_name(&self.docs[d as usize].name)))
         })
     }
 
@@ -1323,7 +1350,7 @@ impl<'e, 'a> Workspace<'e, 'a> {
         let description = doc.description.as_deref().map(|text| {
             let (text, refs) = resolve(text, &|id| {
                 self.get(id)
-                    .map(|t| (t, plain(&self.docs[t as usize].name)))
+                    .map(|t| (t, ref_name(&self.docs[t as usize].name)))
             });
             for r in refs {
                 link(&mut links, Relation::Reference, r);
@@ -1549,6 +1576,54 @@ fn resolve(raw: &str, lookup: &dyn Fn(&str) -> Option<(u32, String)>) -> (String
     (out, refs)
 }
 
+/// The most characters of a referenced node's name an inline reference shows (a longer name
+/// is cut with `…`): a name made of thousands of references then grows linearly.
+const REF_NAME_CHARS: usize = 120;
+
+/// The most bytes of a referenced node's raw name read to find them.
+const REF_NAME_SCAN: usize = 4096;
+
+/// A referenced node's name as an inline reference shows it: plain text, whitespace
+/// collapsed, at most [`REF_NAME_CHARS`] characters, read from at most [`REF_NAME_SCAN`]
+/// bytes of the raw name.
+fn ref_name(raw: &str) -> String {
+    let mut end = raw.len().min(REF_NAME_SCAN);
+    while !raw.is_char_boundary(end) {
+        end -= 1;
+    }
+    let mut cut = &raw[..end];
+    // A tag cut in half is dropped, not shown as text.
+    if end < raw.len() {
+        if let Some(open) = cut.rfind('<').filter(|&open| !cut[open..].contains('>')) {
+            cut = &cut[..open];
+        }
+    }
+    let text = plain(cut);
+    let mut out = String::new();
+    let mut chars = 0;
+    let mut shortened = end < raw.len();
+    for word in text.split_whitespace() {
+        let len = word.chars().count();
+        if chars + len + usize::from(chars > 0) > REF_NAME_CHARS {
+            shortened = true;
+            if chars == 0 {
+                out.extend(word.chars().take(REF_NAME_CHARS));
+            }
+            break;
+        }
+        if chars > 0 {
+            out.push(' ');
+            chars += 1;
+        }
+        out.push_str(word);
+        chars += len;
+    }
+    if shortened {
+        out.push('…');
+    }
+    out
+}
+
 /// A name as plain text: spans and tags dropped (their text kept), entities decoded.
 fn plain(raw: &str) -> String {
     if !raw.contains(['<', '&']) {
@@ -1624,8 +1699,8 @@ fn iso_time(ms: i64) -> String {
 // Entry points.
 
 /// Loads an export into nodes (for `check` and the in-memory graph).
-pub fn load(root: &Path, export: &Path) -> SourceOutput {
-    let rel = rel_path(root, export);
+pub fn load(root: &Root, export: &Path) -> SourceOutput {
+    let rel = rel_path(root.path(), export);
     let text = match read_text(root, export) {
         Ok(text) => text,
         Err(problem) => {
@@ -1686,6 +1761,48 @@ mod tests {
         assert_eq!(a.title, "see [[Bob B.]] on 2026-03-02 & more");
         assert_eq!(a.links[0].relation, Relation::Reference);
         assert_eq!(a.links[0].target, "b");
+    }
+
+    /// Item 6 of issue 13: inline references are expanded with a bounded copy of the name
+    /// they point to, so a name that references itself (or a long name) thousands of times
+    /// grows linearly, not quadratically.
+    #[test]
+    fn inline_references_expand_within_a_bound() {
+        let span = |id: &str| format!("<span data-inlineref-node=\"{id}\"></span>");
+        let self_name = format!("Loop {}", span("self").repeat(300));
+        let long_name = "long words ".repeat(1000);
+        let many = format!("Refs {}", span("long").repeat(300));
+        let json = serde_json::json!({"docs": [
+            {"id": "self", "props": {"name": self_name}},
+            {"id": "long", "props": {"name": long_name}},
+            {"id": "many", "props": {"name": many, "description": many}},
+        ]})
+        .to_string();
+        let out = load(&json);
+        let looped = node(&out, "self");
+        assert!(
+            looped.title.starts_with("Loop [[Loop"),
+            "{}",
+            &looped.title[..40]
+        );
+        assert!(
+            looped.title.len() <= 4 * self_name.len(),
+            "{} bytes from a {}-byte name",
+            looped.title.len(),
+            self_name.len()
+        );
+        let refs = node(&out, "many");
+        assert!(refs.title.len() <= 4 * many.len(), "{}", refs.title.len());
+        assert!(
+            refs.title.contains("[[long words long words"),
+            "{}",
+            &refs.title[..60]
+        );
+        let Content::Tana(fields) = &refs.content else {
+            panic!("a Tana node");
+        };
+        let description = fields.description.as_deref().unwrap_or_default();
+        assert!(description.len() <= 4 * many.len(), "{}", description.len());
     }
 
     #[test]
