@@ -1,4 +1,4 @@
-//! Error behaviour of `brief context` (DESIGN.md §5): exit 2 with `path:line:col: message` for an
+//! Error behaviour of `brief context` (docs/cli.md): exit 2 with `path:line:col: message` for an
 //! unreadable input, exit 1 with a suggestion for an unknown target, and never a panic (checked
 //! by `common::run` on every invocation).
 

@@ -1,7 +1,7 @@
 //! Traversal tests: which nodes `brief context` selects, and why, for fixed fixture projects.
 //!
-//! Every expected set below was computed by hand from the traversal rules (DESIGN.md §3, the
-//! Spec Graph rules of shared/reference/specgraph.md §2.3–2.4):
+//! Every expected set below was computed by hand from the traversal rules (docs/traversal.md,
+//! which restates Spec Graph's own context rules):
 //!
 //!   R1 target (distance 0)          R2 namespace: transitive `contains` ancestors, not expanded
 //!   R3 constrainers of T or of any `contains` ancestor of T (distance 1, `inverse`)

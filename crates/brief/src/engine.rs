@@ -40,7 +40,7 @@ pub enum EngineError {
 }
 
 impl EngineError {
-    /// The exit code of DESIGN §5: 1 nothing found, 2 bad usage or unreadable input.
+    /// The exit code (docs/cli.md): 1 nothing found, 2 bad usage or unreadable input.
     pub fn exit_code(&self) -> u8 {
         match self {
             EngineError::Context(ContextError::UnknownTarget(_)) | EngineError::Unknown(_) => 1,

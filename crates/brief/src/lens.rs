@@ -22,7 +22,7 @@ pub struct Follow {
 }
 
 impl Follow {
-    /// What a context follows without a lens (DESIGN §3): namespace and forward links.
+    /// What a context follows without a lens (docs/traversal.md): namespace and forward links.
     pub const DEFAULT: Follow = Follow {
         child: false,
         parent: true,

@@ -1,4 +1,4 @@
-//! Traversal: which nodes a context holds and why (DESIGN §3).
+//! Traversal: which nodes a context holds and why (docs/traversal.md).
 //!
 //! For a target T: T itself; its namespace (transitive `contains` ancestors, not expanded);
 //! its constrainers (nodes that `constrains` T or an ancestor); layer guidance (decisions and
@@ -140,7 +140,7 @@ pub struct TraverseOptions {
 pub const DEFAULT_FANOUT: usize = 200;
 
 impl TraverseOptions {
-    /// DESIGN §3 defaults at a depth.
+    /// The defaults of docs/traversal.md at a depth.
     pub fn at(depth: Depth) -> TraverseOptions {
         TraverseOptions {
             depth,
@@ -404,7 +404,7 @@ pub const TANA_FANOUT: usize = 50;
 /// large workspace; the walk is breadth-first, so what is left out is the farthest.
 pub const TANA_MAX_NODES: usize = 400;
 
-/// Selects the nodes of a Tana context (DESIGN §3, Tana): breadth-first from the seeds,
+/// Selects the nodes of a Tana context (docs/traversal.md, Tana): breadth-first from the seeds,
 /// both ways over ownership (`child` forward = children, inverse = parent), `reference`
 /// and `field:*` edges, as the lens's families allow (`child`, `parent`, `reference`,
 /// `field`). `fields`, when given, keeps only the field edges it selects (a lens's field

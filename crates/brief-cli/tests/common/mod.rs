@@ -114,7 +114,7 @@ pub fn project_files(root: &Path) -> Vec<std::path::PathBuf> {
 }
 
 /// `brief context <target> --root <root> --depth <depth> --budget 100000 --format json`, plus
-/// `extra` arguments. Asserts exit 0, parses stdout, and checks the envelope of DESIGN §5
+/// `extra` arguments. Asserts exit 0, parses stdout, and checks the envelope of docs/json.md
 /// (target echoed, no query, encoding, budget limit respected, nothing omitted with this budget,
 /// each node listed once).
 #[track_caller]

@@ -1,4 +1,4 @@
-//! The agent-session store (DESIGN §1, "Agent sessions"): context packages that agents hand
+//! The agent-session store (docs/session.md): context packages that agents hand
 //! each other, error patterns with their solutions, and the zone-aware session context that
 //! `brief context --session` assembles around the graph context.
 //!
