@@ -776,12 +776,17 @@ fn python_client(transport: &str) {
     );
 }
 
+// Ignored by default, so a run without the SDK says "ignored" rather than a silent "ok":
+// `cargo test -p brief-cli --test mcp -- --ignored python_sdk` runs them (`.ci/run` does,
+// with BRIEF_MCP_PYTHON set, which makes a missing SDK a failure).
 #[test]
+#[ignore = "needs the MCP Python SDK (pip install mcp): cargo test -p brief-cli --test mcp -- --ignored python_sdk"]
 fn python_sdk_over_stdio() {
     python_client("stdio");
 }
 
 #[test]
+#[ignore = "needs the MCP Python SDK (pip install mcp): cargo test -p brief-cli --test mcp -- --ignored python_sdk"]
 fn python_sdk_over_http() {
     python_client("http");
 }
