@@ -2,7 +2,7 @@
 //! search worth using, exit codes, paths, completions, man page, short flags, help examples.
 //! One test (or a few) per numbered problem of the issue, named after it.
 
-mod common;
+use crate::common;
 
 use common::{copy_fixture, run, ERR_BAD_JSON};
 use serde_json::Value;

@@ -2,7 +2,7 @@
 //! reproduced through the real binary — hangs on special files, reads and writes outside the
 //! root, stale indexes, damaged indexes, read-only checkouts, unbounded inputs.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::io::{BufRead, BufReader, Read, Write};
