@@ -9,6 +9,7 @@ use brief::engine::{located, Engine};
 use brief::{Depth, Detail, Encoding, EngineError, Format};
 use clap::{Parser, Subcommand};
 
+mod progress;
 mod session;
 
 const ABOUT: &str = "Assemble the context an AI agent needs before it works on one thing.";
@@ -22,21 +23,28 @@ every decision, policy and norm that applies to a target, found by following exp
 fitted exactly to a token budget, and explaining why each node is in it.";
 
 const AFTER_HELP: &str = "\
-Examples:
+Examples (on examples/payments and examples/notes-app):
   brief context CHECKOUT-01                    Markdown context, default budget (4000 tokens)
-  brief context CHECKOUT-01 --budget 1500      fit a smaller window; the rest degrades or is listed
+  brief context CHECKOUT-01 -b 1500            fit a smaller window; the rest degrades or is listed
   brief context TASK-002 --format json         the audit view: why each node is in, what was left out
-  brief context CHECKOUT-01 --depth full --format text
-  brief show DEC-PAY-01 --detail summary
+  brief context refund                         words, not an id: the best search hit is the target
+  brief context CHECKOUT-01 -d full -f text
+  brief show DEC-PLAT-01 --detail summary
+  brief search idempotency -l 5
 
-Exit codes: 0 ok, 1 nothing found, 2 bad usage or unreadable input.";
+Short flags: -r --root, -b --budget, -d --depth, -D --detail, -f --format, -e --encoding,
+-l --limit, -k --kind, -q --quiet. Options go before `--`; everything after it is the target.
+Shell completions: `brief completions bash|zsh|fish|powershell|elvish`; man page: `brief man`.
+
+Exit codes: 0 ok, 1 nothing found, 2 bad usage or unreadable input (a malformed file is
+reported as path:line:col by every command that reads the graph).";
 
 #[derive(Parser)]
 #[command(name = "brief", version, about = ABOUT, long_about = LONG_ABOUT, after_help = AFTER_HELP)]
 struct Cli {
     /// Project root (default: walk up from the current directory to the first folder with
     /// brief.toml, specgraph/graph.json, graph.json, .contextia/ or .brief/).
-    #[arg(long, global = true, value_name = "DIR")]
+    #[arg(short = 'r', long, global = true, value_name = "DIR")]
     root: Option<PathBuf>,
 
     #[command(subcommand)]
@@ -49,10 +57,15 @@ enum Command {
     #[command(after_help = format!("{CONTEXT_HELP}\n\n{}", session::ZONE_HELP))]
     Context(ContextArgs),
     /// Print one node at a detail level.
+    #[command(
+        after_help = "Examples:\n  brief show DEC-PLAT-01\n  brief show SPEC-SYNC-001 -D summary -f json"
+    )]
     Show(ShowArgs),
     /// Full-text search over ids, titles, bodies and fields (BM25; an exact id first).
+    #[command(after_help = SEARCH_HELP)]
     Search(SearchArgs),
     /// Refresh the index under .brief/cache/ now (context, show and search do it as needed).
+    #[command(after_help = INDEX_HELP)]
     Index(IndexArgs),
     /// List the lenses (built-in and from brief.toml) and what each one does.
     Lenses,
@@ -67,6 +80,28 @@ enum Command {
     #[cfg(feature = "mcp")]
     #[command(after_help = SERVE_HELP)]
     Serve(ServeArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell or elvish) to stdout.
+    #[command(after_help = COMPLETIONS_HELP)]
+    Completions(CompletionsArgs),
+    /// Print the man page (roff) to stdout.
+    #[command(after_help = "Examples:\n  brief man\n\nRead it with `brief man | man -l -`.")]
+    Man,
+}
+
+const COMPLETIONS_HELP: &str = "\
+Examples:
+  brief completions bash
+  brief completions zsh
+
+Install: bash `brief completions bash > ~/.local/share/bash-completion/completions/brief`;
+zsh `brief completions zsh > ~/.zfunc/_brief` (with ~/.zfunc in fpath); fish
+`brief completions fish > ~/.config/fish/completions/brief.fish`.";
+
+#[derive(clap::Args)]
+struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_name = "SHELL")]
+    shell: clap_complete::Shell,
 }
 
 #[cfg(feature = "mcp")]
@@ -107,7 +142,7 @@ struct ServeArgs {
 #[derive(clap::Args)]
 struct CheckArgs {
     /// Output format: `path:line:col: severity[rule]: message` lines, or JSON.
-    #[arg(long, value_name = "text|json", default_value = "text", value_parser = ["text", "json"])]
+    #[arg(short = 'f', long, value_name = "text|json", default_value = "text", value_parser = ["text", "json"])]
     format: String,
     /// Run only this rule (repeatable, or comma-separated; see --list-rules).
     #[arg(long = "rule", value_name = "RULE", value_delimiter = ',')]
@@ -124,13 +159,26 @@ struct CheckArgs {
 }
 
 fn check_help() -> String {
+    // Two lines per rule, the description indented under its id: help wrapped to a narrow
+    // terminal then still reads as a table.
+    let rules: String = brief::check::RULES
+        .iter()
+        .map(|rule| {
+            format!(
+                "  {} ({})\n      {}\n",
+                rule.id,
+                brief::check::severity_name(rule.severity),
+                rule.summary
+            )
+        })
+        .collect();
     format!(
         "Rules (id, default severity; brief.toml `[check] rules = {{ id = \"error\"|\"warning\"|\"off\" }}`):\n{}\n\
          Exit codes: 0 no errors (warnings allowed), 1 errors found, 2 the project cannot be read.\n\n\
          Examples:\n  brief check\n  brief check --rule broken-link --rule broken-ref --format json\n  \
          brief check --write-baseline .brief/check-baseline.json\n  \
          brief check --baseline .brief/check-baseline.json",
-        brief::check::rules_table()
+        rules
     )
 }
 
@@ -138,16 +186,27 @@ fn check_help() -> String {
 struct SearchArgs {
     /// Words to look for.
     query: String,
-    /// Most hits to print.
-    #[arg(long, default_value_t = 10)]
+    /// Most hits to print (at least 1).
+    #[arg(short = 'l', long, default_value_t = 10, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     limit: usize,
-    /// Only nodes of this kind (behavior, decision, spec, task, …).
-    #[arg(long)]
+    /// Only nodes of this kind (behavior, decision, spec, task, …; one the project has).
+    #[arg(short = 'k', long)]
     kind: Option<String>,
     /// Output format.
-    #[arg(long, value_name = "text|json", default_value = "text", value_parser = parse_format)]
-    format: Format,
+    #[arg(short = 'f', long, value_name = "text|json", default_value = "text", value_parser = ["text", "json"])]
+    format: String,
 }
+
+const SEARCH_HELP: &str = "\
+Words are stemmed (`refund` finds \"Refunds\"), diacritics ignored, and words of three or more
+letters match as prefixes (`idempot` finds \"idempotency\"). Any word may match; BM25 ranks
+the hits (titles weigh most), an exact id comes first. Scores are shares of the best hit
+(1), to two significant digits: they compare the hits of one query.
+
+Examples:
+  brief search refund
+  brief search \"idempotency key\" -l 3 -f json
+  brief search outbox -k decision";
 
 #[derive(clap::Args)]
 struct IndexArgs {
@@ -157,7 +216,19 @@ struct IndexArgs {
     /// Only look at folders and manifests for changes (what large projects do by default).
     #[arg(long)]
     quick: bool,
+    /// No progress bar (it shows only on a terminal anyway).
+    #[arg(short = 'q', long)]
+    quiet: bool,
 }
+
+const INDEX_HELP: &str = "\
+Files must lie beneath the root (another path is refused, exit 2); a named file that does not
+exist is warned about and dropped from the index. A malformed file is reported as
+path:line:col (exit 2) after everything else was indexed.
+
+Examples:
+  brief index
+  brief index --quick";
 
 const CONTEXT_HELP: &str = "\
 What goes in (Spec Graph): the target; its namespace (contains ancestors); everything that
@@ -174,7 +245,11 @@ Omitted nodes are listed at the end of the document.
 Examples:
   brief context CHECKOUT-01 --depth 1
   brief context TASK-002 --budget 2000 --encoding o200k
-  brief context CHECKOUT-01 --format json | jq '.nodes[] | {id, detail, reasons}'";
+  brief context CHECKOUT-01 --format json | jq '.nodes[] | {id, detail, reasons}'
+  brief context \"refund retries\" --seeds 2
+
+Options go before `--`: everything after it is the target, so a target that starts with a
+dash (a Tana id) reads `brief context --budget 600 -- -S4ggiefqZE`.";
 
 #[derive(clap::Args)]
 struct ContextArgs {
@@ -184,19 +259,19 @@ struct ContextArgs {
     target: Option<String>,
     /// How many hops to follow forward links: a number or `full`
     /// [default: 2 for Spec Graph targets, full for artifacts, or brief.toml's].
-    #[arg(long, value_name = "N|full", value_parser = parse_depth)]
+    #[arg(short = 'd', long, value_name = "N|full", value_parser = parse_depth)]
     depth: Option<Depth>,
     /// The most detail any node gets; the budget may lower it per node [default: full].
-    #[arg(long, value_name = "full|summary|meta", value_parser = parse_detail)]
+    #[arg(short = 'D', long, value_name = "full|summary|meta", value_parser = parse_detail)]
     detail: Option<Detail>,
     /// Token budget for the whole document [default: 4000, or brief.toml's].
-    #[arg(long, value_name = "TOKENS")]
+    #[arg(short = 'b', long, value_name = "TOKENS")]
     budget: Option<usize>,
     /// Tokenizer used for counting [default: cl100k].
-    #[arg(long, value_name = "cl100k|o200k", value_parser = parse_encoding)]
+    #[arg(short = 'e', long, value_name = "cl100k|o200k", value_parser = parse_encoding)]
     encoding: Option<Encoding>,
     /// Output format: the Markdown document, the JSON audit view, or compact text.
-    #[arg(long, value_name = "markdown|json|text", default_value = "markdown", value_parser = parse_format)]
+    #[arg(short = 'f', long, value_name = "markdown|json|text", default_value = "markdown", value_parser = parse_format)]
     format: Format,
     /// Leave out the project identity document.
     #[arg(long)]
@@ -204,8 +279,8 @@ struct ContextArgs {
     /// A lens: which relations to explore and what to boost (`brief lenses` lists them).
     #[arg(long, value_name = "NAME")]
     lens: Option<String>,
-    /// When TARGET is not an id but a query: how many best search hits start the context.
-    #[arg(long, value_name = "N")]
+    /// When TARGET is words, not an id: how many best search hits start the context (≥ 1).
+    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     seeds: Option<usize>,
     /// Show field values on nodes (Tana fields, artifacts' extra frontmatter) [default].
     #[arg(long, overrides_with = "no_include_fields")]
@@ -222,13 +297,13 @@ struct ShowArgs {
     /// The node id to print.
     id: String,
     /// Detail level.
-    #[arg(long, value_name = "full|summary|meta", default_value = "full", value_parser = parse_detail)]
+    #[arg(short = 'D', long, value_name = "full|summary|meta", default_value = "full", value_parser = parse_detail)]
     detail: Detail,
     /// Output format.
-    #[arg(long, value_name = "markdown|json|text", default_value = "markdown", value_parser = parse_format)]
+    #[arg(short = 'f', long, value_name = "markdown|json|text", default_value = "markdown", value_parser = parse_format)]
     format: Format,
     /// Tokenizer used for the token count in JSON [default: cl100k].
-    #[arg(long, value_name = "cl100k|o200k", value_parser = parse_encoding)]
+    #[arg(short = 'e', long, value_name = "cl100k|o200k", value_parser = parse_encoding)]
     encoding: Option<Encoding>,
 }
 
@@ -304,6 +379,24 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<(), Failure> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    // Generated from the clap definition itself, so they never drift from the flags.
+    match &cli.command {
+        Command::Completions(args) => {
+            let mut command = <Cli as clap::CommandFactory>::command();
+            let mut out = Vec::new();
+            clap_complete::generate(args.shell, &mut command, "brief", &mut out);
+            return print(&out);
+        }
+        Command::Man => {
+            let command = <Cli as clap::CommandFactory>::command();
+            let mut out = Vec::new();
+            clap_mangen::Man::new(command)
+                .render(&mut out)
+                .map_err(|e| Failure::new(2, format!("error: cannot render the man page: {e}")))?;
+            return print(&out);
+        }
+        _ => {}
+    }
     // `check` reports load problems as findings, so it never goes through the engine, which
     // refuses to work on a graph with errors.
     if let Command::Check(args) = &cli.command {
@@ -344,12 +437,13 @@ fn run(cli: Cli) -> Result<(), Failure> {
     for notice in engine.notices() {
         eprintln!("note: {notice}");
     }
-    let output = output?;
+    print(output?.as_bytes())
+}
+
+/// Writes `bytes` to stdout. A closed pipe (`brief … | head`) is not an error worth a message.
+fn print(bytes: &[u8]) -> Result<(), Failure> {
     let mut stdout = std::io::stdout().lock();
-    // A closed pipe (`brief … | head`) is not an error worth a message.
-    let _ = stdout
-        .write_all(output.as_bytes())
-        .and_then(|_| stdout.flush());
+    let _ = stdout.write_all(bytes).and_then(|_| stdout.flush());
     Ok(())
 }
 
@@ -397,9 +491,17 @@ fn command(engine: &mut Engine, root: &Path, command: Command) -> Result<String,
             if hits.is_empty() {
                 return Err(Failure::new(1, format!("no match for `{}`", args.query)));
             }
-            brief::render::search::hits(&hits, args.format)
+            let format = if args.format == "json" {
+                Format::Json
+            } else {
+                Format::Text
+            };
+            brief::render::search::hits(&hits, format)
         }
-        Command::Check(_) | Command::Session(_) => String::new(), // handled above
+        // Handled above.
+        Command::Check(_) | Command::Session(_) | Command::Completions(_) | Command::Man => {
+            String::new()
+        }
         #[cfg(feature = "mcp")]
         Command::Serve(_) => String::new(), // handled above
         Command::Lenses => {
@@ -408,25 +510,29 @@ fn command(engine: &mut Engine, root: &Path, command: Command) -> Result<String,
             lenses.iter().map(|l| format!("{l}\n")).collect::<String>()
         }
         Command::Index(args) => {
-            let show_progress = std::io::stderr().is_terminal();
+            let mut bar = progress::Bar::new(args.quiet);
             let verify = if args.quick {
                 brief::index::Verify::Quick
             } else {
                 brief::index::Verify::Full
             };
             let refresh = if args.files.is_empty() {
-                engine.refresh(Some(verify), &mut |done, total| {
-                    if show_progress && total > 1000 {
-                        eprint!("\rindexed {done}/{total} files");
-                        if done == total {
-                            eprintln!();
-                        }
-                    }
-                })
+                engine.refresh(Some(verify), &mut |done, total| bar.update(done, total))
             } else {
-                engine.refresh_paths(&args.files)
+                let named = engine
+                    .named_paths(&args.files)
+                    .map_err(|e| failure(Some(&root), e))?;
+                for missing in &named.missing {
+                    eprintln!("warning: {missing}: no such file beneath the root; dropped from the index if it was in it");
+                }
+                engine.refresh_paths(&named.files)
             }
             .map_err(|e| failure(Some(&root), e))?;
+            bar.finish();
+            // Indexed as far as it goes; a malformed file is still reported and fails.
+            engine
+                .ensure_loadable()
+                .map_err(|e| failure(Some(&root), e))?;
             format!(
                 "{} file{} in {} ({} parsed, {} unchanged after hashing, {} removed{}{})\n",
                 refresh.files,
@@ -486,6 +592,11 @@ fn check(root: Option<&Path>, cwd: &Path, args: &CheckArgs) -> Result<(), Failur
         .map_err(|e| Failure::new(2, format!("error: {e}")))?;
     if let Some(path) = &args.write_baseline {
         let baseline = Baseline::from_report(&report);
+        if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(folder).map_err(|e| {
+                Failure::new(2, format!("error: cannot create {}: {e}", folder.display()))
+            })?;
+        }
         std::fs::write(path, baseline.to_json())
             .map_err(|e| Failure::new(2, format!("error: cannot write {}: {e}", path.display())))?;
         eprintln!(

@@ -54,11 +54,11 @@ Examples:
       --file bazinga/artifacts/s1/auth.md --producer requirements_engineer \\
       --consumers developer,qa_expert --priority high --summary \"JWT refresh flow ...\"
   brief session package list --session s1 --agent developer --group group_a
-  brief session package consume --session s1 --agent developer --id 12 --iteration 2
+  brief session package consume --session s1 --agent developer --id 1 --iteration 2
   brief session error record --project notes --lang ts \\
       --message \"Cannot find module '@/utils' from src/web/app.ts:3:1\" \\
       --solution \"Set baseUrl and paths in tsconfig.json\"
-  brief session error feedback --project notes --hash 1a2b3c4d --helped
+  brief session error feedback --project notes --hash be1459b552d3415f --helped
   brief session error match --project notes --message \"Cannot find module '@/lib'\"
   brief session prune --older-than 30
 

@@ -97,11 +97,7 @@ pub fn assemble_from(
     start: &Start,
 ) -> Result<ContextOutput, ContextError> {
     let Some(&target) = start.seeds.first() else {
-        return Err(UnknownTarget {
-            target: request.target.clone(),
-            suggestions: Vec::new(),
-        }
-        .into());
+        return Err(UnknownTarget::id(&request.target, Vec::new()).into());
     };
     let lens = match &request.lens {
         Some(name) => Some(crate::lens::find(name, &defaults.lenses)?),

@@ -13,8 +13,8 @@ use crate::model::Detail;
 use crate::model::GraphView;
 use crate::project::{Project, ProjectError};
 use crate::render::Format;
-use crate::resolve::resolve;
 use crate::resolve::UnknownTarget;
+use crate::resolve::{has_id_shape, id_shapes, resolve};
 use crate::sources::{Problem, Severity};
 use crate::tokens::Encoding;
 
@@ -37,10 +37,14 @@ pub enum EngineError {
     /// A query (or a target) over the input limits; nothing was searched.
     #[error(transparent)]
     Query(#[from] QueryError),
+    /// A request that cannot be answered as asked (an empty target, `--seeds` with an id,
+    /// a kind no node has): the user must change it.
+    #[error("{0}")]
+    Usage(String),
 }
 
 impl EngineError {
-    /// The exit code (docs/cli.md): 1 nothing found, 2 bad usage or unreadable input.
+    /// The exit code of `docs/cli.md`: 1 nothing found, 2 bad usage or unreadable input.
     pub fn exit_code(&self) -> u8 {
         match self {
             EngineError::Context(ContextError::UnknownTarget(_)) | EngineError::Unknown(_) => 1,
@@ -112,25 +116,33 @@ impl ChangeSignal {
     }
 }
 
-/// Whether a target reads as an id (`AUTH-01`, `TASK_7`, `CHECKOUT`) rather than words to
-/// search for: an unknown id is an error with suggestions, not a search.
-fn looks_like_id(target: &str) -> bool {
-    let t = target.trim();
-    !t.is_empty()
-        && t.chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-        && ((t.contains(['-', '_']) && t.chars().any(|c| c.is_ascii_digit()))
-            || t.chars().all(|c| !c.is_ascii_lowercase()))
+/// What `brief index FILE…` named: root-relative paths, and the ones that do not exist.
+#[derive(Debug, Default)]
+pub struct NamedPaths {
+    pub files: Vec<String>,
+    pub missing: Vec<String>,
 }
 
-/// An id that `lookup_any_case` missed but `resolve` found cannot happen (both ignore case);
-/// reported as unknown rather than trusted.
-fn unreachable_target(target: &str) -> EngineError {
-    EngineError::Unknown(UnknownTarget {
-        target: target.to_string(),
-        suggestions: Vec::new(),
-    })
+/// A relative path with `.` and `..` resolved lexically, as a `/`-separated string; `None`
+/// when it climbs out of where it starts or is empty.
+fn beneath(path: &Path) -> Option<String> {
+    use std::path::Component;
+    let mut parts: Vec<String> = Vec::new();
+    for component in path.components() {
+        match component {
+            Component::Normal(part) => parts.push(part.to_str()?.to_string()),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                parts.pop()?;
+            }
+            Component::RootDir | Component::Prefix(_) => return None,
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
 }
+
+/// How many search hits an unknown target's error names.
+const HITS_NAMED: usize = 3;
 
 /// How many search hits lend their relevance to the ranking of a query's context.
 const RELEVANCE_POOL: usize = 200;
@@ -237,8 +249,45 @@ impl Engine {
         Ok(self.index.refresh_paths(&self.project, files)?)
     }
 
-    /// Fails with every load error, if there are any.
-    fn ensure_loadable(&self) -> Result<(), EngineError> {
+    /// The files `brief index FILE…` names, relative to the root, and those of them that do
+    /// not exist; a path that leaves the root (absolute elsewhere, or through `..`) is a
+    /// usage error, since nothing outside the root is ever read.
+    pub fn named_paths(&self, files: &[String]) -> Result<NamedPaths, EngineError> {
+        let root = &self.project.root;
+        let canonical_root = root.canonicalize().unwrap_or_else(|_| root.clone());
+        let mut named = NamedPaths::default();
+        for file in files {
+            let given = Path::new(file);
+            let relative = if given.is_absolute() {
+                given
+                    .strip_prefix(root)
+                    .or_else(|_| given.strip_prefix(&canonical_root))
+                    .ok()
+                    .map(Path::to_path_buf)
+            } else {
+                Some(given.to_path_buf())
+            };
+            let inside = relative.as_deref().and_then(beneath);
+            let Some(rel) = inside else {
+                return Err(EngineError::Usage(format!(
+                    "{file} lies outside the project root {}; brief indexes only files beneath it",
+                    root.display()
+                )));
+            };
+            if root.join(&rel).is_file() {
+                named.files.push(rel);
+            } else {
+                named.missing.push(file.clone());
+                // Still named: a file that was indexed and is gone now leaves the index.
+                named.files.push(rel);
+            }
+        }
+        Ok(named)
+    }
+
+    /// Fails with every load error, if there are any (`path:line:col` per problem in
+    /// [`EngineError::describe`]); what every command that reads the graph checks first.
+    pub fn ensure_loadable(&self) -> Result<(), EngineError> {
         let errors: Vec<Problem> = self
             .index
             .problems()?
@@ -271,6 +320,16 @@ impl Engine {
     pub fn context(&mut self, request: &ContextRequest) -> Result<ContextOutput, EngineError> {
         // A target is an id or a query: either way one over the limits is refused first.
         check_query(&request.target)?;
+        if request.target.trim().is_empty() {
+            return Err(EngineError::Usage(
+                "the target is empty: name a node id or words to search for".into(),
+            ));
+        }
+        if request.seeds == Some(0) {
+            return Err(EngineError::Usage(
+                "--seeds must be at least 1 (how many search hits start the context)".into(),
+            ));
+        }
         self.healing(|engine| engine.context_once(request))
     }
 
@@ -315,34 +374,58 @@ impl Engine {
     }
 
     /// Where a context starts: the node with the target's id or, when there is none, the
-    /// best search hits for the target as a query (`request.seeds` of them).
+    /// best search hits for the target as a query (`request.seeds` of them). A target is an
+    /// id when it equals one in any case or has the shape of this project's ids (`has_id_shape`);
+    /// anything else is words.
     fn start(&self, request: &ContextRequest) -> Result<Start, EngineError> {
-        // An id (in any case) is looked up directly; only an id-like miss or a search without
-        // hits pays for suggestions, which compare against every id.
-        if let Some(ix) = self.index.lookup_any_case(request.target.trim()) {
+        let target = request.target.trim();
+        if let Some(ix) = self.index.lookup_any_case(target) {
+            if request.seeds.is_some() {
+                return Err(EngineError::Usage(format!(
+                    "--seeds applies when the target is searched for, and `{target}` is the id of {}; leave --seeds out",
+                    self.index.id_of(ix)
+                )));
+            }
             return Ok(Start {
                 seeds: vec![ix],
                 ..Start::default()
             });
         }
-        let unknown = || match resolve(&self.index, &request.target) {
-            Ok(_) => unreachable_target(&request.target),
-            Err(unknown) => EngineError::Unknown(unknown),
-        };
         // Tana ids are opaque (`kHc9_xN2pQ`) and Tana users ask by topic: with a Tana source
-        // any target that is not an id is searched for, even one that looks like an id.
+        // any target that is not an id is searched for, whatever its shape.
         let tana = self
             .project
             .sources
             .iter()
             .any(|s| matches!(s, crate::project::Source::Tana { .. }));
-        if looks_like_id(&request.target) && !tana {
-            return Err(unknown());
+        let ids = || self.index.all_ids();
+        if !tana && has_id_shape(target, &id_shapes(&ids())) {
+            let mut unknown = match resolve(&self.index, target) {
+                Ok(ix) => {
+                    return Ok(Start {
+                        seeds: vec![ix],
+                        ..Start::default()
+                    })
+                }
+                Err(unknown) => unknown,
+            };
+            unknown.hits = self
+                .index
+                .search(target, HITS_NAMED, None)?
+                .into_iter()
+                .map(|h| h.id)
+                .collect();
+            return Err(EngineError::Unknown(unknown));
         }
-        let hits = self.index.search(&request.target, RELEVANCE_POOL, None)?;
+        let hits = self.index.search(target, RELEVANCE_POOL, None)?;
         let best = hits.first().map(|h| h.score).unwrap_or(0.0);
         if hits.is_empty() || best <= 0.0 {
-            return Err(unknown());
+            let mut unknown = match resolve(&self.index, target) {
+                Ok(_) => UnknownTarget::id(target, Vec::new()),
+                Err(unknown) => unknown,
+            };
+            unknown.searched = true;
+            return Err(EngineError::Unknown(unknown));
         }
         let mut start = Start {
             query: Some(request.target.clone()),
@@ -353,7 +436,7 @@ impl Engine {
                 start
                     .relevance
                     .insert(ix, ((hit.score / best) * 10_000.0).round() / 10_000.0);
-                if rank < request.seeds.unwrap_or(1).max(1) {
+                if rank < request.seeds.unwrap_or(1) {
                     start.seeds.push(ix);
                 }
             }
@@ -392,10 +475,25 @@ impl Engine {
         kind: Option<&str>,
     ) -> Result<Vec<Hit>, EngineError> {
         check_query(query)?;
+        if limit == 0 {
+            return Err(EngineError::Usage(
+                "--limit must be at least 1 (the most hits to print)".into(),
+            ));
+        }
         // A larger limit means "every hit" and would overflow SQLite's signed LIMIT.
         let limit = limit.min(MAX_SEARCH_LIMIT);
         self.healing(|engine| {
             engine.refresh_for_request()?;
+            engine.ensure_loadable()?;
+            if let Some(kind) = kind {
+                let kinds = engine.index.kinds()?;
+                if !kinds.iter().any(|k| k == kind) {
+                    return Err(EngineError::Usage(format!(
+                        "no node has kind `{kind}`; the kinds in this project: {}",
+                        kinds.join(", ")
+                    )));
+                }
+            }
             Ok(engine.index.search(query, limit, kind)?)
         })
     }

@@ -31,7 +31,7 @@ use crate::sources::{
 use crate::tokens::CountStore;
 
 /// Bumped whenever the schema or what is stored changes: older files are rebuilt.
-const SCHEMA: &str = "brief-index-6";
+const SCHEMA: &str = "brief-index-7";
 
 // A file's stamp is (size, mtime, ctime, ino, dev) — see `sources::Stamp`; `racy` marks a
 // stamp taken too soon after the file changed to be trusted (hashed again next time).
@@ -58,7 +58,8 @@ CREATE TABLE dangling(src INTEGER NOT NULL, rel TEXT NOT NULL, target TEXT NOT N
 CREATE TABLE problems(file TEXT NOT NULL, line INTEGER NOT NULL, col INTEGER NOT NULL,
                       severity INTEGER NOT NULL, message TEXT NOT NULL);
 CREATE VIRTUAL TABLE search USING fts5(id, title, body, fields, content='',
-                                       contentless_delete=1, tokenize='unicode61');
+                                       contentless_delete=1,
+                                       tokenize='porter unicode61 remove_diacritics 2');
 CREATE TABLE counts(key BLOB PRIMARY KEY, n INTEGER NOT NULL, sum INTEGER NOT NULL) WITHOUT ROWID;
 ";
 
@@ -157,7 +158,8 @@ pub struct Hit {
     pub id: String,
     pub kind: String,
     pub title: String,
-    /// BM25 relevance (higher is better); an exact id match ranks first.
+    /// Relevance as a share of the query's best hit (1), two significant digits; an exact
+    /// id match ranks first with 1.
     pub score: f64,
 }
 
@@ -980,6 +982,18 @@ impl Index {
         self.unbuilt.is_some()
     }
 
+    /// The kinds of the indexed nodes, sorted (what `--kind` may name).
+    pub fn kinds(&self) -> Result<Vec<String>, IndexError> {
+        let result = (|| -> Result<Vec<String>, rusqlite::Error> {
+            let mut stmt = self
+                .conn
+                .prepare_cached("SELECT DISTINCT kind FROM nodes ORDER BY kind")?;
+            let rows = stmt.query_map([], |r| r.get(0))?;
+            rows.collect()
+        })();
+        result.map_err(|e| self.err(e))
+    }
+
     /// Every node's id, kind and title, sorted by id.
     pub fn catalog(&self) -> Result<Vec<CatalogEntry>, IndexError> {
         let result = (|| -> Result<Vec<(CatalogEntry, bool)>, rusqlite::Error> {
@@ -1067,6 +1081,8 @@ impl Index {
                 ))
             })
             .map_err(|e| self.err(e))?;
+        // BM25 relevance (SQLite's `bm25` is its negation), normalised below by the best.
+        let mut text_hits = Vec::new();
         for row in rows {
             let (ix, id, kind, title, score, date, sum) = row.map_err(|e| self.err(e))?;
             if row_sum(&id, &kind, date.as_deref(), &title) != sum {
@@ -1078,18 +1094,19 @@ impl Index {
             if Some(ix) == exact {
                 continue;
             }
-            hits.push(Hit {
+            text_hits.push(Hit {
                 id,
                 kind,
                 title,
-                score: (-score * 10_000.0).round() / 10_000.0,
+                score: -score,
             });
         }
-        // The exact id match ranks first with a score just above the best text match.
-        if exact.is_some() && hits.first().is_some_and(|h| h.score.is_infinite()) {
-            let best = hits[1..].iter().map(|h| h.score).fold(0.0, f64::max);
-            hits[0].score = (best + 1.0).round();
+        crate::search::normalise(&mut text_hits);
+        // The exact id match ranks first, as relevant as the best text match.
+        if let Some(first) = hits.first_mut() {
+            first.score = 1.0;
         }
+        hits.extend(text_hits);
         hits.truncate(limit);
         Ok(hits)
     }
@@ -2683,11 +2700,12 @@ fn query_words(query: &str) -> Vec<String> {
 }
 
 /// An FTS5 query for free text: every distinct word quoted (no operators leak in), any may
-/// match. A word repeated is searched once (FTS5 is quadratic in repeated terms).
+/// match, words of three characters or more also as a prefix (`idempot` finds `idempotent`).
+/// A word repeated is searched once (FTS5 is quadratic in repeated terms).
 fn fts_query(query: &str) -> Option<String> {
     let words: Vec<String> = query_words(query)
         .into_iter()
-        .map(|w| format!("\"{w}\""))
+        .map(|w| crate::search::fts_term(&w))
         .collect();
     (!words.is_empty()).then(|| words.join(" OR "))
 }

@@ -19,6 +19,7 @@ pub mod rank;
 pub mod render;
 pub mod resolve;
 pub mod root;
+pub mod search;
 pub mod session;
 pub mod sources;
 pub mod tokens;

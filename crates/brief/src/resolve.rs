@@ -1,26 +1,101 @@
 //! Resolving what the user typed to a start node: an exact id, an id in another case, or an
-//! error that names the closest ids.
+//! error that names the closest ids; and telling an id from words (`has_id_shape`).
+
+use std::collections::BTreeSet;
 
 use crate::model::{GraphView, NodeIx};
 
 /// Most suggestions offered for an unknown target.
 const SUGGESTIONS: usize = 3;
 
-/// The target is not a node id.
+/// The target is not a node id (and, when it was searched for, matched no text either).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("no node with id `{target}`{}", suggestion_text(.suggestions))]
+#[error("{}", describe(self))]
 pub struct UnknownTarget {
     pub target: String,
     /// The closest ids, best first.
     pub suggestions: Vec<String>,
+    /// The best search hits for the target as words, best first.
+    pub hits: Vec<String>,
+    /// Whether the target was searched for as words (it was not taken for an id).
+    pub searched: bool,
 }
 
-fn suggestion_text(suggestions: &[String]) -> String {
-    if suggestions.is_empty() {
-        String::new()
-    } else {
-        format!("; did you mean {}?", suggestions.join(", "))
+impl UnknownTarget {
+    /// An id that is not there, with the closest ids.
+    pub fn id(target: &str, suggestions: Vec<String>) -> UnknownTarget {
+        UnknownTarget {
+            target: target.to_string(),
+            suggestions,
+            hits: Vec::new(),
+            searched: false,
+        }
     }
+}
+
+fn describe(unknown: &UnknownTarget) -> String {
+    let target = &unknown.target;
+    let mut text = if unknown.searched {
+        format!(
+            "nothing matches `{target}`: no node has that id and no node's text has those words"
+        )
+    } else {
+        format!("no node with id `{target}`")
+    };
+    if !unknown.suggestions.is_empty() {
+        let lead = if unknown.searched {
+            "closest ids"
+        } else {
+            "did you mean"
+        };
+        text.push_str(&format!("; {lead} {}?", unknown.suggestions.join(", ")));
+    }
+    if !unknown.hits.is_empty() {
+        text.push_str(&format!("; best search hits: {}", unknown.hits.join(", ")));
+    }
+    if unknown.searched {
+        text.push_str("; `brief search WORDS` lists what other words find");
+    } else {
+        text.push_str(&format!(
+            "; `brief search \"{target}\"` searches titles and bodies for it"
+        ));
+    }
+    text
+}
+
+/// The shapes of a project's ids that set them apart from words: letters, digits and
+/// separators with runs collapsed (`DEC-PAY-01` → `a-a-9`, `TASK_7` → `a_9`). A plain word
+/// (`CHECKOUT`) has no such shape: a word target is searched unless it is an id exactly.
+pub fn id_shapes(ids: &[String]) -> BTreeSet<String> {
+    ids.iter()
+        .filter_map(|id| shape(id))
+        .filter(|s| s.contains(['9', '-', '_', '.']))
+        .collect()
+}
+
+/// Whether `target` reads as an id of this project: it has one of `shapes` (any case).
+pub fn has_id_shape(target: &str, shapes: &BTreeSet<String>) -> bool {
+    shape(target.trim()).is_some_and(|s| shapes.contains(&s))
+}
+
+/// The shape of one token made of ASCII letters, digits, `-`, `_` and `.`; `None` otherwise.
+fn shape(token: &str) -> Option<String> {
+    if token.is_empty() {
+        return None;
+    }
+    let mut out = String::new();
+    for c in token.chars() {
+        let class = match c {
+            c if c.is_ascii_alphabetic() => 'a',
+            c if c.is_ascii_digit() => '9',
+            '-' | '_' | '.' => c,
+            _ => return None,
+        };
+        if !(out.ends_with(class) && matches!(class, 'a' | '9')) {
+            out.push(class);
+        }
+    }
+    Some(out)
 }
 
 /// Resolves an id exactly, then ignoring case.
@@ -41,10 +116,7 @@ pub fn resolve(graph: &dyn GraphView, target: &str) -> Result<NodeIx, UnknownTar
     {
         return Ok(ix);
     }
-    Err(UnknownTarget {
-        target: wanted.to_string(),
-        suggestions: closest(&ids, &upper),
-    })
+    Err(UnknownTarget::id(wanted, closest(&ids, &upper)))
 }
 
 /// Ids close to `wanted` by edit distance, or containing it, best first.
@@ -155,6 +227,22 @@ mod tests {
             let every: Vec<String> =
                 every.into_iter().take(SUGGESTIONS).map(|(_, id)| id.to_string()).collect();
             proptest::prop_assert_eq!(closest(&ids, &wanted), every);
+        }
+    }
+
+    #[test]
+    fn id_shapes_are_learned_from_the_ids() {
+        let ids: Vec<String> = ["DEC-PAY-01", "CHECKOUT", "TASK_7", "REFUNDS-01"]
+            .map(String::from)
+            .to_vec();
+        let shapes = id_shapes(&ids);
+        assert_eq!(shapes.iter().collect::<Vec<_>>(), ["a-9", "a-a-9", "a_9"]);
+        assert!(has_id_shape("REFUNDS-09", &shapes));
+        assert!(has_id_shape("auth-1", &shapes));
+        assert!(has_id_shape("DEC-XYZ-7", &shapes));
+        // Words, even upper-case ones, and shapes the project does not use are searched.
+        for words in ["PSP", "adyen", "xyzzy plugh", "refund-policy", "ÉTÉ-1", ""] {
+            assert!(!has_id_shape(words, &shapes), "{words}");
         }
     }
 

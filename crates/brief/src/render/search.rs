@@ -15,11 +15,8 @@ pub fn hits(hits: &[Hit], format: Format) -> String {
             let width = hits.iter().map(|h| h.id.len()).max().unwrap_or(0);
             let mut out = String::new();
             for hit in hits {
-                let score = if hit.score.is_finite() {
-                    format!("{:7.3}", hit.score)
-                } else {
-                    "  exact".to_string()
-                };
+                // Scores are shares of the best hit, already at two significant digits.
+                let score = format!("{:>7}", hit.score);
                 out.push_str(&format!(
                     "{score}  {:width$}  {:<12}  {}\n",
                     hit.id, hit.kind, hit.title

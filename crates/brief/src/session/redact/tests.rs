@@ -1,4 +1,4 @@
-//! Unit and property tests of the redactor (the corpus is in `tests/redaction.rs`).
+//! Unit and property tests of the redactor (the corpus is in `tests/it/redaction.rs`).
 
 use super::*;
 

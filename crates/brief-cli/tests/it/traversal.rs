@@ -58,7 +58,7 @@
 //! FND-PLAT-01 (the layers, closure groupings and hop nodes themselves).
 //! DEC-PLAT-EVT-01 is an R4 node at distance 1, so its `depends_on` DEC-MSG-01 joins at depth 2.
 
-mod common;
+use crate::common;
 
 use common::*;
 

@@ -2,7 +2,7 @@
 //! unreadable input, exit 1 with a suggestion for an unknown target, and never a panic (checked
 //! by `common::run` on every invocation).
 
-mod common;
+use crate::common;
 
 use common::*;
 

@@ -5,7 +5,7 @@
 //! Time is pinned with `BRIEF_NOW` (Unix seconds) so scores and stored timestamps are
 //! reproducible.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Output};

@@ -5,7 +5,7 @@
 //! no error, and the options (`--format json`, `--rule`, baselines, `[check]` settings) work.
 //! Every run is on a copy in a temporary directory.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

@@ -1,6 +1,6 @@
 //! `brief search`, a query as the context target, `--seeds`, lenses, through the binary.
 
-mod common;
+use crate::common;
 
 use common::{copy_fixture, ids, order, run};
 use serde_json::Value;

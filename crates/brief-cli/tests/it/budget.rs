@@ -1,7 +1,7 @@
 //! The budget through the binary: never over, exact against tiktoken-rs, the default and
 //! `brief.toml` budgets, and the error that names the smallest budget that works.
 
-mod common;
+use crate::common;
 
 use common::run;
 use serde_json::Value;

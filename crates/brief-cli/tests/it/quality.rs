@@ -3,7 +3,7 @@
 //! and truncated entries with kind and title in rank order, the why on meta lines and read
 //! forwards, the banner of a superseded target, every JSON field documented).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::fs;

@@ -9,7 +9,7 @@
 //! built-in fields (`SYS_A61`, `SYS_A90`, `SYS_A142`), inline-reference and date spans, a
 //! trash with nested content, a viewDef and a doc of an unknown `_docType`.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

@@ -1,0 +1,20 @@
+//! brief-cli's integration tests as one test binary: each module drives the real `brief`
+//! binary. One binary instead of one per file saves a link of every dev-dependency per file
+//! (most of a cold `cargo test`'s time on two cores). Run one part with
+//! `cargo test -p brief-cli --test it search::`.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod budget;
+mod check;
+mod cli;
+mod errors;
+mod hardening;
+#[cfg(feature = "mcp")]
+mod mcp;
+mod quality;
+mod search;
+mod session;
+mod tana;
+mod traversal;

@@ -1,0 +1,9 @@
+//! brief's integration tests as one test binary (one link of the library and its
+//! dev-dependencies instead of one per file). Run one part with
+//! `cargo test -p brief --test it index::`.
+
+mod budget_props;
+mod fuzz;
+mod index;
+mod quality;
+mod redaction;
