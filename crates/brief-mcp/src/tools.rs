@@ -476,11 +476,15 @@ fn detail(p: DetailParam) -> Detail {
     }
 }
 
-fn encoding(p: EncodingParam) -> Encoding {
-    match p {
-        EncodingParam::Cl100k => Encoding::Cl100k,
-        EncodingParam::O200k => Encoding::O200k,
-    }
+/// The encoding, or the error a build without it gives (each encoding is a cargo feature;
+/// the schema names both so that clients see the same tool everywhere).
+fn encoding(p: EncodingParam) -> Result<Encoding, Failure> {
+    let name = match p {
+        EncodingParam::Cl100k => "cl100k",
+        EncodingParam::O200k => "o200k",
+    };
+    name.parse()
+        .map_err(|e: String| Failure::line(format!("error: {e}")))
 }
 
 fn format(p: FormatParam) -> Format {
@@ -521,7 +525,7 @@ pub fn call(engine: &mut Engine, tool: ToolKind, args: JsonObject) -> Result<Rep
                 depth: p.depth.as_ref().map(depth).transpose()?,
                 detail: p.detail.map(detail),
                 budget: p.budget.map(|b| b as usize),
-                encoding: p.encoding.map(encoding),
+                encoding: p.encoding.map(encoding).transpose()?,
                 format: format(p.format),
                 no_identity: p.no_identity,
                 lens: p.lens.clone(),
@@ -560,12 +564,13 @@ pub fn call(engine: &mut Engine, tool: ToolKind, args: JsonObject) -> Result<Rep
         }
         ToolKind::Show => {
             let p: ShowParams = params(tool, args)?;
+            let encoding = p.encoding.map(encoding).transpose()?;
             engine
                 .show(
                     &p.id,
                     p.detail.map(detail).unwrap_or(Detail::Full),
                     format(p.format),
-                    p.encoding.map(encoding),
+                    encoding,
                 )
                 .map(Reply::text)
                 .map_err(|e| engine_failure(engine, e))

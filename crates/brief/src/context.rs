@@ -343,6 +343,11 @@ pub fn show(
         Format::Markdown => markdown,
         Format::Text => crate::render::write_card(&card, &node.kind, detail, Style::Text),
         Format::Json => {
+            // Through the count cache, as contexts count: a card counted before costs no
+            // tokenizer.
+            let counter = Counter::with_store(encoding, corpus.counts());
+            let tokens = counter.count(&markdown);
+            counter.persist();
             let value = serde_json::json!({
                 "id": node.id,
                 "kind": node.kind.name(),
@@ -350,7 +355,7 @@ pub fn show(
                 "detail": detail.name(),
                 "source": node.location.path,
                 "encoding": encoding.name(),
-                "tokens": encoding.count(&markdown),
+                "tokens": tokens,
                 "document": markdown,
             });
             let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();

@@ -17,6 +17,7 @@ use std::sync::Arc;
 
 use rusqlite::{params, Connection, OptionalExtension};
 
+use crate::guidance;
 use crate::model::{
     Content, Corpus, Dangling, Edge, GraphView, Kind, Link, Location, Node, NodeIx, NodeStore,
     Relation, Subgraph,
@@ -31,7 +32,7 @@ use crate::sources::{
 use crate::tokens::CountStore;
 
 /// Bumped whenever the schema or what is stored changes: older files are rebuilt.
-const SCHEMA: &str = "brief-index-7";
+const SCHEMA: &str = "brief-index-8";
 
 // A file's stamp is (size, mtime, ctime, ino, dev) — see `sources::Stamp`; `racy` marks a
 // stamp taken too soon after the file changed to be trusted (hashed again next time).
@@ -1614,6 +1615,10 @@ impl Index {
             if fresh {
                 tx.execute_batch(CREATE_SECONDARY).map_err(e)?;
             }
+            // What layers propagate, kept for queries (`guidance`): any change may move it.
+            if refresh.parsed > 0 || refresh.removed > 0 {
+                guidance::rebuild(&tx).map_err(e)?;
+            }
             if bulk {
                 // One segment to search; then SQLite's defaults again for the incremental
                 // refreshes that follow.
@@ -1878,6 +1883,16 @@ impl GraphView for Index {
             Vec::new()
         })
     }
+
+    fn layer_guides(&self, layer: NodeIx) -> Option<Vec<guidance::LayerGuide>> {
+        match guidance::read(&self.conn, layer) {
+            Ok(guides) => Some(guides),
+            Err(e) => {
+                self.note(e);
+                None
+            }
+        }
+    }
 }
 
 impl Corpus for Index {
@@ -2008,6 +2023,7 @@ fn row<P: rusqlite::Params, T>(
 
 fn create(conn: &Connection, project: &Project) -> rusqlite::Result<()> {
     conn.execute_batch(CREATE)?;
+    conn.execute_batch(guidance::CREATE)?;
     conn.execute_batch(CREATE_SECONDARY)?;
     conn.execute(
         "INSERT INTO meta(key, value) VALUES ('schema', ?1), ('sources', ?2)",

@@ -11,6 +11,7 @@ pub mod context;
 pub mod dates;
 pub mod engine;
 pub mod fit;
+pub mod guidance;
 pub mod index;
 pub mod lens;
 pub mod model;

@@ -528,6 +528,11 @@ pub trait GraphView {
     fn dangling_from(&self, ix: NodeIx) -> Vec<Dangling>;
     /// Every id, sorted (for suggestions; may be slow on large graphs).
     fn all_ids(&self) -> Vec<String>;
+    /// What a layer propagates, when this view keeps it precomputed (the index does);
+    /// `None` makes the caller compute it with [`crate::guidance::compute`].
+    fn layer_guides(&self, _layer: NodeIx) -> Option<Vec<crate::guidance::LayerGuide>> {
+        None
+    }
 }
 
 /// Whole nodes by index, which is what ranking and rendering need.

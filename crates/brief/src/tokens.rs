@@ -26,7 +26,9 @@ pub trait CountStore {
 pub fn count_key(encoding: Encoding, text: &str) -> [u8; 17] {
     let mut key = [0u8; 17];
     key[0] = match encoding {
+        #[cfg(feature = "cl100k")]
         Encoding::Cl100k => 1,
+        #[cfg(feature = "o200k")]
         Encoding::O200k => 2,
     };
     key[1..].copy_from_slice(&blake3::hash(text.as_bytes()).as_bytes()[..16]);

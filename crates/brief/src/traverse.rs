@@ -14,6 +14,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::fmt;
 use std::str::FromStr;
 
+use crate::guidance;
 use crate::lens::Follow;
 use crate::model::{Dangling, Edge, GraphView, Kind, NodeIx, Relation};
 
@@ -706,29 +707,38 @@ fn layer_guidance(graph: &dyn GraphView, target: NodeIx) -> BTreeMap<NodeIx, Vec
             at = prev;
         }
         path.reverse();
-        for member in contains_closure(graph, layer) {
-            if member != target && graph.kind_of(member) == Kind::Decision {
-                candidates.entry(member).or_default().insert(edge_reason(
-                    Relation::Contains,
-                    Direction::Propagated,
-                    target,
-                    path.clone(),
-                ));
-            }
-            for edge in graph.edges_in(member) {
-                if edge.relation != Relation::Constrains || edge.from == target {
-                    continue;
+        let guides = graph
+            .layer_guides(layer)
+            .unwrap_or_else(|| guidance::compute(graph, layer));
+        for guide in guides {
+            match guide.relation {
+                Relation::Contains if guide.node != target => {
+                    candidates
+                        .entry(guide.node)
+                        .or_default()
+                        .insert(edge_reason(
+                            Relation::Contains,
+                            Direction::Propagated,
+                            target,
+                            path.clone(),
+                        ));
                 }
-                let mut via = path.clone();
-                if member != layer {
-                    via.push(member);
+                Relation::Constrains if guide.node != target => {
+                    let mut via = path.clone();
+                    if guide.member != layer {
+                        via.push(guide.member);
+                    }
+                    candidates
+                        .entry(guide.node)
+                        .or_default()
+                        .insert(edge_reason(
+                            Relation::Constrains,
+                            Direction::Propagated,
+                            target,
+                            via,
+                        ));
                 }
-                candidates.entry(edge.from).or_default().insert(edge_reason(
-                    Relation::Constrains,
-                    Direction::Propagated,
-                    target,
-                    via,
-                ));
+                _ => {}
             }
         }
     }
@@ -747,11 +757,6 @@ fn layer_guidance(graph: &dyn GraphView, target: NodeIx) -> BTreeMap<NodeIx, Vec
         .filter(|(node, _)| !superseded.contains(node))
         .map(|(node, reasons)| (node, reasons.into_iter().collect()))
         .collect()
-}
-
-/// `node` and everything it transitively `contains`.
-fn contains_closure(graph: &dyn GraphView, node: NodeIx) -> BTreeSet<NodeIx> {
-    follow(graph, node, &Relation::Contains)
 }
 
 /// Everything `node` transitively `supersedes`.

@@ -126,7 +126,8 @@ pub(super) fn identity_size(
     node: &Node,
     settings: &Settings,
 ) -> Option<Pending> {
-    let tokens = Encoding::Cl100k.count(text);
+    // cl100k, or the one encoding of a build without it.
+    let tokens = Encoding::default().count(text);
     let limit = settings.identity_max_tokens;
     (tokens > limit).then(|| {
         Pending::at(

@@ -622,3 +622,36 @@ fn a_rebuild_mid_request_refreshes_even_without_a_signalled_change() {
         .unwrap();
     assert_eq!(again.text, out.text);
 }
+
+#[test]
+fn show_json_counts_through_the_count_cache() {
+    use brief::tokens::{count_key, CountStore};
+    let dir = project_copy(PAYMENTS);
+    let mut engine = engine(dir.path());
+    let show = |engine: &mut Engine, detail, format| {
+        engine.show("DEC-CHK-04", detail, format, None).unwrap()
+    };
+    let tokens = |text: String| {
+        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        json["tokens"].as_u64().unwrap() as usize
+    };
+    let encoding = brief::Encoding::default();
+    // A count made by `show` is kept.
+    let markdown = show(&mut engine, brief::Detail::Full, Format::Markdown);
+    let key = count_key(encoding, &markdown);
+    assert_eq!(engine.index().get(&key), None, "nothing counted yet");
+    let counted = tokens(show(&mut engine, brief::Detail::Full, Format::Json));
+    assert_eq!(counted, encoding.count(&markdown));
+    assert_eq!(
+        engine.index().get(&key),
+        Some(counted),
+        "the count was kept"
+    );
+    // A cached count is what is shown: the tokenizer is not asked.
+    let summary = show(&mut engine, brief::Detail::Summary, Format::Markdown);
+    let key = count_key(encoding, &summary);
+    let planted = encoding.count(&summary) + 1000;
+    engine.index().put(&[(key.to_vec(), planted)]);
+    let shown = tokens(show(&mut engine, brief::Detail::Summary, Format::Json));
+    assert_eq!(shown, planted);
+}
