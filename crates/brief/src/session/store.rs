@@ -252,7 +252,7 @@ impl Store {
         };
         conn.set_prepared_statement_cache_capacity(32);
         let store = Store { conn, shown };
-        store.refuse_foreign(version).map_err(|e| match e {
+        store.refuse_foreign().map_err(|e| match e {
             Setup::Busy(e) => SessionError::damaged(&store.shown, e),
             Setup::Failed(e) => e,
         })?;
@@ -269,9 +269,20 @@ impl Store {
     }
 
     /// Refuses, before anything is written, a store from a newer brief and a file with
-    /// tables but no schema version (another program's database).
-    fn refuse_foreign(&self, version: i64) -> Result<(), Setup> {
+    /// tables but no schema version (another program's database). The version and the
+    /// tables are read in one statement, so one snapshot: read apart, a store that another
+    /// process creates in between (tables and version in one commit) looks foreign.
+    fn refuse_foreign(&self) -> Result<(), Setup> {
         let shown = self.shown.clone();
+        let (version, tables): (i64, i64) = self
+            .conn
+            .query_row(
+                "SELECT user_version, (SELECT count(*) FROM sqlite_master \
+                 WHERE name NOT LIKE 'sqlite_%') FROM pragma_user_version",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .map_err(|e| setup_error(&shown, e))?;
         if version > SCHEMA_VERSION {
             return Err(Setup::Failed(SessionError::Newer {
                 path: shown,
@@ -279,21 +290,11 @@ impl Store {
                 supported: SCHEMA_VERSION,
             }));
         }
-        if version == 0 {
-            let tables: i64 = self
-                .conn
-                .query_row(
-                    "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'",
-                    [],
-                    |r| r.get(0),
-                )
-                .map_err(|e| setup_error(&shown, e))?;
-            if tables > 0 {
-                return Err(Setup::Failed(SessionError::Store {
-                    path: shown,
-                    message: "is not a brief session store (it has tables but no schema version); move it aside or point --root elsewhere".into(),
-                }));
-            }
+        if version == 0 && tables > 0 {
+            return Err(Setup::Failed(SessionError::Store {
+                path: shown,
+                message: "is not a brief session store (it has tables but no schema version); move it aside or point --root elsewhere".into(),
+            }));
         }
         Ok(())
     }
@@ -302,8 +303,7 @@ impl Store {
         let shown = self.shown.clone();
         let fail = |e: rusqlite::Error| setup_error(&shown, e);
         // A foreign or newer file is refused before the WAL switch: it is left untouched.
-        let version = Store::version(&self.conn).map_err(fail)?;
-        self.refuse_foreign(version)?;
+        self.refuse_foreign()?;
         self.conn
             .pragma_update(None, "journal_mode", "WAL")
             .map_err(fail)?;

@@ -4,6 +4,7 @@
 
 mod budget_props;
 mod fuzz;
+mod guidance;
 mod index;
 mod quality;
 mod redaction;
