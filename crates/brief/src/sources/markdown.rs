@@ -78,7 +78,7 @@ pub fn parse(rel: &str, text: &str, catalog: &Catalog) -> (Node, Vec<Problem>) {
             Resolved::Missing(path) => problems.push(Problem::warning(
                 line.at(line.text.find('[').unwrap_or(0)),
                 if relation.name() == "superseded_by" {
-                    format!("{rel} is superseded by {path}, which does not exist")
+                    format!("{id} is superseded by a missing ADR: {path} does not exist")
                 } else {
                     format!("broken link {target}: no such file")
                 },
@@ -147,7 +147,7 @@ pub fn parse(rel: &str, text: &str, catalog: &Catalog) -> (Node, Vec<Problem>) {
                 "status" => {
                     status = Some(value.to_lowercase());
                     consumed.insert(line.number);
-                    superseded_value(rel, value, &line, catalog, &mut links, &mut problems);
+                    superseded_value(rel, &id, value, &line, catalog, &mut links, &mut problems);
                 }
                 "date" => date = newest_date(value).or(date),
                 "tags" => tags.extend(
@@ -165,7 +165,7 @@ pub fn parse(rel: &str, text: &str, catalog: &Catalog) -> (Node, Vec<Problem>) {
                 text: "",
                 cols: Vec::new(),
             };
-            superseded_value(rel, &value, &line, catalog, &mut links, &mut problems);
+            superseded_value(rel, &id, &value, &line, catalog, &mut links, &mut problems);
         }
         if let Some(s) = &status {
             if s.starts_with("superseded") || s.starts_with("superceded") {
@@ -327,6 +327,7 @@ fn is_log4brains(rel: &str) -> bool {
 /// A `superseded by …` status value: a link, or an ADR id written out (MADR 4).
 fn superseded_value(
     rel: &str,
+    id: &str,
     value: &str,
     line: &Line,
     catalog: &Catalog,
@@ -349,7 +350,7 @@ fn superseded_value(
             }),
             Resolved::Missing(path) => problems.push(Problem::warning(
                 line.at(0),
-                format!("{rel} is superseded by {path}, which does not exist"),
+                format!("{id} is superseded by a missing ADR: {path} does not exist"),
             )),
             Resolved::NotNode => {}
         }
