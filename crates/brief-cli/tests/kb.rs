@@ -170,3 +170,49 @@ fn check_reports_knowledge_base_problems_with_positions() {
     assert_ne!(code, 0, "{out}");
     assert!(out.contains("duplicate id `ADR-0004`"), "{out}");
 }
+
+#[test]
+fn init_prints_writes_and_never_replaces_the_configuration_discovery_uses() {
+    let dir = copy_fixture(&format!("{KB}/mixed/repo"));
+    let root = dir.path().to_str().unwrap();
+    let proposed = brief(&["init", "--root", root]);
+    for line in [
+        "#   Spec Graph: specgraph/graph.json",
+        "#   Contextia: .contextia/",
+        "#   ADRs: docs/adr/ (a conventional folder)",
+        "specgraph = \"specgraph/graph.json\"",
+        "contextia = \".contextia\"",
+        "markdown = true",
+    ] {
+        assert!(
+            proposed.lines().any(|l| l == line),
+            "{line:?} in\n{proposed}"
+        );
+    }
+    assert!(
+        !dir.path().join("brief.toml").exists(),
+        "printing writes nothing"
+    );
+    let before = brief(&["context", "ADR-0003", "--root", root, "--budget", "3000"]);
+    let wrote = brief(&["init", "--write", "--root", root]);
+    assert!(wrote.starts_with("wrote "), "{wrote}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("brief.toml")).unwrap(),
+        proposed
+    );
+    // The written configuration names the sources discovery found: the same context.
+    let after = brief(&["context", "ADR-0003", "--root", root, "--budget", "3000"]);
+    assert_eq!(before, after);
+    let (code, _, stderr) = run(&["init", "--write", "--root", root]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("already exists"), "{stderr}");
+
+    let dir = copy_fixture(&format!("{KB}/docs-repo/repo"));
+    let root = dir.path().to_str().unwrap();
+    let proposed = brief(&["init", "--root", root]);
+    assert!(
+        proposed.contains("agent instruction files: .cursor/rules/project.mdc")
+            && proposed.contains("AGENTS.md, CLAUDE.md, src/providers/AGENTS.md"),
+        "{proposed}"
+    );
+}

@@ -12,6 +12,7 @@ pub mod dates;
 pub mod engine;
 pub mod fit;
 pub mod index;
+pub mod init;
 pub mod lens;
 pub mod model;
 pub mod project;
