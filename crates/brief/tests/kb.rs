@@ -349,3 +349,17 @@ fn superseded_by_a_missing_adr_is_a_warning_and_still_superseded() {
         "{found:?}"
     );
 }
+
+#[test]
+fn a_generated_notes_corpus_loads_with_every_link_resolved() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("notes");
+    let written = brief_corpus::generate(brief_corpus::Shape::Notes, 400, &root, 5).unwrap();
+    let project = Project::at(&root).unwrap();
+    let loaded = sources::load(&project);
+    assert_eq!(loaded.graph.nodes().len(), written);
+    assert!(loaded.problems.is_empty(), "{:?}", messages(&loaded));
+    assert!(loaded.graph.dangling().is_empty());
+    assert!(supersedes(&loaded.graph).contains(&("ADR-0002".into(), "ADR-0001".into())));
+    assert!(loaded.graph.edges().len() > written * 3, "a linked corpus");
+}
