@@ -163,7 +163,6 @@ pub fn parse(rel: &str, text: &str, catalog: &Catalog) -> (Node, Vec<Problem>) {
             let line = Line {
                 number: 1,
                 text: "",
-                cols: Vec::new(),
             };
             superseded_value(rel, &id, &value, &line, catalog, &mut links, &mut problems);
         }
@@ -426,20 +425,18 @@ struct Lines<'t> {
 #[derive(Clone)]
 struct Line<'t> {
     number: u32,
-    /// The text with code spans replaced by spaces (same length), or empty in a fence.
+    /// The text, or empty in a fence.
     text: &'t str,
-    /// Byte offset → character column, for the positions reported.
-    cols: Vec<(usize, u32)>,
 }
 
 impl Line<'_> {
+    /// The location of a byte offset, its column counted in characters.
     fn at(&self, byte: usize) -> Location {
-        let col = self
-            .cols
-            .iter()
-            .take_while(|(b, _)| *b <= byte)
-            .last()
-            .map_or(byte as u32 + 1, |(_, c)| *c);
+        let byte = (0..=byte.min(self.text.len()))
+            .rev()
+            .find(|&b| self.text.is_char_boundary(b))
+            .unwrap_or(0);
+        let col = self.text[..byte].chars().count() as u32 + 1;
         Location {
             path: String::new(),
             line: self.number,
@@ -467,15 +464,9 @@ impl<'t> Lines<'t> {
                 }
                 (None, None) => raw,
             };
-            let cols = text
-                .char_indices()
-                .enumerate()
-                .map(|(c, (b, _))| (b, c as u32 + 1))
-                .collect();
             lines.push(Line {
                 number: first + i as u32,
                 text,
-                cols,
             });
         }
         Lines { lines }
@@ -549,6 +540,9 @@ struct Found {
 }
 
 fn inline_links(text: &str) -> Vec<Found> {
+    if !text.contains('[') {
+        return Vec::new();
+    }
     let text = blank_code(text);
     let bytes = text.as_bytes();
     let mut out = Vec::new();
@@ -597,6 +591,9 @@ fn inline_links(text: &str) -> Vec<Found> {
 
 /// The text with inline code spans replaced by spaces (positions kept).
 fn blank_code(text: &str) -> String {
+    if !text.contains('`') {
+        return text.to_string();
+    }
     let mut out = String::with_capacity(text.len());
     let mut in_code = false;
     for c in text.chars() {
@@ -737,6 +734,9 @@ fn imports(text: &str) -> Vec<(usize, &str)> {
 
 /// Inline `#tag` / `#tag/sub`: not digits only, not in code, links or URLs.
 fn inline_tags(text: &str) -> Vec<String> {
+    if !text.contains('#') {
+        return Vec::new();
+    }
     let mut clean = blank_code(text);
     // Blank link targets and wikilinks: their `#` are anchors.
     for found in inline_links(&clean.clone()) {
