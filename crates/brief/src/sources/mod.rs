@@ -8,6 +8,7 @@ pub mod artifacts;
 pub mod frontmatter;
 pub mod kb;
 pub mod markdown;
+mod mdtext;
 pub mod specgraph;
 pub mod tana;
 
