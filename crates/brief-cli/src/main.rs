@@ -69,6 +69,9 @@ enum Command {
     Index(IndexArgs),
     /// List the lenses (built-in and from brief.toml) and what each one does.
     Lenses,
+    /// Print the brief.toml that discovery would use, listing the sources found (ADRs,
+    /// docs, agent files, vaults, Spec Graph, Contextia); --write saves it.
+    Init(InitArgs),
     /// Check the graph's integrity: every broken link, schema violation, cycle and stale
     /// annotation in one run (exit 1 when there are errors).
     #[command(after_help = check_help())]
@@ -207,6 +210,13 @@ Examples:
   brief search refund
   brief search \"idempotency key\" -l 3 -f json
   brief search outbox -k decision";
+
+#[derive(clap::Args)]
+struct InitArgs {
+    /// Write brief.toml at the root instead of printing it (never replaces one).
+    #[arg(long)]
+    write: bool,
+}
 
 #[derive(clap::Args)]
 struct IndexArgs {
@@ -402,6 +412,9 @@ fn run(cli: Cli) -> Result<(), Failure> {
     if let Command::Check(args) = &cli.command {
         return check(cli.root.as_deref(), &cwd, args);
     }
+    if let Command::Init(args) = &cli.command {
+        return init(cli.root.as_deref(), &cwd, args);
+    }
     let session_failure = |f: session::Fail| Failure {
         code: f.code,
         lines: f.lines,
@@ -444,6 +457,33 @@ fn run(cli: Cli) -> Result<(), Failure> {
 fn print(bytes: &[u8]) -> Result<(), Failure> {
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(bytes).and_then(|_| stdout.flush());
+    Ok(())
+}
+
+/// `brief init`: the configuration discovery would use, printed or written. A folder where
+/// nothing is found is its own root (the proposal then lists no sources).
+fn init(root: Option<&Path>, cwd: &Path, args: &InitArgs) -> Result<(), Failure> {
+    let project = match brief::Project::open(root, cwd) {
+        Err(brief::ProjectError::NotFound(_)) => brief::Project::at(Path::new(".")),
+        other => other,
+    }
+    .map_err(|e| Failure::new(2, format!("error: {e}")))?;
+    let plan = brief::init::plan(&project);
+    if args.write {
+        brief::init::write(&project.root, &plan.toml)
+            .map_err(|e| Failure::new(2, format!("error: {e}")))?;
+        let mut out = format!(
+            "wrote {}
+",
+            project.root.join("brief.toml").display()
+        );
+        for line in &plan.found {
+            out.push_str(&format!("  {line}\n"));
+        }
+        print!("{out}");
+    } else {
+        print!("{}", plan.toml);
+    }
     Ok(())
 }
 
@@ -499,9 +539,11 @@ fn command(engine: &mut Engine, root: &Path, command: Command) -> Result<String,
             brief::render::search::hits(&hits, format)
         }
         // Handled above.
-        Command::Check(_) | Command::Session(_) | Command::Completions(_) | Command::Man => {
-            String::new()
-        }
+        Command::Check(_)
+        | Command::Session(_)
+        | Command::Init(_)
+        | Command::Completions(_)
+        | Command::Man => String::new(),
         #[cfg(feature = "mcp")]
         Command::Serve(_) => String::new(), // handled above
         Command::Lenses => {

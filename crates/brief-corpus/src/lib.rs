@@ -14,6 +14,7 @@ use std::path::Path;
 use serde_json::{json, Value};
 
 mod labels;
+mod notes;
 mod tana;
 
 pub use labels::{Labels, TargetLabels, LABELS_FILE};
@@ -25,6 +26,8 @@ pub enum Shape {
     Artifacts,
     /// A Tana workspace export (`export.json` + `brief.toml`); `nodes` counts every doc.
     Tana,
+    /// A Markdown knowledge base: an Obsidian vault with wikilinks, Nygard ADRs, docs.
+    Notes,
 }
 
 impl Shape {
@@ -34,6 +37,7 @@ impl Shape {
             Shape::SpecGraph => "specgraph",
             Shape::Artifacts => "artifacts",
             Shape::Tana => "tana",
+            Shape::Notes => "notes",
         }
     }
 }
@@ -55,6 +59,9 @@ pub fn generate_labelled(
     seed: u64,
     targets: usize,
 ) -> Result<(usize, Labels), String> {
+    if shape == Shape::Notes {
+        return Err("labels are not generated for --kind notes".into());
+    }
     let (written, structure) = build(shape, nodes, out, seed)?;
     let labels = Labels {
         shape: shape.name().to_string(),
@@ -72,6 +79,7 @@ fn build(shape: Shape, nodes: usize, out: &Path, seed: u64) -> Result<(usize, St
         Shape::SpecGraph => spec_graph(out, nodes.max(10), &mut rng),
         Shape::Artifacts => artifacts(out, nodes.max(10), &mut rng),
         Shape::Tana => tana::generate(out, nodes.max(200), &mut rng),
+        Shape::Notes => notes::generate(out, nodes.max(20), &mut rng),
     }
 }
 
@@ -80,6 +88,8 @@ enum Structure {
     SpecGraph(Vec<SgNode>),
     Artifacts(labels::ArtifactLinks),
     Tana(labels::TanaLinks),
+    /// Not labelled (`generate_labelled` refuses the shape).
+    Notes,
 }
 
 impl Structure {
@@ -88,6 +98,7 @@ impl Structure {
             Structure::SpecGraph(nodes) => labels::spec_graph(nodes, targets),
             Structure::Artifacts(links) => links.label(targets),
             Structure::Tana(links) => links.label(targets),
+            Structure::Notes => Vec::new(),
         }
     }
 }

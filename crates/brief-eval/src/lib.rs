@@ -234,6 +234,7 @@ pub fn run(
             Shape::SpecGraph => "Spec Graph",
             Shape::Artifacts => "Contextia artifacts",
             Shape::Tana => "Tana export",
+            Shape::Notes => "Markdown knowledge base",
         };
         report.projects.push((
             name,

@@ -31,6 +31,7 @@ fn benches(c: &mut Criterion) {
     for (shape, name, target) in [
         (Shape::SpecGraph, "specgraph", "F10-05"),
         (Shape::Artifacts, "artifacts", "TASK-10"),
+        (Shape::Notes, "notes", "ADR-0012"),
     ] {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("project");
@@ -59,6 +60,7 @@ fn benches(c: &mut Criterion) {
             Shape::SpecGraph => "specgraph/nodes/behaviors/F10-05.json",
             Shape::Artifacts => ".contextia/work/tasks/TASK-10.md",
             Shape::Tana => "export.json",
+            Shape::Notes => "Notifications/Notifications note 10.md",
         };
         let original = std::fs::read_to_string(root.join(file)).unwrap();
         let mut flip = false;

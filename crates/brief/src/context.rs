@@ -180,6 +180,16 @@ pub fn assemble_from(
         .into_iter()
         .filter(|e| e.relation == crate::model::Relation::Supersedes && e.from != target)
         .map(|e| e.from)
+        // An ADR's "Superseded by" line is stored from the old record to the new one.
+        .chain(
+            corpus
+                .edges_out(target)
+                .into_iter()
+                .filter(|e| e.relation.name() == "superseded_by" && e.to != target)
+                .map(|e| e.to),
+        )
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
         .collect();
     needed.extend(&successors);
     needed.sort_unstable();

@@ -419,7 +419,7 @@ impl Engine {
         }
         let hits = self.index.search(target, RELEVANCE_POOL, None)?;
         let best = hits.first().map(|h| h.score).unwrap_or(0.0);
-        if hits.is_empty() || best <= 0.0 {
+        if hits.is_empty() {
             let mut unknown = match resolve(&self.index, target) {
                 Ok(_) => UnknownTarget::id(target, Vec::new()),
                 Err(unknown) => unknown,
@@ -433,10 +433,17 @@ impl Engine {
         };
         for (rank, hit) in hits.iter().enumerate() {
             if let Some(ix) = self.index.lookup(&hit.id) {
+                // BM25 gives a term found in most of a small project's nodes (a repository's
+                // one topic) no weight at all: then the hits' order is all there is to go by.
+                let relevance = if best > 0.0 {
+                    hit.score / best
+                } else {
+                    1.0 / (rank as f64 + 1.0)
+                };
                 start
                     .relevance
-                    .insert(ix, ((hit.score / best) * 10_000.0).round() / 10_000.0);
-                if rank < request.seeds.unwrap_or(1) {
+                    .insert(ix, (relevance * 10_000.0).round() / 10_000.0);
+                if rank < request.seeds.unwrap_or(1).max(1) {
                     start.seeds.push(ix);
                 }
             }

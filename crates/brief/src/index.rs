@@ -29,6 +29,7 @@ use crate::sources::specgraph::{self, Entry};
 use crate::sources::{
     folder_stamp, now_ns, read_stamped, rel_path, stamp, FolderStamp, Problem, Severity, Stamp,
 };
+use crate::sources::{kb, markdown};
 use crate::tokens::CountStore;
 
 /// Bumped whenever the schema or what is stored changes: older files are rebuilt.
@@ -179,6 +180,9 @@ enum Parser {
     Artifact(Placement),
     /// A Tana workspace export: one file, many nodes.
     Tana,
+    /// A knowledge-base Markdown file, with the fingerprint of the catalogue it was parsed
+    /// against (a file added elsewhere can change what its links resolve to).
+    Markdown(String),
 }
 
 /// A source file found while listing the project.
@@ -1189,6 +1193,61 @@ impl Index {
         Ok(unchanged.then_some(rows.len()))
     }
 
+    /// The catalogue knowledge-base links resolve against, and each Markdown file's parser
+    /// set to its fingerprint. A full refresh has the whole listing; a refresh of named
+    /// files takes the other files from the index.
+    fn markdown_catalog(
+        &self,
+        listed: &mut [Listed],
+        partial: bool,
+    ) -> Result<kb::Catalog, IndexError> {
+        if !listed
+            .iter()
+            .any(|f| matches!(f.parser, Parser::Markdown(_)))
+        {
+            return Ok(kb::Catalog::default());
+        }
+        let mut files: Vec<(String, Parser)> = listed
+            .iter()
+            .map(|f| (f.rel.clone(), f.parser.clone()))
+            .collect();
+        if partial {
+            let mut stmt = self
+                .conn
+                .prepare("SELECT path, parser FROM files")
+                .map_err(|e| self.err(e))?;
+            let rows = stmt
+                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+                .map_err(|e| self.err(e))?;
+            for row in rows {
+                let (rel, parser) = row.map_err(|e| self.err(e))?;
+                if let Some(parser) = decode_parser(&parser) {
+                    files.push((rel, parser));
+                }
+            }
+            files.sort_by(|a, b| a.0.cmp(&b.0));
+            files.dedup_by(|a, b| a.0 == b.0);
+        }
+        let layout = kb::Layout::detect(&self.guard);
+        let markdown = files
+            .iter()
+            .filter(|(_, p)| matches!(p, Parser::Markdown(_)))
+            .map(|(rel, _)| rel.clone());
+        let mut catalog = kb::Catalog::new(layout, markdown);
+        for (rel, parser) in &files {
+            if let Parser::Spec(entry) = parser {
+                catalog.add_other(rel.clone(), entry.id.clone());
+            }
+        }
+        let fingerprint = catalog.fingerprint();
+        for file in listed.iter_mut() {
+            if let Parser::Markdown(print) = &mut file.parser {
+                print.clone_from(&fingerprint);
+            }
+        }
+        Ok(catalog)
+    }
+
     /// The files of the last listing, from the index.
     fn listed_from_index(&self) -> Result<Vec<Listed>, IndexError> {
         let mut stmt = self
@@ -1232,6 +1291,8 @@ impl Index {
         let location = self.location.clone();
         let e = |x: rusqlite::Error| err(&location, x);
         let partial = scope == Scope::Named;
+        let mut listed = listed;
+        let catalog = self.markdown_catalog(&mut listed, partial)?;
         let (manifest_problems, watches) = match listing {
             Some((problems, watches)) => (Some(problems), Some(watches)),
             None => (None, None),
@@ -1357,7 +1418,7 @@ impl Index {
                         .get(file.rel.as_str())
                         .is_some_and(|old| old.as_slice() == hash);
                     let parsed = (!same).then(|| {
-                        parse(&file.rel, &text, &file.parser)
+                        parse(&file.rel, &text, &file.parser, &catalog)
                             .and_then(|node| node.map(prepare).transpose())
                     });
                     Read {
@@ -1441,7 +1502,7 @@ impl Index {
                     .map(|p| p.location.path.clone())
                     .chain(listed.iter().filter_map(|f| match &f.parser {
                         Parser::Spec(entry) => Some(entry.manifest.clone()),
-                        Parser::Artifact(_) | Parser::Tana => None,
+                        Parser::Artifact(_) | Parser::Tana | Parser::Markdown(_) => None,
                     }))
                     .collect();
                 for manifest in &manifests {
@@ -2202,6 +2263,7 @@ fn sources_key(project: &Project) -> String {
             Source::Contextia { dir } => format!("contextia:{}", rel_path(&project.root, dir)),
             Source::Folder { dir } => format!("folder:{}", rel_path(&project.root, dir)),
             Source::Tana { export } => format!("tana:{}", rel_path(&project.root, export)),
+            Source::Markdown { dir } => format!("markdown:{}", rel_path(&project.root, dir)),
         })
         .collect::<Vec<_>>()
         .join("\n")
@@ -2289,6 +2351,22 @@ fn list(project: &Project) -> (Vec<Listed>, Vec<Problem>, Vec<FolderStamp>) {
                     });
                 }
             }
+            Source::Markdown { .. } => {
+                let layout = kb::Layout::detect(&project.guard);
+                let (files, folders) = kb::listing(&project.guard, &layout);
+                watches.extend(folders);
+                for path in [".adr-dir", ".log4brains.yml", ".obsidian/templates.json"] {
+                    watches.push(folder_stamp(&root.join(path)));
+                }
+                for path in files {
+                    listed.push(Listed {
+                        rel: rel_path(root, &path),
+                        path,
+                        parser: Parser::Markdown(String::new()),
+                        known: None,
+                    });
+                }
+            }
             Source::Contextia { dir } | Source::Folder { dir } => {
                 let listing = match source {
                     Source::Contextia { .. } => artifacts::contextia_listing(&project.guard, dir),
@@ -2328,6 +2406,7 @@ fn encode_parser(parser: &Parser) -> String {
         Parser::Artifact(Placement::Loose) => "a\tloose".into(),
         Parser::Artifact(Placement::Folder(kind)) => format!("a\tfolder\t{kind}"),
         Parser::Tana => "t".into(),
+        Parser::Markdown(fingerprint) => format!("m\t{fingerprint}"),
     }
 }
 
@@ -2344,12 +2423,20 @@ fn decode_parser(text: &str) -> Option<Parser> {
         ["a", "loose"] => Some(Parser::Artifact(Placement::Loose)),
         ["a", "folder", kind] => Some(Parser::Artifact(Placement::Folder(Kind::parse(kind)))),
         ["t"] => Some(Parser::Tana),
+        ["m", fingerprint] => Some(Parser::Markdown(fingerprint.to_string())),
         _ => None,
     }
 }
 
-fn parse(rel: &str, text: &str, parser: &Parser) -> Result<Option<Node>, Problem> {
+fn parse(
+    rel: &str,
+    text: &str,
+    parser: &Parser,
+    catalog: &kb::Catalog,
+) -> Result<Option<Node>, Problem> {
     match parser {
+        // Its warnings (broken links) are `brief check`'s to report; the node is whole.
+        Parser::Markdown(_) => Ok(Some(markdown::parse(rel, text, catalog).0)),
         Parser::Spec(entry) => specgraph::parse_entry(entry, rel, text).map(Some),
         Parser::Artifact(placement) => artifacts::parse_artifact(rel, text, placement),
         // Exports are written by `write_tana`, inside the refresh's transaction.

@@ -13,6 +13,7 @@ pub mod engine;
 pub mod fit;
 pub mod guidance;
 pub mod index;
+pub mod init;
 pub mod lens;
 pub mod model;
 pub mod project;

@@ -357,6 +357,12 @@ pub struct ArtifactFields {
     pub body: String,
     /// 1-based line of the body's first line in the file.
     pub body_line: u32,
+    /// A decision record's rationale (its Context section), when read from Markdown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rationale: Option<String>,
+    /// A decision record's rejected alternatives (MADR's considered options but the chosen).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rejected_alternatives: Vec<RejectedAlternative>,
 }
 
 /// One field of a Tana node: its name and its values in order.

@@ -26,6 +26,9 @@ pub enum Source {
     Folder { dir: PathBuf },
     /// A Tana workspace export (`tana = "export.json"`): one file, many nodes.
     Tana { export: PathBuf },
+    /// The Markdown knowledge base under the root: ADRs, docs, agent files, notes
+    /// (`markdown = true` in `brief.toml`, or found by its layout).
+    Markdown { dir: PathBuf },
 }
 
 /// Defaults for `context`, from `brief.toml`'s `[context]` table.
@@ -76,6 +79,8 @@ struct ConfigFile {
     artifacts: Vec<String>,
     /// A Tana workspace export (JSON), relative to the root.
     tana: Option<String>,
+    /// Read the Markdown knowledge base under the root (ADRs, docs, agent files, notes).
+    markdown: Option<bool>,
     #[serde(default)]
     context: ContextTable,
     #[serde(default)]
@@ -140,7 +145,8 @@ impl Project {
         let declared = config.specgraph.is_some()
             || config.contextia.is_some()
             || !config.artifacts.is_empty()
-            || config.tana.is_some();
+            || config.tana.is_some()
+            || config.markdown.is_some();
         if declared {
             let bad = |message: String| ProjectError::Config {
                 location: Location::file(config_path.display().to_string()),
@@ -196,6 +202,11 @@ impl Project {
                 }
                 sources.push(Source::Tana { export });
             }
+            if config.markdown == Some(true) {
+                sources.push(Source::Markdown {
+                    dir: root.to_path_buf(),
+                });
+            }
         } else {
             if let Some(manifest) = specgraph::discover(&guard) {
                 sources.push(Source::SpecGraph { manifest });
@@ -211,6 +222,11 @@ impl Project {
                 && !crate::sources::markdown_files(&guard, &brief, &["cache"]).is_empty()
             {
                 sources.push(Source::Folder { dir: brief });
+            }
+            if crate::sources::kb::Layout::detect(&guard).found() {
+                sources.push(Source::Markdown {
+                    dir: root.to_path_buf(),
+                });
             }
         }
         Ok(Project {
@@ -238,6 +254,7 @@ fn looks_like_root(dir: &Path) -> bool {
         || specgraph::discover(&root).is_some()
         || root.is_dir(&dir.join(".contextia"))
         || root.is_dir(&dir.join(".brief"))
+        || crate::sources::kb::Layout::detect(&root).found()
 }
 
 /// `path` relative to `root` when it lies under it (for messages), else `path`.

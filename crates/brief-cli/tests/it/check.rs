@@ -380,6 +380,47 @@ fn broken_path() {
     );
 }
 
+// ---- Markdown knowledge-base rules ----
+
+#[test]
+fn md_broken_link() {
+    // A relative link to a missing file and a wikilink naming no note, at their `[`.
+    case(
+        "md-broken-link",
+        "md-broken-link",
+        "warning",
+        &[
+            ("docs/policies/retries.md", 8, 21),
+            ("docs/policies/retries.md", 8, 70),
+        ],
+        0,
+    );
+}
+
+#[test]
+fn adr_superseded_by_missing() {
+    // adr-tools' `Superceded by [3. …](0003-….md)` with no ADR 3: at the link's `[`.
+    case(
+        "adr-superseded-by-missing",
+        "adr-superseded-by-missing",
+        "warning",
+        &[("doc/adr/0002-run-nightly-jobs-from-cron.md", 7, 15)],
+        0,
+    );
+}
+
+#[test]
+fn md_frontmatter() {
+    // An unquoted `title: Provider outage: what to do` is not YAML; the file is still read.
+    case(
+        "md-frontmatter",
+        "md-frontmatter",
+        "warning",
+        &[("docs/runbooks/provider-outage.md", 2, 23)],
+        0,
+    );
+}
+
 #[test]
 fn orphan_spec() {
     // The good variant's SPEC-GIFT-002 is named by an annotation only (no task links it).

@@ -11,6 +11,7 @@ mod check;
 mod cli;
 mod errors;
 mod hardening;
+mod kb;
 #[cfg(feature = "mcp")]
 mod mcp;
 mod quality;

@@ -97,6 +97,14 @@ pub(super) fn load(
                 }
                 Vec::new()
             }
+            Source::Markdown { .. } => {
+                let out = crate::sources::kb::load(project);
+                nodes.extend(out.nodes);
+                for problem in &out.problems {
+                    sink.push(problem_finding(markdown_rule(&problem.message), problem));
+                }
+                Vec::new()
+            }
         };
         for result in results {
             nodes.extend(result.node);
@@ -407,6 +415,19 @@ fn parsed_without_id(rel: &str, text: &str) -> Option<serde_json::Map<String, Va
 }
 
 /// A loader problem as a finding of `rule`.
+/// The rule of a knowledge-base loader problem.
+fn markdown_rule(message: &str) -> &'static str {
+    if message.starts_with("broken ") {
+        "md-broken-link"
+    } else if message.contains(" is superseded by ") {
+        "adr-superseded-by-missing"
+    } else if message.starts_with("frontmatter ignored") {
+        "md-frontmatter"
+    } else {
+        "parse-error"
+    }
+}
+
 fn problem_finding(rule: &'static str, problem: &Problem) -> Pending {
     Pending::at(rule, &problem.location, problem.message.clone())
 }

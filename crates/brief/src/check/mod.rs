@@ -91,6 +91,9 @@ pub const RULES: &[Rule] = &[
     rule("orphan-spec", W, "artifacts", "a spec is linked from no task and named by no code annotation"),
     rule("empty-scope", W, "artifacts", "a norm has no `scope`"),
     rule("oversized-identity", W, "artifacts", "the identity document is over identity_max_tokens (default 800)"),
+    rule("md-broken-link", W, "markdown", "a relative Markdown link names a file that does not exist, or a wikilink names no note"),
+    rule("adr-superseded-by-missing", W, "markdown", "an ADR says it is superseded by an ADR that does not exist"),
+    rule("md-frontmatter", W, "markdown", "a knowledge-base file's frontmatter is not valid YAML (the file is read without it)"),
     rule("annotation-broken-ref", E, "annotations", "a code annotation (@spec, @decision, @norm, @test) names an id that does not exist"),
     rule("annotation-outside-paths", W, "annotations", "a file annotated @spec X lies outside X's `paths` (error with strict_bidirectional)"),
 ];

@@ -397,6 +397,22 @@ fn forward_why(relation: &Relation, from: &str) -> String {
         ),
         Relation::Link(key) => match key.as_ref() {
             "links" => format!("linked from {from}"),
+            "superseded_by" => format!("supersedes {from}"),
+            "amends" => format!("amended by {from}"),
+            "amended_by" => format!("amends {from}"),
+            "embeds" => format!("embedded in {from}"),
+            key if key.starts_with("links#") => {
+                format!(
+                    "linked from {from} (section \"{}\")",
+                    &key["links#".len()..]
+                )
+            }
+            key if key.starts_with("embeds#") => {
+                format!(
+                    "embedded in {from} (section \"{}\")",
+                    &key["embeds#".len()..]
+                )
+            }
             key => match key.strip_suffix('s') {
                 Some(one) if !one.is_empty() => {
                     let article = if one.starts_with(['a', 'e', 'i', 'o', 'u']) {

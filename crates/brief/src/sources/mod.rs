@@ -6,6 +6,9 @@
 
 pub mod artifacts;
 pub mod frontmatter;
+pub mod kb;
+pub mod markdown;
+mod mdtext;
 pub mod specgraph;
 pub mod tana;
 
@@ -90,6 +93,7 @@ pub fn load(project: &Project) -> Loaded {
             Source::Contextia { dir } => artifacts::load_contextia(&project.guard, dir),
             Source::Folder { dir } => artifacts::load_folder(&project.guard, dir),
             Source::Tana { export } => tana::load(&project.guard, export),
+            Source::Markdown { .. } => kb::load(project),
         };
         nodes.extend(out.nodes);
         problems.extend(out.problems);

@@ -657,6 +657,7 @@ fn artifact_draft() -> BoxedStrategy<Draft> {
                         extra,
                         body,
                         body_line: 5,
+                        ..ArtifactFields::default()
                     }),
                     fancy_id,
                 }

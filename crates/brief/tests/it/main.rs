@@ -6,5 +6,6 @@ mod budget_props;
 mod fuzz;
 mod guidance;
 mod index;
+mod kb;
 mod quality;
 mod redaction;
