@@ -50,6 +50,12 @@ enum Command {
     Context(ContextArgs),
     /// Print one node at a detail level.
     Show(ShowArgs),
+    /// The targets whose context holds these nodes, grouped by kind, each with the chain of
+    /// links that brings the node in.
+    Impact(ImpactArgs),
+    /// Why a node is in a target's context (the rule and chain, and the detail the budget
+    /// left it at), or the nearest way it could be and why it is not.
+    Explain(ExplainArgs),
     /// Full-text search over ids, titles, bodies and fields (BM25; an exact id first).
     Search(SearchArgs),
     /// Refresh the index under .brief/cache/ now (context, show and search do it as needed).
@@ -215,6 +221,84 @@ struct ContextArgs {
     no_include_fields: bool,
     #[command(flatten)]
     zone: session::ZoneArgs,
+}
+
+#[derive(clap::Args)]
+struct ImpactArgs {
+    /// The node ids whose impact to list.
+    #[arg(required = true)]
+    ids: Vec<String>,
+    /// How many hops contexts follow forward links: a number or `full` [default: as
+    /// `brief context` per target].
+    #[arg(long, value_name = "N|full", value_parser = parse_depth)]
+    depth: Option<Depth>,
+    /// Output format: text (Markdown prints the same) or JSON.
+    #[arg(long, value_name = "markdown|json|text", default_value = "text", value_parser = parse_format)]
+    format: Format,
+    /// Contexts without the project identity.
+    #[arg(long)]
+    no_identity: bool,
+    /// A lens, as for `brief context`.
+    #[arg(long, value_name = "NAME")]
+    lens: Option<String>,
+}
+
+impl ImpactArgs {
+    fn request(&self) -> brief::ContextRequest {
+        brief::ContextRequest {
+            depth: self.depth,
+            format: self.format,
+            no_identity: self.no_identity,
+            lens: self.lens.clone(),
+            ..brief::ContextRequest::default()
+        }
+    }
+}
+
+#[derive(clap::Args)]
+struct ExplainArgs {
+    /// The node to explain.
+    id: String,
+    /// The target whose context is asked about.
+    #[arg(long = "for", value_name = "TARGET")]
+    target: String,
+    /// As for `brief context`.
+    #[arg(long, value_name = "N|full", value_parser = parse_depth)]
+    depth: Option<Depth>,
+    /// As for `brief context`: the budget whose fit gives the detail.
+    #[arg(long, value_name = "TOKENS")]
+    budget: Option<usize>,
+    /// As for `brief context`.
+    #[arg(long, value_name = "full|summary|meta", value_parser = parse_detail)]
+    detail: Option<Detail>,
+    /// As for `brief context`.
+    #[arg(long, value_name = "cl100k|o200k", value_parser = parse_encoding)]
+    encoding: Option<Encoding>,
+    /// Output format: text (Markdown prints the same) or JSON.
+    #[arg(long, value_name = "markdown|json|text", default_value = "text", value_parser = parse_format)]
+    format: Format,
+    /// As for `brief context`.
+    #[arg(long)]
+    no_identity: bool,
+    /// As for `brief context`.
+    #[arg(long, value_name = "NAME")]
+    lens: Option<String>,
+}
+
+impl ExplainArgs {
+    fn request(&self) -> brief::ContextRequest {
+        brief::ContextRequest {
+            target: self.target.clone(),
+            depth: self.depth,
+            detail: self.detail,
+            budget: self.budget,
+            encoding: self.encoding,
+            format: self.format,
+            no_identity: self.no_identity,
+            lens: self.lens.clone(),
+            ..brief::ContextRequest::default()
+        }
+    }
 }
 
 #[derive(clap::Args)]
@@ -387,6 +471,12 @@ fn command(engine: &mut Engine, root: &Path, command: Command) -> Result<String,
             }
             out.text
         }
+        Command::Impact(args) => engine
+            .impact(&args.ids, &args.request())
+            .map_err(|e| failure(Some(&root), e))?,
+        Command::Explain(args) => engine
+            .explain(&args.id, &args.request())
+            .map_err(|e| failure(Some(&root), e))?,
         Command::Show(args) => engine
             .show(&args.id, args.detail, args.format, args.encoding)
             .map_err(|e| failure(Some(&root), e))?,

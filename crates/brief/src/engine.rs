@@ -361,6 +361,80 @@ impl Engine {
         Ok(start)
     }
 
+    /// `brief impact`: the targets whose context (with `request`'s depth, lens and identity)
+    /// holds any of `ids`, in `request.format` (JSON, or text for Markdown and text).
+    pub fn impact(
+        &mut self,
+        ids: &[String],
+        request: &ContextRequest,
+    ) -> Result<String, EngineError> {
+        for id in ids {
+            check_query(id)?;
+        }
+        self.healing(|engine| {
+            engine.refresh_for_request()?;
+            engine.ensure_loadable()?;
+            let plans = crate::impact::Plans::new(&engine.project.defaults, request)
+                .map_err(EngineError::Context)?;
+            let result = engine.index.reading(|| {
+                let mut nodes = Vec::new();
+                for id in ids {
+                    nodes.push(resolve(&engine.index, id)?);
+                }
+                Ok::<_, EngineError>(crate::impact::impact(&engine.index, &plans, &nodes)?)
+            });
+            if let Some(error) = engine.index.take_error() {
+                return Err(error.into());
+            }
+            let impact = result?;
+            Ok(match request.format {
+                Format::Json => crate::impact::render_json(&impact),
+                Format::Markdown | Format::Text => crate::impact::render_text(&impact),
+            })
+        })
+    }
+
+    /// `brief explain`: why `id` is (or is not) in the context `request` asks for, and the
+    /// detail the budget left it at.
+    pub fn explain(&mut self, id: &str, request: &ContextRequest) -> Result<String, EngineError> {
+        check_query(id)?;
+        check_query(&request.target)?;
+        let mut explanation = self.healing(|engine| {
+            engine.refresh_for_request()?;
+            engine.ensure_loadable()?;
+            let result = engine.index.reading(|| {
+                let node = resolve(&engine.index, id)?;
+                let target = resolve(&engine.index, &request.target)?;
+                let plan =
+                    crate::context::plan(&engine.index, &engine.project.defaults, request, target)?;
+                Ok::<_, EngineError>(crate::explain::explain(&engine.index, &plan, target, node))
+            });
+            if let Some(error) = engine.index.take_error() {
+                return Err(error.into());
+            }
+            result
+        })?;
+        if explanation.included {
+            // The detail comes from the very assembly `brief context` makes.
+            let assembly = ContextRequest {
+                target: explanation.target.clone(),
+                format: Format::Markdown,
+                ..request.clone()
+            };
+            let out = self.context(&assembly)?;
+            let detail = out
+                .placed
+                .iter()
+                .find(|(placed, _)| *placed == explanation.node)
+                .and_then(|(_, d)| *d);
+            explanation.detail = Some(crate::explain::detail_name(detail));
+        }
+        Ok(match request.format {
+            Format::Json => crate::explain::render_json(&explanation),
+            Format::Markdown | Format::Text => crate::explain::render_text(&explanation),
+        })
+    }
+
     /// One node at a detail level.
     pub fn show(
         &mut self,
