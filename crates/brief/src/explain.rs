@@ -158,7 +158,12 @@ fn why_not(graph: &dyn GraphView, plan: &Plan, target: NodeIx, node: NodeIx) -> 
         p.options.depth = Depth::Full;
         p.options.fanout = usize::MAX;
     });
-    if let Some(r) = deeper.reached.iter().find(|r| r.node == node) {
+    let beyond = deeper
+        .reached
+        .iter()
+        .find(|r| r.node == node)
+        .filter(|r| !within(plan.options.depth, r.distance));
+    if let Some(r) = beyond {
         found.push(WhyNot {
             rule: "depth".into(),
             explanation: format!(
@@ -168,7 +173,7 @@ fn why_not(graph: &dyn GraphView, plan: &Plan, target: NodeIx, node: NodeIx) -> 
                 chain_in(&deeper)
             ),
         });
-    } else {
+    } else if !deeper.reached.iter().any(|r| r.node == node) {
         // Lens: every family followed (and to the end).
         let wider = with(&|p| {
             p.options.depth = Depth::Full;
@@ -294,6 +299,13 @@ fn why_not(graph: &dyn GraphView, plan: &Plan, target: NodeIx, node: NodeIx) -> 
     found
 }
 
+fn within(depth: Depth, hops: u32) -> bool {
+    match depth {
+        Depth::Hops(max) => hops <= max,
+        Depth::Full => true,
+    }
+}
+
 type Step = (NodeIx, Relation, NodeIx);
 
 /// The shortest path of out-edges `follows` accepts from `from` to `to` (ties by the edge
@@ -367,4 +379,187 @@ pub fn render_json(e: &Explanation) -> String {
     let mut text = serde_json::to_string_pretty(e).unwrap_or_default();
     text.push('\n');
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::{plan_for, ContextRequest};
+    use crate::model::tests::node;
+    use crate::model::{Graph, Origin};
+    use crate::project::Defaults;
+
+    /// One project where every traversal rule brings something in and each way of being
+    /// left out happens once.
+    fn project() -> Graph {
+        Graph::build(vec![
+            node("ID", Kind::Identity, &[]),
+            node(
+                "PLATFORM",
+                Kind::Layer,
+                &[("contains", "DEC-OLD"), ("contains", "DEC-NEW")],
+            ),
+            node("DEC-OLD", Kind::Decision, &[]),
+            node("DEC-NEW", Kind::Decision, &[("supersedes", "DEC-OLD")]),
+            node(
+                "AUTH",
+                Kind::Feature,
+                &[("contains", "AUTH-01"), ("depends_on", "PLATFORM")],
+            ),
+            node(
+                "AUTH-01",
+                Kind::Behavior,
+                &[("depends_on", "LIB-01"), ("depends_on", "LIB-02")],
+            ),
+            node("LIB-01", Kind::Behavior, &[("depends_on", "LIB-03")]),
+            node("LIB-02", Kind::Behavior, &[]),
+            node("LIB-03", Kind::Behavior, &[("depends_on", "LIB-04")]),
+            node("LIB-04", Kind::Behavior, &[]),
+            node("POL-AUTH", Kind::Policy, &[("constrains", "AUTH")]),
+            node("NORM-LIB", Kind::Norm, &[("constrains", "LIB-01")]),
+            node("TASK-1", Kind::Task, &[("specs", "LIB-01")]),
+            node("LONE", Kind::Behavior, &[]),
+        ])
+        .0
+    }
+
+    fn run(graph: &Graph, id: &str, target: &str, request: ContextRequest) -> Explanation {
+        let defaults = Defaults {
+            fanout: request.budget.map(|_| 1),
+            ..Defaults::default()
+        };
+        let lens = request
+            .lens
+            .as_ref()
+            .map(|name| crate::lens::find(name, &defaults.lenses).unwrap());
+        let plan = plan_for(&defaults, &request, lens, Origin::SpecGraph).unwrap();
+        explain(
+            graph,
+            &plan,
+            graph.lookup(target).unwrap(),
+            graph.lookup(id).unwrap(),
+        )
+    }
+
+    fn within(graph: &Graph, id: &str, target: &str) -> Vec<(String, String)> {
+        let e = run(graph, id, target, ContextRequest::default());
+        assert!(e.included, "{id} for {target}: {e:?}");
+        e.reasons.into_iter().map(|b| (b.rule, b.chain)).collect()
+    }
+
+    fn outside(graph: &Graph, id: &str, target: &str, request: ContextRequest) -> Vec<WhyNot> {
+        let e = run(graph, id, target, request);
+        assert!(!e.included, "{id} for {target}: {e:?}");
+        e.why_not
+    }
+
+    fn rules(why: &[WhyNot]) -> Vec<&str> {
+        why.iter().map(|w| w.rule.as_str()).collect()
+    }
+
+    #[test]
+    fn every_rule_that_brings_a_node_in_is_named_with_its_chain() {
+        let g = project();
+        let pairs = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+            v.iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect()
+        };
+        assert_eq!(
+            within(&g, "AUTH-01", "AUTH-01"),
+            pairs(&[("target", "AUTH-01 (the target)")])
+        );
+        assert_eq!(
+            within(&g, "ID", "AUTH-01"),
+            pairs(&[("identity", "ID (the project identity)")])
+        );
+        assert_eq!(
+            within(&g, "AUTH", "AUTH-01"),
+            pairs(&[("namespace", "AUTH-01 ← contains AUTH")])
+        );
+        assert_eq!(
+            within(&g, "POL-AUTH", "AUTH-01"),
+            pairs(&[(
+                "constrainer",
+                "AUTH-01 ← contains AUTH ← constrains POL-AUTH"
+            )])
+        );
+        assert_eq!(
+            within(&g, "NORM-LIB", "TASK-1"),
+            pairs(&[(
+                "linked constrainer",
+                "TASK-1 → links LIB-01 ← constrains NORM-LIB"
+            )])
+        );
+        assert_eq!(
+            within(&g, "DEC-NEW", "AUTH-01"),
+            pairs(&[(
+                "layer guidance",
+                "AUTH-01 ← contains AUTH → depends_on PLATFORM ← contains DEC-NEW"
+            )])
+        );
+        assert_eq!(
+            within(&g, "LIB-03", "AUTH-01"),
+            pairs(&[(
+                "forward link",
+                "AUTH-01 → depends_on LIB-01 → depends_on LIB-03"
+            )])
+        );
+    }
+
+    #[test]
+    fn every_way_of_being_left_out_is_named() {
+        let g = project();
+        let d = ContextRequest::default;
+        // Depth: three hops at depth 2.
+        let why = outside(&g, "LIB-04", "AUTH-01", d());
+        assert_eq!(rules(&why), ["depth"]);
+        assert!(why[0].explanation.contains("3 hops"), "{why:?}");
+        assert!(why[0]
+            .explanation
+            .ends_with("AUTH-01 → depends_on LIB-01 → depends_on LIB-03 → depends_on LIB-04"));
+        // Lens: `planning` walks children and fields, not `depends_on`.
+        let lens = ContextRequest {
+            lens: Some("planning".into()),
+            ..d()
+        };
+        assert_eq!(rules(&outside(&g, "LIB-01", "AUTH-01", lens)), ["lens"]);
+        // Without a lens `contains` is not followed forward either.
+        assert_eq!(rules(&outside(&g, "AUTH-01", "AUTH", d())), ["lens"]);
+        // Fan-out: one `depends_on` link followed per node (`budget` stands for fanout 1 here).
+        let sampled = ContextRequest {
+            budget: Some(4000),
+            ..d()
+        };
+        assert_eq!(
+            rules(&outside(&g, "LIB-02", "AUTH-01", sampled)),
+            ["fan-out"]
+        );
+        // Supersedes: DEC-NEW replaces DEC-OLD in the layer.
+        let why = outside(&g, "DEC-OLD", "AUTH-01", d());
+        assert_eq!(rules(&why), ["supersedes"]);
+        assert!(why[0].explanation.contains("DEC-NEW supersedes it"));
+        // Never forward: what the target constrains is not its context.
+        let why = outside(&g, "AUTH-01", "POL-AUTH", d());
+        assert_eq!(rules(&why), ["never forward"]);
+        assert!(why[0].explanation.starts_with("POL-AUTH constrains AUTH"));
+        // Rule 3b is for tasks only.
+        assert_eq!(
+            rules(&outside(&g, "NORM-LIB", "AUTH-01", d())),
+            ["linked constrainer"]
+        );
+        // The link runs the other way.
+        assert_eq!(
+            rules(&outside(&g, "AUTH-01", "LIB-01", d())),
+            ["reverse link"]
+        );
+        // The identity, left out on request.
+        let bare = ContextRequest {
+            no_identity: true,
+            ..d()
+        };
+        assert_eq!(rules(&outside(&g, "ID", "AUTH-01", bare)), ["identity"]);
+        // Nothing at all.
+        assert_eq!(rules(&outside(&g, "LONE", "AUTH-01", d())), ["no link"]);
+    }
 }
