@@ -352,13 +352,16 @@ fn render_path(graph: &dyn GraphView, start: NodeIx, path: &[Step]) -> String {
 pub fn render_text(e: &Explanation) -> String {
     let mut out = String::new();
     if e.included {
-        out.push_str(&format!(
-            "{} is in the context of {} at detail {} (budget {}).\n",
-            e.node,
-            e.target,
-            e.detail.as_deref().unwrap_or("?"),
-            e.budget
-        ));
+        match e.detail.as_deref() {
+            Some("omitted") | None => out.push_str(&format!(
+                "{} is in the context of {}, but a budget of {} tokens leaves it out.\n",
+                e.node, e.target, e.budget
+            )),
+            Some(detail) => out.push_str(&format!(
+                "{} is in the context of {} at detail {detail} (budget {}).\n",
+                e.node, e.target, e.budget
+            )),
+        }
         for because in &e.reasons {
             out.push_str(&format!("  {}: {}\n", because.rule, because.chain));
         }
