@@ -56,6 +56,9 @@ enum Command {
     /// Why a node is in a target's context (the rule and chain, and the detail the budget
     /// left it at), or the nearest way it could be and why it is not.
     Explain(ExplainArgs),
+    /// How a target's context changes between two git revisions (default --to: the working
+    /// tree): nodes that enter, leave or change, and the change in tokens.
+    Diff(DiffArgs),
     /// Full-text search over ids, titles, bodies and fields (BM25; an exact id first).
     Search(SearchArgs),
     /// Refresh the index under .brief/cache/ now (context, show and search do it as needed).
@@ -226,8 +229,12 @@ struct ContextArgs {
 #[derive(clap::Args)]
 struct ImpactArgs {
     /// The node ids whose impact to list.
-    #[arg(required = true)]
+    #[arg(required_unless_present = "since", conflicts_with = "since")]
     ids: Vec<String>,
+    /// Instead of ids: every target whose context changes between this git revision and the
+    /// working tree (text, markdown for a pull-request comment, or json).
+    #[arg(long, value_name = "REV")]
+    since: Option<String>,
     /// How many hops contexts follow forward links: a number or `full` [default: as
     /// `brief context` per target].
     #[arg(long, value_name = "N|full", value_parser = parse_depth)]
@@ -253,6 +260,36 @@ impl ImpactArgs {
             ..brief::ContextRequest::default()
         }
     }
+}
+
+#[derive(clap::Args)]
+struct DiffArgs {
+    /// The target whose context to compare.
+    target: String,
+    /// The older revision (anything git rev-parse accepts: a commit, a tag, HEAD~2, …).
+    #[arg(long, value_name = "REV")]
+    from: String,
+    /// The newer revision [default: the working tree].
+    #[arg(long, value_name = "REV")]
+    to: Option<String>,
+    /// As for `brief context`.
+    #[arg(long, value_name = "N|full", value_parser = parse_depth)]
+    depth: Option<Depth>,
+    /// As for `brief context` (the token counts are of the documents at this budget).
+    #[arg(long, value_name = "TOKENS")]
+    budget: Option<usize>,
+    /// As for `brief context`.
+    #[arg(long, value_name = "cl100k|o200k", value_parser = parse_encoding)]
+    encoding: Option<Encoding>,
+    /// As for `brief context`.
+    #[arg(long)]
+    no_identity: bool,
+    /// As for `brief context`.
+    #[arg(long, value_name = "NAME")]
+    lens: Option<String>,
+    /// Output format: text (Markdown prints the same) or JSON.
+    #[arg(long, value_name = "markdown|json|text", default_value = "text", value_parser = parse_format)]
+    format: Format,
 }
 
 #[derive(clap::Args)]
@@ -471,9 +508,26 @@ fn command(engine: &mut Engine, root: &Path, command: Command) -> Result<String,
             }
             out.text
         }
-        Command::Impact(args) => engine
-            .impact(&args.ids, &args.request())
-            .map_err(|e| failure(Some(&root), e))?,
+        Command::Impact(args) => match &args.since {
+            Some(rev) => engine.since(&args.request(), rev),
+            None => engine.impact(&args.ids, &args.request()),
+        }
+        .map_err(|e| failure(Some(&root), e))?,
+        Command::Diff(args) => {
+            let request = brief::ContextRequest {
+                target: args.target.clone(),
+                depth: args.depth,
+                budget: args.budget,
+                encoding: args.encoding,
+                no_identity: args.no_identity,
+                lens: args.lens.clone(),
+                format: args.format,
+                ..brief::ContextRequest::default()
+            };
+            engine
+                .diff(&request, &args.from, args.to.as_deref())
+                .map_err(|e| failure(Some(&root), e))?
+        }
         Command::Explain(args) => engine
             .explain(&args.id, &args.request())
             .map_err(|e| failure(Some(&root), e))?,

@@ -37,6 +37,9 @@ pub enum EngineError {
     /// A query (or a target) over the input limits; nothing was searched.
     #[error(transparent)]
     Query(#[from] QueryError),
+    /// An old revision could not be read (`diff`, `impact --since`).
+    #[error(transparent)]
+    Revision(#[from] crate::revision::RevisionError),
 }
 
 impl EngineError {
@@ -435,6 +438,76 @@ impl Engine {
         })
     }
 
+    /// The two sides of a comparison: `from` read from git, `to` from git or (`None`) the
+    /// working tree as the loaders read it.
+    fn sides(
+        &self,
+        from: &str,
+        to: Option<&str>,
+    ) -> Result<(crate::revision::Revision, Working), EngineError> {
+        let old = crate::revision::load(&self.project.root, from)?;
+        let new = match to {
+            Some(rev) => Working::Revision(crate::revision::load(&self.project.root, rev)?),
+            None => {
+                let loaded = crate::sources::load(&self.project);
+                let errors: Vec<Problem> = loaded.errors().cloned().collect();
+                if !errors.is_empty() {
+                    return Err(EngineError::Load(errors));
+                }
+                Working::Tree(loaded.graph, self.project.defaults.clone())
+            }
+        };
+        Ok((old, new))
+    }
+
+    /// `brief diff`: how the context of `request.target` changes from `from` to `to` (the
+    /// working tree when `None`).
+    pub fn diff(
+        &mut self,
+        request: &ContextRequest,
+        from: &str,
+        to: Option<&str>,
+    ) -> Result<String, EngineError> {
+        check_query(&request.target)?;
+        let (old, new) = self.sides(from, to)?;
+        let (graph, defaults) = new.parts();
+        let out = crate::diff::diff(
+            &crate::diff::Side {
+                name: from,
+                graph: &old.graph,
+                defaults: &old.defaults,
+            },
+            &crate::diff::Side {
+                name: to.unwrap_or("working tree"),
+                graph,
+                defaults,
+            },
+            request,
+        )?;
+        Ok(crate::diff::render_diff(&out, request.format))
+    }
+
+    /// `brief impact --since`: every target whose context changes from `from` to the working
+    /// tree.
+    pub fn since(&mut self, request: &ContextRequest, from: &str) -> Result<String, EngineError> {
+        let (old, new) = self.sides(from, None)?;
+        let (graph, defaults) = new.parts();
+        let out = crate::diff::since(
+            &crate::diff::Side {
+                name: from,
+                graph: &old.graph,
+                defaults: &old.defaults,
+            },
+            &crate::diff::Side {
+                name: "working tree",
+                graph,
+                defaults,
+            },
+            request,
+        )?;
+        Ok(crate::diff::render_since(&out, request.format))
+    }
+
     /// One node at a detail level.
     pub fn show(
         &mut self,
@@ -494,5 +567,20 @@ impl Engine {
             }
             Ok(id)
         })
+    }
+}
+
+/// The newer side of a comparison.
+enum Working {
+    Revision(crate::revision::Revision),
+    Tree(crate::model::Graph, crate::project::Defaults),
+}
+
+impl Working {
+    fn parts(&self) -> (&crate::model::Graph, &crate::project::Defaults) {
+        match self {
+            Working::Revision(r) => (&r.graph, &r.defaults),
+            Working::Tree(g, d) => (g, d),
+        }
     }
 }

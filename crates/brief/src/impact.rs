@@ -491,3 +491,13 @@ pub fn reason_steps(graph: &dyn GraphView, reason: &Reason, node: NodeIx) -> Vec
         Reason::Target | Reason::Identity => Vec::new(),
     }
 }
+
+/// Every target whose traversal could read `node` or its links, under some origin's plan:
+/// the targets that could select it, those beneath it (whose namespace walk passes it) and
+/// those whose layer walk passes through it. When `node` changes, only these contexts can.
+pub fn explorers(graph: &dyn GraphView, plans: &Plans, node: NodeIx) -> BTreeSet<NodeIx> {
+    let mut found = candidates_for(graph, plans, node);
+    found.extend(descendants(graph, node));
+    found.extend(reaching_layers(graph, &BTreeSet::from([node])));
+    found
+}

@@ -9,6 +9,7 @@
 pub mod check;
 pub mod context;
 pub mod dates;
+pub mod diff;
 pub mod engine;
 pub mod explain;
 pub mod fit;
@@ -20,6 +21,7 @@ pub mod project;
 pub mod rank;
 pub mod render;
 pub mod resolve;
+pub mod revision;
 pub mod root;
 pub mod session;
 pub mod sources;
