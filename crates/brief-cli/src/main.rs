@@ -80,7 +80,7 @@ enum Command {
 
 #[cfg(feature = "mcp")]
 const SERVE_HELP: &str = "\
-Tools: context, search, show, check, lenses, impact, explain and session_package_add/list/consume,
+Tools: context, search, show, check, lenses, impact, explain, diff, session_package_add/list/consume,
 session_error_record/feedback/match — the parameters of the CLI commands, and the same bytes
 the CLI prints. Resources: brief://identity, brief://nodes, brief://node/{id}.
 Prompt: brief-before-task. The index is refreshed when files change (a file watcher), not on

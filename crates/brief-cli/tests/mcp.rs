@@ -152,6 +152,7 @@ fn tools_return_the_bytes_the_cli_prints() {
             "lenses",
             "impact",
             "explain",
+            "diff",
             "session_package_add",
             "session_package_list",
             "session_package_consume",

@@ -293,7 +293,11 @@ pub struct CheckParams {
 #[serde(deny_unknown_fields)]
 pub struct ImpactParams {
     /// The node ids whose impact to list (e.g. ["DEC-CORE-03"]).
+    #[serde(default)]
     pub ids: Vec<String>,
+    /// Instead of ids: every target whose context changes between this git revision and the
+    /// working tree (format "markdown" gives a pull-request comment).
+    pub since: Option<String>,
     /// Contexts' depth: a number or "full" (default: as `context` per target).
     pub depth: Option<DepthParam>,
     /// A lens, as for `context`.
@@ -302,7 +306,43 @@ pub struct ImpactParams {
     #[serde(default)]
     pub no_identity: bool,
     /// "text" (default): targets grouped by kind with their chains; "json":
-    /// {"nodes": [...], "targets": [{"id", "kind", "chain"}]}.
+    /// {"nodes": [...], "targets": [{"id", "kind", "chain"}]}; "markdown" (with `since`).
+    #[serde(default)]
+    pub format: SinceFormatParam,
+}
+
+/// The output format of `impact`.
+#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SinceFormatParam {
+    #[default]
+    Text,
+    Json,
+    Markdown,
+}
+
+/// Parameters of `diff`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DiffParams {
+    /// The target whose context to compare.
+    pub target: String,
+    /// The older git revision (a commit, tag, HEAD~2, …).
+    pub from: String,
+    /// The newer revision (default: the working tree).
+    pub to: Option<String>,
+    /// As for `context`.
+    pub depth: Option<DepthParam>,
+    /// As for `context`.
+    pub budget: Option<u64>,
+    /// As for `context`.
+    pub encoding: Option<EncodingParam>,
+    /// As for `context`.
+    pub lens: Option<String>,
+    /// As for `context`.
+    #[serde(default)]
+    pub no_identity: bool,
+    /// "text" (default) or "json".
     #[serde(default)]
     pub format: ListFormatParam,
 }
@@ -349,6 +389,7 @@ pub enum ToolKind {
     Lenses,
     Impact,
     Explain,
+    Diff,
     PackageAdd,
     PackageList,
     PackageConsume,
@@ -359,7 +400,7 @@ pub enum ToolKind {
 
 impl ToolKind {
     /// Every tool, in the order `tools/list` gives them.
-    pub const ALL: [ToolKind; 13] = [
+    pub const ALL: [ToolKind; 14] = [
         ToolKind::Context,
         ToolKind::Search,
         ToolKind::Show,
@@ -367,6 +408,7 @@ impl ToolKind {
         ToolKind::Lenses,
         ToolKind::Impact,
         ToolKind::Explain,
+        ToolKind::Diff,
         ToolKind::PackageAdd,
         ToolKind::PackageList,
         ToolKind::PackageConsume,
@@ -385,6 +427,7 @@ impl ToolKind {
             ToolKind::Lenses => "lenses",
             ToolKind::Impact => "impact",
             ToolKind::Explain => "explain",
+            ToolKind::Diff => "diff",
             ToolKind::PackageAdd => "session_package_add",
             ToolKind::PackageList => "session_package_list",
             ToolKind::PackageConsume => "session_package_consume",
@@ -440,6 +483,10 @@ impl ToolKind {
                 "Why a node is in a target's context (the rule and chain of links, and the detail \
                  the budget left it at) or, if it is not, the nearest way it could be and why not."
             }
+            ToolKind::Diff => {
+                "How a target's context changes between two git revisions (default `to`: the \
+                 working tree): the nodes that enter, leave or change, and the change in tokens."
+            }
             ToolKind::PackageAdd => {
                 "Hand a context package (research, failures, decisions, handoff, investigation) \
                  to other agents of this session: a file plus a summary, for the agent types \
@@ -475,6 +522,7 @@ impl ToolKind {
             ToolKind::Lenses => schema_for_type::<NoParams>(),
             ToolKind::Impact => schema_for_type::<ImpactParams>(),
             ToolKind::Explain => schema_for_type::<ExplainParams>(),
+            ToolKind::Diff => schema_for_type::<DiffParams>(),
             ToolKind::PackageAdd => schema_for_type::<PackageAddParams>(),
             ToolKind::PackageList => schema_for_type::<PackageListParams>(),
             ToolKind::PackageConsume => schema_for_type::<PackageConsumeParams>(),
@@ -651,11 +699,34 @@ pub fn call(engine: &mut Engine, tool: ToolKind, args: JsonObject) -> Result<Rep
                 depth: p.depth.as_ref().map(depth).transpose()?,
                 lens: p.lens.clone(),
                 no_identity: p.no_identity,
+                format: match p.format {
+                    SinceFormatParam::Text => Format::Text,
+                    SinceFormatParam::Json => Format::Json,
+                    SinceFormatParam::Markdown => Format::Markdown,
+                },
+                ..ContextRequest::default()
+            };
+            match &p.since {
+                Some(rev) => engine.since(&request, rev),
+                None => engine.impact(&p.ids, &request),
+            }
+            .map(Reply::text)
+            .map_err(|e| engine_failure(engine, e))
+        }
+        ToolKind::Diff => {
+            let p: DiffParams = params(tool, args)?;
+            let request = ContextRequest {
+                target: p.target.clone(),
+                depth: p.depth.as_ref().map(depth).transpose()?,
+                budget: p.budget.map(|b| b as usize),
+                encoding: p.encoding.map(encoding),
+                lens: p.lens.clone(),
+                no_identity: p.no_identity,
                 format: list_format(p.format),
                 ..ContextRequest::default()
             };
             engine
-                .impact(&p.ids, &request)
+                .diff(&request, &p.from, p.to.as_deref())
                 .map(Reply::text)
                 .map_err(|e| engine_failure(engine, e))
         }
