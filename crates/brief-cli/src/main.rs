@@ -61,6 +61,15 @@ enum Command {
         after_help = "Examples:\n  brief show DEC-PLAT-01\n  brief show SPEC-SYNC-001 -D summary -f json"
     )]
     Show(ShowArgs),
+    /// The targets whose context holds these nodes, grouped by kind, each with the chain of
+    /// links that brings the node in.
+    Impact(ImpactArgs),
+    /// Why a node is in a target's context (the rule and chain, and the detail the budget
+    /// left it at), or the nearest way it could be and why it is not.
+    Explain(ExplainArgs),
+    /// How a target's context changes between two git revisions (default --to: the working
+    /// tree): nodes that enter, leave or change, and the change in tokens.
+    Diff(DiffArgs),
     /// Full-text search over ids, titles, bodies and fields (BM25; an exact id first).
     #[command(after_help = SEARCH_HELP)]
     Search(SearchArgs),
@@ -109,7 +118,7 @@ struct CompletionsArgs {
 
 #[cfg(feature = "mcp")]
 const SERVE_HELP: &str = "\
-Tools: context, search, show, check, lenses and session_package_add/list/consume,
+Tools: context, search, show, check, lenses, impact, explain, diff, session_package_add/list/consume,
 session_error_record/feedback/match — the parameters of the CLI commands, and the same bytes
 the CLI prints. Resources: brief://identity, brief://nodes, brief://node/{id}.
 Prompt: brief-before-task. The index is refreshed when files change (a file watcher), not on
@@ -300,6 +309,118 @@ struct ContextArgs {
     no_include_fields: bool,
     #[command(flatten)]
     zone: session::ZoneArgs,
+}
+
+#[derive(clap::Args)]
+struct ImpactArgs {
+    /// The node ids whose impact to list.
+    #[arg(required_unless_present = "since", conflicts_with = "since")]
+    ids: Vec<String>,
+    /// Instead of ids: every target whose context changes between this git revision and the
+    /// working tree (text, markdown for a pull-request comment, or json).
+    #[arg(long, value_name = "REV")]
+    since: Option<String>,
+    /// How many hops contexts follow forward links: a number or `full` [default: as
+    /// `brief context` per target].
+    #[arg(long, value_name = "N|full", value_parser = parse_depth)]
+    depth: Option<Depth>,
+    /// Output format: text (Markdown prints the same) or JSON.
+    #[arg(long, value_name = "markdown|json|text", default_value = "text", value_parser = parse_format)]
+    format: Format,
+    /// Contexts without the project identity.
+    #[arg(long)]
+    no_identity: bool,
+    /// A lens, as for `brief context`.
+    #[arg(long, value_name = "NAME")]
+    lens: Option<String>,
+}
+
+impl ImpactArgs {
+    fn request(&self) -> brief::ContextRequest {
+        brief::ContextRequest {
+            depth: self.depth,
+            format: self.format,
+            no_identity: self.no_identity,
+            lens: self.lens.clone(),
+            ..brief::ContextRequest::default()
+        }
+    }
+}
+
+#[derive(clap::Args)]
+struct DiffArgs {
+    /// The target whose context to compare.
+    target: String,
+    /// The older revision (anything git rev-parse accepts: a commit, a tag, HEAD~2, …).
+    #[arg(long, value_name = "REV")]
+    from: String,
+    /// The newer revision [default: the working tree].
+    #[arg(long, value_name = "REV")]
+    to: Option<String>,
+    /// As for `brief context`.
+    #[arg(long, value_name = "N|full", value_parser = parse_depth)]
+    depth: Option<Depth>,
+    /// As for `brief context` (the token counts are of the documents at this budget).
+    #[arg(long, value_name = "TOKENS")]
+    budget: Option<usize>,
+    /// As for `brief context`.
+    #[arg(long, value_name = "cl100k|o200k", value_parser = parse_encoding)]
+    encoding: Option<Encoding>,
+    /// As for `brief context`.
+    #[arg(long)]
+    no_identity: bool,
+    /// As for `brief context`.
+    #[arg(long, value_name = "NAME")]
+    lens: Option<String>,
+    /// Output format: text (Markdown prints the same) or JSON.
+    #[arg(long, value_name = "markdown|json|text", default_value = "text", value_parser = parse_format)]
+    format: Format,
+}
+
+#[derive(clap::Args)]
+struct ExplainArgs {
+    /// The node to explain.
+    id: String,
+    /// The target whose context is asked about.
+    #[arg(long = "for", value_name = "TARGET")]
+    target: String,
+    /// As for `brief context`.
+    #[arg(long, value_name = "N|full", value_parser = parse_depth)]
+    depth: Option<Depth>,
+    /// As for `brief context`: the budget whose fit gives the detail.
+    #[arg(long, value_name = "TOKENS")]
+    budget: Option<usize>,
+    /// As for `brief context`.
+    #[arg(long, value_name = "full|summary|meta", value_parser = parse_detail)]
+    detail: Option<Detail>,
+    /// As for `brief context`.
+    #[arg(long, value_name = "cl100k|o200k", value_parser = parse_encoding)]
+    encoding: Option<Encoding>,
+    /// Output format: text (Markdown prints the same) or JSON.
+    #[arg(long, value_name = "markdown|json|text", default_value = "text", value_parser = parse_format)]
+    format: Format,
+    /// As for `brief context`.
+    #[arg(long)]
+    no_identity: bool,
+    /// As for `brief context`.
+    #[arg(long, value_name = "NAME")]
+    lens: Option<String>,
+}
+
+impl ExplainArgs {
+    fn request(&self) -> brief::ContextRequest {
+        brief::ContextRequest {
+            target: self.target.clone(),
+            depth: self.depth,
+            detail: self.detail,
+            budget: self.budget,
+            encoding: self.encoding,
+            format: self.format,
+            no_identity: self.no_identity,
+            lens: self.lens.clone(),
+            ..brief::ContextRequest::default()
+        }
+    }
 }
 
 #[derive(clap::Args)]
@@ -521,6 +642,29 @@ fn command(engine: &mut Engine, root: &Path, command: Command) -> Result<String,
             }
             out.text
         }
+        Command::Impact(args) => match &args.since {
+            Some(rev) => engine.since(&args.request(), rev),
+            None => engine.impact(&args.ids, &args.request()),
+        }
+        .map_err(|e| failure(Some(&root), e))?,
+        Command::Diff(args) => {
+            let request = brief::ContextRequest {
+                target: args.target.clone(),
+                depth: args.depth,
+                budget: args.budget,
+                encoding: args.encoding,
+                no_identity: args.no_identity,
+                lens: args.lens.clone(),
+                format: args.format,
+                ..brief::ContextRequest::default()
+            };
+            engine
+                .diff(&request, &args.from, args.to.as_deref())
+                .map_err(|e| failure(Some(&root), e))?
+        }
+        Command::Explain(args) => engine
+            .explain(&args.id, &args.request())
+            .map_err(|e| failure(Some(&root), e))?,
         Command::Show(args) => engine
             .show(&args.id, args.detail, args.format, args.encoding)
             .map_err(|e| failure(Some(&root), e))?,

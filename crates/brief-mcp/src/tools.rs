@@ -288,6 +288,92 @@ pub struct CheckParams {
     pub baseline: Option<String>,
 }
 
+/// Parameters of `impact`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ImpactParams {
+    /// The node ids whose impact to list (e.g. ["DEC-CORE-03"]).
+    #[serde(default)]
+    pub ids: Vec<String>,
+    /// Instead of ids: every target whose context changes between this git revision and the
+    /// working tree (format "markdown" gives a pull-request comment).
+    pub since: Option<String>,
+    /// Contexts' depth: a number or "full" (default: as `context` per target).
+    pub depth: Option<DepthParam>,
+    /// A lens, as for `context`.
+    pub lens: Option<String>,
+    /// Contexts without the project identity.
+    #[serde(default)]
+    pub no_identity: bool,
+    /// "text" (default): targets grouped by kind with their chains; "json":
+    /// {"nodes": [...], "targets": [{"id", "kind", "chain"}]}; "markdown" (with `since`).
+    #[serde(default)]
+    pub format: SinceFormatParam,
+}
+
+/// The output format of `impact`.
+#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SinceFormatParam {
+    #[default]
+    Text,
+    Json,
+    Markdown,
+}
+
+/// Parameters of `diff`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DiffParams {
+    /// The target whose context to compare.
+    pub target: String,
+    /// The older git revision (a commit, tag, HEAD~2, …).
+    pub from: String,
+    /// The newer revision (default: the working tree).
+    pub to: Option<String>,
+    /// As for `context`.
+    pub depth: Option<DepthParam>,
+    /// As for `context`.
+    pub budget: Option<u64>,
+    /// As for `context`.
+    pub encoding: Option<EncodingParam>,
+    /// As for `context`.
+    pub lens: Option<String>,
+    /// As for `context`.
+    #[serde(default)]
+    pub no_identity: bool,
+    /// "text" (default) or "json".
+    #[serde(default)]
+    pub format: ListFormatParam,
+}
+
+/// Parameters of `explain`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExplainParams {
+    /// The node to explain.
+    pub id: String,
+    /// The target whose context is asked about.
+    #[serde(rename = "for")]
+    pub target: String,
+    /// As for `context`.
+    pub depth: Option<DepthParam>,
+    /// As for `context`: the budget whose fit gives the node's detail.
+    pub budget: Option<u64>,
+    /// As for `context`.
+    pub detail: Option<DetailParam>,
+    /// As for `context`.
+    pub encoding: Option<EncodingParam>,
+    /// As for `context`.
+    pub lens: Option<String>,
+    /// As for `context`.
+    #[serde(default)]
+    pub no_identity: bool,
+    /// "text" (default) or "json".
+    #[serde(default)]
+    pub format: ListFormatParam,
+}
+
 /// Parameters of `lenses` (none).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -301,6 +387,9 @@ pub enum ToolKind {
     Show,
     Check,
     Lenses,
+    Impact,
+    Explain,
+    Diff,
     PackageAdd,
     PackageList,
     PackageConsume,
@@ -311,12 +400,15 @@ pub enum ToolKind {
 
 impl ToolKind {
     /// Every tool, in the order `tools/list` gives them.
-    pub const ALL: [ToolKind; 11] = [
+    pub const ALL: [ToolKind; 14] = [
         ToolKind::Context,
         ToolKind::Search,
         ToolKind::Show,
         ToolKind::Check,
         ToolKind::Lenses,
+        ToolKind::Impact,
+        ToolKind::Explain,
+        ToolKind::Diff,
         ToolKind::PackageAdd,
         ToolKind::PackageList,
         ToolKind::PackageConsume,
@@ -333,6 +425,9 @@ impl ToolKind {
             ToolKind::Show => "show",
             ToolKind::Check => "check",
             ToolKind::Lenses => "lenses",
+            ToolKind::Impact => "impact",
+            ToolKind::Explain => "explain",
+            ToolKind::Diff => "diff",
             ToolKind::PackageAdd => "session_package_add",
             ToolKind::PackageList => "session_package_list",
             ToolKind::PackageConsume => "session_package_consume",
@@ -379,6 +474,19 @@ impl ToolKind {
             ToolKind::Lenses => {
                 "List the lenses `context` accepts and what each one follows and boosts."
             }
+            ToolKind::Impact => {
+                "Which targets' contexts hold these nodes — what must be revisited if they change: \
+                 every target whose `context` includes one of them, grouped by kind, each with the \
+                 chain of links that brings the node in."
+            }
+            ToolKind::Explain => {
+                "Why a node is in a target's context (the rule and chain of links, and the detail \
+                 the budget left it at) or, if it is not, the nearest way it could be and why not."
+            }
+            ToolKind::Diff => {
+                "How a target's context changes between two git revisions (default `to`: the \
+                 working tree): the nodes that enter, leave or change, and the change in tokens."
+            }
             ToolKind::PackageAdd => {
                 "Hand a context package (research, failures, decisions, handoff, investigation) \
                  to other agents of this session: a file plus a summary, for the agent types \
@@ -412,6 +520,9 @@ impl ToolKind {
             ToolKind::Show => schema_for_type::<ShowParams>(),
             ToolKind::Check => schema_for_type::<CheckParams>(),
             ToolKind::Lenses => schema_for_type::<NoParams>(),
+            ToolKind::Impact => schema_for_type::<ImpactParams>(),
+            ToolKind::Explain => schema_for_type::<ExplainParams>(),
+            ToolKind::Diff => schema_for_type::<DiffParams>(),
             ToolKind::PackageAdd => schema_for_type::<PackageAddParams>(),
             ToolKind::PackageList => schema_for_type::<PackageListParams>(),
             ToolKind::PackageConsume => schema_for_type::<PackageConsumeParams>(),
@@ -586,6 +697,61 @@ pub fn call(engine: &mut Engine, tool: ToolKind, args: JsonObject) -> Result<Rep
             Ok(Reply::text(
                 lenses.iter().map(|l| format!("{l}\n")).collect::<String>(),
             ))
+        }
+        ToolKind::Impact => {
+            let p: ImpactParams = params(tool, args)?;
+            let request = ContextRequest {
+                depth: p.depth.as_ref().map(depth).transpose()?,
+                lens: p.lens.clone(),
+                no_identity: p.no_identity,
+                format: match p.format {
+                    SinceFormatParam::Text => Format::Text,
+                    SinceFormatParam::Json => Format::Json,
+                    SinceFormatParam::Markdown => Format::Markdown,
+                },
+                ..ContextRequest::default()
+            };
+            match &p.since {
+                Some(rev) => engine.since(&request, rev),
+                None => engine.impact(&p.ids, &request),
+            }
+            .map(Reply::text)
+            .map_err(|e| engine_failure(engine, e))
+        }
+        ToolKind::Diff => {
+            let p: DiffParams = params(tool, args)?;
+            let request = ContextRequest {
+                target: p.target.clone(),
+                depth: p.depth.as_ref().map(depth).transpose()?,
+                budget: p.budget.map(|b| b as usize),
+                encoding: p.encoding.map(encoding).transpose()?,
+                lens: p.lens.clone(),
+                no_identity: p.no_identity,
+                format: list_format(p.format),
+                ..ContextRequest::default()
+            };
+            engine
+                .diff(&request, &p.from, p.to.as_deref())
+                .map(Reply::text)
+                .map_err(|e| engine_failure(engine, e))
+        }
+        ToolKind::Explain => {
+            let p: ExplainParams = params(tool, args)?;
+            let request = ContextRequest {
+                target: p.target.clone(),
+                depth: p.depth.as_ref().map(depth).transpose()?,
+                detail: p.detail.map(detail),
+                budget: p.budget.map(|b| b as usize),
+                encoding: p.encoding.map(encoding).transpose()?,
+                lens: p.lens.clone(),
+                no_identity: p.no_identity,
+                format: list_format(p.format),
+                ..ContextRequest::default()
+            };
+            engine
+                .explain(&p.id, &request)
+                .map(Reply::text)
+                .map_err(|e| engine_failure(engine, e))
         }
         ToolKind::PackageAdd
         | ToolKind::PackageList

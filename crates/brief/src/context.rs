@@ -13,7 +13,7 @@ use crate::render::{card, Extras, Format, Layout, Style};
 use crate::resolve::{resolve, UnknownTarget};
 use crate::tokens::{Counter, Encoding};
 use crate::traverse::{
-    traverse_many, traverse_tana, Depth, TraverseOptions, DEFAULT_FANOUT, TANA_FANOUT,
+    traverse_many, traverse_tana, Depth, Selection, TraverseOptions, DEFAULT_FANOUT, TANA_FANOUT,
 };
 
 /// What to assemble. `None` fields take the project's defaults, then the built-in ones.
@@ -51,6 +51,9 @@ pub struct ContextOutput {
     pub warnings: Vec<String>,
     /// The source files of the nodes in the document, sorted.
     pub files: Vec<String>,
+    /// Every selected node, in rank order: its id and the detail the budget left it at
+    /// (`None`: omitted). `explain` reads it.
+    pub placed: Vec<(String, Option<Detail>)>,
 }
 
 /// Why a context could not be assembled.
@@ -89,21 +92,45 @@ pub fn assemble(
     assemble_from(corpus, defaults, request, &start)
 }
 
-/// Assembles the context from explicit start nodes.
-pub fn assemble_from(
+/// How a context for one target is selected and fitted: the request's settings with the
+/// project's and the built-in defaults filled in. `brief context`, `impact` and `explain`
+/// all select through this, so they agree on depth, lens and rules.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub lens: Option<crate::lens::Lens>,
+    pub options: TraverseOptions,
+    /// A Tana target walks both directions (`traverse_tana`); others use the rule set.
+    pub tana: bool,
+    /// The lens's field filter.
+    pub fields: Option<Vec<String>>,
+    pub boost: Vec<String>,
+    pub detail: Detail,
+    pub budget: usize,
+    pub encoding: Encoding,
+}
+
+/// The settings a context for `target` is assembled with.
+pub fn plan(
     corpus: &dyn Corpus,
     defaults: &Defaults,
     request: &ContextRequest,
-    start: &Start,
-) -> Result<ContextOutput, ContextError> {
-    let Some(&target) = start.seeds.first() else {
-        return Err(UnknownTarget::id(&request.target, Vec::new()).into());
-    };
+    target: NodeIx,
+) -> Result<Plan, ContextError> {
     let lens = match &request.lens {
         Some(name) => Some(crate::lens::find(name, &defaults.lenses)?),
         None => None,
     };
     let target_origin = corpus.store(&[target]).node(target).origin;
+    plan_for(defaults, request, lens, target_origin)
+}
+
+/// [`plan`] for a target of a known origin, with the lens already found.
+pub fn plan_for(
+    defaults: &Defaults,
+    request: &ContextRequest,
+    lens: Option<crate::lens::Lens>,
+    target_origin: Origin,
+) -> Result<Plan, ContextError> {
     // Spec Graph: "depth 2 is usually sufficient"; artifacts follow links to the end.
     // A lens's maximum depth is also its depth when none is asked for.
     let lens_depth = lens.as_ref().and_then(|l| l.max_depth).map(Depth::Hops);
@@ -149,18 +176,55 @@ pub fn assemble_from(
             .unwrap_or(if tana { TANA_FANOUT } else { DEFAULT_FANOUT }),
     };
     let boost: Vec<String> = lens.as_ref().map(|l| l.boost.clone()).unwrap_or_default();
-    let lens_fields = lens.as_ref().and_then(|l| l.fields.clone());
-    let selection = if tana {
+    let fields = lens.as_ref().and_then(|l| l.fields.clone());
+    Ok(Plan {
+        lens,
+        options,
+        tana,
+        fields,
+        boost,
+        detail,
+        budget,
+        encoding,
+    })
+}
+
+/// The selection of a context: the nodes it holds (at any detail, before the budget).
+pub fn select(graph: &dyn crate::model::GraphView, plan: &Plan, seeds: &[NodeIx]) -> Selection {
+    if plan.tana {
         traverse_tana(
-            corpus,
-            &start.seeds,
-            options,
-            lens_fields.as_deref(),
-            &boost,
+            graph,
+            seeds,
+            plan.options,
+            plan.fields.as_deref(),
+            &plan.boost,
         )
     } else {
-        traverse_many(corpus, &start.seeds, options)
+        traverse_many(graph, seeds, plan.options)
+    }
+}
+
+/// Assembles the context from explicit start nodes.
+pub fn assemble_from(
+    corpus: &dyn Corpus,
+    defaults: &Defaults,
+    request: &ContextRequest,
+    start: &Start,
+) -> Result<ContextOutput, ContextError> {
+    let Some(&target) = start.seeds.first() else {
+        return Err(UnknownTarget::id(&request.target, Vec::new()).into());
     };
+    let plan = plan(corpus, defaults, request, target)?;
+    let Plan {
+        lens,
+        detail,
+        budget,
+        encoding,
+        boost,
+        fields: lens_fields,
+        ..
+    } = plan.clone();
+    let selection = select(corpus, &plan, &start.seeds);
     // Everything rendering may name: selected nodes and the nodes their reasons pass through.
     let mut needed: Vec<NodeIx> = Vec::new();
     for reached in &selection.reached {
@@ -312,7 +376,13 @@ pub fn assemble_from(
         .collect();
     files.sort();
     files.dedup();
+    let placed = ranked
+        .iter()
+        .zip(&fitted.details)
+        .map(|(r, d)| (graph.node(r.node).id.clone(), *d))
+        .collect();
     Ok(ContextOutput {
+        placed,
         text,
         used: fitted.used,
         budget,

@@ -41,6 +41,9 @@ pub enum EngineError {
     /// a kind no node has): the user must change it.
     #[error("{0}")]
     Usage(String),
+    /// An old revision could not be read (`diff`, `impact --since`).
+    #[error(transparent)]
+    Revision(#[from] crate::revision::RevisionError),
 }
 
 impl EngineError {
@@ -451,6 +454,150 @@ impl Engine {
         Ok(start)
     }
 
+    /// `brief impact`: the targets whose context (with `request`'s depth, lens and identity)
+    /// holds any of `ids`, in `request.format` (JSON, or text for Markdown and text).
+    pub fn impact(
+        &mut self,
+        ids: &[String],
+        request: &ContextRequest,
+    ) -> Result<String, EngineError> {
+        for id in ids {
+            check_query(id)?;
+        }
+        self.healing(|engine| {
+            engine.refresh_for_request()?;
+            engine.ensure_loadable()?;
+            let plans = crate::impact::Plans::new(&engine.project.defaults, request)
+                .map_err(EngineError::Context)?;
+            let result = engine.index.reading(|| {
+                let mut nodes = Vec::new();
+                for id in ids {
+                    nodes.push(resolve(&engine.index, id)?);
+                }
+                Ok::<_, EngineError>(crate::impact::impact(&engine.index, &plans, &nodes)?)
+            });
+            if let Some(error) = engine.index.take_error() {
+                return Err(error.into());
+            }
+            let impact = result?;
+            Ok(match request.format {
+                Format::Json => crate::impact::render_json(&impact),
+                Format::Markdown | Format::Text => crate::impact::render_text(&impact),
+            })
+        })
+    }
+
+    /// `brief explain`: why `id` is (or is not) in the context `request` asks for, and the
+    /// detail the budget left it at.
+    pub fn explain(&mut self, id: &str, request: &ContextRequest) -> Result<String, EngineError> {
+        check_query(id)?;
+        check_query(&request.target)?;
+        let mut explanation = self.healing(|engine| {
+            engine.refresh_for_request()?;
+            engine.ensure_loadable()?;
+            let result = engine.index.reading(|| {
+                let node = resolve(&engine.index, id)?;
+                let target = resolve(&engine.index, &request.target)?;
+                let plan =
+                    crate::context::plan(&engine.index, &engine.project.defaults, request, target)?;
+                Ok::<_, EngineError>(crate::explain::explain(&engine.index, &plan, target, node))
+            });
+            if let Some(error) = engine.index.take_error() {
+                return Err(error.into());
+            }
+            result
+        })?;
+        if explanation.included {
+            // The detail comes from the very assembly `brief context` makes.
+            let assembly = ContextRequest {
+                target: explanation.target.clone(),
+                format: Format::Markdown,
+                ..request.clone()
+            };
+            let out = self.context(&assembly)?;
+            let detail = out
+                .placed
+                .iter()
+                .find(|(placed, _)| *placed == explanation.node)
+                .and_then(|(_, d)| *d);
+            explanation.detail = Some(crate::explain::detail_name(detail));
+        }
+        Ok(match request.format {
+            Format::Json => crate::explain::render_json(&explanation),
+            Format::Markdown | Format::Text => crate::explain::render_text(&explanation),
+        })
+    }
+
+    /// The two sides of a comparison: `from` read from git, `to` from git or (`None`) the
+    /// working tree as the loaders read it.
+    fn sides(
+        &self,
+        from: &str,
+        to: Option<&str>,
+    ) -> Result<(crate::revision::Revision, Working), EngineError> {
+        let old = crate::revision::load(&self.project.root, from)?;
+        let new = match to {
+            Some(rev) => Working::Revision(crate::revision::load(&self.project.root, rev)?),
+            None => {
+                let loaded = crate::sources::load(&self.project);
+                let errors: Vec<Problem> = loaded.errors().cloned().collect();
+                if !errors.is_empty() {
+                    return Err(EngineError::Load(errors));
+                }
+                Working::Tree(loaded.graph, self.project.defaults.clone())
+            }
+        };
+        Ok((old, new))
+    }
+
+    /// `brief diff`: how the context of `request.target` changes from `from` to `to` (the
+    /// working tree when `None`).
+    pub fn diff(
+        &mut self,
+        request: &ContextRequest,
+        from: &str,
+        to: Option<&str>,
+    ) -> Result<String, EngineError> {
+        check_query(&request.target)?;
+        let (old, new) = self.sides(from, to)?;
+        let (graph, defaults) = new.parts();
+        let out = crate::diff::diff(
+            &crate::diff::Side {
+                name: from,
+                graph: &old.graph,
+                defaults: &old.defaults,
+            },
+            &crate::diff::Side {
+                name: to.unwrap_or("working tree"),
+                graph,
+                defaults,
+            },
+            request,
+        )?;
+        Ok(crate::diff::render_diff(&out, request.format))
+    }
+
+    /// `brief impact --since`: every target whose context changes from `from` to the working
+    /// tree.
+    pub fn since(&mut self, request: &ContextRequest, from: &str) -> Result<String, EngineError> {
+        let (old, new) = self.sides(from, None)?;
+        let (graph, defaults) = new.parts();
+        let out = crate::diff::since(
+            &crate::diff::Side {
+                name: from,
+                graph: &old.graph,
+                defaults: &old.defaults,
+            },
+            &crate::diff::Side {
+                name: "working tree",
+                graph,
+                defaults,
+            },
+            request,
+        )?;
+        Ok(crate::diff::render_since(&out, request.format))
+    }
+
     /// One node at a detail level.
     pub fn show(
         &mut self,
@@ -525,5 +672,20 @@ impl Engine {
             }
             Ok(id)
         })
+    }
+}
+
+/// The newer side of a comparison.
+enum Working {
+    Revision(crate::revision::Revision),
+    Tree(crate::model::Graph, crate::project::Defaults),
+}
+
+impl Working {
+    fn parts(&self) -> (&crate::model::Graph, &crate::project::Defaults) {
+        match self {
+            Working::Revision(r) => (&r.graph, &r.defaults),
+            Working::Tree(g, d) => (g, d),
+        }
     }
 }

@@ -344,6 +344,18 @@ pub fn traverse(graph: &dyn GraphView, target: NodeIx, options: TraverseOptions)
     acc.finish(graph, target, truncated)
 }
 
+/// Whether rule 5 follows `relation` forward under a lens's families (`contains` only when
+/// the lens walks children; `constrains` and `supersedes` never).
+pub fn follows_forward(follow: Follow, relation: &Relation) -> bool {
+    match relation {
+        Relation::Contains => follow.child,
+        // `field:` keys parse as `Relation::Field` now; either spelling is a field link.
+        Relation::Field(_) => follow.field,
+        Relation::Link(key) if key.starts_with("field:") => follow.field,
+        other => other.is_forward() && follow.reference,
+    }
+}
+
 /// The edges of `node` to follow: the families the lens follows, each relation capped at
 /// the fan-out limit. Over the limit, nodes already in the context come first, then
 /// normative kinds (policies, norms, decisions), then the rest, each by id.
@@ -355,13 +367,7 @@ fn sample(
     acc: &Acc,
     truncated: &mut Vec<Truncation>,
 ) -> Vec<Edge> {
-    let followed = |r: &Relation| match r {
-        Relation::Contains => options.follow.child,
-        // `field:` keys parse as `Relation::Field` now; either spelling is a field link.
-        Relation::Field(_) => options.follow.field,
-        Relation::Link(key) if key.starts_with("field:") => options.follow.field,
-        other => other.is_forward() && options.follow.reference,
-    };
+    let followed = |r: &Relation| follows_forward(options.follow, r);
     let mut by_relation: Vec<(Relation, Vec<Edge>)> = Vec::new();
     for edge in edges.into_iter().filter(|e| followed(&e.relation)) {
         match by_relation.iter_mut().find(|(r, _)| *r == edge.relation) {
@@ -655,6 +661,21 @@ fn ancestors(graph: &dyn GraphView, node: NodeIx) -> BTreeMap<NodeIx, (u32, Vec<
 /// Rule 4: the decisions and constrainers that layers reached from `target` propagate,
 /// after supersedes pruning, each with its reasons.
 fn layer_guidance(graph: &dyn GraphView, target: NodeIx) -> BTreeMap<NodeIx, Vec<Reason>> {
+    let candidates = guidance_candidates(graph, target);
+    let superseded = superseded_among(graph, &candidates);
+    candidates
+        .into_iter()
+        .filter(|(node, _)| !superseded.contains_key(node))
+        .map(|(node, reasons)| (node, reasons.into_iter().collect()))
+        .collect()
+}
+
+/// Rule 4 before supersedes pruning: the decisions and constrainers of every layer the
+/// target's layer walk reaches, each with its reasons.
+fn guidance_candidates(
+    graph: &dyn GraphView,
+    target: NodeIx,
+) -> BTreeMap<NodeIx, BTreeSet<Reason>> {
     // Layer discovery: BFS over depends_on targets and feature/layer `contains` parents.
     let mut distance: HashMap<NodeIx, u32> = HashMap::from([(target, 0)]);
     let mut previous: HashMap<NodeIx, NodeIx> = HashMap::new();
@@ -743,20 +764,30 @@ fn layer_guidance(graph: &dyn GraphView, target: NodeIx) -> BTreeMap<NodeIx, Vec
         }
     }
 
-    // Supersedes pruning among propagated candidates only.
-    let mut superseded: BTreeSet<NodeIx> = BTreeSet::new();
+    candidates
+}
+
+/// Supersedes pruning among propagated candidates only: each dropped candidate and the
+/// first candidate (by index) that supersedes it.
+fn superseded_among(
+    graph: &dyn GraphView,
+    candidates: &BTreeMap<NodeIx, BTreeSet<Reason>>,
+) -> BTreeMap<NodeIx, NodeIx> {
+    let mut superseded: BTreeMap<NodeIx, NodeIx> = BTreeMap::new();
     for &candidate in candidates.keys() {
         for other in supersedes_closure(graph, candidate) {
             if other != candidate && candidates.contains_key(&other) {
-                superseded.insert(other);
+                superseded.entry(other).or_insert(candidate);
             }
         }
     }
-    candidates
-        .into_iter()
-        .filter(|(node, _)| !superseded.contains(node))
-        .map(|(node, reasons)| (node, reasons.into_iter().collect()))
-        .collect()
+    superseded
+}
+
+/// Rule 4's dropped candidates for `target`: each layer-guidance candidate another candidate
+/// supersedes, with one that does (what `explain` reports).
+pub fn superseded_guidance(graph: &dyn GraphView, target: NodeIx) -> BTreeMap<NodeIx, NodeIx> {
+    superseded_among(graph, &guidance_candidates(graph, target))
 }
 
 /// Everything `node` transitively `supersedes`.

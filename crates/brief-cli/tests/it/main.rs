@@ -9,8 +9,10 @@ mod common;
 mod budget;
 mod check;
 mod cli;
+mod diff;
 mod errors;
 mod hardening;
+mod impact;
 mod kb;
 #[cfg(feature = "mcp")]
 mod mcp;

@@ -150,6 +150,9 @@ fn tools_return_the_bytes_the_cli_prints() {
             "show",
             "check",
             "lenses",
+            "impact",
+            "explain",
+            "diff",
             "session_package_add",
             "session_package_list",
             "session_package_consume",
@@ -200,6 +203,48 @@ fn tools_return_the_bytes_the_cli_prints() {
             vec!["check", "--format", "json"],
         ),
         ("lenses", json!({}), vec!["lenses"]),
+        (
+            "impact",
+            json!({"ids": ["POL-CHK-01"]}),
+            vec!["impact", "POL-CHK-01"],
+        ),
+        (
+            "impact",
+            json!({"ids": ["POL-CHK-01", "DEC-CHK-04"], "format": "json", "depth": 1}),
+            vec![
+                "impact",
+                "POL-CHK-01",
+                "DEC-CHK-04",
+                "--format",
+                "json",
+                "--depth",
+                "1",
+            ],
+        ),
+        (
+            "explain",
+            json!({"id": "POL-CHK-01", "for": "CHECKOUT-01", "budget": 900}),
+            vec![
+                "explain",
+                "POL-CHK-01",
+                "--for",
+                "CHECKOUT-01",
+                "--budget",
+                "900",
+            ],
+        ),
+        (
+            "explain",
+            json!({"id": "REFUNDS-01", "for": "CHECKOUT-01", "format": "json"}),
+            vec![
+                "explain",
+                "REFUNDS-01",
+                "--for",
+                "CHECKOUT-01",
+                "--format",
+                "json",
+            ],
+        ),
     ];
     for (n, (tool, arguments, command)) in cases.into_iter().enumerate() {
         assert_same_as_cli(&mut server, 10 + n as u64, tool, arguments, &command, root);

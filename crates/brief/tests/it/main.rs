@@ -5,6 +5,7 @@
 mod budget_props;
 mod fuzz;
 mod guidance;
+mod impact;
 mod index;
 mod kb;
 mod quality;
