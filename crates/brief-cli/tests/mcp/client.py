@@ -69,6 +69,9 @@ SAME_AS_CLI = [
     ("check", {"format": "json", "rules": ["broken-link"]},
      ["check", "--format", "json", "--rule", "broken-link"]),
     ("lenses", {}, ["lenses"]),
+    ("impact", {"ids": ["POL-CHK-01"]}, ["impact", "POL-CHK-01"]),
+    ("explain", {"id": "POL-CHK-01", "for": "CHECKOUT-01"},
+     ["explain", "POL-CHK-01", "--for", "CHECKOUT-01"]),
 ]
 
 # (tool, arguments, what the error text must contain, the CLI command failing the same way)
@@ -90,7 +93,8 @@ async def exercise(session):
     await session.initialize()
     tools = await session.list_tools()
     names = sorted(tool.name for tool in tools.tools)
-    expect(names == ["check", "context", "lenses", "search", "session_error_feedback",
+    expect(names == ["check", "context", "diff", "explain", "impact", "lenses", "search",
+                     "session_error_feedback",
                      "session_error_match", "session_error_record", "session_package_add",
                      "session_package_consume", "session_package_list", "show"],
            f"tools listed: {names}")
