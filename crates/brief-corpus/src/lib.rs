@@ -14,6 +14,7 @@ use std::path::Path;
 use serde_json::{json, Value};
 
 mod labels;
+mod layered;
 mod notes;
 mod tana;
 
@@ -28,6 +29,8 @@ pub enum Shape {
     Tana,
     /// A Markdown knowledge base: an Obsidian vault with wikilinks, Nygard ADRs, docs.
     Notes,
+    /// A Spec Graph with ten large layers that guide thousands of features each.
+    Layered,
 }
 
 impl Shape {
@@ -38,6 +41,7 @@ impl Shape {
             Shape::Artifacts => "artifacts",
             Shape::Tana => "tana",
             Shape::Notes => "notes",
+            Shape::Layered => "layered",
         }
     }
 }
@@ -59,8 +63,11 @@ pub fn generate_labelled(
     seed: u64,
     targets: usize,
 ) -> Result<(usize, Labels), String> {
-    if shape == Shape::Notes {
-        return Err("labels are not generated for --kind notes".into());
+    if matches!(shape, Shape::Notes | Shape::Layered) {
+        return Err(format!(
+            "labels are not generated for --kind {}",
+            shape.name()
+        ));
     }
     let (written, structure) = build(shape, nodes, out, seed)?;
     let labels = Labels {
@@ -80,6 +87,7 @@ fn build(shape: Shape, nodes: usize, out: &Path, seed: u64) -> Result<(usize, St
         Shape::Artifacts => artifacts(out, nodes.max(10), &mut rng),
         Shape::Tana => tana::generate(out, nodes.max(200), &mut rng),
         Shape::Notes => notes::generate(out, nodes.max(20), &mut rng),
+        Shape::Layered => layered::generate(out, nodes.max(100), &mut rng),
     }
 }
 
@@ -89,7 +97,7 @@ enum Structure {
     Artifacts(labels::ArtifactLinks),
     Tana(labels::TanaLinks),
     /// Not labelled (`generate_labelled` refuses the shape).
-    Notes,
+    Unlabelled,
 }
 
 impl Structure {
@@ -98,7 +106,7 @@ impl Structure {
             Structure::SpecGraph(nodes) => labels::spec_graph(nodes, targets),
             Structure::Artifacts(links) => links.label(targets),
             Structure::Tana(links) => links.label(targets),
-            Structure::Notes => Vec::new(),
+            Structure::Unlabelled => Vec::new(),
         }
     }
 }

@@ -6,6 +6,7 @@
 //! cargo run --release -p brief-corpus -- --kind artifacts --nodes 100000 --out /tmp/art100k
 //! cargo run --release -p brief-corpus -- --kind tana --nodes 1000000 --out /tmp/tana1m
 //! cargo run --release -p brief-corpus -- --kind notes --nodes 10000 --out /tmp/notes10k
+//! cargo run --release -p brief-corpus -- --kind layered --nodes 100000 --out /tmp/layered100k
 //! # and what 20 of its targets must see, in /tmp/sg400/labels.json
 //! cargo run --release -p brief-corpus -- --kind specgraph --nodes 400 --out /tmp/sg400 --labels 20
 //! ```
@@ -18,7 +19,7 @@ use std::process::ExitCode;
 
 use brief_corpus::{generate, generate_labelled, Shape, LABELS_FILE};
 
-const USAGE: &str = "usage: brief-corpus --kind specgraph|artifacts|tana|notes --nodes N --out DIR [--seed S] [--labels TARGETS]";
+const USAGE: &str = "usage: brief-corpus --kind specgraph|artifacts|tana|notes|layered --nodes N --out DIR [--seed S] [--labels TARGETS]";
 
 fn main() -> ExitCode {
     match run() {
@@ -79,7 +80,8 @@ fn run() -> Result<(), String> {
         Some("artifacts") => Shape::Artifacts,
         Some("tana") => Shape::Tana,
         Some("notes") => Shape::Notes,
-        _ => return Err("--kind must be specgraph, artifacts, tana or notes".into()),
+        Some("layered") => Shape::Layered,
+        _ => return Err("--kind must be specgraph, artifacts, tana, notes or layered".into()),
     };
     let written = match labels {
         Some(targets) => {

@@ -128,5 +128,5 @@ pub(crate) fn generate(
         }
         write(&out.join(note_path(i)), &text)?;
     }
-    Ok((adrs + docs + notes, Structure::Notes))
+    Ok((adrs + docs + notes, Structure::Unlabelled))
 }
