@@ -19,8 +19,8 @@ use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::guidance;
 use crate::model::{
-    Content, Corpus, Dangling, Edge, GraphView, Kind, Link, Location, Node, NodeIx, NodeStore,
-    Relation, Subgraph,
+    Content, Corpus, Dangling, Edge, Fault, GraphView, Kind, Link, Location, Node, NodeIx,
+    NodeStore, Relation, StoreError, Subgraph,
 };
 use crate::project::{Project, Source};
 use crate::root::{EntryKind, OpenError, PrivateDir, Root};
@@ -151,6 +151,22 @@ impl IndexError {
     /// Whether the file is damaged (and should be deleted and rebuilt).
     pub fn is_corruption(&self) -> bool {
         self.damaged
+    }
+}
+
+impl From<StoreError> for IndexError {
+    fn from(e: StoreError) -> IndexError {
+        let damaged = e.is_damage();
+        IndexError {
+            // The view names the store as `index PATH`; the index error adds that word itself.
+            path: e
+                .store
+                .strip_prefix("index ")
+                .unwrap_or(&e.store)
+                .to_string(),
+            message: e.message,
+            damaged,
+        }
     }
 }
 
@@ -345,9 +361,6 @@ pub struct Index {
     /// The `data_version` the caches above were read at: another process's commit empties
     /// them before the next read.
     cache_version: Cell<Option<i64>>,
-    /// The first SQLite error met by an infallible [`GraphView`] call, and whether it says
-    /// the file is damaged.
-    error: RefCell<Option<(String, bool)>>,
     created: bool,
     /// The index file to build, while there is no usable one: the first refresh builds it.
     unbuilt: Option<Unbuilt>,
@@ -681,7 +694,6 @@ impl Index {
             kinds: RefCell::new(HashMap::new()),
             edge_cache: RefCell::new(HashMap::new()),
             cache_version: Cell::new(None),
-            error: RefCell::new(None),
             created,
             unbuilt: None,
             publish: None,
@@ -937,25 +949,26 @@ impl Index {
     /// Runs `f` inside one read transaction: one snapshot for a whole context, and one lock
     /// instead of one per query. Ids, kinds and edges remembered from an earlier snapshot are
     /// forgotten when another process has committed since.
-    pub fn reading<T>(&self, f: impl FnOnce() -> T) -> T {
+    /// Fails when the snapshot cannot be started (the file is unreadable or damaged).
+    pub fn reading<T>(&self, f: impl FnOnce() -> T) -> Result<T, StoreError> {
         let own = self.conn.is_autocommit() && self.conn.execute_batch("BEGIN").is_ok();
         // The first read starts the snapshot; the version is that snapshot's.
-        match self
+        let version = self
             .conn
             .query_row("SELECT count(*) FROM meta", [], |r| r.get::<_, i64>(0))
-            .and_then(|_| self.conn.query_row("PRAGMA data_version", [], |r| r.get(0)))
-        {
+            .and_then(|_| self.conn.query_row("PRAGMA data_version", [], |r| r.get(0)));
+        let result = match version {
             Ok(version) => {
                 if self.cache_version.replace(Some(version)) != Some(version) {
                     self.forget();
                 }
+                Ok(f())
             }
             Err(e) => {
                 self.forget();
-                self.note(e);
+                Err(self.fail(e))
             }
-        }
-        let result = f();
+        };
         if own && self.conn.execute_batch("COMMIT").is_err() {
             let _ = self.conn.execute_batch("ROLLBACK");
         }
@@ -967,18 +980,6 @@ impl Index {
         self.ids.borrow_mut().clear();
         self.kinds.borrow_mut().clear();
         self.edge_cache.borrow_mut().clear();
-    }
-
-    /// The first storage error met while answering graph queries, if any.
-    pub fn take_error(&self) -> Option<IndexError> {
-        self.error
-            .borrow_mut()
-            .take()
-            .map(|(message, damaged)| IndexError {
-                path: self.location.clone(),
-                message,
-                damaged,
-            })
     }
 
     /// Whether this index waits for its first refresh to build (no usable file was found, or
@@ -1046,7 +1047,7 @@ impl Index {
             cut -= 1;
         }
         let query = &query[..cut];
-        let exact = self.lookup_any_case(query.trim());
+        let exact = self.lookup_any_case(query.trim())?;
         if let Some(ix) = exact {
             let node = self.load_node(ix)?;
             if kind.is_none_or(|k| node.kind.name() == k) {
@@ -1117,9 +1118,9 @@ impl Index {
     }
 
     /// The node whose id equals `id` ignoring ASCII case (the exact id first).
-    pub fn lookup_any_case(&self, id: &str) -> Option<NodeIx> {
-        if let Some(ix) = self.lookup(id) {
-            return Some(ix);
+    pub fn lookup_any_case(&self, id: &str) -> Result<Option<NodeIx>, StoreError> {
+        if let Some(ix) = self.lookup(id)? {
+            return Ok(Some(ix));
         }
         self.conn
             .query_row(
@@ -1128,27 +1129,29 @@ impl Index {
                 |r| r.get::<_, i64>(0),
             )
             .optional()
-            .ok()
-            .flatten()
-            .map(|ix| ix as NodeIx)
+            .map(|ix| ix.map(|ix| ix as NodeIx))
+            .map_err(|e| self.fail(e))
     }
 
     fn err(&self, e: rusqlite::Error) -> IndexError {
         err(&self.location, e)
     }
 
-    fn note(&self, e: rusqlite::Error) {
-        let mut slot = self.error.borrow_mut();
-        if slot.is_none() {
-            *slot = Some((e.to_string(), is_damage(&e)));
+    /// A failed read as the views report it.
+    fn fail(&self, e: rusqlite::Error) -> StoreError {
+        StoreError {
+            store: format!("index {}", self.location),
+            message: e.to_string(),
+            fault: fault(&e),
         }
     }
 
-    /// Records that what was read does not match what was written (a damaged file).
-    fn note_damage(&self, message: String) {
-        let mut slot = self.error.borrow_mut();
-        if slot.is_none() {
-            *slot = Some((message, true));
+    /// What was read does not match what was written (a damaged file).
+    fn damaged(&self, message: String) -> StoreError {
+        StoreError {
+            store: format!("index {}", self.location),
+            message,
+            fault: Fault::Damaged,
         }
     }
 
@@ -1740,7 +1743,7 @@ impl Index {
     }
 
     /// A whole node, checked against its checksum and its row (a mismatch is damage).
-    fn load_node(&self, ix: NodeIx) -> Result<Node, IndexError> {
+    fn load_node(&self, ix: NodeIx) -> Result<Node, StoreError> {
         type Stored = (String, String, Option<String>, String, i64, String, i64);
         let (id, kind, date, title, row, data, sum): Stored = self
             .conn
@@ -1761,8 +1764,8 @@ impl Index {
                     ))
                 })
             })
-            .map_err(|e| self.err(e))?;
-        let damaged = |what: &str| damage(&self.location, format!("node {ix}: {what}"));
+            .map_err(|e| self.fail(e))?;
+        let damaged = |what: &str| self.damaged(format!("node {ix}: {what}"));
         if row_sum(&id, &kind, date.as_deref(), &title) != row || data_sum(&data) != sum {
             return Err(damaged("checksum mismatch"));
         }
@@ -1774,26 +1777,18 @@ impl Index {
         Ok(node)
     }
 
-    /// Records an error met where the caller cannot return one.
-    fn record(&self, e: IndexError) {
-        let mut slot = self.error.borrow_mut();
-        if slot.is_none() {
-            *slot = Some((e.message, e.damaged));
-        }
-    }
-
-    fn edges(&self, ix: NodeIx, out: bool) -> Vec<Edge> {
+    fn edges(&self, ix: NodeIx, out: bool) -> Result<Vec<Edge>, StoreError> {
         if let Some(edges) = self.edge_cache.borrow().get(&(ix, out)) {
-            return edges.clone();
+            return Ok(edges.clone());
         }
-        let edges = self.read_edges(ix, out);
+        let edges = self.read_edges(ix, out).map_err(|e| self.fail(e))?;
         self.edge_cache
             .borrow_mut()
             .insert((ix, out), edges.clone());
-        edges
+        Ok(edges)
     }
 
-    fn read_edges(&self, ix: NodeIx, out: bool) -> Vec<Edge> {
+    fn read_edges(&self, ix: NodeIx, out: bool) -> Result<Vec<Edge>, rusqlite::Error> {
         // `CAST(?1 …)`, not a bare `?1`: SQLite built with STAT4 re-plans a statement whose
         // plan may depend on a bound value on every run, which cost more than the query.
         let sql = if out {
@@ -1803,113 +1798,92 @@ impl Index {
             "SELECT e.src, e.rel, n.id, n.kind FROM edges e JOIN nodes n ON n.ix = e.src
              WHERE e.dst = CAST(?1 AS INTEGER) ORDER BY n.id, e.rel"
         };
-        let result = (|| -> Result<Vec<Edge>, rusqlite::Error> {
-            let mut stmt = self.conn.prepare_cached(sql)?;
-            let rows = stmt.query_map([ix], |r| {
-                Ok((
-                    r.get::<_, i64>(0)? as NodeIx,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, String>(3)?,
-                ))
-            })?;
-            let mut edges = Vec::new();
-            for row in rows {
-                let (other, rel, id, kind) = row?;
-                self.ids.borrow_mut().insert(other, id);
-                self.kinds.borrow_mut().insert(other, Kind::parse(&kind));
-                let relation = Relation::from_key(&rel);
-                edges.push(if out {
-                    Edge {
-                        from: ix,
-                        to: other,
-                        relation,
-                    }
-                } else {
-                    Edge {
-                        from: other,
-                        to: ix,
-                        relation,
-                    }
-                });
-            }
-            Ok(edges)
-        })();
-        result.unwrap_or_else(|e| {
-            self.note(e);
-            Vec::new()
-        })
+        let mut stmt = self.conn.prepare_cached(sql)?;
+        let rows = stmt.query_map([ix], |r| {
+            Ok((
+                r.get::<_, i64>(0)? as NodeIx,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, String>(3)?,
+            ))
+        })?;
+        let mut edges = Vec::new();
+        for row in rows {
+            let (other, rel, id, kind) = row?;
+            self.ids.borrow_mut().insert(other, id);
+            self.kinds.borrow_mut().insert(other, Kind::parse(&kind));
+            let relation = Relation::from_key(&rel);
+            edges.push(if out {
+                Edge {
+                    from: ix,
+                    to: other,
+                    relation,
+                }
+            } else {
+                Edge {
+                    from: other,
+                    to: ix,
+                    relation,
+                }
+            });
+        }
+        Ok(edges)
     }
 }
 
 impl GraphView for Index {
-    fn lookup(&self, id: &str) -> Option<NodeIx> {
-        let result = self
-            .conn
+    fn lookup(&self, id: &str) -> Result<Option<NodeIx>, StoreError> {
+        self.conn
             .prepare_cached("SELECT ix FROM nodes WHERE id = ?1")
-            .and_then(|mut s| s.query_row([id], |r| r.get::<_, i64>(0)).optional());
-        match result {
-            Ok(ix) => ix.map(|ix| ix as NodeIx),
-            Err(e) => {
-                self.note(e);
-                None
-            }
-        }
+            .and_then(|mut s| s.query_row([id], |r| r.get::<_, i64>(0)).optional())
+            .map(|ix| ix.map(|ix| ix as NodeIx))
+            .map_err(|e| self.fail(e))
     }
 
-    fn id_of(&self, ix: NodeIx) -> String {
+    fn id_of(&self, ix: NodeIx) -> Result<String, StoreError> {
         if let Some(id) = self.ids.borrow().get(&ix) {
-            return id.clone();
+            return Ok(id.clone());
         }
         let id: String = self
             .conn
             .prepare_cached("SELECT id FROM nodes WHERE ix = ?1")
             .and_then(|mut s| s.query_row([ix], |r| r.get(0)))
-            .unwrap_or_else(|e| {
-                self.note(e);
-                String::new()
-            });
+            .map_err(|e| self.fail(e))?;
         self.ids.borrow_mut().insert(ix, id.clone());
-        id
+        Ok(id)
     }
 
-    fn kind_of(&self, ix: NodeIx) -> Kind {
+    fn kind_of(&self, ix: NodeIx) -> Result<Kind, StoreError> {
         if let Some(kind) = self.kinds.borrow().get(&ix) {
-            return kind.clone();
+            return Ok(kind.clone());
         }
         let kind: String = self
             .conn
             .prepare_cached("SELECT kind FROM nodes WHERE ix = ?1")
             .and_then(|mut s| s.query_row([ix], |r| r.get(0)))
-            .unwrap_or_else(|e| {
-                self.note(e);
-                String::new()
-            });
+            .map_err(|e| self.fail(e))?;
         let kind = Kind::parse(&kind);
         self.kinds.borrow_mut().insert(ix, kind.clone());
-        kind
+        Ok(kind)
     }
 
-    fn edges_out(&self, ix: NodeIx) -> Vec<Edge> {
+    fn edges_out(&self, ix: NodeIx) -> Result<Vec<Edge>, StoreError> {
         self.edges(ix, true)
     }
 
-    fn edges_in(&self, ix: NodeIx) -> Vec<Edge> {
+    fn edges_in(&self, ix: NodeIx) -> Result<Vec<Edge>, StoreError> {
         self.edges(ix, false)
     }
 
-    fn identity(&self) -> Option<NodeIx> {
+    fn identity(&self) -> Result<Option<NodeIx>, StoreError> {
         self.conn
             .prepare_cached("SELECT ix FROM nodes WHERE kind = 'identity' ORDER BY id LIMIT 1")
             .and_then(|mut s| s.query_row([], |r| r.get::<_, i64>(0)).optional())
-            .unwrap_or_else(|e| {
-                self.note(e);
-                None
-            })
-            .map(|ix| ix as NodeIx)
+            .map(|ix| ix.map(|ix| ix as NodeIx))
+            .map_err(|e| self.fail(e))
     }
 
-    fn dangling_from(&self, ix: NodeIx) -> Vec<Dangling> {
+    fn dangling_from(&self, ix: NodeIx) -> Result<Vec<Dangling>, StoreError> {
         let result = (|| -> Result<Vec<Dangling>, rusqlite::Error> {
             let mut stmt = self.conn.prepare_cached(
                 "SELECT rel, target FROM dangling WHERE src = CAST(?1 AS INTEGER) ORDER BY rel, target",
@@ -1923,15 +1897,12 @@ impl GraphView for Index {
             })?;
             rows.collect()
         })();
-        let mut found = result.unwrap_or_else(|e| {
-            self.note(e);
-            Vec::new()
-        });
+        let mut found = result.map_err(|e| self.fail(e))?;
         found.dedup();
-        found
+        Ok(found)
     }
 
-    fn all_ids(&self) -> Vec<String> {
+    fn all_ids(&self) -> Result<Vec<String>, StoreError> {
         let result = (|| -> Result<Vec<String>, rusqlite::Error> {
             let mut stmt = self
                 .conn
@@ -1939,48 +1910,31 @@ impl GraphView for Index {
             let rows = stmt.query_map([], |r| r.get(0))?;
             rows.collect()
         })();
-        result.unwrap_or_else(|e| {
-            self.note(e);
-            Vec::new()
-        })
+        result.map_err(|e| self.fail(e))
     }
 
-    fn layer_guides(&self, layer: NodeIx) -> Option<Vec<guidance::LayerGuide>> {
-        match guidance::read(&self.conn, layer) {
-            Ok(guides) => Some(guides),
-            Err(e) => {
-                self.note(e);
-                None
-            }
-        }
+    fn layer_guides(&self, layer: NodeIx) -> Result<Option<Vec<guidance::LayerGuide>>, StoreError> {
+        guidance::read(&self.conn, layer)
+            .map(Some)
+            .map_err(|e| self.fail(e))
     }
 }
 
 impl Corpus for Index {
-    fn store(&self, needed: &[NodeIx]) -> Box<dyn NodeStore + '_> {
+    fn store(&self, needed: &[NodeIx]) -> Result<Box<dyn NodeStore + '_>, StoreError> {
         let mut sub = Subgraph::default();
         for &ix in needed {
-            let node = match self.load_node(ix) {
-                Ok(node) => {
-                    // What traversal was told about the node must be what is stored.
-                    let id_differs = self.ids.borrow().get(&ix).is_some_and(|id| *id != node.id);
-                    let kind_differs = self
-                        .kinds
-                        .borrow()
-                        .get(&ix)
-                        .is_some_and(|kind| *kind != node.kind);
-                    if id_differs || kind_differs {
-                        self.note_damage(format!("node {ix}: its row and its edges disagree"));
-                    }
-                    node
-                }
-                Err(e) => {
-                    // The caller finds the error and discards what was assembled; a stand-in
-                    // keeps the assembly from failing on a missing node meanwhile.
-                    self.record(e);
-                    stand_in(ix)
-                }
-            };
+            let node = self.load_node(ix)?;
+            // What traversal was told about the node must be what is stored.
+            let id_differs = self.ids.borrow().get(&ix).is_some_and(|id| *id != node.id);
+            let kind_differs = self
+                .kinds
+                .borrow()
+                .get(&ix)
+                .is_some_and(|kind| *kind != node.kind);
+            if id_differs || kind_differs {
+                return Err(self.damaged(format!("node {ix}: its row and its edges disagree")));
+            }
             sub.nodes.insert(ix, node);
         }
         sub.newest_date = self
@@ -1988,31 +1942,12 @@ impl Corpus for Index {
             .query_row("SELECT max(date) FROM nodes", [], |r| {
                 r.get::<_, Option<String>>(0)
             })
-            .unwrap_or_else(|e| {
-                self.note(e);
-                None
-            });
-        Box::new(sub)
+            .map_err(|e| self.fail(e))?;
+        Ok(Box::new(sub))
     }
 
     fn counts(&self) -> Option<&dyn CountStore> {
         Some(self)
-    }
-}
-
-/// An empty node standing in for one that could not be read (never shown: the read error
-/// fails the request).
-fn stand_in(ix: NodeIx) -> Node {
-    Node {
-        id: format!("#{ix}"),
-        kind: Kind::parse("note"),
-        title: String::new(),
-        status: None,
-        origin: crate::model::Origin::Artifact,
-        content: Content::Artifact(crate::model::ArtifactFields::default()),
-        links: Vec::new(),
-        date: None,
-        location: Location::file(""),
     }
 }
 
@@ -2027,8 +1962,9 @@ impl CountStore for Index {
             })
             .ok()
             .flatten()?;
+        // A count that fails its checksum is a miss: the text is counted again and `put`
+        // replaces the row, so a damaged cache entry costs a recount, never a wrong count.
         if count_sum(key, n) != sum || n < 0 {
-            self.note_damage("a token count does not match its checksum".into());
             return None;
         }
         Some(n as usize)
@@ -2046,7 +1982,7 @@ impl CountStore for Index {
             }
             {
                 let mut stmt = self.conn.prepare_cached(
-                    "INSERT OR IGNORE INTO counts(key, n, sum) VALUES (?1, ?2, ?3)",
+                    "INSERT OR REPLACE INTO counts(key, n, sum) VALUES (?1, ?2, ?3)",
                 )?;
                 for (key, n) in entries {
                     let n = *n as i64;
@@ -2180,6 +2116,21 @@ fn build_lock(cache: &PrivateDir) -> Result<std::fs::File, String> {
 /// What tells one index file from its replacement (device and inode: a build renames a new
 /// file into place).
 type FileIdentity = (u64, u64);
+
+/// What kind of failure a SQLite error is, for the views' [`StoreError`].
+fn fault(e: &rusqlite::Error) -> Fault {
+    if is_damage(e) {
+        Fault::Damaged
+    } else {
+        match e.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
+                Fault::Busy
+            }
+            _ if is_read_only(e) => Fault::ReadOnly,
+            _ => Fault::Other,
+        }
+    }
+}
 
 /// Whether SQLite found the file damaged or not a database at all, or what it returned did
 /// not decode.
