@@ -2117,65 +2117,47 @@ fn build_lock(cache: &PrivateDir) -> Result<std::fs::File, String> {
 /// file into place).
 type FileIdentity = (u64, u64);
 
-/// What kind of failure a SQLite error is, for the views' [`StoreError`].
+/// What kind of failure a SQLite error is, by its result code (never by its message).
 fn fault(e: &rusqlite::Error) -> Fault {
-    if is_damage(e) {
-        Fault::Damaged
-    } else {
-        match e.sqlite_error_code() {
-            Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
-                Fault::Busy
-            }
-            _ if is_read_only(e) => Fault::ReadOnly,
-            _ => Fault::Other,
+    use rusqlite::Error as E;
+    use rusqlite::ErrorCode as C;
+    let failure = match e {
+        // Rows that must exist, and values of the wrong type, in a file of our own schema.
+        E::QueryReturnedNoRows
+        | E::InvalidColumnType(..)
+        | E::FromSqlConversionFailure(..)
+        | E::IntegralValueOutOfRange(..)
+        | E::Utf8Error(..) => return Fault::Damaged,
+        E::SqliteFailure(failure, _) => failure,
+        E::SqlInputError { error, .. } => error,
+        _ => return Fault::Other,
+    };
+    match failure.code {
+        C::DatabaseCorrupt | C::NotADatabase => Fault::Damaged,
+        C::DatabaseBusy | C::DatabaseLocked => Fault::Busy,
+        // SQLite refuses a symlink on the path with its own extended code: not a permission.
+        C::CannotOpen if failure.extended_code == rusqlite::ffi::SQLITE_CANTOPEN_SYMLINK => {
+            Fault::Other
         }
+        C::ReadOnly | C::CannotOpen | C::PermissionDenied => Fault::ReadOnly,
+        // A plain SQL error (`SQLITE_ERROR`) from our own fixed statements, asked of a file
+        // that says it has our schema: the file is not what it says (a table, a column or an
+        // FTS configuration page missing or damaged). Search words are always quoted, so no
+        // user input reaches SQLite as syntax.
+        _ if failure.extended_code & 0xff == rusqlite::ffi::SQLITE_ERROR => Fault::Damaged,
+        _ => Fault::Other,
     }
 }
 
 /// Whether SQLite found the file damaged or not a database at all, or what it returned did
 /// not decode.
 fn is_damage(e: &rusqlite::Error) -> bool {
-    use rusqlite::Error as E;
-    // A damaged schema or FTS configuration page surfaces as a plain error in a file that
-    // says it has our schema.
-    let schema_damage = |message: &str| {
-        message.contains("malformed")
-            || message.contains("vtable constructor failed")
-            || message.starts_with("no such table")
-            || message.starts_with("no such column")
-    };
-    match e {
-        E::SqliteFailure(failure, message) => match failure.code {
-            rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase => true,
-            rusqlite::ErrorCode::Unknown => message.as_deref().is_some_and(schema_damage),
-            _ => false,
-        },
-        E::SqlInputError { error, msg, .. } => {
-            matches!(
-                error.code,
-                rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase
-            ) || schema_damage(msg)
-        }
-        // Rows that must exist, and values of the wrong type, in a file of our own schema.
-        E::QueryReturnedNoRows
-        | E::InvalidColumnType(..)
-        | E::FromSqlConversionFailure(..)
-        | E::IntegralValueOutOfRange(..)
-        | E::Utf8Error(..) => true,
-        _ => false,
-    }
+    fault(e) == Fault::Damaged
 }
 
 /// Whether SQLite could not write (a read-only file, folder or file system).
 fn is_read_only(e: &rusqlite::Error) -> bool {
-    matches!(
-        e.sqlite_error_code(),
-        Some(
-            rusqlite::ErrorCode::ReadOnly
-                | rusqlite::ErrorCode::CannotOpen
-                | rusqlite::ErrorCode::PermissionDenied
-        )
-    ) && !matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.extended_code == rusqlite::ffi::SQLITE_CANTOPEN_SYMLINK)
+    fault(e) == Fault::ReadOnly
 }
 
 /// Deletes an index file and its side files (never what a symlink points to).
@@ -2762,4 +2744,177 @@ fn fts_query(query: &str) -> Option<String> {
         .map(|w| crate::search::fts_term(&w))
         .collect();
     (!words.is_empty()).then(|| words.join(" OR "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A database of `rows` rows of 200 bytes in `dir`, closed (no journal beside it).
+    fn database(dir: &Path, rows: usize) -> PathBuf {
+        let path = dir.join("index.db");
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch("CREATE TABLE t(v TEXT NOT NULL); BEGIN")
+            .unwrap();
+        for n in 0..rows {
+            conn.execute("INSERT INTO t(v) VALUES (?1)", [format!("{n:0200}")])
+                .unwrap();
+        }
+        conn.execute_batch("COMMIT").unwrap();
+        drop(conn);
+        path
+    }
+
+    fn scan(conn: &Connection) -> rusqlite::Result<i64> {
+        conn.query_row("SELECT sum(length(v)) FROM t", [], |r| r.get(0))
+    }
+
+    #[test]
+    fn a_zeroed_page_is_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = database(dir.path(), 500);
+        let mut bytes = std::fs::read(&path).unwrap();
+        let page = u16::from_be_bytes([bytes[16], bytes[17]]) as usize;
+        assert!(bytes.len() / page > 4, "the table spans pages");
+        // The table's root page is page 2: zero it and the scan cannot read the tree.
+        bytes[page..2 * page].fill(0);
+        std::fs::write(&path, &bytes).unwrap();
+        let conn = Connection::open(&path).unwrap();
+        let e = scan(&conn).unwrap_err();
+        assert_eq!(
+            e.sqlite_error_code(),
+            Some(rusqlite::ErrorCode::DatabaseCorrupt),
+            "{e}"
+        );
+        assert_eq!(fault(&e), Fault::Damaged);
+        assert!(is_damage(&e));
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_database_is_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.db");
+        std::fs::write(
+            &path,
+            "# notes\n\nnot a database, but long enough to have a header\n".repeat(20),
+        )
+        .unwrap();
+        let conn = Connection::open(&path).unwrap();
+        let e = scan(&conn).unwrap_err();
+        assert_eq!(
+            e.sqlite_error_code(),
+            Some(rusqlite::ErrorCode::NotADatabase),
+            "{e}"
+        );
+        assert_eq!(fault(&e), Fault::Damaged);
+    }
+
+    #[test]
+    fn a_table_missing_from_our_schema_is_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = database(dir.path(), 1);
+        let conn = Connection::open(&path).unwrap();
+        let e = conn
+            .query_row("SELECT ix FROM nodes WHERE id = 'A'", [], |r| {
+                r.get::<_, i64>(0)
+            })
+            .unwrap_err();
+        assert_eq!(fault(&e), Fault::Damaged, "{e}");
+        // A row of our schema that must exist and does not is damage too.
+        let e = conn
+            .query_row("SELECT v FROM t WHERE v = 'none'", [], |r| {
+                r.get::<_, String>(0)
+            })
+            .unwrap_err();
+        assert_eq!(fault(&e), Fault::Damaged, "{e}");
+    }
+
+    #[test]
+    fn a_write_through_a_read_only_connection_is_read_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = database(dir.path(), 1);
+        let conn =
+            Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+        assert!(scan(&conn).is_ok(), "reading works");
+        let e = conn
+            .execute("INSERT INTO t(v) VALUES ('x')", [])
+            .unwrap_err();
+        assert_eq!(
+            e.sqlite_error_code(),
+            Some(rusqlite::ErrorCode::ReadOnly),
+            "{e}"
+        );
+        assert_eq!(fault(&e), Fault::ReadOnly);
+        assert!(is_read_only(&e));
+        assert!(!is_damage(&e));
+    }
+
+    #[test]
+    fn a_file_that_cannot_be_created_is_read_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = open_sqlite(&dir.path().join("missing/index.db"), true).unwrap_err();
+        assert_eq!(
+            e.sqlite_error_code(),
+            Some(rusqlite::ErrorCode::CannotOpen),
+            "{e}"
+        );
+        assert_eq!(fault(&e), Fault::ReadOnly);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_refused_is_neither_damage_nor_read_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = database(dir.path(), 1);
+        let link = dir.path().join("link.db");
+        std::os::unix::fs::symlink(&path, &link).unwrap();
+        let e = open_sqlite(&link, false).unwrap_err();
+        assert_eq!(
+            e.sqlite_error_code(),
+            Some(rusqlite::ErrorCode::CannotOpen),
+            "{e}"
+        );
+        assert_eq!(fault(&e), Fault::Other);
+        assert!(!is_read_only(&e) && !is_damage(&e));
+    }
+
+    #[test]
+    fn a_database_another_connection_holds_is_busy() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = database(dir.path(), 1);
+        let holder = Connection::open(&path).unwrap();
+        holder.execute_batch("BEGIN EXCLUSIVE").unwrap();
+        let waiter = Connection::open(&path).unwrap();
+        waiter.busy_timeout(std::time::Duration::ZERO).unwrap();
+        let e = scan(&waiter).unwrap_err();
+        assert_eq!(
+            e.sqlite_error_code(),
+            Some(rusqlite::ErrorCode::DatabaseBusy),
+            "{e}"
+        );
+        assert_eq!(fault(&e), Fault::Busy);
+        assert!(!is_damage(&e), "a busy file is never deleted");
+        holder.execute_batch("COMMIT").unwrap();
+        assert!(scan(&waiter).is_ok());
+    }
+
+    #[test]
+    fn a_view_error_keeps_its_class_as_an_index_error() {
+        let damaged = IndexError::from(StoreError {
+            store: "index .brief/cache/index.db".into(),
+            message: "node 3: checksum mismatch".into(),
+            fault: Fault::Damaged,
+        });
+        assert!(damaged.is_corruption());
+        assert_eq!(
+            damaged.to_string(),
+            "index .brief/cache/index.db: node 3: checksum mismatch"
+        );
+        let busy = IndexError::from(StoreError {
+            store: "index .brief/cache/index.db".into(),
+            message: "database is locked".into(),
+            fault: Fault::Busy,
+        });
+        assert!(!busy.is_corruption());
+    }
 }
