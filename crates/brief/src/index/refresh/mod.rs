@@ -10,6 +10,7 @@ mod write;
 use super::*;
 
 pub(super) use listing::*;
+pub(super) use plan::*;
 pub(super) use read::*;
 pub(super) use write::*;
 
@@ -283,7 +284,6 @@ impl Index {
         version: i64,
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<Option<Refresh>, IndexError> {
-        use rayon::prelude::*;
         let location = self.location.clone();
         let e = |x: rusqlite::Error| err(&location, x);
         let partial = scope == Scope::Named;
@@ -293,111 +293,22 @@ impl Index {
             Some((problems, watches)) => (Some(problems), Some(watches)),
             None => (None, None),
         };
-        // What the index knows of each listed file (read in one pass unless the listing
-        // came from the index and carries it already).
-        let from_index = !listed.is_empty() && listed.iter().all(|f| f.known.is_some());
-        let known: HashMap<String, Known> = if from_index {
-            listed
-                .iter()
-                .filter_map(|f| f.known.clone().map(|k| (f.rel.clone(), k)))
-                .collect()
-        } else if partial {
-            let mut known = HashMap::new();
-            for file in &listed {
-                if let Some(k) = self.known(&file.rel)? {
-                    known.insert(file.rel.clone(), k);
-                }
-            }
-            known
-        } else {
-            let mut stmt = self
-                .conn
-                .prepare(
-                    "SELECT path, size, mtime, ctime, ino, dev, racy, problem, parser FROM files",
-                )
-                .map_err(e)?;
-            let rows = stmt
-                .query_map([], |r| Ok((r.get::<_, String>(0)?, known_row_at(r, 1)?)))
-                .map_err(e)?;
-            rows.collect::<Result<_, _>>().map_err(e)?
-        };
-        // Into an empty index every file is read, and stamped as it is read: no stat first.
-        let stats: Vec<Option<Stamp>> = if known.is_empty() || partial {
-            vec![None; listed.len()]
-        } else {
-            listed.par_iter().map(|f| stat(&f.path)).collect()
-        };
-        let mut todo: Vec<usize> = Vec::new();
-        for (i, file) in listed.iter().enumerate() {
-            let trusted = !partial
-                && known.get(&file.rel).is_some_and(|k| {
-                    k.unchanged(stats[i].as_ref()) && k.parser == encode_parser(&file.parser)
-                });
-            if !trusted {
-                todo.push(i);
-            }
-        }
-        // Hashes for the files read again whose parser is the same: an unchanged hash then
-        // means nothing to parse (a changed parser — a manifest entry's id or expected type —
-        // parses the file again whatever its content).
-        let mut hashes: HashMap<&str, Vec<u8>> = HashMap::new();
-        for &i in &todo {
-            let rel = listed[i].rel.as_str();
-            if known
-                .get(rel)
-                .is_some_and(|k| !k.problem && k.parser == encode_parser(&listed[i].parser))
-            {
-                let hash: Vec<u8> = row(
-                    &self.conn,
-                    "SELECT hash FROM files WHERE path = ?1",
-                    [rel],
-                    |r| r.get(0),
-                )
-                .map_err(e)?;
-                hashes.insert(rel, hash);
-            }
-        }
-        let removed: Vec<String> = if partial || known.is_empty() {
-            Vec::new()
-        } else {
-            let seen: HashSet<&str> = listed.iter().map(|f| f.rel.as_str()).collect();
-            known
-                .keys()
-                .filter(|path| !seen.contains(path.as_str()))
-                .cloned()
-                .collect()
-        };
-
+        let Plan {
+            known,
+            stats,
+            todo,
+            hashes,
+            removed,
+        } = self.plan(&listed, partial)?;
         // Tana exports are read and hashed here, and parsed inside the write transaction,
         // where their nodes stream into the index chunk by chunk.
         let (tana_todo, todo): (Vec<usize>, Vec<usize>) = todo
             .into_iter()
             .partition(|&i| listed[i].parser == Parser::Tana);
-        let mut tana_reads: Vec<TanaRead> = Vec::new();
-        for &at in &tana_todo {
-            let file = &listed[at];
-            tana_reads.push(match read_stamped(&self.guard, &file.path) {
-                Ok((text, stamp)) => {
-                    let hash = *blake3::hash(text.as_bytes()).as_bytes();
-                    let same = hashes
-                        .get(file.rel.as_str())
-                        .is_some_and(|old| old.as_slice() == hash);
-                    TanaRead {
-                        at,
-                        hash,
-                        stamp,
-                        text: Ok((!same).then_some(text)),
-                    }
-                }
-                Err(problem) => TanaRead {
-                    at,
-                    hash: [0; 32],
-                    stamp: None,
-                    text: Err(problem),
-                },
-            });
-        }
-
+        let tana_reads: Vec<TanaRead> = tana_todo
+            .iter()
+            .map(|&at| read_tana(&self.guard, &listed[at], at, &hashes))
+            .collect();
         // Read, hash and parse the candidates on all cores, a chunk at a time in path order,
         // while this thread writes the chunks before: on two cores parsing and SQLite inserts
         // overlap instead of running one after the other.
@@ -405,45 +316,11 @@ impl Index {
         let root = self.guard.clone();
         let mut todo = todo;
         todo.sort_by(|&a, &b| listed[a].rel.cmp(&listed[b].rel));
-        let read_one = |at: usize| -> Read {
-            let file = &listed[at];
-            match read_stamped(&root, &file.path) {
-                Ok((text, stamp)) => {
-                    let hash = *blake3::hash(text.as_bytes()).as_bytes();
-                    let same = hashes
-                        .get(file.rel.as_str())
-                        .is_some_and(|old| old.as_slice() == hash);
-                    let parsed = (!same).then(|| {
-                        parse(&file.rel, &text, &file.parser, &catalog)
-                            .and_then(|node| node.map(prepare).transpose())
-                    });
-                    Read {
-                        at,
-                        hash,
-                        stamp,
-                        parsed,
-                    }
-                }
-                Err(problem) => Read {
-                    at,
-                    hash: [0; 32],
-                    stamp: None,
-                    parsed: Some(Err(problem)),
-                },
-            }
-        };
+        let read_one = |at: usize| read_file(&root, &listed[at], at, &hashes, &catalog);
         std::thread::scope(|scope| {
             let (sender, receiver) = std::sync::mpsc::sync_channel::<Vec<Read>>(2);
             let (todo, read_one) = (&todo, &read_one);
-            scope.spawn(move || {
-                for chunk in todo.chunks(PARSE_CHUNK) {
-                    let reads: Vec<Read> = chunk.par_iter().map(|&i| read_one(i)).collect();
-                    // The writer gave up (an error, or another process changed the index).
-                    if sender.send(reads).is_err() {
-                        break;
-                    }
-                }
-            });
+            scope.spawn(move || read_chunks(todo, read_one, &sender));
             let mut refresh = Refresh {
                 files: listed.len(),
                 removed: removed.len(),
@@ -471,25 +348,10 @@ impl Index {
                 tx.execute_batch(DROP_SECONDARY).map_err(e)?;
             }
             if bulk {
-                run(
-                    &tx,
-                    "INSERT INTO search(search, rank) VALUES ('automerge', 0)",
-                    [],
-                )
-                .map_err(e)?;
-                // Terms wait in memory longer (SQLite's default is 1 MiB), so a bulk load
-                // writes a few large segments instead of many small ones merged again and again.
-                run(
-                    &tx,
-                    "INSERT INTO search(search, rank) VALUES ('hashsize', ?1)",
-                    [BULK_FTS_MEMORY],
-                )
-                .map_err(e)?;
+                start_bulk_fts(&tx).map_err(e)?;
             }
             for path in &removed {
-                remove_file_nodes_bulk(&tx, path).map_err(e)?;
-                run(&tx, "DELETE FROM problems WHERE file = ?1", [path]).map_err(e)?;
-                run(&tx, "DELETE FROM files WHERE path = ?1", [path]).map_err(e)?;
+                remove_file(&tx, path).map_err(e)?;
             }
             // Manifest problems are rewritten every time the manifests are read.
             if let Some(manifest_problems) = &manifest_problems {
@@ -616,59 +478,7 @@ impl Index {
                     damaged: false,
                 });
             }
-            // Links of the nodes (re)written; links of others that now resolve.
-            // Into an empty index every node is in `touched`: resolve links from memory.
-            let fresh_ids: HashMap<&str, NodeIx> = if fresh {
-                touched.iter().map(|w| (w.id.as_str(), w.ix)).collect()
-            } else {
-                HashMap::new()
-            };
-            let mut insert_edge = tx
-                .prepare_cached("INSERT OR IGNORE INTO edges(src, dst, rel) VALUES (?1, ?2, ?3)")
-                .map_err(e)?;
-            let mut insert_dangling = tx
-                .prepare_cached("INSERT INTO dangling(src, rel, target) VALUES (?1, ?2, ?3)")
-                .map_err(e)?;
-            let mut lookup = tx
-                .prepare_cached("SELECT ix FROM nodes WHERE id = ?1")
-                .map_err(e)?;
-            for written in &touched {
-                let ix = written.ix;
-                if !fresh {
-                    run(&tx, "DELETE FROM edges WHERE src = ?1", [ix]).map_err(e)?;
-                    run(&tx, "DELETE FROM dangling WHERE src = ?1", [ix]).map_err(e)?;
-                }
-                for link in &written.links {
-                    // A miss may still be a node written another way (a Tana export's).
-                    let known = fresh_ids.get(link.target.as_str()).map(|&t| i64::from(t));
-                    let target: Option<i64> = if known.is_some() {
-                        known
-                    } else {
-                        lookup
-                            .query_row([&link.target], |r| r.get(0))
-                            .optional()
-                            .map_err(e)?
-                    };
-                    match target {
-                        Some(dst) => insert_edge.execute(params![ix, dst, link.relation.name()]),
-                        None => {
-                            insert_dangling.execute(params![ix, link.relation.name(), link.target])
-                        }
-                    }
-                    .map_err(e)?;
-                }
-            }
-            drop((insert_edge, insert_dangling, lookup));
-            for written in touched.iter().filter(|_| !fresh) {
-                run(
-                    &tx,
-                    "INSERT OR IGNORE INTO edges(src, dst, rel)
-                 SELECT src, ?1, rel FROM dangling WHERE target = ?2",
-                    params![written.ix, written.id],
-                )
-                .map_err(e)?;
-                run(&tx, "DELETE FROM dangling WHERE target = ?1", [&written.id]).map_err(e)?;
-            }
+            write_links(&tx, &touched, fresh).map_err(e)?;
             if fresh {
                 tx.execute_batch(CREATE_SECONDARY).map_err(e)?;
             }
@@ -677,21 +487,7 @@ impl Index {
                 guidance::rebuild(&tx).map_err(e)?;
             }
             if bulk {
-                // One segment to search; then SQLite's defaults again for the incremental
-                // refreshes that follow.
-                run(&tx, "INSERT INTO search(search) VALUES ('optimize')", []).map_err(e)?;
-                run(
-                    &tx,
-                    "INSERT INTO search(search, rank) VALUES ('automerge', 4)",
-                    [],
-                )
-                .map_err(e)?;
-                run(
-                    &tx,
-                    "INSERT INTO search(search, rank) VALUES ('hashsize', 1048576)",
-                    [],
-                )
-                .map_err(e)?;
+                end_bulk_fts(&tx).map_err(e)?;
             }
             let files: i64 = tx
                 .query_row("SELECT count(*) FROM files", [], |r| r.get(0))

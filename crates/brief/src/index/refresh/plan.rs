@@ -127,3 +127,115 @@ impl Index {
         Ok(catalog)
     }
 }
+
+/// What a refresh reads and removes, decided from the listing, the stamps on disk and what
+/// the index knows: nothing is read or written yet.
+pub(in crate::index) struct Plan {
+    /// What the index knows of each listed file.
+    pub(in crate::index) known: HashMap<String, Known>,
+    /// Each listed file's stamp now (`None` when not taken: into an empty index, or for
+    /// named files, every file is read and stamped as it is read).
+    pub(in crate::index) stats: Vec<Option<Stamp>>,
+    /// The listed files to read again (positions in the listing, in listing order).
+    pub(in crate::index) todo: Vec<usize>,
+    /// The indexed content hashes of the files to read whose parser did not change: an
+    /// unchanged hash then means nothing to parse.
+    pub(in crate::index) hashes: HashMap<String, Vec<u8>>,
+    /// Indexed files no longer listed.
+    pub(in crate::index) removed: Vec<String>,
+}
+
+impl Index {
+    /// Compares the listing with the index: which files changed (by stamp or parser), which
+    /// left. `partial` (named files) reads every listed file and removes none.
+    pub(in crate::index) fn plan(
+        &self,
+        listed: &[Listed],
+        partial: bool,
+    ) -> Result<Plan, IndexError> {
+        use rayon::prelude::*;
+        let e = |x: rusqlite::Error| self.err(x);
+        // What the index knows of each listed file (read in one pass unless the listing
+        // came from the index and carries it already).
+        let from_index = !listed.is_empty() && listed.iter().all(|f| f.known.is_some());
+        let known: HashMap<String, Known> = if from_index {
+            listed
+                .iter()
+                .filter_map(|f| f.known.clone().map(|k| (f.rel.clone(), k)))
+                .collect()
+        } else if partial {
+            let mut known = HashMap::new();
+            for file in listed {
+                if let Some(k) = self.known(&file.rel)? {
+                    known.insert(file.rel.clone(), k);
+                }
+            }
+            known
+        } else {
+            let mut stmt = self
+                .conn
+                .prepare(
+                    "SELECT path, size, mtime, ctime, ino, dev, racy, problem, parser FROM files",
+                )
+                .map_err(e)?;
+            let rows = stmt
+                .query_map([], |r| Ok((r.get::<_, String>(0)?, known_row_at(r, 1)?)))
+                .map_err(e)?;
+            rows.collect::<Result<_, _>>().map_err(e)?
+        };
+        // Into an empty index every file is read, and stamped as it is read: no stat first.
+        let stats: Vec<Option<Stamp>> = if known.is_empty() || partial {
+            vec![None; listed.len()]
+        } else {
+            listed.par_iter().map(|f| stat(&f.path)).collect()
+        };
+        let mut todo: Vec<usize> = Vec::new();
+        for (i, file) in listed.iter().enumerate() {
+            let trusted = !partial
+                && known.get(&file.rel).is_some_and(|k| {
+                    k.unchanged(stats[i].as_ref()) && k.parser == encode_parser(&file.parser)
+                });
+            if !trusted {
+                todo.push(i);
+            }
+        }
+        // Hashes for the files read again whose parser is the same: an unchanged hash then
+        // means nothing to parse (a changed parser — a manifest entry's id or expected type —
+        // parses the file again whatever its content).
+        let mut hashes: HashMap<String, Vec<u8>> = HashMap::new();
+        for &i in &todo {
+            let rel = listed[i].rel.as_str();
+            if known
+                .get(rel)
+                .is_some_and(|k| !k.problem && k.parser == encode_parser(&listed[i].parser))
+            {
+                let hash: Vec<u8> = row(
+                    &self.conn,
+                    "SELECT hash FROM files WHERE path = ?1",
+                    [rel],
+                    |r| r.get(0),
+                )
+                .map_err(e)?;
+                hashes.insert(rel.to_string(), hash);
+            }
+        }
+        let removed: Vec<String> = if partial || known.is_empty() {
+            Vec::new()
+        } else {
+            let seen: HashSet<&str> = listed.iter().map(|f| f.rel.as_str()).collect();
+            known
+                .keys()
+                .filter(|path| !seen.contains(path.as_str()))
+                .cloned()
+                .collect()
+        };
+
+        Ok(Plan {
+            known,
+            stats,
+            todo,
+            hashes,
+            removed,
+        })
+    }
+}

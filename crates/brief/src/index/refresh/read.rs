@@ -53,3 +53,85 @@ pub(in crate::index) fn prepare(node: Node) -> Result<Prepared, Problem> {
         fields,
     })
 }
+
+/// Reads and hashes a Tana export (parsed later, inside the write transaction); its text is
+/// kept only when its hash differs from the indexed one.
+pub(in crate::index) fn read_tana(
+    root: &Root,
+    file: &Listed,
+    at: usize,
+    hashes: &HashMap<String, Vec<u8>>,
+) -> TanaRead {
+    match read_stamped(root, &file.path) {
+        Ok((text, stamp)) => {
+            let hash = *blake3::hash(text.as_bytes()).as_bytes();
+            let same = hashes
+                .get(file.rel.as_str())
+                .is_some_and(|old| old.as_slice() == hash);
+            TanaRead {
+                at,
+                hash,
+                stamp,
+                text: Ok((!same).then_some(text)),
+            }
+        }
+        Err(problem) => TanaRead {
+            at,
+            hash: [0; 32],
+            stamp: None,
+            text: Err(problem),
+        },
+    }
+}
+
+/// Reads, hashes and (when its hash changed) parses one file; a file that cannot be read or
+/// parsed becomes its problem.
+pub(in crate::index) fn read_file(
+    root: &Root,
+    file: &Listed,
+    at: usize,
+    hashes: &HashMap<String, Vec<u8>>,
+    catalog: &kb::Catalog,
+) -> Read {
+    match read_stamped(root, &file.path) {
+        Ok((text, stamp)) => {
+            let hash = *blake3::hash(text.as_bytes()).as_bytes();
+            let same = hashes
+                .get(file.rel.as_str())
+                .is_some_and(|old| old.as_slice() == hash);
+            let parsed = (!same).then(|| {
+                parse(&file.rel, &text, &file.parser, catalog)
+                    .and_then(|node| node.map(prepare).transpose())
+            });
+            Read {
+                at,
+                hash,
+                stamp,
+                parsed,
+            }
+        }
+        Err(problem) => Read {
+            at,
+            hash: [0; 32],
+            stamp: None,
+            parsed: Some(Err(problem)),
+        },
+    }
+}
+
+/// The reader thread's loop: `todo` a chunk at a time, each chunk on all cores, sent in
+/// order to the writer. Stops when the writer hangs up (an error, or another process
+/// changed the index).
+pub(in crate::index) fn read_chunks(
+    todo: &[usize],
+    read_one: &(dyn Fn(usize) -> Read + Sync),
+    sender: &std::sync::mpsc::SyncSender<Vec<Read>>,
+) {
+    use rayon::prelude::*;
+    for chunk in todo.chunks(PARSE_CHUNK) {
+        let reads: Vec<Read> = chunk.par_iter().map(|&i| read_one(i)).collect();
+        if sender.send(reads).is_err() {
+            break;
+        }
+    }
+}

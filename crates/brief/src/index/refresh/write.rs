@@ -338,3 +338,98 @@ pub(in crate::index) fn search_text(node: &Node) -> (String, String) {
     }
     (body, fields.join("\n"))
 }
+
+/// FTS5 tuned for a bulk load: no automerge while inserting, and terms kept in memory
+/// longer (SQLite's default is 1 MiB), so the load writes a few large segments instead of
+/// many small ones merged again and again.
+pub(in crate::index) fn start_bulk_fts(tx: &Connection) -> rusqlite::Result<()> {
+    run(
+        tx,
+        "INSERT INTO search(search, rank) VALUES ('automerge', 0)",
+        [],
+    )?;
+    run(
+        tx,
+        "INSERT INTO search(search, rank) VALUES ('hashsize', ?1)",
+        [BULK_FTS_MEMORY],
+    )?;
+    Ok(())
+}
+
+/// After a bulk load: one segment to search, then SQLite's defaults again for the
+/// incremental refreshes that follow.
+pub(in crate::index) fn end_bulk_fts(tx: &Connection) -> rusqlite::Result<()> {
+    run(tx, "INSERT INTO search(search) VALUES ('optimize')", [])?;
+    run(
+        tx,
+        "INSERT INTO search(search, rank) VALUES ('automerge', 4)",
+        [],
+    )?;
+    run(
+        tx,
+        "INSERT INTO search(search, rank) VALUES ('hashsize', 1048576)",
+        [],
+    )?;
+    Ok(())
+}
+
+/// Removes a file that left the listing: its nodes, its problems, its row.
+pub(in crate::index) fn remove_file(tx: &Connection, path: &str) -> rusqlite::Result<()> {
+    remove_file_nodes_bulk(tx, path)?;
+    run(tx, "DELETE FROM problems WHERE file = ?1", [path])?;
+    run(tx, "DELETE FROM files WHERE path = ?1", [path])?;
+    Ok(())
+}
+
+/// Writes the links of the nodes (re)written — an edge when the target exists, else a
+/// dangling link — and turns the dangling links of other nodes that now resolve into edges.
+/// Into an empty index (`fresh`) every node is in `touched`, so links resolve from memory.
+pub(in crate::index) fn write_links(
+    tx: &Connection,
+    touched: &[Written],
+    fresh: bool,
+) -> rusqlite::Result<()> {
+    // Links of the nodes (re)written; links of others that now resolve.
+    // Into an empty index every node is in `touched`: resolve links from memory.
+    let fresh_ids: HashMap<&str, NodeIx> = if fresh {
+        touched.iter().map(|w| (w.id.as_str(), w.ix)).collect()
+    } else {
+        HashMap::new()
+    };
+    let mut insert_edge =
+        tx.prepare_cached("INSERT OR IGNORE INTO edges(src, dst, rel) VALUES (?1, ?2, ?3)")?;
+    let mut insert_dangling =
+        tx.prepare_cached("INSERT INTO dangling(src, rel, target) VALUES (?1, ?2, ?3)")?;
+    let mut lookup = tx.prepare_cached("SELECT ix FROM nodes WHERE id = ?1")?;
+    for written in touched {
+        let ix = written.ix;
+        if !fresh {
+            run(tx, "DELETE FROM edges WHERE src = ?1", [ix])?;
+            run(tx, "DELETE FROM dangling WHERE src = ?1", [ix])?;
+        }
+        for link in &written.links {
+            // A miss may still be a node written another way (a Tana export's).
+            let known = fresh_ids.get(link.target.as_str()).map(|&t| i64::from(t));
+            let target: Option<i64> = if known.is_some() {
+                known
+            } else {
+                lookup.query_row([&link.target], |r| r.get(0)).optional()?
+            };
+            match target {
+                Some(dst) => insert_edge.execute(params![ix, dst, link.relation.name()]),
+                None => insert_dangling.execute(params![ix, link.relation.name(), link.target]),
+            }?;
+        }
+    }
+    drop((insert_edge, insert_dangling, lookup));
+    for written in touched.iter().filter(|_| !fresh) {
+        run(
+            tx,
+            "INSERT OR IGNORE INTO edges(src, dst, rel)
+         SELECT src, ?1, rel FROM dangling WHERE target = ?2",
+            params![written.ix, written.id],
+        )?;
+        run(tx, "DELETE FROM dangling WHERE target = ?1", [&written.id])?;
+    }
+    Ok(())
+}
