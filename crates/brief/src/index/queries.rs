@@ -316,3 +316,91 @@ impl Index {
         Ok(edges)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::kit;
+    use super::*;
+
+    #[test]
+    fn lookups_and_edges_come_by_id() {
+        let dir = kit::payments();
+        let (_project, index) = kit::built(dir.path());
+        let ix = |id: &str| index.lookup(id).unwrap().unwrap();
+        let (one, two, norm) = (ix("SPEC-PAY-001"), ix("SPEC-PAY-002"), ix("NORM-SEC-001"));
+        assert_eq!(index.lookup("SPEC-PAY-999").unwrap(), None);
+        assert_eq!(index.lookup_any_case("spec-pay-002").unwrap(), Some(two));
+        assert_eq!(index.id_of(norm).unwrap(), "NORM-SEC-001");
+        assert_eq!(index.kind_of(one).unwrap(), Kind::Spec);
+        // Both specs name the norm: its incoming edges come in the order of their ids.
+        let from: Vec<String> = index
+            .edges_in(norm)
+            .unwrap()
+            .iter()
+            .map(|e| index.id_of(e.from).unwrap())
+            .collect();
+        assert_eq!(from, ["SPEC-PAY-001", "SPEC-PAY-002"]);
+        let to: Vec<NodeIx> = index.edges_out(one).unwrap().iter().map(|e| e.to).collect();
+        assert!(to.contains(&norm), "{to:?}");
+        // A whole node, checked against its row.
+        let node = index.load_node(two).unwrap();
+        assert_eq!(
+            (node.id.as_str(), node.title.as_str()),
+            ("SPEC-PAY-002", "Refunds")
+        );
+        assert_eq!(index.kinds().unwrap(), ["norm", "spec"]);
+    }
+
+    #[test]
+    fn search_ranks_the_exact_id_first_then_by_relevance() {
+        let dir = kit::payments();
+        let (_project, index) = kit::built(dir.path());
+        let hits = index.search("SPEC-PAY-002", 10, None).unwrap();
+        assert_eq!(hits[0].id, "SPEC-PAY-002");
+        assert_eq!(hits[0].score, 1.0);
+        // "card" is in a title and two bodies; the title weighs most.
+        let hits = index.search("card", 10, None).unwrap();
+        let ids: Vec<&str> = hits.iter().map(|h| h.id.as_str()).collect();
+        assert_eq!(ids[0], "SPEC-PAY-001", "{hits:?}");
+        assert!(
+            hits.windows(2).all(|w| w[0].score >= w[1].score),
+            "{hits:?}"
+        );
+        assert!(index
+            .search("card", 10, Some("norm"))
+            .unwrap()
+            .iter()
+            .all(|h| h.kind == "norm"));
+        assert!(index.search("zeppelin", 10, None).unwrap().is_empty());
+    }
+
+    #[test]
+    fn counts_are_kept_and_a_damaged_one_is_a_miss() {
+        let dir = kit::payments();
+        let (_project, index) = kit::built(dir.path());
+        let key = b"0123456789abcdefg".to_vec();
+        assert_eq!(index.get(&key), None);
+        index.put(&[(key.clone(), 42)]);
+        assert_eq!(index.get(&key), Some(42));
+        index
+            .conn
+            .execute("UPDATE counts SET n = 41 WHERE key = ?1", [&key])
+            .unwrap();
+        assert_eq!(
+            index.get(&key),
+            None,
+            "a count that fails its checksum is a miss"
+        );
+        index.put(&[(key.clone(), 42)]);
+        assert_eq!(index.get(&key), Some(42), "the recount replaces it");
+    }
+
+    #[test]
+    fn query_limits_are_checked() {
+        assert!(check_query("card payments").is_ok());
+        assert!(check_query(&"x".repeat(MAX_QUERY_BYTES + 1)).is_err());
+        let many: Vec<String> = (0..=MAX_QUERY_WORDS).map(|n| format!("w{n}")).collect();
+        assert!(check_query(&many.join(" ")).is_err());
+        assert_eq!(fts_query("  "), None);
+    }
+}

@@ -164,3 +164,72 @@ pub(super) fn known_row_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result
 pub(super) fn known_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Known> {
     known_row_at(r, 0)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::kit;
+    use super::*;
+
+    #[test]
+    fn create_writes_every_table_and_the_version() {
+        let dir = kit::payments();
+        let project = Project::at(dir.path()).unwrap();
+        let conn = Connection::open_in_memory().unwrap();
+        create(&conn, &project).unwrap();
+        let meta = |key: &str| -> String {
+            conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+                .unwrap()
+        };
+        assert_eq!(meta("schema"), SCHEMA);
+        assert_eq!(meta("sources"), sources_key(&project));
+        for table in [
+            "files",
+            "nodes",
+            "node_data",
+            "edges",
+            "dangling",
+            "problems",
+            "counts",
+            "watches",
+            "search",
+            "guides",
+        ] {
+            let n: i64 = conn
+                .query_row(
+                    "SELECT count(*) FROM sqlite_master WHERE name = ?1",
+                    [table],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            assert_eq!(n, 1, "table {table}");
+        }
+    }
+
+    #[test]
+    fn a_file_of_another_version_is_rebuilt_not_used() {
+        let dir = kit::payments();
+        let (project, index) = kit::built(dir.path());
+        assert!(!index.is_unbuilt());
+        index
+            .conn
+            .execute(
+                "UPDATE meta SET value = 'brief-index-7' WHERE key = 'schema'",
+                [],
+            )
+            .unwrap();
+        drop(index);
+        let index = Index::open(&project).unwrap();
+        assert!(index.is_unbuilt(), "an outdated file waits for its rebuild");
+    }
+
+    #[test]
+    fn checksums_cover_every_part() {
+        let sum = row_sum("A", "spec", Some("2026-01-01"), "T");
+        assert_ne!(sum, row_sum("A", "spec", None, "T"));
+        assert_ne!(sum, row_sum("A", "norm", Some("2026-01-01"), "T"));
+        // Parts are length-prefixed: moving a boundary changes the sum.
+        assert_ne!(sum_of(&[b"ab", b"c"]), sum_of(&[b"a", b"bc"]));
+        assert_ne!(count_sum(b"k", 1), count_sum(b"k", 2));
+        assert_eq!(data_sum("{}"), data_sum("{}"));
+    }
+}

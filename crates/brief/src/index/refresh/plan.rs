@@ -239,3 +239,73 @@ impl Index {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::kit;
+    use super::*;
+
+    /// The rel paths a plan reads again.
+    fn to_read(listed: &[Listed], plan: &Plan) -> Vec<String> {
+        let mut rels: Vec<String> = plan.todo.iter().map(|&i| listed[i].rel.clone()).collect();
+        rels.sort();
+        rels
+    }
+
+    #[test]
+    fn a_plan_reads_what_changed_and_removes_what_left() {
+        let dir = kit::payments();
+        kit::settle();
+        let (project, index) = kit::built(dir.path());
+        kit::settle();
+        // Nothing changed: nothing to read, nothing removed.
+        let (listed, _, _) = list(&project);
+        let plan = index.plan(&listed, false).unwrap();
+        assert!(plan.todo.is_empty(), "{:?}", to_read(&listed, &plan));
+        assert!(plan.removed.is_empty());
+        assert_eq!(plan.known.len(), 3);
+        // One changed (same parser: its hash is looked up), one added, one removed.
+        kit::write(
+            dir.path(),
+            "specs/SPEC-PAY-002.md",
+            &kit::spec("SPEC-PAY-002", "Refunds", &[], "Refunds within 30 days."),
+        );
+        kit::write(
+            dir.path(),
+            "specs/SPEC-PAY-003.md",
+            &kit::spec("SPEC-PAY-003", "Payouts", &[], "Weekly payouts."),
+        );
+        std::fs::remove_file(dir.path().join(".contextia/system/norms/NORM-SEC-001.md")).unwrap();
+        let (listed, _, _) = list(&project);
+        let plan = index.plan(&listed, false).unwrap();
+        assert_eq!(
+            to_read(&listed, &plan),
+            [
+                ".contextia/system/specs/SPEC-PAY-002.md",
+                ".contextia/system/specs/SPEC-PAY-003.md"
+            ]
+        );
+        assert_eq!(plan.removed, [".contextia/system/norms/NORM-SEC-001.md"]);
+        assert_eq!(
+            plan.hashes.keys().collect::<Vec<_>>(),
+            [".contextia/system/specs/SPEC-PAY-002.md"],
+            "only a file the index knows has a hash to compare"
+        );
+        // Named files are read whatever their stamps, and nothing is removed.
+        let plan = index.plan(&listed[..1], true).unwrap();
+        assert_eq!(plan.todo, [0]);
+        assert!(plan.removed.is_empty());
+    }
+
+    #[test]
+    fn an_empty_index_reads_everything_without_stat() {
+        let dir = kit::payments();
+        let project = Project::at(dir.path()).unwrap();
+        let index = Index::open(&project).unwrap();
+        let (listed, _, _) = list(&project);
+        let plan = index.plan(&listed, false).unwrap();
+        assert_eq!(plan.todo.len(), 3);
+        assert!(plan.stats.iter().all(Option::is_none));
+        assert!(plan.known.is_empty() && plan.removed.is_empty());
+    }
+}

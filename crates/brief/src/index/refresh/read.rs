@@ -135,3 +135,72 @@ pub(in crate::index) fn read_chunks(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::kit;
+    use super::*;
+
+    #[test]
+    fn a_file_is_read_hashed_and_parsed_and_a_bad_one_is_its_problem() {
+        let dir = kit::payments();
+        kit::write(
+            dir.path(),
+            "specs/SPEC-BAD-001.md",
+            "---\nid: SPEC-BAD-001\ntitle: [unclosed\n---\n# Bad\n",
+        );
+        let project = Project::at(dir.path()).unwrap();
+        let (listed, _, _) = list(&project);
+        let catalog = kb::Catalog::default();
+        let no_hashes = HashMap::new();
+        let at = |rel: &str| listed.iter().position(|f| f.rel.ends_with(rel)).unwrap();
+        let good = at("SPEC-PAY-001.md");
+        let read = read_file(&project.guard, &listed[good], good, &no_hashes, &catalog);
+        assert_eq!(read.at, good);
+        assert!(read.stamp.is_some());
+        let prepared = read.parsed.unwrap().unwrap().unwrap();
+        assert_eq!(prepared.id, "SPEC-PAY-001");
+        assert!(
+            prepared.body.contains("idempotency key"),
+            "{}",
+            prepared.body
+        );
+        // The same hash as indexed: nothing to parse.
+        let hashes = HashMap::from([(listed[good].rel.clone(), read.hash.to_vec())]);
+        let again = read_file(&project.guard, &listed[good], good, &hashes, &catalog);
+        assert!(again.parsed.is_none());
+        assert_eq!(again.hash, read.hash);
+        // A parse error is the file's problem, at its path and line.
+        let bad = at("SPEC-BAD-001.md");
+        let read = read_file(&project.guard, &listed[bad], bad, &no_hashes, &catalog);
+        let problem = read.parsed.unwrap().err().expect("a problem");
+        assert_eq!(problem.location.path, listed[bad].rel);
+        assert!(problem.location.line >= 2, "{problem:?}");
+        // A file gone since the listing is a problem too, never a panic.
+        std::fs::remove_file(&listed[good].path).unwrap();
+        let gone = read_file(&project.guard, &listed[good], good, &no_hashes, &catalog);
+        assert!(matches!(gone.parsed, Some(Err(_))));
+        assert_eq!(gone.hash, [0; 32]);
+    }
+
+    #[test]
+    fn the_reader_sends_every_chunk_in_order() {
+        let todo: Vec<usize> = (0..PARSE_CHUNK * 2 + 3).collect();
+        let (sender, receiver) = std::sync::mpsc::sync_channel(1);
+        let read_one = |at: usize| Read {
+            at,
+            hash: [0; 32],
+            stamp: None,
+            parsed: None,
+        };
+        std::thread::scope(|scope| {
+            scope.spawn(|| read_chunks(&todo, &read_one, &sender));
+            let got: Vec<usize> = receiver
+                .iter()
+                .take(3)
+                .flat_map(|chunk| chunk.into_iter().map(|r| r.at))
+                .collect();
+            assert_eq!(got, todo);
+        });
+    }
+}

@@ -433,3 +433,93 @@ pub(in crate::index) fn write_links(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::kit;
+    use super::*;
+
+    /// Rows of one table that no node owns, or that name no node: zero in a consistent file.
+    fn orphans(conn: &Connection) -> i64 {
+        conn.query_row(
+            "SELECT (SELECT count(*) FROM edges WHERE src NOT IN (SELECT ix FROM nodes)
+                                               OR dst NOT IN (SELECT ix FROM nodes))
+                  + (SELECT count(*) FROM dangling WHERE src NOT IN (SELECT ix FROM nodes))
+                  + (SELECT count(*) FROM node_data WHERE ix NOT IN (SELECT ix FROM nodes))
+                  + (SELECT count(*) FROM search WHERE rowid NOT IN (SELECT ix FROM nodes))
+                  + (SELECT count(*) FROM nodes WHERE ix NOT IN (SELECT rowid FROM search))",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap()
+    }
+
+    fn refresh(project: &Project, index: &mut Index) -> Refresh {
+        kit::settle();
+        index
+            .refresh(project, Verify::Full, &mut |_, _| {})
+            .unwrap()
+    }
+
+    #[test]
+    fn removing_and_restoring_a_node_keeps_search_and_links_consistent() {
+        let dir = kit::payments();
+        let (project, mut index) = kit::built(dir.path());
+        assert_eq!(orphans(&index.conn), 0);
+        let spec = index.lookup("SPEC-PAY-001").unwrap().unwrap();
+        let norm_id = "NORM-SEC-001";
+        let norm = index.lookup(norm_id).unwrap().unwrap();
+        assert!(index.edges_out(spec).unwrap().iter().any(|e| e.to == norm));
+        // The norm leaves: its search row and the edges into it go; the links become dangling.
+        let norm_file = dir.path().join(".contextia/system/norms/NORM-SEC-001.md");
+        let text = std::fs::read_to_string(&norm_file).unwrap();
+        std::fs::remove_file(&norm_file).unwrap();
+        let done = refresh(&project, &mut index);
+        assert_eq!(done.removed, 1);
+        assert_eq!(orphans(&index.conn), 0);
+        assert_eq!(index.lookup(norm_id).unwrap(), None);
+        assert!(index.search("server-side", 10, None).unwrap().is_empty());
+        let dangling = index.dangling_from(spec).unwrap();
+        assert_eq!(dangling.len(), 1, "{dangling:?}");
+        assert_eq!(dangling[0].target, norm_id);
+        // It comes back: the dangling links resolve to it again.
+        std::fs::write(&norm_file, text).unwrap();
+        let done = refresh(&project, &mut index);
+        assert_eq!(done.parsed, 1);
+        assert_eq!(orphans(&index.conn), 0);
+        let norm = index.lookup(norm_id).unwrap().unwrap();
+        assert!(index.dangling_from(spec).unwrap().is_empty());
+        assert!(index.edges_out(spec).unwrap().iter().any(|e| e.to == norm));
+        assert_eq!(
+            index.search("server-side", 10, None).unwrap()[0].id,
+            norm_id
+        );
+    }
+
+    #[test]
+    fn an_edited_node_keeps_its_rowid_and_its_incoming_links() {
+        let dir = kit::payments();
+        let (project, mut index) = kit::built(dir.path());
+        let norm = index.lookup("NORM-SEC-001").unwrap().unwrap();
+        let before = index.edges_in(norm).unwrap();
+        kit::write(
+            dir.path(),
+            "norms/NORM-SEC-001.md",
+            &kit::norm(
+                "NORM-SEC-001",
+                "Secrets stay server-side",
+                "Tokens live in the vault.",
+            ),
+        );
+        let done = refresh(&project, &mut index);
+        assert_eq!(done.parsed, 1);
+        assert_eq!(index.lookup("NORM-SEC-001").unwrap(), Some(norm));
+        assert_eq!(index.edges_in(norm).unwrap(), before);
+        assert_eq!(orphans(&index.conn), 0);
+        assert_eq!(
+            index.search("vault", 5, None).unwrap()[0].id,
+            "NORM-SEC-001"
+        );
+        assert!(index.search("browser", 5, Some("norm")).unwrap().is_empty());
+    }
+}
