@@ -65,6 +65,9 @@ pub enum ContextError {
     TooSmall(#[from] TooSmall),
     #[error(transparent)]
     Lens(#[from] crate::lens::LensError),
+    /// The graph could not be read; nothing was assembled.
+    #[error(transparent)]
+    Store(#[from] crate::model::StoreError),
 }
 
 /// Where a context starts: the target, or the hits of a search.
@@ -84,7 +87,7 @@ pub fn assemble(
     defaults: &Defaults,
     request: &ContextRequest,
 ) -> Result<ContextOutput, ContextError> {
-    let target = resolve(corpus, &request.target)?;
+    let target = resolve(corpus, &request.target)??;
     let start = Start {
         seeds: vec![target],
         ..Start::default()
@@ -120,7 +123,7 @@ pub fn plan(
         Some(name) => Some(crate::lens::find(name, &defaults.lenses)?),
         None => None,
     };
-    let target_origin = corpus.store(&[target]).node(target).origin;
+    let target_origin = corpus.store(&[target])?.node(target).origin;
     plan_for(defaults, request, lens, target_origin)
 }
 
@@ -190,7 +193,11 @@ pub fn plan_for(
 }
 
 /// The selection of a context: the nodes it holds (at any detail, before the budget).
-pub fn select(graph: &dyn crate::model::GraphView, plan: &Plan, seeds: &[NodeIx]) -> Selection {
+pub fn select(
+    graph: &dyn crate::model::GraphView,
+    plan: &Plan,
+    seeds: &[NodeIx],
+) -> Result<Selection, crate::model::StoreError> {
     if plan.tana {
         traverse_tana(
             graph,
@@ -224,7 +231,7 @@ pub fn assemble_from(
         fields: lens_fields,
         ..
     } = plan.clone();
-    let selection = select(corpus, &plan, &start.seeds);
+    let selection = select(corpus, &plan, &start.seeds)?;
     // Everything rendering may name: selected nodes and the nodes their reasons pass through.
     let mut needed: Vec<NodeIx> = Vec::new();
     for reached in &selection.reached {
@@ -240,14 +247,14 @@ pub fn assemble_from(
     // What supersedes the target, for the banner (supersedes is never followed, so these
     // are not in the selection).
     let successors: Vec<NodeIx> = corpus
-        .edges_in(target)
+        .edges_in(target)?
         .into_iter()
         .filter(|e| e.relation == crate::model::Relation::Supersedes && e.from != target)
         .map(|e| e.from)
         // An ADR's "Superseded by" line is stored from the old record to the new one.
         .chain(
             corpus
-                .edges_out(target)
+                .edges_out(target)?
                 .into_iter()
                 .filter(|e| e.relation.name() == "superseded_by" && e.to != target)
                 .map(|e| e.to),
@@ -258,7 +265,7 @@ pub fn assemble_from(
     needed.extend(&successors);
     needed.sort_unstable();
     needed.dedup();
-    let store = corpus.store(&needed);
+    let store = corpus.store(&needed)?;
     let graph: &dyn crate::model::NodeStore = &*store;
     let warnings: Vec<String> = selection
         .dangling
@@ -411,9 +418,9 @@ pub fn show(
     detail: Detail,
     format: Format,
     encoding: Encoding,
-) -> Result<String, UnknownTarget> {
-    let ix = resolve(corpus, id)?;
-    let store = corpus.store(&[ix]);
+) -> Result<String, ContextError> {
+    let ix = resolve(corpus, id)??;
+    let store = corpus.store(&[ix])?;
     let node = store.node(ix);
     let mut card = card(&*store, ix, detail, &[], None);
     card.facts

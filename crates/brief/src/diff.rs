@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use crate::context::{assemble, plan, select, ContextRequest};
 use crate::impact::{explorers, Plans};
-use crate::model::{Graph, GraphView, Node};
+use crate::model::{Graph, Node, StoreError};
 use crate::project::Defaults;
 use crate::render::Format;
 
@@ -78,18 +78,22 @@ fn node_diff(a: &Node, b: &Node) -> Vec<String> {
 }
 
 /// The ids a context for `target` holds at one side (empty when the target does not exist).
-fn held(side: &Side, request: &ContextRequest, target: &str) -> BTreeSet<String> {
+fn held(
+    side: &Side,
+    request: &ContextRequest,
+    target: &str,
+) -> Result<BTreeSet<String>, StoreError> {
     let Some(ix) = side.graph.lookup(target) else {
-        return BTreeSet::new();
+        return Ok(BTreeSet::new());
     };
     let Ok(plan) = plan(side.graph, side.defaults, request, ix) else {
-        return BTreeSet::new();
+        return Ok(BTreeSet::new());
     };
-    select(side.graph, &plan, &[ix])
+    Ok(select(side.graph, &plan, &[ix])?
         .reached
         .iter()
         .map(|r| side.graph.id_of(r.node))
-        .collect()
+        .collect())
 }
 
 fn node_of<'a>(graph: &'a Graph, id: &str) -> Option<&'a Node> {
@@ -105,10 +109,10 @@ pub fn diff(
     let target = request.target.clone();
     if from.graph.lookup(&target).is_none() && to.graph.lookup(&target).is_none() {
         // Unknown at both sides: the error (with suggestions) of the newer one.
-        crate::resolve::resolve(to.graph, &target)?;
+        crate::resolve::resolve(to.graph, &target)??;
     }
-    let before = held(from, request, &target);
-    let after = held(to, request, &target);
+    let before = held(from, request, &target)?;
+    let after = held(to, request, &target)?;
     let tokens = |side: &Side| {
         side.graph.lookup(&target)?;
         let request = ContextRequest {
@@ -197,12 +201,12 @@ pub fn since(
     let mut candidates: BTreeSet<String> = BTreeSet::new();
     for id in &nodes {
         if let Some(ix) = from.graph.lookup(id) {
-            for c in explorers(from.graph, &old_plans, ix) {
+            for c in explorers(from.graph, &old_plans, ix)? {
                 candidates.insert(from.graph.id_of(c));
             }
         }
         if let Some(ix) = to.graph.lookup(id) {
-            for c in explorers(to.graph, &new_plans, ix) {
+            for c in explorers(to.graph, &new_plans, ix)? {
                 candidates.insert(to.graph.id_of(c));
             }
         }
@@ -212,8 +216,8 @@ pub fn since(
         let Some(node) = node_of(to.graph, &id) else {
             continue;
         };
-        let before = held(from, request, &id);
-        let after = held(to, request, &id);
+        let before = held(from, request, &id)?;
+        let after = held(to, request, &id)?;
         let entry = Changed {
             id: id.clone(),
             kind: node.kind.name().to_string(),

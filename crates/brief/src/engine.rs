@@ -9,8 +9,8 @@ use crate::context::{assemble_from, show, ContextError, ContextOutput, ContextRe
 use crate::index::{
     check_query, Hit, Index, IndexError, QueryError, Refresh, Verify, FULL_CHECK_LIMIT,
 };
-use crate::model::Detail;
 use crate::model::GraphView;
+use crate::model::{Detail, StoreError};
 use crate::project::{Project, ProjectError};
 use crate::render::Format;
 use crate::resolve::UnknownTarget;
@@ -27,6 +27,9 @@ pub enum EngineError {
     NoSources(String),
     #[error(transparent)]
     Index(#[from] IndexError),
+    /// The index could not be read mid-request; nothing was answered.
+    #[error(transparent)]
+    Store(#[from] StoreError),
     /// Files that could not be loaded; nothing was assembled.
     #[error("{} file problem(s); fix them first (nothing was assembled)", .0.len())]
     Load(Vec<Problem>),
@@ -47,6 +50,16 @@ pub enum EngineError {
 }
 
 impl EngineError {
+    /// Whether the index was found damaged (the engine then deletes, rebuilds and asks
+    /// again), wherever in the request that was noticed.
+    pub fn is_damage(&self) -> bool {
+        match self {
+            EngineError::Index(e) => e.is_corruption(),
+            EngineError::Store(e) | EngineError::Context(ContextError::Store(e)) => e.is_damage(),
+            _ => false,
+        }
+    }
+
     /// The exit code of `docs/cli.md`: 1 nothing found, 2 bad usage or unreadable input.
     pub fn exit_code(&self) -> u8 {
         match self {
@@ -311,7 +324,7 @@ impl Engine {
         op: impl Fn(&mut Engine) -> Result<T, EngineError>,
     ) -> Result<T, EngineError> {
         match op(self) {
-            Err(EngineError::Index(e)) if e.is_corruption() => {
+            Err(e) if e.is_damage() => {
                 self.index.rebuild(&self.project)?;
                 op(self)
             }
@@ -347,12 +360,8 @@ impl Engine {
                     &self.project.defaults,
                     request,
                     &start,
-                ))
-            })?;
-            if let Some(error) = self.index.take_error() {
-                return Err(error.into());
-            }
-            let out = out?;
+                )?)
+            })??;
             // On large projects only folders were checked: make sure the files this context
             // is made of are the ones indexed, or refresh and assemble again.
             if !self.index.refresh_files(&self.project, &out.files)? {
@@ -361,19 +370,15 @@ impl Engine {
         }
         // Files kept changing under three assemblies: the last one, from one snapshot.
         self.ensure_loadable()?;
-        let out = self.index.reading(|| {
+        self.index.reading(|| {
             let start = self.start(request)?;
-            Ok::<_, EngineError>(assemble_from(
+            Ok(assemble_from(
                 &self.index,
                 &self.project.defaults,
                 request,
                 &start,
-            ))
-        })?;
-        if let Some(error) = self.index.take_error() {
-            return Err(error.into());
-        }
-        Ok(out?)
+            )?)
+        })?
     }
 
     /// Where a context starts: the node with the target's id or, when there is none, the
@@ -382,11 +387,11 @@ impl Engine {
     /// anything else is words.
     fn start(&self, request: &ContextRequest) -> Result<Start, EngineError> {
         let target = request.target.trim();
-        if let Some(ix) = self.index.lookup_any_case(target) {
+        if let Some(ix) = self.index.lookup_any_case(target)? {
             if request.seeds.is_some() {
                 return Err(EngineError::Usage(format!(
                     "--seeds applies when the target is searched for, and `{target}` is the id of {}; leave --seeds out",
-                    self.index.id_of(ix)
+                    self.index.id_of(ix)?
                 )));
             }
             return Ok(Start {
@@ -402,8 +407,8 @@ impl Engine {
             .iter()
             .any(|s| matches!(s, crate::project::Source::Tana { .. }));
         let ids = || self.index.all_ids();
-        if !tana && has_id_shape(target, &id_shapes(&ids())) {
-            let mut unknown = match resolve(&self.index, target) {
+        if !tana && has_id_shape(target, &id_shapes(&ids()?)) {
+            let mut unknown = match resolve(&self.index, target)? {
                 Ok(ix) => {
                     return Ok(Start {
                         seeds: vec![ix],
@@ -423,7 +428,7 @@ impl Engine {
         let hits = self.index.search(target, RELEVANCE_POOL, None)?;
         let best = hits.first().map(|h| h.score).unwrap_or(0.0);
         if hits.is_empty() {
-            let mut unknown = match resolve(&self.index, target) {
+            let mut unknown = match resolve(&self.index, target)? {
                 Ok(_) => UnknownTarget::id(target, Vec::new()),
                 Err(unknown) => unknown,
             };
@@ -435,7 +440,7 @@ impl Engine {
             ..Start::default()
         };
         for (rank, hit) in hits.iter().enumerate() {
-            if let Some(ix) = self.index.lookup(&hit.id) {
+            if let Some(ix) = self.index.lookup(&hit.id)? {
                 // BM25 gives a term found in most of a small project's nodes (a repository's
                 // one topic) no weight at all: then the hits' order is all there is to go by.
                 let relevance = if best > 0.0 {
@@ -469,17 +474,13 @@ impl Engine {
             engine.ensure_loadable()?;
             let plans = crate::impact::Plans::new(&engine.project.defaults, request)
                 .map_err(EngineError::Context)?;
-            let result = engine.index.reading(|| {
+            let impact = engine.index.reading(|| {
                 let mut nodes = Vec::new();
                 for id in ids {
-                    nodes.push(resolve(&engine.index, id)?);
+                    nodes.push(resolve(&engine.index, id)??);
                 }
                 Ok::<_, EngineError>(crate::impact::impact(&engine.index, &plans, &nodes)?)
-            });
-            if let Some(error) = engine.index.take_error() {
-                return Err(error.into());
-            }
-            let impact = result?;
+            })??;
             Ok(match request.format {
                 Format::Json => crate::impact::render_json(&impact),
                 Format::Markdown | Format::Text => crate::impact::render_text(&impact),
@@ -495,17 +496,13 @@ impl Engine {
         let mut explanation = self.healing(|engine| {
             engine.refresh_for_request()?;
             engine.ensure_loadable()?;
-            let result = engine.index.reading(|| {
-                let node = resolve(&engine.index, id)?;
-                let target = resolve(&engine.index, &request.target)?;
+            engine.index.reading(|| {
+                let node = resolve(&engine.index, id)??;
+                let target = resolve(&engine.index, &request.target)??;
                 let plan =
                     crate::context::plan(&engine.index, &engine.project.defaults, request, target)?;
-                Ok::<_, EngineError>(crate::explain::explain(&engine.index, &plan, target, node))
-            });
-            if let Some(error) = engine.index.take_error() {
-                return Err(error.into());
-            }
-            result
+                Ok::<_, EngineError>(crate::explain::explain(&engine.index, &plan, target, node)?)
+            })?
         })?;
         if explanation.included {
             // The detail comes from the very assembly `brief context` makes.
@@ -612,11 +609,7 @@ impl Engine {
             let encoding = encoding
                 .or(engine.project.defaults.encoding)
                 .unwrap_or_default();
-            let text = show(&engine.index, id, detail, format, encoding);
-            if let Some(error) = engine.index.take_error() {
-                return Err(error.into());
-            }
-            Ok(text?)
+            Ok(show(&engine.index, id, detail, format, encoding)?)
         })
     }
 
@@ -664,12 +657,13 @@ impl Engine {
     pub fn identity_id(&mut self) -> Result<Option<String>, EngineError> {
         self.healing(|engine| {
             engine.refresh_for_request()?;
-            let id = engine
-                .index
-                .reading(|| engine.index.identity().map(|ix| engine.index.id_of(ix)));
-            if let Some(error) = engine.index.take_error() {
-                return Err(error.into());
-            }
+            let id = engine.index.reading(|| {
+                engine
+                    .index
+                    .identity()?
+                    .map(|ix| engine.index.id_of(ix))
+                    .transpose()
+            })??;
             Ok(id)
         })
     }

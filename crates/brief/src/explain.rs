@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, VecDeque};
 use crate::context::{select, Plan};
 use crate::impact::chain_steps;
 use crate::lens::Follow;
-use crate::model::{Detail, GraphView, Kind, NodeIx, Relation};
+use crate::model::{Detail, GraphView, Kind, NodeIx, Relation, StoreError};
 use crate::traverse::{superseded_guidance, Depth, Direction, Reason, Selection};
 
 /// One rule that brings the node in.
@@ -45,24 +45,29 @@ pub struct Explanation {
 
 /// Why `node` is (or is not) in the context of `target` under `plan`. `detail` is filled in
 /// by the caller from the fitted context.
-pub fn explain(graph: &dyn GraphView, plan: &Plan, target: NodeIx, node: NodeIx) -> Explanation {
-    let selection = select(graph, plan, &[target]);
-    let reasons = reasons_for(graph, &selection, node);
+pub fn explain(
+    graph: &dyn GraphView,
+    plan: &Plan,
+    target: NodeIx,
+    node: NodeIx,
+) -> Result<Explanation, StoreError> {
+    let selection = select(graph, plan, &[target])?;
+    let reasons = reasons_for(graph, &selection, node)?;
     let included = !reasons.is_empty();
     let why_not = if included {
         Vec::new()
     } else {
-        why_not(graph, plan, target, node)
+        why_not(graph, plan, target, node)?
     };
-    Explanation {
-        node: graph.id_of(node),
-        target: graph.id_of(target),
+    Ok(Explanation {
+        node: graph.id_of(node)?,
+        target: graph.id_of(target)?,
         included,
         detail: None,
         budget: plan.budget,
         reasons,
         why_not,
-    }
+    })
 }
 
 /// The detail's name for output, `omitted` when the budget left the node out.
@@ -90,18 +95,22 @@ fn rule_name(reason: &Reason) -> &'static str {
 }
 
 /// Every reason the selection holds for `node`, each with its chain from the target.
-fn reasons_for(graph: &dyn GraphView, selection: &Selection, node: NodeIx) -> Vec<Because> {
+fn reasons_for(
+    graph: &dyn GraphView,
+    selection: &Selection,
+    node: NodeIx,
+) -> Result<Vec<Because>, StoreError> {
     let Some(reached) = selection.reached.iter().find(|r| r.node == node) else {
-        return Vec::new();
+        return Ok(Vec::new());
     };
-    let target = graph.id_of(selection.target);
+    let target = graph.id_of(selection.target)?;
     reached
         .reasons
         .iter()
         .map(|reason| {
             let chain = match reason {
                 Reason::Target => format!("{target} (the target)"),
-                Reason::Identity => format!("{} (the project identity)", graph.id_of(node)),
+                Reason::Identity => format!("{} (the project identity)", graph.id_of(node)?),
                 Reason::Edge { from, .. } => {
                     // The chain to the node the reason leaves, then this reason's steps.
                     let mut text = target.clone();
@@ -111,33 +120,38 @@ fn reasons_for(graph: &dyn GraphView, selection: &Selection, node: NodeIx) -> Ve
                     } = reason
                     {
                         if *from != selection.target {
-                            for step in chain_steps(graph, selection, *from).unwrap_or_default() {
+                            for step in chain_steps(graph, selection, *from)?.unwrap_or_default() {
                                 text.push(' ');
                                 text.push_str(&step);
                             }
                         }
                     }
-                    for step in crate::impact::reason_steps(graph, reason, node) {
+                    for step in crate::impact::reason_steps(graph, reason, node)? {
                         text.push(' ');
                         text.push_str(&step);
                     }
                     text
                 }
             };
-            Because {
+            Ok(Because {
                 rule: rule_name(reason).to_string(),
                 chain,
-            }
+            })
         })
         .collect()
 }
 
 /// The nearest ways `node` could be in the context of `target`, each with why it is not.
-fn why_not(graph: &dyn GraphView, plan: &Plan, target: NodeIx, node: NodeIx) -> Vec<WhyNot> {
+fn why_not(
+    graph: &dyn GraphView,
+    plan: &Plan,
+    target: NodeIx,
+    node: NodeIx,
+) -> Result<Vec<WhyNot>, StoreError> {
     let mut found = Vec::new();
     let id = |ix: NodeIx| graph.id_of(ix);
-    let (n, t) = (id(node), id(target));
-    if Some(node) == graph.identity() && !plan.options.identity {
+    let (n, t) = (id(node)?, id(target)?);
+    if Some(node) == graph.identity()? && !plan.options.identity {
         found.push(WhyNot {
             rule: "identity".into(),
             explanation: format!(
@@ -150,14 +164,14 @@ fn why_not(graph: &dyn GraphView, plan: &Plan, target: NodeIx, node: NodeIx) -> 
         change(&mut relaxed);
         select(graph, &relaxed, &[target])
     };
-    let chain_in = |selection: &Selection| {
-        crate::impact::chain(graph, selection, node).unwrap_or_else(|| n.clone())
+    let chain_in = |selection: &Selection| -> Result<String, StoreError> {
+        Ok(crate::impact::chain(graph, selection, node)?.unwrap_or_else(|| n.clone()))
     };
     // Depth: the same rules followed to the end.
     let deeper = with(&|p| {
         p.options.depth = Depth::Full;
         p.options.fanout = usize::MAX;
-    });
+    })?;
     let beyond = deeper
         .reached
         .iter()
@@ -170,7 +184,7 @@ fn why_not(graph: &dyn GraphView, plan: &Plan, target: NodeIx, node: NodeIx) -> 
                 "{n} is {} hops from {t}, beyond depth {}: {}",
                 r.distance,
                 plan.options.depth,
-                chain_in(&deeper)
+                chain_in(&deeper)?
             ),
         });
     } else if !deeper.reached.iter().any(|r| r.node == node) {
@@ -185,7 +199,7 @@ fn why_not(graph: &dyn GraphView, plan: &Plan, target: NodeIx, node: NodeIx) -> 
                 field: true,
             };
             p.fields = None;
-        });
+        })?;
         if wider.reached.iter().any(|r| r.node == node) {
             let lens = plan
                 .lens
@@ -195,43 +209,43 @@ fn why_not(graph: &dyn GraphView, plan: &Plan, target: NodeIx, node: NodeIx) -> 
                 rule: "lens".into(),
                 explanation: format!(
                     "{lens} does not follow a relation on the way: {} (`contains` is followed forward only by lenses that walk children)",
-                    chain_in(&wider)
+                    chain_in(&wider)?
                 ),
             });
         }
     }
     // Fan-out: the same depth with every neighbour followed.
-    let unsampled = with(&|p| p.options.fanout = usize::MAX);
+    let unsampled = with(&|p| p.options.fanout = usize::MAX)?;
     if unsampled.reached.iter().any(|r| r.node == node) {
         found.push(WhyNot {
             rule: "fan-out".into(),
             explanation: format!(
                 "a node on the way has more links over one relation than the fan-out limit ({}), and {n} was not among those followed: {}",
                 plan.options.fanout,
-                chain_in(&unsampled)
+                chain_in(&unsampled)?
             ),
         });
     }
     // Supersedes: a layer-guidance candidate another candidate supersedes.
     if !plan.tana {
-        if let Some(&by) = superseded_guidance(graph, target).get(&node) {
+        if let Some(&by) = superseded_guidance(graph, target)?.get(&node) {
             found.push(WhyNot {
                 rule: "supersedes".into(),
                 explanation: format!(
                     "{n} is layer guidance of {t}, but {} supersedes it and only the newest is kept",
-                    id(by)
+                    id(by)?
                 ),
             });
         }
     }
     // A rule-3b constrainer of something the target links, when the target is no task.
-    if graph.kind_of(target) != Kind::Task {
-        for edge in graph.edges_out(node) {
+    if graph.kind_of(target)? != Kind::Task {
+        for edge in graph.edges_out(node)? {
             if edge.relation != Relation::Constrains {
                 continue;
             }
             if graph
-                .edges_out(target)
+                .edges_out(target)?
                 .iter()
                 .any(|e| e.to == edge.to && e.relation.is_forward())
             {
@@ -239,8 +253,8 @@ fn why_not(graph: &dyn GraphView, plan: &Plan, target: NodeIx, node: NodeIx) -> 
                     rule: "linked constrainer".into(),
                     explanation: format!(
                         "{n} constrains {}, which {t} links, but only a task's links bring their constrainers ({t} is a {})",
-                        id(edge.to),
-                        graph.kind_of(target).name()
+                        id(edge.to)?,
+                        graph.kind_of(target)?.name()
                     ),
                 });
                 break;
@@ -248,7 +262,7 @@ fn why_not(graph: &dyn GraphView, plan: &Plan, target: NodeIx, node: NodeIx) -> 
         }
     }
     // A relation never followed forward on a path from the target.
-    if let Some(path) = path_over(graph, target, node, |_| true) {
+    if let Some(path) = path_over(graph, target, node, |_| true)? {
         if let Some(step) = path.iter().find(|(_, r, _)| {
             matches!(
                 r,
@@ -260,9 +274,9 @@ fn why_not(graph: &dyn GraphView, plan: &Plan, target: NodeIx, node: NodeIx) -> 
                     rule: "never forward".into(),
                     explanation: format!(
                         "{} {} {}, and `{}` is never followed forward (it brings what {} the target, not what the target {}): {}",
-                        id(step.0),
+                        id(step.0)?,
                         step.1.name(),
-                        id(step.2),
+                        id(step.2)?,
                         step.1.name(),
                         match step.1 {
                             Relation::Constrains => "constrains",
@@ -274,19 +288,19 @@ fn why_not(graph: &dyn GraphView, plan: &Plan, target: NodeIx, node: NodeIx) -> 
                             Relation::Contains => "contains",
                             _ => "supersedes",
                         },
-                        render_path(graph, target, &path)
+                        render_path(graph, target, &path)?
                     ),
                 });
             }
         }
     }
     // The link goes the other way: the node's context holds the target.
-    if let Some(path) = path_over(graph, node, target, |r| r.is_forward()) {
+    if let Some(path) = path_over(graph, node, target, |r| r.is_forward())? {
         found.push(WhyNot {
             rule: "reverse link".into(),
             explanation: format!(
                 "links are followed from the target outward, and this chain runs from {n} to {t}, so {t} is in {n}'s context, not the reverse: {}",
-                render_path(graph, node, &path)
+                render_path(graph, node, &path)?
             ),
         });
     }
@@ -296,7 +310,7 @@ fn why_not(graph: &dyn GraphView, plan: &Plan, target: NodeIx, node: NodeIx) -> 
             explanation: format!("no chain of links connects {t} to {n}"),
         });
     }
-    found
+    Ok(found)
 }
 
 fn within(depth: Depth, hops: u32) -> bool {
@@ -315,7 +329,7 @@ fn path_over(
     from: NodeIx,
     to: NodeIx,
     follows: impl Fn(&Relation) -> bool,
-) -> Option<Vec<Step>> {
+) -> Result<Option<Vec<Step>>, StoreError> {
     let mut previous: BTreeMap<NodeIx, Step> = BTreeMap::new();
     let mut queue = VecDeque::from([from]);
     while let Some(at) = queue.pop_front() {
@@ -328,24 +342,24 @@ fn path_over(
                 path.push(step);
             }
             path.reverse();
-            return Some(path);
+            return Ok(Some(path));
         }
-        for edge in graph.edges_out(at) {
+        for edge in graph.edges_out(at)? {
             if follows(&edge.relation) && edge.to != from && !previous.contains_key(&edge.to) {
                 previous.insert(edge.to, (at, edge.relation.clone(), edge.to));
                 queue.push_back(edge.to);
             }
         }
     }
-    None
+    Ok(None)
 }
 
-fn render_path(graph: &dyn GraphView, start: NodeIx, path: &[Step]) -> String {
-    let mut text = graph.id_of(start);
+fn render_path(graph: &dyn GraphView, start: NodeIx, path: &[Step]) -> Result<String, StoreError> {
+    let mut text = graph.id_of(start)?;
     for (_, relation, to) in path {
-        text.push_str(&format!(" → {} {}", relation.name(), graph.id_of(*to)));
+        text.push_str(&format!(" → {} {}", relation.name(), graph.id_of(*to)?));
     }
-    text
+    Ok(text)
 }
 
 /// The explanation as text.
@@ -442,6 +456,7 @@ mod tests {
             graph.lookup(target).unwrap(),
             graph.lookup(id).unwrap(),
         )
+        .unwrap()
     }
 
     fn within(graph: &Graph, id: &str, target: &str) -> Vec<(String, String)> {

@@ -16,7 +16,7 @@ use std::collections::BTreeSet;
 
 use rusqlite::Connection;
 
-use crate::model::{GraphView, Kind, NodeIx, Relation};
+use crate::model::{GraphView, Kind, NodeIx, Relation, StoreError};
 
 /// One thing a layer propagates.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -31,17 +31,17 @@ pub struct LayerGuide {
 }
 
 /// The guides of `layer` from the rules: a walk of its `contains` closure. Sorted.
-pub fn compute(graph: &dyn GraphView, layer: NodeIx) -> Vec<LayerGuide> {
+pub fn compute(graph: &dyn GraphView, layer: NodeIx) -> Result<Vec<LayerGuide>, StoreError> {
     let mut guides = Vec::new();
-    for member in contains_closure(graph, layer) {
-        if graph.kind_of(member) == Kind::Decision {
+    for member in contains_closure(graph, layer)? {
+        if graph.kind_of(member)? == Kind::Decision {
             guides.push(LayerGuide {
                 node: member,
                 member,
                 relation: Relation::Contains,
             });
         }
-        for edge in graph.edges_in(member) {
+        for edge in graph.edges_in(member)? {
             if edge.relation == Relation::Constrains {
                 guides.push(LayerGuide {
                     node: edge.from,
@@ -53,21 +53,21 @@ pub fn compute(graph: &dyn GraphView, layer: NodeIx) -> Vec<LayerGuide> {
     }
     guides.sort();
     guides.dedup();
-    guides
+    Ok(guides)
 }
 
 /// `node` and everything it transitively `contains`.
-fn contains_closure(graph: &dyn GraphView, node: NodeIx) -> BTreeSet<NodeIx> {
+fn contains_closure(graph: &dyn GraphView, node: NodeIx) -> Result<BTreeSet<NodeIx>, StoreError> {
     let mut seen = BTreeSet::from([node]);
     let mut stack = vec![node];
     while let Some(at) = stack.pop() {
-        for edge in graph.edges_out(at) {
+        for edge in graph.edges_out(at)? {
             if edge.relation == Relation::Contains && seen.insert(edge.to) {
                 stack.push(edge.to);
             }
         }
     }
-    seen
+    Ok(seen)
 }
 
 /// The index's table of guides, one row per (layer, guide).

@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use crate::context::{plan_for, select, ContextError, ContextRequest, Plan};
-use crate::model::{Corpus, GraphView, Kind, NodeIx, Origin, Relation};
+use crate::model::{Corpus, GraphView, Kind, NodeIx, Origin, Relation, StoreError};
 use crate::project::Defaults;
 use crate::traverse::{follows_forward, Depth, Direction, Reason, Selection};
 
@@ -85,21 +85,23 @@ pub fn impact(
         }
     }
     let mut candidates: BTreeSet<NodeIx> = BTreeSet::new();
-    let identity = corpus.identity();
+    let identity = corpus.identity()?;
     let mut everyone = false;
     for &node in &asked {
         if Some(node) == identity && plans.by_origin.iter().any(|(_, p)| p.options.identity) {
             everyone = true;
         }
-        candidates.extend(candidates_for(corpus, plans, node));
+        candidates.extend(candidates_for(corpus, plans, node)?);
     }
     if everyone {
         // The identity is in every context: every node is a candidate.
-        candidates.extend(corpus.all_ids().iter().filter_map(|id| corpus.lookup(id)));
+        for id in corpus.all_ids()? {
+            candidates.extend(corpus.lookup(&id)?);
+        }
     }
     let candidates: Vec<NodeIx> = candidates.into_iter().collect();
     let origins: HashMap<NodeIx, Origin> = {
-        let store = corpus.store(&candidates);
+        let store = corpus.store(&candidates)?;
         candidates
             .iter()
             .map(|&c| (c, store.node(c).origin))
@@ -108,46 +110,53 @@ pub fn impact(
     let mut targets: Vec<Affected> = Vec::new();
     for &candidate in &candidates {
         let plan = plans.of(origins[&candidate]);
-        let selection = select(corpus, plan, &[candidate]);
-        let chain: Vec<String> = asked
-            .iter()
-            .filter_map(|&node| chain(corpus, &selection, node))
-            .collect();
-        if !chain.is_empty() {
+        let selection = select(corpus, plan, &[candidate])?;
+        let mut chains: Vec<String> = Vec::new();
+        for &node in &asked {
+            chains.extend(chain(corpus, &selection, node)?);
+        }
+        if !chains.is_empty() {
             targets.push(Affected {
-                id: corpus.id_of(candidate),
-                kind: corpus.kind_of(candidate).name().to_string(),
-                chain,
+                id: corpus.id_of(candidate)?,
+                kind: corpus.kind_of(candidate)?.name().to_string(),
+                chain: chains,
             });
         }
     }
     targets.sort_by(|a, b| a.id.cmp(&b.id));
     Ok(Impact {
-        nodes: asked.iter().map(|&n| corpus.id_of(n)).collect(),
+        nodes: asked
+            .iter()
+            .map(|&n| corpus.id_of(n))
+            .collect::<Result<_, _>>()?,
         targets,
     })
 }
 
 /// Every target whose context could hold `node` under some origin's plan: a superset of the
 /// exact answer.
-fn candidates_for(graph: &dyn GraphView, plans: &Plans, node: NodeIx) -> BTreeSet<NodeIx> {
+fn candidates_for(
+    graph: &dyn GraphView,
+    plans: &Plans,
+    node: NodeIx,
+) -> Result<BTreeSet<NodeIx>, StoreError> {
     let mut found = BTreeSet::from([node]);
     for plan in plans.rules() {
         let follow = plan.options.follow;
         // Rule 2: a node is the namespace of everything it transitively contains.
         if follow.parent {
-            found.extend(descendants(graph, node));
+            found.extend(descendants(graph, node)?);
         }
         // Rule 5 backwards: who reaches `node` over followed forward links, and in how many
         // hops. A node P at k hops is a candidate target when k is within the depth, and the
         // targets P is guidance for (rules 3, 3b, 4: distance 1) when k + 1 is.
         let back = backward(graph, node, plan.options.depth, |r| {
             follows_forward(follow, r)
-        });
+        })?;
         for (&reacher, &hops) in &back {
             found.insert(reacher);
             if within(plan.options.depth, hops + 1) {
-                found.extend(guided_by(graph, reacher));
+                found.extend(guided_by(graph, reacher)?);
             }
         }
     }
@@ -164,7 +173,7 @@ fn candidates_for(graph: &dyn GraphView, plans: &Plans, node: NodeIx) -> BTreeSe
         // A step P → at in a Tana walk: P's out-edge followed forward, or P's in-edge
         // followed inversely.
         let mut from: Vec<NodeIx> = Vec::new();
-        for edge in graph.edges_in(at) {
+        for edge in graph.edges_in(at)? {
             let followed = match &edge.relation {
                 Relation::Child => follow.child,
                 Relation::Reference => follow.reference,
@@ -175,7 +184,7 @@ fn candidates_for(graph: &dyn GraphView, plans: &Plans, node: NodeIx) -> BTreeSe
                 from.push(edge.from);
             }
         }
-        for edge in graph.edges_out(at) {
+        for edge in graph.edges_out(at)? {
             let followed = match &edge.relation {
                 Relation::Child => follow.parent,
                 Relation::Reference => follow.reference,
@@ -193,7 +202,7 @@ fn candidates_for(graph: &dyn GraphView, plans: &Plans, node: NodeIx) -> BTreeSe
             }
         }
     }
-    found
+    Ok(found)
 }
 
 fn within(depth: Depth, hops: u32) -> bool {
@@ -210,104 +219,107 @@ fn backward(
     node: NodeIx,
     depth: Depth,
     follows: impl Fn(&Relation) -> bool,
-) -> BTreeMap<NodeIx, u32> {
+) -> Result<BTreeMap<NodeIx, u32>, StoreError> {
     let mut best = BTreeMap::from([(node, 0u32)]);
     let mut queue = VecDeque::from([(node, 0u32)]);
     while let Some((at, hops)) = queue.pop_front() {
         if !within(depth, hops + 1) {
             continue;
         }
-        for edge in graph.edges_in(at) {
+        for edge in graph.edges_in(at)? {
             if follows(&edge.relation) && !best.contains_key(&edge.from) {
                 best.insert(edge.from, hops + 1);
                 queue.push_back((edge.from, hops + 1));
             }
         }
     }
-    best
+    Ok(best)
 }
 
 /// Everything `node` transitively contains.
-fn descendants(graph: &dyn GraphView, node: NodeIx) -> BTreeSet<NodeIx> {
+fn descendants(graph: &dyn GraphView, node: NodeIx) -> Result<BTreeSet<NodeIx>, StoreError> {
     let mut seen = BTreeSet::new();
     let mut stack = vec![node];
     while let Some(at) = stack.pop() {
-        for edge in graph.edges_out(at) {
+        for edge in graph.edges_out(at)? {
             if edge.relation == Relation::Contains && seen.insert(edge.to) {
                 stack.push(edge.to);
             }
         }
     }
-    seen
+    Ok(seen)
 }
 
 /// Everything that transitively contains `node`, and `node`.
-fn ancestors_and_self(graph: &dyn GraphView, node: NodeIx) -> BTreeSet<NodeIx> {
+fn ancestors_and_self(graph: &dyn GraphView, node: NodeIx) -> Result<BTreeSet<NodeIx>, StoreError> {
     let mut seen = BTreeSet::from([node]);
     let mut stack = vec![node];
     while let Some(at) = stack.pop() {
-        for edge in graph.edges_in(at) {
+        for edge in graph.edges_in(at)? {
             if edge.relation == Relation::Contains && seen.insert(edge.from) {
                 stack.push(edge.from);
             }
         }
     }
-    seen
+    Ok(seen)
 }
 
 /// The targets `guide` can be guidance for (distance 1): what it constrains and everything
 /// beneath that (rule 3), tasks that link what it constrains (rule 3b), and every node whose
 /// layer walk reaches a layer holding it as a decision or holding what it constrains (rule 4).
-fn guided_by(graph: &dyn GraphView, guide: NodeIx) -> BTreeSet<NodeIx> {
+fn guided_by(graph: &dyn GraphView, guide: NodeIx) -> Result<BTreeSet<NodeIx>, StoreError> {
     let mut found = BTreeSet::new();
     let constrained: Vec<NodeIx> = graph
-        .edges_out(guide)
+        .edges_out(guide)?
         .into_iter()
         .filter(|e| e.relation == Relation::Constrains)
         .map(|e| e.to)
         .collect();
     // Members of a layer's contains closure through which a layer propagates `guide`.
     let mut members: Vec<NodeIx> = constrained.clone();
-    if graph.kind_of(guide) == Kind::Decision {
+    if graph.kind_of(guide)? == Kind::Decision {
         members.push(guide);
     }
     for &spec in &constrained {
         found.insert(spec);
-        found.extend(descendants(graph, spec));
-        for edge in graph.edges_in(spec) {
-            if edge.relation.is_forward() && graph.kind_of(edge.from) == Kind::Task {
+        found.extend(descendants(graph, spec)?);
+        for edge in graph.edges_in(spec)? {
+            if edge.relation.is_forward() && graph.kind_of(edge.from)? == Kind::Task {
                 found.insert(edge.from);
             }
         }
     }
     let mut layers: BTreeSet<NodeIx> = BTreeSet::new();
     for member in members {
-        layers.extend(
-            ancestors_and_self(graph, member)
-                .into_iter()
-                .filter(|&a| graph.kind_of(a) == Kind::Layer),
-        );
+        for a in ancestors_and_self(graph, member)? {
+            if graph.kind_of(a)? == Kind::Layer {
+                layers.insert(a);
+            }
+        }
     }
-    found.extend(reaching_layers(graph, &layers));
-    found
+    found.extend(reaching_layers(graph, &layers)?);
+    Ok(found)
 }
 
 /// Every node whose layer walk (rule 4: `depends_on` targets and feature/layer `contains`
 /// parents) reaches one of `layers`.
-fn reaching_layers(graph: &dyn GraphView, layers: &BTreeSet<NodeIx>) -> BTreeSet<NodeIx> {
+fn reaching_layers(
+    graph: &dyn GraphView,
+    layers: &BTreeSet<NodeIx>,
+) -> Result<BTreeSet<NodeIx>, StoreError> {
     let mut seen: BTreeSet<NodeIx> = layers.clone();
     let mut stack: Vec<NodeIx> = layers.iter().copied().collect();
     while let Some(at) = stack.pop() {
         let mut next: Vec<NodeIx> = graph
-            .edges_in(at)
+            .edges_in(at)?
             .into_iter()
             .filter(|e| e.relation == Relation::DependsOn)
             .map(|e| e.from)
             .collect();
-        if graph.kind_of(at).is_grouping() {
+        if graph.kind_of(at)?.is_grouping() {
             next.extend(
                 graph
-                    .edges_out(at)
+                    .edges_out(at)?
                     .into_iter()
                     .filter(|e| e.relation == Relation::Contains)
                     .map(|e| e.to),
@@ -319,19 +331,25 @@ fn reaching_layers(graph: &dyn GraphView, layers: &BTreeSet<NodeIx>) -> BTreeSet
             }
         }
     }
-    seen
+    Ok(seen)
 }
 
 /// The chain of links from the selection's target to `node`, or `None` when the selection
 /// does not hold it.
-pub fn chain(graph: &dyn GraphView, selection: &Selection, node: NodeIx) -> Option<String> {
-    let steps = chain_steps(graph, selection, node)?;
-    let mut text = graph.id_of(selection.target);
+pub fn chain(
+    graph: &dyn GraphView,
+    selection: &Selection,
+    node: NodeIx,
+) -> Result<Option<String>, StoreError> {
+    let Some(steps) = chain_steps(graph, selection, node)? else {
+        return Ok(None);
+    };
+    let mut text = graph.id_of(selection.target)?;
     for step in steps {
         text.push(' ');
         text.push_str(&step);
     }
-    Some(text)
+    Ok(Some(text))
 }
 
 /// The steps after the target, e.g. `["← contains SHOP", "← constrains POL-SHOP-01"]`;
@@ -340,42 +358,46 @@ pub fn chain_steps(
     graph: &dyn GraphView,
     selection: &Selection,
     node: NodeIx,
-) -> Option<Vec<String>> {
+) -> Result<Option<Vec<String>>, StoreError> {
     let by_node: HashMap<NodeIx, &crate::traverse::Reached> =
         selection.reached.iter().map(|r| (r.node, r)).collect();
     let mut steps: Vec<String> = Vec::new();
     let mut at = node;
     // Each step moves to a node strictly nearer the target, so this ends.
     for _ in 0..=selection.reached.len() {
-        let reached = by_node.get(&at)?;
-        let reason = pick(&by_node, reached)?;
+        let Some(reached) = by_node.get(&at) else {
+            return Ok(None);
+        };
+        let Some(reason) = pick(&by_node, reached) else {
+            return Ok(None);
+        };
         match reason {
             Reason::Target => {
                 if steps.is_empty() {
                     steps.push("(the target)".to_string());
                 }
                 steps.reverse();
-                return Some(steps);
+                return Ok(Some(steps));
             }
-            Reason::Identity => return Some(vec!["(the project identity)".to_string()]),
+            Reason::Identity => return Ok(Some(vec!["(the project identity)".to_string()])),
             Reason::Edge {
                 relation,
                 direction,
                 from,
                 via,
             } => {
-                let mut these = rule_steps(graph, *from, relation, *direction, via, at);
+                let mut these = rule_steps(graph, *from, relation, *direction, via, at)?;
                 these.reverse();
                 steps.extend(these);
                 if *direction != Direction::Forward {
                     steps.reverse();
-                    return Some(steps);
+                    return Ok(Some(steps));
                 }
                 at = *from;
             }
         }
     }
-    None
+    Ok(None)
 }
 
 /// The reason to explain a node by: a rule that starts at the target (not forward) first,
@@ -406,43 +428,43 @@ fn rule_steps(
     direction: Direction,
     via: &[NodeIx],
     node: NodeIx,
-) -> Vec<String> {
+) -> Result<Vec<String>, StoreError> {
     let id = |ix: NodeIx| graph.id_of(ix);
     let mut steps = Vec::new();
     match direction {
-        Direction::Forward => steps.push(format!("→ {} {}", relation.name(), id(node))),
+        Direction::Forward => steps.push(format!("→ {} {}", relation.name(), id(node)?)),
         Direction::Inverse => {
             // Namespace and constrainers: up `contains` through `via`, then the rule's edge.
             for &v in via {
-                steps.push(format!("← contains {}", id(v)));
+                steps.push(format!("← contains {}", id(v)?));
             }
-            steps.push(format!("← {} {}", relation.name(), id(node)));
+            steps.push(format!("← {} {}", relation.name(), id(node)?));
         }
         Direction::Linked => {
             for &v in via {
-                steps.push(format!("→ links {}", id(v)));
+                steps.push(format!("→ links {}", id(v)?));
             }
-            steps.push(format!("← {} {}", relation.name(), id(node)));
+            steps.push(format!("← {} {}", relation.name(), id(node)?));
         }
         Direction::Propagated => {
             // The layer walk: each step a `depends_on` target or a grouping parent.
             let mut prev = from;
             for &v in via {
                 let depends = graph
-                    .edges_out(prev)
+                    .edges_out(prev)?
                     .iter()
                     .any(|e| e.to == v && e.relation == Relation::DependsOn);
                 steps.push(if depends {
-                    format!("→ depends_on {}", id(v))
+                    format!("→ depends_on {}", id(v)?)
                 } else {
-                    format!("← contains {}", id(v))
+                    format!("← contains {}", id(v)?)
                 });
                 prev = v;
             }
-            steps.push(format!("← {} {}", relation.name(), id(node)));
+            steps.push(format!("← {} {}", relation.name(), id(node)?));
         }
     }
-    steps
+    Ok(steps)
 }
 
 /// The impact as text: a header, then targets grouped by kind (kinds by name), each with its
@@ -480,7 +502,11 @@ pub fn render_json(impact: &Impact) -> String {
 
 /// The steps one reason of `node` stands for, from the node the reason leaves (the target,
 /// for every rule but forward links).
-pub fn reason_steps(graph: &dyn GraphView, reason: &Reason, node: NodeIx) -> Vec<String> {
+pub fn reason_steps(
+    graph: &dyn GraphView,
+    reason: &Reason,
+    node: NodeIx,
+) -> Result<Vec<String>, StoreError> {
     match reason {
         Reason::Edge {
             relation,
@@ -488,16 +514,20 @@ pub fn reason_steps(graph: &dyn GraphView, reason: &Reason, node: NodeIx) -> Vec
             from,
             via,
         } => rule_steps(graph, *from, relation, *direction, via, node),
-        Reason::Target | Reason::Identity => Vec::new(),
+        Reason::Target | Reason::Identity => Ok(Vec::new()),
     }
 }
 
 /// Every target whose traversal could read `node` or its links, under some origin's plan:
 /// the targets that could select it, those beneath it (whose namespace walk passes it) and
 /// those whose layer walk passes through it. When `node` changes, only these contexts can.
-pub fn explorers(graph: &dyn GraphView, plans: &Plans, node: NodeIx) -> BTreeSet<NodeIx> {
-    let mut found = candidates_for(graph, plans, node);
-    found.extend(descendants(graph, node));
-    found.extend(reaching_layers(graph, &BTreeSet::from([node])));
-    found
+pub fn explorers(
+    graph: &dyn GraphView,
+    plans: &Plans,
+    node: NodeIx,
+) -> Result<BTreeSet<NodeIx>, StoreError> {
+    let mut found = candidates_for(graph, plans, node)?;
+    found.extend(descendants(graph, node)?);
+    found.extend(reaching_layers(graph, &BTreeSet::from([node]))?);
+    Ok(found)
 }

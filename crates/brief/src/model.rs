@@ -11,6 +11,10 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+mod view;
+
+pub use view::{Corpus, Fault, GraphView, NodeStore, StoreError, Subgraph};
+
 /// Index of a node inside a [`Graph`]; ordering by index is ordering by id.
 pub type NodeIx = u32;
 
@@ -511,147 +515,6 @@ pub struct Graph {
     newest_date: Option<String>,
 }
 
-/// Read access to a graph's structure, which is all traversal needs. Implemented by the
-/// in-memory [`Graph`] and by the on-disk index, which answers from SQLite without loading
-/// the whole graph.
-///
-/// Node indices are opaque: anything whose order reaches output is ordered by id. Edge lists
-/// come sorted by the other end's id, then by relation.
-pub trait GraphView {
-    /// The index of the node with this exact id.
-    fn lookup(&self, id: &str) -> Option<NodeIx>;
-    /// A node's id.
-    fn id_of(&self, ix: NodeIx) -> String;
-    /// A node's kind.
-    fn kind_of(&self, ix: NodeIx) -> Kind;
-    /// Edges leaving a node, sorted by (target id, relation).
-    fn edges_out(&self, ix: NodeIx) -> Vec<Edge>;
-    /// Edges arriving at a node, sorted by (source id, relation).
-    fn edges_in(&self, ix: NodeIx) -> Vec<Edge>;
-    /// The project identity node, if there is one.
-    fn identity(&self) -> Option<NodeIx>;
-    /// Links out of a node whose target does not exist.
-    fn dangling_from(&self, ix: NodeIx) -> Vec<Dangling>;
-    /// Every id, sorted (for suggestions; may be slow on large graphs).
-    fn all_ids(&self) -> Vec<String>;
-    /// What a layer propagates, when this view keeps it precomputed (the index does);
-    /// `None` makes the caller compute it with [`crate::guidance::compute`].
-    fn layer_guides(&self, _layer: NodeIx) -> Option<Vec<crate::guidance::LayerGuide>> {
-        None
-    }
-}
-
-/// Whole nodes by index, which is what ranking and rendering need.
-pub trait NodeStore {
-    /// The node at an index (it must be present).
-    fn node(&self, ix: NodeIx) -> &Node;
-    /// The newest `date` in the whole graph: the reference point for recency.
-    fn newest_date(&self) -> Option<&str>;
-}
-
-impl<T: NodeStore + ?Sized> NodeStore for &T {
-    fn node(&self, ix: NodeIx) -> &Node {
-        (**self).node(ix)
-    }
-
-    fn newest_date(&self) -> Option<&str> {
-        (**self).newest_date()
-    }
-}
-
-/// A graph a context can be assembled from: its structure, and the whole nodes a selection
-/// needs.
-pub trait Corpus: GraphView {
-    /// The nodes with these indices (and the graph's newest date).
-    fn store(&self, needed: &[NodeIx]) -> Box<dyn NodeStore + '_>;
-    /// A persistent token-count cache, if the corpus has one.
-    fn counts(&self) -> Option<&dyn crate::tokens::CountStore> {
-        None
-    }
-}
-
-impl Corpus for Graph {
-    fn store(&self, _needed: &[NodeIx]) -> Box<dyn NodeStore + '_> {
-        Box::new(self)
-    }
-}
-
-/// The nodes a context needs, taken out of a larger graph (see [`GraphView`]).
-#[derive(Debug, Default)]
-pub struct Subgraph {
-    pub nodes: IxMap<Node>,
-    pub newest_date: Option<String>,
-}
-
-impl NodeStore for Subgraph {
-    fn node(&self, ix: NodeIx) -> &Node {
-        &self.nodes[&ix]
-    }
-
-    fn newest_date(&self) -> Option<&str> {
-        self.newest_date.as_deref()
-    }
-}
-
-impl GraphView for Graph {
-    fn lookup(&self, id: &str) -> Option<NodeIx> {
-        Graph::lookup(self, id)
-    }
-
-    fn id_of(&self, ix: NodeIx) -> String {
-        self.node(ix).id.clone()
-    }
-
-    fn kind_of(&self, ix: NodeIx) -> Kind {
-        self.node(ix).kind.clone()
-    }
-
-    // Indices follow ids here, so the stored order is already the promised one.
-    fn edges_out(&self, ix: NodeIx) -> Vec<Edge> {
-        self.outgoing(ix).cloned().collect()
-    }
-
-    fn edges_in(&self, ix: NodeIx) -> Vec<Edge> {
-        let mut edges: Vec<Edge> = self.incoming(ix).cloned().collect();
-        edges.sort_by(|a, b| {
-            a.from
-                .cmp(&b.from)
-                .then_with(|| a.relation.cmp(&b.relation))
-        });
-        edges
-    }
-
-    fn identity(&self) -> Option<NodeIx> {
-        self.nodes
-            .iter()
-            .position(|n| n.kind == Kind::Identity)
-            .map(|ix| ix as NodeIx)
-    }
-
-    fn all_ids(&self) -> Vec<String> {
-        self.nodes.iter().map(|n| n.id.clone()).collect()
-    }
-
-    fn dangling_from(&self, ix: NodeIx) -> Vec<Dangling> {
-        let start = self.dangling.partition_point(|d| d.from < ix);
-        self.dangling[start..]
-            .iter()
-            .take_while(|d| d.from == ix)
-            .cloned()
-            .collect()
-    }
-}
-
-impl NodeStore for Graph {
-    fn node(&self, ix: NodeIx) -> &Node {
-        Graph::node(self, ix)
-    }
-
-    fn newest_date(&self) -> Option<&str> {
-        Graph::newest_date(self)
-    }
-}
-
 /// Two nodes claim one id.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DuplicateId {
@@ -725,6 +588,56 @@ impl Graph {
             newest_date,
         };
         (graph, duplicates)
+    }
+
+    /// A node's id.
+    pub fn id_of(&self, ix: NodeIx) -> String {
+        self.node(ix).id.clone()
+    }
+
+    /// A node's kind.
+    pub fn kind_of(&self, ix: NodeIx) -> Kind {
+        self.node(ix).kind.clone()
+    }
+
+    /// Edges leaving a node, sorted by (target id, relation): indices follow ids here, so
+    /// the stored order is already the promised one.
+    pub fn edges_out(&self, ix: NodeIx) -> Vec<Edge> {
+        self.outgoing(ix).cloned().collect()
+    }
+
+    /// Edges arriving at a node, sorted by (source id, relation).
+    pub fn edges_in(&self, ix: NodeIx) -> Vec<Edge> {
+        let mut edges: Vec<Edge> = self.incoming(ix).cloned().collect();
+        edges.sort_by(|a, b| {
+            a.from
+                .cmp(&b.from)
+                .then_with(|| a.relation.cmp(&b.relation))
+        });
+        edges
+    }
+
+    /// The project identity node, if there is one.
+    pub fn identity(&self) -> Option<NodeIx> {
+        self.nodes
+            .iter()
+            .position(|n| n.kind == Kind::Identity)
+            .map(|ix| ix as NodeIx)
+    }
+
+    /// Every id, sorted.
+    pub fn all_ids(&self) -> Vec<String> {
+        self.nodes.iter().map(|n| n.id.clone()).collect()
+    }
+
+    /// Links out of a node whose target does not exist.
+    pub fn dangling_from(&self, ix: NodeIx) -> Vec<Dangling> {
+        let start = self.dangling.partition_point(|d| d.from < ix);
+        self.dangling[start..]
+            .iter()
+            .take_while(|d| d.from == ix)
+            .cloned()
+            .collect()
     }
 
     /// All nodes, sorted by id.
@@ -852,73 +765,4 @@ impl std::str::FromStr for Detail {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
-    use super::*;
-
-    pub(crate) fn node(id: &str, kind: Kind, links: &[(&str, &str)]) -> Node {
-        Node {
-            id: id.to_string(),
-            kind,
-            title: format!("{id} title"),
-            status: None,
-            origin: Origin::SpecGraph,
-            content: Content::Spec(SpecFields::default()),
-            links: links
-                .iter()
-                .map(|(rel, target)| Link {
-                    relation: Relation::from_key(rel),
-                    target: target.to_string(),
-                })
-                .collect(),
-            date: None,
-            location: Location::file(format!("{id}.json")),
-        }
-    }
-
-    #[test]
-    fn build_sorts_dedupes_and_indexes_both_ways() {
-        let nodes = vec![
-            node(
-                "B",
-                Kind::Behavior,
-                &[("depends_on", "A"), ("depends_on", "A")],
-            ),
-            node(
-                "A",
-                Kind::Decision,
-                &[("constrains", "B"), ("depends_on", "GONE")],
-            ),
-        ];
-        let (graph, dups) = Graph::build(nodes);
-        assert!(dups.is_empty());
-        assert_eq!(graph.node(0).id, "A");
-        assert_eq!(graph.edges().len(), 2, "repeated link is kept once");
-        let b = graph.lookup("B").unwrap();
-        assert_eq!(graph.outgoing(b).count(), 1);
-        assert_eq!(graph.incoming(b).count(), 1);
-        assert_eq!(graph.dangling().len(), 1);
-        assert_eq!(graph.dangling()[0].target, "GONE");
-    }
-
-    #[test]
-    fn duplicate_ids_keep_the_first_location() {
-        let mut first = node("A", Kind::Policy, &[]);
-        first.location = Location::file("a.json");
-        let mut second = node("A", Kind::Policy, &[]);
-        second.location = Location::file("b.json");
-        let (graph, dups) = Graph::build(vec![second, first]);
-        assert_eq!(graph.len(), 1);
-        assert_eq!(graph.node(0).location.path, "a.json");
-        assert_eq!(dups[0].second.path, "b.json");
-    }
-
-    #[test]
-    fn relation_names_round_trip() {
-        for rel in Relation::SPEC_GRAPH {
-            assert_eq!(Relation::from_key(rel.name()), rel);
-        }
-        assert_eq!(Relation::from_key("specs").name(), "specs");
-        assert!(Relation::from_key("specs").is_forward());
-        assert!(!Relation::Constrains.is_forward());
-    }
-}
+pub(crate) mod tests;

@@ -349,7 +349,8 @@ mod tests {
                 identity: false,
                 ..TraverseOptions::at(depth)
             },
-        );
+        )
+        .unwrap();
         rank(graph, selection, &RankInputs::default())
             .iter()
             .map(|r| (graph.node(r.node).id.clone(), r.class))
@@ -538,7 +539,8 @@ mod tests {
             },
             None,
             &[],
-        );
+        )
+        .unwrap();
         let got: Vec<(String, Class)> = rank(&graph, selection, &RankInputs::default())
             .iter()
             .map(|r| (graph.node(r.node).id.clone(), r.class))

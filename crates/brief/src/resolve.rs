@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::model::{GraphView, NodeIx};
+use crate::model::{GraphView, NodeIx, StoreError};
 
 /// Most suggestions offered for an unknown target.
 const SUGGESTIONS: usize = 3;
@@ -98,25 +98,27 @@ fn shape(token: &str) -> Option<String> {
     Some(out)
 }
 
-/// Resolves an id exactly, then ignoring case.
-pub fn resolve(graph: &dyn GraphView, target: &str) -> Result<NodeIx, UnknownTarget> {
+/// Resolves an id exactly, then ignoring case. The outer error is the graph's (it could
+/// not be read), the inner one the user's (no such node).
+pub fn resolve(
+    graph: &dyn GraphView,
+    target: &str,
+) -> Result<Result<NodeIx, UnknownTarget>, StoreError> {
     let wanted = target.trim();
-    if let Some(ix) = graph.lookup(wanted) {
-        return Ok(ix);
+    if let Some(ix) = graph.lookup(wanted)? {
+        return Ok(Ok(ix));
     }
     let upper = wanted.to_uppercase();
-    if let Some(ix) = graph.lookup(&upper) {
-        return Ok(ix);
+    if let Some(ix) = graph.lookup(&upper)? {
+        return Ok(Ok(ix));
     }
-    let ids = graph.all_ids();
-    if let Some(ix) = ids
-        .iter()
-        .find(|id| id.eq_ignore_ascii_case(wanted))
-        .and_then(|id| graph.lookup(id))
-    {
-        return Ok(ix);
+    let ids = graph.all_ids()?;
+    if let Some(id) = ids.iter().find(|id| id.eq_ignore_ascii_case(wanted)) {
+        if let Some(ix) = graph.lookup(id)? {
+            return Ok(Ok(ix));
+        }
     }
-    Err(UnknownTarget::id(wanted, closest(&ids, &upper)))
+    Ok(Err(UnknownTarget::id(wanted, closest(&ids, &upper))))
 }
 
 /// Ids close to `wanted` by edit distance, or containing it, best first.
@@ -187,16 +189,17 @@ mod tests {
     #[test]
     fn exact_and_case_insensitive() {
         let g = graph();
-        assert_eq!(resolve(&g, "AUTH-01"), Ok(0));
-        assert_eq!(resolve(&g, "auth-02"), Ok(1));
+        assert_eq!(resolve(&g, "AUTH-01").unwrap(), Ok(0));
+        assert_eq!(resolve(&g, "auth-02").unwrap(), Ok(1));
     }
 
     #[test]
     fn unknown_targets_suggest_the_closest_ids() {
-        let err = resolve(&graph(), "AUTH-1").unwrap_err();
+        let err = resolve(&graph(), "AUTH-1").unwrap().unwrap_err();
         assert_eq!(err.suggestions[0], "AUTH-01");
         assert!(err.to_string().contains("did you mean AUTH-01"));
         assert!(resolve(&graph(), "ZZZZZZZZZZ")
+            .unwrap()
             .unwrap_err()
             .suggestions
             .is_empty());

@@ -16,7 +16,11 @@ use std::str::FromStr;
 
 use crate::guidance;
 use crate::lens::Follow;
-use crate::model::{Dangling, Edge, GraphView, Kind, NodeIx, Relation};
+use crate::model::{Dangling, Edge, GraphView, Kind, NodeIx, Relation, StoreError};
+
+mod tana;
+
+pub use tana::{traverse_tana, TANA_FANOUT, TANA_MAX_NODES};
 
 /// How far forward relations are followed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -175,38 +179,39 @@ impl Acc {
         graph: &dyn GraphView,
         target: NodeIx,
         truncated: Vec<Truncation>,
-    ) -> Selection {
+    ) -> Result<Selection, StoreError> {
         let id_key = |ix: &NodeIx| graph.id_of(*ix);
-        let mut reached: Vec<(String, Reached)> = self
-            .nodes
-            .into_iter()
-            .map(|(node, (distance, reasons))| {
-                let mut reasons: Vec<(ReasonKey, Reason)> = reasons
-                    .into_iter()
-                    .map(|r| (reason_key(&r, &id_key), r))
-                    .collect();
-                reasons.sort_by(|a, b| a.0.cmp(&b.0));
-                let reached = Reached {
-                    node,
-                    distance,
-                    reasons: reasons.into_iter().map(|(_, r)| r).collect(),
-                };
-                (graph.id_of(node), reached)
-            })
-            .collect();
+        let mut reached: Vec<(String, Reached)> = Vec::with_capacity(self.nodes.len());
+        for (node, (distance, reasons)) in self.nodes {
+            let mut reasons: Vec<(ReasonKey, Reason)> = reasons
+                .into_iter()
+                .map(|r| Ok((reason_key(&r, &id_key)?, r)))
+                .collect::<Result<_, StoreError>>()?;
+            reasons.sort_by(|a, b| a.0.cmp(&b.0));
+            let reached_node = Reached {
+                node,
+                distance,
+                reasons: reasons.into_iter().map(|(_, r)| r).collect(),
+            };
+            reached.push((graph.id_of(node)?, reached_node));
+        }
         reached.sort_by(|a, b| a.0.cmp(&b.0));
         let reached: Vec<Reached> = reached.into_iter().map(|(_, r)| r).collect();
-        let dangling = reached
-            .iter()
-            .flat_map(|r| graph.dangling_from(r.node))
-            .filter(|d| d.relation.is_forward())
-            .collect();
-        Selection {
+        let mut dangling = Vec::new();
+        for r in &reached {
+            dangling.extend(
+                graph
+                    .dangling_from(r.node)?
+                    .into_iter()
+                    .filter(|d| d.relation.is_forward()),
+            );
+        }
+        Ok(Selection {
             target,
             reached,
             dangling,
             truncated,
-        }
+        })
     }
 
     fn add(&mut self, node: NodeIx, distance: u32, reason: Reason) {
@@ -220,11 +225,15 @@ impl Acc {
 }
 
 /// Selects the nodes of the context for `target`.
-pub fn traverse(graph: &dyn GraphView, target: NodeIx, options: TraverseOptions) -> Selection {
+pub fn traverse(
+    graph: &dyn GraphView,
+    target: NodeIx,
+    options: TraverseOptions,
+) -> Result<Selection, StoreError> {
     let mut acc = Acc::default();
     acc.add(target, 0, Reason::Target);
     if options.identity {
-        if let Some(identity) = graph.identity() {
+        if let Some(identity) = graph.identity()? {
             if identity != target {
                 acc.add(identity, 0, Reason::Identity);
             }
@@ -233,7 +242,7 @@ pub fn traverse(graph: &dyn GraphView, target: NodeIx, options: TraverseOptions)
 
     // Rule 2: namespace. BFS up `contains`, remembering the path for `via`. Constrainers of
     // ancestors apply whatever the lens; showing the ancestors is the lens's choice.
-    let ancestors = ancestors(graph, target);
+    let ancestors = ancestors(graph, target)?;
     for (&ancestor, (hops, path)) in ancestors.iter().filter(|_| options.follow.parent) {
         acc.add(
             ancestor,
@@ -250,7 +259,7 @@ pub fn traverse(graph: &dyn GraphView, target: NodeIx, options: TraverseOptions)
             .map(|(&a, (_, path))| (a, path.iter().copied().chain([a]).collect::<Vec<_>>())),
     );
     for (constrained, via) in ancestry {
-        for edge in graph.edges_in(constrained) {
+        for edge in graph.edges_in(constrained)? {
             if edge.relation == Relation::Constrains && edge.from != target {
                 acc.add(
                     edge.from,
@@ -270,15 +279,15 @@ pub fn traverse(graph: &dyn GraphView, target: NodeIx, options: TraverseOptions)
     // Rule 3b (artifact tasks): a task changes the specs it links, so what constrains those
     // specs constrains the task. Only a task's own direct links count; a spec's dependencies
     // keep their constraints to themselves, as in rule 5.
-    if graph.kind_of(target) == Kind::Task {
+    if graph.kind_of(target)? == Kind::Task {
         let linked: BTreeSet<NodeIx> = graph
-            .edges_out(target)
+            .edges_out(target)?
             .iter()
             .filter(|edge| edge.relation.is_forward())
             .map(|edge| edge.to)
             .collect();
         for spec in linked {
-            for edge in graph.edges_in(spec) {
+            for edge in graph.edges_in(spec)? {
                 if edge.relation == Relation::Constrains && edge.from != target {
                     acc.add(
                         edge.from,
@@ -292,7 +301,7 @@ pub fn traverse(graph: &dyn GraphView, target: NodeIx, options: TraverseOptions)
     }
 
     // Rule 4: layer guidance.
-    for (node, reasons) in layer_guidance(graph, target) {
+    for (node, reasons) in layer_guidance(graph, target)? {
         for reason in reasons {
             acc.add(node, 1, reason);
         }
@@ -321,11 +330,11 @@ pub fn traverse(graph: &dyn GraphView, target: NodeIx, options: TraverseOptions)
         for edge in sample(
             graph,
             node,
-            graph.edges_out(node),
+            graph.edges_out(node)?,
             &options,
             &acc,
             &mut truncated,
-        ) {
+        )? {
             if edge.to == target {
                 continue;
             }
@@ -366,7 +375,7 @@ fn sample(
     options: &TraverseOptions,
     acc: &Acc,
     truncated: &mut Vec<Truncation>,
-) -> Vec<Edge> {
+) -> Result<Vec<Edge>, StoreError> {
     let followed = |r: &Relation| follows_forward(options.follow, r);
     let mut by_relation: Vec<(Relation, Vec<Edge>)> = Vec::new();
     for edge in edges.into_iter().filter(|e| followed(&e.relation)) {
@@ -379,16 +388,19 @@ fn sample(
     for (relation, mut list) in by_relation {
         let total = list.len();
         if total > options.fanout {
-            let key = |e: &Edge| {
-                let kind = graph.kind_of(e.to);
+            let mut keyed = Vec::with_capacity(list.len());
+            for e in list {
+                let kind = graph.kind_of(e.to)?;
                 let normative = matches!(kind, Kind::Policy | Kind::Norm | Kind::Decision);
-                (
+                let key = (
                     !acc.nodes.contains_key(&e.to),
                     !normative,
-                    graph.id_of(e.to),
-                )
-            };
-            list.sort_by_cached_key(key);
+                    graph.id_of(e.to)?,
+                );
+                keyed.push((key, e));
+            }
+            keyed.sort_by(|a, b| a.0.cmp(&b.0));
+            list = keyed.into_iter().map(|(_, e)| e).collect();
             list.truncate(options.fanout);
             truncated.push(Truncation {
                 node,
@@ -399,142 +411,7 @@ fn sample(
         }
         kept.extend(list);
     }
-    kept
-}
-
-/// Neighbours of one Tana node followed over one relation in one direction, unless
-/// `[context] fanout` says otherwise: a node with hundreds of children is sampled.
-pub const TANA_FANOUT: usize = 50;
-
-/// Most nodes one Tana context selects. Tana graphs are dense (every child, backlink and
-/// field value is an edge both ways), so depth alone would pull in thousands of nodes on a
-/// large workspace; the walk is breadth-first, so what is left out is the farthest.
-pub const TANA_MAX_NODES: usize = 400;
-
-/// Selects the nodes of a Tana context (docs/traversal.md, Tana): breadth-first from the seeds,
-/// both ways over ownership (`child` forward = children, inverse = parent), `reference`
-/// and `field:*` edges, as the lens's families allow (`child`, `parent`, `reference`,
-/// `field`). `fields`, when given, keeps only the field edges it selects (a lens's field
-/// filter). Over the fan-out limit a relation's neighbours are sampled by rank: nodes
-/// already selected, then nodes whose supertag the lens boosts, then by id; every cut is
-/// reported as a [`Truncation`].
-pub fn traverse_tana(
-    graph: &dyn GraphView,
-    seeds: &[NodeIx],
-    options: TraverseOptions,
-    fields: Option<&[String]>,
-    boost: &[String],
-) -> Selection {
-    let mut acc = Acc::default();
-    let mut best: HashMap<NodeIx, u32> = HashMap::new();
-    let mut queue: VecDeque<(NodeIx, u32)> = VecDeque::new();
-    for &seed in seeds {
-        acc.add(seed, 0, Reason::Target);
-        if best.insert(seed, 0).is_none() {
-            queue.push_back((seed, 0));
-        }
-    }
-    if options.identity {
-        if let Some(identity) = graph.identity() {
-            if !seeds.contains(&identity) {
-                acc.add(identity, 0, Reason::Identity);
-            }
-        }
-    }
-    let field_followed = |relation: &Relation| match relation {
-        Relation::Field(name) => {
-            options.follow.field
-                && crate::lens::field_selected(fields, name.strip_prefix("field:").unwrap_or(name))
-        }
-        _ => false,
-    };
-    let mut truncated: Vec<Truncation> = Vec::new();
-    while let Some((node, distance)) = queue.pop_front() {
-        if best.get(&node) != Some(&distance) {
-            continue;
-        }
-        let next = distance + 1;
-        if !options.depth.allows(next) {
-            continue;
-        }
-        // Neighbours grouped by (relation, direction), in the order edges come (by id).
-        let mut groups: Vec<((Relation, Direction), Vec<NodeIx>)> = Vec::new();
-        let mut push = |key: (Relation, Direction), other: NodeIx| match groups
-            .iter_mut()
-            .find(|(k, _)| *k == key)
-        {
-            Some((_, list)) => list.push(other),
-            None => groups.push((key, vec![other])),
-        };
-        for edge in graph.edges_out(node) {
-            let followed = match &edge.relation {
-                Relation::Child => options.follow.child,
-                Relation::Reference => options.follow.reference,
-                field @ Relation::Field(_) => field_followed(field),
-                // Links from other sources into or out of a Tana node read as references.
-                other => other.is_forward() && options.follow.reference,
-            };
-            if followed {
-                push((edge.relation, Direction::Forward), edge.to);
-            }
-        }
-        for edge in graph.edges_in(node) {
-            let followed = match &edge.relation {
-                Relation::Child => options.follow.parent,
-                Relation::Reference => options.follow.reference,
-                field @ Relation::Field(_) => field_followed(field),
-                _ => false,
-            };
-            if followed {
-                push((edge.relation, Direction::Inverse), edge.from);
-            }
-        }
-        for ((relation, direction), mut list) in groups {
-            list.dedup();
-            let total = list.len();
-            let mut kept = total;
-            if total > options.fanout {
-                list.sort_by_cached_key(|&other| {
-                    let boosted = boost.iter().any(|b| b == graph.kind_of(other).name());
-                    (
-                        !acc.nodes.contains_key(&other),
-                        !boosted,
-                        graph.id_of(other),
-                    )
-                });
-                list.truncate(options.fanout);
-                kept = options.fanout;
-            }
-            let mut cut = 0;
-            for other in list {
-                if seeds.contains(&other) {
-                    continue;
-                }
-                if !acc.nodes.contains_key(&other) && acc.nodes.len() >= TANA_MAX_NODES {
-                    cut += 1;
-                    continue;
-                }
-                acc.add(
-                    other,
-                    next,
-                    edge_reason(relation.clone(), direction, node, Vec::new()),
-                );
-                if best.get(&other).is_none_or(|&d| d > next) {
-                    best.insert(other, next);
-                    queue.push_back((other, next));
-                }
-            }
-            if kept - cut < total {
-                truncated.push(Truncation {
-                    node,
-                    relation,
-                    total,
-                    kept: kept - cut,
-                });
-            }
-        }
-    }
-    acc.finish(graph, seeds.first().copied().unwrap_or(0), truncated)
+    Ok(kept)
 }
 
 /// Selects the nodes of a context that starts from several nodes (search hits): the union
@@ -544,10 +421,10 @@ pub fn traverse_many(
     graph: &dyn GraphView,
     seeds: &[NodeIx],
     options: TraverseOptions,
-) -> Selection {
+) -> Result<Selection, StoreError> {
     let mut merged: Option<Selection> = None;
     for &seed in seeds {
-        let selection = traverse(graph, seed, options);
+        let selection = traverse(graph, seed, options)?;
         merged = Some(match merged {
             None => selection,
             Some(mut acc) => {
@@ -586,19 +463,30 @@ pub fn traverse_many(
     });
     let id = |ix: &NodeIx| graph.id_of(*ix);
     for reached in &mut selection.reached {
-        reached.reasons.sort_by_cached_key(|r| reason_key(r, &id));
+        let mut keyed = Vec::with_capacity(reached.reasons.len());
+        for r in reached.reasons.drain(..) {
+            keyed.push((reason_key(&r, &id)?, r));
+        }
+        keyed.sort_by(|a, b| a.0.cmp(&b.0));
+        reached.reasons = keyed.into_iter().map(|(_, r)| r).collect();
     }
-    selection
-        .reached
-        .sort_by_cached_key(|r| graph.id_of(r.node));
-    selection
+    let mut keyed = Vec::with_capacity(selection.reached.len());
+    for r in selection.reached.drain(..) {
+        keyed.push((graph.id_of(r.node)?, r));
+    }
+    keyed.sort_by(|a, b| a.0.cmp(&b.0));
+    selection.reached = keyed.into_iter().map(|(_, r)| r).collect();
+    Ok(selection)
 }
 
 /// A sort key for reasons that orders by ids, not indices.
 type ReasonKey = (u8, String, Direction, String, Vec<String>);
 
-fn reason_key(reason: &Reason, id: &dyn Fn(&NodeIx) -> String) -> ReasonKey {
-    match reason {
+fn reason_key(
+    reason: &Reason,
+    id: &dyn Fn(&NodeIx) -> Result<String, StoreError>,
+) -> Result<ReasonKey, StoreError> {
+    Ok(match reason {
         Reason::Target => (
             0,
             String::new(),
@@ -622,10 +510,10 @@ fn reason_key(reason: &Reason, id: &dyn Fn(&NodeIx) -> String) -> ReasonKey {
             2,
             relation.name().to_string(),
             *direction,
-            id(from),
-            via.iter().map(id).collect(),
+            id(from)?,
+            via.iter().map(id).collect::<Result<_, _>>()?,
         ),
-    }
+    })
 }
 
 fn edge_reason(relation: Relation, direction: Direction, from: NodeIx, via: Vec<NodeIx>) -> Reason {
@@ -638,11 +526,14 @@ fn edge_reason(relation: Relation, direction: Direction, from: NodeIx, via: Vec<
 }
 
 /// Transitive `contains` ancestors of `node`: hops and the path of ancestors in between.
-fn ancestors(graph: &dyn GraphView, node: NodeIx) -> BTreeMap<NodeIx, (u32, Vec<NodeIx>)> {
+fn ancestors(
+    graph: &dyn GraphView,
+    node: NodeIx,
+) -> Result<BTreeMap<NodeIx, (u32, Vec<NodeIx>)>, StoreError> {
     let mut found: BTreeMap<NodeIx, (u32, Vec<NodeIx>)> = BTreeMap::new();
     let mut queue = VecDeque::from([(node, 0u32, Vec::new())]);
     while let Some((current, hops, path)) = queue.pop_front() {
-        for edge in graph.edges_in(current) {
+        for edge in graph.edges_in(current)? {
             if edge.relation != Relation::Contains || edge.from == node {
                 continue;
             }
@@ -655,19 +546,22 @@ fn ancestors(graph: &dyn GraphView, node: NodeIx) -> BTreeMap<NodeIx, (u32, Vec<
             queue.push_back((edge.from, hops + 1, next_path));
         }
     }
-    found
+    Ok(found)
 }
 
 /// Rule 4: the decisions and constrainers that layers reached from `target` propagate,
 /// after supersedes pruning, each with its reasons.
-fn layer_guidance(graph: &dyn GraphView, target: NodeIx) -> BTreeMap<NodeIx, Vec<Reason>> {
-    let candidates = guidance_candidates(graph, target);
-    let superseded = superseded_among(graph, &candidates);
-    candidates
+fn layer_guidance(
+    graph: &dyn GraphView,
+    target: NodeIx,
+) -> Result<BTreeMap<NodeIx, Vec<Reason>>, StoreError> {
+    let candidates = guidance_candidates(graph, target)?;
+    let superseded = superseded_among(graph, &candidates)?;
+    Ok(candidates
         .into_iter()
         .filter(|(node, _)| !superseded.contains_key(node))
         .map(|(node, reasons)| (node, reasons.into_iter().collect()))
-        .collect()
+        .collect())
 }
 
 /// Rule 4 before supersedes pruning: the decisions and constrainers of every layer the
@@ -675,7 +569,7 @@ fn layer_guidance(graph: &dyn GraphView, target: NodeIx) -> BTreeMap<NodeIx, Vec
 fn guidance_candidates(
     graph: &dyn GraphView,
     target: NodeIx,
-) -> BTreeMap<NodeIx, BTreeSet<Reason>> {
+) -> Result<BTreeMap<NodeIx, BTreeSet<Reason>>, StoreError> {
     // Layer discovery: BFS over depends_on targets and feature/layer `contains` parents.
     let mut distance: HashMap<NodeIx, u32> = HashMap::from([(target, 0)]);
     let mut previous: HashMap<NodeIx, NodeIx> = HashMap::new();
@@ -683,21 +577,22 @@ fn guidance_candidates(
     let mut layers: Vec<(u32, String, NodeIx)> = Vec::new();
     while let Some(current) = queue.pop_front() {
         let d = distance[&current];
-        let depends = graph
-            .edges_out(current)
+        let mut adjacent: Vec<NodeIx> = graph
+            .edges_out(current)?
             .into_iter()
             .filter(|e| e.relation == Relation::DependsOn)
-            .map(|e| e.to);
-        let parents = graph
-            .edges_in(current)
-            .into_iter()
-            .filter(|e| e.relation == Relation::Contains && graph.kind_of(e.from).is_grouping())
-            .map(|e| e.from);
-        // Neighbours in id order, so the first path found to a layer is always the same.
-        let mut neighbours: Vec<(String, NodeIx)> = depends
-            .chain(parents)
-            .map(|ix| (graph.id_of(ix), ix))
+            .map(|e| e.to)
             .collect();
+        for e in graph.edges_in(current)? {
+            if e.relation == Relation::Contains && graph.kind_of(e.from)?.is_grouping() {
+                adjacent.push(e.from);
+            }
+        }
+        // Neighbours in id order, so the first path found to a layer is always the same.
+        let mut neighbours: Vec<(String, NodeIx)> = adjacent
+            .into_iter()
+            .map(|ix| Ok((graph.id_of(ix)?, ix)))
+            .collect::<Result<_, StoreError>>()?;
         neighbours.sort();
         neighbours.dedup();
         let neighbours: Vec<NodeIx> = neighbours.into_iter().map(|(_, ix)| ix).collect();
@@ -707,8 +602,8 @@ fn guidance_candidates(
             }
             distance.insert(next, d + 1);
             previous.insert(next, current);
-            if graph.kind_of(next) == Kind::Layer {
-                layers.push((d + 1, graph.id_of(next), next));
+            if graph.kind_of(next)? == Kind::Layer {
+                layers.push((d + 1, graph.id_of(next)?, next));
             }
             queue.push_back(next);
         }
@@ -728,9 +623,10 @@ fn guidance_candidates(
             at = prev;
         }
         path.reverse();
-        let guides = graph
-            .layer_guides(layer)
-            .unwrap_or_else(|| guidance::compute(graph, layer));
+        let guides = match graph.layer_guides(layer)? {
+            Some(guides) => guides,
+            None => guidance::compute(graph, layer)?,
+        };
         for guide in guides {
             match guide.relation {
                 Relation::Contains if guide.node != target => {
@@ -764,7 +660,7 @@ fn guidance_candidates(
         }
     }
 
-    candidates
+    Ok(candidates)
 }
 
 /// Supersedes pruning among propagated candidates only: each dropped candidate and the
@@ -772,200 +668,50 @@ fn guidance_candidates(
 fn superseded_among(
     graph: &dyn GraphView,
     candidates: &BTreeMap<NodeIx, BTreeSet<Reason>>,
-) -> BTreeMap<NodeIx, NodeIx> {
+) -> Result<BTreeMap<NodeIx, NodeIx>, StoreError> {
     let mut superseded: BTreeMap<NodeIx, NodeIx> = BTreeMap::new();
     for &candidate in candidates.keys() {
-        for other in supersedes_closure(graph, candidate) {
+        for other in supersedes_closure(graph, candidate)? {
             if other != candidate && candidates.contains_key(&other) {
                 superseded.entry(other).or_insert(candidate);
             }
         }
     }
-    superseded
+    Ok(superseded)
 }
 
 /// Rule 4's dropped candidates for `target`: each layer-guidance candidate another candidate
 /// supersedes, with one that does (what `explain` reports).
-pub fn superseded_guidance(graph: &dyn GraphView, target: NodeIx) -> BTreeMap<NodeIx, NodeIx> {
-    superseded_among(graph, &guidance_candidates(graph, target))
+pub fn superseded_guidance(
+    graph: &dyn GraphView,
+    target: NodeIx,
+) -> Result<BTreeMap<NodeIx, NodeIx>, StoreError> {
+    superseded_among(graph, &guidance_candidates(graph, target)?)
 }
 
 /// Everything `node` transitively `supersedes`.
-fn supersedes_closure(graph: &dyn GraphView, node: NodeIx) -> BTreeSet<NodeIx> {
-    let mut set = follow(graph, node, &Relation::Supersedes);
+fn supersedes_closure(graph: &dyn GraphView, node: NodeIx) -> Result<BTreeSet<NodeIx>, StoreError> {
+    let mut set = follow(graph, node, &Relation::Supersedes)?;
     set.remove(&node);
-    set
+    Ok(set)
 }
 
-fn follow(graph: &dyn GraphView, start: NodeIx, relation: &Relation) -> BTreeSet<NodeIx> {
+fn follow(
+    graph: &dyn GraphView,
+    start: NodeIx,
+    relation: &Relation,
+) -> Result<BTreeSet<NodeIx>, StoreError> {
     let mut seen = BTreeSet::from([start]);
     let mut stack = vec![start];
     while let Some(node) = stack.pop() {
-        for edge in graph.edges_out(node) {
+        for edge in graph.edges_out(node)? {
             if &edge.relation == relation && seen.insert(edge.to) {
                 stack.push(edge.to);
             }
         }
     }
-    seen
+    Ok(seen)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::tests::node;
-    use crate::model::Graph;
-
-    fn ids(graph: &Graph, selection: &Selection) -> Vec<String> {
-        selection
-            .reached
-            .iter()
-            .map(|r| graph.node(r.node).id.clone())
-            .collect()
-    }
-
-    fn run(graph: &Graph, id: &str, depth: Depth) -> Vec<String> {
-        let target = graph.lookup(id).unwrap();
-        ids(graph, &traverse(graph, target, TraverseOptions::at(depth)))
-    }
-
-    /// The layered example of the Spec Graph docs, by hand: BILLING-01 inherits PLATFORM's
-    /// guidance through BILLING → AUTH → PLATFORM.
-    fn layered() -> Graph {
-        Graph::build(vec![
-            node(
-                "AUTH",
-                Kind::Feature,
-                &[("contains", "AUTH-01"), ("depends_on", "PLATFORM")],
-            ),
-            node(
-                "BILLING",
-                Kind::Feature,
-                &[("contains", "BILLING-01"), ("depends_on", "AUTH")],
-            ),
-            node(
-                "PLATFORM",
-                Kind::Layer,
-                &[
-                    ("contains", "DEC-PLAT-01"),
-                    ("contains", "POL-PLAT-SEC-01"),
-                    ("contains", "POL-PLAT-LOG-01"),
-                    ("depends_on", "FND-PLAT-01"),
-                ],
-            ),
-            node(
-                "FND-PLAT-01",
-                Kind::Foundation,
-                &[("depends_on", "DEC-PLAT-01")],
-            ),
-            node("AUTH-01", Kind::Behavior, &[]),
-            node("BILLING-01", Kind::Behavior, &[]),
-            node("DEC-PLAT-01", Kind::Decision, &[("constrains", "PLATFORM")]),
-            node(
-                "POL-PLAT-SEC-01",
-                Kind::Policy,
-                &[("constrains", "PLATFORM")],
-            ),
-            node("POL-PLAT-LOG-01", Kind::Policy, &[]),
-        ])
-        .0
-    }
-
-    #[test]
-    fn layer_guidance_reaches_through_features() {
-        let graph = layered();
-        assert_eq!(
-            run(&graph, "BILLING-01", Depth::Hops(2)),
-            vec!["BILLING", "BILLING-01", "DEC-PLAT-01", "POL-PLAT-SEC-01"],
-            "a policy merely contained in the layer does not propagate; the layer and hops are not included"
-        );
-    }
-
-    #[test]
-    fn superseded_candidates_are_dropped() {
-        let (graph, _) = Graph::build(vec![
-            node(
-                "APP",
-                Kind::Feature,
-                &[("contains", "APP-01"), ("depends_on", "CORE")],
-            ),
-            node("APP-01", Kind::Behavior, &[]),
-            node(
-                "CORE",
-                Kind::Layer,
-                &[("contains", "DEC-OLD"), ("contains", "DEC-NEW")],
-            ),
-            node("DEC-OLD", Kind::Decision, &[]),
-            node("DEC-NEW", Kind::Decision, &[("supersedes", "DEC-OLD")]),
-        ]);
-        assert_eq!(
-            run(&graph, "APP-01", Depth::Full),
-            vec!["APP", "APP-01", "DEC-NEW"]
-        );
-    }
-
-    #[test]
-    fn forward_depth_and_cycles() {
-        let (graph, _) = Graph::build(vec![
-            node(
-                "A",
-                Kind::Behavior,
-                &[("depends_on", "B"), ("implements", "D")],
-            ),
-            node("B", Kind::Behavior, &[("depends_on", "C")]),
-            node("C", Kind::Behavior, &[]),
-            node("D", Kind::Domain, &[("implements", "E")]),
-            node("E", Kind::ApiContract, &[("implements", "D")]),
-            node("P", Kind::Policy, &[("constrains", "B")]),
-        ]);
-        assert_eq!(run(&graph, "A", Depth::Hops(1)), vec!["A", "B", "D"]);
-        assert_eq!(
-            run(&graph, "A", Depth::Hops(2)),
-            vec!["A", "B", "C", "D", "E"]
-        );
-        assert_eq!(
-            run(&graph, "A", Depth::Full),
-            vec!["A", "B", "C", "D", "E"],
-            "the implements cycle terminates; P constrains a dependency and is not inherited"
-        );
-    }
-
-    #[test]
-    fn two_paths_give_one_node_with_both_reasons() {
-        let (graph, _) = Graph::build(vec![
-            node("F", Kind::Feature, &[("contains", "T")]),
-            node("T", Kind::Behavior, &[("depends_on", "DEC")]),
-            node("DEC", Kind::Decision, &[("constrains", "T")]),
-            node("POL", Kind::Policy, &[("constrains", "F")]),
-        ]);
-        let t = graph.lookup("T").unwrap();
-        let selection = traverse(
-            &graph,
-            t,
-            TraverseOptions {
-                identity: false,
-                ..TraverseOptions::at(Depth::Hops(1))
-            },
-        );
-        let dec = selection
-            .reached
-            .iter()
-            .find(|r| graph.node(r.node).id == "DEC")
-            .unwrap();
-        assert_eq!(dec.reasons.len(), 2);
-        let pol = selection
-            .reached
-            .iter()
-            .find(|r| graph.node(r.node).id == "POL")
-            .unwrap();
-        let f = graph.lookup("F").unwrap();
-        assert!(matches!(&pol.reasons[0], Reason::Edge { via, .. } if via == &vec![f]));
-    }
-
-    #[test]
-    fn depth_parses() {
-        assert_eq!("full".parse::<Depth>().unwrap(), Depth::Full);
-        assert_eq!("3".parse::<Depth>().unwrap(), Depth::Hops(3));
-        assert!("deep".parse::<Depth>().is_err());
-    }
-}
+mod tests;

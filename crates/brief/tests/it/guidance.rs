@@ -178,14 +178,14 @@ fn compare(root: &Path, engine: &mut Engine, count: usize) -> Result<(), TestCas
         let in_memory = graph.lookup(&id(n)).unwrap();
         if graph.kind_of(in_memory) == brief::Kind::Layer {
             let index = engine.index();
-            let stored = index.lookup(&id(n)).unwrap();
+            let stored = index.lookup(&id(n)).unwrap().unwrap();
             let named = |view: &dyn GraphView, guides: Vec<guidance::LayerGuide>| {
                 let mut named: Vec<(String, String, String)> = guides
                     .into_iter()
                     .map(|g| {
                         (
-                            view.id_of(g.node),
-                            view.id_of(g.member),
+                            view.id_of(g.node).unwrap(),
+                            view.id_of(g.member).unwrap(),
                             g.relation.name().to_string(),
                         )
                     })
@@ -193,8 +193,11 @@ fn compare(root: &Path, engine: &mut Engine, count: usize) -> Result<(), TestCas
                 named.sort();
                 named
             };
-            let expected = named(&graph, guidance::compute(&graph, in_memory));
-            let rows = index.layer_guides(stored).expect("the index keeps guides");
+            let expected = named(&graph, guidance::compute(&graph, in_memory).unwrap());
+            let rows = index
+                .layer_guides(stored)
+                .unwrap()
+                .expect("the index keeps guides");
             prop_assert_eq!(expected, named(index, rows), "guides of {}", id(n));
         }
     }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use brief::context::{assemble, ContextRequest};
 use brief::impact::{impact, Plans};
-use brief::model::{Graph, GraphView};
+use brief::model::Graph;
 use brief::project::{Defaults, Project};
 use brief::{Depth, Format};
 use brief_corpus::{generate, Shape};

@@ -10,3 +10,4 @@ mod index;
 mod kb;
 mod quality;
 mod redaction;
+mod store;

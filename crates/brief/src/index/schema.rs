@@ -1,0 +1,235 @@
+//! The index file's schema: its tables and version, the checksums stored with rows, and the
+//! rows that describe a file.
+
+use super::*;
+
+/// Bumped whenever the schema or what is stored changes: older files are rebuilt.
+pub(super) const SCHEMA: &str = "brief-index-8";
+
+// A file's stamp is (size, mtime, ctime, ino, dev) — see `sources::Stamp`; `racy` marks a
+// stamp taken too soon after the file changed to be trusted (hashed again next time).
+pub(super) const CREATE: &str = "
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE files(path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL,
+                   ctime INTEGER NOT NULL, ino INTEGER NOT NULL, dev INTEGER NOT NULL,
+                   racy INTEGER NOT NULL, hash BLOB NOT NULL, problem INTEGER NOT NULL,
+                   parser TEXT NOT NULL);
+CREATE TABLE watches(path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL,
+                     ctime INTEGER NOT NULL, ino INTEGER NOT NULL, dev INTEGER NOT NULL,
+                     racy INTEGER NOT NULL);
+-- `sum` columns are checksums of what a row holds, checked when it is read: a damaged page
+-- that still decodes never turns into a wrong answer.
+CREATE TABLE nodes(ix INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,
+                   file TEXT NOT NULL, date TEXT, title TEXT NOT NULL, sum INTEGER NOT NULL);
+-- The stored node (JSON) apart from the columns queries filter on: building or scanning
+-- the indexes of `nodes` then never reads through the bulk of the data.
+CREATE TABLE node_data(ix INTEGER PRIMARY KEY, data TEXT NOT NULL, sum INTEGER NOT NULL);
+
+CREATE TABLE edges(src INTEGER NOT NULL, dst INTEGER NOT NULL, rel TEXT NOT NULL,
+                   PRIMARY KEY(src, dst, rel)) WITHOUT ROWID;
+CREATE TABLE dangling(src INTEGER NOT NULL, rel TEXT NOT NULL, target TEXT NOT NULL);
+CREATE TABLE problems(file TEXT NOT NULL, line INTEGER NOT NULL, col INTEGER NOT NULL,
+                      severity INTEGER NOT NULL, message TEXT NOT NULL);
+CREATE VIRTUAL TABLE search USING fts5(id, title, body, fields, content='',
+                                       contentless_delete=1,
+                                       tokenize='porter unicode61 remove_diacritics 2');
+CREATE TABLE counts(key BLOB PRIMARY KEY, n INTEGER NOT NULL, sum INTEGER NOT NULL) WITHOUT ROWID;
+";
+
+/// Index files up to this size are checked whole (`PRAGMA quick_check`) when opened; larger
+/// ones rely on SQLite's own checks and the row checksums.
+pub(super) const QUICK_CHECK_MAX_BYTES: u64 = 8 << 20;
+
+/// Page size of a new index file.
+pub(super) const PAGE_SIZE: i64 = 16384;
+
+/// Indexes that only speed up lookups; a build into an empty index drops and re-creates them.
+pub(super) const CREATE_SECONDARY: &str = "
+CREATE INDEX IF NOT EXISTS nodes_file ON nodes(file);
+CREATE INDEX IF NOT EXISTS nodes_id_nocase ON nodes(id COLLATE NOCASE);
+CREATE INDEX IF NOT EXISTS nodes_kind ON nodes(kind);
+CREATE INDEX IF NOT EXISTS nodes_date ON nodes(date);
+CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst);
+CREATE INDEX IF NOT EXISTS dangling_src ON dangling(src);
+CREATE INDEX IF NOT EXISTS dangling_target ON dangling(target);
+CREATE INDEX IF NOT EXISTS problems_file ON problems(file);
+";
+
+pub(super) const DROP_SECONDARY: &str = "
+DROP INDEX IF EXISTS nodes_file; DROP INDEX IF EXISTS nodes_id_nocase; DROP INDEX IF EXISTS nodes_kind; DROP INDEX IF EXISTS nodes_date;
+DROP INDEX IF EXISTS edges_dst; DROP INDEX IF EXISTS dangling_src;
+DROP INDEX IF EXISTS dangling_target; DROP INDEX IF EXISTS problems_file;
+";
+
+/// The first eight bytes of a blake3 hash over length-prefixed parts.
+pub(super) fn sum_of(parts: &[&[u8]]) -> i64 {
+    let mut hasher = blake3::Hasher::new();
+    for part in parts {
+        hasher.update(&(part.len() as u64).to_le_bytes());
+        hasher.update(part);
+    }
+    i64::from_le_bytes(
+        hasher.finalize().as_bytes()[..8]
+            .try_into()
+            .unwrap_or([0; 8]),
+    )
+}
+
+/// The checksum of a node's row (what search and the catalog show without its data).
+pub(super) fn row_sum(id: &str, kind: &str, date: Option<&str>, title: &str) -> i64 {
+    let date: &[u8] = date.map(str::as_bytes).unwrap_or(b"\xff");
+    sum_of(&[id.as_bytes(), kind.as_bytes(), date, title.as_bytes()])
+}
+
+/// The checksum of a node's data.
+pub(super) fn data_sum(data: &str) -> i64 {
+    sum_of(&[data.as_bytes()])
+}
+
+/// The checksum stored with a token count.
+pub(super) fn count_sum(key: &[u8], n: i64) -> i64 {
+    sum_of(&[key, &n.to_le_bytes()])
+}
+
+pub(super) fn create(conn: &Connection, project: &Project) -> rusqlite::Result<()> {
+    conn.execute_batch(CREATE)?;
+    conn.execute_batch(guidance::CREATE)?;
+    conn.execute_batch(CREATE_SECONDARY)?;
+    conn.execute(
+        "INSERT INTO meta(key, value) VALUES ('schema', ?1), ('sources', ?2)",
+        params![SCHEMA, sources_key(project)],
+    )?;
+    Ok(())
+}
+
+/// Identifies the set of sources an index was built for.
+pub(super) fn sources_key(project: &Project) -> String {
+    project
+        .sources
+        .iter()
+        .map(|s| match s {
+            Source::SpecGraph { manifest } => {
+                format!("specgraph:{}", rel_path(&project.root, manifest))
+            }
+            Source::Contextia { dir } => format!("contextia:{}", rel_path(&project.root, dir)),
+            Source::Folder { dir } => format!("folder:{}", rel_path(&project.root, dir)),
+            Source::Tana { export } => format!("tana:{}", rel_path(&project.root, export)),
+            Source::Markdown { dir } => format!("markdown:{}", rel_path(&project.root, dir)),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// What the index knows of a file.
+#[derive(Clone, Debug)]
+pub(super) struct Known {
+    pub(super) stamp: Stamp,
+    /// Stamped too soon after a change to be trusted: hashed again.
+    pub(super) racy: bool,
+    /// It had a load problem: read again on every refresh.
+    pub(super) problem: bool,
+    /// How it was parsed (a manifest entry's id and expected type, a placement): a change
+    /// there parses it again even when its content is the same.
+    pub(super) parser: String,
+}
+
+impl Known {
+    /// Whether the file can be trusted unchanged when it now stats as `now`.
+    pub(super) fn unchanged(&self, now: Option<&Stamp>) -> bool {
+        !self.problem && !self.racy && now == Some(&self.stamp)
+    }
+}
+
+/// A [`Stamp`] from five columns starting at `at` (size, mtime, ctime, ino, dev).
+pub(super) fn stamp_row(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Stamp> {
+    Ok(Stamp {
+        size: r.get(at)?,
+        mtime: r.get(at + 1)?,
+        ctime: r.get(at + 2)?,
+        inode: r.get(at + 3)?,
+        device: r.get(at + 4)?,
+    })
+}
+
+/// A [`Known`] from `size, mtime, ctime, ino, dev, racy, problem, parser` at `at`.
+pub(super) fn known_row_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Known> {
+    Ok(Known {
+        stamp: stamp_row(r, at)?,
+        racy: r.get::<_, i64>(at + 5)? != 0,
+        problem: r.get::<_, i64>(at + 6)? != 0,
+        parser: r.get(at + 7)?,
+    })
+}
+
+pub(super) fn known_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Known> {
+    known_row_at(r, 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::kit;
+    use super::*;
+
+    #[test]
+    fn create_writes_every_table_and_the_version() {
+        let dir = kit::payments();
+        let project = Project::at(dir.path()).unwrap();
+        let conn = Connection::open_in_memory().unwrap();
+        create(&conn, &project).unwrap();
+        let meta = |key: &str| -> String {
+            conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+                .unwrap()
+        };
+        assert_eq!(meta("schema"), SCHEMA);
+        assert_eq!(meta("sources"), sources_key(&project));
+        for table in [
+            "files",
+            "nodes",
+            "node_data",
+            "edges",
+            "dangling",
+            "problems",
+            "counts",
+            "watches",
+            "search",
+            "guides",
+        ] {
+            let n: i64 = conn
+                .query_row(
+                    "SELECT count(*) FROM sqlite_master WHERE name = ?1",
+                    [table],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            assert_eq!(n, 1, "table {table}");
+        }
+    }
+
+    #[test]
+    fn a_file_of_another_version_is_rebuilt_not_used() {
+        let dir = kit::payments();
+        let (project, index) = kit::built(dir.path());
+        assert!(!index.is_unbuilt());
+        index
+            .conn
+            .execute(
+                "UPDATE meta SET value = 'brief-index-7' WHERE key = 'schema'",
+                [],
+            )
+            .unwrap();
+        drop(index);
+        let index = Index::open(&project).unwrap();
+        assert!(index.is_unbuilt(), "an outdated file waits for its rebuild");
+    }
+
+    #[test]
+    fn checksums_cover_every_part() {
+        let sum = row_sum("A", "spec", Some("2026-01-01"), "T");
+        assert_ne!(sum, row_sum("A", "spec", None, "T"));
+        assert_ne!(sum, row_sum("A", "norm", Some("2026-01-01"), "T"));
+        // Parts are length-prefixed: moving a boundary changes the sum.
+        assert_ne!(sum_of(&[b"ab", b"c"]), sum_of(&[b"a", b"bc"]));
+        assert_ne!(count_sum(b"k", 1), count_sum(b"k", 2));
+        assert_eq!(data_sum("{}"), data_sum("{}"));
+    }
+}

@@ -1,0 +1,175 @@
+//! The index as a [`GraphView`], a [`Corpus`] and a [`CountStore`]: every read returns its
+//! error.
+
+use super::*;
+
+impl GraphView for Index {
+    fn lookup(&self, id: &str) -> Result<Option<NodeIx>, StoreError> {
+        self.conn
+            .prepare_cached("SELECT ix FROM nodes WHERE id = ?1")
+            .and_then(|mut s| s.query_row([id], |r| r.get::<_, i64>(0)).optional())
+            .map(|ix| ix.map(|ix| ix as NodeIx))
+            .map_err(|e| self.fail(e))
+    }
+
+    fn id_of(&self, ix: NodeIx) -> Result<String, StoreError> {
+        if let Some(id) = self.ids.borrow().get(&ix) {
+            return Ok(id.clone());
+        }
+        let id: String = self
+            .conn
+            .prepare_cached("SELECT id FROM nodes WHERE ix = ?1")
+            .and_then(|mut s| s.query_row([ix], |r| r.get(0)))
+            .map_err(|e| self.fail(e))?;
+        self.ids.borrow_mut().insert(ix, id.clone());
+        Ok(id)
+    }
+
+    fn kind_of(&self, ix: NodeIx) -> Result<Kind, StoreError> {
+        if let Some(kind) = self.kinds.borrow().get(&ix) {
+            return Ok(kind.clone());
+        }
+        let kind: String = self
+            .conn
+            .prepare_cached("SELECT kind FROM nodes WHERE ix = ?1")
+            .and_then(|mut s| s.query_row([ix], |r| r.get(0)))
+            .map_err(|e| self.fail(e))?;
+        let kind = Kind::parse(&kind);
+        self.kinds.borrow_mut().insert(ix, kind.clone());
+        Ok(kind)
+    }
+
+    fn edges_out(&self, ix: NodeIx) -> Result<Vec<Edge>, StoreError> {
+        self.edges(ix, true)
+    }
+
+    fn edges_in(&self, ix: NodeIx) -> Result<Vec<Edge>, StoreError> {
+        self.edges(ix, false)
+    }
+
+    fn identity(&self) -> Result<Option<NodeIx>, StoreError> {
+        self.conn
+            .prepare_cached("SELECT ix FROM nodes WHERE kind = 'identity' ORDER BY id LIMIT 1")
+            .and_then(|mut s| s.query_row([], |r| r.get::<_, i64>(0)).optional())
+            .map(|ix| ix.map(|ix| ix as NodeIx))
+            .map_err(|e| self.fail(e))
+    }
+
+    fn dangling_from(&self, ix: NodeIx) -> Result<Vec<Dangling>, StoreError> {
+        let result = (|| -> Result<Vec<Dangling>, rusqlite::Error> {
+            let mut stmt = self.conn.prepare_cached(
+                "SELECT rel, target FROM dangling WHERE src = CAST(?1 AS INTEGER) ORDER BY rel, target",
+            )?;
+            let rows = stmt.query_map([ix], |r| {
+                Ok(Dangling {
+                    from: ix,
+                    relation: Relation::from_key(&r.get::<_, String>(0)?),
+                    target: r.get(1)?,
+                })
+            })?;
+            rows.collect()
+        })();
+        let mut found = result.map_err(|e| self.fail(e))?;
+        found.dedup();
+        Ok(found)
+    }
+
+    fn all_ids(&self) -> Result<Vec<String>, StoreError> {
+        let result = (|| -> Result<Vec<String>, rusqlite::Error> {
+            let mut stmt = self
+                .conn
+                .prepare_cached("SELECT id FROM nodes ORDER BY id")?;
+            let rows = stmt.query_map([], |r| r.get(0))?;
+            rows.collect()
+        })();
+        result.map_err(|e| self.fail(e))
+    }
+
+    fn layer_guides(&self, layer: NodeIx) -> Result<Option<Vec<guidance::LayerGuide>>, StoreError> {
+        guidance::read(&self.conn, layer)
+            .map(Some)
+            .map_err(|e| self.fail(e))
+    }
+}
+
+impl Corpus for Index {
+    fn store(&self, needed: &[NodeIx]) -> Result<Box<dyn NodeStore + '_>, StoreError> {
+        let mut sub = Subgraph::default();
+        for &ix in needed {
+            let node = self.load_node(ix)?;
+            // What traversal was told about the node must be what is stored.
+            let id_differs = self.ids.borrow().get(&ix).is_some_and(|id| *id != node.id);
+            let kind_differs = self
+                .kinds
+                .borrow()
+                .get(&ix)
+                .is_some_and(|kind| *kind != node.kind);
+            if id_differs || kind_differs {
+                return Err(self.damaged(format!("node {ix}: its row and its edges disagree")));
+            }
+            sub.nodes.insert(ix, node);
+        }
+        sub.newest_date = self
+            .conn
+            .query_row("SELECT max(date) FROM nodes", [], |r| {
+                r.get::<_, Option<String>>(0)
+            })
+            .map_err(|e| self.fail(e))?;
+        Ok(Box::new(sub))
+    }
+
+    fn counts(&self) -> Option<&dyn CountStore> {
+        Some(self)
+    }
+}
+
+impl CountStore for Index {
+    fn get(&self, key: &[u8]) -> Option<usize> {
+        let (n, sum) = self
+            .conn
+            .prepare_cached("SELECT n, sum FROM counts WHERE key = ?1")
+            .and_then(|mut s| {
+                s.query_row([key], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
+                    .optional()
+            })
+            .ok()
+            .flatten()?;
+        // A count that fails its checksum is a miss: the text is counted again and `put`
+        // replaces the row, so a damaged cache entry costs a recount, never a wrong count.
+        if count_sum(key, n) != sum || n < 0 {
+            return None;
+        }
+        Some(n as usize)
+    }
+
+    fn put(&self, entries: &[(Vec<u8>, usize)]) {
+        if entries.is_empty() {
+            return;
+        }
+        // Best effort: a read-only or busy database only costs a recount next time.
+        let own = self.conn.is_autocommit();
+        let _ = (|| -> Result<(), rusqlite::Error> {
+            if own {
+                self.conn.execute_batch("BEGIN")?;
+            }
+            {
+                let mut stmt = self.conn.prepare_cached(
+                    "INSERT OR REPLACE INTO counts(key, n, sum) VALUES (?1, ?2, ?3)",
+                )?;
+                for (key, n) in entries {
+                    let n = *n as i64;
+                    stmt.execute(params![key, n, count_sum(key, n)])?;
+                }
+            }
+            if own {
+                self.conn.execute_batch("COMMIT")?;
+            }
+            Ok(())
+        })()
+        .map_err(|_| {
+            if own {
+                let _ = self.conn.execute_batch("ROLLBACK");
+            }
+        });
+    }
+}

@@ -1,0 +1,213 @@
+use super::*;
+use std::os::unix::fs::symlink;
+
+/// A root with a file, a folder, links that stay inside and links that leave.
+fn fixture() -> (tempfile::TempDir, tempfile::TempDir) {
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.md"), "secret").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("docs/deep")).unwrap();
+    std::fs::write(root.join("docs/a.md"), "a").unwrap();
+    std::fs::write(root.join("docs/deep/b.md"), "b").unwrap();
+    symlink("a.md", root.join("docs/alias.md")).unwrap();
+    symlink("..", root.join("docs/deep/up")).unwrap();
+    symlink(outside.path().join("secret.md"), root.join("docs/abs.md")).unwrap();
+    symlink(outside.path(), root.join("away")).unwrap();
+    symlink("../../..", root.join("docs/deep/climb")).unwrap();
+    symlink("loop2", root.join("loop1")).unwrap();
+    symlink("loop1", root.join("loop2")).unwrap();
+    (dir, outside)
+}
+
+#[derive(Debug, PartialEq)]
+enum Seen {
+    Text(String),
+    Outside,
+    NotRegular,
+    Failed,
+}
+
+fn seen(result: Result<OwnedFd, OpenError>) -> Seen {
+    match result {
+        Ok(fd) => {
+            let mut text = String::new();
+            match File::from(fd).read_to_string(&mut text) {
+                Ok(_) => Seen::Text(text),
+                Err(_) => Seen::NotRegular,
+            }
+        }
+        Err(OpenError::Outside) => Seen::Outside,
+        Err(OpenError::NotRegular(_)) => Seen::NotRegular,
+        Err(_) => Seen::Failed,
+    }
+}
+
+#[test]
+fn both_resolvers_keep_every_open_beneath_the_root() {
+    let (dir, _outside) = fixture();
+    let root = Root::open(dir.path()).unwrap();
+    let cases = [
+        ("docs/a.md", Seen::Text("a".into())),
+        ("docs/alias.md", Seen::Text("a".into())),
+        ("docs/deep/up/a.md", Seen::Text("a".into())),
+        ("docs/deep/../a.md", Seen::Text("a".into())),
+        ("docs/deep/b.md", Seen::Text("b".into())),
+        ("docs/abs.md", Seen::Outside),
+        ("away/secret.md", Seen::Outside),
+        ("docs/deep/climb/etc/passwd", Seen::Outside),
+        ("../x.md", Seen::Outside),
+        ("docs/../../x.md", Seen::Outside),
+        ("loop1", Seen::Failed),
+        ("docs/missing.md", Seen::Failed),
+    ];
+    for (rel, expected) in cases {
+        let by_kernel =
+            sys::open_beneath(root.dir.as_fd(), Path::new(rel), libc::O_RDONLY, 0, false);
+        assert_eq!(seen(by_kernel), expected, "open_beneath {rel}");
+        let by_hand = sys::by_hand(root.dir.as_fd(), Path::new(rel), libc::O_RDONLY, 0, false)
+            .map_err(OpenError::from);
+        assert_eq!(seen(by_hand), expected, "by_hand {rel}");
+    }
+    // Without symlinks at all, even a link that stays inside is refused.
+    for resolve in [true, false] {
+        let result = if resolve {
+            sys::open_beneath(
+                root.dir.as_fd(),
+                Path::new("docs/alias.md"),
+                libc::O_RDONLY,
+                0,
+                true,
+            )
+        } else {
+            sys::by_hand(
+                root.dir.as_fd(),
+                Path::new("docs/alias.md"),
+                libc::O_RDONLY,
+                0,
+                true,
+            )
+            .map_err(OpenError::from)
+        };
+        assert!(result.is_err(), "no_symlinks");
+    }
+}
+
+#[test]
+fn only_regular_files_are_read_and_a_fifo_never_blocks() {
+    let (dir, _outside) = fixture();
+    let fifo = dir.path().join("docs/pipe.md");
+    let name = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o644) }, 0);
+    let root = Root::open(dir.path()).unwrap();
+    let err = root.read(&fifo).unwrap_err();
+    assert!(matches!(err, OpenError::NotRegular("a FIFO")), "{err:?}");
+    assert_eq!(err.to_string(), "is a FIFO, not a regular file; not read");
+    let err = root.read(&dir.path().join("docs")).unwrap_err();
+    assert!(matches!(err, OpenError::NotRegular("a folder")), "{err:?}");
+    assert_eq!(root.read(&dir.path().join("docs/a.md")).unwrap().0, b"a");
+    assert!(matches!(
+        root.read(&dir.path().join("docs/abs.md")),
+        Err(OpenError::Outside)
+    ));
+    assert!(matches!(
+        root.read(Path::new("/etc/passwd")),
+        Err(OpenError::Outside)
+    ));
+    assert_eq!(read_plain(&fifo, 10), None);
+}
+
+#[test]
+fn listing_and_kinds_stay_beneath_the_root() {
+    let (dir, _outside) = fixture();
+    let root = Root::open(dir.path()).unwrap();
+    let names: Vec<(String, EntryKind)> = root
+        .list_dir(&dir.path().join("docs"))
+        .unwrap()
+        .into_iter()
+        .map(|e| (e.name.to_string_lossy().into_owned(), e.kind))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("a.md".to_string(), EntryKind::File),
+            ("abs.md".to_string(), EntryKind::Symlink),
+            ("alias.md".to_string(), EntryKind::Symlink),
+            ("deep".to_string(), EntryKind::Dir),
+        ]
+    );
+    assert!(matches!(
+        root.list_dir(&dir.path().join("away")),
+        Err(OpenError::Outside)
+    ));
+    assert_eq!(
+        root.kind(&dir.path().join("docs/deep/up")).unwrap(),
+        EntryKind::Dir
+    );
+    assert!(matches!(
+        root.kind(&dir.path().join("away")),
+        Err(OpenError::Outside)
+    ));
+    assert!(root.is_file(&dir.path().join("docs/alias.md")));
+    assert!(!root.is_file(&dir.path().join("docs/abs.md")));
+}
+
+#[test]
+fn private_folders_are_created_and_never_written_through_a_symlink() {
+    let (dir, outside) = fixture();
+    let root = Root::open(dir.path()).unwrap();
+    let cache = root.private_dir(Path::new(".brief/cache")).unwrap();
+    assert!(dir.path().join(".brief/cache").is_dir());
+    assert!(cache.create_new("x", b"1").unwrap());
+    assert!(!cache.create_new("x", b"2").unwrap());
+    cache.rename("x", "y").unwrap();
+    assert_eq!(
+        std::fs::read(dir.path().join(".brief/cache/y")).unwrap(),
+        b"1"
+    );
+    assert_eq!(cache.entry("y"), Some(EntryKind::File));
+    cache.remove("y").unwrap();
+    cache.remove("y").unwrap();
+    assert_eq!(cache.entry("y"), None);
+    // A link named like brief's file is refused, and removing it removes only the link.
+    symlink(
+        outside.path().join("secret.md"),
+        dir.path().join(".brief/cache/lock"),
+    )
+    .unwrap();
+    assert!(matches!(cache.open_lock("lock"), Err(OpenError::Symlink)));
+    cache.remove("lock").unwrap();
+    assert_eq!(
+        std::fs::read(outside.path().join("secret.md")).unwrap(),
+        b"secret"
+    );
+
+    let other = tempfile::tempdir().unwrap();
+    symlink(outside.path(), other.path().join(".brief")).unwrap();
+    let root = Root::open(other.path()).unwrap();
+    assert!(matches!(
+        root.private_dir(Path::new(".brief/cache")),
+        Err(OpenError::Symlink)
+    ));
+    assert!(
+        !outside.path().join("cache").exists(),
+        "nothing created outside"
+    );
+}
+
+#[test]
+fn relative_paths_are_taken_from_the_root_as_given() {
+    let (dir, _outside) = fixture();
+    let root = Root::open(dir.path()).unwrap();
+    assert_eq!(
+        root.relative(&dir.path().join("docs/./a.md")),
+        Some(PathBuf::from("docs/a.md"))
+    );
+    assert_eq!(
+        root.relative(&root.real().join("docs")),
+        Some(PathBuf::from("docs"))
+    );
+    assert_eq!(root.relative(Path::new("/elsewhere/a.md")), None);
+    assert_eq!(root.relative(dir.path()), Some(PathBuf::new()));
+}
