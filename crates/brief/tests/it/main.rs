@@ -8,5 +8,6 @@ mod guidance;
 mod impact;
 mod index;
 mod kb;
+mod layering;
 mod quality;
 mod redaction;
