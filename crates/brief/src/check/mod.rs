@@ -18,8 +18,9 @@ mod artifacts;
 mod baseline;
 mod config;
 mod graph;
-pub(crate) mod jsonpos;
+
 mod load;
+mod paths;
 mod schema;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -34,6 +35,11 @@ pub use config::{CheckConfig, Level};
 
 use crate::model::{Graph, Location};
 use crate::project::Project;
+use crate::sources::frontmatter::end as frontmatter_end;
+use crate::sources::jsonpos;
+#[cfg(test)]
+use crate::sources::text::line_col;
+use crate::sources::text::line_cols;
 pub use crate::sources::Severity;
 
 /// One rule of `brief check`.
@@ -569,33 +575,6 @@ fn resolve(
     findings
 }
 
-/// [`line_col`] of many offsets in one pass over the text.
-pub(crate) fn line_cols(text: &str, offsets: &[Option<usize>]) -> Vec<Option<(u32, u32)>> {
-    let mut order: Vec<usize> = (0..offsets.len())
-        .filter(|&i| offsets[i].is_some())
-        .collect();
-    order.sort_by_key(|&i| offsets[i]);
-    let mut out = vec![None; offsets.len()];
-    let (mut at, mut line, mut col) = (0usize, 1u32, 1u32);
-    for i in order {
-        let mut target = offsets[i].unwrap_or(0).min(text.len());
-        while !text.is_char_boundary(target) {
-            target -= 1;
-        }
-        for c in text[at..target].chars() {
-            if c == '\n' {
-                line += 1;
-                col = 1;
-            } else {
-                col += 1;
-            }
-        }
-        at = target;
-        out[i] = Some((line, col));
-    }
-    out
-}
-
 /// The words of a frontmatter, indexed once, so locating many tokens in it costs one pass:
 /// answers are those of [`front_offset`].
 struct FrontIndex<'t> {
@@ -661,21 +640,6 @@ fn is_word_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '-'
 }
 
-/// 1-based line and column (in characters) of a byte offset (what [`line_cols`] answers for
-/// one offset).
-#[cfg(test)]
-pub(crate) fn line_col(text: &str, offset: usize) -> (u32, u32) {
-    let mut offset = offset.min(text.len());
-    while !text.is_char_boundary(offset) {
-        offset -= 1;
-    }
-    let before = &text[..offset];
-    let line = before.bytes().filter(|&b| b == b'\n').count() as u32 + 1;
-    let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
-    let col = text[line_start..offset].chars().count() as u32 + 1;
-    (line, col)
-}
-
 /// Offset of `token` (whole word) in the frontmatter, else of the top-level `key:` line,
 /// else of the frontmatter's first line (what [`FrontIndex::offset`] answers, one token at a
 /// time).
@@ -691,26 +655,6 @@ pub(crate) fn front_offset(text: &str, key: &str, token: Option<&str>) -> Option
         }
     }
     key_at.or_else(|| front.find('\n').map(|i| i + 1))
-}
-
-/// Byte offset where the frontmatter's closing fence ends (0 without frontmatter).
-pub(crate) fn frontmatter_end(text: &str) -> usize {
-    if !text.starts_with("---") {
-        return 0;
-    }
-    let mut offset = text.find('\n').map(|i| i + 1).unwrap_or(text.len());
-    while offset < text.len() {
-        let end = text[offset..]
-            .find('\n')
-            .map(|i| offset + i + 1)
-            .unwrap_or(text.len());
-        let line = text[offset..end].trim_end();
-        if line == "---" || line == "..." {
-            return end;
-        }
-        offset = end;
-    }
-    text.len()
 }
 
 /// Offset of a top-level `key:` line in YAML-ish text.
@@ -850,7 +794,7 @@ mod fuzz {
             let _ = super::artifacts::front_keys(&text);
             let _ = super::front_offset(&text, &word, Some(&word));
             let _ = super::find_word(&text, text.len() / 2, &word);
-            let _ = super::jsonpos::locate(&text, &[super::jsonpos::Seg::Key(word.clone()), super::jsonpos::Seg::Index(1)]);
+            let _ = crate::sources::jsonpos::locate(&text, &[crate::sources::jsonpos::Seg::Key(word.clone()), crate::sources::jsonpos::Seg::Index(1)]);
             for file in ["a.rs", "a.py", "a.sql", "a.html", "a.lua", "a.vue"] {
                 if let Some(syntax) = super::annotations::syntax_for(std::path::Path::new(file)) {
                     let _ = super::annotations::scan_text("x", &text, syntax);
@@ -903,14 +847,14 @@ mod fuzz {
         fn json_locator_agrees(
             text in "[\\[\\]{}\",:0-9a-c \\n]{0,120}",
             path in proptest::collection::vec(prop_oneof![
-                "[a-c]".prop_map(super::jsonpos::Seg::Key),
-                (0usize..4).prop_map(super::jsonpos::Seg::Index),
-                "[a-c]".prop_map(super::jsonpos::Seg::Str),
-                ("[a-c]", "[a-c]").prop_map(|(k, v)| super::jsonpos::Seg::ObjWith(k, v)),
+                "[a-c]".prop_map(crate::sources::jsonpos::Seg::Key),
+                (0usize..4).prop_map(crate::sources::jsonpos::Seg::Index),
+                "[a-c]".prop_map(crate::sources::jsonpos::Seg::Str),
+                ("[a-c]", "[a-c]").prop_map(|(k, v)| crate::sources::jsonpos::Seg::ObjWith(k, v)),
             ], 0..4),
         ) {
-            let locator = super::jsonpos::Locator::new(&text);
-            prop_assert_eq!(locator.locate(&path), super::jsonpos::locate(&text, &path));
+            let locator = crate::sources::jsonpos::Locator::new(&text);
+            prop_assert_eq!(locator.locate(&path), crate::sources::jsonpos::locate(&text, &path));
         }
 
         /// The same on well-formed JSON, where the locator uses its tree.
@@ -919,10 +863,10 @@ mod fuzz {
             value in json_value(),
             pretty in proptest::bool::ANY,
             paths in proptest::collection::vec(proptest::collection::vec(prop_oneof![
-                "[a-c]".prop_map(super::jsonpos::Seg::Key),
-                (0usize..4).prop_map(super::jsonpos::Seg::Index),
-                "[a-c]".prop_map(super::jsonpos::Seg::Str),
-                ("[a-c]", "[a-c]").prop_map(|(k, v)| super::jsonpos::Seg::ObjWith(k, v)),
+                "[a-c]".prop_map(crate::sources::jsonpos::Seg::Key),
+                (0usize..4).prop_map(crate::sources::jsonpos::Seg::Index),
+                "[a-c]".prop_map(crate::sources::jsonpos::Seg::Str),
+                ("[a-c]", "[a-c]").prop_map(|(k, v)| crate::sources::jsonpos::Seg::ObjWith(k, v)),
             ], 0..4), 1..6),
         ) {
             let text = if pretty {
@@ -930,9 +874,9 @@ mod fuzz {
             } else {
                 serde_json::to_string(&value).unwrap()
             };
-            let locator = super::jsonpos::Locator::new(&text);
+            let locator = crate::sources::jsonpos::Locator::new(&text);
             for path in &paths {
-                prop_assert_eq!(locator.locate(path), super::jsonpos::locate(&text, path));
+                prop_assert_eq!(locator.locate(path), crate::sources::jsonpos::locate(&text, path));
             }
         }
 
@@ -947,7 +891,7 @@ mod fuzz {
             let value: serde_json::Value = serde_json::from_str(&text).unwrap();
             let found = super::schema::node("n.json", value.as_object().unwrap());
             for p in found {
-                let _ = super::jsonpos::locate(&text, match &p.anchor { super::Anchor::Json(s) => s, _ => &[] });
+                let _ = crate::sources::jsonpos::locate(&text, match &p.anchor { super::Anchor::Json(s) => s, _ => &[] });
             }
         }
     }

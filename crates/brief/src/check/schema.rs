@@ -6,8 +6,8 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
-use super::jsonpos::Seg;
 use super::{Anchor, Pending, Sink};
+use crate::sources::jsonpos::Seg;
 
 /// The fourteen node types.
 const TYPES: [&str; 14] = [

@@ -23,6 +23,7 @@
 //! (`docs[12].children[3]: expected a string id`), never a panic or a silent skip. Unknown
 //! `_docType`s are tolerated: they are treated as content.
 
+use super::text::line_col;
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeSet, HashMap};
@@ -857,14 +858,14 @@ pub fn parse<'a>(rel: &str, text: &'a str) -> Result<Export<'a>, Problem> {
 
 /// A problem at a JSON path, with the line and column of that path in the text.
 fn problem_at(rel: &str, text: &str, path: &[Seg], severity: Severity, message: &str) -> Problem {
-    let segs: Vec<crate::check::jsonpos::Seg> = path
+    let segs: Vec<super::jsonpos::Seg> = path
         .iter()
         .map(|s| match s {
-            Seg::Key(k) => crate::check::jsonpos::Seg::key(k),
-            Seg::Index(i) => crate::check::jsonpos::Seg::Index(*i),
+            Seg::Key(k) => super::jsonpos::Seg::key(k),
+            Seg::Index(i) => super::jsonpos::Seg::Index(*i),
         })
         .collect();
-    let (line, col) = crate::check::jsonpos::locate(text, &segs)
+    let (line, col) = super::jsonpos::locate(text, &segs)
         .map(|offset| line_col(text, offset))
         .unwrap_or((1, 1));
     Problem {
@@ -876,20 +877,6 @@ fn problem_at(rel: &str, text: &str, path: &[Seg], severity: Severity, message: 
         },
         message: format!("{}: {message}", show_path(path)),
     }
-}
-
-fn line_col(text: &str, offset: usize) -> (u32, u32) {
-    let before = &text.as_bytes()[..offset.min(text.len())];
-    let line = before.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
-    let line_start = before
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |p| p + 1);
-    let col = String::from_utf8_lossy(&before[line_start..])
-        .chars()
-        .count() as u32
-        + 1;
-    (line, col)
 }
 
 /// What a doc is to the loader.

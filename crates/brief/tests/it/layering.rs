@@ -29,6 +29,24 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
+/// Edges between two modules of one future crate that close a cycle and are being removed in
+/// a parallel branch (round 4, engineer B owns these files): `(crate, from, to, why)`. An entry
+/// that no longer matches any edge fails the test, so the list can only shrink.
+const PENDING: &[(&str, &str, &str, &str)] = &[
+    (
+        "brief",
+        "model",
+        "guidance",
+        "GraphView::layer_guides names guidance::LayerGuide",
+    ),
+    (
+        "brief",
+        "search",
+        "index",
+        "search::normalise takes index::Hit",
+    ),
+];
+
 /// The future crates, bottom up, with the crates each may depend on (besides itself).
 const LAYERS: &[(&str, &[&str])] = &[
     ("brief-tokens", &[]),
@@ -687,6 +705,12 @@ fn module_cycles(scan: &Scan) -> Vec<String> {
             if e.from.starts_with(&e.to) {
                 continue; // a child using its ancestor: not an edge
             }
+            if PENDING
+                .iter()
+                .any(|&(k, f, t, _)| k == krate && show(&e.from) == f && show(&e.to) == t)
+            {
+                continue;
+            }
             let common = e.from.iter().zip(&e.to).take_while(|(a, b)| a == b).count();
             if common == e.from.len() {
                 continue; // a parent using its descendant: cannot close a cycle under this rule
@@ -791,6 +815,18 @@ fn modules_point_down_the_layers() {
     let members = members(&root);
     let scan = scan(&root, &members);
     let mut problems = module_cycles(&scan);
+    for (krate, from, to, why) in PENDING {
+        let present = scan.edges.get(*krate).is_some_and(|edges| {
+            edges
+                .iter()
+                .any(|e| show(&e.from) == *from && show(&e.to) == *to)
+        });
+        if !present {
+            problems.push(format!(
+                "PENDING lists {krate}: {from} → {to} ({why}), which is gone: remove the entry"
+            ));
+        }
+    }
     problems.extend(layer_violations(&scan, &members));
     assert!(
         problems.is_empty(),
