@@ -4,15 +4,17 @@
 //! Sources are plain descriptors ([`Source`]); `project` maps `brief.toml` and discovery to
 //! them, and nothing here sees the project's configuration.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use super::artifacts::Placement;
+use super::specgraph::Entry;
 use super::{
-    artifacts, duplicate_problem, kb, markdown, read_text, rel_path, specgraph, tana, Loaded,
-    SourceOutput,
+    artifacts, duplicate_problem, folder_stamp, kb, markdown, read_text, rel_path, specgraph, tana,
+    FolderStamp, Loaded, Problem, SourceOutput,
 };
-use crate::model::Graph;
+use crate::model::{Graph, Node};
 use crate::root::Root;
 
 /// One source of nodes, as the project found or declared it.
@@ -101,4 +103,113 @@ pub fn load_kb(guard: &Root, sources: &[Source]) -> SourceOutput {
         }
     }
     out
+}
+
+/// Which parser reads a file.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Parser {
+    /// A Spec Graph node file, as its manifest lists it.
+    Spec(Entry),
+    /// A Markdown artifact, by where it sits.
+    Artifact(Placement),
+    /// A Tana workspace export: one file, many nodes.
+    Tana,
+    /// A knowledge-base Markdown file, with the fingerprint of the catalogue it was parsed
+    /// against (a file added elsewhere can change what its links resolve to; empty until a
+    /// caller that keeps parsed files sets it).
+    Markdown(String),
+}
+
+/// One source file and the parser that reads it.
+#[derive(Debug, Clone)]
+pub struct CatalogueFile {
+    pub path: PathBuf,
+    /// Relative to the root, `/`-separated.
+    pub rel: String,
+    pub parser: Parser,
+}
+
+/// Every source file of a project, sorted by relative path (a file listed twice is read once).
+#[derive(Debug, Default)]
+pub struct Listing {
+    pub files: Vec<CatalogueFile>,
+    /// The manifests' own problems (entries that name no file, bad JSON).
+    pub problems: Vec<Problem>,
+    /// The manifests and folders whose stamps tell that the listing may have changed, each
+    /// stamped before it was read.
+    pub watches: Vec<FolderStamp>,
+}
+
+/// Lists every source file with its parser. `root` is the root as given (relative paths stay
+/// relative in `rel`); files are opened through `guard`.
+pub fn list(guard: &Root, root: &Path, sources: &[Source]) -> Listing {
+    let mut listing = Listing::default();
+    let push = |files: &mut Vec<CatalogueFile>, path: PathBuf, parser: Parser| {
+        files.push(CatalogueFile {
+            rel: rel_path(root, &path),
+            path,
+            parser,
+        });
+    };
+    for source in sources {
+        match source {
+            Source::Tana { export } => {
+                listing.watches.push(folder_stamp(export));
+                push(&mut listing.files, export.clone(), Parser::Tana);
+            }
+            Source::SpecGraph { manifest } => {
+                listing.watches.push(folder_stamp(manifest));
+                let (entries, problems) = specgraph::read_manifest(guard, manifest);
+                listing.problems.extend(problems);
+                for entry in entries {
+                    push(&mut listing.files, entry.file.clone(), Parser::Spec(entry));
+                }
+            }
+            Source::Markdown { .. } => {
+                let layout = kb::Layout::detect(guard);
+                let (files, folders) = kb::listing(guard, &layout);
+                listing.watches.extend(folders);
+                // The files whose presence changes the layout itself.
+                for path in [".adr-dir", ".log4brains.yml", ".obsidian/templates.json"] {
+                    listing.watches.push(folder_stamp(&root.join(path)));
+                }
+                for path in files {
+                    push(&mut listing.files, path, Parser::Markdown(String::new()));
+                }
+            }
+            Source::Contextia { dir } | Source::Folder { dir } => {
+                let found = match source {
+                    Source::Contextia { .. } => artifacts::contextia_listing(guard, dir),
+                    _ => artifacts::folder_listing(guard, dir),
+                };
+                listing.watches.extend(found.folders);
+                for (path, placement) in found.files {
+                    push(&mut listing.files, path, Parser::Artifact(placement));
+                }
+            }
+        }
+    }
+    listing.files.sort_by(|a, b| a.rel.cmp(&b.rel));
+    listing.files.dedup_by(|a, b| a.rel == b.rel);
+    // The first stamp of a path is the one taken before it was read.
+    listing.watches.sort_by(|a, b| a.0.cmp(&b.0));
+    listing.watches.dedup_by(|a, b| a.0 == b.0);
+    listing
+}
+
+/// Parses one file's text with its parser: the node it holds, `None` for a Tana export (one
+/// file, many nodes: read whole with [`tana::parse`]), or the problem that stops it.
+/// A knowledge-base file's link warnings are `brief check`'s to report; its node is whole.
+pub fn parse(
+    rel: &str,
+    text: &str,
+    parser: &Parser,
+    catalog: &kb::Catalog,
+) -> Result<Option<Node>, Problem> {
+    match parser {
+        Parser::Markdown(_) => Ok(Some(markdown::parse(rel, text, catalog).0)),
+        Parser::Spec(entry) => specgraph::parse_entry(entry, rel, text).map(Some),
+        Parser::Artifact(placement) => artifacts::parse_artifact(rel, text, placement),
+        Parser::Tana => Ok(None),
+    }
 }
