@@ -33,12 +33,31 @@ pub enum Source {
     Markdown { dir: PathBuf },
 }
 
-/// Loads every source (in order) into one graph, with every problem sorted by location.
+/// Loads every source into one graph, with every problem sorted by location: the files of
+/// [`list`] (the same listing the index refreshes from), each read with its parser on all cores.
 pub fn load(guard: &Root, sources: &[Source]) -> Loaded {
+    let listing = list(guard, guard.path(), sources);
+    let mut problems = listing.problems;
+    // The knowledge base's links resolve against every file of it (and the Spec Graph's).
+    let catalog = sources
+        .iter()
+        .any(|s| matches!(s, Source::Markdown { .. }))
+        .then(|| {
+            let files: Vec<String> = listing
+                .files
+                .iter()
+                .filter(|f| matches!(f.parser, Parser::Markdown(_)))
+                .map(|f| f.rel.clone())
+                .collect();
+            kb_catalog(guard, sources, &files)
+        });
+    let outputs: Vec<SourceOutput> = listing
+        .files
+        .par_iter()
+        .map(|file| read(guard, file, catalog.as_ref()))
+        .collect();
     let mut nodes = Vec::new();
-    let mut problems = Vec::new();
-    for source in sources {
-        let out = read_source(guard, sources, source);
+    for out in outputs {
         nodes.extend(out.nodes);
         problems.extend(out.problems);
     }
@@ -50,6 +69,38 @@ pub fn load(guard: &Root, sources: &[Source]) -> Loaded {
             .then_with(|| a.message.cmp(&b.message))
     });
     Loaded { graph, problems }
+}
+
+/// Reads one listed file with its parser: its node (a Tana export: its nodes) and problems,
+/// warnings included. `catalog` is the knowledge base's, when the project has one.
+pub fn read(guard: &Root, file: &CatalogueFile, catalog: Option<&kb::Catalog>) -> SourceOutput {
+    let one = |result: Result<Option<Node>, Problem>| match result {
+        Ok(node) => SourceOutput {
+            nodes: node.into_iter().collect(),
+            problems: Vec::new(),
+        },
+        Err(problem) => SourceOutput {
+            nodes: Vec::new(),
+            problems: vec![problem],
+        },
+    };
+    match &file.parser {
+        Parser::Spec(entry) => one(specgraph::load_entry(guard, entry).map(Some)),
+        Parser::Artifact(placement) => one(artifacts::load_file(guard, &file.path, placement)),
+        Parser::Tana => tana::load(guard, &file.path),
+        Parser::Markdown(_) => match (read_text(guard, &file.path), catalog) {
+            (Ok(text), Some(catalog)) => {
+                let (node, problems) = markdown::parse(&file.rel, &text, catalog);
+                SourceOutput {
+                    nodes: vec![node],
+                    problems,
+                }
+            }
+            (Err(problem), _) => one(Err(problem)),
+            // Listed as knowledge base only when the project has one, which builds the catalog.
+            (Ok(_), None) => SourceOutput::default(),
+        },
+    }
 }
 
 /// The nodes and problems of one source (`all` is every source of the project: the knowledge
