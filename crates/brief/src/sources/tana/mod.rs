@@ -2,7 +2,7 @@
 //! becomes many nodes.
 //!
 //! The export is `{formatVersion, docs: [...], editors, workspaces, …}`, possibly wrapped
-//! as `{storeData: {…}}` (supertag.md §2). Every doc is `{id, props, children, modifiedTs}`;
+//! as `{storeData: {…}}` (`docs/sources.md`, "Tana"). Every doc is `{id, props, children, modifiedTs}`;
 //! what a doc *is* comes from `props._docType` and the tuples around it:
 //!
 //! - Content nodes (no `_docType`, or one that is not a system type) become [`Node`]s with
