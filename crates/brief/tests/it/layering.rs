@@ -854,7 +854,7 @@ fn the_crate_graph_is_acyclic() {
 /// The scanner itself: grouped `use`, `super`, bare child paths, re-exports, and nothing from
 /// comments or strings.
 #[test]
-fn the_scanner_reads_paths_the_way_rustc_does() {
+fn the_scanner_finds_module_paths_outside_comments_and_strings() {
     let text = r##"
         //! crate::doc::comment is not a path
         use crate::{model::{Graph, Node}, root};
