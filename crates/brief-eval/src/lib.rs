@@ -235,6 +235,7 @@ pub fn run(
             Shape::Artifacts => "Contextia artifacts",
             Shape::Tana => "Tana export",
             Shape::Notes => "Markdown knowledge base",
+            Shape::Layered => "layer-heavy Spec Graph",
         };
         report.projects.push((
             name,

@@ -62,7 +62,7 @@ impl EvalProject {
     /// Loads the project at `root` with the labels in `labels`.
     pub fn open(name: &str, root: &Path, labels: Labels) -> Result<EvalProject, String> {
         let project = Project::at(root).map_err(|e| e.to_string())?;
-        let loaded = brief::sources::load(&project);
+        let loaded = project.load();
         if let Some(problem) = loaded.errors().next() {
             return Err(format!("{}: {problem}", root.display()));
         }

@@ -32,6 +32,7 @@ fn benches(c: &mut Criterion) {
         (Shape::SpecGraph, "specgraph", "F10-05"),
         (Shape::Artifacts, "artifacts", "TASK-10"),
         (Shape::Notes, "notes", "ADR-0012"),
+        (Shape::Layered, "layered", "B-10"),
     ] {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("project");
@@ -61,6 +62,7 @@ fn benches(c: &mut Criterion) {
             Shape::Artifacts => ".contextia/work/tasks/TASK-10.md",
             Shape::Tana => "export.json",
             Shape::Notes => "Notifications/Notifications note 10.md",
+            Shape::Layered => "specgraph/nodes/behaviors/B-10.json",
         };
         let original = std::fs::read_to_string(root.join(file)).unwrap();
         let mut flip = false;

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use brief::context::ContextRequest;
-use brief::{assemble, load, Depth, Encoding, Format, Graph, Project};
+use brief::{assemble, Depth, Encoding, Format, Graph, Project};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use tiktoken_rs::CoreBPE;
 
@@ -31,7 +31,7 @@ fn open_payments() -> Project {
 }
 
 fn load_payments(project: &Project) -> Graph {
-    let loaded = load(project);
+    let loaded = project.load();
     let errors: Vec<String> = loaded.errors().map(|p| p.to_string()).collect();
     assert!(
         errors.is_empty(),
@@ -293,7 +293,7 @@ fn benches(c: &mut Criterion) {
     group.finish();
 
     let mut group = c.benchmark_group("load");
-    group.bench_function("payments", |b| b.iter(|| load(black_box(&project))));
+    group.bench_function("payments", |b| b.iter(|| black_box(&project).load()));
     group.finish();
 }
 

@@ -4,6 +4,7 @@
 use crate::fit::{fit, TooSmall};
 use crate::model::{Corpus, Detail, NodeIx, Origin};
 use crate::project::{Defaults, DEFAULT_BUDGET};
+pub use crate::render::TruncationNote;
 use std::collections::HashMap;
 
 use crate::lens::Follow;
@@ -397,18 +398,6 @@ pub fn assemble_from(
         warnings,
         files,
     })
-}
-
-/// A sampled fan-out, for the document and the JSON.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct TruncationNote {
-    /// The node whose links were sampled.
-    pub id: String,
-    pub kind: String,
-    pub title: String,
-    pub relation: String,
-    pub total: usize,
-    pub kept: usize,
 }
 
 /// What `brief show` prints: one node at one detail level.

@@ -536,7 +536,7 @@ impl Engine {
         let new = match to {
             Some(rev) => Working::Revision(crate::revision::load(&self.project.root, rev)?),
             None => {
-                let loaded = crate::sources::load(&self.project);
+                let loaded = self.project.load();
                 let errors: Vec<Problem> = loaded.errors().cloned().collect();
                 if !errors.is_empty() {
                     return Err(EngineError::Load(errors));

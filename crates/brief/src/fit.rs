@@ -22,6 +22,7 @@
 
 use crate::model::Detail;
 use crate::rank::Class;
+pub use crate::render::Fitted;
 use crate::render::{Layout, Unit};
 use crate::tokens::Counter;
 use crate::traverse::Reason;
@@ -32,24 +33,6 @@ pub const LISTED: usize = 10;
 
 /// Pending blocks tried for the cut that fills the remaining room.
 const CUT_TRIES: usize = 8;
-
-/// The chosen levels and the document they give.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Fitted {
-    /// Per ranked item: its detail, or `None` when omitted.
-    pub details: Vec<Option<Detail>>,
-    /// Per ranked item: the tokens of its block at the chosen detail (0 when omitted).
-    pub tokens: Vec<usize>,
-    pub document: String,
-    /// The exact token count of `document`.
-    pub used: usize,
-    /// The item whose block was cut short to fill the budget, if any. Its detail is the
-    /// level it was cut from; the whole level it holds is the one below.
-    pub cut: Option<usize>,
-    /// How many omitted items the document lists by name (in rank order); the rest are
-    /// counted.
-    pub listed: usize,
-}
 
 /// The budget cannot hold even the target's meta line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -14,21 +14,9 @@
 
 use std::collections::BTreeSet;
 
-use rusqlite::Connection;
-
 use crate::model::{GraphView, Kind, NodeIx, Relation, StoreError};
 
-/// One thing a layer propagates.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct LayerGuide {
-    /// The guidance node (a decision, or a node that constrains `member`).
-    pub node: NodeIx,
-    /// The member of the layer's `contains` closure it comes through (for a decision in the
-    /// closure, the decision itself; the layer for its own constrainers).
-    pub member: NodeIx,
-    /// `Contains` for a decision in the closure, `Constrains` for a constrainer of `member`.
-    pub relation: Relation,
-}
+pub use crate::model::LayerGuide;
 
 /// The guides of `layer` from the rules: a walk of its `contains` closure. Sorted.
 pub fn compute(graph: &dyn GraphView, layer: NodeIx) -> Result<Vec<LayerGuide>, StoreError> {
@@ -68,56 +56,4 @@ fn contains_closure(graph: &dyn GraphView, node: NodeIx) -> Result<BTreeSet<Node
         }
     }
     Ok(seen)
-}
-
-/// The index's table of guides, one row per (layer, guide).
-pub(crate) const CREATE: &str = "
-CREATE TABLE guides(layer INTEGER NOT NULL, node INTEGER NOT NULL, member INTEGER NOT NULL,
-                    rel TEXT NOT NULL, PRIMARY KEY(layer, node, member, rel)) WITHOUT ROWID;
-";
-
-/// Replaces the whole table from the nodes and edges in `tx`. One recursive query per
-/// refresh that changed something: its cost is the layers' total size, paid at write time.
-pub(crate) fn rebuild(tx: &Connection) -> rusqlite::Result<()> {
-    tx.execute("DELETE FROM guides", [])?;
-    // UNION (not UNION ALL) makes the closure a set, so `contains` cycles end.
-    tx.execute(
-        "INSERT OR IGNORE INTO guides(layer, node, member, rel)
-         WITH RECURSIVE closure(layer, member) AS (
-             SELECT ix, ix FROM nodes WHERE kind = 'layer'
-             UNION
-             SELECT c.layer, e.dst FROM closure c
-             JOIN edges e ON e.src = c.member AND e.rel = 'contains'
-         )
-         SELECT c.layer, c.member, c.member, 'contains' FROM closure c
-         JOIN nodes n ON n.ix = c.member WHERE n.kind = 'decision'
-         UNION ALL
-         SELECT c.layer, e.src, c.member, 'constrains' FROM closure c
-         JOIN edges e ON e.dst = c.member AND e.rel = 'constrains'",
-        [],
-    )?;
-    Ok(())
-}
-
-/// The guides of `layer` as the index holds them. Sorted like [`compute`].
-pub(crate) fn read(conn: &Connection, layer: NodeIx) -> rusqlite::Result<Vec<LayerGuide>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT node, member, rel FROM guides WHERE layer = ?1 ORDER BY node, member, rel",
-    )?;
-    let rows = stmt.query_map([layer], |r| {
-        let rel: String = r.get(2)?;
-        Ok(LayerGuide {
-            node: r.get(0)?,
-            member: r.get(1)?,
-            relation: if rel == "contains" {
-                Relation::Contains
-            } else {
-                Relation::Constrains
-            },
-        })
-    })?;
-    let mut guides: Vec<LayerGuide> = rows.collect::<rusqlite::Result<_>>()?;
-    // The SQL order sorts `rel` as text; sort as `compute` does.
-    guides.sort();
-    Ok(guides)
 }

@@ -25,7 +25,7 @@ pub mod render;
 pub mod resolve;
 pub mod revision;
 pub mod root;
-pub mod search;
+pub use index::search;
 pub mod session;
 pub mod sources;
 pub mod tokens;

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 mod view;
 
-pub use view::{Corpus, Fault, GraphView, NodeStore, StoreError, Subgraph};
+pub use view::{Corpus, Fault, GraphView, LayerGuide, NodeStore, StoreError, Subgraph};
 
 /// Index of a node inside a [`Graph`]; ordering by index is ordering by id.
 pub type NodeIx = u32;
@@ -760,6 +760,50 @@ impl std::str::FromStr for Detail {
             other => Err(format!(
                 "unknown detail `{other}`: use full, summary or meta"
             )),
+        }
+    }
+}
+
+// ---- Depth: how far traversal follows forward relations (here so `project` can read it
+// from `brief.toml` without depending on `traverse`, which re-exports it).
+
+/// How far forward relations are followed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Depth {
+    /// At most this many hops.
+    Hops(u32),
+    /// The transitive closure.
+    Full,
+}
+
+impl Depth {
+    /// Whether a node `distance` hops away is within this depth.
+    pub fn allows(self, distance: u32) -> bool {
+        match self {
+            Depth::Hops(max) => distance <= max,
+            Depth::Full => true,
+        }
+    }
+}
+
+impl fmt::Display for Depth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Depth::Hops(n) => write!(f, "{n}"),
+            Depth::Full => f.write_str("full"),
+        }
+    }
+}
+
+impl std::str::FromStr for Depth {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "full" | "all" => Ok(Depth::Full),
+            n => n.parse::<u32>().map(Depth::Hops).map_err(|_| {
+                format!("invalid depth `{s}`: use a number of hops (0, 1, 2, …) or `full`")
+            }),
         }
     }
 }

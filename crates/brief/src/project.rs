@@ -1,35 +1,26 @@
 //! Finding a project and reading `brief.toml`: which sources it has and its defaults.
 
+use crate::sources::text::line_col;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::model::Depth;
 use crate::model::Detail;
 use crate::model::Location;
 use crate::root::{OpenError, Root};
 use crate::sources::specgraph;
 use crate::tokens::Encoding;
-use crate::traverse::Depth;
+
+pub mod config;
+
+pub use config::{CheckConfig, Level, SessionConfig};
 
 /// The budget used when neither the command line nor `brief.toml` gives one.
 pub const DEFAULT_BUDGET: usize = 4000;
 
-/// One source of nodes.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Source {
-    /// A Spec Graph, by its `graph.json`.
-    SpecGraph { manifest: PathBuf },
-    /// A `.contextia/` tree.
-    Contextia { dir: PathBuf },
-    /// A folder of Markdown artifacts (`.brief/` or one named in `brief.toml`).
-    Folder { dir: PathBuf },
-    /// A Tana workspace export (`tana = "export.json"`): one file, many nodes.
-    Tana { export: PathBuf },
-    /// The Markdown knowledge base under the root: ADRs, docs, agent files, notes
-    /// (`markdown = true` in `brief.toml`, or found by its layout).
-    Markdown { dir: PathBuf },
-}
+pub use crate::sources::Source;
 
 /// Defaults for `context`, from `brief.toml`'s `[context]` table.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -54,9 +45,9 @@ pub struct Project {
     pub sources: Vec<Source>,
     pub defaults: Defaults,
     /// `brief check` settings (`[check]`).
-    pub check: crate::check::CheckConfig,
+    pub check: CheckConfig,
     /// Session-store settings (`[session]`): retrieval limits, model windows, margin.
-    pub session: crate::session::SessionConfig,
+    pub session: SessionConfig,
 }
 
 /// Why a project could not be opened.
@@ -84,11 +75,11 @@ struct ConfigFile {
     #[serde(default)]
     context: ContextTable,
     #[serde(default)]
-    check: crate::check::CheckConfig,
+    check: CheckConfig,
     #[serde(default)]
     lenses: std::collections::BTreeMap<String, crate::lens::LensConfig>,
     #[serde(default)]
-    session: crate::session::SessionConfig,
+    session: SessionConfig,
 }
 
 #[derive(Deserialize, Default)]
@@ -102,6 +93,11 @@ struct ContextTable {
 }
 
 impl Project {
+    /// Loads every source of the project (see [`crate::sources::load`]).
+    pub fn load(&self) -> crate::sources::Loaded {
+        crate::sources::load(&self.guard, &self.sources)
+    }
+
     /// Opens the project at `root`, or discovers it by walking up from `start`.
     pub fn open(root: Option<&Path>, start: &Path) -> Result<Project, ProjectError> {
         match root {
@@ -351,13 +347,6 @@ fn defaults(config: &ConfigFile, path: &Path) -> Result<Defaults, ProjectError> 
         fanout: table.fanout,
         lenses,
     })
-}
-
-fn line_col(text: &str, offset: usize) -> (u32, u32) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() as u32 + 1;
-    let col = before.chars().rev().take_while(|&c| c != '\n').count() as u32 + 1;
-    (line, col)
 }
 
 #[cfg(test)]

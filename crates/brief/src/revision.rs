@@ -87,7 +87,7 @@ pub fn load(root: &Path, rev: &str) -> Result<Revision, RevisionError> {
     }
     let project = Project::at(files.path())
         .map_err(|e| RevisionError::Load(rev.to_string(), e.to_string()))?;
-    let loaded = crate::sources::load(&project);
+    let loaded = project.load();
     if let Some(problem) = loaded.errors().next() {
         return Err(RevisionError::Load(
             rev.to_string(),

@@ -11,8 +11,6 @@
 //! reported once with every reason that brought it.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
-use std::fmt;
-use std::str::FromStr;
 
 use crate::guidance;
 use crate::lens::Follow;
@@ -22,45 +20,7 @@ mod tana;
 
 pub use tana::{traverse_tana, TANA_FANOUT, TANA_MAX_NODES};
 
-/// How far forward relations are followed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Depth {
-    /// At most this many hops.
-    Hops(u32),
-    /// The transitive closure.
-    Full,
-}
-
-impl Depth {
-    fn allows(self, distance: u32) -> bool {
-        match self {
-            Depth::Hops(max) => distance <= max,
-            Depth::Full => true,
-        }
-    }
-}
-
-impl fmt::Display for Depth {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Depth::Hops(n) => write!(f, "{n}"),
-            Depth::Full => f.write_str("full"),
-        }
-    }
-}
-
-impl FromStr for Depth {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "full" | "all" => Ok(Depth::Full),
-            n => n.parse::<u32>().map(Depth::Hops).map_err(|_| {
-                format!("invalid depth `{s}`: use a number of hops (0, 1, 2, …) or `full`")
-            }),
-        }
-    }
-}
+pub use crate::model::Depth;
 
 /// How a relation was followed to reach a node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

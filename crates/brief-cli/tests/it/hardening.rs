@@ -496,7 +496,7 @@ fn nothing_is_written_outside_the_root() {
 /// a fresh index must answer.
 fn fresh_context(root: &Path, target: &str) -> String {
     let project = brief::Project::at(root).unwrap();
-    let loaded = brief::load(&project);
+    let loaded = project.load();
     assert_eq!(loaded.errors().count(), 0, "{:?}", loaded.problems);
     let request = brief::ContextRequest {
         target: target.to_string(),

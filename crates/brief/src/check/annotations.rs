@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use rayon::prelude::*;
 
-use super::artifacts::PathSet;
+use super::paths::PathSet;
 use super::{CheckConfig, Input, Pending, Settings, Sink};
 use crate::model::Location;
 use crate::project::{Project, Source};

@@ -4,9 +4,12 @@
 
 use std::collections::{HashMap, HashSet};
 
-use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::{Glob, GlobSetBuilder};
 
 use super::annotations::Tree;
+#[cfg(test)]
+use super::paths::PathSet;
+use super::paths::{pattern, Pattern};
 use super::{frontmatter_end, Anchor, CheckConfig, Input, Pending, Settings, Sink};
 use crate::model::{Kind, Location, Node, Origin};
 use crate::project::Project;
@@ -139,87 +142,6 @@ pub(super) fn identity_size(
         )
         .node(&node.id)
     })
-}
-
-/// A set of root-relative `paths` patterns: folders (`src/auth/`, `src/auth/**`), files and
-/// globs (`*` stays inside one folder, `**` crosses folders).
-pub(super) struct PathSet {
-    prefixes: Vec<String>,
-    globs: GlobSet,
-    /// True when some pattern names the whole root.
-    everything: bool,
-}
-
-/// A pattern after normalisation.
-enum Pattern {
-    /// A file or folder, root-relative, without a trailing `/` (`""` = the root).
-    Exact(String),
-    Glob(Glob),
-    Invalid(String),
-}
-
-fn pattern(text: &str) -> Pattern {
-    let norm = text.trim().trim_start_matches("./").trim_start_matches('/');
-    let meta = |s: &str| s.contains(['*', '?', '[', '{']);
-    let folder = norm.trim_end_matches('/');
-    if !meta(folder) {
-        return Pattern::Exact(folder.to_string());
-    }
-    if let Some(prefix) = folder.strip_suffix("/**") {
-        if !meta(prefix) {
-            return Pattern::Exact(prefix.to_string());
-        }
-    }
-    match GlobBuilder::new(folder).literal_separator(true).build() {
-        Ok(glob) => Pattern::Glob(glob),
-        Err(err) => Pattern::Invalid(err.kind().to_string()),
-    }
-}
-
-impl PathSet {
-    pub fn new(patterns: &[String]) -> PathSet {
-        let mut prefixes = Vec::new();
-        let mut builder = GlobSetBuilder::new();
-        let mut everything = false;
-        for p in patterns {
-            match pattern(p) {
-                Pattern::Exact(prefix) if prefix.is_empty() => everything = true,
-                Pattern::Exact(prefix) => prefixes.push(prefix),
-                Pattern::Glob(glob) => {
-                    builder.add(glob);
-                }
-                Pattern::Invalid(_) => {}
-            }
-        }
-        PathSet {
-            prefixes,
-            globs: builder.build().unwrap_or_else(|_| GlobSet::empty()),
-            everything,
-        }
-    }
-
-    /// Whether a root-relative file path is covered.
-    pub fn contains(&self, file: &str) -> bool {
-        self.everything
-            || self.prefixes.iter().any(|p| {
-                file == p
-                    || (file.starts_with(p.as_str()) && file.as_bytes().get(p.len()) == Some(&b'/'))
-            })
-            || self.globs.is_match(file)
-            || {
-                // A glob naming a folder covers the files in it.
-                let mut dir = file;
-                let mut hit = false;
-                while let Some(cut) = dir.rfind('/') {
-                    dir = &dir[..cut];
-                    if self.globs.is_match(dir) {
-                        hit = true;
-                        break;
-                    }
-                }
-                hit
-            }
-    }
 }
 
 /// For each distinct pattern, whether it matches no file or folder of the tree (`Some(why)`).

@@ -4,11 +4,11 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
-use super::jsonpos::Seg;
 use super::load::{file_sha256, short};
 use super::{join_ids, Anchor, Input, Pending, Sink};
 use crate::model::{Graph, Kind, Node, NodeIx, Origin, Relation};
 use crate::project::Project;
+use crate::sources::jsonpos::Seg;
 
 /// Where the link `relation → target` of `node` is written.
 pub(super) fn link_anchor(node: &Node, relation: &Relation, target: &str) -> Anchor {

@@ -12,12 +12,13 @@ use std::path::Path;
 use rayon::prelude::*;
 use serde_json::Value;
 
-use super::jsonpos::Seg;
 use super::{artifacts, schema, Anchor, Input, Pending, Settings, Sink};
 use crate::model::{Graph, Kind, Location, Node};
 use crate::project::{Project, Source};
 use crate::root::Root;
 use crate::sources::artifacts::{contextia_files, folder_files, parse_artifact, Placement};
+use crate::sources::catalogue;
+use crate::sources::jsonpos::Seg;
 use crate::sources::specgraph::{parse_entry, read_manifest, Entry};
 use crate::sources::{frontmatter, read_text, rel_path, Problem};
 
@@ -89,8 +90,8 @@ pub(super) fn load(
                 load_artifacts(reader, folder_files(root, dir), settings, sink)
             }
             // One export, many nodes: the loader's problems already name their JSON paths.
-            Source::Tana { export } => {
-                let out = crate::sources::tana::load(root, export);
+            Source::Tana { .. } => {
+                let out = catalogue::read_source(root, &project.sources, source);
                 nodes.extend(out.nodes);
                 for problem in &out.problems {
                     sink.push(problem_finding("parse-error", problem));
@@ -98,7 +99,7 @@ pub(super) fn load(
                 Vec::new()
             }
             Source::Markdown { .. } => {
-                let out = crate::sources::kb::load(project);
+                let out = catalogue::read_source(root, &project.sources, source);
                 nodes.extend(out.nodes);
                 for problem in &out.problems {
                     sink.push(problem_finding(markdown_rule(&problem.message), problem));

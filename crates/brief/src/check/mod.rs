@@ -18,8 +18,9 @@ mod artifacts;
 mod baseline;
 mod config;
 mod graph;
-pub(crate) mod jsonpos;
+
 mod load;
+mod paths;
 mod schema;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -34,6 +35,11 @@ pub use config::{CheckConfig, Level};
 
 use crate::model::{Graph, Location};
 use crate::project::Project;
+use crate::sources::frontmatter::end as frontmatter_end;
+use crate::sources::jsonpos;
+#[cfg(test)]
+use crate::sources::text::line_col;
+use crate::sources::text::line_cols;
 pub use crate::sources::Severity;
 
 /// One rule of `brief check`.
@@ -569,33 +575,6 @@ fn resolve(
     findings
 }
 
-/// [`line_col`] of many offsets in one pass over the text.
-pub(crate) fn line_cols(text: &str, offsets: &[Option<usize>]) -> Vec<Option<(u32, u32)>> {
-    let mut order: Vec<usize> = (0..offsets.len())
-        .filter(|&i| offsets[i].is_some())
-        .collect();
-    order.sort_by_key(|&i| offsets[i]);
-    let mut out = vec![None; offsets.len()];
-    let (mut at, mut line, mut col) = (0usize, 1u32, 1u32);
-    for i in order {
-        let mut target = offsets[i].unwrap_or(0).min(text.len());
-        while !text.is_char_boundary(target) {
-            target -= 1;
-        }
-        for c in text[at..target].chars() {
-            if c == '\n' {
-                line += 1;
-                col = 1;
-            } else {
-                col += 1;
-            }
-        }
-        at = target;
-        out[i] = Some((line, col));
-    }
-    out
-}
-
 /// The words of a frontmatter, indexed once, so locating many tokens in it costs one pass:
 /// answers are those of [`front_offset`].
 struct FrontIndex<'t> {
@@ -661,21 +640,6 @@ fn is_word_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '-'
 }
 
-/// 1-based line and column (in characters) of a byte offset (what [`line_cols`] answers for
-/// one offset).
-#[cfg(test)]
-pub(crate) fn line_col(text: &str, offset: usize) -> (u32, u32) {
-    let mut offset = offset.min(text.len());
-    while !text.is_char_boundary(offset) {
-        offset -= 1;
-    }
-    let before = &text[..offset];
-    let line = before.bytes().filter(|&b| b == b'\n').count() as u32 + 1;
-    let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
-    let col = text[line_start..offset].chars().count() as u32 + 1;
-    (line, col)
-}
-
 /// Offset of `token` (whole word) in the frontmatter, else of the top-level `key:` line,
 /// else of the frontmatter's first line (what [`FrontIndex::offset`] answers, one token at a
 /// time).
@@ -691,26 +655,6 @@ pub(crate) fn front_offset(text: &str, key: &str, token: Option<&str>) -> Option
         }
     }
     key_at.or_else(|| front.find('\n').map(|i| i + 1))
-}
-
-/// Byte offset where the frontmatter's closing fence ends (0 without frontmatter).
-pub(crate) fn frontmatter_end(text: &str) -> usize {
-    if !text.starts_with("---") {
-        return 0;
-    }
-    let mut offset = text.find('\n').map(|i| i + 1).unwrap_or(text.len());
-    while offset < text.len() {
-        let end = text[offset..]
-            .find('\n')
-            .map(|i| offset + i + 1)
-            .unwrap_or(text.len());
-        let line = text[offset..end].trim_end();
-        if line == "---" || line == "..." {
-            return end;
-        }
-        offset = end;
-    }
-    text.len()
 }
 
 /// Offset of a top-level `key:` line in YAML-ish text.
@@ -772,183 +716,6 @@ pub(crate) struct Input {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rule_ids_are_unique_kebab_case() {
-        let mut seen = HashSet::new();
-        for rule in RULES {
-            assert!(seen.insert(rule.id), "duplicate rule {}", rule.id);
-            assert!(rule.id.chars().all(|c| c.is_ascii_lowercase() || c == '-'));
-        }
-    }
-
-    #[test]
-    fn line_col_counts_characters() {
-        let text = "ab\ncé:x\n";
-        assert_eq!(line_col(text, 0), (1, 1));
-        assert_eq!(line_col(text, 3), (2, 1));
-        let x = text.find('x').unwrap();
-        assert_eq!(line_col(text, x), (2, 4));
-    }
-
-    #[test]
-    fn words_respect_boundaries() {
-        let text = "specs: [SPEC-10, SPEC-1]";
-        assert_eq!(find_word(text, 0, "SPEC-1"), Some(17));
-        assert_eq!(find_word(text, 0, "SPEC-10"), Some(8));
-        assert_eq!(find_word(text, 0, "SPEC"), None);
-    }
-
-    #[test]
-    fn front_offsets_prefer_the_token_then_the_key() {
-        let text = "---\nid: TASK-1\nspecs:\n  - SPEC-9\n---\nSPEC-9 in the body\n";
-        let at = front_offset(text, "specs", Some("SPEC-9")).unwrap();
-        assert_eq!(line_col(text, at), (4, 5));
-        let at = front_offset(text, "specs", Some("NOPE")).unwrap();
-        assert_eq!(line_col(text, at).0, 3);
-        let at = front_offset(text, "scope", None).unwrap();
-        assert_eq!(line_col(text, at).0, 2);
-    }
-
-    #[test]
-    fn unknown_rules_suggest_close_ones() {
-        let err = unknown_rule("orphan").to_string();
-        assert!(err.contains("orphan-spec"), "{err}");
-    }
-}
-
+mod fuzz;
 #[cfg(test)]
-mod fuzz {
-    use proptest::prelude::*;
-
-    /// Small JSON documents with few distinct keys and strings, so paths often exist.
-    fn json_value() -> impl Strategy<Value = serde_json::Value> {
-        let leaf = prop_oneof![
-            Just(serde_json::Value::Null),
-            (0i64..5).prop_map(serde_json::Value::from),
-            "[a-c]".prop_map(serde_json::Value::from),
-        ];
-        leaf.prop_recursive(4, 40, 5, |inner| {
-            prop_oneof![
-                proptest::collection::vec(inner.clone(), 0..5).prop_map(serde_json::Value::Array),
-                proptest::collection::vec(("[a-c]", inner), 0..4).prop_map(|members| {
-                    serde_json::Value::Object(members.into_iter().collect())
-                }),
-            ]
-        })
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(256))]
-
-        /// The raw readers never panic, whatever the text: frontmatter keys, anchors, JSON
-        /// positions and the annotation scanner.
-        #[test]
-        fn raw_readers_never_panic(text in "\\PC{0,300}", word in "[A-Za-z@:/*-]{0,8}") {
-            let _ = super::artifacts::front_keys(&text);
-            let _ = super::front_offset(&text, &word, Some(&word));
-            let _ = super::find_word(&text, text.len() / 2, &word);
-            let _ = super::jsonpos::locate(&text, &[super::jsonpos::Seg::Key(word.clone()), super::jsonpos::Seg::Index(1)]);
-            for file in ["a.rs", "a.py", "a.sql", "a.html", "a.lua", "a.vue"] {
-                if let Some(syntax) = super::annotations::syntax_for(std::path::Path::new(file)) {
-                    let _ = super::annotations::scan_text("x", &text, syntax);
-                }
-            }
-        }
-
-        /// Comment-shaped lines with annotations never panic and always give 1-based positions.
-        #[test]
-        fn annotation_lines(lines in proptest::collection::vec("( {0,3})(//|#|/\\*|\\*/|<!--|-->|\"\"\"|--|;)?( ?)(@spec|@test|@norm|@decision|x)?( |:)?([A-Z]{1,3}-[0-9]{1,3})?([./][a-z]{1,5})?", 0..8)) {
-            let text = lines.join("\n");
-            for file in ["a.ts", "a.py", "a.md", "a.sql"] {
-                let syntax = super::annotations::syntax_for(std::path::Path::new(file)).unwrap();
-                for a in super::annotations::scan_text("x", &text, syntax) {
-                    prop_assert!(a.location.line >= 1 && a.location.col >= 1);
-                    prop_assert!(!a.base.is_empty());
-                }
-            }
-        }
-
-        /// The one-pass locators answer what the simple ones answer: words in frontmatter and
-        /// lines and columns of offsets.
-        #[test]
-        fn one_pass_locators_agree(
-            body in "[a-zA-Z0-9 :\\-\\n\\[\\],_/é]{0,200}",
-            fenced in proptest::bool::ANY,
-            words in proptest::collection::vec("[A-Za-z0-9_/-]{0,6}", 0..6),
-            offsets in proptest::collection::vec(0usize..260, 0..8),
-        ) {
-            let text = if fenced { format!("---\n{body}\n---\nafter\n") } else { body };
-            let mut index = super::FrontIndex::new(&text);
-            for key in ["specs", "id", "links"] {
-                for word in &words {
-                    prop_assert_eq!(
-                        index.offset(key, Some(word)),
-                        super::front_offset(&text, key, Some(word)),
-                        "{:?} {} {}", text, key, word
-                    );
-                }
-                prop_assert_eq!(index.offset(key, None), super::front_offset(&text, key, None));
-            }
-            let asked: Vec<Option<usize>> = offsets.iter().map(|&o| Some(o)).collect();
-            for (o, got) in offsets.iter().zip(super::line_cols(&text, &asked)) {
-                prop_assert_eq!(got, Some(super::line_col(&text, *o)));
-            }
-        }
-
-        /// The JSON locator answers what the walk answers, on any text and path.
-        #[test]
-        fn json_locator_agrees(
-            text in "[\\[\\]{}\",:0-9a-c \\n]{0,120}",
-            path in proptest::collection::vec(prop_oneof![
-                "[a-c]".prop_map(super::jsonpos::Seg::Key),
-                (0usize..4).prop_map(super::jsonpos::Seg::Index),
-                "[a-c]".prop_map(super::jsonpos::Seg::Str),
-                ("[a-c]", "[a-c]").prop_map(|(k, v)| super::jsonpos::Seg::ObjWith(k, v)),
-            ], 0..4),
-        ) {
-            let locator = super::jsonpos::Locator::new(&text);
-            prop_assert_eq!(locator.locate(&path), super::jsonpos::locate(&text, &path));
-        }
-
-        /// The same on well-formed JSON, where the locator uses its tree.
-        #[test]
-        fn json_locator_agrees_on_documents(
-            value in json_value(),
-            pretty in proptest::bool::ANY,
-            paths in proptest::collection::vec(proptest::collection::vec(prop_oneof![
-                "[a-c]".prop_map(super::jsonpos::Seg::Key),
-                (0usize..4).prop_map(super::jsonpos::Seg::Index),
-                "[a-c]".prop_map(super::jsonpos::Seg::Str),
-                ("[a-c]", "[a-c]").prop_map(|(k, v)| super::jsonpos::Seg::ObjWith(k, v)),
-            ], 0..4), 1..6),
-        ) {
-            let text = if pretty {
-                serde_json::to_string_pretty(&value).unwrap()
-            } else {
-                serde_json::to_string(&value).unwrap()
-            };
-            let locator = super::jsonpos::Locator::new(&text);
-            for path in &paths {
-                prop_assert_eq!(locator.locate(path), super::jsonpos::locate(&text, path));
-            }
-        }
-
-        /// Any JSON shape given to the node schema gives findings, never a panic.
-        #[test]
-        fn schema_on_json_shapes(
-            kind in prop_oneof![Just("behavior"), Just("decision"), Just("feature"), Just("artifact"), Just("policy"), Just("x")],
-            value in prop_oneof![Just("null".to_string()), Just("[]".to_string()), Just("{}".to_string()), Just("[{}]".to_string()), Just("[1, \"a\"]".to_string()), "\"[a-zA-Z0-9 -]{0,12}\"", "-?[1-9][0-9]{0,4}"],
-            key in prop_oneof![Just("title"), Just("links"), Just("verification"), Just("metadata"), Just("pins"), Just("artifact"), Just("constraints"), Just("id")],
-        ) {
-            let text = format!("{{\"id\": \"A-1\", \"type\": \"{kind}\", \"{key}\": {value}}}");
-            let value: serde_json::Value = serde_json::from_str(&text).unwrap();
-            let found = super::schema::node("n.json", value.as_object().unwrap());
-            for p in found {
-                let _ = super::jsonpos::locate(&text, match &p.anchor { super::Anchor::Json(s) => s, _ => &[] });
-            }
-        }
-    }
-}
+mod tests;

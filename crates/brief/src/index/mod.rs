@@ -30,18 +30,21 @@ use crate::model::{
 };
 use crate::project::{Project, Source};
 use crate::root::{EntryKind, OpenError, PrivateDir, Root};
-use crate::sources::artifacts::{self, Placement};
-use crate::sources::specgraph::{self, Entry};
+use crate::sources::artifacts::Placement;
+use crate::sources::catalogue;
+use crate::sources::kb;
+use crate::sources::specgraph::Entry;
 use crate::sources::{
-    folder_stamp, now_ns, read_stamped, rel_path, stamp, FolderStamp, Problem, Severity, Stamp,
+    now_ns, read_stamped, rel_path, stamp, FolderStamp, Problem, Severity, Stamp,
 };
-use crate::sources::{kb, markdown};
 use crate::tokens::CountStore;
 
 mod build;
+mod guides;
 mod queries;
 mod refresh;
 mod schema;
+pub mod search;
 mod view;
 
 use build::*;

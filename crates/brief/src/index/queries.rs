@@ -48,7 +48,7 @@ pub(super) fn query_words(query: &str) -> Vec<String> {
 pub(super) fn fts_query(query: &str) -> Option<String> {
     let words: Vec<String> = query_words(query)
         .into_iter()
-        .map(|w| crate::search::fts_term(&w))
+        .map(|w| crate::index::search::fts_term(&w))
         .collect();
     (!words.is_empty()).then(|| words.join(" OR "))
 }
@@ -202,7 +202,7 @@ impl Index {
                 score: -score,
             });
         }
-        crate::search::normalise(&mut text_hits);
+        crate::index::search::normalise(&mut text_hits);
         // The exact id match ranks first, as relevant as the best text match.
         if let Some(first) = hits.first_mut() {
             first.score = 1.0;

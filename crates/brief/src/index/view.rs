@@ -86,7 +86,7 @@ impl GraphView for Index {
     }
 
     fn layer_guides(&self, layer: NodeIx) -> Result<Option<Vec<guidance::LayerGuide>>, StoreError> {
-        guidance::read(&self.conn, layer)
+        guides::read(&self.conn, layer)
             .map(Some)
             .map_err(|e| self.fail(e))
     }

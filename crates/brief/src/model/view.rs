@@ -2,7 +2,7 @@
 //! [`Corpus`], their errors ([`StoreError`], classified by [`Fault`]), and their
 //! implementation by the in-memory [`Graph`].
 
-use super::{Dangling, Edge, Graph, IxMap, Kind, Node, NodeIx};
+use super::{Dangling, Edge, Graph, IxMap, Kind, Node, NodeIx, Relation};
 
 /// How a store failed, which decides what the caller does about it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,10 +61,7 @@ pub trait GraphView {
     fn all_ids(&self) -> Result<Vec<String>, StoreError>;
     /// What a layer propagates, when this view keeps it precomputed (the index does);
     /// `None` makes the caller compute it with [`crate::guidance::compute`].
-    fn layer_guides(
-        &self,
-        _layer: NodeIx,
-    ) -> Result<Option<Vec<crate::guidance::LayerGuide>>, StoreError> {
+    fn layer_guides(&self, _layer: NodeIx) -> Result<Option<Vec<LayerGuide>>, StoreError> {
         Ok(None)
     }
 }
@@ -167,4 +164,16 @@ impl NodeStore for Graph {
     fn newest_date(&self) -> Option<&str> {
         Graph::newest_date(self)
     }
+}
+
+/// One thing a layer propagates.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LayerGuide {
+    /// The guidance node (a decision, or a node that constrains `member`).
+    pub node: NodeIx,
+    /// The member of the layer's `contains` closure it comes through (for a decision in the
+    /// closure, the decision itself; the layer for its own constrainers).
+    pub member: NodeIx,
+    /// `Contains` for a decision in the closure, `Constrains` for a constrainer of `member`.
+    pub relation: Relation,
 }

@@ -4,10 +4,11 @@
 
 use serde::Serialize;
 
-use crate::fit::Fitted;
 use crate::model::{NodeIx, NodeStore};
 use crate::rank::Ranked;
 use crate::traverse::Reason;
+
+use super::{Fitted, TruncationNote};
 
 #[derive(Serialize)]
 struct Audit<'a> {
@@ -20,7 +21,7 @@ struct Audit<'a> {
     nodes: Vec<NodeOut<'a>>,
     omitted: Vec<OmittedOut<'a>>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    truncated: &'a [crate::context::TruncationNote],
+    truncated: &'a [TruncationNote],
     #[serde(skip_serializing_if = "Option::is_none")]
     superseded_by: Option<Vec<&'a str>>,
     warnings: &'a [String],
@@ -92,7 +93,7 @@ pub struct AuditInput<'a> {
     pub encoding: &'a str,
     pub limit: usize,
     pub warnings: &'a [String],
-    pub truncated: &'a [crate::context::TruncationNote],
+    pub truncated: &'a [TruncationNote],
     /// What supersedes the target, when it is superseded.
     pub superseded_by: Option<Vec<&'a str>>,
 }

@@ -23,6 +23,37 @@ use crate::rank::Ranked;
 
 pub use card::{card, Card, Part};
 
+/// The chosen levels and the document they give.
+#[derive(Debug, Clone, PartialEq)]
+/// (Plain data: `fit` computes it, the JSON view reads it, so render never depends on fit.)
+pub struct Fitted {
+    /// Per ranked item: its detail, or `None` when omitted.
+    pub details: Vec<Option<Detail>>,
+    /// Per ranked item: the tokens of its block at the chosen detail (0 when omitted).
+    pub tokens: Vec<usize>,
+    pub document: String,
+    /// The exact token count of `document`.
+    pub used: usize,
+    /// The item whose block was cut short to fill the budget, if any. Its detail is the
+    /// level it was cut from; the whole level it holds is the one below.
+    pub cut: Option<usize>,
+    /// How many omitted items the document lists by name (in rank order); the rest are
+    /// counted.
+    pub listed: usize,
+}
+
+/// A sampled fan-out, for the document and the JSON (computed by `context`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct TruncationNote {
+    /// The node whose links were sampled.
+    pub id: String,
+    pub kind: String,
+    pub title: String,
+    pub relation: String,
+    pub total: usize,
+    pub kept: usize,
+}
+
 /// An output format of `context` and `show`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Format {

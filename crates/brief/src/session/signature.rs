@@ -189,4 +189,22 @@ mod tests {
         let long = "x ".repeat(400);
         assert_eq!(normalize(&long).chars().count(), MAX_SIGNATURE);
     }
+
+    proptest::proptest! {
+        /// Glued secret prefixes, quotes and paths: what redaction and normalising meet in
+        /// real error messages (this lived in the redaction tests, which made `redact` depend
+        /// on `signature`).
+        #[test]
+        fn never_panics_on_glued_fragments(
+            text in "(sk-|sk-ant-|AKIA|ghp_|eyJ|Bearer |password=|-----BEGIN RSA PRIVATE KEY-----|\"|'|/|\\.|:|[a-z0-9]{1,6}| ){0,16}"
+        ) {
+            let once = normalize(&text);
+            let _ = hash(&once);
+        }
+
+        #[test]
+        fn never_panics_on_any_text(text in proptest::prelude::any::<String>()) {
+            let _ = normalize(&text);
+        }
+    }
 }

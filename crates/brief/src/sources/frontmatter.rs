@@ -19,17 +19,20 @@ pub struct Split<'a> {
     pub body_line: u32,
 }
 
-/// Splits `---\n<yaml>\n---\n<body>`; a file without an opening fence is all body.
-/// An opening fence without a closing one is an error.
-pub fn split<'a>(path: &str, text: &'a str) -> Result<Split<'a>, Problem> {
+/// Where a file's frontmatter fences are: the opening line is exactly `---` (trailing spaces
+/// allowed), the closing one `---` or `...`. `----` or `--- x` opens nothing.
+struct Fences {
+    /// Byte offset of the first YAML line (just past the opening fence).
+    yaml_start: usize,
+    /// Byte offset of the closing fence line and just past it, with its 1-based line; `None`
+    /// when the frontmatter is never closed.
+    close: Option<(usize, usize, u32)>,
+}
+
+fn fences(text: &str) -> Option<Fences> {
     let first_line_end = text.find('\n').map(|i| i + 1).unwrap_or(text.len());
     if text[..first_line_end].trim_end() != "---" {
-        return Ok(Split {
-            yaml: None,
-            yaml_line: 1,
-            body: text,
-            body_line: 1,
-        });
+        return None;
     }
     let mut offset = first_line_end;
     let mut line = 2u32;
@@ -40,20 +43,57 @@ pub fn split<'a>(path: &str, text: &'a str) -> Result<Split<'a>, Problem> {
             .unwrap_or(text.len());
         let content = text[offset..end].trim_end();
         if content == "---" || content == "..." {
-            return Ok(Split {
-                yaml: Some(&text[first_line_end..offset]),
-                yaml_line: 2,
-                body: &text[end..],
-                body_line: line + 1,
+            return Some(Fences {
+                yaml_start: first_line_end,
+                close: Some((offset, end, line)),
             });
         }
         offset = end;
         line += 1;
     }
-    Err(Problem::error(
-        Location::file(path),
-        "frontmatter opened with `---` is never closed: add a `---` line after the YAML",
-    ))
+    Some(Fences {
+        yaml_start: first_line_end,
+        close: None,
+    })
+}
+
+/// The byte offset just past the frontmatter's closing fence: 0 without frontmatter, the end of
+/// the text when it is never closed. The same fences [`split`] reads.
+pub fn end(text: &str) -> usize {
+    match fences(text) {
+        None => 0,
+        Some(Fences {
+            close: Some((_, end, _)),
+            ..
+        }) => end,
+        Some(Fences { close: None, .. }) => text.len(),
+    }
+}
+
+/// Splits `---\n<yaml>\n---\n<body>`; a file without an opening fence is all body.
+/// An opening fence without a closing one is an error.
+pub fn split<'a>(path: &str, text: &'a str) -> Result<Split<'a>, Problem> {
+    match fences(text) {
+        None => Ok(Split {
+            yaml: None,
+            yaml_line: 1,
+            body: text,
+            body_line: 1,
+        }),
+        Some(Fences {
+            yaml_start,
+            close: Some((close, end, line)),
+        }) => Ok(Split {
+            yaml: Some(&text[yaml_start..close]),
+            yaml_line: 2,
+            body: &text[end..],
+            body_line: line + 1,
+        }),
+        Some(Fences { close: None, .. }) => Err(Problem::error(
+            Location::file(path),
+            "frontmatter opened with `---` is never closed: add a `---` line after the YAML",
+        )),
+    }
 }
 
 /// Parses frontmatter YAML into a JSON-like map. Errors point into the file.
@@ -259,6 +299,21 @@ mod tests {
             split.body.contains("---\nbody"),
             "thematic break stays in the body"
         );
+    }
+
+    #[test]
+    fn check_and_the_loader_read_the_same_fences() {
+        // check used to take any file starting with `---` (here `----`, a thematic break) as
+        // frontmatter up to the next `---` line, while the loader saw none.
+        let text = "----\nid: X\n---\nbody\n";
+        assert_eq!(split("a.md", text).unwrap().yaml, None);
+        assert_eq!(end(text), 0);
+        let text = "--- \nid: X\n...\nbody\n";
+        let s = split("a.md", text).unwrap();
+        assert_eq!(s.yaml, Some("id: X\n"));
+        assert_eq!(&text[end(text)..], s.body);
+        assert_eq!(end("---\nid: X\n"), "---\nid: X\n".len());
+        assert_eq!(end("# no frontmatter\n"), 0);
     }
 
     #[test]

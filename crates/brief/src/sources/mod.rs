@@ -5,19 +5,23 @@
 //! `context` refuses to work on a graph with errors.
 
 pub mod artifacts;
+pub mod catalogue;
 pub mod frontmatter;
+pub mod jsonpos;
 pub mod kb;
 pub mod markdown;
 mod mdtext;
 pub mod specgraph;
 pub mod tana;
+pub mod text;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::model::{DuplicateId, Graph, Location, Node};
-use crate::project::{Project, Source};
 use crate::root::{EntryKind, OpenError, Root};
+
+pub use catalogue::{load, Source};
 
 /// How bad a load problem is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -83,32 +87,7 @@ impl Loaded {
     }
 }
 
-/// Loads every source the project declares or was discovered with.
-pub fn load(project: &Project) -> Loaded {
-    let mut nodes = Vec::new();
-    let mut problems = Vec::new();
-    for source in &project.sources {
-        let out = match source {
-            Source::SpecGraph { manifest } => specgraph::load(&project.guard, manifest),
-            Source::Contextia { dir } => artifacts::load_contextia(&project.guard, dir),
-            Source::Folder { dir } => artifacts::load_folder(&project.guard, dir),
-            Source::Tana { export } => tana::load(&project.guard, export),
-            Source::Markdown { .. } => kb::load(project),
-        };
-        nodes.extend(out.nodes);
-        problems.extend(out.problems);
-    }
-    let (graph, duplicates) = Graph::build(nodes);
-    problems.extend(duplicates.into_iter().map(duplicate_problem));
-    problems.sort_by(|a, b| {
-        a.location
-            .cmp(&b.location)
-            .then_with(|| a.message.cmp(&b.message))
-    });
-    Loaded { graph, problems }
-}
-
-fn duplicate_problem(dup: DuplicateId) -> Problem {
+pub(crate) fn duplicate_problem(dup: DuplicateId) -> Problem {
     Problem::error(
         dup.second,
         format!("duplicate id `{}` (first defined at {})", dup.id, dup.first),

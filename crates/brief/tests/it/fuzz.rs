@@ -204,7 +204,7 @@ fn verdicts_agree(root: &Path, target: &str) -> Result<(), TestCaseError> {
         // A project that does not open is refused by every command alike.
         Err(_) => return Ok(()),
     };
-    let loaded = brief::load(&project);
+    let loaded = project.load();
     let load_errors: Vec<String> = loaded
         .problems
         .iter()

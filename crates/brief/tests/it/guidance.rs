@@ -19,7 +19,7 @@ use brief::context::ContextRequest;
 use brief::engine::Engine;
 use brief::guidance;
 use brief::model::GraphView;
-use brief::{assemble, load, Depth, Format, Project};
+use brief::{assemble, Depth, Format, Project};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
@@ -151,7 +151,7 @@ fn case_strategy() -> impl Strategy<Value = (Vec<Spec>, Vec<Round>)> {
 /// guides against the rules.
 fn compare(root: &Path, engine: &mut Engine, count: usize) -> Result<(), TestCaseError> {
     let project = Project::at(root).unwrap();
-    let graph = load(&project).graph;
+    let graph = project.load().graph;
     for n in 0..count {
         for depth in [Depth::Hops(1), Depth::Hops(2)] {
             let request = ContextRequest {

@@ -22,7 +22,7 @@ fn example(name: &str) -> PathBuf {
 
 fn load(root: &Path) -> (Graph, Defaults) {
     let project = Project::at(root).expect("the project opens");
-    let loaded = brief::sources::load(&project);
+    let loaded = project.load();
     assert!(loaded.errors().next().is_none(), "{:?}", loaded.problems);
     (loaded.graph, project.defaults.clone())
 }

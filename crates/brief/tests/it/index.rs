@@ -7,7 +7,7 @@ use std::path::Path;
 use brief::context::ContextRequest;
 use brief::engine::Engine;
 use brief::index::Verify;
-use brief::{assemble, load, Format, Project};
+use brief::{assemble, Format, Project};
 
 const PAYMENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/payments");
 const NOTES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/notes-app");
@@ -168,7 +168,7 @@ fn index_and_memory_give_the_same_bytes() {
     for (root, target) in [(PAYMENTS, "CHECKOUT-01"), (NOTES, "TASK-002")] {
         let dir = project_copy(root);
         let project = Project::at(dir.path()).unwrap();
-        let graph = load(&project).graph;
+        let graph = project.load().graph;
         let mut engine = engine(dir.path());
         for format in [Format::Markdown, Format::Json, Format::Text] {
             for budget in [600, 2500, 100_000] {
@@ -369,7 +369,7 @@ fn a_build_left_by_a_killed_process_is_started_over() {
     }
     let project = Project::at(dir.path()).unwrap();
     let req = request("CHECKOUT-01", Format::Markdown, 4000);
-    let expected = assemble(&load(&project).graph, &project.defaults, &req)
+    let expected = assemble(&project.load().graph, &project.defaults, &req)
         .unwrap()
         .text;
     assert_eq!(engine.context(&req).unwrap().text, expected);

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use brief::model::{Graph, Node};
 use brief::project::{Project, Source};
-use brief::sources::{self, Loaded};
+use brief::sources::Loaded;
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -25,7 +25,7 @@ fn load(name: &str) -> Loaded {
             .any(|s| matches!(s, Source::Markdown { .. })),
         "{name}: the knowledge base is found with no brief.toml"
     );
-    sources::load(&project)
+    project.load()
 }
 
 fn ids(graph: &Graph) -> Vec<&str> {
@@ -356,7 +356,7 @@ fn a_generated_notes_corpus_loads_with_every_link_resolved() {
     let root = dir.path().join("notes");
     let written = brief_corpus::generate(brief_corpus::Shape::Notes, 400, &root, 5).unwrap();
     let project = Project::at(&root).unwrap();
-    let loaded = sources::load(&project);
+    let loaded = project.load();
     assert_eq!(loaded.graph.nodes().len(), written);
     assert!(loaded.problems.is_empty(), "{:?}", messages(&loaded));
     assert!(loaded.graph.dangling().is_empty());

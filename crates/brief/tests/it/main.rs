@@ -8,6 +8,7 @@ mod guidance;
 mod impact;
 mod index;
 mod kb;
+mod layering;
 mod quality;
 mod redaction;
 mod store;

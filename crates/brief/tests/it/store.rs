@@ -9,7 +9,7 @@ use brief::context::{assemble, plan, ContextError, ContextRequest};
 use brief::engine::Engine;
 use brief::guidance::LayerGuide;
 use brief::model::{Corpus, Dangling, Edge, Fault, GraphView, Kind, NodeIx, NodeStore, StoreError};
-use brief::{load, Format, Graph, Project};
+use brief::{Format, Graph, Project};
 
 const PAYMENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/payments");
 
@@ -106,7 +106,7 @@ fn request(target: &str) -> ContextRequest {
 #[test]
 fn a_read_failing_anywhere_fails_the_context() {
     let project = Project::at(Path::new(PAYMENTS)).unwrap();
-    let graph = load(&project).graph;
+    let graph = project.load().graph;
     let req = request("CHECKOUT-01");
     let expected = assemble(&graph, &project.defaults, &req).unwrap().text;
     let clean = Failing::new(&graph, None);
@@ -130,7 +130,7 @@ fn a_read_failing_anywhere_fails_the_context() {
 #[test]
 fn a_read_failing_anywhere_fails_explain_and_impact() {
     let project = Project::at(Path::new(PAYMENTS)).unwrap();
-    let graph = load(&project).graph;
+    let graph = project.load().graph;
     let req = request("CHECKOUT-01");
     let target = graph.lookup("CHECKOUT-01").unwrap();
     let node = graph.lookup("POL-CHK-01").unwrap();

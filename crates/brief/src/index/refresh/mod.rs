@@ -484,7 +484,7 @@ impl Index {
             }
             // What layers propagate, kept for queries (`guidance`): any change may move it.
             if refresh.parsed > 0 || refresh.removed > 0 {
-                guidance::rebuild(&tx).map_err(e)?;
+                guides::rebuild(&tx).map_err(e)?;
             }
             if bulk {
                 end_bulk_fts(&tx).map_err(e)?;

@@ -328,13 +328,11 @@ mod props {
         fn never_panics_on_glued_fragments(text in fragments("")) {
             let once = redact_str(&text);
             let _ = redact_str(&once);
-            let _ = crate::session::signature::normalize(&text);
         }
 
         #[test]
         fn never_panics_on_any_text(text in any::<String>()) {
             let _ = redact(&text);
-            let _ = crate::session::signature::normalize(&text);
         }
     }
 }

@@ -1,7 +1,7 @@
 //! What search scores mean and how a word becomes an FTS5 term: kept apart from the index's
 //! storage so the rules are unit-tested in one place (`docs/cli.md`, "Search").
 
-use crate::index::Hit;
+use super::Hit;
 
 /// Words shorter than this are matched whole: as a prefix they would match almost anything.
 const MIN_PREFIX_CHARS: usize = 3;

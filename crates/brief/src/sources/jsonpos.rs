@@ -354,7 +354,7 @@ fn skip_value(b: &[u8], i: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::line_col;
+    use crate::sources::text::line_col;
 
     const TEXT: &str = r#"{
   "id": "A-1",
