@@ -5,8 +5,8 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use brief::engine::{located, Engine};
-use brief::{Depth, Detail, Encoding, EngineError, Format};
+use brief::command::{run_with, FrontEnd, Host, Outcome};
+use brief::{Depth, Detail, Encoding, Format};
 use clap::{Parser, Subcommand};
 
 mod progress;
@@ -470,21 +470,6 @@ fn parse_format(s: &str) -> Result<Format, String> {
     s.parse()
 }
 
-/// A failure with the exit code it maps to.
-struct Failure {
-    code: u8,
-    lines: Vec<String>,
-}
-
-impl Failure {
-    fn new(code: u8, line: impl Into<String>) -> Failure {
-        Failure {
-            code,
-            lines: vec![line.into()],
-        }
-    }
-}
-
 fn main() -> ExitCode {
     // A bug must never show a user a Rust backtrace: one line and a plea to report it.
     std::panic::set_hook(Box::new(|info| {
@@ -497,317 +482,176 @@ fn main() -> ExitCode {
         eprintln!("brief: internal error: {message} (this is a bug; please report it with the command you ran)");
     }));
     let cli = Cli::parse();
-    match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(failure) => {
-            for line in failure.lines {
-                eprintln!("{line}");
-            }
-            ExitCode::from(failure.code)
-        }
-    }
-}
-
-fn run(cli: Cli) -> Result<(), Failure> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    // Generated from the clap definition itself, so they never drift from the flags.
-    match &cli.command {
+    let root = cli.root.as_deref();
+    // `brief index` shows a progress bar unless -q (it shows only on a terminal anyway).
+    let quiet = match &cli.command {
+        Command::Index(args) => Some(args.quiet),
+        _ => None,
+    };
+    let command = match cli.command {
+        // Generated from the clap definition itself, so they never drift from the flags.
         Command::Completions(args) => {
             let mut command = <Cli as clap::CommandFactory>::command();
             let mut out = Vec::new();
             clap_complete::generate(args.shell, &mut command, "brief", &mut out);
-            return print(&out);
+            print(&out);
+            return ExitCode::SUCCESS;
         }
         Command::Man => {
             let command = <Cli as clap::CommandFactory>::command();
             let mut out = Vec::new();
-            clap_mangen::Man::new(command)
-                .render(&mut out)
-                .map_err(|e| Failure::new(2, format!("error: cannot render the man page: {e}")))?;
-            return print(&out);
+            if let Err(e) = clap_mangen::Man::new(command).render(&mut out) {
+                eprintln!("error: cannot render the man page: {e}");
+                return ExitCode::from(2);
+            }
+            print(&out);
+            return ExitCode::SUCCESS;
         }
-        _ => {}
-    }
-    // `check` reports load problems as findings, so it never goes through the engine, which
-    // refuses to work on a graph with errors.
-    if let Command::Check(args) = &cli.command {
-        return check(cli.root.as_deref(), &cwd, args);
-    }
-    if let Command::Init(args) = &cli.command {
-        return init(cli.root.as_deref(), &cwd, args);
-    }
-    let session_failure = |f: session::Fail| Failure {
-        code: f.code,
-        lines: f.lines,
+        #[cfg(feature = "mcp")]
+        Command::Serve(args) => return serve(cli.root.clone(), cwd, args),
+        other => other.into_command(),
     };
-    match &cli.command {
-        Command::Session(args) => {
-            return session::run(cli.root.as_deref(), &cwd, args).map_err(session_failure)
+    let Some(command) = command else {
+        return ExitCode::SUCCESS;
+    };
+    let mut bar = quiet.map(progress::Bar::new);
+    let outcome = run_with(
+        &command,
+        Host::Folder { root, cwd: &cwd },
+        FrontEnd::Cli,
+        &mut |done, total| {
+            if let Some(bar) = bar.as_mut() {
+                bar.update(done, total)
+            }
+        },
+    );
+    if let Some(mut bar) = bar {
+        bar.finish();
+    }
+    emit(&outcome)
+}
+
+/// Prints an outcome: notes to stderr, text to stdout; returns its exit code.
+fn emit(outcome: &Outcome) -> ExitCode {
+    for note in &outcome.notes {
+        eprintln!("{note}");
+    }
+    if outcome.is_success() && std::io::stderr().is_terminal() {
+        for note in &outcome.terminal_notes {
+            eprintln!("{note}");
         }
-        Command::Context(args) if args.zone.session.is_some() => {
-            return session::context(cli.root.as_deref(), &cwd, args).map_err(session_failure)
-        }
-        _ => {}
     }
-    #[cfg(feature = "mcp")]
-    if let Command::Serve(args) = &cli.command {
-        let options = brief_mcp::ServeOptions {
-            root: cli.root.clone(),
-            cwd,
-            http: args.http,
-            allow_remote: args.allow_remote,
-            allowed_origins: args.allowed_origins.clone(),
-            watch: !args.no_watch,
-        };
-        return brief_mcp::serve(options).map_err(|e| match e {
-            brief_mcp::ServeError::Engine(e) => failure(cli.root.as_deref(), e),
-            other => Failure::new(2, format!("error: {other}")),
-        });
-    }
-    let mut engine = Engine::open(cli.root.as_deref(), &cwd).map_err(|e| failure(None, e))?;
-    let root = engine.project.root.clone();
-    let output = command(&mut engine, &root, cli.command);
-    // Said once, whatever the command's outcome.
-    for notice in engine.notices() {
-        eprintln!("note: {notice}");
-    }
-    print(output?.as_bytes())
+    print(outcome.text.as_bytes());
+    ExitCode::from(outcome.exit)
 }
 
 /// Writes `bytes` to stdout. A closed pipe (`brief … | head`) is not an error worth a message.
-fn print(bytes: &[u8]) -> Result<(), Failure> {
+fn print(bytes: &[u8]) {
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(bytes).and_then(|_| stdout.flush());
-    Ok(())
 }
 
-/// `brief init`: the configuration discovery would use, printed or written. A folder where
-/// nothing is found is its own root (the proposal then lists no sources).
-fn init(root: Option<&Path>, cwd: &Path, args: &InitArgs) -> Result<(), Failure> {
-    let project = match brief::Project::open(root, cwd) {
-        Err(brief::ProjectError::NotFound(_)) => brief::Project::at(Path::new(".")),
-        other => other,
-    }
-    .map_err(|e| Failure::new(2, format!("error: {e}")))?;
-    let plan = brief::init::plan(&project);
-    if args.write {
-        brief::init::write(&project.root, &plan.toml)
-            .map_err(|e| Failure::new(2, format!("error: {e}")))?;
-        let mut out = format!(
-            "wrote {}
-",
-            project.root.join("brief.toml").display()
-        );
-        for line in &plan.found {
-            out.push_str(&format!("  {line}\n"));
+/// `brief serve`: hands over to the MCP server.
+#[cfg(feature = "mcp")]
+fn serve(root: Option<PathBuf>, cwd: PathBuf, args: ServeArgs) -> ExitCode {
+    let options = brief_mcp::ServeOptions {
+        root: root.clone(),
+        cwd,
+        http: args.http,
+        allow_remote: args.allow_remote,
+        allowed_origins: args.allowed_origins,
+        watch: !args.no_watch,
+    };
+    match brief_mcp::serve(options) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(brief_mcp::ServeError::Engine(e)) => {
+            for line in e.describe(root.as_deref().unwrap_or(Path::new("."))) {
+                eprintln!("{line}");
+            }
+            ExitCode::from(e.exit_code())
         }
-        print!("{out}");
-    } else {
-        print!("{}", plan.toml);
+        Err(other) => {
+            eprintln!("error: {other}");
+            ExitCode::from(2)
+        }
     }
-    Ok(())
 }
 
-/// The most context warnings printed one per line; the rest are counted.
-const MAX_WARNINGS: usize = 20;
-
-/// Runs a command that needs the engine; returns what to print.
-fn command(engine: &mut Engine, root: &Path, command: Command) -> Result<String, Failure> {
-    let root = root.to_path_buf();
-    Ok(match command {
-        Command::Context(args) => {
-            let request = args.request();
-            let out = engine
-                .context(&request)
-                .map_err(|e| failure(Some(&root), e))?;
-            // Bounded: a node may link to a hundred thousand missing ids (`brief check`
-            // lists every one).
-            for warning in out.warnings.iter().take(MAX_WARNINGS) {
-                eprintln!("warning: {}", located(&root, warning));
-            }
-            if out.warnings.len() > MAX_WARNINGS {
-                eprintln!(
-                    "warning: … and {} more missing links (`brief check` lists them all)",
-                    out.warnings.len() - MAX_WARNINGS
-                );
-            }
-            if out.omitted > 0 && std::io::stderr().is_terminal() {
-                eprintln!(
-                    "note: {} node{} did not fit {} tokens (used {}); raise --budget or see --format json",
-                    out.omitted,
-                    if out.omitted == 1 { "" } else { "s" },
-                    out.budget,
-                    out.used
-                );
-            }
-            out.text
-        }
-        Command::Impact(args) => match &args.since {
-            Some(rev) => engine.since(&args.request(), rev),
-            None => engine.impact(&args.ids, &args.request()),
-        }
-        .map_err(|e| failure(Some(&root), e))?,
-        Command::Diff(args) => {
-            let request = brief::ContextRequest {
-                target: args.target.clone(),
-                depth: args.depth,
-                budget: args.budget,
-                encoding: args.encoding,
-                no_identity: args.no_identity,
-                lens: args.lens.clone(),
+impl Command {
+    /// The library command these arguments ask for (field mapping only); `None` for the
+    /// commands the CLI answers itself from its clap definition.
+    fn into_command(self) -> Option<brief::command::Command> {
+        use brief::command::{Check, Command as Run};
+        Some(match self {
+            Command::Context(args) => Run::Context {
+                request: args.request(),
+                session: args.zone.session(),
+            },
+            Command::Show(args) => Run::Show {
+                id: args.id,
+                detail: args.detail,
                 format: args.format,
-                ..brief::ContextRequest::default()
-            };
-            engine
-                .diff(&request, &args.from, args.to.as_deref())
-                .map_err(|e| failure(Some(&root), e))?
-        }
-        Command::Explain(args) => engine
-            .explain(&args.id, &args.request())
-            .map_err(|e| failure(Some(&root), e))?,
-        Command::Show(args) => engine
-            .show(&args.id, args.detail, args.format, args.encoding)
-            .map_err(|e| failure(Some(&root), e))?,
-        Command::Search(args) => {
-            let hits = engine
-                .search(&args.query, args.limit, args.kind.as_deref())
-                .map_err(|e| failure(Some(&root), e))?;
-            if hits.is_empty() {
-                return Err(Failure::new(1, format!("no match for `{}`", args.query)));
-            }
-            let format = if args.format == "json" {
-                Format::Json
-            } else {
-                Format::Text
-            };
-            brief::render::search::hits(&hits, format)
-        }
-        // Handled above.
-        Command::Check(_)
-        | Command::Session(_)
-        | Command::Init(_)
-        | Command::Completions(_)
-        | Command::Man => String::new(),
-        #[cfg(feature = "mcp")]
-        Command::Serve(_) => String::new(), // handled above
-        Command::Lenses => {
-            let lenses = brief::lens::all(&engine.project.defaults.lenses)
-                .map_err(|e| Failure::new(2, format!("error: {e}")))?;
-            lenses.iter().map(|l| format!("{l}\n")).collect::<String>()
-        }
-        Command::Index(args) => {
-            let mut bar = progress::Bar::new(args.quiet);
-            let verify = if args.quick {
-                brief::index::Verify::Quick
-            } else {
-                brief::index::Verify::Full
-            };
-            let refresh = if args.files.is_empty() {
-                engine.refresh(Some(verify), &mut |done, total| bar.update(done, total))
-            } else {
-                let named = engine
-                    .named_paths(&args.files)
-                    .map_err(|e| failure(Some(&root), e))?;
-                for missing in &named.missing {
-                    eprintln!("warning: {missing}: no such file beneath the root; dropped from the index if it was in it");
-                }
-                engine.refresh_paths(&named.files)
-            }
-            .map_err(|e| failure(Some(&root), e))?;
-            bar.finish();
-            // Indexed as far as it goes; a malformed file is still reported and fails.
-            engine
-                .ensure_loadable()
-                .map_err(|e| failure(Some(&root), e))?;
-            format!(
-                "{} file{} in {} ({} parsed, {} unchanged after hashing, {} removed{}{})\n",
-                refresh.files,
-                if refresh.files == 1 { "" } else { "s" },
-                engine.index().location(),
-                refresh.parsed,
-                refresh.unchanged_content,
-                refresh.removed,
-                if refresh.created { ", created" } else { "" },
-                if refresh.tana_nodes > 0 {
-                    format!(", {} Tana nodes written", refresh.tana_nodes)
-                } else {
-                    String::new()
-                }
-            )
-        }
-    })
-}
-
-/// An engine error as the lines the user sees and the exit code.
-fn failure(root: Option<&Path>, error: EngineError) -> Failure {
-    Failure {
-        code: error.exit_code(),
-        lines: error.describe(root.unwrap_or(Path::new("."))),
+                encoding: args.encoding,
+            },
+            Command::Search(args) => Run::Search {
+                query: args.query,
+                limit: args.limit,
+                kind: args.kind,
+                format: list_format(&args.format),
+            },
+            Command::Impact(args) => Run::Impact {
+                request: args.request(),
+                ids: args.ids,
+                since: args.since,
+            },
+            Command::Explain(args) => Run::Explain {
+                request: args.request(),
+                id: args.id,
+            },
+            Command::Diff(args) => Run::Diff {
+                request: brief::ContextRequest {
+                    target: args.target,
+                    depth: args.depth,
+                    budget: args.budget,
+                    encoding: args.encoding,
+                    no_identity: args.no_identity,
+                    lens: args.lens,
+                    format: args.format,
+                    ..brief::ContextRequest::default()
+                },
+                from: args.from,
+                to: args.to,
+            },
+            Command::Index(args) => Run::Index {
+                files: args.files,
+                quick: args.quick,
+            },
+            Command::Lenses => Run::Lenses,
+            Command::Init(args) => Run::Init { write: args.write },
+            Command::Check(args) => Run::Check(Check {
+                format: list_format(&args.format),
+                rules: args.rules,
+                baseline: args.baseline.map(path_text),
+                write_baseline: args.write_baseline.map(path_text),
+                list_rules: args.list_rules,
+            }),
+            Command::Session(args) => Run::Session(args.command()),
+            Command::Completions(_) | Command::Man => return None,
+            #[cfg(feature = "mcp")]
+            Command::Serve(_) => return None,
+        })
     }
 }
 
-/// `brief check`: run the library's checks, print the report, exit 1 on errors.
-fn check(root: Option<&Path>, cwd: &Path, args: &CheckArgs) -> Result<(), Failure> {
-    use brief::check::{Baseline, CheckOptions};
-    if args.list_rules {
-        print!("{}", brief::check::rules_table());
-        return Ok(());
-    }
-    let project =
-        brief::Project::open(root, cwd).map_err(|err| Failure::new(2, format!("error: {err}")))?;
-    if project.sources.is_empty() {
-        return Err(Failure::new(
-            2,
-            format!(
-                "error: {} has no sources to check: add specgraph/graph.json, a .contextia/ tree, a .brief/ folder of Markdown artifacts, or list them in brief.toml",
-                project.root.display()
-            ),
-        ));
-    }
-    let baseline = match &args.baseline {
-        Some(path) => {
-            Some(Baseline::read(path).map_err(|e| Failure::new(2, format!("error: {e}")))?)
-        }
-        None => None,
-    };
-    let options = CheckOptions {
-        rules: args.rules.clone(),
-        baseline,
-    };
-    let report = brief::check::run(&project, &options)
-        .map_err(|e| Failure::new(2, format!("error: {e}")))?;
-    if let Some(path) = &args.write_baseline {
-        let baseline = Baseline::from_report(&report);
-        if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(folder).map_err(|e| {
-                Failure::new(2, format!("error: cannot create {}: {e}", folder.display()))
-            })?;
-        }
-        std::fs::write(path, baseline.to_json())
-            .map_err(|e| Failure::new(2, format!("error: cannot write {}: {e}", path.display())))?;
-        eprintln!(
-            "wrote {} finding{} to {}; `brief check --baseline {}` reports only new ones",
-            baseline.len(),
-            if baseline.len() == 1 { "" } else { "s" },
-            path.display(),
-            path.display()
-        );
-        return Ok(());
-    }
-    let output = if args.format == "json" {
-        report.json()
+fn list_format(format: &str) -> Format {
+    if format == "json" {
+        Format::Json
     } else {
-        report.text(&project.root)
-    };
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout
-        .write_all(output.as_bytes())
-        .and_then(|_| stdout.flush());
-    if report.errors() > 0 {
-        return Err(Failure {
-            code: 1,
-            lines: Vec::new(),
-        });
+        Format::Text
     }
-    Ok(())
+}
+
+fn path_text(path: PathBuf) -> String {
+    path.to_string_lossy().into_owned()
 }

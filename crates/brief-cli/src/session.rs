@@ -1,32 +1,11 @@
-//! `brief session …` and the session flags of `brief context`: parsing arguments, calling
-//! `brief::session`, printing what it returns and choosing the exit code. No logic lives here.
+//! `brief session …` and the session flags of `brief context`: their arguments and the
+//! library commands they map to. No logic lives here.
 
-use std::io::Write;
-use std::path::Path;
-
-use brief::engine::Engine;
+use brief::command::SessionContext;
+use brief::session::commands::Command as Run;
 use brief::session::render::Output;
-use brief::session::{
-    self, ConsumeRequest, ErrorRecord, ListRequest, NewPackage, PackageType, Priority,
-    SessionError, ZoneRequest,
-};
-use brief::Project;
+use brief::session::{ConsumeRequest, ErrorRecord, ListRequest, NewPackage, PackageType, Priority};
 use clap::{ArgGroup, Args, Subcommand};
-
-/// A failure: exit code and the lines for stderr.
-pub struct Fail {
-    pub code: u8,
-    pub lines: Vec<String>,
-}
-
-impl From<SessionError> for Fail {
-    fn from(e: SessionError) -> Fail {
-        Fail {
-            code: e.exit_code(),
-            lines: vec![format!("error: {e}")],
-        }
-    }
-}
 
 pub const SESSION_HELP: &str = "\
 The session store (.brief/sessions.db) keeps what agents hand each other within a session —
@@ -293,7 +272,7 @@ pub struct ZoneArgs {
         requires = "agent",
         help_heading = "Session context"
     )]
-    pub session: Option<String>,
+    session: Option<String>,
     /// The agent type the context is for (developer, qa_expert, tech_lead, …).
     #[arg(
         long,
@@ -365,154 +344,90 @@ pub struct ZoneArgs {
     no_redact: bool,
 }
 
-/// Now in Unix seconds (`BRIEF_NOW` pins it for tests).
-fn now() -> Result<i64, Fail> {
-    Ok(session::commands::now()?)
-}
-
-fn project(root: Option<&Path>, cwd: &Path) -> Result<Project, Fail> {
-    let failed = |e: brief::ProjectError| Fail {
-        code: 2,
-        lines: vec![format!("error: {e}")],
-    };
-    match Project::open(root, cwd) {
-        // A repository with no brief sources yet can still keep sessions: the store goes
-        // into ./.brief/, which makes the current directory the project from then on.
-        Err(brief::ProjectError::NotFound(_)) if root.is_none() => {
-            Project::at(Path::new(".")).map_err(failed)
-        }
-        other => other.map_err(failed),
-    }
-}
-
-fn print(text: &str) {
-    let mut stdout = std::io::stdout().lock();
-    // A closed pipe is not an error worth a message.
-    let _ = stdout
-        .write_all(text.as_bytes())
-        .and_then(|_| stdout.flush());
-}
-
-/// `brief session …`.
-pub fn run(root: Option<&Path>, cwd: &Path, args: &SessionArgs) -> Result<(), Fail> {
-    use session::commands::Command as Run;
-    let project = project(root, cwd)?;
-    let now = now()?;
-    let command = match &args.command {
-        SessionCommand::Package(PackageCommand::Add(a)) => Run::PackageAdd {
-            package: NewPackage {
-                session: a.session.clone(),
-                group: a.group.clone(),
-                kind: a.kind,
-                file: a.file.clone(),
-                producer: a.producer.clone(),
-                consumers: a.consumers.clone(),
-                priority: a.priority,
-                summary: a.summary.clone(),
-                supersedes: a.supersedes,
+impl SessionArgs {
+    /// The library's session command (field mapping only).
+    pub fn command(self) -> Run {
+        match self.command {
+            SessionCommand::Package(PackageCommand::Add(a)) => Run::PackageAdd {
+                package: NewPackage {
+                    session: a.session,
+                    group: a.group,
+                    kind: a.kind,
+                    file: a.file,
+                    producer: a.producer,
+                    consumers: a.consumers,
+                    priority: a.priority,
+                    summary: a.summary,
+                    supersedes: a.supersedes,
+                },
+                format: a.format,
             },
-            format: a.format,
-        },
-        SessionCommand::Package(PackageCommand::List(a)) => Run::PackageList {
-            request: ListRequest {
-                session: a.session.clone(),
-                agent: a.agent.clone(),
-                group: a.group.clone(),
+            SessionCommand::Package(PackageCommand::List(a)) => Run::PackageList {
+                request: ListRequest {
+                    session: a.session,
+                    agent: a.agent,
+                    group: a.group,
+                    limit: a.limit,
+                    iteration: a.iteration,
+                    min_priority: None,
+                },
+                format: a.format,
+                redact: !a.no_redact,
+            },
+            SessionCommand::Package(PackageCommand::Consume(a)) => Run::PackageConsume {
+                request: ConsumeRequest {
+                    session: a.session,
+                    agent: a.agent,
+                    id: a.id,
+                    iteration: a.iteration,
+                },
+                format: a.format,
+            },
+            SessionCommand::Error(ErrorCommand::Record(a)) => Run::ErrorRecord {
+                record: ErrorRecord {
+                    project: a.project,
+                    message: a.message,
+                    solution: a.solution,
+                    lang: a.lang,
+                },
+                format: a.format,
+                redact: !a.no_redact,
+            },
+            SessionCommand::Error(ErrorCommand::Feedback(a)) => Run::ErrorFeedback {
+                project: a.project,
+                hash: a.hash,
+                helped: a.helped,
+                format: a.format,
+            },
+            SessionCommand::Error(ErrorCommand::Match(a)) => Run::ErrorMatch {
+                project: a.project,
+                message: a.message,
                 limit: a.limit,
-                iteration: a.iteration,
-                min_priority: None,
+                format: a.format,
+                redact: !a.no_redact,
             },
-            format: a.format,
-            redact: !a.no_redact,
-        },
-        SessionCommand::Package(PackageCommand::Consume(a)) => Run::PackageConsume {
-            request: ConsumeRequest {
-                session: a.session.clone(),
-                agent: a.agent.clone(),
-                id: a.id,
-                iteration: a.iteration,
+            SessionCommand::Prune(a) => Run::Prune {
+                older_than_days: a.older_than,
+                format: a.format,
             },
-            format: a.format,
-        },
-        SessionCommand::Error(ErrorCommand::Record(a)) => Run::ErrorRecord {
-            record: ErrorRecord {
-                project: a.project.clone(),
-                message: a.message.clone(),
-                solution: a.solution.clone(),
-                lang: a.lang.clone(),
-            },
-            format: a.format,
-            redact: !a.no_redact,
-        },
-        SessionCommand::Error(ErrorCommand::Feedback(a)) => Run::ErrorFeedback {
-            project: a.project.clone(),
-            hash: a.hash.clone(),
-            helped: a.helped,
-            format: a.format,
-        },
-        SessionCommand::Error(ErrorCommand::Match(a)) => Run::ErrorMatch {
-            project: a.project.clone(),
-            message: a.message.clone(),
-            limit: a.limit,
-            format: a.format,
-            redact: !a.no_redact,
-        },
-        SessionCommand::Prune(a) => Run::Prune {
-            older_than_days: a.older_than,
-            format: a.format,
-        },
-    };
-    let outcome = session::commands::run(&project.root, &project.session, &command, now)?;
-    for note in &outcome.notes {
-        eprintln!("{note}");
-    }
-    print(&outcome.text);
-    match outcome.nothing_found {
-        Some(line) => Err(Fail {
-            code: 1,
-            lines: vec![line],
-        }),
-        None => Ok(()),
+        }
     }
 }
 
-/// `brief context --session …`: the zone document.
-pub fn context(root: Option<&Path>, cwd: &Path, args: &crate::ContextArgs) -> Result<(), Fail> {
-    let zone = &args.zone;
-    let now = now()?;
-    let task = zone.task.clone().or_else(|| args.target.clone());
-    let mut engine = match &task {
-        Some(_) => Some(Engine::open(root, cwd).map_err(|e| Fail {
-            code: e.exit_code(),
-            lines: vec![format!("error: {e}")],
-        })?),
-        None => None,
-    };
-    let project = match &engine {
-        Some(engine) => engine.project.clone(),
-        None => project(root, cwd)?,
-    };
-    let request = ZoneRequest {
-        session: zone.session.clone().unwrap_or_default(),
-        agent: zone.agent.clone().unwrap_or_default(),
-        group: zone.group.clone(),
-        task,
-        model: zone.model.clone(),
-        window: zone.window,
-        used_tokens: zone.used_tokens.unwrap_or(0),
-        project: zone.project.clone(),
-        iteration: zone.iteration,
-        redact: !zone.no_redact,
-        // The zone document's graph part is about the task; the target only names it.
-        context: brief::ContextRequest {
-            target: String::new(),
-            ..args.request()
-        },
-    };
-    let out = session::zone_context(&project, engine.as_mut(), &request, now)?;
-    for warning in &out.warnings {
-        eprintln!("warning: {warning}");
+impl ZoneArgs {
+    /// The session part of `brief context`, when `--session` asks for one.
+    pub fn session(self) -> Option<SessionContext> {
+        Some(SessionContext {
+            session: self.session?,
+            agent: self.agent.unwrap_or_default(),
+            group: self.group,
+            task: self.task,
+            model: self.model,
+            window: self.window,
+            used_tokens: self.used_tokens.unwrap_or(0),
+            project: self.project,
+            iteration: self.iteration,
+            redact: !self.no_redact,
+        })
     }
-    print(&out.text);
-    Ok(())
 }

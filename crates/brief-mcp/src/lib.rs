@@ -5,6 +5,7 @@
 //! prints for the same arguments.
 
 mod http;
+pub mod params;
 pub mod server;
 pub mod stdio;
 pub mod tools;

@@ -1,383 +1,18 @@
 //! The tools: their parameters (with JSON schemas), and one call each into the `brief`
 //! library — the same call the CLI makes, so a tool returns the bytes the CLI prints.
 
-use std::path::Path;
 use std::sync::Arc;
 
+use brief::command::{Check, Command as Run, FrontEnd, Host, SessionContext};
 use brief::engine::Engine;
 use brief::session::commands::Command;
 use brief::session::render::Output;
-use brief::session::{
-    self, ConsumeRequest, ErrorRecord, ListRequest, NewPackage, PackageType, Priority,
-    SessionError, ZoneRequest,
-};
+use brief::session::{ConsumeRequest, ErrorRecord, ListRequest, NewPackage, PackageType, Priority};
 use brief::{ContextRequest, Depth, Detail, Encoding, Format};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
-use schemars::JsonSchema;
+
+pub use crate::params::*;
 use serde::de::DeserializeOwned;
-use serde::Deserialize;
-
-/// The most detail any node gets.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum DetailParam {
-    Full,
-    Summary,
-    Meta,
-}
-
-/// A tokenizer.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum EncodingParam {
-    Cl100k,
-    O200k,
-}
-
-/// An output format.
-#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum FormatParam {
-    #[default]
-    Markdown,
-    Json,
-    Text,
-}
-
-/// The output format of `search` and `check`.
-#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum ListFormatParam {
-    #[default]
-    Text,
-    Json,
-}
-
-/// A number of hops, or "full".
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(untagged)]
-pub enum DepthParam {
-    Hops(u32),
-    Word(String),
-}
-
-/// Parameters of `context` (the CLI's `brief context`).
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ContextParams {
-    /// The node id to assemble context for (e.g. "AUTH-01", "TASK-042"), or words to search
-    /// for: the best hit becomes the target (see `seeds`).
-    pub target: String,
-    /// How many hops to follow forward links: a number or "full" (default: 2 for Spec Graph
-    /// targets, full for artifacts, or the project's brief.toml).
-    pub depth: Option<DepthParam>,
-    /// The most detail any node gets; the budget may lower it per node (default: full).
-    pub detail: Option<DetailParam>,
-    /// Token budget for the whole document (default: 4000, or the project's brief.toml).
-    /// The document is never over it.
-    pub budget: Option<u64>,
-    /// Tokenizer used for counting (default: cl100k).
-    pub encoding: Option<EncodingParam>,
-    /// A lens: which relations to explore and what to boost (the `lenses` tool lists them).
-    pub lens: Option<String>,
-    /// "markdown" (default): the document; "json": the audit view (why each node is in,
-    /// what was left out); "text": compact blocks.
-    #[serde(default)]
-    pub format: FormatParam,
-    /// When `target` is a query: how many best search hits start the context together.
-    pub seeds: Option<u64>,
-    /// Leave out the project identity document.
-    #[serde(default)]
-    pub no_identity: bool,
-    /// Show field values on cards (true, the default) or leave them out (false): Tana
-    /// fields and artifacts' extra frontmatter fields.
-    pub include_fields: Option<bool>,
-    /// An agent session: the document becomes the token-zone document — the session's
-    /// packages and error patterns for `agent`, then the graph context of `task` (or
-    /// `target`), sized by how full the agent's window is.
-    pub session: Option<String>,
-    /// With `session`: the agent type asking (developer, qa_expert, tech_lead, …).
-    pub agent: Option<String>,
-    /// With `session`: the agent's task group.
-    pub group: Option<String>,
-    /// With `session`: the node whose graph context follows the session part [default: target].
-    pub task: Option<String>,
-    /// With `session`: the model, for its window size (claude, gpt-4o, gpt-4.1, o3, …).
-    pub model: Option<String>,
-    /// With `session`: the window in tokens, instead of `model`.
-    pub window: Option<u64>,
-    /// With `session`: tokens of the window already used (decides the zone).
-    pub used_tokens: Option<u64>,
-    /// With `session`: the project whose error patterns are shown.
-    pub project: Option<String>,
-    /// With `session`: packages consumed in this iteration are left out [default: 1].
-    pub iteration: Option<i64>,
-    /// With `session`: do not redact secrets in the session part.
-    #[serde(default)]
-    pub no_redact: bool,
-}
-
-/// A package type.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum PackageTypeParam {
-    Research,
-    Failures,
-    Decisions,
-    Handoff,
-    Investigation,
-}
-
-/// A package priority.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum PriorityParam {
-    Low,
-    Medium,
-    High,
-    Critical,
-}
-
-/// Parameters of `session_package_add`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct PackageAddParams {
-    /// The session id.
-    pub session: String,
-    /// The task group; without it the package is global to the session.
-    pub group: Option<String>,
-    /// What the package holds.
-    #[serde(rename = "type")]
-    pub kind: PackageTypeParam,
-    /// The package's file, relative to the project root.
-    pub file: String,
-    /// The agent type that wrote it.
-    pub producer: String,
-    /// Agent types it is meant for (at least one).
-    pub consumers: Vec<String>,
-    pub priority: PriorityParam,
-    /// What a reader learns from it, in a sentence or two.
-    pub summary: String,
-    /// The id of an earlier package of this session that this one replaces.
-    pub supersedes: Option<i64>,
-    #[serde(default)]
-    pub format: ListFormatParam,
-}
-
-/// Parameters of `session_package_list`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct PackageListParams {
-    pub session: String,
-    /// The agent type asking (sets the default limit and the consumer relevance).
-    pub agent: String,
-    /// The agent's group: its packages and global ones rank first.
-    pub group: Option<String>,
-    /// Most packages to return [default: the agent type's retrieval limit].
-    pub limit: Option<u64>,
-    /// Packages this agent consumed in this iteration are left out [default: 1].
-    pub iteration: Option<i64>,
-    #[serde(default)]
-    pub format: ListFormatParam,
-    /// Do not redact secrets in the output.
-    #[serde(default)]
-    pub no_redact: bool,
-}
-
-/// Parameters of `session_package_consume`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct PackageConsumeParams {
-    pub session: String,
-    pub agent: String,
-    /// The package id.
-    pub id: i64,
-    /// [default: 1]
-    pub iteration: Option<i64>,
-    #[serde(default)]
-    pub format: ListFormatParam,
-}
-
-/// Parameters of `session_error_record`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ErrorRecordParams {
-    pub project: String,
-    /// The error message as seen (paths, line numbers, quoted values and secrets are
-    /// blanked before it is hashed and stored).
-    pub message: String,
-    /// What fixed it.
-    pub solution: String,
-    /// The language (rust, ts, python, …).
-    pub lang: Option<String>,
-    #[serde(default)]
-    pub format: ListFormatParam,
-    #[serde(default)]
-    pub no_redact: bool,
-}
-
-/// Parameters of `session_error_feedback`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ErrorFeedbackParams {
-    pub project: String,
-    /// The pattern's signature hash (or a unique prefix of it).
-    pub hash: String,
-    /// Whether the recorded solution helped this time.
-    pub helped: bool,
-    #[serde(default)]
-    pub format: ListFormatParam,
-}
-
-/// Parameters of `session_error_match`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ErrorMatchParams {
-    pub project: String,
-    /// The error message to look up.
-    pub message: String,
-    /// Most patterns to return [default: 5].
-    pub limit: Option<u64>,
-    #[serde(default)]
-    pub format: ListFormatParam,
-    #[serde(default)]
-    pub no_redact: bool,
-}
-
-/// Parameters of `search`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SearchParams {
-    /// Words to look for in ids, titles, bodies and fields (BM25; an exact id first).
-    pub query: String,
-    /// Most hits to return (default 10).
-    pub limit: Option<u64>,
-    /// Only nodes of this kind (behavior, decision, spec, task, …).
-    pub kind: Option<String>,
-    /// "text" (default): one line per hit; "json": a list of {id, kind, title, score}.
-    #[serde(default)]
-    pub format: ListFormatParam,
-}
-
-/// Parameters of `show`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ShowParams {
-    /// The node id to print.
-    pub id: String,
-    /// Detail level (default: full).
-    pub detail: Option<DetailParam>,
-    /// "markdown" (default), "json" or "text".
-    #[serde(default)]
-    pub format: FormatParam,
-    /// Tokenizer for the token count in JSON (default: cl100k).
-    pub encoding: Option<EncodingParam>,
-}
-
-/// Parameters of `check`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CheckParams {
-    /// "text" (default): `path:line:col: severity[rule]: message` lines; "json".
-    #[serde(default)]
-    pub format: ListFormatParam,
-    /// Run only these rules (ids as listed by `brief check --list-rules`).
-    #[serde(default)]
-    pub rules: Vec<String>,
-    /// A baseline file (relative to the project root) whose findings are hidden.
-    pub baseline: Option<String>,
-}
-
-/// Parameters of `impact`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ImpactParams {
-    /// The node ids whose impact to list (e.g. ["DEC-CORE-03"]).
-    #[serde(default)]
-    pub ids: Vec<String>,
-    /// Instead of ids: every target whose context changes between this git revision and the
-    /// working tree (format "markdown" gives a pull-request comment).
-    pub since: Option<String>,
-    /// Contexts' depth: a number or "full" (default: as `context` per target).
-    pub depth: Option<DepthParam>,
-    /// A lens, as for `context`.
-    pub lens: Option<String>,
-    /// Contexts without the project identity.
-    #[serde(default)]
-    pub no_identity: bool,
-    /// "text" (default): targets grouped by kind with their chains; "json":
-    /// {"nodes": [...], "targets": [{"id", "kind", "chain"}]}; "markdown" (with `since`).
-    #[serde(default)]
-    pub format: SinceFormatParam,
-}
-
-/// The output format of `impact`.
-#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum SinceFormatParam {
-    #[default]
-    Text,
-    Json,
-    Markdown,
-}
-
-/// Parameters of `diff`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct DiffParams {
-    /// The target whose context to compare.
-    pub target: String,
-    /// The older git revision (a commit, tag, HEAD~2, …).
-    pub from: String,
-    /// The newer revision (default: the working tree).
-    pub to: Option<String>,
-    /// As for `context`.
-    pub depth: Option<DepthParam>,
-    /// As for `context`.
-    pub budget: Option<u64>,
-    /// As for `context`.
-    pub encoding: Option<EncodingParam>,
-    /// As for `context`.
-    pub lens: Option<String>,
-    /// As for `context`.
-    #[serde(default)]
-    pub no_identity: bool,
-    /// "text" (default) or "json".
-    #[serde(default)]
-    pub format: ListFormatParam,
-}
-
-/// Parameters of `explain`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ExplainParams {
-    /// The node to explain.
-    pub id: String,
-    /// The target whose context is asked about.
-    #[serde(rename = "for")]
-    pub target: String,
-    /// As for `context`.
-    pub depth: Option<DepthParam>,
-    /// As for `context`: the budget whose fit gives the node's detail.
-    pub budget: Option<u64>,
-    /// As for `context`.
-    pub detail: Option<DetailParam>,
-    /// As for `context`.
-    pub encoding: Option<EncodingParam>,
-    /// As for `context`.
-    pub lens: Option<String>,
-    /// As for `context`.
-    #[serde(default)]
-    pub no_identity: bool,
-    /// "text" (default) or "json".
-    #[serde(default)]
-    pub format: ListFormatParam,
-}
-
-/// Parameters of `lenses` (none).
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct NoParams {}
 
 /// A tool the server offers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -551,15 +186,6 @@ pub struct Reply {
     pub notes: Vec<String>,
 }
 
-impl Reply {
-    fn text(text: String) -> Reply {
-        Reply {
-            text,
-            notes: Vec::new(),
-        }
-    }
-}
-
 /// Why a call failed, in the lines the CLI would print on stderr.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Failure(pub Vec<String>);
@@ -622,184 +248,140 @@ fn depth(p: &DepthParam) -> Result<Depth, Failure> {
     }
 }
 
-fn engine_failure(engine: &Engine, error: brief::EngineError) -> Failure {
-    Failure(error.describe(&engine.project.root))
+/// Runs one tool call on the engine: the JSON parameters become the library's command, run
+/// as the CLI runs it.
+pub fn call(engine: &mut Engine, tool: ToolKind, args: JsonObject) -> Result<Reply, Failure> {
+    let command = command(tool, args)?;
+    let outcome = brief::command::run(&command, Host::Engine(engine), FrontEnd::Mcp);
+    match outcome.error_lines() {
+        Some(lines) => Err(Failure(lines.to_vec())),
+        None => Ok(Reply {
+            text: outcome.text,
+            notes: outcome.notes,
+        }),
+    }
 }
 
-/// Runs one tool call on the engine.
-pub fn call(engine: &mut Engine, tool: ToolKind, args: JsonObject) -> Result<Reply, Failure> {
-    match tool {
+/// The library command a tool call asks for (field mapping only).
+pub fn command(tool: ToolKind, args: JsonObject) -> Result<Run, Failure> {
+    Ok(match tool {
         ToolKind::Context => {
             let p: ContextParams = params(tool, args)?;
             let request = ContextRequest {
-                target: p.target.clone(),
+                target: p.target,
                 depth: p.depth.as_ref().map(depth).transpose()?,
                 detail: p.detail.map(detail),
                 budget: p.budget.map(|b| b as usize),
                 encoding: p.encoding.map(encoding).transpose()?,
                 format: format(p.format),
                 no_identity: p.no_identity,
-                lens: p.lens.clone(),
+                lens: p.lens,
                 seeds: p.seeds.map(|s| s as usize),
                 include_fields: p.include_fields,
             };
-            if p.session.is_some() {
-                return zone_context(engine, p, request);
-            }
-            let out = engine
-                .context(&request)
-                .map_err(|e| engine_failure(engine, e))?;
-            let root = engine.project.root.clone();
-            Ok(Reply {
-                text: out.text,
-                notes: out
-                    .warnings
-                    .iter()
-                    .map(|w| format!("warning: {}", brief::engine::located(&root, w)))
-                    .collect(),
-            })
+            let session = p.session.map(|session| SessionContext {
+                session,
+                agent: p.agent.unwrap_or_default(),
+                group: p.group,
+                task: p.task,
+                model: p.model,
+                window: p.window.map(|w| w as usize),
+                used_tokens: p.used_tokens.unwrap_or(0) as usize,
+                project: p.project,
+                iteration: p.iteration,
+                redact: !p.no_redact,
+            });
+            Run::Context { request, session }
         }
         ToolKind::Search => {
             let p: SearchParams = params(tool, args)?;
-            let limit = p.limit.unwrap_or(10) as usize;
-            let hits = engine
-                .search(&p.query, limit, p.kind.as_deref())
-                .map_err(|e| engine_failure(engine, e))?;
-            if hits.is_empty() {
-                return Err(Failure::line(format!("no match for `{}`", p.query)));
+            Run::Search {
+                query: p.query,
+                limit: p.limit.unwrap_or(10) as usize,
+                kind: p.kind,
+                format: list_format(p.format),
             }
-            Ok(Reply::text(brief::render::search::hits(
-                &hits,
-                list_format(p.format),
-            )))
         }
         ToolKind::Show => {
             let p: ShowParams = params(tool, args)?;
-            let encoding = p.encoding.map(encoding).transpose()?;
-            engine
-                .show(
-                    &p.id,
-                    p.detail.map(detail).unwrap_or(Detail::Full),
-                    format(p.format),
-                    encoding,
-                )
-                .map(Reply::text)
-                .map_err(|e| engine_failure(engine, e))
+            Run::Show {
+                id: p.id,
+                detail: p.detail.map(detail).unwrap_or(Detail::Full),
+                format: format(p.format),
+                encoding: p.encoding.map(encoding).transpose()?,
+            }
         }
         ToolKind::Check => {
             let p: CheckParams = params(tool, args)?;
-            check(&engine.project, p).map(Reply::text)
+            Run::Check(Check {
+                format: list_format(p.format),
+                rules: p.rules,
+                baseline: p.baseline,
+                ..Check::default()
+            })
         }
         ToolKind::Lenses => {
             let _: NoParams = params(tool, args)?;
-            let lenses = brief::lens::all(&engine.project.defaults.lenses)
-                .map_err(|e| Failure::line(format!("error: {e}")))?;
-            Ok(Reply::text(
-                lenses.iter().map(|l| format!("{l}\n")).collect::<String>(),
-            ))
+            Run::Lenses
         }
         ToolKind::Impact => {
             let p: ImpactParams = params(tool, args)?;
-            let request = ContextRequest {
-                depth: p.depth.as_ref().map(depth).transpose()?,
-                lens: p.lens.clone(),
-                no_identity: p.no_identity,
-                format: match p.format {
-                    SinceFormatParam::Text => Format::Text,
-                    SinceFormatParam::Json => Format::Json,
-                    SinceFormatParam::Markdown => Format::Markdown,
+            Run::Impact {
+                request: ContextRequest {
+                    depth: p.depth.as_ref().map(depth).transpose()?,
+                    lens: p.lens,
+                    no_identity: p.no_identity,
+                    format: match p.format {
+                        SinceFormatParam::Text => Format::Text,
+                        SinceFormatParam::Json => Format::Json,
+                        SinceFormatParam::Markdown => Format::Markdown,
+                    },
+                    ..ContextRequest::default()
                 },
-                ..ContextRequest::default()
-            };
-            match &p.since {
-                Some(rev) => engine.since(&request, rev),
-                None => engine.impact(&p.ids, &request),
+                ids: p.ids,
+                since: p.since,
             }
-            .map(Reply::text)
-            .map_err(|e| engine_failure(engine, e))
         }
         ToolKind::Diff => {
             let p: DiffParams = params(tool, args)?;
-            let request = ContextRequest {
-                target: p.target.clone(),
-                depth: p.depth.as_ref().map(depth).transpose()?,
-                budget: p.budget.map(|b| b as usize),
-                encoding: p.encoding.map(encoding).transpose()?,
-                lens: p.lens.clone(),
-                no_identity: p.no_identity,
-                format: list_format(p.format),
-                ..ContextRequest::default()
-            };
-            engine
-                .diff(&request, &p.from, p.to.as_deref())
-                .map(Reply::text)
-                .map_err(|e| engine_failure(engine, e))
+            Run::Diff {
+                request: ContextRequest {
+                    target: p.target,
+                    depth: p.depth.as_ref().map(depth).transpose()?,
+                    budget: p.budget.map(|b| b as usize),
+                    encoding: p.encoding.map(encoding).transpose()?,
+                    lens: p.lens,
+                    no_identity: p.no_identity,
+                    format: list_format(p.format),
+                    ..ContextRequest::default()
+                },
+                from: p.from,
+                to: p.to,
+            }
         }
         ToolKind::Explain => {
             let p: ExplainParams = params(tool, args)?;
-            let request = ContextRequest {
-                target: p.target.clone(),
-                depth: p.depth.as_ref().map(depth).transpose()?,
-                detail: p.detail.map(detail),
-                budget: p.budget.map(|b| b as usize),
-                encoding: p.encoding.map(encoding).transpose()?,
-                lens: p.lens.clone(),
-                no_identity: p.no_identity,
-                format: list_format(p.format),
-                ..ContextRequest::default()
-            };
-            engine
-                .explain(&p.id, &request)
-                .map(Reply::text)
-                .map_err(|e| engine_failure(engine, e))
+            Run::Explain {
+                id: p.id,
+                request: ContextRequest {
+                    target: p.target,
+                    depth: p.depth.as_ref().map(depth).transpose()?,
+                    detail: p.detail.map(detail),
+                    budget: p.budget.map(|b| b as usize),
+                    encoding: p.encoding.map(encoding).transpose()?,
+                    lens: p.lens,
+                    no_identity: p.no_identity,
+                    format: list_format(p.format),
+                    ..ContextRequest::default()
+                },
+            }
         }
         ToolKind::PackageAdd
         | ToolKind::PackageList
         | ToolKind::PackageConsume
         | ToolKind::ErrorRecord
         | ToolKind::ErrorFeedback
-        | ToolKind::ErrorMatch => run_session(engine, tool, args),
-    }
-}
-
-fn session_failure(e: SessionError) -> Failure {
-    Failure::line(format!("error: {e}"))
-}
-
-/// `context` with `session`: the token-zone document, as `brief context --session` prints it.
-fn zone_context(
-    engine: &mut Engine,
-    p: ContextParams,
-    context: ContextRequest,
-) -> Result<Reply, Failure> {
-    let now = session::commands::now().map_err(session_failure)?;
-    let task = p.task.clone().or(Some(p.target.clone()));
-    let request = ZoneRequest {
-        session: p.session.unwrap_or_default(),
-        agent: p.agent.unwrap_or_default(),
-        group: p.group,
-        task,
-        model: p.model,
-        window: p.window.map(|w| w as usize),
-        used_tokens: p.used_tokens.unwrap_or(0) as usize,
-        project: p.project,
-        iteration: p.iteration,
-        redact: !p.no_redact,
-        context: ContextRequest {
-            target: String::new(),
-            ..context
-        },
-    };
-    let project = engine.project.clone();
-    let out =
-        session::zone_context(&project, Some(engine), &request, now).map_err(session_failure)?;
-    Ok(Reply {
-        text: out.text,
-        notes: out
-            .warnings
-            .iter()
-            .map(|w| format!("warning: {w}"))
-            .collect(),
+        | ToolKind::ErrorMatch => Run::Session(session_command(tool, args)?),
     })
 }
 
@@ -907,55 +489,4 @@ fn session_command(tool: ToolKind, args: JsonObject) -> Result<Command, Failure>
             )))
         }
     })
-}
-
-fn run_session(engine: &Engine, tool: ToolKind, args: JsonObject) -> Result<Reply, Failure> {
-    let command = session_command(tool, args)?;
-    let now = session::commands::now().map_err(session_failure)?;
-    let outcome =
-        session::commands::run(&engine.project.root, &engine.project.session, &command, now)
-            .map_err(session_failure)?;
-    match outcome.nothing_found {
-        Some(line) => Err(Failure::line(line)),
-        None => Ok(Reply {
-            text: outcome.text,
-            notes: outcome.notes,
-        }),
-    }
-}
-
-fn check(project: &brief::Project, p: CheckParams) -> Result<String, Failure> {
-    use brief::check::{Baseline, CheckOptions};
-    let baseline = match &p.baseline {
-        Some(path) => Some(
-            Baseline::read(&resolve_inside(&project.root, path)?)
-                .map_err(|e| Failure::line(format!("error: {e}")))?,
-        ),
-        None => None,
-    };
-    let options = CheckOptions {
-        rules: p.rules,
-        baseline,
-    };
-    let report =
-        brief::check::run(project, &options).map_err(|e| Failure::line(format!("error: {e}")))?;
-    Ok(match p.format {
-        ListFormatParam::Json => report.json(),
-        ListFormatParam::Text => report.text(&project.root),
-    })
-}
-
-/// A path the client names, kept inside the project root: a server never reads outside it.
-fn resolve_inside(root: &Path, path: &str) -> Result<std::path::PathBuf, Failure> {
-    let relative = Path::new(path);
-    let escapes = relative.is_absolute()
-        || relative
-            .components()
-            .any(|c| matches!(c, std::path::Component::ParentDir));
-    if escapes {
-        return Err(Failure::line(format!(
-            "error: `{path}` is outside the project: name a file relative to its root"
-        )));
-    }
-    Ok(root.join(relative))
 }

@@ -1,44 +1,69 @@
-//! Calendar arithmetic for the few dates brief handles (recency, stored timestamps, Tana
-//! times), without a date library.
+//! The few dates brief handles (recency, stored timestamps, Tana times), through jiff's
+//! calendar: a day that does not exist (`2026-02-31`) is no date.
 
-/// Days since 1970-01-01 of a `YYYY-MM-DD…` date.
-pub fn days(date: &str) -> Option<i64> {
-    let y: i64 = date.get(0..4)?.parse().ok()?;
-    let m: i64 = date.get(5..7)?.parse().ok()?;
-    let d: i64 = date.get(8..10)?.parse().ok()?;
-    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
-        return None;
-    }
-    // Howard Hinnant's days-from-civil.
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    Some(era * 146_097 + doe - 719_468)
+use jiff::civil::Date;
+use jiff::tz::TimeZone;
+use jiff::Timestamp;
+
+const EPOCH: Date = Date::constant(1970, 1, 1);
+
+/// Why a text is not a `YYYY-MM-DD` date.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DateError {
+    #[error("`{0}` is not a YYYY-MM-DD date")]
+    Shape(String),
+    #[error("`{text}` is no calendar date: {reason}")]
+    Calendar { text: String, reason: String },
 }
 
-/// `YYYY-MM-DDTHH:MM:SSZ` for Unix seconds (UTC).
+/// The date a `YYYY-MM-DD…` text starts with (a time may follow), checked against the
+/// calendar.
+pub fn date(text: &str) -> Result<Date, DateError> {
+    let shape = || DateError::Shape(text.chars().take(10).collect());
+    let ymd = text.get(0..10).ok_or_else(shape)?.as_bytes();
+    let digits = |range: std::ops::Range<usize>| {
+        ymd[range].iter().try_fold(0i16, |n, &b| {
+            b.is_ascii_digit().then(|| n * 10 + i16::from(b - b'0'))
+        })
+    };
+    if ymd[4] != b'-' || ymd[7] != b'-' {
+        return Err(shape());
+    }
+    let (Some(y), Some(m), Some(d)) = (digits(0..4), digits(5..7), digits(8..10)) else {
+        return Err(shape());
+    };
+    Date::new(y, m as i8, d as i8).map_err(|e| DateError::Calendar {
+        text: text[..10].to_string(),
+        reason: e.to_string(),
+    })
+}
+
+/// Days since 1970-01-01 of a `YYYY-MM-DD…` date; `None` when it is not one.
+pub fn days(text: &str) -> Option<i64> {
+    let date = date(text).ok()?;
+    EPOCH
+        .until(date)
+        .ok()
+        .map(|span| i64::from(span.get_days()))
+}
+
+/// `YYYY-MM-DDTHH:MM:SSZ` for Unix seconds (UTC); seconds beyond the years 9999 BC–9999
+/// are clamped to them.
 pub fn iso_utc(secs: i64) -> String {
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    // Howard Hinnant's civil-from-days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = if m <= 2 { y + 1 } else { y };
+    let at = Timestamp::from_second(secs).unwrap_or(if secs < 0 {
+        Timestamp::MIN
+    } else {
+        Timestamp::MAX
+    });
+    let t = TimeZone::UTC.to_datetime(at);
     format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
+        t.year(),
+        t.month(),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second()
     )
 }
 
@@ -50,7 +75,29 @@ mod tests {
     fn days_are_exact() {
         assert_eq!(days("1970-01-01"), Some(0));
         assert_eq!(days("2026-03-02").unwrap() - days("2026-02-28").unwrap(), 2);
+        assert_eq!(
+            days("2024-02-29T10:00:00Z").unwrap() - days("2024-02-28").unwrap(),
+            1
+        );
+        assert_eq!(days("1969-12-31"), Some(-1));
         assert_eq!(days("nope"), None);
+    }
+
+    #[test]
+    fn impossible_days_are_errors() {
+        assert!(matches!(
+            date("2026-02-31"),
+            Err(DateError::Calendar { .. })
+        ));
+        assert_eq!(days("2026-02-31"), None);
+        assert_eq!(days("2025-02-29"), None);
+        assert_eq!(days("2026-04-31"), None);
+        assert_eq!(days("2026-13-01"), None);
+        assert_eq!(
+            date("2026x02x12"),
+            Err(DateError::Shape("2026x02x12".into()))
+        );
+        assert_eq!(date("2026-2-1"), Err(DateError::Shape("2026-2-1".into())));
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! together for the CLI and the MCP server, which hold no logic of their own.
 
 pub mod check;
+pub mod command;
 pub mod context;
 pub mod dates;
 pub mod diff;

@@ -6,6 +6,8 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+#[cfg(feature = "mcp")]
+mod both_ways;
 mod budget;
 mod check;
 mod cli;

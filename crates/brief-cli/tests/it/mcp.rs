@@ -22,18 +22,18 @@ const REPLY_WAIT: Duration = Duration::from_secs(60);
 
 /// A `brief serve` process spoken to line by line. Its stdout is read on a thread, so a reply
 /// that never comes fails the test instead of hanging it.
-struct Server {
+pub(crate) struct Server {
     child: Child,
     stdin: ChildStdin,
     lines: Receiver<String>,
 }
 
 impl Server {
-    fn start(root: &Path) -> Server {
+    pub(crate) fn start(root: &Path) -> Server {
         Server::start_with(root, &[])
     }
 
-    fn start_with(root: &Path, env: &[(&str, &str)]) -> Server {
+    pub(crate) fn start_with(root: &Path, env: &[(&str, &str)]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_brief"))
             .args(["serve", "--root"])
             .arg(root)
@@ -101,7 +101,7 @@ impl Server {
         }
     }
 
-    fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
+    pub(crate) fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
         let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         self.send_line(&line.to_string());
         self.answer(id)
@@ -335,7 +335,11 @@ fn bad_requests_are_answered_and_the_server_keeps_serving() {
             json!({"target": "CHECKOUT-01", "budget": -3}),
             "invalid arguments",
         ),
-        (json!({"target": "CHECKOUT-01", "budget": 3}), "--budget"),
+        // MCP error texts speak the tool's parameter names.
+        (
+            json!({"target": "CHECKOUT-01", "budget": 3}),
+            "(use budget 96)",
+        ),
         (json!({"depth": 2}), "missing field `target`"),
         (
             json!({"target": "CHECKOUT-01", "verbose": true}),
@@ -882,7 +886,7 @@ fn tana_contexts_match_the_cli() {
 }
 
 /// The CLI with the clock pinned: (exit code, stdout, stderr).
-fn cli_at(now: &str, args: &[&str]) -> (i32, String, String) {
+pub(crate) fn cli_at(now: &str, args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_brief"))
         .args(args)
         .env("BRIEF_NOW", now)

@@ -1,0 +1,366 @@
+//! The tools' parameters as the client sends them, with their JSON schemas (from schemars).
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// The most detail any node gets.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum DetailParam {
+    Full,
+    Summary,
+    Meta,
+}
+
+/// A tokenizer.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum EncodingParam {
+    Cl100k,
+    O200k,
+}
+
+/// An output format.
+#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum FormatParam {
+    #[default]
+    Markdown,
+    Json,
+    Text,
+}
+
+/// The output format of `search` and `check`.
+#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ListFormatParam {
+    #[default]
+    Text,
+    Json,
+}
+
+/// A number of hops, or "full".
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum DepthParam {
+    Hops(u32),
+    Word(String),
+}
+
+/// Parameters of `context` (the CLI's `brief context`).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ContextParams {
+    /// The node id to assemble context for (e.g. "AUTH-01", "TASK-042"), or words to search
+    /// for: the best hit becomes the target (see `seeds`).
+    pub target: String,
+    /// How many hops to follow forward links: a number or "full" (default: 2 for Spec Graph
+    /// targets, full for artifacts, or the project's brief.toml).
+    pub depth: Option<DepthParam>,
+    /// The most detail any node gets; the budget may lower it per node (default: full).
+    pub detail: Option<DetailParam>,
+    /// Token budget for the whole document (default: 4000, or the project's brief.toml).
+    /// The document is never over it.
+    pub budget: Option<u64>,
+    /// Tokenizer used for counting (default: cl100k).
+    pub encoding: Option<EncodingParam>,
+    /// A lens: which relations to explore and what to boost (the `lenses` tool lists them).
+    pub lens: Option<String>,
+    /// "markdown" (default): the document; "json": the audit view (why each node is in,
+    /// what was left out); "text": compact blocks.
+    #[serde(default)]
+    pub format: FormatParam,
+    /// When `target` is a query: how many best search hits start the context together.
+    pub seeds: Option<u64>,
+    /// Leave out the project identity document.
+    #[serde(default)]
+    pub no_identity: bool,
+    /// Show field values on cards (true, the default) or leave them out (false): Tana
+    /// fields and artifacts' extra frontmatter fields.
+    pub include_fields: Option<bool>,
+    /// An agent session: the document becomes the token-zone document — the session's
+    /// packages and error patterns for `agent`, then the graph context of `task` (or
+    /// `target`), sized by how full the agent's window is.
+    pub session: Option<String>,
+    /// With `session`: the agent type asking (developer, qa_expert, tech_lead, …).
+    pub agent: Option<String>,
+    /// With `session`: the agent's task group.
+    pub group: Option<String>,
+    /// With `session`: the node whose graph context follows the session part [default: target].
+    pub task: Option<String>,
+    /// With `session`: the model, for its window size (claude, gpt-4o, gpt-4.1, o3, …).
+    pub model: Option<String>,
+    /// With `session`: the window in tokens, instead of `model`.
+    pub window: Option<u64>,
+    /// With `session`: tokens of the window already used (decides the zone).
+    pub used_tokens: Option<u64>,
+    /// With `session`: the project whose error patterns are shown.
+    pub project: Option<String>,
+    /// With `session`: packages consumed in this iteration are left out [default: 1].
+    pub iteration: Option<i64>,
+    /// With `session`: do not redact secrets in the session part.
+    #[serde(default)]
+    pub no_redact: bool,
+}
+
+/// A package type.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PackageTypeParam {
+    Research,
+    Failures,
+    Decisions,
+    Handoff,
+    Investigation,
+}
+
+/// A package priority.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PriorityParam {
+    Low,
+    Medium,
+    High,
+    Critical,
+}
+
+/// Parameters of `session_package_add`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PackageAddParams {
+    /// The session id.
+    pub session: String,
+    /// The task group; without it the package is global to the session.
+    pub group: Option<String>,
+    /// What the package holds.
+    #[serde(rename = "type")]
+    pub kind: PackageTypeParam,
+    /// The package's file, relative to the project root.
+    pub file: String,
+    /// The agent type that wrote it.
+    pub producer: String,
+    /// Agent types it is meant for (at least one).
+    pub consumers: Vec<String>,
+    pub priority: PriorityParam,
+    /// What a reader learns from it, in a sentence or two.
+    pub summary: String,
+    /// The id of an earlier package of this session that this one replaces.
+    pub supersedes: Option<i64>,
+    #[serde(default)]
+    pub format: ListFormatParam,
+}
+
+/// Parameters of `session_package_list`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PackageListParams {
+    pub session: String,
+    /// The agent type asking (sets the default limit and the consumer relevance).
+    pub agent: String,
+    /// The agent's group: its packages and global ones rank first.
+    pub group: Option<String>,
+    /// Most packages to return [default: the agent type's retrieval limit].
+    pub limit: Option<u64>,
+    /// Packages this agent consumed in this iteration are left out [default: 1].
+    pub iteration: Option<i64>,
+    #[serde(default)]
+    pub format: ListFormatParam,
+    /// Do not redact secrets in the output.
+    #[serde(default)]
+    pub no_redact: bool,
+}
+
+/// Parameters of `session_package_consume`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PackageConsumeParams {
+    pub session: String,
+    pub agent: String,
+    /// The package id.
+    pub id: i64,
+    /// [default: 1]
+    pub iteration: Option<i64>,
+    #[serde(default)]
+    pub format: ListFormatParam,
+}
+
+/// Parameters of `session_error_record`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorRecordParams {
+    pub project: String,
+    /// The error message as seen (paths, line numbers, quoted values and secrets are
+    /// blanked before it is hashed and stored).
+    pub message: String,
+    /// What fixed it.
+    pub solution: String,
+    /// The language (rust, ts, python, …).
+    pub lang: Option<String>,
+    #[serde(default)]
+    pub format: ListFormatParam,
+    #[serde(default)]
+    pub no_redact: bool,
+}
+
+/// Parameters of `session_error_feedback`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorFeedbackParams {
+    pub project: String,
+    /// The pattern's signature hash (or a unique prefix of it).
+    pub hash: String,
+    /// Whether the recorded solution helped this time.
+    pub helped: bool,
+    #[serde(default)]
+    pub format: ListFormatParam,
+}
+
+/// Parameters of `session_error_match`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorMatchParams {
+    pub project: String,
+    /// The error message to look up.
+    pub message: String,
+    /// Most patterns to return [default: 5].
+    pub limit: Option<u64>,
+    #[serde(default)]
+    pub format: ListFormatParam,
+    #[serde(default)]
+    pub no_redact: bool,
+}
+
+/// Parameters of `search`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchParams {
+    /// Words to look for in ids, titles, bodies and fields (BM25; an exact id first).
+    pub query: String,
+    /// Most hits to return (default 10).
+    pub limit: Option<u64>,
+    /// Only nodes of this kind (behavior, decision, spec, task, …).
+    pub kind: Option<String>,
+    /// "text" (default): one line per hit; "json": a list of {id, kind, title, score}.
+    #[serde(default)]
+    pub format: ListFormatParam,
+}
+
+/// Parameters of `show`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShowParams {
+    /// The node id to print.
+    pub id: String,
+    /// Detail level (default: full).
+    pub detail: Option<DetailParam>,
+    /// "markdown" (default), "json" or "text".
+    #[serde(default)]
+    pub format: FormatParam,
+    /// Tokenizer for the token count in JSON (default: cl100k).
+    pub encoding: Option<EncodingParam>,
+}
+
+/// Parameters of `check`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CheckParams {
+    /// "text" (default): `path:line:col: severity[rule]: message` lines; "json".
+    #[serde(default)]
+    pub format: ListFormatParam,
+    /// Run only these rules (ids as listed by `brief check --list-rules`).
+    #[serde(default)]
+    pub rules: Vec<String>,
+    /// A baseline file (relative to the project root) whose findings are hidden.
+    pub baseline: Option<String>,
+}
+
+/// Parameters of `impact`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ImpactParams {
+    /// The node ids whose impact to list (e.g. ["DEC-CORE-03"]).
+    #[serde(default)]
+    pub ids: Vec<String>,
+    /// Instead of ids: every target whose context changes between this git revision and the
+    /// working tree (format "markdown" gives a pull-request comment).
+    pub since: Option<String>,
+    /// Contexts' depth: a number or "full" (default: as `context` per target).
+    pub depth: Option<DepthParam>,
+    /// A lens, as for `context`.
+    pub lens: Option<String>,
+    /// Contexts without the project identity.
+    #[serde(default)]
+    pub no_identity: bool,
+    /// "text" (default): targets grouped by kind with their chains; "json":
+    /// {"nodes": [...], "targets": [{"id", "kind", "chain"}]}; "markdown" (with `since`).
+    #[serde(default)]
+    pub format: SinceFormatParam,
+}
+
+/// The output format of `impact`.
+#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SinceFormatParam {
+    #[default]
+    Text,
+    Json,
+    Markdown,
+}
+
+/// Parameters of `diff`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DiffParams {
+    /// The target whose context to compare.
+    pub target: String,
+    /// The older git revision (a commit, tag, HEAD~2, …).
+    pub from: String,
+    /// The newer revision (default: the working tree).
+    pub to: Option<String>,
+    /// As for `context`.
+    pub depth: Option<DepthParam>,
+    /// As for `context`.
+    pub budget: Option<u64>,
+    /// As for `context`.
+    pub encoding: Option<EncodingParam>,
+    /// As for `context`.
+    pub lens: Option<String>,
+    /// As for `context`.
+    #[serde(default)]
+    pub no_identity: bool,
+    /// "text" (default) or "json".
+    #[serde(default)]
+    pub format: ListFormatParam,
+}
+
+/// Parameters of `explain`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExplainParams {
+    /// The node to explain.
+    pub id: String,
+    /// The target whose context is asked about.
+    #[serde(rename = "for")]
+    pub target: String,
+    /// As for `context`.
+    pub depth: Option<DepthParam>,
+    /// As for `context`: the budget whose fit gives the node's detail.
+    pub budget: Option<u64>,
+    /// As for `context`.
+    pub detail: Option<DetailParam>,
+    /// As for `context`.
+    pub encoding: Option<EncodingParam>,
+    /// As for `context`.
+    pub lens: Option<String>,
+    /// As for `context`.
+    #[serde(default)]
+    pub no_identity: bool,
+    /// "text" (default) or "json".
+    #[serde(default)]
+    pub format: ListFormatParam,
+}
+
+/// Parameters of `lenses` (none).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoParams {}

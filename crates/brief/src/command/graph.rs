@@ -1,0 +1,288 @@
+//! The commands that read the graph through an [`Engine`]: context (with the session
+//! context), show, search, impact, explain, diff, index and lenses.
+
+use std::path::Path;
+
+use super::{engine_failure, Command, Host, Outcome, Progress, SessionContext};
+use crate::context::ContextRequest;
+use crate::engine::{located, Engine, EngineError};
+use crate::render::Format;
+use crate::session::{self, SessionError, ZoneRequest};
+
+/// The most context warnings given one per line; the rest are counted (a node may link to a
+/// hundred thousand missing ids, and `brief check` lists every one).
+const MAX_WARNINGS: usize = 20;
+
+/// Runs a graph command on the host's engine, opening one when the host is a folder.
+pub(super) fn run(command: &Command, host: Host<'_>, progress: Progress<'_>) -> Outcome {
+    let mut opened;
+    let engine = match host {
+        Host::Engine(engine) => engine,
+        Host::Folder { root, cwd } => match Engine::open(root, cwd) {
+            Ok(engine) => {
+                opened = engine;
+                &mut opened
+            }
+            Err(e) => return engine_failure(Path::new("."), e),
+        },
+    };
+    let root = engine.project.root.clone();
+    let mut outcome = match on_engine(engine, command, progress) {
+        Ok(outcome) => outcome,
+        Err((notes, e)) => {
+            let mut failed = engine_failure(&root, e);
+            failed.notes.splice(0..0, notes);
+            failed
+        }
+    };
+    // Said once, whatever the command's outcome, before any error lines.
+    let notices: Vec<String> = engine
+        .notices()
+        .into_iter()
+        .map(|n| format!("note: {n}"))
+        .collect();
+    let at = if outcome.is_success() {
+        outcome.notes.len()
+    } else {
+        outcome
+            .notes
+            .iter()
+            .position(|l| !l.starts_with("warning: "))
+            .unwrap_or(outcome.notes.len())
+    };
+    outcome.notes.splice(at..at, notices);
+    outcome
+}
+
+/// A failure with the warnings given before it.
+type Failed = (Vec<String>, EngineError);
+
+fn on_engine(
+    engine: &mut Engine,
+    command: &Command,
+    progress: Progress<'_>,
+) -> Result<Outcome, Failed> {
+    let plain = |e: EngineError| (Vec::new(), e);
+    let root = engine.project.root.clone();
+    Ok(match command {
+        Command::Context { request, .. } => {
+            let out = engine.context(request).map_err(plain)?;
+            let mut outcome = Outcome::text(out.text);
+            outcome.notes = warnings(&root, &out.warnings);
+            if out.omitted > 0 {
+                outcome.terminal_notes.push(format!(
+                    "note: {} node{} did not fit {} tokens (used {}); raise --budget or see --format json",
+                    out.omitted,
+                    if out.omitted == 1 { "" } else { "s" },
+                    out.budget,
+                    out.used
+                ));
+            }
+            outcome
+        }
+        Command::Show {
+            id,
+            detail,
+            format,
+            encoding,
+        } => Outcome::text(
+            engine
+                .show(id, *detail, *format, *encoding)
+                .map_err(plain)?,
+        ),
+        Command::Search {
+            query,
+            limit,
+            kind,
+            format,
+        } => {
+            let hits = engine
+                .search(query, *limit, kind.as_deref())
+                .map_err(plain)?;
+            if hits.is_empty() {
+                return Ok(Outcome::failure(1, vec![format!("no match for `{query}`")]));
+            }
+            let format = if *format == Format::Json {
+                Format::Json
+            } else {
+                Format::Text
+            };
+            Outcome::text(crate::render::search::hits(&hits, format))
+        }
+        Command::Impact {
+            ids,
+            since,
+            request,
+        } => Outcome::text(
+            match since {
+                Some(rev) => engine.since(request, rev),
+                None => engine.impact(ids, request),
+            }
+            .map_err(plain)?,
+        ),
+        Command::Explain { id, request } => {
+            Outcome::text(engine.explain(id, request).map_err(plain)?)
+        }
+        Command::Diff { request, from, to } => {
+            Outcome::text(engine.diff(request, from, to.as_deref()).map_err(plain)?)
+        }
+        Command::Lenses => match crate::lens::all(&engine.project.defaults.lenses) {
+            Ok(lenses) => Outcome::text(lenses.iter().map(|l| format!("{l}\n")).collect()),
+            Err(e) => Outcome::failure(2, vec![format!("error: {e}")]),
+        },
+        Command::Index { files, quick } => index(engine, files, *quick, progress)?,
+        // Run by the project commands.
+        Command::Check(_) | Command::Init { .. } | Command::Session(_) => Outcome::default(),
+    })
+}
+
+/// `brief index`: refresh everything (or the named files), then report a malformed file.
+fn index(
+    engine: &mut Engine,
+    files: &[String],
+    quick: bool,
+    progress: Progress<'_>,
+) -> Result<Outcome, Failed> {
+    let mut notes = Vec::new();
+    let refresh = if files.is_empty() {
+        let verify = if quick {
+            crate::index::Verify::Quick
+        } else {
+            crate::index::Verify::Full
+        };
+        engine.refresh(Some(verify), progress)
+    } else {
+        let named = engine.named_paths(files).map_err(|e| (Vec::new(), e))?;
+        for missing in &named.missing {
+            notes.push(format!(
+                "warning: {missing}: no such file beneath the root; dropped from the index if it was in it"
+            ));
+        }
+        engine.refresh_paths(&named.files)
+    };
+    let refresh = match refresh {
+        Ok(refresh) => refresh,
+        Err(e) => return Err((notes, e)),
+    };
+    // Indexed as far as it goes; a malformed file is still reported and fails.
+    if let Err(e) = engine.ensure_loadable() {
+        return Err((notes, e));
+    }
+    let text = format!(
+        "{} file{} in {} ({} parsed, {} unchanged after hashing, {} removed{}{})\n",
+        refresh.files,
+        if refresh.files == 1 { "" } else { "s" },
+        engine.index().location(),
+        refresh.parsed,
+        refresh.unchanged_content,
+        refresh.removed,
+        if refresh.created { ", created" } else { "" },
+        if refresh.tana_nodes > 0 {
+            format!(", {} Tana nodes written", refresh.tana_nodes)
+        } else {
+            String::new()
+        }
+    );
+    Ok(Outcome {
+        text,
+        notes,
+        ..Outcome::default()
+    })
+}
+
+/// Context warnings as lines, bounded.
+fn warnings(root: &Path, warnings: &[String]) -> Vec<String> {
+    let mut lines: Vec<String> = warnings
+        .iter()
+        .take(MAX_WARNINGS)
+        .map(|w| format!("warning: {}", located(root, w)))
+        .collect();
+    if warnings.len() > MAX_WARNINGS {
+        lines.push(format!(
+            "warning: … and {} more missing links (`brief check` lists them all)",
+            warnings.len() - MAX_WARNINGS
+        ));
+    }
+    lines
+}
+
+/// `brief context --session …`: the token-zone document. The graph is opened only when a
+/// task asks for its context; its errors read as those of `brief context TASK` do.
+pub(super) fn session_context(
+    request: &ContextRequest,
+    part: &SessionContext,
+    host: Host<'_>,
+) -> Outcome {
+    let now = match session::commands::now() {
+        Ok(now) => now,
+        Err(e) => return session_failure(None, e),
+    };
+    let task = part
+        .task
+        .clone()
+        .or_else(|| (!request.target.is_empty()).then(|| request.target.clone()));
+    let mut opened = None;
+    let (engine, project) = match host {
+        Host::Engine(engine) => {
+            let project = engine.project.clone();
+            (Some(engine), project)
+        }
+        Host::Folder { root, cwd } => {
+            if task.is_some() {
+                match Engine::open(root, cwd) {
+                    Ok(engine) => opened = Some(engine),
+                    Err(e) => return engine_failure(Path::new("."), e),
+                }
+            }
+            match &opened {
+                Some(engine) => {
+                    let project = engine.project.clone();
+                    (opened.as_mut(), project)
+                }
+                None => match super::project::session_project(root, cwd) {
+                    Ok(project) => (None, project),
+                    Err(failed) => return failed,
+                },
+            }
+        }
+    };
+    let zone = ZoneRequest {
+        session: part.session.clone(),
+        agent: part.agent.clone(),
+        group: part.group.clone(),
+        task,
+        model: part.model.clone(),
+        window: part.window,
+        used_tokens: part.used_tokens,
+        project: part.project.clone(),
+        iteration: part.iteration,
+        redact: part.redact,
+        // The zone document's graph part is about the task; the target only names it.
+        context: ContextRequest {
+            target: String::new(),
+            ..request.clone()
+        },
+    };
+    let root = project.root.clone();
+    match session::zone_context(&project, engine, &zone, now) {
+        Ok(out) => Outcome {
+            text: out.text,
+            notes: out
+                .warnings
+                .iter()
+                .map(|w| format!("warning: {w}"))
+                .collect(),
+            ..Outcome::default()
+        },
+        Err(e) => session_failure(Some(&root), e),
+    }
+}
+
+/// A session error as an outcome; a graph error inside it reads as the engine's own
+/// (`path:line:col` lines for file problems), never as a count of problems.
+pub(super) fn session_failure(root: Option<&Path>, error: SessionError) -> Outcome {
+    match error {
+        SessionError::Engine(e) => engine_failure(root.unwrap_or(Path::new(".")), e),
+        other => Outcome::failure(other.exit_code(), vec![format!("error: {other}")]),
+    }
+}

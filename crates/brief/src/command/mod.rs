@@ -1,0 +1,189 @@
+//! The one command API: every `brief` subcommand and every MCP tool is a [`Command`], run by
+//! [`run`] into an [`Outcome`] — the text for stdout, the notes for stderr and the exit code.
+//! The CLI and the MCP server only turn their input into a `Command` and print the `Outcome`,
+//! so the two cannot diverge; the exit codes are those of `docs/cli.md`.
+
+mod graph;
+mod project;
+mod wording;
+
+use std::path::Path;
+
+use crate::context::ContextRequest;
+use crate::engine::{Engine, EngineError};
+use crate::model::Detail;
+use crate::render::Format;
+use crate::session::commands::Command as SessionCommand;
+use crate::tokens::Encoding;
+
+pub use wording::FrontEnd;
+
+/// One command with its arguments, already parsed.
+#[derive(Debug, Clone)]
+pub enum Command {
+    /// `brief context` / the `context` tool; with `session`, the token-zone document.
+    Context {
+        request: ContextRequest,
+        session: Option<SessionContext>,
+    },
+    /// `brief show` / `show`.
+    Show {
+        id: String,
+        detail: Detail,
+        format: Format,
+        encoding: Option<Encoding>,
+    },
+    /// `brief search` / `search`: `format` is text or JSON.
+    Search {
+        query: String,
+        limit: usize,
+        kind: Option<String>,
+        format: Format,
+    },
+    /// `brief check` / `check`.
+    Check(Check),
+    /// `brief impact` (ids, or every changed target `since` a revision) / `impact`.
+    Impact {
+        ids: Vec<String>,
+        since: Option<String>,
+        request: ContextRequest,
+    },
+    /// `brief explain ID --for TARGET` / `explain`: the target is in `request`.
+    Explain { id: String, request: ContextRequest },
+    /// `brief diff TARGET --from REV [--to REV]` / `diff`.
+    Diff {
+        request: ContextRequest,
+        from: String,
+        to: Option<String>,
+    },
+    /// `brief index [FILE…]` (no MCP twin: the server's watcher refreshes).
+    Index { files: Vec<String>, quick: bool },
+    /// `brief lenses` / `lenses`.
+    Lenses,
+    /// `brief init [--write]` (no MCP twin: a server serves a project that exists).
+    Init { write: bool },
+    /// `brief session …` / the `session_*` tools.
+    Session(SessionCommand),
+}
+
+/// `brief check`'s arguments.
+#[derive(Debug, Clone, Default)]
+pub struct Check {
+    /// Text or JSON.
+    pub format: Format,
+    /// Only these rules (empty: all).
+    pub rules: Vec<String>,
+    /// A baseline whose findings are hidden. The CLI names it from its working directory;
+    /// the MCP server from the project root, and never outside it.
+    pub baseline: Option<String>,
+    /// Write the findings to this baseline file instead of reporting them.
+    pub write_baseline: Option<String>,
+    /// Print the rules and stop.
+    pub list_rules: bool,
+}
+
+/// The session part of a context command (`--session` and its companions).
+#[derive(Debug, Clone, Default)]
+pub struct SessionContext {
+    pub session: String,
+    pub agent: String,
+    pub group: Option<String>,
+    /// The node whose graph context follows [default: the request's target].
+    pub task: Option<String>,
+    pub model: Option<String>,
+    pub window: Option<usize>,
+    pub used_tokens: usize,
+    pub project: Option<String>,
+    pub iteration: Option<i64>,
+    pub redact: bool,
+}
+
+/// What a command produced.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Outcome {
+    /// For stdout (the MCP tool's text).
+    pub text: String,
+    /// For stderr, in order: warnings, notes, and on failure the error lines (the MCP
+    /// server returns these lines as the tool error).
+    pub notes: Vec<String>,
+    /// Only worth saying to a person at a terminal (the CLI prints them when stderr is one).
+    pub terminal_notes: Vec<String>,
+    /// The exit code: 0 ok, 1 nothing found, 2 bad usage or unreadable input.
+    pub exit: u8,
+}
+
+impl Outcome {
+    fn text(text: String) -> Outcome {
+        Outcome {
+            text,
+            ..Outcome::default()
+        }
+    }
+
+    /// A failure: its exit code and the lines that say why.
+    pub fn failure(exit: u8, lines: Vec<String>) -> Outcome {
+        Outcome {
+            notes: lines,
+            exit,
+            ..Outcome::default()
+        }
+    }
+
+    /// The lines a caller that answers with either a result or an error (the MCP server)
+    /// returns as the error: `None` on success, and for a report that found problems
+    /// (`check` exits 1 with its findings on stdout and nothing to add).
+    pub fn error_lines(&self) -> Option<&[String]> {
+        (self.exit != 0 && !self.notes.is_empty()).then_some(self.notes.as_slice())
+    }
+
+    /// Whether the command succeeded.
+    pub fn is_success(&self) -> bool {
+        self.exit == 0
+    }
+}
+
+/// Where a command runs: a project not opened yet (the CLI: each command opens what it
+/// needs), or an engine already open (the MCP server keeps one).
+pub enum Host<'a> {
+    /// `root` as given by `--root`, else discovery from `cwd`.
+    Folder {
+        root: Option<&'a Path>,
+        cwd: &'a Path,
+    },
+    /// An open engine.
+    Engine(&'a mut Engine),
+}
+
+/// Reports progress of a long refresh: (done, total).
+pub type Progress<'a> = &'a mut dyn FnMut(usize, usize);
+
+/// Runs `command` for `front_end`.
+pub fn run(command: &Command, host: Host<'_>, front_end: FrontEnd) -> Outcome {
+    run_with(command, host, front_end, &mut |_, _| {})
+}
+
+/// [`run`], reporting the progress of `index` to `progress`.
+pub fn run_with(
+    command: &Command,
+    host: Host<'_>,
+    front_end: FrontEnd,
+    progress: Progress<'_>,
+) -> Outcome {
+    let outcome = match command {
+        Command::Check(check) => project::check(check, host, front_end),
+        Command::Init { write } => project::init(*write, host),
+        Command::Session(session) => project::session(session, host),
+        Command::Context {
+            request,
+            session: Some(session),
+        } => graph::session_context(request, session, host),
+        _ => graph::run(command, host, progress),
+    };
+    wording::speak(outcome, front_end)
+}
+
+/// An engine error as an outcome: its exit code and lines (`path:line:col` for file problems,
+/// paths as `root` gives them).
+fn engine_failure(root: &Path, error: EngineError) -> Outcome {
+    Outcome::failure(error.exit_code(), error.describe(root))
+}
