@@ -3,11 +3,11 @@
 
 use std::path::Path;
 
-use super::{engine_failure, Command, Host, Outcome, Progress, SessionContext};
+use super::{engine_failure, session_failure, Command, Host, Outcome, Progress, SessionContext};
 use crate::context::ContextRequest;
 use crate::engine::{located, Engine, EngineError};
 use crate::render::Format;
-use crate::session::{self, SessionError, ZoneRequest};
+use crate::session::{self, ZoneRequest};
 
 /// The most context warnings given one per line; the rest are counted (a node may link to a
 /// hundred thousand missing ids, and `brief check` lists every one).
@@ -275,14 +275,5 @@ pub(super) fn session_context(
             ..Outcome::default()
         },
         Err(e) => session_failure(Some(&root), e),
-    }
-}
-
-/// A session error as an outcome; a graph error inside it reads as the engine's own
-/// (`path:line:col` lines for file problems), never as a count of problems.
-pub(super) fn session_failure(root: Option<&Path>, error: SessionError) -> Outcome {
-    match error {
-        SessionError::Engine(e) => engine_failure(root.unwrap_or(Path::new(".")), e),
-        other => Outcome::failure(other.exit_code(), vec![format!("error: {other}")]),
     }
 }

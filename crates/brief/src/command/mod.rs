@@ -14,6 +14,7 @@ use crate::engine::{Engine, EngineError};
 use crate::model::Detail;
 use crate::render::Format;
 use crate::session::commands::Command as SessionCommand;
+use crate::session::SessionError;
 use crate::tokens::Encoding;
 
 pub use wording::FrontEnd;
@@ -186,4 +187,13 @@ pub fn run_with(
 /// paths as `root` gives them).
 fn engine_failure(root: &Path, error: EngineError) -> Outcome {
     Outcome::failure(error.exit_code(), error.describe(root))
+}
+
+/// A session error as an outcome; a graph error inside it reads as the engine's own
+/// (`path:line:col` lines for file problems), never as a count of problems.
+fn session_failure(root: Option<&Path>, error: SessionError) -> Outcome {
+    match error {
+        SessionError::Engine(e) => engine_failure(root.unwrap_or(Path::new(".")), e),
+        other => Outcome::failure(other.exit_code(), vec![format!("error: {other}")]),
+    }
 }

@@ -4,7 +4,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use super::{graph::session_failure, Check, FrontEnd, Host, Outcome};
+use super::{session_failure, Check, FrontEnd, Host, Outcome};
 use crate::check::{Baseline, CheckOptions};
 use crate::project::{Project, ProjectError};
 use crate::render::Format;
