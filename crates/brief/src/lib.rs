@@ -6,31 +6,31 @@
 //! [`resolve`] → [`traverse`] → [`rank`] → [`fit`] → [`render`]. [`context`] strings the stages
 //! together for the CLI and the MCP server, which hold no logic of their own.
 
-pub mod check;
+pub use brief_check as check;
 pub mod command;
-pub mod context;
-pub mod dates;
-pub mod diff;
-pub mod engine;
-pub mod explain;
-pub mod fit;
-pub mod guidance;
-pub mod impact;
-pub mod index;
-pub mod init;
-pub mod lens;
-pub mod model;
-pub mod project;
-pub mod rank;
-pub mod render;
-pub mod resolve;
-pub mod revision;
-pub mod root;
+pub use brief_count as tokens;
+pub use brief_engine::context;
+pub use brief_engine::diff;
+pub use brief_engine::engine;
+pub use brief_engine::explain;
+pub use brief_engine::fit;
+pub use brief_engine::impact;
+pub use brief_engine::rank;
+pub use brief_engine::render;
+pub use brief_engine::resolve;
+pub use brief_engine::revision;
+pub use brief_engine::traverse;
+pub use brief_index as index;
+pub use brief_model as model;
+pub use brief_model::dates;
+pub use brief_model::guidance;
+pub use brief_model::lens;
+pub use brief_project as project;
+pub use brief_project::init;
+pub use brief_root as root;
+pub use brief_session as session;
+pub use brief_sources as sources;
 pub use index::search;
-pub mod session;
-pub mod sources;
-pub mod tokens;
-pub mod traverse;
 
 pub use context::{assemble, show, ContextError, ContextOutput, ContextRequest};
 pub use engine::{Engine, EngineError};

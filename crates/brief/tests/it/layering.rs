@@ -8,19 +8,19 @@
 //! Three checks:
 //!
 //! (a) **No module cycles inside a crate.** The rule: a module's use of its own ancestor
-//! (`super::Problem` in `sources/tana.rs`) is not an edge — a parent is the façade of its
+//! (`super::Problem` in brief-sources' `tana/mod.rs`) is not an edge — a parent is the façade of its
 //! children, and Rust's privacy already makes the parent's items theirs. `mod` lines and a parent's
 //! `pub use` of its own child are not edges either. Every other reference from module A to module B
 //! is lifted to the children of their deepest common ancestor (A's and B's branches below it), and
-//! at every level those siblings must form an acyclic graph: `check::schema` may use
-//! `check::artifacts` or the other way round, never both (directly or through a third sibling), and
-//! `sources` may not reach `check` while anything under `check` reaches `sources`.
+//! at every level those siblings must form an acyclic graph: in brief-check, `schema` may use
+//! `artifacts` or the other way round, never both (directly or through a third sibling), and in
+//! brief-sources `tana` may not reach `kb` while anything under `kb` reaches `tana`.
 //!
-//! (b) **Every module only points down the future crate table.** [`LAYERS`] says which crate may
-//! depend on which; [`future_crate`] maps a module of today's `crates/brief` to the crate it will
-//! move to. Once the modules are real crates, a file's crate is simply the crate it is in (the
-//! table lookup falls through to it), and each such crate's `Cargo.toml` `[dependencies]` on other
-//! layered crates are checked against the same table.
+//! (b) **Every crate only points down the layer table.** [`LAYERS`] says which stage crate may
+//! depend on which. Every module path into another workspace crate, and every stage crate's
+//! `Cargo.toml` `[dependencies]` on another member, must be allowed there; the façade (`brief`)
+//! and the front ends above it ([`ABOVE`]) may use every stage, and no stage may use them. A
+//! member that is in neither list fails the test, so a new crate has to take its place.
 //!
 //! (c) **The crate graph is acyclic**: the workspace members' `[dependencies]` and
 //! `[build-dependencies]` on each other (dev-dependencies may close a loop, as Cargo allows).
@@ -29,12 +29,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// Edges between two modules of one future crate that close a cycle and are being removed in
-/// a parallel branch (round 4, engineer B owns these files): `(crate, from, to, why)`. An entry
-/// that no longer matches any edge fails the test, so the list can only shrink.
-const PENDING: &[(&str, &str, &str, &str)] = &[];
-
-/// The future crates, bottom up, with the crates each may depend on (besides itself).
+/// The stage crates, bottom up, with the crates each may depend on (besides itself).
 const LAYERS: &[(&str, &[&str])] = &[
     ("brief-tokens", &[]),
     ("brief-count", &["brief-tokens"]),
@@ -103,29 +98,15 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
 ];
 
-/// The crate a module of today's `crates/brief` moves to (`module` is its path below `crate`, e.g.
-/// `["sources", "tana"]`). The crate root and `command/*` are the `brief` façade, which may use
-/// everything. For any other crate the answer is the crate itself.
-fn future_crate(krate: &str, module: &[String]) -> String {
-    if krate != "brief" {
-        return krate.to_string();
-    }
-    let first = module.first().map(String::as_str).unwrap_or("");
-    let layer = match first {
-        "tokens" => "brief-count",
-        "root" => "brief-root",
-        "model" | "dates" | "guidance" | "lens" => "brief-model",
-        "sources" => "brief-sources",
-        "project" | "init" => "brief-project",
-        "index" | "search" => "brief-index",
-        "resolve" | "traverse" | "rank" | "fit" | "render" | "context" | "engine" | "impact"
-        | "explain" | "diff" | "revision" => "brief-engine",
-        "check" => "brief-check",
-        "session" => "brief-session",
-        _ => "brief",
-    };
-    layer.to_string()
-}
+/// The crates above the stages: the façade, which re-exports them and holds the command API, and
+/// what is built on it (front ends, the corpus generator, the evaluation).
+const ABOVE: &[&str] = &[
+    "brief",
+    "brief-cli",
+    "brief-mcp",
+    "brief-corpus",
+    "brief-eval",
+];
 
 fn allowed(from: &str, to: &str) -> Option<bool> {
     if from == to {
@@ -692,12 +673,6 @@ fn module_cycles(scan: &Scan) -> Vec<String> {
             if e.from.starts_with(&e.to) {
                 continue; // a child using its ancestor: not an edge
             }
-            if PENDING
-                .iter()
-                .any(|&(k, f, t, _)| k == krate && show(&e.from) == f && show(&e.to) == t)
-            {
-                continue;
-            }
             let common = e.from.iter().zip(&e.to).take_while(|(a, b)| a == b).count();
             if common == e.from.len() {
                 continue; // a parent using its descendant: cannot close a cycle under this rule
@@ -737,35 +712,28 @@ fn module_cycles(scan: &Scan) -> Vec<String> {
     problems
 }
 
-/// (b): every module edge, and every layered crate's dependencies, point down the table.
+/// (b): every use of another crate, and every stage crate's dependencies, point down the table;
+/// every member is a stage or above them.
 fn layer_violations(scan: &Scan, members: &[Member]) -> Vec<String> {
     let mut problems = BTreeSet::new();
-    for (krate, edges) in &scan.edges {
-        for e in edges {
-            let from = future_crate(krate, &e.from);
-            let to = future_crate(krate, &e.to);
-            if allowed(&from, &to) == Some(false) {
-                problems.insert(format!(
-                    "{}: {} ({from}) uses {} ({to})",
-                    e.at,
-                    show(&e.from),
-                    show(&e.to)
-                ));
-            }
-        }
-    }
     for (krate, uses) in &scan.external {
         for (module, other, at) in uses {
-            let from = future_crate(krate, module);
-            if allowed(&from, other) == Some(false) {
+            if allowed(krate, other) == Some(false) {
                 problems.insert(format!(
-                    "{at}: {} ({from}) uses the crate {other}",
+                    "{at}: {} ({krate}) uses the crate {other}",
                     show(module)
                 ));
             }
         }
     }
     for member in members {
+        let staged = LAYERS.iter().any(|(name, _)| *name == member.name);
+        if !staged && !ABOVE.contains(&member.name.as_str()) {
+            problems.insert(format!(
+                "crates/{}: neither a stage in LAYERS nor above them in ABOVE",
+                member.name
+            ));
+        }
         for dep in workspace_deps(member, members) {
             if allowed(&member.name, &dep) == Some(false) {
                 problems.insert(format!("crates/{}: depends on {dep}", member.name));
@@ -802,18 +770,6 @@ fn modules_point_down_the_layers() {
     let members = members(&root);
     let scan = scan(&root, &members);
     let mut problems = module_cycles(&scan);
-    for (krate, from, to, why) in PENDING {
-        let present = scan.edges.get(*krate).is_some_and(|edges| {
-            edges
-                .iter()
-                .any(|e| show(&e.from) == *from && show(&e.to) == *to)
-        });
-        if !present {
-            problems.push(format!(
-                "PENDING lists {krate}: {from} → {to} ({why}), which is gone: remove the entry"
-            ));
-        }
-    }
     problems.extend(layer_violations(&scan, &members));
     assert!(
         problems.is_empty(),

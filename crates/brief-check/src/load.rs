@@ -1,0 +1,465 @@
+//! Reading every source once, with the loaders' own parsers, and turning what they refuse into
+//! findings. Each file's text is read once and serves both the loader (→ `Node`) and the raw
+//! checks that need what the model drops (the JSON schema, frontmatter keys and lines).
+//!
+//! This is [`brief_sources::load`] step by step: the same functions (`read_manifest`,
+//! `parse_entry`, `contextia_files`, `folder_files`, `parse_artifact`, `Graph::build`), run so
+//! that every problem can be given its rule and nothing is read twice.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
+
+use rayon::prelude::*;
+use serde_json::Value;
+
+use super::{artifacts, schema, Anchor, Input, Pending, Settings, Sink};
+use brief_model::{Graph, Kind, Location, Node};
+use brief_project::{Project, Source};
+use brief_root::Root;
+use brief_sources::artifacts::{contextia_files, folder_files, parse_artifact, Placement};
+use brief_sources::catalogue;
+use brief_sources::jsonpos::Seg;
+use brief_sources::specgraph::{parse_entry, read_manifest, Entry};
+use brief_sources::{frontmatter, read_text, rel_path, Problem};
+
+/// Reads files that must lie inside the root: [`read_text`] beneath the project's
+/// [`Root`].
+pub(super) struct Reader {
+    root: Root,
+}
+
+impl Reader {
+    pub fn new(root: &Root) -> Reader {
+        Reader { root: root.clone() }
+    }
+
+    /// The project root.
+    pub fn root(&self) -> &Path {
+        self.root.path()
+    }
+
+    /// The project root as a boundary.
+    pub fn guard(&self) -> &Root {
+        &self.root
+    }
+
+    pub fn read(&self, path: &Path) -> Result<String, Problem> {
+        read_text(&self.root, path)
+    }
+}
+
+/// What reading one file gave.
+#[derive(Default)]
+struct FileResult {
+    node: Option<Node>,
+    findings: Vec<Pending>,
+    /// An artifact's frontmatter text (to locate findings without reading the file again).
+    front: Option<(String, String)>,
+    /// The id a manifest listed for a node that could not be loaded.
+    unloadable: Option<String>,
+}
+
+/// Reads every source of the project.
+pub(super) fn load(
+    project: &Project,
+    reader: &Reader,
+    settings: &Settings,
+    sink: &mut Sink,
+) -> Input {
+    let root = &project.guard;
+    let mut nodes = Vec::new();
+    let mut unloadable = BTreeSet::new();
+    let mut roots = Vec::new();
+    let mut fronts = HashMap::new();
+    for source in &project.sources {
+        let results: Vec<FileResult> = match source {
+            Source::SpecGraph { manifest } => {
+                let Some((entries, hashes)) = manifest_entries(root, manifest, &mut roots, sink)
+                else {
+                    continue;
+                };
+                entries
+                    .par_iter()
+                    .map(|entry| load_entry(reader, entry, hashes.get(&entry.id)))
+                    .collect()
+            }
+            Source::Contextia { dir } => {
+                load_artifacts(reader, contextia_files(root, dir), settings, sink)
+            }
+            Source::Folder { dir } => {
+                load_artifacts(reader, folder_files(root, dir), settings, sink)
+            }
+            // One export, many nodes: the loader's problems already name their JSON paths.
+            Source::Tana { .. } => {
+                let out = catalogue::read_source(root, &project.sources, source);
+                nodes.extend(out.nodes);
+                for problem in &out.problems {
+                    sink.push(problem_finding("parse-error", problem));
+                }
+                Vec::new()
+            }
+            Source::Markdown { .. } => {
+                let out = catalogue::read_source(root, &project.sources, source);
+                nodes.extend(out.nodes);
+                for problem in &out.problems {
+                    sink.push(problem_finding(markdown_rule(&problem.message), problem));
+                }
+                Vec::new()
+            }
+        };
+        for result in results {
+            nodes.extend(result.node);
+            sink.extend(result.findings);
+            unloadable.extend(result.unloadable);
+            fronts.extend(result.front);
+        }
+    }
+    let (graph, duplicates) = Graph::build(nodes);
+    for dup in duplicates {
+        if dup.first.path == dup.second.path {
+            // One file listed twice in graph.json: the manifest's duplicate entry says so.
+            continue;
+        }
+        sink.push(
+            Pending::anchored(
+                "duplicate-id",
+                &dup.second.path,
+                id_anchor(&dup.second.path),
+                format!(
+                    "duplicate id `{}`: {} already defines it; rename one of them (and the links to it)",
+                    dup.id, dup.first.path
+                ),
+            )
+            .node(&dup.id),
+        );
+    }
+    // A node that failed to load but whose id another node took is not unloadable.
+    unloadable.retain(|id| graph.lookup(id).is_none());
+    Input {
+        graph,
+        unloadable,
+        roots,
+        fronts,
+    }
+}
+
+/// Where a node's id sits in its file.
+fn id_anchor(path: &str) -> Anchor {
+    if path.ends_with(".json") {
+        Anchor::Json(vec![Seg::key("id")])
+    } else {
+        Anchor::Front {
+            key: "id".into(),
+            token: None,
+        }
+    }
+}
+
+/// Reads a graph.json: schema findings, its entries and the sha256 each entry declares.
+fn manifest_entries(
+    root: &Root,
+    manifest: &Path,
+    roots: &mut Vec<(String, String)>,
+    sink: &mut Sink,
+) -> Option<(Vec<Entry>, HashMap<String, String>)> {
+    let rel = rel_path(root.path(), manifest);
+    let text = match read_text(root, manifest) {
+        Ok(text) => text,
+        Err(problem) => {
+            sink.push(problem_finding("parse-error", &problem));
+            return None;
+        }
+    };
+    let raw: Value = match serde_json::from_str(&text) {
+        Ok(raw) => raw,
+        Err(err) => {
+            sink.push(json_error(&rel, &err));
+            return None;
+        }
+    };
+    let facts = schema::manifest(&rel, &raw, sink);
+    if let Some(id) = facts.root {
+        roots.push((rel.clone(), id));
+    }
+    // The loader's own reading gives the entries; its complaints about the manifest are the
+    // schema findings above, which say more.
+    let (entries, _) = read_manifest(root, manifest);
+    Some((entries, facts.hashes))
+}
+
+/// Reads one node file listed in a manifest.
+fn load_entry(reader: &Reader, entry: &Entry, declared_hash: Option<&String>) -> FileResult {
+    let root = reader.root();
+    let mut out = FileResult::default();
+    let rel = rel_path(root, &entry.file);
+    let entry_anchor = |key: &str| {
+        Anchor::Json(vec![
+            Seg::key("nodes"),
+            Seg::ObjWith("id".into(), entry.id.clone()),
+            Seg::key(key),
+        ])
+    };
+    let text = match reader.read(&entry.file) {
+        Ok(text) => text,
+        Err(problem) => {
+            out.unloadable = Some(entry.id.clone());
+            if entry.file.symlink_metadata().is_err() {
+                out.findings.push(
+                    Pending::anchored(
+                        "missing-file",
+                        &entry.manifest,
+                        entry_anchor("path"),
+                        format!(
+                            "{} lists {} at {rel}, which does not exist: create the node file or fix the `path`",
+                            entry.manifest, entry.id
+                        ),
+                    )
+                    .node(&entry.id),
+                );
+            } else {
+                out.findings
+                    .push(problem_finding("parse-error", &problem).node(&entry.id));
+            }
+            return out;
+        }
+    };
+    let raw: Value = match serde_json::from_str(&text) {
+        Ok(raw) => raw,
+        Err(err) => {
+            out.unloadable = Some(entry.id.clone());
+            out.findings.push(json_error(&rel, &err).node(&entry.id));
+            return out;
+        }
+    };
+    let Value::Object(map) = &raw else {
+        out.unloadable = Some(entry.id.clone());
+        out.findings.push(
+            Pending::at(
+                "parse-error",
+                &Location::file(&rel),
+                "a node file must hold one JSON object ({\"id\": …, \"type\": …, …})",
+            )
+            .node(&entry.id),
+        );
+        return out;
+    };
+    out.findings.extend(schema::node(&rel, map));
+    if let Some(declared) = declared_hash {
+        let actual = file_sha256(reader.guard(), &entry.file);
+        if actual.as_deref() != Some(declared.to_ascii_lowercase().as_str()) {
+            out.findings.push(
+                Pending::anchored(
+                    "file-hash-mismatch",
+                    &entry.manifest,
+                    entry_anchor("sha256"),
+                    format!(
+                        "{} records sha256 {} for {rel} but the file's SHA-256 is {}: review the change, then update the hash",
+                        entry.manifest,
+                        short(declared),
+                        actual.as_deref().map(short).unwrap_or("unreadable")
+                    ),
+                )
+                .node(&entry.id),
+            );
+        }
+    }
+    match parse_entry(entry, &rel, &text) {
+        Ok(node) => out.node = Some(node),
+        Err(problem) => {
+            out.unloadable = Some(entry.id.clone());
+            let raw_id = map.get("id").and_then(Value::as_str).map(str::trim);
+            let raw_type = map.get("type").and_then(Value::as_str);
+            let rule = match (raw_id, raw_type) {
+                (Some(id), _) if !id.is_empty() && id != entry.id => Some("id-mismatch"),
+                (Some(id), Some(kind))
+                    if !id.is_empty()
+                        && entry
+                            .expected
+                            .as_deref()
+                            .is_some_and(|e| Kind::parse(e) != Kind::parse(kind)) =>
+                {
+                    Some("type-mismatch")
+                }
+                // A missing or empty id or type: the schema findings say so.
+                (None, _) | (_, None) => None,
+                (Some(""), _) => None,
+                _ => Some("parse-error"),
+            };
+            if let Some(rule) = rule {
+                let anchor = match rule {
+                    "id-mismatch" => Anchor::Json(vec![Seg::key("id")]),
+                    "type-mismatch" => Anchor::Json(vec![Seg::key("type")]),
+                    _ => Anchor::Exact,
+                };
+                let mut pending = Pending::at(rule, &problem.location, problem.message.clone());
+                pending.anchor = anchor;
+                let message = match rule {
+                    "id-mismatch" => format!(
+                        "{}: make the file's id and the graph.json entry agree",
+                        problem.message
+                    ),
+                    "type-mismatch" => format!(
+                        "{}: fix the `type` or the entry's `expectedType`",
+                        problem.message
+                    ),
+                    _ => problem.message.clone(),
+                };
+                pending.message = message;
+                out.findings.push(pending.node(&entry.id));
+            }
+        }
+    }
+    out
+}
+
+/// Reads the artifact files of one source.
+fn load_artifacts(
+    reader: &Reader,
+    files: Vec<(std::path::PathBuf, Placement)>,
+    settings: &Settings,
+    sink: &Sink,
+) -> Vec<FileResult> {
+    let root = reader.root();
+    let identity_rule = sink.on("oversized-identity");
+    files
+        .par_iter()
+        .map(|(file, placement)| {
+            let mut out = FileResult::default();
+            let rel = rel_path(root, file);
+            let text = match reader.read(file) {
+                Ok(text) => text,
+                Err(problem) => {
+                    out.findings.push(problem_finding("parse-error", &problem));
+                    return out;
+                }
+            };
+            let keys = artifacts::front_keys(&text);
+            out.front = Some((
+                rel.clone(),
+                text[..super::frontmatter_end(&text)].to_string(),
+            ));
+            match parse_artifact(&rel, &text, placement) {
+                Ok(None) => {}
+                Ok(Some(node)) => {
+                    let identity = *placement == Placement::Identity || node.kind == Kind::Identity;
+                    out.findings.extend(
+                        artifacts::required_fields(
+                            &rel,
+                            &node.kind,
+                            identity,
+                            &keys,
+                            settings.config,
+                        )
+                        .into_iter()
+                        .map(|p| p.node(&node.id)),
+                    );
+                    if identity && identity_rule {
+                        out.findings
+                            .extend(artifacts::identity_size(&rel, &text, &node, settings));
+                    }
+                    out.node = Some(node);
+                }
+                Err(problem) => {
+                    // Valid frontmatter whose id is missing or empty: a missing field, reported
+                    // with any other; anything else is malformed frontmatter.
+                    match parsed_without_id(&rel, &text) {
+                        Some(map) => {
+                            let kind = match placement {
+                                Placement::Folder(kind) => kind.clone(),
+                                _ => map
+                                    .get("type")
+                                    .or_else(|| map.get("kind"))
+                                    .and_then(Value::as_str)
+                                    .map(Kind::parse)
+                                    .unwrap_or_else(|| Kind::parse("artifact")),
+                            };
+                            let required = artifacts::required_fields(
+                                &rel,
+                                &kind,
+                                *placement == Placement::Identity,
+                                &keys,
+                                settings.config,
+                            );
+                            // The loader refused this file (so `context` refuses the project):
+                            // when no required-field finding says why (an `id` that is a list
+                            // or a map), its own message does.
+                            let explained = required.iter().any(
+                                |p| matches!(&p.anchor, Anchor::Front { key, .. } if key == "id"),
+                            );
+                            if !explained {
+                                out.findings
+                                    .push(problem_finding("missing-required-field", &problem));
+                            }
+                            out.findings.extend(required);
+                        }
+                        None => out
+                            .findings
+                            .push(problem_finding("malformed-frontmatter", &problem)),
+                    }
+                }
+            }
+            out
+        })
+        .collect()
+}
+
+/// The frontmatter map of a file that parses but has no usable `id`.
+fn parsed_without_id(rel: &str, text: &str) -> Option<serde_json::Map<String, Value>> {
+    let split = frontmatter::split(rel, text).ok()?;
+    let map = frontmatter::parse(rel, split.yaml?, split.yaml_line).ok()?;
+    let usable = match map.get("id") {
+        Some(Value::String(id)) => !id.trim().is_empty(),
+        Some(Value::Number(_)) | Some(Value::Bool(_)) => true,
+        _ => false,
+    };
+    (!usable).then_some(map)
+}
+
+/// A loader problem as a finding of `rule`.
+/// The rule of a knowledge-base loader problem.
+fn markdown_rule(message: &str) -> &'static str {
+    if message.starts_with("broken ") {
+        "md-broken-link"
+    } else if message.contains(" is superseded by ") {
+        "adr-superseded-by-missing"
+    } else if message.starts_with("frontmatter ignored") {
+        "md-frontmatter"
+    } else {
+        "parse-error"
+    }
+}
+
+fn problem_finding(rule: &'static str, problem: &Problem) -> Pending {
+    Pending::at(rule, &problem.location, problem.message.clone())
+}
+
+/// A JSON syntax error as a `parse-error` finding.
+fn json_error(rel: &str, err: &serde_json::Error) -> Pending {
+    let message = err.to_string();
+    let message = match message.rfind(" at line ") {
+        Some(cut) => message[..cut].to_string(),
+        None => message,
+    };
+    Pending::at(
+        "parse-error",
+        &Location {
+            path: rel.to_string(),
+            line: err.line() as u32,
+            col: err.column() as u32,
+        },
+        format!("invalid JSON: {message}"),
+    )
+}
+
+/// The SHA-256 of a file's bytes (beneath the root), lower-case hex.
+pub(super) fn file_sha256(root: &Root, path: &Path) -> Option<String> {
+    use sha2::{Digest, Sha256};
+    let (bytes, _) = root.read(path).ok()?;
+    let digest = Sha256::digest(&bytes);
+    Some(digest.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// The first 12 hex digits of a hash, for messages.
+pub(super) fn short(hash: &str) -> &str {
+    hash.get(..12).unwrap_or(hash)
+}

@@ -1,0 +1,442 @@
+//! The pipeline behind `brief context` and `brief show`: resolve → traverse → rank → fit →
+//! render. The CLI and the MCP server call these and print what they return, byte for byte.
+
+use crate::fit::{fit, TooSmall};
+pub use crate::render::TruncationNote;
+use brief_model::{Corpus, Detail, NodeIx, Origin};
+use brief_project::{Defaults, DEFAULT_BUDGET};
+use std::collections::HashMap;
+
+use crate::rank::{rank, RankInputs, Ranked};
+use crate::render::json::{audit, AuditInput};
+use crate::render::{card, Extras, Format, Layout, Style};
+use crate::resolve::{resolve, UnknownTarget};
+use crate::traverse::{
+    traverse_many, traverse_tana, Depth, Selection, TraverseOptions, DEFAULT_FANOUT, TANA_FANOUT,
+};
+use brief_count::{Counter, Encoding};
+use brief_model::lens::Follow;
+
+/// What to assemble. `None` fields take the project's defaults, then the built-in ones.
+#[derive(Debug, Clone, Default)]
+pub struct ContextRequest {
+    /// A node id.
+    pub target: String,
+    pub depth: Option<Depth>,
+    pub detail: Option<Detail>,
+    pub budget: Option<usize>,
+    pub encoding: Option<Encoding>,
+    pub format: Format,
+    /// Leave out the project identity.
+    pub no_identity: bool,
+    /// A lens name (`brief lenses`).
+    pub lens: Option<String>,
+    /// When the target is a query: how many best hits start the context together.
+    pub seeds: Option<usize>,
+    /// Show field values on cards (`--include-fields`, the default) or leave them out
+    /// (`--no-include-fields`: Tana fields and artifacts' extra frontmatter fields).
+    pub include_fields: Option<bool>,
+}
+
+/// An assembled context.
+#[derive(Debug, Clone)]
+pub struct ContextOutput {
+    /// Exactly what `brief context` prints.
+    pub text: String,
+    /// The exact token count of the document (for JSON, of the embedded Markdown).
+    pub used: usize,
+    pub budget: usize,
+    /// Nodes left out for the budget.
+    pub omitted: usize,
+    /// Problems that shrink the context: links to missing nodes.
+    pub warnings: Vec<String>,
+    /// The source files of the nodes in the document, sorted.
+    pub files: Vec<String>,
+    /// Every selected node, in rank order: its id and the detail the budget left it at
+    /// (`None`: omitted). `explain` reads it.
+    pub placed: Vec<(String, Option<Detail>)>,
+}
+
+/// Why a context could not be assembled.
+#[derive(Debug, thiserror::Error)]
+pub enum ContextError {
+    #[error(transparent)]
+    UnknownTarget(#[from] UnknownTarget),
+    #[error(transparent)]
+    TooSmall(#[from] TooSmall),
+    #[error(transparent)]
+    Lens(#[from] brief_model::lens::LensError),
+    /// The graph could not be read; nothing was assembled.
+    #[error(transparent)]
+    Store(#[from] brief_model::StoreError),
+}
+
+/// Where a context starts: the target, or the hits of a search.
+#[derive(Debug, Clone, Default)]
+pub struct Start {
+    /// Start nodes, best first; the first is the target.
+    pub seeds: Vec<NodeIx>,
+    /// The search text, when the start came from a query.
+    pub query: Option<String>,
+    /// Query relevance per node (0–1).
+    pub relevance: HashMap<NodeIx, f64>,
+}
+
+/// Assembles the context for `request` over a loaded graph; the target must be an id.
+pub fn assemble(
+    corpus: &dyn Corpus,
+    defaults: &Defaults,
+    request: &ContextRequest,
+) -> Result<ContextOutput, ContextError> {
+    let target = resolve(corpus, &request.target)??;
+    let start = Start {
+        seeds: vec![target],
+        ..Start::default()
+    };
+    assemble_from(corpus, defaults, request, &start)
+}
+
+/// How a context for one target is selected and fitted: the request's settings with the
+/// project's and the built-in defaults filled in. `brief context`, `impact` and `explain`
+/// all select through this, so they agree on depth, lens and rules.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub lens: Option<brief_model::lens::Lens>,
+    pub options: TraverseOptions,
+    /// A Tana target walks both directions (`traverse_tana`); others use the rule set.
+    pub tana: bool,
+    /// The lens's field filter.
+    pub fields: Option<Vec<String>>,
+    pub boost: Vec<String>,
+    pub detail: Detail,
+    pub budget: usize,
+    pub encoding: Encoding,
+}
+
+/// The settings a context for `target` is assembled with.
+pub fn plan(
+    corpus: &dyn Corpus,
+    defaults: &Defaults,
+    request: &ContextRequest,
+    target: NodeIx,
+) -> Result<Plan, ContextError> {
+    let lens = match &request.lens {
+        Some(name) => Some(brief_model::lens::find(name, &defaults.lenses)?),
+        None => None,
+    };
+    let target_origin = corpus.store(&[target])?.node(target).origin;
+    plan_for(defaults, request, lens, target_origin)
+}
+
+/// [`plan`] for a target of a known origin, with the lens already found.
+pub fn plan_for(
+    defaults: &Defaults,
+    request: &ContextRequest,
+    lens: Option<brief_model::lens::Lens>,
+    target_origin: Origin,
+) -> Result<Plan, ContextError> {
+    // Spec Graph: "depth 2 is usually sufficient"; artifacts follow links to the end.
+    // A lens's maximum depth is also its depth when none is asked for.
+    let lens_depth = lens.as_ref().and_then(|l| l.max_depth).map(Depth::Hops);
+    let mut depth =
+        request
+            .depth
+            .or(lens_depth)
+            .or(defaults.depth)
+            .unwrap_or(match target_origin {
+                Origin::SpecGraph | Origin::Tana => Depth::Hops(2),
+                Origin::Artifact => Depth::Full,
+            });
+    if let Some(max) = lens.as_ref().and_then(|l| l.max_depth) {
+        depth = match depth {
+            Depth::Hops(n) => Depth::Hops(n.min(max)),
+            Depth::Full => Depth::Hops(max),
+        };
+    }
+    let detail = request.detail.or(defaults.detail).unwrap_or(Detail::Full);
+    let budget = request.budget.or(defaults.budget).unwrap_or(DEFAULT_BUDGET);
+    let encoding = request.encoding.or(defaults.encoding).unwrap_or_default();
+
+    let tana = target_origin == Origin::Tana;
+    let options = TraverseOptions {
+        depth,
+        identity: !request.no_identity,
+        // Without a lens a Tana context walks every family (supertag's `general`).
+        follow: lens.as_ref().map_or(
+            if tana {
+                Follow {
+                    child: true,
+                    parent: true,
+                    reference: true,
+                    field: true,
+                }
+            } else {
+                Follow::DEFAULT
+            },
+            |l| l.follow,
+        ),
+        fanout: defaults
+            .fanout
+            .unwrap_or(if tana { TANA_FANOUT } else { DEFAULT_FANOUT }),
+    };
+    let boost: Vec<String> = lens.as_ref().map(|l| l.boost.clone()).unwrap_or_default();
+    let fields = lens.as_ref().and_then(|l| l.fields.clone());
+    Ok(Plan {
+        lens,
+        options,
+        tana,
+        fields,
+        boost,
+        detail,
+        budget,
+        encoding,
+    })
+}
+
+/// The selection of a context: the nodes it holds (at any detail, before the budget).
+pub fn select(
+    graph: &dyn brief_model::GraphView,
+    plan: &Plan,
+    seeds: &[NodeIx],
+) -> Result<Selection, brief_model::StoreError> {
+    if plan.tana {
+        traverse_tana(
+            graph,
+            seeds,
+            plan.options,
+            plan.fields.as_deref(),
+            &plan.boost,
+        )
+    } else {
+        traverse_many(graph, seeds, plan.options)
+    }
+}
+
+/// Assembles the context from explicit start nodes.
+pub fn assemble_from(
+    corpus: &dyn Corpus,
+    defaults: &Defaults,
+    request: &ContextRequest,
+    start: &Start,
+) -> Result<ContextOutput, ContextError> {
+    let Some(&target) = start.seeds.first() else {
+        return Err(UnknownTarget::id(&request.target, Vec::new()).into());
+    };
+    let plan = plan(corpus, defaults, request, target)?;
+    let Plan {
+        lens,
+        detail,
+        budget,
+        encoding,
+        boost,
+        fields: lens_fields,
+        ..
+    } = plan.clone();
+    let selection = select(corpus, &plan, &start.seeds)?;
+    // Everything rendering may name: selected nodes and the nodes their reasons pass through.
+    let mut needed: Vec<NodeIx> = Vec::new();
+    for reached in &selection.reached {
+        needed.push(reached.node);
+        for reason in &reached.reasons {
+            if let crate::traverse::Reason::Edge { from, via, .. } = reason {
+                needed.push(*from);
+                needed.extend(via);
+            }
+        }
+    }
+    needed.extend(selection.truncated.iter().map(|t| t.node));
+    // What supersedes the target, for the banner (supersedes is never followed, so these
+    // are not in the selection).
+    let successors: Vec<NodeIx> = corpus
+        .edges_in(target)?
+        .into_iter()
+        .filter(|e| e.relation == brief_model::Relation::Supersedes && e.from != target)
+        .map(|e| e.from)
+        // An ADR's "Superseded by" line is stored from the old record to the new one.
+        .chain(
+            corpus
+                .edges_out(target)?
+                .into_iter()
+                .filter(|e| e.relation.name() == "superseded_by" && e.to != target)
+                .map(|e| e.to),
+        )
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    needed.extend(&successors);
+    needed.sort_unstable();
+    needed.dedup();
+    let store = corpus.store(&needed)?;
+    let graph: &dyn brief_model::NodeStore = &*store;
+    let warnings: Vec<String> = selection
+        .dangling
+        .iter()
+        .map(|d| {
+            let from = graph.node(d.from);
+            format!(
+                "{}: {} {} {}, which does not exist; its context is missing (run `brief check`)",
+                from.location, from.id, d.relation, d.target
+            )
+        })
+        .collect();
+    let truncations = selection.truncated.clone();
+    let inputs = RankInputs {
+        relevance: start.relevance.clone(),
+        boost,
+    };
+    let ranked: Vec<Ranked> = rank(graph, selection, &inputs);
+    // Sampled fan-outs in the rank order of the node whose links were sampled.
+    let position = |ix: NodeIx| {
+        ranked
+            .iter()
+            .position(|r| r.node == ix)
+            .unwrap_or(ranked.len())
+    };
+    let mut truncations: Vec<(usize, usize, crate::traverse::Truncation)> = truncations
+        .into_iter()
+        .enumerate()
+        .map(|(k, t)| (position(t.node), k, t))
+        .collect();
+    truncations.sort_by_key(|(at, k, _)| (*at, *k));
+    let truncated: Vec<TruncationNote> = truncations
+        .iter()
+        .map(|(_, _, t)| {
+            let node = graph.node(t.node);
+            TruncationNote {
+                id: node.id.clone(),
+                kind: node.kind.name().to_string(),
+                title: node.title.clone(),
+                relation: t.relation.name().to_string(),
+                total: t.total,
+                kept: t.kept,
+            }
+        })
+        .collect();
+    let target_node = graph.node(target);
+    let superseded = !successors.is_empty()
+        || target_node
+            .status
+            .as_deref()
+            .is_some_and(|s| s.eq_ignore_ascii_case("superseded"));
+    let mut successors: Vec<(String, String)> = successors
+        .iter()
+        .map(|&s| (graph.node(s).id.clone(), graph.node(s).title.clone()))
+        .collect();
+    successors.sort();
+    successors.dedup();
+    let target_item = ranked.iter().position(|r| r.node == target).unwrap_or(0);
+    let seed_ids: Vec<String> = start
+        .seeds
+        .iter()
+        .map(|&s| graph.node(s).id.clone())
+        .collect();
+    let layout = Layout::new(graph, &ranked, target, request.format.style()).with(Extras {
+        query: start.query.clone(),
+        seeds: seed_ids,
+        truncated: truncated
+            .iter()
+            .map(|t| {
+                format!(
+                    "{} ({}: {}) has {} `{}` links; the {} best-ranked were followed",
+                    t.id,
+                    t.kind,
+                    crate::render::short_title(&t.title),
+                    t.total,
+                    t.relation,
+                    t.kept
+                )
+            })
+            .collect(),
+        // An empty filter shows no field at all.
+        fields: if request.include_fields == Some(false) {
+            Some(Vec::new())
+        } else {
+            lens_fields
+        },
+        superseded_by: superseded.then(|| successors.clone()),
+    });
+    let counter = Counter::with_store(encoding, corpus.counts());
+    let fitted = fit(&layout, &counter, target_item, detail, budget)?;
+    counter.persist();
+    let omitted = fitted.details.iter().filter(|d| d.is_none()).count();
+    let text = match request.format {
+        Format::Json => audit(
+            &AuditInput {
+                graph,
+                target,
+                query: start.query.as_deref(),
+                lens: lens.as_ref().map(|l| l.name.as_str()),
+                encoding: encoding.name(),
+                limit: budget,
+                warnings: &warnings,
+                truncated: &truncated,
+                superseded_by: superseded
+                    .then(|| successors.iter().map(|(id, _)| id.as_str()).collect()),
+            },
+            &ranked,
+            &fitted,
+        ),
+        Format::Markdown | Format::Text => fitted.document.clone(),
+    };
+    let mut files: Vec<String> = needed
+        .iter()
+        .map(|&ix| graph.node(ix).location.path.clone())
+        .collect();
+    files.sort();
+    files.dedup();
+    let placed = ranked
+        .iter()
+        .zip(&fitted.details)
+        .map(|(r, d)| (graph.node(r.node).id.clone(), *d))
+        .collect();
+    Ok(ContextOutput {
+        placed,
+        text,
+        used: fitted.used,
+        budget,
+        omitted,
+        warnings,
+        files,
+    })
+}
+
+/// What `brief show` prints: one node at one detail level.
+pub fn show(
+    corpus: &dyn Corpus,
+    id: &str,
+    detail: Detail,
+    format: Format,
+    encoding: Encoding,
+) -> Result<String, ContextError> {
+    let ix = resolve(corpus, id)??;
+    let store = corpus.store(&[ix])?;
+    let node = store.node(ix);
+    let mut card = card(&*store, ix, detail, &[], None);
+    card.facts
+        .push(("source".into(), node.location.path.clone()));
+    let markdown = crate::render::write_card(&card, &node.kind, detail, Style::Markdown);
+    Ok(match format {
+        Format::Markdown => markdown,
+        Format::Text => crate::render::write_card(&card, &node.kind, detail, Style::Text),
+        Format::Json => {
+            // Through the count cache, as contexts count: a card counted before costs no
+            // tokenizer.
+            let counter = Counter::with_store(encoding, corpus.counts());
+            let tokens = counter.count(&markdown);
+            counter.persist();
+            let value = serde_json::json!({
+                "id": node.id,
+                "kind": node.kind.name(),
+                "title": node.title,
+                "detail": detail.name(),
+                "source": node.location.path,
+                "encoding": encoding.name(),
+                "tokens": tokens,
+                "document": markdown,
+            });
+            let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
+            text.push('\n');
+            text
+        }
+    })
+}

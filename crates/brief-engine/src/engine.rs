@@ -1,0 +1,685 @@
+//! The engine: a project, its index kept fresh, and the requests the CLI and the MCP server
+//! make of it. Both front ends hold an `Engine` and print what it returns, byte for byte.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use crate::context::{assemble_from, show, ContextError, ContextOutput, ContextRequest, Start};
+use crate::render::Format;
+use crate::resolve::UnknownTarget;
+use crate::resolve::{has_id_shape, id_shapes, resolve};
+use brief_count::Encoding;
+use brief_index::{
+    check_query, Hit, Index, IndexError, QueryError, Refresh, Verify, FULL_CHECK_LIMIT,
+};
+use brief_model::GraphView;
+use brief_model::{Detail, StoreError};
+use brief_project::{Project, ProjectError};
+use brief_sources::{Problem, Severity};
+
+/// Why a request failed, with the exit code the CLI maps it to.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error(transparent)]
+    Project(#[from] ProjectError),
+    #[error("{0} has no sources: add specgraph/graph.json, a .contextia/ tree, a .brief/ folder of Markdown artifacts, or list them in brief.toml")]
+    NoSources(String),
+    #[error(transparent)]
+    Index(#[from] IndexError),
+    /// The index could not be read mid-request; nothing was answered.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// Files that could not be loaded; nothing was assembled.
+    #[error("{} file problem(s); fix them first (nothing was assembled)", .0.len())]
+    Load(Vec<Problem>),
+    #[error(transparent)]
+    Context(#[from] ContextError),
+    #[error(transparent)]
+    Unknown(#[from] UnknownTarget),
+    /// A query (or a target) over the input limits; nothing was searched.
+    #[error(transparent)]
+    Query(#[from] QueryError),
+    /// A request that cannot be answered as asked (an empty target, `--seeds` with an id,
+    /// a kind no node has): the user must change it.
+    #[error("{0}")]
+    Usage(String),
+    /// An old revision could not be read (`diff`, `impact --since`).
+    #[error(transparent)]
+    Revision(#[from] crate::revision::RevisionError),
+}
+
+impl EngineError {
+    /// Whether the index was found damaged (the engine then deletes, rebuilds and asks
+    /// again), wherever in the request that was noticed.
+    pub fn is_damage(&self) -> bool {
+        match self {
+            EngineError::Index(e) => e.is_corruption(),
+            EngineError::Store(e) | EngineError::Context(ContextError::Store(e)) => e.is_damage(),
+            _ => false,
+        }
+    }
+
+    /// The exit code of `docs/cli.md`: 1 nothing found, 2 bad usage or unreadable input.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            EngineError::Context(ContextError::UnknownTarget(_)) | EngineError::Unknown(_) => 1,
+            _ => 2,
+        }
+    }
+
+    /// The lines a user sees for this error — `path:line:col: message` for each file problem
+    /// (paths as given by `root`), then one `error: …` line that says what to do. The CLI
+    /// prints them on stderr and the MCP server returns them as the tool error.
+    pub fn describe(&self, root: &Path) -> Vec<String> {
+        match self {
+            EngineError::Load(problems) => {
+                let count = problems.len();
+                let mut lines: Vec<String> = problems
+                    .iter()
+                    .map(|p| format!("{}: {}", located(root, &p.location.to_string()), p.message))
+                    .collect();
+                lines.push(format!(
+                    "error: {count} file problem{} in {}; fix {} first (nothing was assembled)",
+                    if count == 1 { "" } else { "s" },
+                    root.display(),
+                    if count == 1 { "it" } else { "them" }
+                ));
+                lines
+            }
+            EngineError::Context(ContextError::TooSmall(e)) => {
+                vec![format!("error: {e} (use --budget {})", e.minimum)]
+            }
+            other => vec![format!("error: {other}")],
+        }
+    }
+}
+
+/// A root-relative `path:line:col` as the user can open it from where they ran brief.
+pub fn located(root: &Path, location: &str) -> String {
+    if root == Path::new(".") {
+        location.to_string()
+    } else {
+        format!(
+            "{}/{location}",
+            root.display().to_string().trim_end_matches('/')
+        )
+    }
+}
+
+/// Tells an [`Engine`] that files may have changed. A long-lived caller with a file watcher
+/// (the MCP server) marks it on every change, and the engine then refreshes the index only
+/// before the next request after a mark instead of checking every file on every request.
+#[derive(Debug, Clone)]
+pub struct ChangeSignal(Arc<AtomicBool>);
+
+impl Default for ChangeSignal {
+    /// A new signal starts marked: nothing is known about the files yet.
+    fn default() -> ChangeSignal {
+        ChangeSignal(Arc::new(AtomicBool::new(true)))
+    }
+}
+
+impl ChangeSignal {
+    /// Something under the root changed.
+    pub fn mark(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether something changed since the last call; clears the mark.
+    fn take(&self) -> bool {
+        self.0.swap(false, Ordering::SeqCst)
+    }
+}
+
+/// What `brief index FILE…` named: root-relative paths, and the ones that do not exist.
+#[derive(Debug, Default)]
+pub struct NamedPaths {
+    pub files: Vec<String>,
+    pub missing: Vec<String>,
+}
+
+/// A relative path with `.` and `..` resolved lexically, as a `/`-separated string; `None`
+/// when it climbs out of where it starts or is empty.
+fn beneath(path: &Path) -> Option<String> {
+    use std::path::Component;
+    let mut parts: Vec<String> = Vec::new();
+    for component in path.components() {
+        match component {
+            Component::Normal(part) => parts.push(part.to_str()?.to_string()),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                parts.pop()?;
+            }
+            Component::RootDir | Component::Prefix(_) => return None,
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
+}
+
+/// How many search hits an unknown target's error names.
+const HITS_NAMED: usize = 3;
+
+/// How many search hits lend their relevance to the ranking of a query's context.
+const RELEVANCE_POOL: usize = 200;
+
+/// The largest search limit taken as given: more hits than any index holds, and far from
+/// where SQLite's signed `LIMIT` would wrap (a limit of 2^64−1 once asked for none).
+pub const MAX_SEARCH_LIMIT: usize = u32::MAX as usize;
+
+/// A project with its index.
+pub struct Engine {
+    pub project: Project,
+    index: Index,
+    /// When set, requests refresh only after a change was signalled.
+    changes: Option<ChangeSignal>,
+}
+
+impl Engine {
+    /// Opens the project at `root` (or discovered from `cwd`) and its index.
+    pub fn open(root: Option<&Path>, cwd: &Path) -> Result<Engine, EngineError> {
+        let project = Project::open(root, cwd)?;
+        if project.sources.is_empty() {
+            return Err(EngineError::NoSources(project.root.display().to_string()));
+        }
+        let index = Index::open(&project)?;
+        Ok(Engine {
+            project,
+            index,
+            changes: None,
+        })
+    }
+
+    /// The index (for search and statistics).
+    pub fn index(&self) -> &Index {
+        &self.index
+    }
+
+    /// One line per thing the user should know about this run that is not an error (the
+    /// index kept in memory because `.brief/cache` cannot be written, or is a link).
+    pub fn notices(&self) -> Vec<String> {
+        self.index
+            .notice()
+            .map(str::to_string)
+            .into_iter()
+            .collect()
+    }
+
+    /// Brings the index up to date. `None` checks every file on projects of up to
+    /// [`FULL_CHECK_LIMIT`] files and only folders and manifests above that.
+    pub fn refresh(
+        &mut self,
+        verify: Option<Verify>,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Refresh, EngineError> {
+        match self.refresh_once(verify, progress) {
+            Err(EngineError::Index(e)) if e.is_corruption() => {
+                self.index.rebuild(&self.project)?;
+                self.refresh_once(verify, progress)
+            }
+            other => other,
+        }
+    }
+
+    fn refresh_once(
+        &mut self,
+        verify: Option<Verify>,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Refresh, EngineError> {
+        let verify = verify.unwrap_or(if self.index.file_count() <= FULL_CHECK_LIMIT {
+            Verify::Full
+        } else {
+            Verify::Quick
+        });
+        Ok(self.index.refresh(&self.project, verify, progress)?)
+    }
+
+    /// From now on, refresh before a request only when `signal` was marked since the last
+    /// refresh (the caller watches the files). Without a signal every request checks them.
+    pub fn refresh_on(&mut self, signal: ChangeSignal) {
+        self.changes = Some(signal);
+    }
+
+    /// The refresh a request starts with: always, or only after a signalled change.
+    fn refresh_for_request(&mut self) -> Result<(), EngineError> {
+        let signal = self.changes.clone();
+        if let Some(signal) = &signal {
+            // An index that is not built yet (a rebuild after damage) is refreshed whatever
+            // the signal says: no change since the last refresh does not make it current.
+            if !signal.take() && !self.index.is_unbuilt() {
+                return Ok(());
+            }
+        }
+        let result = self.refresh(None, &mut |_, _| {});
+        if result.is_err() {
+            // Try again on the next request rather than trusting a half-done refresh.
+            if let Some(signal) = &signal {
+                signal.mark();
+            }
+        }
+        result.map(|_| ())
+    }
+
+    /// Refreshes just these files (relative to the root), e.g. from a file watcher.
+    pub fn refresh_paths(&mut self, files: &[String]) -> Result<Refresh, EngineError> {
+        Ok(self.index.refresh_paths(&self.project, files)?)
+    }
+
+    /// The files `brief index FILE…` names, relative to the root, and those of them that do
+    /// not exist; a path that leaves the root (absolute elsewhere, or through `..`) is a
+    /// usage error, since nothing outside the root is ever read.
+    pub fn named_paths(&self, files: &[String]) -> Result<NamedPaths, EngineError> {
+        let root = &self.project.root;
+        let canonical_root = root.canonicalize().unwrap_or_else(|_| root.clone());
+        let mut named = NamedPaths::default();
+        for file in files {
+            let given = Path::new(file);
+            let relative = if given.is_absolute() {
+                given
+                    .strip_prefix(root)
+                    .or_else(|_| given.strip_prefix(&canonical_root))
+                    .ok()
+                    .map(Path::to_path_buf)
+            } else {
+                Some(given.to_path_buf())
+            };
+            let inside = relative.as_deref().and_then(beneath);
+            let Some(rel) = inside else {
+                return Err(EngineError::Usage(format!(
+                    "{file} lies outside the project root {}; brief indexes only files beneath it",
+                    root.display()
+                )));
+            };
+            if root.join(&rel).is_file() {
+                named.files.push(rel);
+            } else {
+                named.missing.push(file.clone());
+                // Still named: a file that was indexed and is gone now leaves the index.
+                named.files.push(rel);
+            }
+        }
+        Ok(named)
+    }
+
+    /// Fails with every load error, if there are any (`path:line:col` per problem in
+    /// [`EngineError::describe`]); what every command that reads the graph checks first.
+    pub fn ensure_loadable(&self) -> Result<(), EngineError> {
+        let errors: Vec<Problem> = self
+            .index
+            .problems()?
+            .into_iter()
+            .filter(|p| p.severity == Severity::Error)
+            .collect();
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(EngineError::Load(errors))
+        }
+    }
+
+    /// Runs `op`; when the index turns out to be damaged, deletes and rebuilds it, then runs
+    /// `op` once more.
+    fn healing<T>(
+        &mut self,
+        op: impl Fn(&mut Engine) -> Result<T, EngineError>,
+    ) -> Result<T, EngineError> {
+        match op(self) {
+            Err(e) if e.is_damage() => {
+                self.index.rebuild(&self.project)?;
+                op(self)
+            }
+            other => other,
+        }
+    }
+
+    /// Assembles a context on a fresh index.
+    pub fn context(&mut self, request: &ContextRequest) -> Result<ContextOutput, EngineError> {
+        // A target is an id or a query: either way one over the limits is refused first.
+        check_query(&request.target)?;
+        if request.target.trim().is_empty() {
+            return Err(EngineError::Usage(
+                "the target is empty: name a node id or words to search for".into(),
+            ));
+        }
+        if request.seeds == Some(0) {
+            return Err(EngineError::Usage(
+                "--seeds must be at least 1 (how many search hits start the context)".into(),
+            ));
+        }
+        self.healing(|engine| engine.context_once(request))
+    }
+
+    fn context_once(&mut self, request: &ContextRequest) -> Result<ContextOutput, EngineError> {
+        self.refresh_for_request()?;
+        for _ in 0..3 {
+            self.ensure_loadable()?;
+            let out = self.index.reading(|| {
+                let start = self.start(request)?;
+                Ok::<_, EngineError>(assemble_from(
+                    &self.index,
+                    &self.project.defaults,
+                    request,
+                    &start,
+                )?)
+            })??;
+            // On large projects only folders were checked: make sure the files this context
+            // is made of are the ones indexed, or refresh and assemble again.
+            if !self.index.refresh_files(&self.project, &out.files)? {
+                return Ok(out);
+            }
+        }
+        // Files kept changing under three assemblies: the last one, from one snapshot.
+        self.ensure_loadable()?;
+        self.index.reading(|| {
+            let start = self.start(request)?;
+            Ok(assemble_from(
+                &self.index,
+                &self.project.defaults,
+                request,
+                &start,
+            )?)
+        })?
+    }
+
+    /// Where a context starts: the node with the target's id or, when there is none, the
+    /// best search hits for the target as a query (`request.seeds` of them). A target is an
+    /// id when it equals one in any case or has the shape of this project's ids (`has_id_shape`);
+    /// anything else is words.
+    fn start(&self, request: &ContextRequest) -> Result<Start, EngineError> {
+        let target = request.target.trim();
+        if let Some(ix) = self.index.lookup_any_case(target)? {
+            if request.seeds.is_some() {
+                return Err(EngineError::Usage(format!(
+                    "--seeds applies when the target is searched for, and `{target}` is the id of {}; leave --seeds out",
+                    self.index.id_of(ix)?
+                )));
+            }
+            return Ok(Start {
+                seeds: vec![ix],
+                ..Start::default()
+            });
+        }
+        // Tana ids are opaque (`kHc9_xN2pQ`) and Tana users ask by topic: with a Tana source
+        // any target that is not an id is searched for, whatever its shape.
+        let tana = self
+            .project
+            .sources
+            .iter()
+            .any(|s| matches!(s, brief_project::Source::Tana { .. }));
+        let ids = || self.index.all_ids();
+        if !tana && has_id_shape(target, &id_shapes(&ids()?)) {
+            let mut unknown = match resolve(&self.index, target)? {
+                Ok(ix) => {
+                    return Ok(Start {
+                        seeds: vec![ix],
+                        ..Start::default()
+                    })
+                }
+                Err(unknown) => unknown,
+            };
+            unknown.hits = self
+                .index
+                .search(target, HITS_NAMED, None)?
+                .into_iter()
+                .map(|h| h.id)
+                .collect();
+            return Err(EngineError::Unknown(unknown));
+        }
+        let hits = self.index.search(target, RELEVANCE_POOL, None)?;
+        let best = hits.first().map(|h| h.score).unwrap_or(0.0);
+        if hits.is_empty() {
+            let mut unknown = match resolve(&self.index, target)? {
+                Ok(_) => UnknownTarget::id(target, Vec::new()),
+                Err(unknown) => unknown,
+            };
+            unknown.searched = true;
+            return Err(EngineError::Unknown(unknown));
+        }
+        let mut start = Start {
+            query: Some(request.target.clone()),
+            ..Start::default()
+        };
+        for (rank, hit) in hits.iter().enumerate() {
+            if let Some(ix) = self.index.lookup(&hit.id)? {
+                // BM25 gives a term found in most of a small project's nodes (a repository's
+                // one topic) no weight at all: then the hits' order is all there is to go by.
+                let relevance = if best > 0.0 {
+                    hit.score / best
+                } else {
+                    1.0 / (rank as f64 + 1.0)
+                };
+                start
+                    .relevance
+                    .insert(ix, (relevance * 10_000.0).round() / 10_000.0);
+                if rank < request.seeds.unwrap_or(1).max(1) {
+                    start.seeds.push(ix);
+                }
+            }
+        }
+        Ok(start)
+    }
+
+    /// `brief impact`: the targets whose context (with `request`'s depth, lens and identity)
+    /// holds any of `ids`, in `request.format` (JSON, or text for Markdown and text).
+    pub fn impact(
+        &mut self,
+        ids: &[String],
+        request: &ContextRequest,
+    ) -> Result<String, EngineError> {
+        for id in ids {
+            check_query(id)?;
+        }
+        self.healing(|engine| {
+            engine.refresh_for_request()?;
+            engine.ensure_loadable()?;
+            let plans = crate::impact::Plans::new(&engine.project.defaults, request)
+                .map_err(EngineError::Context)?;
+            let impact = engine.index.reading(|| {
+                let mut nodes = Vec::new();
+                for id in ids {
+                    nodes.push(resolve(&engine.index, id)??);
+                }
+                Ok::<_, EngineError>(crate::impact::impact(&engine.index, &plans, &nodes)?)
+            })??;
+            Ok(match request.format {
+                Format::Json => crate::impact::render_json(&impact),
+                Format::Markdown | Format::Text => crate::impact::render_text(&impact),
+            })
+        })
+    }
+
+    /// `brief explain`: why `id` is (or is not) in the context `request` asks for, and the
+    /// detail the budget left it at.
+    pub fn explain(&mut self, id: &str, request: &ContextRequest) -> Result<String, EngineError> {
+        check_query(id)?;
+        check_query(&request.target)?;
+        let mut explanation = self.healing(|engine| {
+            engine.refresh_for_request()?;
+            engine.ensure_loadable()?;
+            engine.index.reading(|| {
+                let node = resolve(&engine.index, id)??;
+                let target = resolve(&engine.index, &request.target)??;
+                let plan =
+                    crate::context::plan(&engine.index, &engine.project.defaults, request, target)?;
+                Ok::<_, EngineError>(crate::explain::explain(&engine.index, &plan, target, node)?)
+            })?
+        })?;
+        if explanation.included {
+            // The detail comes from the very assembly `brief context` makes.
+            let assembly = ContextRequest {
+                target: explanation.target.clone(),
+                format: Format::Markdown,
+                ..request.clone()
+            };
+            let out = self.context(&assembly)?;
+            let detail = out
+                .placed
+                .iter()
+                .find(|(placed, _)| *placed == explanation.node)
+                .and_then(|(_, d)| *d);
+            explanation.detail = Some(crate::explain::detail_name(detail));
+        }
+        Ok(match request.format {
+            Format::Json => crate::explain::render_json(&explanation),
+            Format::Markdown | Format::Text => crate::explain::render_text(&explanation),
+        })
+    }
+
+    /// The two sides of a comparison: `from` read from git, `to` from git or (`None`) the
+    /// working tree as the loaders read it.
+    fn sides(
+        &self,
+        from: &str,
+        to: Option<&str>,
+    ) -> Result<(crate::revision::Revision, Working), EngineError> {
+        let old = crate::revision::load(&self.project.root, from)?;
+        let new = match to {
+            Some(rev) => Working::Revision(crate::revision::load(&self.project.root, rev)?),
+            None => {
+                let loaded = self.project.load();
+                let errors: Vec<Problem> = loaded.errors().cloned().collect();
+                if !errors.is_empty() {
+                    return Err(EngineError::Load(errors));
+                }
+                Working::Tree(loaded.graph, self.project.defaults.clone())
+            }
+        };
+        Ok((old, new))
+    }
+
+    /// `brief diff`: how the context of `request.target` changes from `from` to `to` (the
+    /// working tree when `None`).
+    pub fn diff(
+        &mut self,
+        request: &ContextRequest,
+        from: &str,
+        to: Option<&str>,
+    ) -> Result<String, EngineError> {
+        check_query(&request.target)?;
+        let (old, new) = self.sides(from, to)?;
+        let (graph, defaults) = new.parts();
+        let out = crate::diff::diff(
+            &crate::diff::Side {
+                name: from,
+                graph: &old.graph,
+                defaults: &old.defaults,
+            },
+            &crate::diff::Side {
+                name: to.unwrap_or("working tree"),
+                graph,
+                defaults,
+            },
+            request,
+        )?;
+        Ok(crate::diff::render_diff(&out, request.format))
+    }
+
+    /// `brief impact --since`: every target whose context changes from `from` to the working
+    /// tree.
+    pub fn since(&mut self, request: &ContextRequest, from: &str) -> Result<String, EngineError> {
+        let (old, new) = self.sides(from, None)?;
+        let (graph, defaults) = new.parts();
+        let out = crate::diff::since(
+            &crate::diff::Side {
+                name: from,
+                graph: &old.graph,
+                defaults: &old.defaults,
+            },
+            &crate::diff::Side {
+                name: "working tree",
+                graph,
+                defaults,
+            },
+            request,
+        )?;
+        Ok(crate::diff::render_since(&out, request.format))
+    }
+
+    /// One node at a detail level.
+    pub fn show(
+        &mut self,
+        id: &str,
+        detail: Detail,
+        format: Format,
+        encoding: Option<Encoding>,
+    ) -> Result<String, EngineError> {
+        self.healing(|engine| {
+            engine.refresh_for_request()?;
+            engine.ensure_loadable()?;
+            let encoding = encoding
+                .or(engine.project.defaults.encoding)
+                .unwrap_or_default();
+            Ok(show(&engine.index, id, detail, format, encoding)?)
+        })
+    }
+
+    /// Full-text search: at most `limit` hits (any limit above [`MAX_SEARCH_LIMIT`] means
+    /// every hit).
+    pub fn search(
+        &mut self,
+        query: &str,
+        limit: usize,
+        kind: Option<&str>,
+    ) -> Result<Vec<Hit>, EngineError> {
+        check_query(query)?;
+        if limit == 0 {
+            return Err(EngineError::Usage(
+                "--limit must be at least 1 (the most hits to print)".into(),
+            ));
+        }
+        // A larger limit means "every hit" and would overflow SQLite's signed LIMIT.
+        let limit = limit.min(MAX_SEARCH_LIMIT);
+        self.healing(|engine| {
+            engine.refresh_for_request()?;
+            engine.ensure_loadable()?;
+            if let Some(kind) = kind {
+                let kinds = engine.index.kinds()?;
+                if !kinds.iter().any(|k| k == kind) {
+                    return Err(EngineError::Usage(format!(
+                        "no node has kind `{kind}`; the kinds in this project: {}",
+                        kinds.join(", ")
+                    )));
+                }
+            }
+            Ok(engine.index.search(query, limit, kind)?)
+        })
+    }
+
+    /// Every node as `ID<TAB>kind<TAB>title` lines, sorted by id (the MCP node index).
+    pub fn catalog(&mut self) -> Result<String, EngineError> {
+        self.healing(|engine| {
+            engine.refresh_for_request()?;
+            Ok(crate::render::search::catalog(&engine.index.catalog()?))
+        })
+    }
+
+    /// The id of the project identity node, if the project has one.
+    pub fn identity_id(&mut self) -> Result<Option<String>, EngineError> {
+        self.healing(|engine| {
+            engine.refresh_for_request()?;
+            let id = engine.index.reading(|| {
+                engine
+                    .index
+                    .identity()?
+                    .map(|ix| engine.index.id_of(ix))
+                    .transpose()
+            })??;
+            Ok(id)
+        })
+    }
+}
+
+/// The newer side of a comparison.
+enum Working {
+    Revision(crate::revision::Revision),
+    Tree(brief_model::Graph, brief_project::Defaults),
+}
+
+impl Working {
+    fn parts(&self) -> (&brief_model::Graph, &brief_project::Defaults) {
+        match self {
+            Working::Revision(r) => (&r.graph, &r.defaults),
+            Working::Tree(g, d) => (g, d),
+        }
+    }
+}

@@ -1,0 +1,534 @@
+//! The budget fit (`docs/ranking.md`): choose a detail level per node so that the rendered
+//! document's exact token count is at most the budget, predictably.
+//!
+//! The fit walks one fixed *fill order* — a list of steps, each raising one node by one
+//! level (omitted → meta → summary → full) — and takes steps while the document still fits;
+//! the first step that does not fit ends the walk. The order depends on the ranking only,
+//! never on the budget, so a larger budget takes a longer prefix of the same steps: a node
+//! shown at some budget is shown at every larger one, at the same level or higher
+//! (presence and detail are monotone in the budget). The order is by class (hard
+//! constraints' lines, the target's text, hard constraints' text, direct links, the
+//! identity's text, guidance, the rest), and within a class every node gets its meta line
+//! before any gets its summary, and its summary before any gets full.
+//!
+//! Each state is measured with the omitted nodes listed and with them at meta, and the
+//! cheaper is the state (a rule of the state, not of the budget).
+//!
+//! What the walk leaves (less than the next step) is filled by cutting one pending block
+//! short — the first later step whose node is already shown — and then by listing more
+//! omitted nodes. Neither changes which nodes are shown. A document is measured exactly as
+//! the sum of its units' counts (see [`Layout::units`]), each counted once and cached, so
+//! every candidate is measured exactly and the result is never over.
+
+use crate::rank::Class;
+pub use crate::render::Fitted;
+use crate::render::{Layout, Unit};
+use crate::traverse::Reason;
+use brief_count::Counter;
+use brief_model::Detail;
+
+/// Omitted nodes listed by name before any step of the fill order is taken; the rest are
+/// counted (and listed afterwards if room is left).
+pub const LISTED: usize = 10;
+
+/// Pending blocks tried for the cut that fills the remaining room.
+const CUT_TRIES: usize = 8;
+
+/// The budget cannot hold even the target's meta line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("a budget of {budget} tokens cannot hold even the target's meta line: the smallest budget that works is {minimum}")]
+pub struct TooSmall {
+    pub budget: usize,
+    /// The exact count of the smallest document (target at meta, everything else omitted
+    /// and only counted — or everything at meta, when that is smaller).
+    pub minimum: usize,
+}
+
+/// One step of the fill order: raise `item` to `level`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Step {
+    pub item: usize,
+    pub level: Detail,
+}
+
+/// The fill order for ranked items of these classes (best first). `target` is the target's
+/// item; `identity` tells the identity items apart from the target. Levels above
+/// `requested` are left out.
+pub fn fill_order(
+    classes: &[Class],
+    identity: &[bool],
+    target: usize,
+    requested: Detail,
+) -> Vec<Step> {
+    let content: Vec<Detail> = [Detail::Summary, Detail::Full]
+        .into_iter()
+        .filter(|d| *d <= requested)
+        .collect();
+    let levels: Vec<Detail> = std::iter::once(Detail::Meta)
+        .chain(content.iter().copied())
+        .collect();
+    let members = |class: Class| -> Vec<usize> {
+        (0..classes.len())
+            .filter(|&i| i != target && classes[i] == class && !identity[i])
+            .collect()
+    };
+    let identities: Vec<usize> = (0..classes.len())
+        .filter(|&i| i != target && identity[i])
+        .collect();
+    let mut steps = Vec::with_capacity(classes.len() * levels.len());
+    let class_steps = |steps: &mut Vec<Step>, items: &[usize], levels: &[Detail]| {
+        for &level in levels {
+            steps.extend(items.iter().map(|&item| Step { item, level }));
+        }
+    };
+    let hard = members(Class::Hard);
+    // Other target-class items (a second seed) travel with the direct links.
+    let mut direct = members(Class::Target);
+    direct.extend(members(Class::Direct));
+    // 1. Every hard constraint's line: whenever they fit at meta, they are all there.
+    class_steps(&mut steps, &hard, &[Detail::Meta]);
+    // 2. The target's own text.
+    class_steps(&mut steps, &[target], &content);
+    // 3. The identity's line: the project is always named.
+    class_steps(&mut steps, &identities, &[Detail::Meta]);
+    // 4. The hard constraints' text, then the direct links: all at meta, then summary, then
+    // full.
+    class_steps(&mut steps, &hard, &content);
+    class_steps(&mut steps, &direct, &levels);
+    // 5. The identity's text: project context, after what the target links to.
+    class_steps(&mut steps, &identities, &content);
+    // 6. Guidance, then the rest.
+    class_steps(&mut steps, &members(Class::Guidance), &levels);
+    class_steps(&mut steps, &members(Class::Distant), &levels);
+    steps
+}
+
+/// Fits the layout's ranked items (best first) into `budget`. `target` is the target's item.
+pub fn fit(
+    layout: &Layout<'_>,
+    counter: &Counter<'_>,
+    target: usize,
+    requested: Detail,
+    budget: usize,
+) -> Result<Fitted, TooSmall> {
+    let ranked = layout.ranked();
+    let items = ranked.len();
+    let mut meter = Meter {
+        layout,
+        counter,
+        cache: vec![[UNCOUNTED; 4]; items],
+    };
+    // Count every block at the requested level up front, on all cores.
+    let blocks: Vec<_> = (0..items).map(|i| layout.block(i, requested)).collect();
+    counter.prime(&blocks.iter().map(|b| &**b).collect::<Vec<&str>>());
+
+    // When everything fits at the requested detail, that is the end of any walk (and no
+    // other level needs rendering). A larger budget fits it too, so this keeps the fit
+    // monotone.
+    let whole = Plan {
+        details: vec![Some(requested); items],
+        listed: 0,
+    };
+    let whole_cost = meter.measure(&whole);
+    if whole_cost <= budget {
+        return Ok(finish(layout, &mut meter, whole, whole_cost, None));
+    }
+    // Every state of the walk is also measured with the omitted nodes at meta: count every
+    // meta line up front, on all cores. (Summaries are counted as the walk reaches them; a
+    // tight budget on a large context never needs most of them.)
+    if requested > Detail::Meta {
+        let metas: Vec<_> = (0..items).map(|i| layout.block(i, Detail::Meta)).collect();
+        counter.prime(&metas.iter().map(|b| &**b).collect::<Vec<&str>>());
+    }
+    let classes: Vec<Class> = ranked.iter().map(|r| r.class).collect();
+    let identity: Vec<bool> = ranked
+        .iter()
+        .map(|r| r.reasons.contains(&Reason::Identity))
+        .collect();
+    let mut steps = fill_order(&classes, &identity, target, requested);
+
+    // The walk starts from the smallest document: the target at meta and the rest omitted,
+    // or everything at meta when that is smaller still (a few short nodes cost less than the
+    // Omitted section). Which one does not depend on the budget.
+    let mut start = vec![None; items];
+    start[target] = Some(Detail::Meta);
+    let omitted_start = items - 1;
+    let mut plan = Plan {
+        details: start,
+        listed: 0,
+    };
+    let listing_none = meter.measure(&plan);
+    plan.listed = omitted_start;
+    let listing_all = meter.measure(&plan);
+    let mut smallest = listing_none.min(listing_all);
+    let all_meta = Plan {
+        details: vec![Some(Detail::Meta); items],
+        listed: 0,
+    };
+    if items > 1 {
+        let all_meta_cost = meter.measure(&all_meta);
+        if all_meta_cost <= smallest {
+            smallest = all_meta_cost;
+            plan = all_meta;
+            steps.retain(|s| s.level != Detail::Meta);
+        }
+    }
+    if smallest > budget {
+        return Err(TooSmall {
+            budget,
+            // A bare target alone can be cheaper than its meta line.
+            minimum: smallest.min(whole_cost),
+        });
+    }
+
+    // The start listing: as many omitted ids as fit, up to `LISTED`.
+    let omitted = plan.omitted();
+    plan.listed = omitted.min(LISTED);
+    if meter.measure(&plan) > budget {
+        plan.listed = most_listed(&mut meter, &mut plan, 0, omitted.min(LISTED), budget);
+        if meter.measure(&plan) > budget {
+            // Only the whole list fits (it has no "… and N more" line).
+            plan.listed = omitted;
+        }
+    }
+    let mut used = meter.measure(&plan);
+
+    // The walk: every step while the document fits, stopping at the first that does not.
+    let mut next = steps.len();
+    for (k, step) in steps.iter().enumerate() {
+        let old = plan.details[step.item];
+        if old >= Some(step.level) {
+            continue;
+        }
+        let before = plan.clone();
+        plan.details[step.item] = Some(step.level);
+        plan.listed = plan.omitted().min(LISTED);
+        let mut cost = meter.measure(&plan);
+        // The Omitted section can cost more than the meta lines of what it lists: then the
+        // state is the same one with everything left at meta. Which of the two is cheaper
+        // depends on the state only, never on the budget, so the walk stays one fixed
+        // sequence; and once nothing is omitted, it stays so.
+        if plan.omitted() > 0 {
+            let rest_at_meta = plan.rest_at_meta();
+            let rest_cost = meter.measure(&rest_at_meta);
+            if rest_cost < cost {
+                plan = rest_at_meta;
+                cost = rest_cost;
+            }
+        }
+        if cost > budget {
+            plan = before;
+            next = k;
+            break;
+        }
+        used = cost;
+    }
+
+    // Fill what is left: cut the step that did not fit short, or else a later pending block
+    // of a node already shown; then list more omitted nodes. The step that did not fit
+    // comes first whatever it is (a meta line too), so a node shown by a cut at some budget
+    // is shown at every larger one.
+    let mut cut = None;
+    let pending: Vec<Step> = steps
+        .get(next)
+        .into_iter()
+        .chain(steps.iter().skip(next + 1).filter(|s| {
+            s.level > Detail::Meta
+                && plan.details[s.item].is_some_and(|d| d.higher() == Some(s.level))
+        }))
+        .take(CUT_TRIES)
+        .copied()
+        .collect();
+    for step in pending {
+        if let Some(filled) = fill_with_cut(&mut meter, &mut plan, step, used, budget) {
+            used = filled;
+            cut = Some(step.item);
+            break;
+        }
+    }
+    let omitted = plan.omitted();
+    if plan.listed < omitted {
+        let from = plan.listed;
+        plan.listed = most_listed(&mut meter, &mut plan, from, omitted, budget);
+        used = meter.measure(&plan);
+    }
+
+    Ok(finish(layout, &mut meter, plan, used, cut))
+}
+
+/// The document of a chosen plan, with each item's tokens.
+fn finish(
+    layout: &Layout<'_>,
+    meter: &mut Meter<'_, '_>,
+    plan: Plan,
+    used: usize,
+    cut: Option<usize>,
+) -> Fitted {
+    let units = layout.units(&plan.details, plan.listed);
+    let document = layout.document(&units);
+    debug_assert_eq!(
+        used,
+        meter.counter.encoding().count(&document),
+        "the sum of unit counts is the document's count"
+    );
+    let tokens = (0..plan.details.len())
+        .map(|i| match plan.details[i] {
+            Some(d) => meter.unit(&Unit::Block(i, d)),
+            None => 0,
+        })
+        .collect();
+    let omitted = plan.omitted();
+    Fitted {
+        listed: plan.listed.min(omitted),
+        details: plan.details,
+        tokens,
+        document,
+        used,
+        cut,
+    }
+}
+
+/// A candidate assignment: a detail per item and how many omitted ids are listed.
+#[derive(Debug, Clone, PartialEq)]
+struct Plan {
+    details: Vec<Option<Detail>>,
+    /// The first `listed` omitted items (in rank order) are listed; the rest are counted.
+    listed: usize,
+}
+
+impl Plan {
+    fn omitted(&self) -> usize {
+        self.details.iter().filter(|d| d.is_none()).count()
+    }
+
+    /// This plan with every omitted item raised to meta.
+    fn rest_at_meta(&self) -> Plan {
+        Plan {
+            details: self
+                .details
+                .iter()
+                .map(|d| d.or(Some(Detail::Meta)))
+                .collect(),
+            listed: 0,
+        }
+    }
+}
+
+/// The most omitted items, between `from` and `to`, that can be listed within the budget
+/// (`from` if none more fit). Listing all of them drops the "… and N more" line, so that
+/// is tried on its own.
+fn most_listed(
+    meter: &mut Meter<'_, '_>,
+    plan: &mut Plan,
+    from: usize,
+    to: usize,
+    budget: usize,
+) -> usize {
+    let omitted = plan.omitted();
+    if to >= omitted {
+        plan.listed = omitted;
+        if meter.measure(plan) <= budget {
+            return omitted;
+        }
+    }
+    let (mut lo, mut hi) = (from, to.min(omitted.saturating_sub(1)).max(from));
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        plan.listed = mid;
+        if meter.measure(plan) <= budget {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    plan.listed = lo;
+    lo
+}
+
+/// Cuts the block of `step.item` at `step.level` to the longest prefix that keeps the
+/// document within the budget, if that adds something worth reading. Returns the new count.
+fn fill_with_cut(
+    meter: &mut Meter<'_, '_>,
+    plan: &mut Plan,
+    step: Step,
+    used: usize,
+    budget: usize,
+) -> Option<usize> {
+    let layout = meter.layout;
+    let Step { item: i, level } = step;
+    let full = layout.full_block(i, level);
+    // A cut must keep some content past the heading and facts, or it says less than the
+    // level it replaces; a cut meta line must keep the node's title.
+    let head = match level {
+        Detail::Meta => layout.meta_head(&full),
+        _ => full.find("\n\n").map_or(full.len(), |at| at + 2) + 20,
+    };
+    let full_len = full.len();
+    let old = plan.details[i];
+    plan.details[i] = Some(level);
+    let measure_cut = |meter: &mut Meter<'_, '_>, keep: usize| {
+        layout.set_cut(i, layout.cut_block(i, level, keep));
+        meter.measure(plan)
+    };
+    // Nothing can fit when even the head alone is over.
+    if head >= full_len || measure_cut(meter, head + 1) > budget {
+        layout.clear_cut();
+        plan.details[i] = old;
+        return None;
+    }
+    let (mut lo, mut hi) = (head + 1, full_len);
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if measure_cut(meter, mid) <= budget {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    let filled = measure_cut(meter, lo);
+    if lo < full_len && filled <= budget && filled > used {
+        Some(filled)
+    } else {
+        layout.clear_cut();
+        plan.details[i] = old;
+        None
+    }
+}
+
+/// Measures documents exactly by adding the cached counts of their units.
+struct Meter<'a, 'g> {
+    layout: &'a Layout<'g>,
+    counter: &'a Counter<'a>,
+    /// Per item, the count of its block at each level (meta, summary, full) and of its
+    /// line in the omitted list; a plain table, since a fit looks these up for every unit of
+    /// every candidate document.
+    cache: Vec<[usize; 4]>,
+}
+
+const UNCOUNTED: usize = usize::MAX;
+
+impl Meter<'_, '_> {
+    fn unit(&mut self, unit: &Unit) -> usize {
+        if let Unit::Block(i, _) = unit {
+            if self.layout.cut_item() == Some(*i) {
+                return self.counter.count(&self.layout.text(unit));
+            }
+        }
+        let (i, slot) = match unit {
+            Unit::Block(i, Detail::Meta) => (*i, 0),
+            Unit::Block(i, Detail::Summary) => (*i, 1),
+            Unit::Block(i, Detail::Full) => (*i, 2),
+            Unit::Omitted(i) => (*i, 3),
+            Unit::Text(text) => return self.counter.count(text),
+        };
+        if let Some(&n) = self.cache.get(i).map(|c| &c[slot]) {
+            if n != UNCOUNTED {
+                return n;
+            }
+        }
+        let n = self.counter.count(&self.layout.text(unit));
+        if let Some(c) = self.cache.get_mut(i) {
+            c[slot] = n;
+        }
+        n
+    }
+
+    /// The exact count of the document for these levels. The document ends with one
+    /// newline rather than the blank line its last unit ends with, so the last unit is
+    /// counted as trimmed.
+    fn measure(&mut self, plan: &Plan) -> usize {
+        let units = self.layout.units(&plan.details, plan.listed);
+        let Some((last, rest)) = units.split_last() else {
+            return 0;
+        };
+        let body: usize = rest.iter().map(|u| self.unit(u)).sum();
+        let text = self.layout.text(last);
+        let trimmed = format!("{}\n", text.trim_end_matches('\n'));
+        body + self.counter.count(&trimmed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn order(
+        classes: &[Class],
+        identity: &[bool],
+        requested: Detail,
+    ) -> Vec<(usize, &'static str)> {
+        fill_order(classes, identity, 0, requested)
+            .into_iter()
+            .map(|s| (s.item, s.level.name()))
+            .collect()
+    }
+
+    #[test]
+    fn fill_order_takes_classes_in_turn_and_levels_across_each_class() {
+        use Class::*;
+        // target, identity, two hard constraints, one direct link, one distant node
+        let classes = [Target, Target, Hard, Hard, Direct, Distant];
+        let identity = [false, true, false, false, false, false];
+        assert_eq!(
+            order(&classes, &identity, Detail::Full),
+            vec![
+                (2, "meta"),
+                (3, "meta"),
+                (0, "summary"),
+                (0, "full"),
+                (1, "meta"),
+                (2, "summary"),
+                (3, "summary"),
+                (2, "full"),
+                (3, "full"),
+                (4, "meta"),
+                (4, "summary"),
+                (4, "full"),
+                (1, "summary"),
+                (1, "full"),
+                (5, "meta"),
+                (5, "summary"),
+                (5, "full"),
+            ]
+        );
+    }
+
+    #[test]
+    fn fill_order_stops_at_the_requested_detail() {
+        use Class::*;
+        let classes = [Target, Guidance, Distant];
+        let identity = [false; 3];
+        assert_eq!(
+            order(&classes, &identity, Detail::Meta),
+            vec![(1, "meta"), (2, "meta")]
+        );
+        assert_eq!(
+            order(&classes, &identity, Detail::Summary),
+            vec![
+                (0, "summary"),
+                (1, "meta"),
+                (1, "summary"),
+                (2, "meta"),
+                (2, "summary")
+            ]
+        );
+    }
+
+    #[test]
+    fn every_item_is_raised_one_level_at_a_time() {
+        use Class::*;
+        let classes = [Hard, Target, Distant, Direct, Guidance, Target, Hard];
+        let identity = [false, false, false, false, false, true, false];
+        for requested in [Detail::Meta, Detail::Summary, Detail::Full] {
+            let steps = fill_order(&classes, &identity, 1, requested);
+            let mut level: Vec<Option<Detail>> = vec![None; classes.len()];
+            level[1] = Some(Detail::Meta);
+            for step in &steps {
+                let expected = level[step.item].map_or(Some(Detail::Meta), Detail::higher);
+                assert_eq!(Some(step.level), expected, "{step:?}");
+                level[step.item] = Some(step.level);
+            }
+            assert!(level.iter().all(|l| *l == Some(requested)), "{level:?}");
+        }
+    }
+}

@@ -1,0 +1,533 @@
+//! `brief impact`: the targets whose context holds a node, each with the chain that brings it
+//! in (`docs/impact.md`).
+//!
+//! Computed from the inverse of the traversal rules of `docs/traversal.md`: walking back from
+//! the node over each rule gives every target that *could* select it (the rules without the
+//! fan-out limit and without supersedes pruning, which only ever remove nodes). Each such
+//! candidate is then selected forward with the very settings `brief context` uses
+//! ([`crate::context::plan`]), which keeps the answer exact — a target is listed iff its
+//! context holds the node — and gives the chain. No context is ranked, fitted or rendered.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+
+use crate::context::{plan_for, select, ContextError, ContextRequest, Plan};
+use crate::traverse::{follows_forward, Depth, Direction, Reason, Selection};
+use brief_model::{Corpus, GraphView, Kind, NodeIx, Origin, Relation, StoreError};
+use brief_project::Defaults;
+
+/// A target whose context holds at least one of the asked nodes.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Affected {
+    pub id: String,
+    pub kind: String,
+    /// Per asked node the context holds, in the order asked: the chain of links from the
+    /// target to it (`CHECKOUT-01 ← contains SHOP ← constrains POL-SHOP-01`).
+    pub chain: Vec<String>,
+}
+
+/// The answer of `brief impact`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Impact {
+    /// The asked nodes, as ids.
+    pub nodes: Vec<String>,
+    /// Sorted by id.
+    pub targets: Vec<Affected>,
+}
+
+/// The settings of a context per target origin, so a candidate is selected as `brief
+/// context` would select it.
+pub struct Plans {
+    by_origin: Vec<(Origin, Plan)>,
+}
+
+impl Plans {
+    /// The plans of `request` (depth, lens, identity) for every origin.
+    pub fn new(defaults: &Defaults, request: &ContextRequest) -> Result<Plans, ContextError> {
+        let lens = match &request.lens {
+            Some(name) => Some(brief_model::lens::find(name, &defaults.lenses)?),
+            None => None,
+        };
+        let by_origin = [Origin::SpecGraph, Origin::Artifact, Origin::Tana]
+            .into_iter()
+            .map(|origin| Ok((origin, plan_for(defaults, request, lens.clone(), origin)?)))
+            .collect::<Result<_, ContextError>>()?;
+        Ok(Plans { by_origin })
+    }
+
+    /// The plan for a target of `origin`.
+    pub fn of(&self, origin: Origin) -> &Plan {
+        &self
+            .by_origin
+            .iter()
+            .find(|(o, _)| *o == origin)
+            .expect("a plan per origin")
+            .1
+    }
+
+    fn rules(&self) -> impl Iterator<Item = &Plan> {
+        self.by_origin
+            .iter()
+            .map(|(_, p)| p)
+            .filter(|plan| !plan.tana)
+    }
+}
+
+/// The targets whose context holds any of `nodes`.
+pub fn impact(
+    corpus: &dyn Corpus,
+    plans: &Plans,
+    nodes: &[NodeIx],
+) -> Result<Impact, ContextError> {
+    let mut asked: Vec<NodeIx> = Vec::new();
+    for &node in nodes {
+        if !asked.contains(&node) {
+            asked.push(node);
+        }
+    }
+    let mut candidates: BTreeSet<NodeIx> = BTreeSet::new();
+    let identity = corpus.identity()?;
+    let mut everyone = false;
+    for &node in &asked {
+        if Some(node) == identity && plans.by_origin.iter().any(|(_, p)| p.options.identity) {
+            everyone = true;
+        }
+        candidates.extend(candidates_for(corpus, plans, node)?);
+    }
+    if everyone {
+        // The identity is in every context: every node is a candidate.
+        for id in corpus.all_ids()? {
+            candidates.extend(corpus.lookup(&id)?);
+        }
+    }
+    let candidates: Vec<NodeIx> = candidates.into_iter().collect();
+    let origins: HashMap<NodeIx, Origin> = {
+        let store = corpus.store(&candidates)?;
+        candidates
+            .iter()
+            .map(|&c| (c, store.node(c).origin))
+            .collect()
+    };
+    let mut targets: Vec<Affected> = Vec::new();
+    for &candidate in &candidates {
+        let plan = plans.of(origins[&candidate]);
+        let selection = select(corpus, plan, &[candidate])?;
+        let mut chains: Vec<String> = Vec::new();
+        for &node in &asked {
+            chains.extend(chain(corpus, &selection, node)?);
+        }
+        if !chains.is_empty() {
+            targets.push(Affected {
+                id: corpus.id_of(candidate)?,
+                kind: corpus.kind_of(candidate)?.name().to_string(),
+                chain: chains,
+            });
+        }
+    }
+    targets.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok(Impact {
+        nodes: asked
+            .iter()
+            .map(|&n| corpus.id_of(n))
+            .collect::<Result<_, _>>()?,
+        targets,
+    })
+}
+
+/// Every target whose context could hold `node` under some origin's plan: a superset of the
+/// exact answer.
+fn candidates_for(
+    graph: &dyn GraphView,
+    plans: &Plans,
+    node: NodeIx,
+) -> Result<BTreeSet<NodeIx>, StoreError> {
+    let mut found = BTreeSet::from([node]);
+    for plan in plans.rules() {
+        let follow = plan.options.follow;
+        // Rule 2: a node is the namespace of everything it transitively contains.
+        if follow.parent {
+            found.extend(descendants(graph, node)?);
+        }
+        // Rule 5 backwards: who reaches `node` over followed forward links, and in how many
+        // hops. A node P at k hops is a candidate target when k is within the depth, and the
+        // targets P is guidance for (rules 3, 3b, 4: distance 1) when k + 1 is.
+        let back = backward(graph, node, plan.options.depth, |r| {
+            follows_forward(follow, r)
+        })?;
+        for (&reacher, &hops) in &back {
+            found.insert(reacher);
+            if within(plan.options.depth, hops + 1) {
+                found.extend(guided_by(graph, reacher)?);
+            }
+        }
+    }
+    // Tana contexts walk both ways over the lens's families.
+    let tana = plans.of(Origin::Tana);
+    let follow = tana.options.follow;
+    let mut best: HashMap<NodeIx, u32> = HashMap::from([(node, 0)]);
+    let mut queue = VecDeque::from([(node, 0u32)]);
+    while let Some((at, hops)) = queue.pop_front() {
+        found.insert(at);
+        if !within(tana.options.depth, hops + 1) {
+            continue;
+        }
+        // A step P → at in a Tana walk: P's out-edge followed forward, or P's in-edge
+        // followed inversely.
+        let mut from: Vec<NodeIx> = Vec::new();
+        for edge in graph.edges_in(at)? {
+            let followed = match &edge.relation {
+                Relation::Child => follow.child,
+                Relation::Reference => follow.reference,
+                Relation::Field(_) => follow.field,
+                other => other.is_forward() && follow.reference,
+            };
+            if followed {
+                from.push(edge.from);
+            }
+        }
+        for edge in graph.edges_out(at)? {
+            let followed = match &edge.relation {
+                Relation::Child => follow.parent,
+                Relation::Reference => follow.reference,
+                Relation::Field(_) => follow.field,
+                _ => false,
+            };
+            if followed {
+                from.push(edge.to);
+            }
+        }
+        for p in from {
+            if let std::collections::hash_map::Entry::Vacant(e) = best.entry(p) {
+                e.insert(hops + 1);
+                queue.push_back((p, hops + 1));
+            }
+        }
+    }
+    Ok(found)
+}
+
+fn within(depth: Depth, hops: u32) -> bool {
+    match depth {
+        Depth::Hops(max) => hops <= max,
+        Depth::Full => true,
+    }
+}
+
+/// Nodes that reach `node` over edges `follows` accepts, with the fewest hops, within
+/// `depth` (`node` itself at 0).
+fn backward(
+    graph: &dyn GraphView,
+    node: NodeIx,
+    depth: Depth,
+    follows: impl Fn(&Relation) -> bool,
+) -> Result<BTreeMap<NodeIx, u32>, StoreError> {
+    let mut best = BTreeMap::from([(node, 0u32)]);
+    let mut queue = VecDeque::from([(node, 0u32)]);
+    while let Some((at, hops)) = queue.pop_front() {
+        if !within(depth, hops + 1) {
+            continue;
+        }
+        for edge in graph.edges_in(at)? {
+            if follows(&edge.relation) && !best.contains_key(&edge.from) {
+                best.insert(edge.from, hops + 1);
+                queue.push_back((edge.from, hops + 1));
+            }
+        }
+    }
+    Ok(best)
+}
+
+/// Everything `node` transitively contains.
+fn descendants(graph: &dyn GraphView, node: NodeIx) -> Result<BTreeSet<NodeIx>, StoreError> {
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![node];
+    while let Some(at) = stack.pop() {
+        for edge in graph.edges_out(at)? {
+            if edge.relation == Relation::Contains && seen.insert(edge.to) {
+                stack.push(edge.to);
+            }
+        }
+    }
+    Ok(seen)
+}
+
+/// Everything that transitively contains `node`, and `node`.
+fn ancestors_and_self(graph: &dyn GraphView, node: NodeIx) -> Result<BTreeSet<NodeIx>, StoreError> {
+    let mut seen = BTreeSet::from([node]);
+    let mut stack = vec![node];
+    while let Some(at) = stack.pop() {
+        for edge in graph.edges_in(at)? {
+            if edge.relation == Relation::Contains && seen.insert(edge.from) {
+                stack.push(edge.from);
+            }
+        }
+    }
+    Ok(seen)
+}
+
+/// The targets `guide` can be guidance for (distance 1): what it constrains and everything
+/// beneath that (rule 3), tasks that link what it constrains (rule 3b), and every node whose
+/// layer walk reaches a layer holding it as a decision or holding what it constrains (rule 4).
+fn guided_by(graph: &dyn GraphView, guide: NodeIx) -> Result<BTreeSet<NodeIx>, StoreError> {
+    let mut found = BTreeSet::new();
+    let constrained: Vec<NodeIx> = graph
+        .edges_out(guide)?
+        .into_iter()
+        .filter(|e| e.relation == Relation::Constrains)
+        .map(|e| e.to)
+        .collect();
+    // Members of a layer's contains closure through which a layer propagates `guide`.
+    let mut members: Vec<NodeIx> = constrained.clone();
+    if graph.kind_of(guide)? == Kind::Decision {
+        members.push(guide);
+    }
+    for &spec in &constrained {
+        found.insert(spec);
+        found.extend(descendants(graph, spec)?);
+        for edge in graph.edges_in(spec)? {
+            if edge.relation.is_forward() && graph.kind_of(edge.from)? == Kind::Task {
+                found.insert(edge.from);
+            }
+        }
+    }
+    let mut layers: BTreeSet<NodeIx> = BTreeSet::new();
+    for member in members {
+        for a in ancestors_and_self(graph, member)? {
+            if graph.kind_of(a)? == Kind::Layer {
+                layers.insert(a);
+            }
+        }
+    }
+    found.extend(reaching_layers(graph, &layers)?);
+    Ok(found)
+}
+
+/// Every node whose layer walk (rule 4: `depends_on` targets and feature/layer `contains`
+/// parents) reaches one of `layers`.
+fn reaching_layers(
+    graph: &dyn GraphView,
+    layers: &BTreeSet<NodeIx>,
+) -> Result<BTreeSet<NodeIx>, StoreError> {
+    let mut seen: BTreeSet<NodeIx> = layers.clone();
+    let mut stack: Vec<NodeIx> = layers.iter().copied().collect();
+    while let Some(at) = stack.pop() {
+        let mut next: Vec<NodeIx> = graph
+            .edges_in(at)?
+            .into_iter()
+            .filter(|e| e.relation == Relation::DependsOn)
+            .map(|e| e.from)
+            .collect();
+        if graph.kind_of(at)?.is_grouping() {
+            next.extend(
+                graph
+                    .edges_out(at)?
+                    .into_iter()
+                    .filter(|e| e.relation == Relation::Contains)
+                    .map(|e| e.to),
+            );
+        }
+        for n in next {
+            if seen.insert(n) {
+                stack.push(n);
+            }
+        }
+    }
+    Ok(seen)
+}
+
+/// The chain of links from the selection's target to `node`, or `None` when the selection
+/// does not hold it.
+pub fn chain(
+    graph: &dyn GraphView,
+    selection: &Selection,
+    node: NodeIx,
+) -> Result<Option<String>, StoreError> {
+    let Some(steps) = chain_steps(graph, selection, node)? else {
+        return Ok(None);
+    };
+    let mut text = graph.id_of(selection.target)?;
+    for step in steps {
+        text.push(' ');
+        text.push_str(&step);
+    }
+    Ok(Some(text))
+}
+
+/// The steps after the target, e.g. `["← contains SHOP", "← constrains POL-SHOP-01"]`;
+/// `["(the target)"]` for the target and `["(the project identity)"]` for the identity.
+pub fn chain_steps(
+    graph: &dyn GraphView,
+    selection: &Selection,
+    node: NodeIx,
+) -> Result<Option<Vec<String>>, StoreError> {
+    let by_node: HashMap<NodeIx, &crate::traverse::Reached> =
+        selection.reached.iter().map(|r| (r.node, r)).collect();
+    let mut steps: Vec<String> = Vec::new();
+    let mut at = node;
+    // Each step moves to a node strictly nearer the target, so this ends.
+    for _ in 0..=selection.reached.len() {
+        let Some(reached) = by_node.get(&at) else {
+            return Ok(None);
+        };
+        let Some(reason) = pick(&by_node, reached) else {
+            return Ok(None);
+        };
+        match reason {
+            Reason::Target => {
+                if steps.is_empty() {
+                    steps.push("(the target)".to_string());
+                }
+                steps.reverse();
+                return Ok(Some(steps));
+            }
+            Reason::Identity => return Ok(Some(vec!["(the project identity)".to_string()])),
+            Reason::Edge {
+                relation,
+                direction,
+                from,
+                via,
+            } => {
+                let mut these = rule_steps(graph, *from, relation, *direction, via, at)?;
+                these.reverse();
+                steps.extend(these);
+                if *direction != Direction::Forward {
+                    steps.reverse();
+                    return Ok(Some(steps));
+                }
+                at = *from;
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// The reason to explain a node by: a rule that starts at the target (not forward) first,
+/// else a forward link from a node nearer the target; ties in the selection's reason order.
+fn pick<'a>(
+    by_node: &HashMap<NodeIx, &crate::traverse::Reached>,
+    reached: &'a crate::traverse::Reached,
+) -> Option<&'a Reason> {
+    reached
+        .reasons
+        .iter()
+        .find(|r| !matches!(r, Reason::Edge { direction, .. } if *direction == Direction::Forward))
+        .or_else(|| {
+            reached.reasons.iter().find(|r| match r {
+                Reason::Edge { from, .. } => by_node
+                    .get(from)
+                    .is_some_and(|f| f.distance < reached.distance),
+                _ => false,
+            })
+        })
+}
+
+/// The steps one reason stands for, from its `from` node to `node`.
+fn rule_steps(
+    graph: &dyn GraphView,
+    from: NodeIx,
+    relation: &Relation,
+    direction: Direction,
+    via: &[NodeIx],
+    node: NodeIx,
+) -> Result<Vec<String>, StoreError> {
+    let id = |ix: NodeIx| graph.id_of(ix);
+    let mut steps = Vec::new();
+    match direction {
+        Direction::Forward => steps.push(format!("→ {} {}", relation.name(), id(node)?)),
+        Direction::Inverse => {
+            // Namespace and constrainers: up `contains` through `via`, then the rule's edge.
+            for &v in via {
+                steps.push(format!("← contains {}", id(v)?));
+            }
+            steps.push(format!("← {} {}", relation.name(), id(node)?));
+        }
+        Direction::Linked => {
+            for &v in via {
+                steps.push(format!("→ links {}", id(v)?));
+            }
+            steps.push(format!("← {} {}", relation.name(), id(node)?));
+        }
+        Direction::Propagated => {
+            // The layer walk: each step a `depends_on` target or a grouping parent.
+            let mut prev = from;
+            for &v in via {
+                let depends = graph
+                    .edges_out(prev)?
+                    .iter()
+                    .any(|e| e.to == v && e.relation == Relation::DependsOn);
+                steps.push(if depends {
+                    format!("→ depends_on {}", id(v)?)
+                } else {
+                    format!("← contains {}", id(v)?)
+                });
+                prev = v;
+            }
+            steps.push(format!("← {} {}", relation.name(), id(node)?));
+        }
+    }
+    Ok(steps)
+}
+
+/// The impact as text: a header, then targets grouped by kind (kinds by name), each with its
+/// chains.
+pub fn render_text(impact: &Impact) -> String {
+    let mut out = String::new();
+    let count = impact.targets.len();
+    out.push_str(&format!(
+        "{} {} in the context of {count} target{}\n",
+        impact.nodes.join(", "),
+        if impact.nodes.len() == 1 { "is" } else { "are" },
+        if count == 1 { "" } else { "s" }
+    ));
+    let mut by_kind: BTreeMap<&str, Vec<&Affected>> = BTreeMap::new();
+    for target in &impact.targets {
+        by_kind.entry(&target.kind).or_default().push(target);
+    }
+    for (kind, targets) in by_kind {
+        out.push_str(&format!("\n{kind} ({})\n", targets.len()));
+        for target in targets {
+            for chain in &target.chain {
+                out.push_str(&format!("  {:<16} {chain}\n", target.id));
+            }
+        }
+    }
+    out
+}
+
+/// The impact as JSON (`{"nodes": [...], "targets": [{"id", "kind", "chain"}]}`).
+pub fn render_json(impact: &Impact) -> String {
+    let mut text = serde_json::to_string_pretty(impact).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// The steps one reason of `node` stands for, from the node the reason leaves (the target,
+/// for every rule but forward links).
+pub fn reason_steps(
+    graph: &dyn GraphView,
+    reason: &Reason,
+    node: NodeIx,
+) -> Result<Vec<String>, StoreError> {
+    match reason {
+        Reason::Edge {
+            relation,
+            direction,
+            from,
+            via,
+        } => rule_steps(graph, *from, relation, *direction, via, node),
+        Reason::Target | Reason::Identity => Ok(Vec::new()),
+    }
+}
+
+/// Every target whose traversal could read `node` or its links, under some origin's plan:
+/// the targets that could select it, those beneath it (whose namespace walk passes it) and
+/// those whose layer walk passes through it. When `node` changes, only these contexts can.
+pub fn explorers(
+    graph: &dyn GraphView,
+    plans: &Plans,
+    node: NodeIx,
+) -> Result<BTreeSet<NodeIx>, StoreError> {
+    let mut found = candidates_for(graph, plans, node)?;
+    found.extend(descendants(graph, node)?);
+    found.extend(reaching_layers(graph, &BTreeSet::from([node]))?);
+    Ok(found)
+}

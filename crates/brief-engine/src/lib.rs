@@ -1,0 +1,13 @@
+//! Resolve, traverse, rank, fit and render: the brief context engine.
+
+pub mod context;
+pub mod diff;
+pub mod engine;
+pub mod explain;
+pub mod fit;
+pub mod impact;
+pub mod rank;
+pub mod render;
+pub mod resolve;
+pub mod revision;
+pub mod traverse;

@@ -1,0 +1,472 @@
+//! A [`Card`] is what one node shows at one detail level, before it is written as Markdown
+//! or as compact text. Deciding *what* to show lives here once; the two writers only decide
+//! *how*.
+
+use serde_json::Value;
+
+use super::body;
+use crate::traverse::{Direction, Reason};
+use brief_model::{Content, Detail, Kind, Node, NodeIx, NodeStore, Relation, Verification};
+
+/// Links of one relation listed on a card before the rest is counted ("+N more").
+const LINKS_SHOWN: usize = 8;
+
+/// One part of a card's body.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Part {
+    /// Plain prose (a statement, an expectation).
+    Text(String),
+    /// `Label: text` on one line.
+    Labeled(&'static str, String),
+    /// A labelled list.
+    List(&'static str, Vec<String>),
+    /// A Markdown body (artifacts), already sliced to the detail level.
+    Markdown(String),
+    /// Named values, one `name: value` line each (Tana fields).
+    Fields(Vec<(String, String)>),
+}
+
+/// What one node shows at one detail level.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Card {
+    pub id: String,
+    pub kind: String,
+    pub title: String,
+    /// `key: value` facts: category, severity, status, why, links, frontmatter lines.
+    pub facts: Vec<(String, String)>,
+    pub parts: Vec<Part>,
+}
+
+/// Builds the card of `node` at `detail`; `reasons` explain why it is in the context.
+/// `fields`, when given, limits the extra frontmatter fields shown (a lens's filter).
+pub fn card(
+    graph: &dyn NodeStore,
+    ix: NodeIx,
+    detail: Detail,
+    reasons: &[Reason],
+    fields: Option<&[String]>,
+) -> Card {
+    let shown_fields = fields;
+    let node = graph.node(ix);
+    let mut facts: Vec<(String, String)> = Vec::new();
+    let mut parts = Vec::new();
+    if let Some(spec) = node.spec() {
+        if let Some(category) = &spec.category {
+            facts.push(("category".into(), category.clone()));
+        }
+        if let Some(severity) = &spec.severity {
+            facts.push(("severity".into(), severity.clone()));
+        }
+    }
+    if let Some(status) = &node.status {
+        facts.push(("status".into(), status.clone()));
+    }
+    // Every level says why the node is here, meta lines too: a line without its reason
+    // is a line the reader cannot weigh.
+    let why = why(graph, reasons);
+    if !why.is_empty() {
+        facts.push(("why".into(), why));
+    }
+    // A Tana node's links are its outline and its `[[references]]`, shown in its text;
+    // listing opaque ids again would only cost tokens.
+    if node.origin != brief_model::Origin::Tana {
+        if let Some(links) = links_line(node) {
+            facts.push(("links".into(), links));
+        }
+    }
+    match &node.content {
+        Content::Spec(spec) => {
+            if detail >= Detail::Summary {
+                for text in [&spec.expectation, &spec.statement, &spec.description]
+                    .into_iter()
+                    .flatten()
+                {
+                    parts.push(Part::Text(text.trim().to_string()));
+                }
+                if detail == Detail::Full && !spec.constraints.is_empty() {
+                    parts.push(Part::List("Constraints", spec.constraints.clone()));
+                }
+                // Decisions always carry their rationale and rejected alternatives above meta,
+                // so agents do not re-propose what was already turned down.
+                if let Some(rationale) = &spec.rationale {
+                    parts.push(Part::Labeled("Rationale", rationale.trim().to_string()));
+                }
+                if !spec.rejected_alternatives.is_empty() {
+                    parts.push(Part::List(
+                        "Rejected alternatives",
+                        spec.rejected_alternatives
+                            .iter()
+                            .map(|alt| format!("{}: {}", alt.title, alt.reason))
+                            .collect(),
+                    ));
+                }
+            }
+            if detail == Detail::Full {
+                if !spec.verification.is_empty() && node.kind != Kind::Behavior {
+                    parts.push(Part::List(
+                        "Verification",
+                        verification_lines(&spec.verification),
+                    ));
+                }
+                if !spec.pins.is_empty() {
+                    parts.push(Part::List(
+                        "Pins",
+                        spec.pins
+                            .iter()
+                            .map(|pin| format!("{} sha256 {}", pin.id, pin.sha256))
+                            .collect(),
+                    ));
+                }
+                if !spec.artifact.is_empty() {
+                    parts.push(Part::Labeled("Artifact", key_values(&spec.artifact)));
+                }
+                if !spec.metadata.is_empty() {
+                    parts.push(Part::Labeled("Metadata", key_values(&spec.metadata)));
+                }
+                if !spec.extra.is_empty() {
+                    parts.push(Part::Labeled("Other fields", key_values(&spec.extra)));
+                }
+            }
+        }
+        Content::Tana(tana) => {
+            if !tana.tags.is_empty() {
+                facts.push(("tags".into(), hash_tags(&tana.tags)));
+            }
+            if !tana.inherited.is_empty() {
+                facts.push(("extends".into(), hash_tags(&tana.inherited)));
+            }
+            if detail >= Detail::Summary {
+                for (key, time) in [("created", &tana.created), ("modified", &tana.modified)] {
+                    if let Some(time) = time {
+                        facts.push((key.into(), time.get(..10).unwrap_or(time).to_string()));
+                    }
+                }
+                let fields: Vec<(String, String)> = tana
+                    .fields
+                    .iter()
+                    .filter(|f| brief_model::lens::field_selected(shown_fields, &f.name))
+                    .map(|f| (f.name.clone(), f.values.join(", ")))
+                    .collect();
+                if !fields.is_empty() {
+                    parts.push(Part::Fields(fields));
+                }
+                if let Some(description) = &tana.description {
+                    parts.push(Part::Text(description.trim().to_string()));
+                }
+                // The outline: all kept child names at full, the first few at summary.
+                let shown = match detail {
+                    Detail::Full => tana.children.len(),
+                    _ => tana.children.len().min(TANA_SUMMARY_CHILDREN),
+                };
+                if shown > 0 {
+                    let mut items: Vec<String> = tana.children[..shown].to_vec();
+                    if tana.child_count > shown {
+                        items.push(format!("… {} more", tana.child_count - shown));
+                    }
+                    parts.push(Part::List("Children", items));
+                }
+            }
+        }
+        Content::Artifact(fields) => {
+            let shown = shown_fields;
+            if detail >= Detail::Summary {
+                if let Some(description) = &fields.description {
+                    facts.push(("description".into(), description.clone()));
+                }
+                for (key, list) in [
+                    ("paths", &fields.paths),
+                    ("scope", &fields.scope),
+                    ("tags", &fields.tags),
+                ] {
+                    if !list.is_empty() {
+                        facts.push((key.into(), list.join(", ")));
+                    }
+                }
+                for (key, value) in &fields.extra {
+                    if shown.is_none_or(|keep| keep.iter().any(|k| k.eq_ignore_ascii_case(key))) {
+                        facts.push((key.clone(), value.clone()));
+                    }
+                }
+                let text = match detail {
+                    Detail::Full => body::full(&fields.body),
+                    _ => body::first_section(&fields.body),
+                };
+                if !text.is_empty() {
+                    parts.push(Part::Markdown(text));
+                }
+            }
+        }
+    }
+    Card {
+        id: node.id.clone(),
+        kind: node.kind.name().to_string(),
+        title: node.title.clone(),
+        facts,
+        parts,
+    }
+}
+
+/// Children a Tana node lists at summary detail.
+const TANA_SUMMARY_CHILDREN: usize = 5;
+
+fn hash_tags(tags: &[String]) -> String {
+    tags.iter()
+        .map(|t| format!("#{t}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The verification of a Spec Graph node as lines (the target's Verification section).
+pub fn verification_of(node: &Node) -> Vec<String> {
+    node.spec()
+        .map(|spec| verification_lines(&spec.verification))
+        .unwrap_or_default()
+}
+
+fn verification_lines(entries: &[Verification]) -> Vec<String> {
+    entries
+        .iter()
+        .map(|entry| match entry {
+            Verification::Text(text) => text.clone(),
+            Verification::Entry { kind, fields } => {
+                let main = ["command", "url", "description", "ruleId"]
+                    .iter()
+                    .find_map(|key| fields.iter().find(|(k, _)| k == key));
+                let mut line = match main {
+                    Some((_, value)) => format!("{kind}: {}", value_text(value)),
+                    None => kind.clone(),
+                };
+                let rest: Vec<(String, Value)> = fields
+                    .iter()
+                    .filter(|(k, _)| Some(k) != main.map(|(k, _)| k))
+                    .cloned()
+                    .collect();
+                if !rest.is_empty() {
+                    line.push_str(&format!(" ({})", key_values(&rest)));
+                }
+                line
+            }
+        })
+        .collect()
+}
+
+fn key_values(pairs: &[(String, Value)]) -> String {
+    pairs
+        .iter()
+        .map(|(k, v)| format!("{k}: {}", value_text(v)))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+fn value_text(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items.iter().map(value_text).collect::<Vec<_>>().join(", "),
+        other => other.to_string(),
+    }
+}
+
+/// `depends_on DEC-A, DEC-B; implements DOM-1` over the node's links as written.
+fn links_line(node: &Node) -> Option<String> {
+    // Linear in the links: a node may list a hundred thousand (hashed, not searched).
+    let mut groups: Vec<(&str, Vec<&str>)> = Vec::new();
+    let mut group_of: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut seen: std::collections::HashSet<(&str, &str)> = std::collections::HashSet::new();
+    for link in &node.links {
+        let name = link.relation.name();
+        if !seen.insert((name, link.target.as_str())) {
+            continue;
+        }
+        match group_of.get(name) {
+            Some(&g) => groups[g].1.push(&link.target),
+            None => {
+                group_of.insert(name, groups.len());
+                groups.push((name, vec![&link.target]));
+            }
+        }
+    }
+    if groups.is_empty() {
+        return None;
+    }
+    Some(
+        groups
+            .into_iter()
+            .map(|(rel, targets)| {
+                let shown = targets.len().min(LINKS_SHOWN);
+                let mut text = format!("{rel} {}", targets[..shown].join(", "));
+                if targets.len() > shown {
+                    text.push_str(&format!(" (+{} more)", targets.len() - shown));
+                }
+                text
+            })
+            .collect::<Vec<_>>()
+            .join("; "),
+    )
+}
+
+/// Why a node is in the context, in a few words per reason, read from the node's side:
+/// "linked from TASK-002 as a spec", "constrains CHECKOUT, which contains CHECKOUT-01".
+pub fn why(graph: &dyn NodeStore, reasons: &[Reason]) -> String {
+    let id = |ix: &NodeIx| graph.node(*ix).id.as_str();
+    reasons
+        .iter()
+        .filter_map(|reason| match reason {
+            Reason::Target => None,
+            Reason::Identity => Some("project identity".to_string()),
+            Reason::Edge {
+                relation,
+                direction,
+                from,
+                via,
+            } => Some(match direction {
+                Direction::Forward => forward_why(relation, id(from)),
+                Direction::Inverse => inverse_why(relation, id(from), via.iter().map(id)),
+                Direction::Linked => match via.first() {
+                    Some(linked) => {
+                        format!(
+                            "{} {}, which {} links",
+                            verb(relation),
+                            id(linked),
+                            id(from)
+                        )
+                    }
+                    None => format!("{} {}", verb(relation), id(from)),
+                },
+                Direction::Propagated => {
+                    let layer = via
+                        .iter()
+                        .rev()
+                        .find(|ix| graph.node(**ix).kind == Kind::Layer)
+                        .map(id)
+                        .unwrap_or("?");
+                    // The path from the target to the layer, without the layer.
+                    let mut path: Vec<&str> = via.iter().map(id).collect();
+                    let member = match path.iter().rposition(|p| *p == layer) {
+                        Some(at) => {
+                            let member = path.get(at + 1).copied();
+                            path.truncate(at);
+                            member
+                        }
+                        None => None,
+                    };
+                    let reach = if path.is_empty() {
+                        format!("{} builds on", id(from))
+                    } else {
+                        format!("{} builds on through {}", id(from), path.join(", "))
+                    };
+                    match (relation, member) {
+                        (Relation::Contains, _) => {
+                            format!("decision of layer {layer}, which {reach}")
+                        }
+                        (relation, Some(member)) => format!(
+                            "{} {member} in layer {layer}, which {reach}",
+                            verb(relation)
+                        ),
+                        (relation, None) => {
+                            format!("{} layer {layer}, which {reach}", verb(relation))
+                        }
+                    }
+                }
+            }),
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// A relation as a verb whose subject is the edge's source (`constrains`, `depends on`).
+fn verb(relation: &Relation) -> String {
+    relation.name().replace('_', " ")
+}
+
+/// The node was reached over an edge `from → node`.
+fn forward_why(relation: &Relation, from: &str) -> String {
+    match relation {
+        Relation::DependsOn => format!("dependency of {from}"),
+        Relation::Implements => format!("implemented by {from}"),
+        Relation::VerifiedBy => format!("verifies {from}"),
+        Relation::DerivedFrom => format!("{from} is derived from it"),
+        Relation::Contains => format!("part of {from}"),
+        Relation::Constrains => format!("constrained by {from}"),
+        Relation::Supersedes => format!("superseded by {from}"),
+        // Tana relations read in words: ids are opaque.
+        Relation::Child => format!("child of {from}"),
+        Relation::Reference => format!("referenced by {from}"),
+        Relation::Field(name) => format!(
+            "in {} of {from}",
+            name.strip_prefix("field:").unwrap_or(name)
+        ),
+        Relation::Link(key) => match key.as_ref() {
+            "links" => format!("linked from {from}"),
+            "superseded_by" => format!("supersedes {from}"),
+            "amends" => format!("amended by {from}"),
+            "amended_by" => format!("amends {from}"),
+            "embeds" => format!("embedded in {from}"),
+            key if key.starts_with("links#") => {
+                format!(
+                    "linked from {from} (section \"{}\")",
+                    &key["links#".len()..]
+                )
+            }
+            key if key.starts_with("embeds#") => {
+                format!(
+                    "embedded in {from} (section \"{}\")",
+                    &key["embeds#".len()..]
+                )
+            }
+            key => match key.strip_suffix('s') {
+                Some(one) if !one.is_empty() => {
+                    let article = if one.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                        "an"
+                    } else {
+                        "a"
+                    };
+                    format!("linked from {from} as {article} {one}")
+                }
+                _ => format!("linked from {from} as {key}"),
+            },
+        },
+    }
+}
+
+/// The node was reached over an edge `node → from` (or `node → ancestor`, with `via` the
+/// ancestors between `from` and it, nearest last).
+fn inverse_why<'a>(
+    relation: &Relation,
+    from: &'a str,
+    via: impl DoubleEndedIterator<Item = &'a str>,
+) -> String {
+    match relation {
+        Relation::Child => format!("parent of {from}"),
+        Relation::Reference => format!("references {from}"),
+        Relation::Field(name) => format!(
+            "has {from} as {}",
+            name.strip_prefix("field:").unwrap_or(name)
+        ),
+        relation => {
+            // The chain from the node down to the target: node → via… → from.
+            let mut chain: Vec<&str> = via.rev().collect();
+            if relation == &Relation::Contains {
+                // `via` ends with the node's own child on the way down.
+                return match chain.split_first() {
+                    Some((child, rest)) => {
+                        let mut text = format!("contains {child}");
+                        for next in rest.iter().chain([&from]) {
+                            text.push_str(&format!(", which contains {next}"));
+                        }
+                        text
+                    }
+                    None => format!("contains {from}"),
+                };
+            }
+            chain.push(from);
+            let (first, rest) = chain
+                .split_first()
+                .map_or((from, &[][..]), |(f, r)| (*f, r));
+            let mut text = format!("{} {first}", verb(relation));
+            for next in rest {
+                text.push_str(&format!(", which contains {next}"));
+            }
+            text
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! The JSON audit view of a context (`docs/json.md` documents every field): the Markdown
+//! document plus, for every node, its detail, distance, rank, tokens and the reasons it is
+//! in, and every node left out, in rank order.
+
+use serde::Serialize;
+
+use crate::rank::Ranked;
+use crate::traverse::Reason;
+use brief_model::{NodeIx, NodeStore};
+
+use super::{Fitted, TruncationNote};
+
+#[derive(Serialize)]
+struct Audit<'a> {
+    target: &'a str,
+    query: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lens: Option<&'a str>,
+    encoding: &'a str,
+    budget: BudgetOut,
+    nodes: Vec<NodeOut<'a>>,
+    omitted: Vec<OmittedOut<'a>>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    truncated: &'a [TruncationNote],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    superseded_by: Option<Vec<&'a str>>,
+    warnings: &'a [String],
+    document: &'a str,
+}
+
+#[derive(Serialize)]
+struct BudgetOut {
+    limit: usize,
+    used: usize,
+}
+
+#[derive(Serialize)]
+struct NodeOut<'a> {
+    id: &'a str,
+    kind: &'a str,
+    title: &'a str,
+    detail: &'static str,
+    distance: u32,
+    score: f64,
+    rank: RankOut,
+    tokens: usize,
+    /// True for the one node whose block was cut short to fill the budget.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    cut: bool,
+    reasons: Vec<ReasonOut<'a>>,
+}
+
+#[derive(Serialize)]
+struct RankOut {
+    class: &'static str,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    boosted: bool,
+    weight: u8,
+    distance: f64,
+    relevance: f64,
+    recency: f64,
+    priority: f64,
+}
+
+#[derive(Serialize)]
+struct ReasonOut<'a> {
+    relation: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    direction: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    from: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    via: Option<Vec<&'a str>>,
+}
+
+#[derive(Serialize)]
+struct OmittedOut<'a> {
+    id: &'a str,
+    kind: &'a str,
+    title: &'a str,
+    class: &'static str,
+    reason: &'static str,
+    /// Whether the document lists it by name (the rest are only counted there).
+    listed: bool,
+}
+
+/// What the audit needs besides the ranking and the fit.
+pub struct AuditInput<'a> {
+    pub graph: &'a dyn NodeStore,
+    pub target: NodeIx,
+    pub query: Option<&'a str>,
+    pub lens: Option<&'a str>,
+    pub encoding: &'a str,
+    pub limit: usize,
+    pub warnings: &'a [String],
+    pub truncated: &'a [TruncationNote],
+    /// What supersedes the target, when it is superseded.
+    pub superseded_by: Option<Vec<&'a str>>,
+}
+
+/// The audit JSON, pretty-printed, with a trailing newline.
+pub fn audit(input: &AuditInput<'_>, ranked: &[Ranked], fitted: &Fitted) -> String {
+    let graph = input.graph;
+    let id = |ix: &NodeIx| graph.node(*ix).id.as_str();
+    let mut nodes = Vec::new();
+    let mut omitted = Vec::new();
+    for (i, item) in ranked.iter().enumerate() {
+        let node = graph.node(item.node);
+        match fitted.details[i] {
+            Some(detail) => nodes.push(NodeOut {
+                id: &node.id,
+                kind: node.kind.name(),
+                title: &node.title,
+                detail: detail.name(),
+                distance: item.distance,
+                score: item.score.total,
+                rank: RankOut {
+                    class: item.class.name(),
+                    boosted: item.boosted,
+                    weight: item.weight,
+                    distance: item.score.distance,
+                    relevance: item.score.relevance,
+                    recency: item.score.recency,
+                    priority: item.score.priority,
+                },
+                tokens: fitted.tokens[i],
+                cut: fitted.cut == Some(i),
+                reasons: item
+                    .reasons
+                    .iter()
+                    .map(|reason| match reason {
+                        Reason::Target => ReasonOut {
+                            relation: "target",
+                            direction: None,
+                            from: None,
+                            via: None,
+                        },
+                        Reason::Identity => ReasonOut {
+                            relation: "identity",
+                            direction: None,
+                            from: None,
+                            via: None,
+                        },
+                        Reason::Edge {
+                            relation,
+                            direction,
+                            from,
+                            via,
+                        } => ReasonOut {
+                            relation: relation.name(),
+                            direction: Some(direction.name()),
+                            from: Some(id(from)),
+                            via: Some(via.iter().map(id).collect()),
+                        },
+                    })
+                    .collect(),
+            }),
+            None => {
+                let listed = omitted.len() < fitted.listed;
+                omitted.push(OmittedOut {
+                    id: &node.id,
+                    kind: node.kind.name(),
+                    title: &node.title,
+                    class: item.class.name(),
+                    reason: "budget",
+                    listed,
+                })
+            }
+        }
+    }
+    let audit = Audit {
+        target: &graph.node(input.target).id,
+        query: input.query,
+        lens: input.lens,
+        encoding: input.encoding,
+        budget: BudgetOut {
+            limit: input.limit,
+            used: fitted.used,
+        },
+        nodes,
+        omitted,
+        truncated: input.truncated,
+        superseded_by: input.superseded_by.clone(),
+        warnings: input.warnings,
+        document: &fitted.document,
+    };
+    let mut text = serde_json::to_string_pretty(&audit).unwrap_or_default();
+    text.push('\n');
+    text
+}

@@ -1,0 +1,697 @@
+//! Rendering: the document for a ranked selection at chosen detail levels, as Markdown or as
+//! compact text, and the JSON audit view around the Markdown.
+//!
+//! A [`Layout`] fixes the section of every node once; [`Layout::document`] then writes the
+//! document for any assignment of detail levels, reusing cached blocks, so the budget fit can
+//! try many assignments cheaply.
+
+mod body;
+pub mod card;
+pub mod json;
+mod markdown;
+pub mod search;
+mod text;
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::fmt;
+use std::rc::Rc;
+use std::str::FromStr;
+
+use crate::rank::Ranked;
+use brief_model::{Detail, Kind, NodeIx, NodeStore, Origin};
+
+pub use card::{card, Card, Part};
+
+/// The chosen levels and the document they give.
+#[derive(Debug, Clone, PartialEq)]
+/// (Plain data: `fit` computes it, the JSON view reads it, so render never depends on fit.)
+pub struct Fitted {
+    /// Per ranked item: its detail, or `None` when omitted.
+    pub details: Vec<Option<Detail>>,
+    /// Per ranked item: the tokens of its block at the chosen detail (0 when omitted).
+    pub tokens: Vec<usize>,
+    pub document: String,
+    /// The exact token count of `document`.
+    pub used: usize,
+    /// The item whose block was cut short to fill the budget, if any. Its detail is the
+    /// level it was cut from; the whole level it holds is the one below.
+    pub cut: Option<usize>,
+    /// How many omitted items the document lists by name (in rank order); the rest are
+    /// counted.
+    pub listed: usize,
+}
+
+/// A sampled fan-out, for the document and the JSON (computed by `context`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct TruncationNote {
+    /// The node whose links were sampled.
+    pub id: String,
+    pub kind: String,
+    pub title: String,
+    pub relation: String,
+    pub total: usize,
+    pub kept: usize,
+}
+
+/// An output format of `context` and `show`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Format {
+    #[default]
+    Markdown,
+    /// The audit view: the Markdown document plus why each node is in it.
+    Json,
+    /// Compact text for agents: one `=== KIND: ID ===` block per node.
+    Text,
+}
+
+impl Format {
+    /// The style the document itself is written in (JSON embeds the Markdown document).
+    pub fn style(self) -> Style {
+        match self {
+            Format::Markdown | Format::Json => Style::Markdown,
+            Format::Text => Style::Text,
+        }
+    }
+}
+
+impl FromStr for Format {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "markdown" | "md" => Ok(Format::Markdown),
+            "json" => Ok(Format::Json),
+            "text" => Ok(Format::Text),
+            other => Err(format!(
+                "unknown format `{other}`: use markdown, json or text"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Format::Markdown => "markdown",
+            Format::Json => "json",
+            Format::Text => "text",
+        })
+    }
+}
+
+/// How a document is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    Markdown,
+    Text,
+}
+
+/// The sections of a document. Their order depends on the kind of project (see
+/// [`Layout::new`]); a section without shown nodes is left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Section {
+    Identity,
+    Target,
+    ArchitectureDecisions,
+    StackDecisions,
+    PatternDecisions,
+    InterfaceDecisions,
+    Decisions,
+    Domains,
+    Policies,
+    Norms,
+    Foundations,
+    Behaviors,
+    Specs,
+    Tasks,
+    Related,
+    Other,
+    Namespace,
+    /// Everything a Tana context reached, in rank order.
+    Connected,
+}
+
+impl Section {
+    fn title(self, target_kind: &Kind) -> String {
+        match self {
+            Section::Identity => "Project Identity".into(),
+            Section::Target => match target_kind {
+                Kind::Behavior => "Behavior".into(),
+                other => title_case(other.name()),
+            },
+            Section::ArchitectureDecisions => "Architectural Decisions".into(),
+            Section::StackDecisions => "Technology Decisions".into(),
+            Section::PatternDecisions => "Pattern Decisions".into(),
+            Section::InterfaceDecisions => "Interface Decisions".into(),
+            Section::Decisions => "Decisions".into(),
+            Section::Domains => "Domain Concepts".into(),
+            Section::Policies => "Policies".into(),
+            Section::Norms => "Norms".into(),
+            Section::Foundations => "Foundations".into(),
+            Section::Behaviors => "Prerequisite Behaviors".into(),
+            Section::Specs => "Specs".into(),
+            Section::Tasks => "Tasks".into(),
+            Section::Related => "Related Specifications".into(),
+            Section::Other => "Other".into(),
+            Section::Namespace => "Namespace".into(),
+            Section::Connected => "Connected Nodes".into(),
+        }
+    }
+}
+
+/// Spec Graph order (the docs' template, extended).
+const SPEC_GRAPH_ORDER: [Section; 17] = [
+    Section::Identity,
+    Section::Target,
+    Section::ArchitectureDecisions,
+    Section::StackDecisions,
+    Section::PatternDecisions,
+    Section::InterfaceDecisions,
+    Section::Decisions,
+    Section::Domains,
+    Section::Policies,
+    Section::Norms,
+    Section::Foundations,
+    Section::Behaviors,
+    Section::Specs,
+    Section::Tasks,
+    Section::Related,
+    Section::Other,
+    Section::Namespace,
+];
+
+/// Artifact bundle order: identity → norms → decisions → specs → task (→ code paths).
+const ARTIFACT_ORDER: [Section; 16] = [
+    Section::Identity,
+    Section::Norms,
+    Section::Decisions,
+    Section::ArchitectureDecisions,
+    Section::StackDecisions,
+    Section::PatternDecisions,
+    Section::InterfaceDecisions,
+    Section::Policies,
+    Section::Domains,
+    Section::Foundations,
+    Section::Specs,
+    Section::Behaviors,
+    Section::Related,
+    Section::Other,
+    Section::Namespace,
+    Section::Tasks,
+];
+
+/// Tana order: the target, then every other node in rank order (a Tana graph has no
+/// normative kinds to group by).
+const TANA_ORDER: [Section; 3] = [Section::Identity, Section::Target, Section::Connected];
+
+/// What a document says besides its nodes.
+#[derive(Debug, Clone, Default)]
+pub struct Extras {
+    /// The search text the context started from.
+    pub query: Option<String>,
+    /// The ids of the start nodes.
+    pub seeds: Vec<String>,
+    /// Sampled fan-outs, one sentence each.
+    pub truncated: Vec<String>,
+    /// Only these extra fields are shown on cards (a lens's field filter).
+    pub fields: Option<Vec<String>>,
+    /// When the target is superseded: what supersedes it (id, title), or an empty list when
+    /// only its status says so.
+    pub superseded_by: Option<Vec<(String, String)>>,
+}
+
+/// The sections of one context and the blocks of its nodes.
+pub struct Layout<'a> {
+    graph: &'a dyn NodeStore,
+    style: Style,
+    ranked: &'a [Ranked],
+    target: NodeIx,
+    /// Sections in document order, each with its items (indices into `ranked`) in rank order.
+    sections: Vec<(Section, Vec<usize>)>,
+    header: Rc<str>,
+    blocks: RefCell<HashMap<(usize, Detail), Rc<str>>>,
+    /// One item whose block is cut short to fill the budget, and its cut text.
+    cut: RefCell<Option<(usize, Rc<str>)>>,
+    extras: Extras,
+}
+
+impl<'a> Layout<'a> {
+    /// Places every ranked node in its section.
+    pub fn new(
+        graph: &'a dyn NodeStore,
+        ranked: &'a [Ranked],
+        target: NodeIx,
+        style: Style,
+    ) -> Layout<'a> {
+        let target_node = graph.node(target);
+        let artifact = target_node.origin == Origin::Artifact;
+        let tana = target_node.origin == Origin::Tana;
+        let order: &[Section] = if tana {
+            &TANA_ORDER
+        } else if artifact {
+            &ARTIFACT_ORDER
+        } else {
+            &SPEC_GRAPH_ORDER
+        };
+        let mut sections: Vec<(Section, Vec<usize>)> =
+            order.iter().map(|&s| (s, Vec::new())).collect();
+        for (i, item) in ranked.iter().enumerate() {
+            let section = if tana {
+                match graph.node(item.node).kind {
+                    Kind::Identity => Section::Identity,
+                    _ if item.node == target => Section::Target,
+                    _ => Section::Connected,
+                }
+            } else {
+                section_of(graph, item.node, target, artifact)
+            };
+            if let Some((_, members)) = sections.iter_mut().find(|(s, _)| *s == section) {
+                members.push(i);
+            }
+        }
+        sections.retain(|(_, members)| !members.is_empty());
+        let header = match style {
+            Style::Markdown => format!(
+                "# Context for {}: {}\n\n",
+                target_node.id, target_node.title
+            ),
+            Style::Text => format!("context: {} ({})\n\n", target_node.id, target_node.title),
+        }
+        .into();
+        Layout {
+            graph,
+            style,
+            ranked,
+            target,
+            sections,
+            header,
+            blocks: RefCell::new(HashMap::new()),
+            cut: RefCell::new(None),
+            extras: Extras::default(),
+        }
+    }
+
+    /// Adds what the document says besides its nodes: the query, sampled fan-outs, the
+    /// lens's field filter.
+    pub fn with(mut self, extras: Extras) -> Layout<'a> {
+        if let Some(query) = &extras.query {
+            let target = self.graph.node(self.target);
+            let seeds = extras.seeds.join(", ");
+            self.header = match self.style {
+                Style::Markdown => format!(
+                    "# Context for \"{query}\": {}: {}\n\nSearch hits used as start nodes: {seeds}\n\n",
+                    target.id, target.title
+                ),
+                Style::Text => format!(
+                    "context: \"{query}\" → {} ({})\nstart nodes: {seeds}\n\n",
+                    target.id, target.title
+                ),
+            }
+            .into();
+        }
+        if let Some(successors) = &extras.superseded_by {
+            let banner = superseded_banner(self.graph.node(self.target), successors, self.style);
+            self.header = format!("{}{banner}", self.header).into();
+        }
+        self.extras = extras;
+        self
+    }
+
+    /// The ranked items, best first.
+    pub fn ranked(&self) -> &'a [Ranked] {
+        self.ranked
+    }
+
+    /// The block of one item at one detail level (cached).
+    pub fn block(&self, item: usize, detail: Detail) -> Rc<str> {
+        if let Some((cut_item, text)) = &*self.cut.borrow() {
+            if *cut_item == item {
+                return text.clone();
+            }
+        }
+        if let Some(block) = self.blocks.borrow().get(&(item, detail)) {
+            return block.clone();
+        }
+        let ranked = &self.ranked[item];
+        let card = card(
+            self.graph,
+            ranked.node,
+            detail,
+            &ranked.reasons,
+            self.extras.fields.as_deref(),
+        );
+        let kind = &self.graph.node(ranked.node).kind;
+        let bare = self.is_bare(ranked.node);
+        let mut text = match self.style {
+            Style::Markdown => markdown::block(&card, detail, bare),
+            Style::Text => text::block(&card, kind, detail),
+        };
+        // A block unit ends with a blank line (see `units`).
+        text.push('\n');
+        let text: Rc<str> = text.into();
+        self.blocks
+            .borrow_mut()
+            .insert((item, detail), text.clone());
+        text
+    }
+
+    /// The block of `item` at `detail` cut to its first `keep` bytes (a char boundary), with
+    /// a line saying so. The result is still a unit (see [`Layout::units`]).
+    pub fn cut_block(&self, item: usize, detail: Detail, keep: usize) -> Rc<str> {
+        let full = self.full_block(item, detail);
+        let mut end = keep.min(full.len());
+        while !full.is_char_boundary(end) {
+            end -= 1;
+        }
+        let mut kept = full[..end].trim_end().to_string();
+        // A cut inside a fenced code block closes the fence, so the rest stays prose.
+        let fences = kept
+            .lines()
+            .filter(|line| {
+                line.trim_start().starts_with("```") || line.trim_start().starts_with("~~~")
+            })
+            .count();
+        if fences % 2 == 1 {
+            kept.push_str("\n```\n…");
+        } else {
+            kept.push_str(" …");
+        }
+        let id = &self.graph.node(self.ranked[item].node).id;
+        // A meta line cut short keeps its title; a short mark says the facts were cut.
+        if detail == Detail::Meta {
+            return match self.style {
+                Style::Markdown => format!("{kept} _(cut)_\n\n"),
+                Style::Text => format!("{kept} (cut)\n\n"),
+            }
+            .into();
+        }
+        match self.style {
+            Style::Markdown => {
+                format!("{kept}\n\n_[cut to fit; `brief show {id}` prints all]_\n\n")
+            }
+            Style::Text => format!("{kept}\n[cut to fit; brief show {id} prints all]\n\n"),
+        }
+        .into()
+    }
+
+    /// Where the part of a meta block that names the node (id, kind, title) ends.
+    pub fn meta_head(&self, block: &str) -> usize {
+        match self.style {
+            Style::Markdown => block
+                .find(markdown::META_FACTS)
+                .unwrap_or_else(|| block.trim_end().len()),
+            Style::Text => block
+                .find("\ntitle: ")
+                .and_then(|at| block[at + 1..].find('\n').map(|end| at + 1 + end))
+                .unwrap_or_else(|| block.trim_end().len()),
+        }
+    }
+
+    /// The uncut block (ignores a cut set with [`Layout::set_cut`]).
+    pub fn full_block(&self, item: usize, detail: Detail) -> Rc<str> {
+        let cut = self.cut.borrow_mut().take();
+        let block = self.block(item, detail);
+        *self.cut.borrow_mut() = cut;
+        block
+    }
+
+    /// Makes `item`'s block the given cut text, whatever its detail.
+    pub fn set_cut(&self, item: usize, text: Rc<str>) {
+        *self.cut.borrow_mut() = Some((item, text));
+    }
+
+    /// Removes the cut.
+    pub fn clear_cut(&self) {
+        *self.cut.borrow_mut() = None;
+    }
+
+    /// The item whose block is cut, if any.
+    pub fn cut_item(&self) -> Option<usize> {
+        self.cut.borrow().as_ref().map(|(item, _)| *item)
+    }
+
+    /// The target (in Spec Graph layout) and the identity have a section of their own and
+    /// no heading of their own in Markdown.
+    fn is_bare(&self, node: NodeIx) -> bool {
+        let kind = &self.graph.node(node).kind;
+        *kind == Kind::Identity
+            || (node == self.target && self.graph.node(self.target).origin == Origin::SpecGraph)
+    }
+
+    /// The units of the document for one assignment of detail levels (`None` = omitted).
+    /// The first `listed` omitted items are listed one per line, in rank order, with their
+    /// kind and title; the rest are counted.
+    ///
+    /// Every unit starts with a non-whitespace character and ends with a newline. OpenAI's
+    /// pre-tokenizers (cl100k, o200k) always split right after a newline that is followed by
+    /// non-whitespace, so the token count of the document is exactly the sum of the counts of
+    /// its units: the fit measures a candidate by adding cached counts, never re-tokenizing.
+    pub fn units(&self, details: &[Option<Detail>], listed: usize) -> Vec<Unit> {
+        let mut units = Vec::with_capacity(details.len() + 16);
+        units.push(Unit::Text(self.header.clone()));
+        let target_node = self.graph.node(self.target);
+        for (section, members) in &self.sections {
+            let mut shown = members
+                .iter()
+                .filter_map(|&i| details[i].map(|d| (i, d)))
+                .peekable();
+            if shown.peek().is_none() {
+                continue;
+            }
+            if self.style == Style::Markdown {
+                units.push(Unit::Text(
+                    format!("## {}\n\n", section.title(&target_node.kind)).into(),
+                ));
+            }
+            units.extend(shown.map(|(i, d)| Unit::Block(i, d)));
+        }
+        // The target's verification closes a Spec Graph context, as in the docs' template.
+        let target_item = self.ranked.iter().position(|r| r.node == self.target);
+        let target_detail = target_item.and_then(|i| details[i]);
+        if target_node.origin == Origin::SpecGraph && target_detail >= Some(Detail::Summary) {
+            let lines = card::verification_of(target_node);
+            if !lines.is_empty() {
+                units.push(self.list_unit("Verification", &lines));
+            }
+        }
+        let mut paths = Vec::new();
+        for (item, detail) in self.ranked.iter().zip(details) {
+            if detail.is_some() {
+                let node = self.graph.node(item.node);
+                if let Some(fields) = node.artifact() {
+                    paths.extend(
+                        fields
+                            .paths
+                            .iter()
+                            .map(|path| format!("{path} ({})", node.id)),
+                    );
+                }
+            }
+        }
+        if !paths.is_empty() {
+            units.push(self.list_unit("Code paths", &paths));
+        }
+        if !self.extras.truncated.is_empty() {
+            units.push(self.list_unit("Truncated", &self.extras.truncated));
+        }
+        let omitted: Vec<usize> = (0..self.ranked.len())
+            .filter(|&i| details[i].is_none())
+            .collect();
+        if !omitted.is_empty() {
+            let heading = match self.style {
+                Style::Markdown => format!(
+                    "## Omitted\n\n{} more did not fit the budget, most relevant first (`brief show <ID>` prints one):\n\n",
+                    omitted.len()
+                ),
+                Style::Text => format!(
+                    "=== OMITTED ===\n{} more did not fit the budget, most relevant first:\n",
+                    omitted.len()
+                ),
+            };
+            units.push(Unit::Text(heading.into()));
+            let shown = listed.min(omitted.len());
+            units.extend(omitted[..shown].iter().map(|&i| Unit::Omitted(i)));
+            if shown < omitted.len() {
+                units.push(Unit::Text(
+                    format!(
+                        "- … and {} more (see `--format json`)\n",
+                        omitted.len() - shown
+                    )
+                    .into(),
+                ));
+            }
+        }
+        units
+    }
+
+    /// The text of a unit.
+    pub fn text(&self, unit: &Unit) -> Rc<str> {
+        match unit {
+            Unit::Text(text) => text.clone(),
+            Unit::Block(i, d) => self.block(*i, *d),
+            Unit::Omitted(i) => {
+                let node = self.graph.node(self.ranked[*i].node);
+                format!(
+                    "- {} ({}): {}\n",
+                    node.id,
+                    node.kind,
+                    short_title(&node.title)
+                )
+                .into()
+            }
+        }
+    }
+
+    /// The document: the units joined. Blocks are separated by blank lines; the document
+    /// ends with a single newline.
+    pub fn document(&self, units: &[Unit]) -> String {
+        let mut out = String::with_capacity(units.len() * 256);
+        for unit in units {
+            let text = self.text(unit);
+            debug_assert!(
+                text.ends_with('\n')
+                    && text
+                        .chars()
+                        .next()
+                        .is_some_and(|c| !c.is_whitespace() && c != '/'),
+                "a unit starts with a split point and ends with a newline: {text:?}"
+            );
+            out.push_str(&text);
+        }
+        let trimmed = out.trim_end_matches('\n').len();
+        out.truncate(trimmed);
+        out.push('\n');
+        out
+    }
+
+    fn list_unit(&self, title: &str, lines: &[String]) -> Unit {
+        let mut out = match self.style {
+            Style::Markdown => format!("## {title}\n\n"),
+            Style::Text => format!("=== {} ===\n", title.to_ascii_uppercase()),
+        };
+        for line in lines {
+            out.push_str("- ");
+            out.push_str(line);
+            out.push('\n');
+        }
+        out.push('\n');
+        Unit::Text(out.into())
+    }
+}
+
+/// A piece of a document: a node's block at a detail level, or fixed text.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Unit {
+    /// An item's block at a detail level.
+    Block(usize, Detail),
+    /// An omitted item's line in the omitted list.
+    Omitted(usize),
+    Text(Rc<str>),
+}
+
+fn section_of(
+    graph: &dyn NodeStore,
+    node: NodeIx,
+    target: NodeIx,
+    artifact_layout: bool,
+) -> Section {
+    let n = graph.node(node);
+    if n.kind == Kind::Identity {
+        return Section::Identity;
+    }
+    if node == target && !artifact_layout {
+        return Section::Target;
+    }
+    match &n.kind {
+        Kind::Decision if artifact_layout => Section::Decisions,
+        Kind::Decision => match n.spec().and_then(|s| s.category.as_deref()) {
+            Some("architecture") => Section::ArchitectureDecisions,
+            Some("stack") => Section::StackDecisions,
+            Some("pattern") => Section::PatternDecisions,
+            Some("interface") => Section::InterfaceDecisions,
+            _ => Section::Decisions,
+        },
+        Kind::Domain => Section::Domains,
+        Kind::Policy => Section::Policies,
+        Kind::Norm => Section::Norms,
+        Kind::Foundation => Section::Foundations,
+        Kind::Behavior => Section::Behaviors,
+        Kind::Spec => Section::Specs,
+        Kind::Task => Section::Tasks,
+        Kind::Feature | Kind::Layer => Section::Namespace,
+        kind if kind.is_extension() => Section::Related,
+        _ => Section::Other,
+    }
+}
+
+/// Longest title an omitted or truncated line shows, in characters.
+const SHORT_TITLE: usize = 80;
+
+/// A title cut to [`SHORT_TITLE`] characters at a word boundary, with an ellipsis.
+pub fn short_title(title: &str) -> String {
+    if title.chars().count() <= SHORT_TITLE {
+        return title.to_string();
+    }
+    let cut: String = title.chars().take(SHORT_TITLE).collect();
+    let at = cut
+        .rfind(' ')
+        .filter(|&at| at > SHORT_TITLE / 2)
+        .unwrap_or(cut.len());
+    format!("{}…", cut[..at].trim_end())
+}
+
+/// The banner that opens the context of a superseded target.
+fn superseded_banner(
+    target: &brief_model::Node,
+    successors: &[(String, String)],
+    style: Style,
+) -> String {
+    let named: Vec<String> = successors
+        .iter()
+        .map(|(id, title)| match style {
+            Style::Markdown => format!("**{id}** ({})", short_title(title)),
+            Style::Text => format!("{id} ({})", short_title(title)),
+        })
+        .collect();
+    let next = match successors.first() {
+        Some((id, _)) => match style {
+            Style::Markdown => format!(" `brief context {id}` gives the current context."),
+            Style::Text => format!(" brief context {id} gives the current context."),
+        },
+        None => String::new(),
+    };
+    let what = if named.is_empty() {
+        format!(
+            "{} is marked superseded, and no node says what supersedes it.",
+            target.id
+        )
+    } else {
+        format!("{} is superseded by {}.", target.id, named.join(" and "))
+    };
+    match style {
+        Style::Markdown => format!("> **Superseded:** {what}{next}\n\n"),
+        Style::Text => format!("SUPERSEDED: {what}{next}\n\n"),
+    }
+}
+
+fn title_case(name: &str) -> String {
+    name.split('_')
+        .map(|word| {
+            let mut chars = word.chars();
+            match chars.next() {
+                Some(first) => first.to_uppercase().chain(chars).collect(),
+                None => String::new(),
+            }
+        })
+        .collect::<Vec<String>>()
+        .join(" ")
+}
+
+/// Writes one card on its own (for `brief show`), with its heading.
+pub fn write_card(card: &Card, kind: &Kind, detail: Detail, style: Style) -> String {
+    match style {
+        Style::Markdown => markdown::block(card, detail, false),
+        Style::Text => text::block(card, kind, detail),
+    }
+}

@@ -1,0 +1,231 @@
+//! Resolving what the user typed to a start node: an exact id, an id in another case, or an
+//! error that names the closest ids; and telling an id from words (`has_id_shape`).
+
+use std::collections::BTreeSet;
+
+use brief_model::{GraphView, NodeIx, StoreError};
+
+/// Most suggestions offered for an unknown target.
+const SUGGESTIONS: usize = 3;
+
+/// The target is not a node id (and, when it was searched for, matched no text either).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", describe(self))]
+pub struct UnknownTarget {
+    pub target: String,
+    /// The closest ids, best first.
+    pub suggestions: Vec<String>,
+    /// The best search hits for the target as words, best first.
+    pub hits: Vec<String>,
+    /// Whether the target was searched for as words (it was not taken for an id).
+    pub searched: bool,
+}
+
+impl UnknownTarget {
+    /// An id that is not there, with the closest ids.
+    pub fn id(target: &str, suggestions: Vec<String>) -> UnknownTarget {
+        UnknownTarget {
+            target: target.to_string(),
+            suggestions,
+            hits: Vec::new(),
+            searched: false,
+        }
+    }
+}
+
+fn describe(unknown: &UnknownTarget) -> String {
+    let target = &unknown.target;
+    let mut text = if unknown.searched {
+        format!(
+            "nothing matches `{target}`: no node has that id and no node's text has those words"
+        )
+    } else {
+        format!("no node with id `{target}`")
+    };
+    if !unknown.suggestions.is_empty() {
+        let lead = if unknown.searched {
+            "closest ids"
+        } else {
+            "did you mean"
+        };
+        text.push_str(&format!("; {lead} {}?", unknown.suggestions.join(", ")));
+    }
+    if !unknown.hits.is_empty() {
+        text.push_str(&format!("; best search hits: {}", unknown.hits.join(", ")));
+    }
+    if unknown.searched {
+        text.push_str("; `brief search WORDS` lists what other words find");
+    } else {
+        text.push_str(&format!(
+            "; `brief search \"{target}\"` searches titles and bodies for it"
+        ));
+    }
+    text
+}
+
+/// The shapes of a project's ids that set them apart from words: letters, digits and
+/// separators with runs collapsed (`DEC-PAY-01` → `a-a-9`, `TASK_7` → `a_9`). A plain word
+/// (`CHECKOUT`) has no such shape: a word target is searched unless it is an id exactly.
+pub fn id_shapes(ids: &[String]) -> BTreeSet<String> {
+    ids.iter()
+        .filter_map(|id| shape(id))
+        .filter(|s| s.contains(['9', '-', '_', '.']))
+        .collect()
+}
+
+/// Whether `target` reads as an id of this project: it has one of `shapes` (any case).
+pub fn has_id_shape(target: &str, shapes: &BTreeSet<String>) -> bool {
+    shape(target.trim()).is_some_and(|s| shapes.contains(&s))
+}
+
+/// The shape of one token made of ASCII letters, digits, `-`, `_` and `.`; `None` otherwise.
+fn shape(token: &str) -> Option<String> {
+    if token.is_empty() {
+        return None;
+    }
+    let mut out = String::new();
+    for c in token.chars() {
+        let class = match c {
+            c if c.is_ascii_alphabetic() => 'a',
+            c if c.is_ascii_digit() => '9',
+            '-' | '_' | '.' => c,
+            _ => return None,
+        };
+        if !(out.ends_with(class) && matches!(class, 'a' | '9')) {
+            out.push(class);
+        }
+    }
+    Some(out)
+}
+
+/// Resolves an id exactly, then ignoring case. The outer error is the graph's (it could
+/// not be read), the inner one the user's (no such node).
+pub fn resolve(
+    graph: &dyn GraphView,
+    target: &str,
+) -> Result<Result<NodeIx, UnknownTarget>, StoreError> {
+    let wanted = target.trim();
+    if let Some(ix) = graph.lookup(wanted)? {
+        return Ok(Ok(ix));
+    }
+    let upper = wanted.to_uppercase();
+    if let Some(ix) = graph.lookup(&upper)? {
+        return Ok(Ok(ix));
+    }
+    let ids = graph.all_ids()?;
+    if let Some(id) = ids.iter().find(|id| id.eq_ignore_ascii_case(wanted)) {
+        if let Some(ix) = graph.lookup(id)? {
+            return Ok(Ok(ix));
+        }
+    }
+    Ok(Err(UnknownTarget::id(wanted, closest(&ids, &upper))))
+}
+
+/// Ids close to `wanted` by edit distance, or containing it, best first.
+fn closest(ids: &[String], wanted: &str) -> Vec<String> {
+    let wanted_chars = wanted.chars().count();
+    let limit = (wanted_chars / 3).max(2);
+    let mut scored: Vec<(usize, &str)> = ids
+        .iter()
+        .filter_map(|original| {
+            let id = original.to_uppercase();
+            let distance = if id.contains(wanted) || (!id.is_empty() && wanted.contains(&id)) {
+                id.len().abs_diff(wanted.len()).min(limit)
+            } else if id.chars().count().abs_diff(wanted_chars) > limit {
+                // The length difference bounds the edit distance from below: no need to
+                // compute it (a target thousands of characters long against every id would
+                // cost their product).
+                return None;
+            } else {
+                strsim::levenshtein(&id, wanted)
+            };
+            (distance <= limit).then_some((distance, original.as_str()))
+        })
+        .collect();
+    scored.sort();
+    scored
+        .into_iter()
+        .take(SUGGESTIONS)
+        .map(|(_, id)| id.to_string())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use brief_model::testing::node;
+    use brief_model::{Graph, Kind};
+
+    fn graph() -> Graph {
+        Graph::build(vec![
+            node("AUTH-01", Kind::Behavior, &[]),
+            node("AUTH-02", Kind::Behavior, &[]),
+            node("DEC-AUTH-01", Kind::Decision, &[]),
+            node("POL-PERF-01", Kind::Policy, &[]),
+        ])
+        .0
+    }
+
+    #[test]
+    fn exact_and_case_insensitive() {
+        let g = graph();
+        assert_eq!(resolve(&g, "AUTH-01").unwrap(), Ok(0));
+        assert_eq!(resolve(&g, "auth-02").unwrap(), Ok(1));
+    }
+
+    #[test]
+    fn unknown_targets_suggest_the_closest_ids() {
+        let err = resolve(&graph(), "AUTH-1").unwrap().unwrap_err();
+        assert_eq!(err.suggestions[0], "AUTH-01");
+        assert!(err.to_string().contains("did you mean AUTH-01"));
+        assert!(resolve(&graph(), "ZZZZZZZZZZ")
+            .unwrap()
+            .unwrap_err()
+            .suggestions
+            .is_empty());
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+        /// Skipping ids whose length alone puts them over the limit suggests what computing
+        /// every edit distance suggests.
+        #[test]
+        fn the_length_bound_changes_no_suggestion(
+            ids in proptest::collection::vec("[A-C]{0,9}(-[0-9]{1,2})?", 1..30),
+            wanted in "[A-C]{0,12}(-[0-9])?",
+        ) {
+            let limit = (wanted.chars().count() / 3).max(2);
+            let mut every: Vec<(usize, &str)> = ids
+                .iter()
+                .filter_map(|id| {
+                    let d = if id.contains(&wanted) || (!id.is_empty() && wanted.contains(id.as_str())) {
+                        id.len().abs_diff(wanted.len()).min(limit)
+                    } else {
+                        strsim::levenshtein(id, &wanted)
+                    };
+                    (d <= limit).then_some((d, id.as_str()))
+                })
+                .collect();
+            every.sort();
+            let every: Vec<String> =
+                every.into_iter().take(SUGGESTIONS).map(|(_, id)| id.to_string()).collect();
+            proptest::prop_assert_eq!(closest(&ids, &wanted), every);
+        }
+    }
+
+    #[test]
+    fn id_shapes_are_learned_from_the_ids() {
+        let ids: Vec<String> = ["DEC-PAY-01", "CHECKOUT", "TASK_7", "REFUNDS-01"]
+            .map(String::from)
+            .to_vec();
+        let shapes = id_shapes(&ids);
+        assert_eq!(shapes.iter().collect::<Vec<_>>(), ["a-9", "a-a-9", "a_9"]);
+        assert!(has_id_shape("REFUNDS-09", &shapes));
+        assert!(has_id_shape("auth-1", &shapes));
+        assert!(has_id_shape("DEC-XYZ-7", &shapes));
+        // Words, even upper-case ones, and shapes the project does not use are searched.
+        for words in ["PSP", "adyen", "xyzzy plugh", "refund-policy", "ÉTÉ-1", ""] {
+            assert!(!has_id_shape(words, &shapes), "{words}");
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! Old revisions of a project, read from git's object database with gix (never by running
+//! git, never touching the working tree or the index): the files of the project's folder at a
+//! revision are written into a private temporary folder, which the ordinary loaders then read
+//! as a project (`docs/impact.md`).
+
+use std::path::{Path, PathBuf};
+
+use brief_model::Graph;
+use brief_project::{Defaults, Project};
+
+/// Why a revision could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum RevisionError {
+    #[error("{0}: not inside a git repository ({1})")]
+    NoRepository(String, String),
+    #[error("{0}: the repository has no working tree")]
+    Bare(String),
+    #[error("unknown revision `{0}`: {1}")]
+    Unknown(String, String),
+    #[error("revision `{0}`: {1}")]
+    Read(String, String),
+    #[error("revision `{0}` does not load: {1}")]
+    Load(String, String),
+}
+
+/// A project as it was at a revision: its graph and defaults. The temporary folder holding its
+/// files lives as long as this.
+pub struct Revision {
+    pub graph: Graph,
+    pub defaults: Defaults,
+    _files: tempfile::TempDir,
+}
+
+/// The project at `root` as of `rev` (anything `git rev-parse` accepts).
+pub fn load(root: &Path, rev: &str) -> Result<Revision, RevisionError> {
+    let shown = root.display().to_string();
+    let repo = gix::discover(root)
+        .map_err(|e| RevisionError::NoRepository(shown.clone(), e.to_string()))?;
+    let workdir = repo
+        .workdir()
+        .ok_or_else(|| RevisionError::Bare(shown.clone()))?;
+    let read = |e: &dyn std::fmt::Display| RevisionError::Read(rev.to_string(), e.to_string());
+    let top = workdir.canonicalize().map_err(|e| read(&e))?;
+    let here = root.canonicalize().map_err(|e| read(&e))?;
+    // The project's folder within the repository, with `/` separators.
+    let prefix: String = here
+        .strip_prefix(&top)
+        .map_err(|e| read(&e))?
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/");
+    let tree = repo
+        .rev_parse_single(rev)
+        .map_err(|e| RevisionError::Unknown(rev.to_string(), e.to_string()))?
+        .object()
+        .map_err(|e| read(&e))?
+        .peel_to_tree()
+        .map_err(|e| read(&e))?;
+    let mut recorder = gix::traverse::tree::Recorder::default();
+    tree.traverse()
+        .breadthfirst(&mut recorder)
+        .map_err(|e| read(&e))?;
+    let files = tempfile::Builder::new()
+        .prefix("brief-rev-")
+        .tempdir()
+        .map_err(|e| read(&e))?;
+    for entry in &recorder.records {
+        if !entry.mode.is_blob() {
+            continue;
+        }
+        let path = String::from_utf8_lossy(entry.filepath.as_ref()).into_owned();
+        let Some(relative) = beneath(&path, &prefix) else {
+            continue;
+        };
+        // The derived cache is never part of a revision's sources.
+        if relative.starts_with(".brief/cache/") {
+            continue;
+        }
+        let out =
+            safe_join(files.path(), relative).ok_or_else(|| read(&"a path leaves the tree"))?;
+        if let Some(parent) = out.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| read(&e))?;
+        }
+        let object = repo.find_object(entry.oid).map_err(|e| read(&e))?;
+        std::fs::write(&out, &object.data).map_err(|e| read(&e))?;
+    }
+    let project = Project::at(files.path())
+        .map_err(|e| RevisionError::Load(rev.to_string(), e.to_string()))?;
+    let loaded = project.load();
+    if let Some(problem) = loaded.errors().next() {
+        return Err(RevisionError::Load(
+            rev.to_string(),
+            format!("{}: {}", problem.location, problem.message),
+        ));
+    }
+    Ok(Revision {
+        graph: loaded.graph,
+        defaults: project.defaults.clone(),
+        _files: files,
+    })
+}
+
+/// `path` relative to `prefix` (a folder), if it lies beneath it.
+fn beneath<'a>(path: &'a str, prefix: &str) -> Option<&'a str> {
+    if prefix.is_empty() {
+        return Some(path);
+    }
+    path.strip_prefix(prefix)?.strip_prefix('/')
+}
+
+/// `base/relative`, refusing `..`, absolute and empty components (a tree entry is a name, but
+/// a hostile repository is still input).
+fn safe_join(base: &Path, relative: &str) -> Option<PathBuf> {
+    let mut out = base.to_path_buf();
+    for part in relative.split('/') {
+        if part.is_empty() || part == "." || part == ".." || part.contains('\\') {
+            return None;
+        }
+        out.push(part);
+    }
+    Some(out)
+}

@@ -1,0 +1,677 @@
+//! Traversal: which nodes a context holds and why (docs/traversal.md).
+//!
+//! For a target T: T itself; its namespace (transitive `contains` ancestors, not expanded);
+//! its constrainers (nodes that `constrains` T or an ancestor); layer guidance (decisions and
+//! constrainers of every layer T reaches over `depends_on` and feature/layer parents, minus
+//! superseded candidates); then forward relations from T and from those guidance nodes up to
+//! the depth. One rule set serves Spec Graph and artifact projects: an artifact link is a
+//! forward relation, and artifact keys named like Spec Graph relations keep their meaning.
+//!
+//! Every traversal keeps visited sets, so cycles of any relation terminate, and each node is
+//! reported once with every reason that brought it.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+
+use brief_model::guidance;
+use brief_model::lens::Follow;
+use brief_model::{Dangling, Edge, GraphView, Kind, NodeIx, Relation, StoreError};
+
+mod tana;
+
+pub use tana::{traverse_tana, TANA_FANOUT, TANA_MAX_NODES};
+
+pub use brief_model::Depth;
+
+/// How a relation was followed to reach a node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Direction {
+    /// From source to target of the edge.
+    Forward,
+    /// From target to source (constrainers, namespace).
+    Inverse,
+    /// Layer guidance inherited through a layer dependency.
+    Propagated,
+    /// From target to source of an edge onto a node the target links (the constrainers of
+    /// the specs a task links; `via` holds that node).
+    Linked,
+}
+
+impl Direction {
+    /// The name used in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Direction::Forward => "forward",
+            Direction::Inverse => "inverse",
+            Direction::Propagated => "propagated",
+            Direction::Linked => "linked",
+        }
+    }
+}
+
+/// Why a node is in a context.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Reason {
+    /// It is the target.
+    Target,
+    /// It is the project identity, always included.
+    Identity,
+    /// An edge brought it. For the always-on rules `from` is the target and `via` lists the
+    /// nodes in between (the constrained ancestor, the path to a layer); for forward edges
+    /// `from` is the node the edge leaves.
+    Edge {
+        relation: Relation,
+        direction: Direction,
+        from: NodeIx,
+        via: Vec<NodeIx>,
+    },
+}
+
+/// A node in the selection.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reached {
+    pub node: NodeIx,
+    /// Hops from the target (0 for the target and the identity; 1 for guidance).
+    pub distance: u32,
+    /// Sorted, without duplicates.
+    pub reasons: Vec<Reason>,
+}
+
+/// The result of a traversal, sorted by node index (i.e. by id).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Selection {
+    pub target: NodeIx,
+    pub reached: Vec<Reached>,
+    /// Forward links out of selected nodes whose target does not exist: context they would
+    /// have brought is missing.
+    pub dangling: Vec<Dangling>,
+    /// Fan-outs that were sampled.
+    pub truncated: Vec<Truncation>,
+}
+
+/// Traversal settings.
+#[derive(Debug, Clone, Copy)]
+pub struct TraverseOptions {
+    pub depth: Depth,
+    /// Include the project identity node, if there is one.
+    pub identity: bool,
+    /// The relation families to explore (a lens); constrainers are always included.
+    pub follow: Follow,
+    /// Most neighbours followed over one relation of one node; the rest are left out and
+    /// the truncation is reported.
+    pub fanout: usize,
+}
+
+/// The default fan-out limit.
+pub const DEFAULT_FANOUT: usize = 200;
+
+impl TraverseOptions {
+    /// The defaults of docs/traversal.md at a depth.
+    pub fn at(depth: Depth) -> TraverseOptions {
+        TraverseOptions {
+            depth,
+            identity: true,
+            follow: Follow::DEFAULT,
+            fanout: DEFAULT_FANOUT,
+        }
+    }
+}
+
+/// A node whose neighbours over one relation were too many to follow all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Truncation {
+    pub node: NodeIx,
+    pub relation: Relation,
+    pub total: usize,
+    pub kept: usize,
+}
+
+/// Accumulates reached nodes: smallest distance kept, every reason kept.
+#[derive(Default)]
+struct Acc {
+    nodes: HashMap<NodeIx, (u32, BTreeSet<Reason>)>,
+}
+
+impl Acc {
+    /// The selection: nodes and each node's reasons ordered by id, whatever the indices are,
+    /// and the forward links of selected nodes that lead nowhere.
+    fn finish(
+        self,
+        graph: &dyn GraphView,
+        target: NodeIx,
+        truncated: Vec<Truncation>,
+    ) -> Result<Selection, StoreError> {
+        let id_key = |ix: &NodeIx| graph.id_of(*ix);
+        let mut reached: Vec<(String, Reached)> = Vec::with_capacity(self.nodes.len());
+        for (node, (distance, reasons)) in self.nodes {
+            let mut reasons: Vec<(ReasonKey, Reason)> = reasons
+                .into_iter()
+                .map(|r| Ok((reason_key(&r, &id_key)?, r)))
+                .collect::<Result<_, StoreError>>()?;
+            reasons.sort_by(|a, b| a.0.cmp(&b.0));
+            let reached_node = Reached {
+                node,
+                distance,
+                reasons: reasons.into_iter().map(|(_, r)| r).collect(),
+            };
+            reached.push((graph.id_of(node)?, reached_node));
+        }
+        reached.sort_by(|a, b| a.0.cmp(&b.0));
+        let reached: Vec<Reached> = reached.into_iter().map(|(_, r)| r).collect();
+        let mut dangling = Vec::new();
+        for r in &reached {
+            dangling.extend(
+                graph
+                    .dangling_from(r.node)?
+                    .into_iter()
+                    .filter(|d| d.relation.is_forward()),
+            );
+        }
+        Ok(Selection {
+            target,
+            reached,
+            dangling,
+            truncated,
+        })
+    }
+
+    fn add(&mut self, node: NodeIx, distance: u32, reason: Reason) {
+        let entry = self
+            .nodes
+            .entry(node)
+            .or_insert_with(|| (distance, BTreeSet::new()));
+        entry.0 = entry.0.min(distance);
+        entry.1.insert(reason);
+    }
+}
+
+/// Selects the nodes of the context for `target`.
+pub fn traverse(
+    graph: &dyn GraphView,
+    target: NodeIx,
+    options: TraverseOptions,
+) -> Result<Selection, StoreError> {
+    let mut acc = Acc::default();
+    acc.add(target, 0, Reason::Target);
+    if options.identity {
+        if let Some(identity) = graph.identity()? {
+            if identity != target {
+                acc.add(identity, 0, Reason::Identity);
+            }
+        }
+    }
+
+    // Rule 2: namespace. BFS up `contains`, remembering the path for `via`. Constrainers of
+    // ancestors apply whatever the lens; showing the ancestors is the lens's choice.
+    let ancestors = ancestors(graph, target)?;
+    for (&ancestor, (hops, path)) in ancestors.iter().filter(|_| options.follow.parent) {
+        acc.add(
+            ancestor,
+            *hops,
+            edge_reason(Relation::Contains, Direction::Inverse, target, path.clone()),
+        );
+    }
+
+    // Rule 3: constrainers of the target and of every ancestor.
+    let mut guidance: BTreeSet<NodeIx> = BTreeSet::new();
+    let ancestry = std::iter::once((target, Vec::new())).chain(
+        ancestors
+            .iter()
+            .map(|(&a, (_, path))| (a, path.iter().copied().chain([a]).collect::<Vec<_>>())),
+    );
+    for (constrained, via) in ancestry {
+        for edge in graph.edges_in(constrained)? {
+            if edge.relation == Relation::Constrains && edge.from != target {
+                acc.add(
+                    edge.from,
+                    1,
+                    edge_reason(
+                        Relation::Constrains,
+                        Direction::Inverse,
+                        target,
+                        via.clone(),
+                    ),
+                );
+                guidance.insert(edge.from);
+            }
+        }
+    }
+
+    // Rule 3b (artifact tasks): a task changes the specs it links, so what constrains those
+    // specs constrains the task. Only a task's own direct links count; a spec's dependencies
+    // keep their constraints to themselves, as in rule 5.
+    if graph.kind_of(target)? == Kind::Task {
+        let linked: BTreeSet<NodeIx> = graph
+            .edges_out(target)?
+            .iter()
+            .filter(|edge| edge.relation.is_forward())
+            .map(|edge| edge.to)
+            .collect();
+        for spec in linked {
+            for edge in graph.edges_in(spec)? {
+                if edge.relation == Relation::Constrains && edge.from != target {
+                    acc.add(
+                        edge.from,
+                        1,
+                        edge_reason(Relation::Constrains, Direction::Linked, target, vec![spec]),
+                    );
+                    guidance.insert(edge.from);
+                }
+            }
+        }
+    }
+
+    // Rule 4: layer guidance.
+    for (node, reasons) in layer_guidance(graph, target)? {
+        for reason in reasons {
+            acc.add(node, 1, reason);
+        }
+        guidance.insert(node);
+    }
+
+    // Rule 5: forward relations from the target (distance 0) and guidance (distance 1).
+    let mut truncated: Vec<Truncation> = Vec::new();
+    let mut best: HashMap<NodeIx, u32> = HashMap::new();
+    let mut queue: VecDeque<(NodeIx, u32)> = VecDeque::new();
+    best.insert(target, 0);
+    queue.push_back((target, 0));
+    for &node in &guidance {
+        if best.insert(node, 1).is_none() {
+            queue.push_back((node, 1));
+        }
+    }
+    while let Some((node, distance)) = queue.pop_front() {
+        if best.get(&node) != Some(&distance) {
+            continue;
+        }
+        let next = distance + 1;
+        if !options.depth.allows(next) {
+            continue;
+        }
+        for edge in sample(
+            graph,
+            node,
+            graph.edges_out(node)?,
+            &options,
+            &acc,
+            &mut truncated,
+        )? {
+            if edge.to == target {
+                continue;
+            }
+            acc.add(
+                edge.to,
+                next,
+                edge_reason(edge.relation.clone(), Direction::Forward, node, Vec::new()),
+            );
+            if best.get(&edge.to).is_none_or(|&d| d > next) {
+                best.insert(edge.to, next);
+                queue.push_back((edge.to, next));
+            }
+        }
+    }
+
+    acc.finish(graph, target, truncated)
+}
+
+/// Whether rule 5 follows `relation` forward under a lens's families (`contains` only when
+/// the lens walks children; `constrains` and `supersedes` never).
+pub fn follows_forward(follow: Follow, relation: &Relation) -> bool {
+    match relation {
+        Relation::Contains => follow.child,
+        // `field:` keys parse as `Relation::Field` now; either spelling is a field link.
+        Relation::Field(_) => follow.field,
+        Relation::Link(key) if key.starts_with("field:") => follow.field,
+        other => other.is_forward() && follow.reference,
+    }
+}
+
+/// The edges of `node` to follow: the families the lens follows, each relation capped at
+/// the fan-out limit. Over the limit, nodes already in the context come first, then
+/// normative kinds (policies, norms, decisions), then the rest, each by id.
+fn sample(
+    graph: &dyn GraphView,
+    node: NodeIx,
+    edges: Vec<Edge>,
+    options: &TraverseOptions,
+    acc: &Acc,
+    truncated: &mut Vec<Truncation>,
+) -> Result<Vec<Edge>, StoreError> {
+    let followed = |r: &Relation| follows_forward(options.follow, r);
+    let mut by_relation: Vec<(Relation, Vec<Edge>)> = Vec::new();
+    for edge in edges.into_iter().filter(|e| followed(&e.relation)) {
+        match by_relation.iter_mut().find(|(r, _)| *r == edge.relation) {
+            Some((_, list)) => list.push(edge),
+            None => by_relation.push((edge.relation.clone(), vec![edge])),
+        }
+    }
+    let mut kept = Vec::new();
+    for (relation, mut list) in by_relation {
+        let total = list.len();
+        if total > options.fanout {
+            let mut keyed = Vec::with_capacity(list.len());
+            for e in list {
+                let kind = graph.kind_of(e.to)?;
+                let normative = matches!(kind, Kind::Policy | Kind::Norm | Kind::Decision);
+                let key = (
+                    !acc.nodes.contains_key(&e.to),
+                    !normative,
+                    graph.id_of(e.to)?,
+                );
+                keyed.push((key, e));
+            }
+            keyed.sort_by(|a, b| a.0.cmp(&b.0));
+            list = keyed.into_iter().map(|(_, e)| e).collect();
+            list.truncate(options.fanout);
+            truncated.push(Truncation {
+                node,
+                relation,
+                total,
+                kept: options.fanout,
+            });
+        }
+        kept.extend(list);
+    }
+    Ok(kept)
+}
+
+/// Selects the nodes of a context that starts from several nodes (search hits): the union
+/// of their selections, each node once with the smallest distance and every reason. The
+/// first seed is the target.
+pub fn traverse_many(
+    graph: &dyn GraphView,
+    seeds: &[NodeIx],
+    options: TraverseOptions,
+) -> Result<Selection, StoreError> {
+    let mut merged: Option<Selection> = None;
+    for &seed in seeds {
+        let selection = traverse(graph, seed, options)?;
+        merged = Some(match merged {
+            None => selection,
+            Some(mut acc) => {
+                for reached in selection.reached {
+                    match acc.reached.iter_mut().find(|r| r.node == reached.node) {
+                        Some(existing) => {
+                            existing.distance = existing.distance.min(reached.distance);
+                            for reason in reached.reasons {
+                                if !existing.reasons.contains(&reason) {
+                                    existing.reasons.push(reason);
+                                }
+                            }
+                        }
+                        None => acc.reached.push(reached),
+                    }
+                }
+                for d in selection.dangling {
+                    if !acc.dangling.contains(&d) {
+                        acc.dangling.push(d);
+                    }
+                }
+                for t in selection.truncated {
+                    if !acc.truncated.contains(&t) {
+                        acc.truncated.push(t);
+                    }
+                }
+                acc
+            }
+        });
+    }
+    let mut selection = merged.unwrap_or(Selection {
+        target: 0,
+        reached: Vec::new(),
+        dangling: Vec::new(),
+        truncated: Vec::new(),
+    });
+    let id = |ix: &NodeIx| graph.id_of(*ix);
+    for reached in &mut selection.reached {
+        let mut keyed = Vec::with_capacity(reached.reasons.len());
+        for r in reached.reasons.drain(..) {
+            keyed.push((reason_key(&r, &id)?, r));
+        }
+        keyed.sort_by(|a, b| a.0.cmp(&b.0));
+        reached.reasons = keyed.into_iter().map(|(_, r)| r).collect();
+    }
+    let mut keyed = Vec::with_capacity(selection.reached.len());
+    for r in selection.reached.drain(..) {
+        keyed.push((graph.id_of(r.node)?, r));
+    }
+    keyed.sort_by(|a, b| a.0.cmp(&b.0));
+    selection.reached = keyed.into_iter().map(|(_, r)| r).collect();
+    Ok(selection)
+}
+
+/// A sort key for reasons that orders by ids, not indices.
+type ReasonKey = (u8, String, Direction, String, Vec<String>);
+
+fn reason_key(
+    reason: &Reason,
+    id: &dyn Fn(&NodeIx) -> Result<String, StoreError>,
+) -> Result<ReasonKey, StoreError> {
+    Ok(match reason {
+        Reason::Target => (
+            0,
+            String::new(),
+            Direction::Forward,
+            String::new(),
+            Vec::new(),
+        ),
+        Reason::Identity => (
+            1,
+            String::new(),
+            Direction::Forward,
+            String::new(),
+            Vec::new(),
+        ),
+        Reason::Edge {
+            relation,
+            direction,
+            from,
+            via,
+        } => (
+            2,
+            relation.name().to_string(),
+            *direction,
+            id(from)?,
+            via.iter().map(id).collect::<Result<_, _>>()?,
+        ),
+    })
+}
+
+fn edge_reason(relation: Relation, direction: Direction, from: NodeIx, via: Vec<NodeIx>) -> Reason {
+    Reason::Edge {
+        relation,
+        direction,
+        from,
+        via,
+    }
+}
+
+/// Transitive `contains` ancestors of `node`: hops and the path of ancestors in between.
+fn ancestors(
+    graph: &dyn GraphView,
+    node: NodeIx,
+) -> Result<BTreeMap<NodeIx, (u32, Vec<NodeIx>)>, StoreError> {
+    let mut found: BTreeMap<NodeIx, (u32, Vec<NodeIx>)> = BTreeMap::new();
+    let mut queue = VecDeque::from([(node, 0u32, Vec::new())]);
+    while let Some((current, hops, path)) = queue.pop_front() {
+        for edge in graph.edges_in(current)? {
+            if edge.relation != Relation::Contains || edge.from == node {
+                continue;
+            }
+            if found.contains_key(&edge.from) {
+                continue;
+            }
+            found.insert(edge.from, (hops + 1, path.clone()));
+            let mut next_path = path.clone();
+            next_path.push(edge.from);
+            queue.push_back((edge.from, hops + 1, next_path));
+        }
+    }
+    Ok(found)
+}
+
+/// Rule 4: the decisions and constrainers that layers reached from `target` propagate,
+/// after supersedes pruning, each with its reasons.
+fn layer_guidance(
+    graph: &dyn GraphView,
+    target: NodeIx,
+) -> Result<BTreeMap<NodeIx, Vec<Reason>>, StoreError> {
+    let candidates = guidance_candidates(graph, target)?;
+    let superseded = superseded_among(graph, &candidates)?;
+    Ok(candidates
+        .into_iter()
+        .filter(|(node, _)| !superseded.contains_key(node))
+        .map(|(node, reasons)| (node, reasons.into_iter().collect()))
+        .collect())
+}
+
+/// Rule 4 before supersedes pruning: the decisions and constrainers of every layer the
+/// target's layer walk reaches, each with its reasons.
+fn guidance_candidates(
+    graph: &dyn GraphView,
+    target: NodeIx,
+) -> Result<BTreeMap<NodeIx, BTreeSet<Reason>>, StoreError> {
+    // Layer discovery: BFS over depends_on targets and feature/layer `contains` parents.
+    let mut distance: HashMap<NodeIx, u32> = HashMap::from([(target, 0)]);
+    let mut previous: HashMap<NodeIx, NodeIx> = HashMap::new();
+    let mut queue = VecDeque::from([target]);
+    let mut layers: Vec<(u32, String, NodeIx)> = Vec::new();
+    while let Some(current) = queue.pop_front() {
+        let d = distance[&current];
+        let mut adjacent: Vec<NodeIx> = graph
+            .edges_out(current)?
+            .into_iter()
+            .filter(|e| e.relation == Relation::DependsOn)
+            .map(|e| e.to)
+            .collect();
+        for e in graph.edges_in(current)? {
+            if e.relation == Relation::Contains && graph.kind_of(e.from)?.is_grouping() {
+                adjacent.push(e.from);
+            }
+        }
+        // Neighbours in id order, so the first path found to a layer is always the same.
+        let mut neighbours: Vec<(String, NodeIx)> = adjacent
+            .into_iter()
+            .map(|ix| Ok((graph.id_of(ix)?, ix)))
+            .collect::<Result<_, StoreError>>()?;
+        neighbours.sort();
+        neighbours.dedup();
+        let neighbours: Vec<NodeIx> = neighbours.into_iter().map(|(_, ix)| ix).collect();
+        for next in neighbours {
+            if distance.contains_key(&next) {
+                continue;
+            }
+            distance.insert(next, d + 1);
+            previous.insert(next, current);
+            if graph.kind_of(next)? == Kind::Layer {
+                layers.push((d + 1, graph.id_of(next)?, next));
+            }
+            queue.push_back(next);
+        }
+    }
+    layers.sort();
+
+    let mut candidates: BTreeMap<NodeIx, BTreeSet<Reason>> = BTreeMap::new();
+    for &(_, _, layer) in &layers {
+        // The path from the target to the layer, without the target.
+        let mut path = vec![layer];
+        let mut at = layer;
+        while let Some(&prev) = previous.get(&at) {
+            if prev == target {
+                break;
+            }
+            path.push(prev);
+            at = prev;
+        }
+        path.reverse();
+        let guides = match graph.layer_guides(layer)? {
+            Some(guides) => guides,
+            None => guidance::compute(graph, layer)?,
+        };
+        for guide in guides {
+            match guide.relation {
+                Relation::Contains if guide.node != target => {
+                    candidates
+                        .entry(guide.node)
+                        .or_default()
+                        .insert(edge_reason(
+                            Relation::Contains,
+                            Direction::Propagated,
+                            target,
+                            path.clone(),
+                        ));
+                }
+                Relation::Constrains if guide.node != target => {
+                    let mut via = path.clone();
+                    if guide.member != layer {
+                        via.push(guide.member);
+                    }
+                    candidates
+                        .entry(guide.node)
+                        .or_default()
+                        .insert(edge_reason(
+                            Relation::Constrains,
+                            Direction::Propagated,
+                            target,
+                            via,
+                        ));
+                }
+                _ => {}
+            }
+        }
+    }
+
+    Ok(candidates)
+}
+
+/// Supersedes pruning among propagated candidates only: each dropped candidate and the
+/// first candidate (by index) that supersedes it.
+fn superseded_among(
+    graph: &dyn GraphView,
+    candidates: &BTreeMap<NodeIx, BTreeSet<Reason>>,
+) -> Result<BTreeMap<NodeIx, NodeIx>, StoreError> {
+    let mut superseded: BTreeMap<NodeIx, NodeIx> = BTreeMap::new();
+    for &candidate in candidates.keys() {
+        for other in supersedes_closure(graph, candidate)? {
+            if other != candidate && candidates.contains_key(&other) {
+                superseded.entry(other).or_insert(candidate);
+            }
+        }
+    }
+    Ok(superseded)
+}
+
+/// Rule 4's dropped candidates for `target`: each layer-guidance candidate another candidate
+/// supersedes, with one that does (what `explain` reports).
+pub fn superseded_guidance(
+    graph: &dyn GraphView,
+    target: NodeIx,
+) -> Result<BTreeMap<NodeIx, NodeIx>, StoreError> {
+    superseded_among(graph, &guidance_candidates(graph, target)?)
+}
+
+/// Everything `node` transitively `supersedes`.
+fn supersedes_closure(graph: &dyn GraphView, node: NodeIx) -> Result<BTreeSet<NodeIx>, StoreError> {
+    let mut set = follow(graph, node, &Relation::Supersedes)?;
+    set.remove(&node);
+    Ok(set)
+}
+
+fn follow(
+    graph: &dyn GraphView,
+    start: NodeIx,
+    relation: &Relation,
+) -> Result<BTreeSet<NodeIx>, StoreError> {
+    let mut seen = BTreeSet::from([start]);
+    let mut stack = vec![start];
+    while let Some(node) = stack.pop() {
+        for edge in graph.edges_out(node)? {
+            if &edge.relation == relation && seen.insert(edge.to) {
+                stack.push(edge.to);
+            }
+        }
+    }
+    Ok(seen)
+}
+
+#[cfg(test)]
+mod tests;

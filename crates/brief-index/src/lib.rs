@@ -1,0 +1,644 @@
+//! The derived index: every loaded node in SQLite (`.brief/cache/index.db`), refreshed
+//! incrementally, so a context on a large project touches only the nodes it needs.
+//!
+//! - Files whose size and mtime are unchanged are not read; files whose blake3 hash is
+//!   unchanged are not parsed. Deleted files leave the index.
+//! - A foreign, corrupt or outdated index file is deleted and rebuilt, never trusted.
+//! - WAL mode and a busy timeout let several readers work while one refresh writes.
+//! - It also holds full-text search (FTS5, BM25) and the token-count cache, keyed by the
+//!   blake3 hash of the counted text, so a warm context never builds the tokenizer.
+//!
+//! When `.brief/cache/` cannot be written the index lives in memory for the run.
+
+//!
+//! The parts: `schema` (tables, version, checksums), `build` (a new file under the build
+//! lock), `refresh` (plan → read → write, and the listing of sources), `queries` (lookups,
+//! edges, search, problems) and `view` (the `GraphView`/`Corpus`/`CountStore` impls); this
+//! file holds the `Index` type, opening, publishing and the error classes.
+
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use brief_count::CountStore;
+use brief_model::guidance;
+use brief_model::{
+    Content, Corpus, Dangling, Edge, Fault, GraphView, Kind, Link, Location, Node, NodeIx,
+    NodeStore, Relation, StoreError, Subgraph,
+};
+use brief_project::{Project, Source};
+use brief_root::{EntryKind, OpenError, PrivateDir, Root};
+use brief_sources::artifacts::Placement;
+use brief_sources::catalogue;
+use brief_sources::kb;
+use brief_sources::specgraph::Entry;
+use brief_sources::{now_ns, read_stamped, rel_path, stamp, FolderStamp, Problem, Severity, Stamp};
+
+mod build;
+mod guides;
+mod queries;
+mod refresh;
+mod schema;
+pub mod search;
+mod view;
+
+use build::*;
+use schema::*;
+
+pub use queries::{check_query, QueryError, MAX_QUERY_BYTES, MAX_QUERY_WORDS};
+
+#[cfg(test)]
+mod kit;
+
+/// Up to this many source files a context checks every file for changes; above it only the
+/// folders (added, removed or renamed files) and the files of the nodes it uses.
+pub const FULL_CHECK_LIMIT: usize = 20_000;
+
+/// Which files a refresh compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    /// Every listed file, trusting the unchanged ones (and removing the unlisted).
+    All,
+    /// Only the named files, each read again whatever its stamp.
+    Named,
+}
+
+/// How thoroughly a refresh looks for changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verify {
+    /// Stat every source file (and hash the ones whose size or mtime changed).
+    Full,
+    /// Stat the folders and manifests only; a change there triggers a full refresh.
+    Quick,
+}
+
+/// What a refresh did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Refresh {
+    /// Source files known after the refresh.
+    pub files: usize,
+    /// Files read and parsed again.
+    pub parsed: usize,
+    /// Files read whose content hash had not changed (only their mtime did).
+    pub unchanged_content: usize,
+    /// Files that left the index.
+    pub removed: usize,
+    /// Whether the index file was (re)created.
+    pub created: bool,
+    /// Nodes written from Tana exports that were parsed again (each changed export
+    /// replaces all its nodes).
+    pub tana_nodes: usize,
+}
+
+/// An index failure.
+#[derive(Debug, thiserror::Error)]
+#[error("index {path}: {message}")]
+pub struct IndexError {
+    pub path: String,
+    pub message: String,
+    /// The file is damaged: SQLite said so, or what was read did not decode or did not match
+    /// its checksum. The index is then deleted and rebuilt.
+    pub damaged: bool,
+}
+
+impl IndexError {
+    /// Whether the file is damaged (and should be deleted and rebuilt).
+    pub fn is_corruption(&self) -> bool {
+        self.damaged
+    }
+}
+
+impl From<StoreError> for IndexError {
+    fn from(e: StoreError) -> IndexError {
+        let damaged = e.is_damage();
+        IndexError {
+            // The view names the store as `index PATH`; the index error adds that word itself.
+            path: e
+                .store
+                .strip_prefix("index ")
+                .unwrap_or(&e.store)
+                .to_string(),
+            message: e.message,
+            damaged,
+        }
+    }
+}
+
+/// A search hit.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Hit {
+    pub id: String,
+    pub kind: String,
+    pub title: String,
+    /// Relevance as a share of the query's best hit (1), two significant digits; an exact
+    /// id match ranks first with 1.
+    pub score: f64,
+}
+
+/// One node as the node index lists it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct CatalogEntry {
+    pub id: String,
+    pub kind: String,
+    pub title: String,
+}
+
+/// The SQLite index of one project.
+pub struct Index {
+    conn: Connection,
+    root: PathBuf,
+    /// The project root as a boundary: source files are opened beneath it.
+    guard: Root,
+    location: String,
+    /// `.brief/cache`, held open: index files are created, renamed and deleted in it
+    /// (`None`: the index lives in memory).
+    cache: Option<Arc<PrivateDir>>,
+    /// Why the index lives in memory when the project has a cache folder it cannot use.
+    notice: Option<String>,
+    ids: RefCell<HashMap<NodeIx, String>>,
+    kinds: RefCell<HashMap<NodeIx, Kind>>,
+    /// Edge lists already read, by (node, outgoing): traversals revisit nodes (supersedes
+    /// chains, layer closures), and the graph does not change between refreshes.
+    edge_cache: RefCell<HashMap<(NodeIx, bool), Vec<Edge>>>,
+    /// The `data_version` the caches above were read at: another process's commit empties
+    /// them before the next read.
+    cache_version: Cell<Option<i64>>,
+    created: bool,
+    /// The index file to build, while there is no usable one: the first refresh builds it.
+    unbuilt: Option<Unbuilt>,
+    /// Set while that file is built under another name.
+    publish: Option<Publish>,
+}
+
+/// The name of the index file in `.brief/cache`.
+const INDEX_FILE: &str = "index.db";
+
+/// A build's private name, renamed to [`INDEX_FILE`] when whole.
+const BUILD_FILE: &str = "index.db.build";
+
+/// The lock a build holds.
+const LOCK_FILE: &str = "build.lock";
+
+/// The lock a refresh of a published index file holds while it writes.
+const REFRESH_LOCK_FILE: &str = "refresh.lock";
+
+/// An index file still to be (re)built.
+struct Unbuilt {
+    /// The identity of the file SQLite found damaged, if that is why: deleted only while
+    /// it is still that file.
+    damaged: Option<FileIdentity>,
+}
+
+/// A new index file being built under a private name, given its real name by the first
+/// refresh that completes.
+struct Publish {
+    /// Locked from the start of the build until it is published, so other processes wait
+    /// for this build instead of starting their own.
+    _lock: std::fs::File,
+}
+
+/// Why an index file was not used.
+enum Unusable {
+    /// There is none yet: built.
+    Missing,
+    /// Another schema version or set of sources: rebuilt.
+    Outdated,
+    /// SQLite (or `quick_check`) found it damaged: rebuilt.
+    Damaged,
+    /// A symlink where the index file should be: replaced (the link, never its target).
+    Link,
+    /// It cannot be written (a read-only file or folder): the run keeps its index in memory.
+    ReadOnly(rusqlite::Error),
+    /// Anything else (permissions, a busy writer, a folder in its place): reported, never
+    /// deleted.
+    Other(rusqlite::Error),
+}
+
+/// Executes a statement through the statement cache (refreshes run the same few statements
+/// hundreds of thousands of times).
+fn run<P: rusqlite::Params>(conn: &Connection, sql: &str, params: P) -> rusqlite::Result<usize> {
+    conn.prepare_cached(sql)?.execute(params)
+}
+
+/// One row through the statement cache.
+fn row<P: rusqlite::Params, T>(
+    conn: &Connection,
+    sql: &str,
+    params: P,
+    f: impl FnOnce(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+) -> rusqlite::Result<T> {
+    conn.prepare_cached(sql)?.query_row(params, f)
+}
+
+/// `.brief/cache` (and `.brief/.gitignore`), created as plain folders under the root; the
+/// one-line notice why the index must live in memory otherwise.
+fn cache_dir(project: &Project) -> Result<PrivateDir, String> {
+    let why = |e: OpenError| match e {
+        OpenError::Symlink => format!(
+            "{} or its cache folder is a symbolic link; brief writes nothing through links, \
+             so the index is kept in memory for this run",
+            project.root.join(".brief").display()
+        ),
+        e if e.is_read_only() => read_only_notice(
+            &project
+                .root
+                .join(".brief")
+                .join("cache")
+                .display()
+                .to_string(),
+            &e.to_string(),
+        ),
+        e => format!(
+            "cannot use {} ({e}); the index is kept in memory for this run",
+            project.root.join(".brief").join("cache").display()
+        ),
+    };
+    let brief = project
+        .guard
+        .private_dir(Path::new(".brief"))
+        .map_err(why)?;
+    let cache = project
+        .guard
+        .private_dir(Path::new(".brief/cache"))
+        .map_err(why)?;
+    brief
+        .create_new(".gitignore", b"cache/\n.gitignore\n")
+        .map_err(why)?;
+    Ok(cache)
+}
+
+/// The notice for an index that cannot be written.
+fn read_only_notice(shown: &str, why: &str) -> String {
+    format!("{shown} cannot be written ({why}); the index is kept in memory for this run")
+}
+
+/// Opens an SQLite file by its real path, refusing a symlink anywhere on it.
+fn open_sqlite(path: &Path, create: bool) -> rusqlite::Result<Connection> {
+    use rusqlite::OpenFlags;
+    let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        | OpenFlags::SQLITE_OPEN_NOFOLLOW;
+    if create {
+        flags |= OpenFlags::SQLITE_OPEN_CREATE;
+    }
+    Connection::open_with_flags(path, flags)
+}
+
+/// What tells one index file from its replacement (device and inode: a build renames a new
+/// file into place).
+type FileIdentity = (u64, u64);
+
+/// What kind of failure a SQLite error is, by its result code (never by its message).
+fn fault(e: &rusqlite::Error) -> Fault {
+    use rusqlite::Error as E;
+    use rusqlite::ErrorCode as C;
+    let failure = match e {
+        // Rows that must exist, and values of the wrong type, in a file of our own schema.
+        E::QueryReturnedNoRows
+        | E::InvalidColumnType(..)
+        | E::FromSqlConversionFailure(..)
+        | E::IntegralValueOutOfRange(..)
+        | E::Utf8Error(..) => return Fault::Damaged,
+        E::SqliteFailure(failure, _) => failure,
+        E::SqlInputError { error, .. } => error,
+        _ => return Fault::Other,
+    };
+    match failure.code {
+        C::DatabaseCorrupt | C::NotADatabase => Fault::Damaged,
+        C::DatabaseBusy | C::DatabaseLocked => Fault::Busy,
+        // SQLite refuses a symlink on the path with its own extended code: not a permission.
+        C::CannotOpen if failure.extended_code == rusqlite::ffi::SQLITE_CANTOPEN_SYMLINK => {
+            Fault::Other
+        }
+        C::ReadOnly | C::CannotOpen | C::PermissionDenied => Fault::ReadOnly,
+        // A plain SQL error (`SQLITE_ERROR`) from our own fixed statements, asked of a file
+        // that says it has our schema: the file is not what it says (a table, a column or an
+        // FTS configuration page missing or damaged). Search words are always quoted, so no
+        // user input reaches SQLite as syntax.
+        _ if failure.extended_code & 0xff == rusqlite::ffi::SQLITE_ERROR => Fault::Damaged,
+        _ => Fault::Other,
+    }
+}
+
+/// Whether SQLite found the file damaged or not a database at all, or what it returned did
+/// not decode.
+fn is_damage(e: &rusqlite::Error) -> bool {
+    fault(e) == Fault::Damaged
+}
+
+/// Whether SQLite could not write (a read-only file, folder or file system).
+fn is_read_only(e: &rusqlite::Error) -> bool {
+    fault(e) == Fault::ReadOnly
+}
+
+/// Deletes an index file and its side files (never what a symlink points to).
+fn remove_index_file(cache: &PrivateDir, name: &str) {
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let _ = cache.remove(&format!("{name}{suffix}"));
+    }
+}
+
+/// A damaged-file error of our own (a checksum or decoding that failed).
+fn damage(path: &str, message: impl Into<String>) -> IndexError {
+    IndexError {
+        path: path.to_string(),
+        message: message.into(),
+        damaged: true,
+    }
+}
+
+fn err(path: &str, e: rusqlite::Error) -> IndexError {
+    IndexError {
+        path: path.to_string(),
+        damaged: is_damage(&e),
+        message: e.to_string(),
+    }
+}
+
+impl Index {
+    /// Opens the project's index, creating or rebuilding it as needed; in memory when
+    /// `.brief/cache/` cannot be written (with a [`notice`](Index::notice) saying why).
+    ///
+    /// A missing, outdated or damaged index file is replaced by the first refresh, which
+    /// builds the new one under a private name and a lock, in SQLite's rollback mode (each
+    /// page written once, where WAL writes it twice), and publishes it whole: no process ever
+    /// opens half an index, and one that needs it meanwhile waits for that build instead of
+    /// starting another.
+    ///
+    /// Nothing is written outside the root: `.brief` and `.brief/cache` must be plain
+    /// folders (a symlink is refused, not followed), every index file is created, renamed and
+    /// deleted relative to the open cache folder, and SQLite opens the file with
+    /// `SQLITE_OPEN_NOFOLLOW` (a symlink anywhere on the path is refused).
+    pub fn open(project: &Project) -> Result<Index, IndexError> {
+        let cache = match cache_dir(project) {
+            Ok(cache) => Arc::new(cache),
+            Err(notice) => {
+                let mut index = Index::in_memory(project, ":memory:".into())?;
+                index.notice = Some(notice);
+                return Ok(index);
+            }
+        };
+        let shown = cache.shown().join(INDEX_FILE).display().to_string();
+        match Index::open_file(project, &cache) {
+            Ok(index) => Ok(index),
+            Err(Unusable::ReadOnly(e)) => {
+                let mut index = Index::in_memory(project, ":memory:".into())?;
+                index.notice = Some(read_only_notice(&shown, &e.to_string()));
+                Ok(index)
+            }
+            // Outdated, foreign, missing or damaged: the first refresh decides under the
+            // build lock (only there may a file be deleted or created).
+            Err(_) => {
+                let mut index = Index::in_memory(project, shown)?;
+                index.cache = Some(cache);
+                index.unbuilt = Some(Unbuilt { damaged: None });
+                Ok(index)
+            }
+        }
+    }
+
+    /// Why the index lives in memory for this run, when the project's cache folder could not
+    /// be used (one line for the user).
+    pub fn notice(&self) -> Option<&str> {
+        self.notice.as_deref()
+    }
+
+    /// An empty index in memory, shown as `location`.
+    fn in_memory(project: &Project, location: String) -> Result<Index, IndexError> {
+        let conn = Connection::open_in_memory().map_err(|e| err(":memory:", e))?;
+        let _ = conn.pragma_update(None, "page_size", PAGE_SIZE);
+        create(&conn, project).map_err(|e| err(":memory:", e))?;
+        Ok(Index::with(project, conn, location, true))
+    }
+
+    /// Keeps this run's index in memory from now on, saying why.
+    fn keep_in_memory(&mut self, project: &Project, notice: String) -> Result<(), IndexError> {
+        *self = Index::in_memory(project, ":memory:".into())?;
+        self.notice = Some(notice);
+        Ok(())
+    }
+
+    /// Gives a completed build its real name and reopens it there in WAL mode.
+    fn publish(&mut self, project: &Project) -> Result<(), IndexError> {
+        let Some(publish) = self.publish.take() else {
+            return Ok(());
+        };
+        let Some(cache) = self.cache.clone() else {
+            return Ok(());
+        };
+        let shown = self.location.clone();
+        // Renamed while still in rollback mode, which has no side files named after it.
+        if let Err(e) = cache.rename(BUILD_FILE, INDEX_FILE) {
+            self.abandon_build(project, publish);
+            return Err(IndexError {
+                path: shown,
+                message: format!("cannot move the new index into place: {e}"),
+                damaged: false,
+            });
+        }
+        // The lock is held until the file is open again.
+        let _publish = publish;
+        match Index::open_file(project, &cache) {
+            Ok(published) => {
+                *self = published;
+                Ok(())
+            }
+            Err(Unusable::ReadOnly(e)) | Err(Unusable::Other(e)) => Err(err(&shown, e)),
+            // Kept working on the renamed file (SQLite moves to WAL when another opens it).
+            Err(_) => Err(IndexError {
+                path: shown,
+                message: "the new index changed while it was reopened; run again".into(),
+                damaged: false,
+            }),
+        }
+    }
+
+    /// Opens the existing index file of `cache` (never creates one: that is a build's job).
+    fn open_file(project: &Project, cache: &Arc<PrivateDir>) -> Result<Index, Unusable> {
+        let path = cache.real_path(INDEX_FILE);
+        let shown = cache.shown().join(INDEX_FILE).display().to_string();
+        let unusable = |e: rusqlite::Error| match cache.entry(INDEX_FILE) {
+            None => Unusable::Missing,
+            Some(EntryKind::Symlink) => Unusable::Link,
+            Some(_) if is_damage(&e) => Unusable::Damaged,
+            Some(EntryKind::File) if is_read_only(&e) => Unusable::ReadOnly(e),
+            Some(_) => Unusable::Other(e),
+        };
+        match cache.entry(INDEX_FILE) {
+            None => return Err(Unusable::Missing),
+            Some(EntryKind::Symlink) => return Err(Unusable::Link),
+            Some(_) => {}
+        }
+        let conn = open_sqlite(&path, false).map_err(unusable)?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))
+            .map_err(unusable)?;
+        // Before anything is written (the switch to WAL writes the header): a file without
+        // our meta table, schema and sources is not ours to change.
+        let has_meta: bool = conn
+            .query_row(
+                "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(unusable)?;
+        let meta = |key: &str| -> rusqlite::Result<Option<String>> {
+            row(&conn, "SELECT value FROM meta WHERE key = ?1", [key], |r| {
+                r.get(0)
+            })
+            .optional()
+        };
+        let current = has_meta
+            && meta("schema").map_err(unusable)?.as_deref() == Some(SCHEMA)
+            && meta("sources").map_err(unusable)?.as_deref() == Some(sources_key(project).as_str());
+        if !current {
+            return Err(Unusable::Outdated);
+        }
+        if std::fs::metadata(&path).is_ok_and(|m| m.len() <= QUICK_CHECK_MAX_BYTES) {
+            let verdict: String = conn
+                .query_row("PRAGMA quick_check(1)", [], |r| r.get(0))
+                .map_err(unusable)?;
+            if verdict != "ok" {
+                return Err(Unusable::Damaged);
+            }
+        }
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(unusable)?;
+        conn.pragma_update(None, "synchronous", "OFF")
+            .map_err(unusable)?;
+        let mut index = Index::with(project, conn, shown, false);
+        index.cache = Some(Arc::clone(cache));
+        Ok(index)
+    }
+
+    /// Replaces the index after SQLite reported it damaged: the next refresh deletes it under
+    /// the build lock (unless another process has replaced it by then) and builds it again.
+    pub fn rebuild(&mut self, project: &Project) -> Result<(), IndexError> {
+        if let Some(publish) = self.publish.take() {
+            self.abandon_build(project, publish);
+            return Ok(());
+        }
+        let Some(cache) = self.cache.clone() else {
+            let notice = self.notice.take();
+            *self = Index::in_memory(project, ":memory:".into())?;
+            self.notice = notice;
+            return Ok(());
+        };
+        let damaged = cache.identity(INDEX_FILE);
+        *self = Index::in_memory(project, self.location.clone())?;
+        self.cache = Some(cache);
+        self.unbuilt = Some(Unbuilt { damaged });
+        Ok(())
+    }
+
+    fn with(project: &Project, conn: Connection, location: String, created: bool) -> Index {
+        // Refreshes cycle through a few dozen statements; keep them all prepared.
+        conn.set_prepared_statement_cache_capacity(64);
+        let _ = conn.pragma_update(None, "cache_size", -65536);
+        // Read pages straight from the OS page cache instead of copying them into ours.
+        let _ = conn.pragma_update(None, "mmap_size", 1i64 << 30);
+        Index {
+            conn,
+            root: project.root.clone(),
+            guard: project.guard.clone(),
+            location,
+            cache: None,
+            notice: None,
+            ids: RefCell::new(HashMap::new()),
+            kinds: RefCell::new(HashMap::new()),
+            edge_cache: RefCell::new(HashMap::new()),
+            cache_version: Cell::new(None),
+            created,
+            unbuilt: None,
+            publish: None,
+        }
+    }
+
+    /// Where the index lives (a path, or `:memory:`).
+    pub fn location(&self) -> &str {
+        &self.location
+    }
+
+    /// Number of source files the index knows (kept in `meta`: counting 100k rows would
+    /// cost a context several milliseconds).
+    pub fn file_count(&self) -> usize {
+        row(
+            &self.conn,
+            "SELECT value FROM meta WHERE key = 'files'",
+            [],
+            |r| r.get::<_, String>(0),
+        )
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+    }
+
+    /// Runs `f` inside one read transaction: one snapshot for a whole context, and one lock
+    /// instead of one per query. Ids, kinds and edges remembered from an earlier snapshot are
+    /// forgotten when another process has committed since.
+    /// Fails when the snapshot cannot be started (the file is unreadable or damaged).
+    pub fn reading<T>(&self, f: impl FnOnce() -> T) -> Result<T, StoreError> {
+        let own = self.conn.is_autocommit() && self.conn.execute_batch("BEGIN").is_ok();
+        // The first read starts the snapshot; the version is that snapshot's.
+        let version = self
+            .conn
+            .query_row("SELECT count(*) FROM meta", [], |r| r.get::<_, i64>(0))
+            .and_then(|_| self.conn.query_row("PRAGMA data_version", [], |r| r.get(0)));
+        let result = match version {
+            Ok(version) => {
+                if self.cache_version.replace(Some(version)) != Some(version) {
+                    self.forget();
+                }
+                Ok(f())
+            }
+            Err(e) => {
+                self.forget();
+                Err(self.fail(e))
+            }
+        };
+        if own && self.conn.execute_batch("COMMIT").is_err() {
+            let _ = self.conn.execute_batch("ROLLBACK");
+        }
+        result
+    }
+
+    /// Empties the caches of ids, kinds and edges.
+    fn forget(&self) {
+        self.ids.borrow_mut().clear();
+        self.kinds.borrow_mut().clear();
+        self.edge_cache.borrow_mut().clear();
+    }
+
+    /// Whether this index waits for its first refresh to build (no usable file was found, or
+    /// the file was found damaged).
+    pub fn is_unbuilt(&self) -> bool {
+        self.unbuilt.is_some()
+    }
+
+    fn err(&self, e: rusqlite::Error) -> IndexError {
+        err(&self.location, e)
+    }
+
+    /// A failed read as the views report it.
+    fn fail(&self, e: rusqlite::Error) -> StoreError {
+        StoreError {
+            store: format!("index {}", self.location),
+            message: e.to_string(),
+            fault: fault(&e),
+        }
+    }
+
+    /// What was read does not match what was written (a damaged file).
+    fn damaged(&self, message: String) -> StoreError {
+        StoreError {
+            store: format!("index {}", self.location),
+            message,
+            fault: Fault::Damaged,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,62 @@
+//! The listing of a project's sources and the parser each file is read with.
+
+use super::*;
+
+/// How a file is parsed: the sources' catalogue decides.
+pub(crate) use brief_sources::catalogue::Parser;
+
+/// Every source file of the project (the sources' catalogue), the manifests' own problems,
+/// and the manifests and folders to watch for a quick check, each stamped before it was read.
+pub(crate) fn list(project: &Project) -> (Vec<Listed>, Vec<Problem>, Vec<FolderStamp>) {
+    let listing = catalogue::list(&project.guard, &project.root, &project.sources);
+    let listed = listing
+        .files
+        .into_iter()
+        .map(|f| Listed {
+            path: f.path,
+            rel: f.rel,
+            parser: f.parser,
+            known: None,
+        })
+        .collect();
+    (listed, listing.problems, listing.watches)
+}
+
+/// A parser as stored with its file: `s`, manifest, id, expected type; or `a` and a
+/// placement (`identity`, `loose`, or the kind of a folder).
+pub(crate) fn encode_parser(parser: &Parser) -> String {
+    match parser {
+        Parser::Spec(entry) => format!(
+            "s\t{}\t{}\t{}",
+            entry.manifest,
+            entry.id,
+            entry.expected.as_deref().unwrap_or("")
+        ),
+        Parser::Artifact(Placement::Identity) => "a\tidentity".into(),
+        Parser::Artifact(Placement::Loose) => "a\tloose".into(),
+        Parser::Artifact(Placement::Folder(kind)) => format!("a\tfolder\t{kind}"),
+        Parser::Tana => "t".into(),
+        Parser::Markdown(fingerprint) => format!("m\t{fingerprint}"),
+    }
+}
+
+pub(crate) fn decode_parser(text: &str) -> Option<Parser> {
+    let parts: Vec<&str> = text.split('\t').collect();
+    match parts.as_slice() {
+        ["s", manifest, id, expected] => Some(Parser::Spec(Entry {
+            id: id.to_string(),
+            file: PathBuf::new(),
+            expected: (!expected.is_empty()).then(|| expected.to_string()),
+            manifest: manifest.to_string(),
+        })),
+        ["a", "identity"] => Some(Parser::Artifact(Placement::Identity)),
+        ["a", "loose"] => Some(Parser::Artifact(Placement::Loose)),
+        ["a", "folder", kind] => Some(Parser::Artifact(Placement::Folder(Kind::parse(kind)))),
+        ["t"] => Some(Parser::Tana),
+        ["m", fingerprint] => Some(Parser::Markdown(fingerprint.to_string())),
+        _ => None,
+    }
+}
+
+/// Exports are written by `write_tana`, inside the refresh's transaction.
+pub(crate) use brief_sources::catalogue::parse;

@@ -1,0 +1,533 @@
+//! Refreshing the index: which files to look at (`plan`), reading and parsing them on the
+//! rayon pool (`read`), and writing the differences in one transaction (`write`). `listing`
+//! holds the listing of sources and the choice of parser.
+
+mod listing;
+mod plan;
+mod read;
+mod write;
+
+use super::*;
+
+pub(super) use listing::*;
+pub(super) use plan::*;
+pub(super) use read::*;
+pub(super) use write::*;
+
+/// Files read and parsed per step of a refresh's pipeline.
+pub(crate) const PARSE_CHUNK: usize = 2048;
+
+/// A source file found while listing the project.
+#[derive(Clone)]
+pub(crate) struct Listed {
+    pub(crate) path: PathBuf,
+    pub(crate) rel: String,
+    pub(crate) parser: Parser,
+    /// What the index knows of it, when the listing came from the index.
+    pub(crate) known: Option<Known>,
+}
+
+/// A candidate file after reading.
+pub(crate) struct Read {
+    /// Its position in the listing.
+    pub(crate) at: usize,
+    /// The content hash (zero when it could not be read).
+    pub(crate) hash: [u8; 32],
+    /// The stamp taken as it was read, and when.
+    pub(crate) stamp: Option<(Stamp, i64)>,
+    /// The parse result, `None` when the content had not changed.
+    pub(crate) parsed: Option<Result<Option<Prepared>, Problem>>,
+}
+
+/// A Tana export after reading: like [`Read`], with the text kept (`None`: same hash as
+/// indexed) because exports are parsed inside the write transaction.
+pub(crate) struct TanaRead {
+    pub(crate) at: usize,
+    pub(crate) hash: [u8; 32],
+    pub(crate) stamp: Option<(Stamp, i64)>,
+    pub(crate) text: Result<Option<String>, Problem>,
+}
+
+/// The [`Stamp`] of a file or folder (following symlinks: what it names is what is read).
+pub(crate) fn stat(path: &Path) -> Option<Stamp> {
+    stamp(&std::fs::metadata(path).ok()?)
+}
+
+/// The stamp to record for a file and whether it is racy: the one taken as it was read, or
+/// (not read: no change found) the stat that found it unchanged.
+pub(crate) fn recorded(read: Option<(Stamp, i64)>, stat: Option<Stamp>) -> (Stamp, bool) {
+    match (read, stat) {
+        (Some((stamp, taken)), _) => (stamp, stamp.racy(taken)),
+        (None, Some(stamp)) => (stamp, stamp.racy(now_ns())),
+        // Unreadable: recorded with a problem, so read again on every refresh.
+        (None, None) => (
+            Stamp {
+                size: -1,
+                mtime: -1,
+                ctime: -1,
+                inode: -1,
+                device: -1,
+            },
+            false,
+        ),
+    }
+}
+
+impl Index {
+    /// Brings the index up to date with the sources. `progress` is called with (done, total)
+    /// while files are parsed.
+    pub fn refresh(
+        &mut self,
+        project: &Project,
+        verify: Verify,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Refresh, IndexError> {
+        self.start_build(project)?;
+        let result = self.refresh_started(project, verify, progress);
+        // A build that failed is dropped, with its lock: nobody waits on it.
+        if result.is_err() {
+            if let Some(publish) = self.publish.take() {
+                self.abandon_build(project, publish);
+            }
+        }
+        result
+    }
+
+    pub(crate) fn refresh_started(
+        &mut self,
+        project: &Project,
+        verify: Verify,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Refresh, IndexError> {
+        let created = std::mem::take(&mut self.created);
+        if verify == Verify::Quick && !created && self.watches_unchanged()? {
+            return Ok(Refresh {
+                files: self.file_count(),
+                ..Refresh::default()
+            });
+        }
+        // Refreshes of one index file take turns (`refresh.lock`), so readers that all find
+        // the same change do not keep making each other start over. A process without the
+        // lock (a foreign writer) may still commit meanwhile: an attempt whose view of the
+        // index went stale before it took the write lock starts over (it then finds the work
+        // done).
+        let _turn = self.writer_turn();
+        for _ in 0..8 {
+            let version = self.data_version()?;
+            // Unchanged manifests and folders list the same files: take the list from the
+            // index and only stat them.
+            if !created && self.watches_unchanged()? {
+                // The common case, checked without building a listing: nothing moved.
+                if let Some(files) = self.files_unchanged()? {
+                    return Ok(Refresh {
+                        files,
+                        ..Refresh::default()
+                    });
+                }
+                let listed = self.listed_from_index()?;
+                match self.apply(listed, None, Scope::All, version, progress)? {
+                    Some(refresh) => return Ok(Refresh { created, ..refresh }),
+                    None => continue,
+                }
+            }
+            // Manifests and folders are stamped before they are read: one that changes while
+            // it is read shows a new stamp at the next refresh, which lists it again.
+            let (listed, manifest_problems, watches) = list(project);
+            match self.apply(
+                listed,
+                Some((manifest_problems, watches)),
+                Scope::All,
+                version,
+                progress,
+            )? {
+                Some(mut refresh) => {
+                    self.publish(project)?;
+                    refresh.created = created;
+                    return Ok(refresh);
+                }
+                None => continue,
+            }
+        }
+        Err(IndexError {
+            path: self.location.clone(),
+            message: "other processes kept changing the index; try again".into(),
+            damaged: false,
+        })
+    }
+
+    /// Waits for this process's turn to refresh the index file (the lock is released when
+    /// the file handle is dropped). `None` when there is nothing to share (an index in
+    /// memory or still being built under its own lock) or the lock cannot be had: the
+    /// refresh then relies on its stale-view check alone.
+    pub(crate) fn writer_turn(&self) -> Option<std::fs::File> {
+        if self.publish.is_some() || self.unbuilt.is_some() {
+            return None;
+        }
+        let lock = self.cache.as_ref()?.open_lock(REFRESH_LOCK_FILE).ok()?;
+        let start = std::time::Instant::now();
+        loop {
+            match lock.try_lock() {
+                Ok(()) => return Some(lock),
+                Err(std::fs::TryLockError::WouldBlock) if start.elapsed() < BUILD_WAIT => {
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+                Err(_) => return None,
+            }
+        }
+    }
+
+    /// SQLite's counter of commits made by other connections.
+    pub(crate) fn data_version(&self) -> Result<i64, IndexError> {
+        self.conn
+            .query_row("PRAGMA data_version", [], |r| r.get(0))
+            .map_err(|e| self.err(e))
+    }
+
+    /// Refreshes just these files (paths relative to the root), as a file watcher or a
+    /// hook that knows what changed would: each is read again whatever its stamp says (and
+    /// parsed when its content changed). A file the index does not know yet, or one that is
+    /// gone, makes it a full refresh (the listing changed).
+    pub fn refresh_paths(
+        &mut self,
+        project: &Project,
+        files: &[String],
+    ) -> Result<Refresh, IndexError> {
+        self.start_build(project)?;
+        let turn = self.writer_turn();
+        for _ in 0..8 {
+            // Taken before the files are looked up: a listing another process changes
+            // meanwhile makes this attempt start over rather than write a stale entry.
+            let version = self.data_version()?;
+            let mut listed = Vec::new();
+            for rel in files {
+                let rel = rel.trim_start_matches("./").to_string();
+                let parser: Option<String> = row(
+                    &self.conn,
+                    "SELECT parser FROM files WHERE path = ?1",
+                    [&rel],
+                    |r| r.get(0),
+                )
+                .optional()
+                .map_err(|e| self.err(e))?;
+                let path = self.root.join(&rel);
+                match parser.as_deref().and_then(decode_parser) {
+                    Some(parser) if path.exists() => listed.push(Listed {
+                        path,
+                        rel,
+                        parser,
+                        known: None,
+                    }),
+                    _ => {
+                        // The full refresh takes its own turn.
+                        drop(turn);
+                        return self.refresh(project, Verify::Full, &mut |_, _| {});
+                    }
+                }
+            }
+            if let Some(refresh) =
+                self.apply(listed, None, Scope::Named, version, &mut |_, _| {})?
+            {
+                return Ok(refresh);
+            }
+        }
+        Err(IndexError {
+            path: self.location.clone(),
+            message: "other processes kept changing the index; try again".into(),
+            damaged: false,
+        })
+    }
+
+    /// Re-reads the given files if they changed since they were indexed (or were indexed
+    /// too soon after a change to tell). Returns true when what is indexed changed (the
+    /// caller assembles again).
+    pub fn refresh_files(
+        &mut self,
+        project: &Project,
+        files: &[String],
+    ) -> Result<bool, IndexError> {
+        let mut changed = Vec::new();
+        for rel in files {
+            let known = self.known(rel)?;
+            let now = stat(&project.root.join(rel));
+            if !known.is_some_and(|k| k.unchanged(now.as_ref())) {
+                changed.push(rel.clone());
+            }
+        }
+        if changed.is_empty() {
+            return Ok(false);
+        }
+        let refresh = self.refresh_paths(project, &changed)?;
+        Ok(refresh.parsed > 0 || refresh.removed > 0 || refresh.created)
+    }
+
+    /// What the index knows of one file.
+    pub(crate) fn known(&self, rel: &str) -> Result<Option<Known>, IndexError> {
+        row(
+            &self.conn,
+            "SELECT size, mtime, ctime, ino, dev, racy, problem, parser FROM files WHERE path = ?1",
+            [rel],
+            known_row,
+        )
+        .optional()
+        .map_err(|e| self.err(e))
+    }
+
+    /// Compares the listed files with the indexed ones and applies the differences. With a
+    /// fresh `listing` (the manifests' own problems and the stamped manifests and folders),
+    /// it is recorded in the same transaction, so the stamps always describe the listing
+    /// they came with.
+    pub(crate) fn apply(
+        &mut self,
+        listed: Vec<Listed>,
+        listing: Option<(Vec<Problem>, Vec<FolderStamp>)>,
+        scope: Scope,
+        version: i64,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Option<Refresh>, IndexError> {
+        let location = self.location.clone();
+        let e = |x: rusqlite::Error| err(&location, x);
+        let partial = scope == Scope::Named;
+        let mut listed = listed;
+        let catalog = self.markdown_catalog(&mut listed, partial)?;
+        let (manifest_problems, watches) = match listing {
+            Some((problems, watches)) => (Some(problems), Some(watches)),
+            None => (None, None),
+        };
+        let Plan {
+            known,
+            stats,
+            todo,
+            hashes,
+            removed,
+        } = self.plan(&listed, partial)?;
+        // Tana exports are read and hashed here, and parsed inside the write transaction,
+        // where their nodes stream into the index chunk by chunk.
+        let (tana_todo, todo): (Vec<usize>, Vec<usize>) = todo
+            .into_iter()
+            .partition(|&i| listed[i].parser == Parser::Tana);
+        let tana_reads: Vec<TanaRead> = tana_todo
+            .iter()
+            .map(|&at| read_tana(&self.guard, &listed[at], at, &hashes))
+            .collect();
+        // Read, hash and parse the candidates on all cores, a chunk at a time in path order,
+        // while this thread writes the chunks before: on two cores parsing and SQLite inserts
+        // overlap instead of running one after the other.
+        let total = todo.len();
+        let root = self.guard.clone();
+        let mut todo = todo;
+        todo.sort_by(|&a, &b| listed[a].rel.cmp(&listed[b].rel));
+        let read_one = |at: usize| read_file(&root, &listed[at], at, &hashes, &catalog);
+        std::thread::scope(|scope| {
+            let (sender, receiver) = std::sync::mpsc::sync_channel::<Vec<Read>>(2);
+            let (todo, read_one) = (&todo, &read_one);
+            scope.spawn(move || read_chunks(todo, read_one, &sender));
+            let mut refresh = Refresh {
+                files: listed.len(),
+                removed: removed.len(),
+                ..Refresh::default()
+            };
+            let tx = self
+                .conn
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+                .map_err(e)?;
+            let now: i64 = tx
+                .query_row("PRAGMA data_version", [], |r| r.get(0))
+                .map_err(e)?;
+            if now != version {
+                return Ok(None);
+            }
+            // A bulk load merges the full-text index once at the end, not while inserting.
+            let bulk = todo.len() > 10_000
+                || tana_reads
+                    .iter()
+                    .any(|read| matches!(&read.text, Ok(Some(t)) if t.len() > 4 << 20));
+            // Into an empty index nothing needs looking up by file or resolving later, and the
+            // secondary indexes are cheaper built once at the end than kept up per insert.
+            let fresh = known.is_empty();
+            if fresh {
+                tx.execute_batch(DROP_SECONDARY).map_err(e)?;
+            }
+            if bulk {
+                start_bulk_fts(&tx).map_err(e)?;
+            }
+            for path in &removed {
+                remove_file(&tx, path).map_err(e)?;
+            }
+            // Manifest problems are rewritten every time the manifests are read.
+            if let Some(manifest_problems) = &manifest_problems {
+                let manifests: HashSet<String> = manifest_problems
+                    .iter()
+                    .map(|p| p.location.path.clone())
+                    .chain(listed.iter().filter_map(|f| match &f.parser {
+                        Parser::Spec(entry) => Some(entry.manifest.clone()),
+                        Parser::Artifact(_) | Parser::Tana | Parser::Markdown(_) => None,
+                    }))
+                    .collect();
+                for manifest in &manifests {
+                    run(&tx, "DELETE FROM problems WHERE file = ?1", [manifest]).map_err(e)?;
+                }
+                for problem in manifest_problems {
+                    insert_problem(&tx, &problem.location.path, problem).map_err(e)?;
+                }
+            }
+            // Exports first, so links from other sources to Tana nodes resolve below.
+            for read in tana_reads {
+                let file = &listed[read.at];
+                let (stamp, racy) = recorded(read.stamp, stats[read.at]);
+                match read.text {
+                    Ok(None) => refresh.unchanged_content += 1,
+                    Ok(Some(text)) => {
+                        refresh.parsed += 1;
+                        refresh.tana_nodes += write_tana(&tx, &file.rel, &text).map_err(e)?;
+                    }
+                    Err(problem) => {
+                        refresh.parsed += 1;
+                        remove_file_nodes_bulk(&tx, &file.rel).map_err(e)?;
+                        run(&tx, "DELETE FROM problems WHERE file = ?1", [&file.rel]).map_err(e)?;
+                        insert_problem(&tx, &file.rel, &problem).map_err(e)?;
+                    }
+                }
+                // An export's problems stay recorded with it; they never force a re-parse (only a
+                // changed export is parsed again).
+                run(
+                    &tx,
+                    "INSERT OR REPLACE INTO files(path, size, mtime, ctime, ino, dev, racy, hash,
+                                                  problem, parser)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0, ?9)",
+                    params![
+                        file.rel,
+                        stamp.size,
+                        stamp.mtime,
+                        stamp.ctime,
+                        stamp.inode,
+                        stamp.device,
+                        racy as i64,
+                        &read.hash[..],
+                        encode_parser(&file.parser)
+                    ],
+                )
+                .map_err(e)?;
+            }
+            let mut touched: Vec<Written> = Vec::new();
+            let mut insert_file = tx
+                .prepare_cached(
+                    "INSERT OR REPLACE INTO files(path, size, mtime, ctime, ino, dev, racy, hash,
+                                                  problem, parser)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                )
+                .map_err(e)?;
+            // Applied in path order: the first path wins a duplicate id.
+            let mut done = 0;
+            for read in receiver.iter().flat_map(|reads| {
+                done += reads.len();
+                progress(done, total);
+                reads
+            }) {
+                let file = &listed[read.at];
+                let (stamp, racy) = recorded(read.stamp, stats[read.at]);
+                let mut problem = false;
+                match read.parsed {
+                    None => refresh.unchanged_content += 1,
+                    Some(result) => {
+                        refresh.parsed += 1;
+                        // Into an empty index only manifests have problems recorded.
+                        if !fresh {
+                            run(&tx, "DELETE FROM problems WHERE file = ?1", [&file.rel])
+                                .map_err(e)?;
+                        }
+                        match result {
+                            Ok(Some(prepared)) => {
+                                match upsert_node(&tx, &file.rel, prepared, fresh).map_err(e)? {
+                                    Ok(written) => touched.push(written),
+                                    Err(dup) => {
+                                        problem = true;
+                                        insert_problem(&tx, &file.rel, &dup).map_err(e)?;
+                                    }
+                                }
+                            }
+                            Ok(None) => remove_file_nodes(&tx, &file.rel).map_err(e)?,
+                            Err(p) => {
+                                problem = true;
+                                remove_file_nodes(&tx, &file.rel).map_err(e)?;
+                                insert_problem(&tx, &file.rel, &p).map_err(e)?;
+                            }
+                        }
+                    }
+                }
+                insert_file
+                    .execute(params![
+                        file.rel,
+                        stamp.size,
+                        stamp.mtime,
+                        stamp.ctime,
+                        stamp.inode,
+                        stamp.device,
+                        racy as i64,
+                        &read.hash[..],
+                        problem as i64,
+                        encode_parser(&file.parser)
+                    ])
+                    .map_err(e)?;
+            }
+            drop(insert_file);
+            // The reader ends early only if it died (a bug): never commit half a refresh.
+            if done != total {
+                return Err(IndexError {
+                    path: location.clone(),
+                    message: format!("reading files stopped after {done} of {total}"),
+                    damaged: false,
+                });
+            }
+            write_links(&tx, &touched, fresh).map_err(e)?;
+            if fresh {
+                tx.execute_batch(CREATE_SECONDARY).map_err(e)?;
+            }
+            // What layers propagate, kept for queries (`guidance`): any change may move it.
+            if refresh.parsed > 0 || refresh.removed > 0 {
+                guides::rebuild(&tx).map_err(e)?;
+            }
+            if bulk {
+                end_bulk_fts(&tx).map_err(e)?;
+            }
+            let files: i64 = tx
+                .query_row("SELECT count(*) FROM files", [], |r| r.get(0))
+                .map_err(e)?;
+            run(
+                &tx,
+                "INSERT OR REPLACE INTO meta(key, value) VALUES ('files', ?1)",
+                [files.to_string()],
+            )
+            .map_err(e)?;
+            if let Some(watches) = &watches {
+                run(&tx, "DELETE FROM watches", []).map_err(e)?;
+                for (path, stamp) in watches {
+                    let Some((stamp, taken)) = stamp else {
+                        continue;
+                    };
+                    run(
+                        &tx,
+                        "INSERT OR REPLACE INTO watches(path, size, mtime, ctime, ino, dev, racy)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                        params![
+                            rel_path(&self.root, path),
+                            stamp.size,
+                            stamp.mtime,
+                            stamp.ctime,
+                            stamp.inode,
+                            stamp.device,
+                            stamp.racy(*taken) as i64
+                        ],
+                    )
+                    .map_err(e)?;
+                }
+            }
+            tx.commit().map_err(e)?;
+            if !partial {
+                refresh.files = files as usize;
+            }
+            self.forget();
+            self.cache_version.set(None);
+            Ok(Some(refresh))
+        })
+    }
+}

@@ -1,0 +1,817 @@
+//! The one graph model every source is loaded into: [`Node`]s joined by typed, directed
+//! [`Edge`]s, stored forward and indexed in both directions.
+//!
+//! Nodes are kept sorted by id, so a [`NodeIx`] order is the id order and nothing downstream
+//! depends on the order in which files were listed.
+
+pub mod dates;
+pub mod guidance;
+pub mod lens;
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+mod view;
+
+pub use view::{Corpus, Fault, GraphView, LayerGuide, NodeStore, StoreError, Subgraph};
+
+/// Index of a node inside a [`Graph`]; ordering by index is ordering by id.
+pub type NodeIx = u32;
+
+/// Hashes a [`NodeIx`] with one multiply. Node indices are small distinct integers, and
+/// SipHash on them showed up in the profile of large contexts (rendering looks nodes up for
+/// every unit of every candidate document).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct IxHasher(u64);
+
+impl std::hash::Hasher for IxHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.0 = (self.0 ^ u64::from(n)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+/// A map keyed by node index.
+pub type IxMap<V> = HashMap<NodeIx, V, std::hash::BuildHasherDefault<IxHasher>>;
+
+/// Which kind of source a node came from; it decides traversal defaults and ranking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Origin {
+    /// A Spec Graph node file (`specgraph/nodes/**.json`).
+    SpecGraph,
+    /// A Markdown artifact with YAML frontmatter (`.contextia/`, `.brief/`).
+    Artifact,
+    /// A content node of a Tana workspace export (`tana = "…"` in `brief.toml`).
+    Tana,
+}
+
+/// What a node is. Spec Graph's 7 core and 7 extension types, the artifact kinds, or any other.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(into = "String", from = "String")]
+pub enum Kind {
+    Feature,
+    Layer,
+    Foundation,
+    Behavior,
+    Decision,
+    Domain,
+    Policy,
+    DesignToken,
+    UiContract,
+    ApiContract,
+    DataModel,
+    Artifact,
+    EquivalenceContract,
+    Pipeline,
+    Identity,
+    Task,
+    Spec,
+    Norm,
+    /// Any other `kind:`/`type:` an artifact declares, lower-cased.
+    Other(Arc<str>),
+}
+
+impl Kind {
+    /// Parses a kind name as written in files (`behavior`, `design_token`, `spec`, …).
+    pub fn parse(name: &str) -> Kind {
+        match name.trim().to_ascii_lowercase().replace('-', "_").as_str() {
+            "feature" => Kind::Feature,
+            "layer" => Kind::Layer,
+            "foundation" => Kind::Foundation,
+            "behavior" | "behaviour" => Kind::Behavior,
+            "decision" | "adr" | "rationale" => Kind::Decision,
+            "domain" => Kind::Domain,
+            "policy" => Kind::Policy,
+            "design_token" => Kind::DesignToken,
+            "ui_contract" => Kind::UiContract,
+            "api_contract" => Kind::ApiContract,
+            "data_model" => Kind::DataModel,
+            "artifact" => Kind::Artifact,
+            "equivalence_contract" => Kind::EquivalenceContract,
+            "pipeline" => Kind::Pipeline,
+            "identity" => Kind::Identity,
+            "task" => Kind::Task,
+            "spec" | "specification" => Kind::Spec,
+            "norm" => Kind::Norm,
+            other => Kind::Other(Arc::from(other)),
+        }
+    }
+
+    /// The kind's name as written in files and JSON output.
+    pub fn name(&self) -> &str {
+        match self {
+            Kind::Feature => "feature",
+            Kind::Layer => "layer",
+            Kind::Foundation => "foundation",
+            Kind::Behavior => "behavior",
+            Kind::Decision => "decision",
+            Kind::Domain => "domain",
+            Kind::Policy => "policy",
+            Kind::DesignToken => "design_token",
+            Kind::UiContract => "ui_contract",
+            Kind::ApiContract => "api_contract",
+            Kind::DataModel => "data_model",
+            Kind::Artifact => "artifact",
+            Kind::EquivalenceContract => "equivalence_contract",
+            Kind::Pipeline => "pipeline",
+            Kind::Identity => "identity",
+            Kind::Task => "task",
+            Kind::Spec => "spec",
+            Kind::Norm => "norm",
+            Kind::Other(name) => name,
+        }
+    }
+
+    /// True for the seven Spec Graph extension types.
+    pub fn is_extension(&self) -> bool {
+        matches!(
+            self,
+            Kind::DesignToken
+                | Kind::UiContract
+                | Kind::ApiContract
+                | Kind::DataModel
+                | Kind::Artifact
+                | Kind::EquivalenceContract
+                | Kind::Pipeline
+        )
+    }
+
+    /// True for the grouping types (`feature`, `layer`).
+    pub fn is_grouping(&self) -> bool {
+        matches!(self, Kind::Feature | Kind::Layer)
+    }
+}
+
+impl From<String> for Kind {
+    fn from(name: String) -> Kind {
+        Kind::parse(&name)
+    }
+}
+
+impl From<Kind> for String {
+    fn from(kind: Kind) -> String {
+        kind.name().to_string()
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A typed, directed relation. The seven Spec Graph edges keep their meaning wherever they
+/// appear; any other artifact link key (`specs`, `decisions`, `norms`, `links`) is a plain
+/// forward link.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(into = "String", from = "String")]
+pub enum Relation {
+    Contains,
+    DependsOn,
+    Constrains,
+    Implements,
+    DerivedFrom,
+    VerifiedBy,
+    Supersedes,
+    /// Tana ownership, stored once from the owner to the node it owns (`_ownerId`). Walked
+    /// forward it gives a node's children, inversely its parent: one stored direction keeps
+    /// the two views from disagreeing.
+    Child,
+    /// A Tana reference: an inline reference in a node's name, or an entry of its `children`
+    /// list owned elsewhere (Tana's "reference" bullets). Walked both ways (backlinks).
+    Reference,
+    /// A Tana field whose value is another node, named `field:<Field name>`, from the node
+    /// that carries the field to the value node. Text values are not edges.
+    Field(Arc<str>),
+    /// An artifact link key other than the seven above.
+    Link(Arc<str>),
+}
+
+impl Relation {
+    /// The seven Spec Graph relations, in their documented order.
+    pub const SPEC_GRAPH: [Relation; 7] = [
+        Relation::Contains,
+        Relation::DependsOn,
+        Relation::Constrains,
+        Relation::Implements,
+        Relation::DerivedFrom,
+        Relation::VerifiedBy,
+        Relation::Supersedes,
+    ];
+
+    /// The relation a link key names: a Spec Graph relation name keeps its meaning.
+    pub fn from_key(key: &str) -> Relation {
+        match key {
+            "contains" => Relation::Contains,
+            "depends_on" => Relation::DependsOn,
+            "constrains" => Relation::Constrains,
+            "implements" => Relation::Implements,
+            "derived_from" => Relation::DerivedFrom,
+            "verified_by" => Relation::VerifiedBy,
+            "supersedes" => Relation::Supersedes,
+            "child" => Relation::Child,
+            "reference" => Relation::Reference,
+            field if field.starts_with("field:") => Relation::Field(Arc::from(field)),
+            other => Relation::Link(Arc::from(other)),
+        }
+    }
+
+    /// The relation's name as written in files and JSON output.
+    pub fn name(&self) -> &str {
+        match self {
+            Relation::Contains => "contains",
+            Relation::DependsOn => "depends_on",
+            Relation::Constrains => "constrains",
+            Relation::Implements => "implements",
+            Relation::DerivedFrom => "derived_from",
+            Relation::VerifiedBy => "verified_by",
+            Relation::Supersedes => "supersedes",
+            Relation::Child => "child",
+            Relation::Reference => "reference",
+            Relation::Field(name) | Relation::Link(name) => name,
+        }
+    }
+
+    /// Whether traversal follows this relation from source to target. `contains`,
+    /// `constrains` and `supersedes` are only ever read inversely (namespace, constrainers,
+    /// pruning); everything else points at something the source needs.
+    pub fn is_forward(&self) -> bool {
+        !matches!(
+            self,
+            Relation::Contains | Relation::Constrains | Relation::Supersedes
+        )
+    }
+}
+
+impl From<String> for Relation {
+    fn from(name: String) -> Relation {
+        Relation::from_key(&name)
+    }
+}
+
+impl From<Relation> for String {
+    fn from(relation: Relation) -> String {
+        relation.name().to_string()
+    }
+}
+
+impl fmt::Display for Relation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Where something was read from: a path relative to the project root (with `/`), 1-based.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize)]
+pub struct Location {
+    pub path: String,
+    pub line: u32,
+    pub col: u32,
+}
+
+impl Location {
+    /// A location at the start of a file.
+    pub fn file(path: impl Into<String>) -> Location {
+        Location {
+            path: path.into(),
+            line: 1,
+            col: 1,
+        }
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.path, self.line, self.col)
+    }
+}
+
+/// One verification entry of a Spec Graph node: a plain string or a typed entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Verification {
+    Text(String),
+    /// `{kind: command|http|manual|observation|policy, …}` with its fields in file order.
+    Entry {
+        kind: String,
+        fields: Vec<(String, Value)>,
+    },
+}
+
+/// A rejected alternative recorded on a decision (`metadata.rejected_alternatives`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RejectedAlternative {
+    pub title: String,
+    pub reason: String,
+}
+
+/// A pinned hash of a `derived_from` source.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Pin {
+    pub id: String,
+    pub sha256: String,
+}
+
+/// The fields of a Spec Graph node, every one kept.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SpecFields {
+    /// `description` (features, layers).
+    pub description: Option<String>,
+    /// `expectation` (behaviors).
+    pub expectation: Option<String>,
+    /// `statement` (contract types).
+    pub statement: Option<String>,
+    pub constraints: Vec<String>,
+    pub verification: Vec<Verification>,
+    /// Decision category: architecture, stack, pattern, interface.
+    pub category: Option<String>,
+    /// Policy severity: hard or soft.
+    pub severity: Option<String>,
+    pub rationale: Option<String>,
+    pub rejected_alternatives: Vec<RejectedAlternative>,
+    /// Other metadata (`notes`, `owner`, `tags`, free-form keys) in file order.
+    pub metadata: Vec<(String, Value)>,
+    pub pins: Vec<Pin>,
+    /// `artifact` info (`sha256`, `source`, `format`) for artifact nodes.
+    pub artifact: Vec<(String, Value)>,
+    /// Any other top-level field, kept verbatim.
+    pub extra: Vec<(String, Value)>,
+}
+
+/// The content of a Markdown artifact.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ArtifactFields {
+    pub description: Option<String>,
+    pub tags: Vec<String>,
+    /// Code paths (globs) the artifact covers (`paths`).
+    pub paths: Vec<String>,
+    /// Files a norm applies to (`scope`).
+    pub scope: Vec<String>,
+    /// Other frontmatter keys, rendered to one line each, in file order.
+    pub extra: Vec<(String, String)>,
+    /// The Markdown body after the frontmatter.
+    pub body: String,
+    /// 1-based line of the body's first line in the file.
+    pub body_line: u32,
+    /// A decision record's rationale (its Context section), when read from Markdown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rationale: Option<String>,
+    /// A decision record's rejected alternatives (MADR's considered options but the chosen).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rejected_alternatives: Vec<RejectedAlternative>,
+}
+
+/// One field of a Tana node: its name and its values in order.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct TanaField {
+    pub name: String,
+    /// Each value as text; a value that is another node reads `[[its name]]`.
+    pub values: Vec<String>,
+}
+
+/// The content of a Tana node.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct TanaFields {
+    /// Supertags applied to the node, by name, in the order they were applied.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    /// Supertags the applied ones extend (transitively), by name, sorted; not in `tags`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inherited: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<TanaField>,
+    /// `props.description`, spans resolved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The outline under the node: the names of its content children in order (owned
+    /// children and references alike), at most [`TanaFields::OUTLINE_KEPT`] of them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<String>,
+    /// How many content children the node has in all (the outline may be shorter).
+    #[serde(default)]
+    pub child_count: usize,
+    /// Creation time, `YYYY-MM-DDTHH:MM:SSZ` (UTC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created: Option<String>,
+    /// Latest modification time (the largest of `modifiedTs`), same format.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modified: Option<String>,
+}
+
+impl TanaFields {
+    /// Child names kept in a node's outline: enough to show what is under it, and a node
+    /// with thousands of children does not store them all again.
+    pub const OUTLINE_KEPT: usize = 20;
+
+    /// Every supertag of the node, applied first, then inherited.
+    pub fn all_tags(&self) -> impl Iterator<Item = &str> {
+        self.tags.iter().chain(&self.inherited).map(String::as_str)
+    }
+}
+
+/// What a node holds besides its identity.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Content {
+    Spec(SpecFields),
+    Artifact(ArtifactFields),
+    Tana(TanaFields),
+}
+
+/// A link as written in a source, before its target is resolved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Link {
+    pub relation: Relation,
+    pub target: String,
+}
+
+/// A node of the knowledge graph.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Node {
+    pub id: String,
+    pub kind: Kind,
+    pub title: String,
+    pub status: Option<String>,
+    pub origin: Origin,
+    pub content: Content,
+    /// Outgoing links in source order (targets may be missing from the graph).
+    pub links: Vec<Link>,
+    /// A date (`YYYY-MM-DD…`) used for recency; never the file's mtime.
+    pub date: Option<String>,
+    pub location: Location,
+}
+
+impl Node {
+    /// The Spec Graph fields, if this is a Spec Graph node.
+    pub fn spec(&self) -> Option<&SpecFields> {
+        match &self.content {
+            Content::Spec(fields) => Some(fields),
+            _ => None,
+        }
+    }
+
+    /// The artifact fields, if this is a Markdown artifact.
+    pub fn artifact(&self) -> Option<&ArtifactFields> {
+        match &self.content {
+            Content::Artifact(fields) => Some(fields),
+            _ => None,
+        }
+    }
+
+    /// The Tana fields, if this is a Tana node.
+    pub fn tana(&self) -> Option<&TanaFields> {
+        match &self.content {
+            Content::Tana(fields) => Some(fields),
+            _ => None,
+        }
+    }
+
+    /// `severity` of a policy (or of any node that carries one).
+    pub fn severity(&self) -> Option<&str> {
+        match &self.content {
+            Content::Spec(fields) => fields.severity.as_deref(),
+            Content::Artifact(fields) => fields
+                .extra
+                .iter()
+                .find(|(key, _)| key == "severity")
+                .map(|(_, value)| value.as_str()),
+            Content::Tana(_) => None,
+        }
+    }
+}
+
+/// A resolved edge between two nodes of a graph.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Edge {
+    pub from: NodeIx,
+    pub to: NodeIx,
+    pub relation: Relation,
+}
+
+/// A link whose target is not in the graph.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Dangling {
+    pub from: NodeIx,
+    pub relation: Relation,
+    pub target: String,
+}
+
+/// The loaded knowledge graph: nodes sorted by id, edges indexed both ways.
+#[derive(Debug, Default)]
+pub struct Graph {
+    nodes: Vec<Node>,
+    by_id: HashMap<String, NodeIx>,
+    edges: Vec<Edge>,
+    out: Vec<Vec<u32>>,
+    inc: Vec<Vec<u32>>,
+    dangling: Vec<Dangling>,
+    newest_date: Option<String>,
+}
+
+/// Two nodes claim one id.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DuplicateId {
+    pub id: String,
+    pub first: Location,
+    pub second: Location,
+}
+
+impl Graph {
+    /// Builds a graph from nodes in any order. Nodes with an id already taken are returned as
+    /// duplicates (the one whose location sorts first is kept), so the result never depends
+    /// on the order files were listed in.
+    pub fn build(mut nodes: Vec<Node>) -> (Graph, Vec<DuplicateId>) {
+        nodes.sort_by(|a, b| a.id.cmp(&b.id).then_with(|| a.location.cmp(&b.location)));
+        let mut duplicates = Vec::new();
+        let mut kept: Vec<Node> = Vec::with_capacity(nodes.len());
+        for node in nodes {
+            match kept.last() {
+                Some(last) if last.id == node.id => duplicates.push(DuplicateId {
+                    id: node.id.clone(),
+                    first: last.location.clone(),
+                    second: node.location,
+                }),
+                _ => kept.push(node),
+            }
+        }
+        let by_id: HashMap<String, NodeIx> = kept
+            .iter()
+            .enumerate()
+            .map(|(ix, node)| (node.id.clone(), ix as NodeIx))
+            .collect();
+        let mut edges = Vec::new();
+        let mut dangling = Vec::new();
+        for (ix, node) in kept.iter().enumerate() {
+            let from = ix as NodeIx;
+            for link in &node.links {
+                match by_id.get(&link.target) {
+                    Some(&to) => edges.push(Edge {
+                        from,
+                        to,
+                        relation: link.relation.clone(),
+                    }),
+                    None => dangling.push(Dangling {
+                        from,
+                        relation: link.relation.clone(),
+                        target: link.target.clone(),
+                    }),
+                }
+            }
+        }
+        // Sorted and deduplicated: the tools dedupe repeated link targets, and a stable edge
+        // order makes every traversal independent of how links were written.
+        edges.sort();
+        edges.dedup();
+        dangling.sort();
+        dangling.dedup();
+        let mut out = vec![Vec::new(); kept.len()];
+        let mut inc = vec![Vec::new(); kept.len()];
+        for (eix, edge) in edges.iter().enumerate() {
+            out[edge.from as usize].push(eix as u32);
+            inc[edge.to as usize].push(eix as u32);
+        }
+        let newest_date = kept.iter().filter_map(|n| n.date.clone()).max();
+        let graph = Graph {
+            nodes: kept,
+            by_id,
+            edges,
+            out,
+            inc,
+            dangling,
+            newest_date,
+        };
+        (graph, duplicates)
+    }
+
+    /// A node's id.
+    pub fn id_of(&self, ix: NodeIx) -> String {
+        self.node(ix).id.clone()
+    }
+
+    /// A node's kind.
+    pub fn kind_of(&self, ix: NodeIx) -> Kind {
+        self.node(ix).kind.clone()
+    }
+
+    /// Edges leaving a node, sorted by (target id, relation): indices follow ids here, so
+    /// the stored order is already the promised one.
+    pub fn edges_out(&self, ix: NodeIx) -> Vec<Edge> {
+        self.outgoing(ix).cloned().collect()
+    }
+
+    /// Edges arriving at a node, sorted by (source id, relation).
+    pub fn edges_in(&self, ix: NodeIx) -> Vec<Edge> {
+        let mut edges: Vec<Edge> = self.incoming(ix).cloned().collect();
+        edges.sort_by(|a, b| {
+            a.from
+                .cmp(&b.from)
+                .then_with(|| a.relation.cmp(&b.relation))
+        });
+        edges
+    }
+
+    /// The project identity node, if there is one.
+    pub fn identity(&self) -> Option<NodeIx> {
+        self.nodes
+            .iter()
+            .position(|n| n.kind == Kind::Identity)
+            .map(|ix| ix as NodeIx)
+    }
+
+    /// Every id, sorted.
+    pub fn all_ids(&self) -> Vec<String> {
+        self.nodes.iter().map(|n| n.id.clone()).collect()
+    }
+
+    /// Links out of a node whose target does not exist.
+    pub fn dangling_from(&self, ix: NodeIx) -> Vec<Dangling> {
+        let start = self.dangling.partition_point(|d| d.from < ix);
+        self.dangling[start..]
+            .iter()
+            .take_while(|d| d.from == ix)
+            .cloned()
+            .collect()
+    }
+
+    /// All nodes, sorted by id.
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    /// The node at an index.
+    pub fn node(&self, ix: NodeIx) -> &Node {
+        &self.nodes[ix as usize]
+    }
+
+    /// The index of the node with this exact id.
+    pub fn lookup(&self, id: &str) -> Option<NodeIx> {
+        self.by_id.get(id).copied()
+    }
+
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// True when the graph has no node.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Every resolved edge, sorted.
+    pub fn edges(&self) -> &[Edge] {
+        &self.edges
+    }
+
+    /// Edges leaving a node, sorted by (target, relation).
+    pub fn outgoing(&self, ix: NodeIx) -> impl Iterator<Item = &Edge> + '_ {
+        self.out[ix as usize]
+            .iter()
+            .map(move |&e| &self.edges[e as usize])
+    }
+
+    /// Edges arriving at a node, sorted by (source, relation).
+    pub fn incoming(&self, ix: NodeIx) -> impl Iterator<Item = &Edge> + '_ {
+        self.inc[ix as usize]
+            .iter()
+            .map(move |&e| &self.edges[e as usize])
+    }
+
+    /// Links whose target does not exist.
+    pub fn dangling(&self) -> &[Dangling] {
+        &self.dangling
+    }
+
+    /// The newest `date` of any node: the reference point for recency, never the clock.
+    pub fn newest_date(&self) -> Option<&str> {
+        self.newest_date.as_deref()
+    }
+
+    /// Node counts per kind, for summaries.
+    pub fn kind_counts(&self) -> BTreeMap<String, usize> {
+        let mut counts = BTreeMap::new();
+        for node in &self.nodes {
+            *counts.entry(node.kind.name().to_string()).or_insert(0) += 1;
+        }
+        counts
+    }
+}
+
+/// How much of a node a document shows: `full`, `summary` (metadata plus the first section)
+/// or `meta` (id, kind, title, status and links only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum Detail {
+    Meta,
+    Summary,
+    #[default]
+    Full,
+}
+
+impl Detail {
+    /// The level name as used on the command line and in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Detail::Meta => "meta",
+            Detail::Summary => "summary",
+            Detail::Full => "full",
+        }
+    }
+
+    /// The next level down, if any.
+    pub fn lower(self) -> Option<Detail> {
+        match self {
+            Detail::Full => Some(Detail::Summary),
+            Detail::Summary => Some(Detail::Meta),
+            Detail::Meta => None,
+        }
+    }
+
+    /// The next level up, if any.
+    pub fn higher(self) -> Option<Detail> {
+        match self {
+            Detail::Meta => Some(Detail::Summary),
+            Detail::Summary => Some(Detail::Full),
+            Detail::Full => None,
+        }
+    }
+}
+
+impl fmt::Display for Detail {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Detail {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "full" => Ok(Detail::Full),
+            "summary" => Ok(Detail::Summary),
+            "meta" => Ok(Detail::Meta),
+            other => Err(format!(
+                "unknown detail `{other}`: use full, summary or meta"
+            )),
+        }
+    }
+}
+
+// ---- Depth: how far traversal follows forward relations (here so `project` can read it
+// from `brief.toml` without depending on `traverse`, which re-exports it).
+
+/// How far forward relations are followed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Depth {
+    /// At most this many hops.
+    Hops(u32),
+    /// The transitive closure.
+    Full,
+}
+
+impl Depth {
+    /// Whether a node `distance` hops away is within this depth.
+    pub fn allows(self, distance: u32) -> bool {
+        match self {
+            Depth::Hops(max) => distance <= max,
+            Depth::Full => true,
+        }
+    }
+}
+
+impl fmt::Display for Depth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Depth::Hops(n) => write!(f, "{n}"),
+            Depth::Full => f.write_str("full"),
+        }
+    }
+}
+
+impl std::str::FromStr for Depth {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "full" | "all" => Ok(Depth::Full),
+            n => n.parse::<u32>().map(Depth::Hops).map_err(|_| {
+                format!("invalid depth `{s}`: use a number of hops (0, 1, 2, …) or `full`")
+            }),
+        }
+    }
+}
+
+pub mod testing;
+#[cfg(test)]
+mod tests;

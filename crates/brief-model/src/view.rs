@@ -1,0 +1,179 @@
+//! The read access traversal, ranking and rendering take: [`GraphView`], [`NodeStore`] and
+//! [`Corpus`], their errors ([`StoreError`], classified by [`Fault`]), and their
+//! implementation by the in-memory [`Graph`].
+
+use super::{Dangling, Edge, Graph, IxMap, Kind, Node, NodeIx, Relation};
+
+/// How a store failed, which decides what the caller does about it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// What was read is damaged (corrupt, not a database, a checksum or a decoding that
+    /// failed): the store should be rebuilt.
+    Damaged,
+    /// Another process holds the store (busy or locked): trying again later may work.
+    Busy,
+    /// The store cannot be written (a read-only file, folder or file system).
+    ReadOnly,
+    /// Anything else (it cannot be opened, an I/O error, …).
+    Other,
+}
+
+/// A graph or node read that failed: where, what, and its [`Fault`]. The in-memory
+/// [`Graph`] never fails; the SQLite index does.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{store}: {message}")]
+pub struct StoreError {
+    /// The store that failed (`index .brief/cache/index.db`).
+    pub store: String,
+    pub message: String,
+    pub fault: Fault,
+}
+
+impl StoreError {
+    /// Whether the store is damaged (and should be deleted and rebuilt).
+    pub fn is_damage(&self) -> bool {
+        self.fault == Fault::Damaged
+    }
+}
+
+/// Read access to a graph's structure, which is all traversal needs. Implemented by the
+/// in-memory [`Graph`] (which never fails) and by the on-disk index, which answers from
+/// SQLite without loading the whole graph and returns its storage errors.
+///
+/// Node indices are opaque: anything whose order reaches output is ordered by id. Edge lists
+/// come sorted by the other end's id, then by relation.
+pub trait GraphView {
+    /// The index of the node with this exact id.
+    fn lookup(&self, id: &str) -> Result<Option<NodeIx>, StoreError>;
+    /// A node's id.
+    fn id_of(&self, ix: NodeIx) -> Result<String, StoreError>;
+    /// A node's kind.
+    fn kind_of(&self, ix: NodeIx) -> Result<Kind, StoreError>;
+    /// Edges leaving a node, sorted by (target id, relation).
+    fn edges_out(&self, ix: NodeIx) -> Result<Vec<Edge>, StoreError>;
+    /// Edges arriving at a node, sorted by (source id, relation).
+    fn edges_in(&self, ix: NodeIx) -> Result<Vec<Edge>, StoreError>;
+    /// The project identity node, if there is one.
+    fn identity(&self) -> Result<Option<NodeIx>, StoreError>;
+    /// Links out of a node whose target does not exist.
+    fn dangling_from(&self, ix: NodeIx) -> Result<Vec<Dangling>, StoreError>;
+    /// Every id, sorted (for suggestions; may be slow on large graphs).
+    fn all_ids(&self) -> Result<Vec<String>, StoreError>;
+    /// What a layer propagates, when this view keeps it precomputed (the index does);
+    /// `None` makes the caller compute it with [`crate::guidance::compute`].
+    fn layer_guides(&self, _layer: NodeIx) -> Result<Option<Vec<LayerGuide>>, StoreError> {
+        Ok(None)
+    }
+}
+
+/// Whole nodes by index, which is what ranking and rendering need. A store is what
+/// [`Corpus::store`] loaded, held in memory: loading is where reading can fail, so asking a
+/// store for a node it holds cannot.
+pub trait NodeStore {
+    /// The node at an index (it must be one the store was made with).
+    fn node(&self, ix: NodeIx) -> &Node;
+    /// The newest `date` in the whole graph: the reference point for recency.
+    fn newest_date(&self) -> Option<&str>;
+}
+
+impl<T: NodeStore + ?Sized> NodeStore for &T {
+    fn node(&self, ix: NodeIx) -> &Node {
+        (**self).node(ix)
+    }
+
+    fn newest_date(&self) -> Option<&str> {
+        (**self).newest_date()
+    }
+}
+
+/// A graph a context can be assembled from: its structure, and the whole nodes a selection
+/// needs.
+pub trait Corpus: GraphView {
+    /// The nodes with these indices (and the graph's newest date), every one of them read
+    /// or an error: never a partial store.
+    fn store(&self, needed: &[NodeIx]) -> Result<Box<dyn NodeStore + '_>, StoreError>;
+    /// A persistent token-count cache, if the corpus has one.
+    fn counts(&self) -> Option<&dyn brief_count::CountStore> {
+        None
+    }
+}
+
+impl Corpus for Graph {
+    fn store(&self, _needed: &[NodeIx]) -> Result<Box<dyn NodeStore + '_>, StoreError> {
+        Ok(Box::new(self))
+    }
+}
+
+/// The nodes a context needs, taken out of a larger graph (see [`GraphView`]).
+#[derive(Debug, Default)]
+pub struct Subgraph {
+    pub nodes: IxMap<Node>,
+    pub newest_date: Option<String>,
+}
+
+impl NodeStore for Subgraph {
+    fn node(&self, ix: NodeIx) -> &Node {
+        &self.nodes[&ix]
+    }
+
+    fn newest_date(&self) -> Option<&str> {
+        self.newest_date.as_deref()
+    }
+}
+
+// The in-memory graph cannot fail: its inherent methods answer, the view wraps them.
+impl GraphView for Graph {
+    fn lookup(&self, id: &str) -> Result<Option<NodeIx>, StoreError> {
+        Ok(Graph::lookup(self, id))
+    }
+
+    fn id_of(&self, ix: NodeIx) -> Result<String, StoreError> {
+        Ok(Graph::id_of(self, ix))
+    }
+
+    fn kind_of(&self, ix: NodeIx) -> Result<Kind, StoreError> {
+        Ok(Graph::kind_of(self, ix))
+    }
+
+    fn edges_out(&self, ix: NodeIx) -> Result<Vec<Edge>, StoreError> {
+        Ok(Graph::edges_out(self, ix))
+    }
+
+    fn edges_in(&self, ix: NodeIx) -> Result<Vec<Edge>, StoreError> {
+        Ok(Graph::edges_in(self, ix))
+    }
+
+    fn identity(&self) -> Result<Option<NodeIx>, StoreError> {
+        Ok(Graph::identity(self))
+    }
+
+    fn all_ids(&self) -> Result<Vec<String>, StoreError> {
+        Ok(Graph::all_ids(self))
+    }
+
+    fn dangling_from(&self, ix: NodeIx) -> Result<Vec<Dangling>, StoreError> {
+        Ok(Graph::dangling_from(self, ix))
+    }
+}
+
+impl NodeStore for Graph {
+    fn node(&self, ix: NodeIx) -> &Node {
+        Graph::node(self, ix)
+    }
+
+    fn newest_date(&self) -> Option<&str> {
+        Graph::newest_date(self)
+    }
+}
+
+/// One thing a layer propagates.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LayerGuide {
+    /// The guidance node (a decision, or a node that constrains `member`).
+    pub node: NodeIx,
+    /// The member of the layer's `contains` closure it comes through (for a decision in the
+    /// closure, the decision itself; the layer for its own constrainers).
+    pub member: NodeIx,
+    /// `Contains` for a decision in the closure, `Constrains` for a constrainer of `member`.
+    pub relation: Relation,
+}

@@ -1,0 +1,149 @@
+//! `brief init`: the `brief.toml` zero-configuration discovery would use, written out with
+//! what was found, so a project can pin (and then edit) its sources.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::Path;
+
+use crate::{Project, Source};
+use brief_sources::{kb, rel_path};
+
+/// What `brief init` found and the configuration it proposes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Init {
+    /// One line per source found (for the comment and the report).
+    pub found: Vec<String>,
+    /// The `brief.toml` text.
+    pub toml: String,
+}
+
+/// Why `brief init --write` could not write.
+#[derive(Debug, thiserror::Error)]
+pub enum InitError {
+    #[error("{0}: already exists; brief init never overwrites it (remove it, or edit it)")]
+    Exists(String),
+    #[error("{path}: cannot write: {source}")]
+    Write {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+/// The configuration for the sources `project` was discovered with.
+pub fn plan(project: &Project) -> Init {
+    let root = project.guard.path();
+    let mut found = Vec::new();
+    let mut keys = String::new();
+    let mut artifacts = Vec::new();
+    for source in &project.sources {
+        match source {
+            Source::SpecGraph { manifest } => {
+                let rel = rel_path(root, manifest);
+                found.push(format!("Spec Graph: {rel}"));
+                let _ = writeln!(keys, "specgraph = {rel:?}");
+            }
+            Source::Contextia { dir } => {
+                let rel = rel_path(root, dir);
+                found.push(format!("Contextia: {rel}/"));
+                let _ = writeln!(keys, "contextia = {rel:?}");
+            }
+            Source::Folder { dir } => {
+                let rel = rel_path(root, dir);
+                found.push(format!("Markdown artifacts: {rel}/"));
+                artifacts.push(rel);
+            }
+            Source::Tana { export } => {
+                let rel = rel_path(root, export);
+                found.push(format!("Tana export: {rel}"));
+                let _ = writeln!(keys, "tana = {rel:?}");
+            }
+            Source::Markdown { .. } => {
+                found.extend(describe_knowledge_base(project));
+                keys.push_str("markdown = true\n");
+            }
+        }
+    }
+    if !artifacts.is_empty() {
+        let list: Vec<String> = artifacts.iter().map(|a| format!("{a:?}")).collect();
+        let _ = writeln!(keys, "artifacts = [{}]", list.join(", "));
+    }
+    let mut toml = String::from("# brief.toml, proposed by `brief init` from what it found:\n");
+    if found.is_empty() {
+        toml.push_str("#   no sources (add specgraph, contextia, artifacts, tana or markdown)\n");
+    }
+    for line in &found {
+        let _ = writeln!(toml, "#   {line}");
+    }
+    toml.push('\n');
+    toml.push_str(&keys);
+    toml.push_str("\n[context]\n");
+    let _ = writeln!(toml, "budget = {}", crate::DEFAULT_BUDGET);
+    Init { found, toml }
+}
+
+/// The knowledge base's parts, one line each: ADR folders (and where they were found),
+/// agent instruction files, a vault, and how many Markdown files in all.
+fn describe_knowledge_base(project: &Project) -> Vec<String> {
+    let layout = kb::Layout::detect(&project.guard);
+    let mut lines = Vec::new();
+    for (dir, origin) in &layout.adr_origins {
+        let how = match *origin {
+            "conventional" => "a conventional folder".to_string(),
+            other => format!("from {other}"),
+        };
+        lines.push(format!("ADRs: {dir}/ ({how})"));
+    }
+    if layout.vault {
+        let templates = layout
+            .template_dir
+            .as_ref()
+            .map(|t| format!(", templates in {t}/ not read"))
+            .unwrap_or_default();
+        lines.push(format!("Obsidian vault: .obsidian/ at the root{templates}"));
+    }
+    let (files, _) = kb::listing(&project.guard, &layout);
+    let root = project.guard.path();
+    let rels: Vec<String> = files.iter().map(|f| rel_path(root, f)).collect();
+    let agents: Vec<&str> = rels
+        .iter()
+        .map(String::as_str)
+        .filter(|r| {
+            r.rsplit('/').next() == Some("AGENTS.md")
+                || *r == "CLAUDE.md"
+                || r.starts_with(".github/")
+                || r.starts_with(".cursor/")
+        })
+        .collect();
+    if !agents.is_empty() {
+        lines.push(format!("agent instruction files: {}", agents.join(", ")));
+    }
+    let adrs = rels.iter().filter(|r| layout.is_adr(r)).count();
+    lines.push(format!(
+        "Markdown knowledge base: {} files ({adrs} ADRs, {} other)",
+        rels.len(),
+        rels.len() - adrs
+    ));
+    lines
+}
+
+/// Writes `toml` as `brief.toml` at `root`; an existing file (or link) is never replaced.
+pub fn write(root: &Path, toml: &str) -> Result<(), InitError> {
+    let path = root.join("brief.toml");
+    let shown = path.display().to_string();
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .map_err(|source| match source.kind() {
+            std::io::ErrorKind::AlreadyExists => InitError::Exists(shown.clone()),
+            _ => InitError::Write {
+                path: shown.clone(),
+                source,
+            },
+        })?;
+    file.write_all(toml.as_bytes())
+        .map_err(|source| InitError::Write {
+            path: shown,
+            source,
+        })
+}

@@ -1,0 +1,422 @@
+//! Finding a project and reading `brief.toml`: which sources it has and its defaults.
+
+pub mod init;
+
+use brief_sources::text::line_col;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use brief_count::Encoding;
+use brief_model::Depth;
+use brief_model::Detail;
+use brief_model::Location;
+use brief_root::{OpenError, Root};
+use brief_sources::specgraph;
+
+pub mod config;
+
+pub use config::{CheckConfig, Level, SessionConfig};
+
+/// The budget used when neither the command line nor `brief.toml` gives one.
+pub const DEFAULT_BUDGET: usize = 4000;
+
+pub use brief_sources::Source;
+
+/// Defaults for `context`, from `brief.toml`'s `[context]` table.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Defaults {
+    pub budget: Option<usize>,
+    pub depth: Option<Depth>,
+    pub detail: Option<Detail>,
+    pub encoding: Option<Encoding>,
+    /// Most neighbours followed over one relation of one node (`[context] fanout`).
+    pub fanout: Option<usize>,
+    /// Custom lenses (`[lenses.NAME]`), in name order.
+    pub lenses: Vec<(String, brief_model::lens::LensConfig)>,
+}
+
+/// A discovered project: its root, its sources, its defaults.
+#[derive(Debug, Clone)]
+pub struct Project {
+    /// The root as given (relative paths stay relative, so messages read as typed).
+    pub root: PathBuf,
+    /// The root as a boundary: every file of the project is opened beneath it.
+    pub guard: Root,
+    pub sources: Vec<Source>,
+    pub defaults: Defaults,
+    /// `brief check` settings (`[check]`).
+    pub check: CheckConfig,
+    /// Session-store settings (`[session]`): retrieval limits, model windows, margin.
+    pub session: SessionConfig,
+}
+
+/// Why a project could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum ProjectError {
+    #[error("{0}: no such directory")]
+    NoRoot(String),
+    #[error("no brief project found in {0} or any parent: expected brief.toml, specgraph/graph.json, graph.json (with specgraphVersion), .contextia/ or .brief/ (use --root DIR)")]
+    NotFound(String),
+    #[error("{location}: {message}")]
+    Config { location: Location, message: String },
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct ConfigFile {
+    specgraph: Option<String>,
+    contextia: Option<String>,
+    #[serde(default)]
+    artifacts: Vec<String>,
+    /// A Tana workspace export (JSON), relative to the root.
+    tana: Option<String>,
+    /// Read the Markdown knowledge base under the root (ADRs, docs, agent files, notes).
+    markdown: Option<bool>,
+    #[serde(default)]
+    context: ContextTable,
+    #[serde(default)]
+    check: CheckConfig,
+    #[serde(default)]
+    lenses: std::collections::BTreeMap<String, brief_model::lens::LensConfig>,
+    #[serde(default)]
+    session: SessionConfig,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct ContextTable {
+    budget: Option<usize>,
+    depth: Option<toml::Value>,
+    detail: Option<String>,
+    encoding: Option<String>,
+    fanout: Option<usize>,
+}
+
+impl Project {
+    /// Loads every source of the project (see [`brief_sources::load`]).
+    pub fn load(&self) -> brief_sources::Loaded {
+        brief_sources::load(&self.guard, &self.sources)
+    }
+
+    /// Opens the project at `root`, or discovers it by walking up from `start`.
+    pub fn open(root: Option<&Path>, start: &Path) -> Result<Project, ProjectError> {
+        match root {
+            Some(root) => {
+                if !root.is_dir() {
+                    return Err(ProjectError::NoRoot(root.display().to_string()));
+                }
+                Project::at(root)
+            }
+            None => {
+                let mut dir = Some(start);
+                while let Some(current) = dir {
+                    if looks_like_root(current) {
+                        return Project::at(&relative_to(current, start));
+                    }
+                    dir = current.parent();
+                }
+                Err(ProjectError::NotFound(start.display().to_string()))
+            }
+        }
+    }
+
+    /// Opens the project rooted exactly at `root`.
+    pub fn at(root: &Path) -> Result<Project, ProjectError> {
+        let guard =
+            Root::open(root).map_err(|_| ProjectError::NoRoot(root.display().to_string()))?;
+        let config_path = root.join("brief.toml");
+        let config = match guard.kind(&config_path) {
+            Err(e) if e.is_missing() => ConfigFile::default(),
+            _ => read_config(&guard, &config_path)?,
+        };
+        let defaults = defaults(&config, &config_path)?;
+        config
+            .session
+            .validate()
+            .map_err(|message| ProjectError::Config {
+                location: Location::file(config_path.display().to_string()),
+                message,
+            })?;
+        let mut sources = Vec::new();
+        let declared = config.specgraph.is_some()
+            || config.contextia.is_some()
+            || !config.artifacts.is_empty()
+            || config.tana.is_some()
+            || config.markdown.is_some();
+        if declared {
+            let bad = |message: String| ProjectError::Config {
+                location: Location::file(config_path.display().to_string()),
+                message,
+            };
+            // Every source must lie under the root: checked here, before anything is listed
+            // (and again whenever a file is opened).
+            let inside = |key: &str, value: &str| -> Result<PathBuf, ProjectError> {
+                let path = root.join(value);
+                match guard.kind(&path) {
+                    Ok(_) => Ok(path),
+                    Err(OpenError::Outside) => Err(bad(format!(
+                        "{key} = {value:?} is outside the project root; brief reads only files under {}",
+                        root.display()
+                    ))),
+                    Err(e) if e.is_missing() => {
+                        Err(bad(format!("source {} does not exist", path.display())))
+                    }
+                    Err(e) => Err(bad(format!("source {}: {e}", path.display()))),
+                }
+            };
+            if let Some(dir) = &config.specgraph {
+                let path = inside("specgraph", dir)?;
+                let manifest = if guard.is_dir(&path) {
+                    path.join("graph.json")
+                } else {
+                    path
+                };
+                // A folder without its graph.json: reported like any missing source.
+                inside(
+                    "specgraph",
+                    &format!("{}", rel_or(&manifest, root).display()),
+                )?;
+                sources.push(Source::SpecGraph { manifest });
+            }
+            if let Some(dir) = &config.contextia {
+                sources.push(Source::Contextia {
+                    dir: inside("contextia", dir)?,
+                });
+            }
+            for dir in &config.artifacts {
+                sources.push(Source::Folder {
+                    dir: inside("artifacts", dir)?,
+                });
+            }
+            if let Some(file) = &config.tana {
+                let export = inside("tana", file)?;
+                if !guard.is_file(&export) {
+                    return Err(bad(format!(
+                        "tana = {file:?}: {} is not a file (expected a Tana workspace export, .json)",
+                        export.display()
+                    )));
+                }
+                sources.push(Source::Tana { export });
+            }
+            if config.markdown == Some(true) {
+                sources.push(Source::Markdown {
+                    dir: root.to_path_buf(),
+                });
+            }
+        } else {
+            if let Some(manifest) = specgraph::discover(&guard) {
+                sources.push(Source::SpecGraph { manifest });
+            }
+            let contextia = root.join(".contextia");
+            if guard.is_dir(&contextia) {
+                sources.push(Source::Contextia { dir: contextia });
+            }
+            // brief's own `.brief/` is an artifact source only when it holds artifacts, not
+            // just the cache and the session store.
+            let brief = root.join(".brief");
+            if guard.is_dir(&brief)
+                && !brief_sources::markdown_files(&guard, &brief, &["cache"]).is_empty()
+            {
+                sources.push(Source::Folder { dir: brief });
+            }
+            if brief_sources::kb::Layout::detect(&guard).found() {
+                sources.push(Source::Markdown {
+                    dir: root.to_path_buf(),
+                });
+            }
+        }
+        Ok(Project {
+            root: root.to_path_buf(),
+            guard,
+            sources,
+            defaults,
+            check: config.check,
+            session: config.session,
+        })
+    }
+}
+
+impl fmt::Display for Project {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.root.display())
+    }
+}
+
+fn looks_like_root(dir: &Path) -> bool {
+    let Ok(root) = Root::open(dir) else {
+        return false;
+    };
+    root.is_file(&dir.join("brief.toml"))
+        || specgraph::discover(&root).is_some()
+        || root.is_dir(&dir.join(".contextia"))
+        || root.is_dir(&dir.join(".brief"))
+        || brief_sources::kb::Layout::detect(&root).found()
+}
+
+/// `path` relative to `root` when it lies under it (for messages), else `path`.
+fn rel_or<'p>(path: &'p Path, root: &Path) -> &'p Path {
+    path.strip_prefix(root).unwrap_or(path)
+}
+
+/// `dir` as a path relative to `start` when it is `start` or one of its parents, so output
+/// and messages never carry absolute paths the user did not type.
+fn relative_to(dir: &Path, start: &Path) -> PathBuf {
+    let Ok(rest) = start.strip_prefix(dir) else {
+        return dir.to_path_buf();
+    };
+    let ups = rest.components().count();
+    if ups == 0 {
+        PathBuf::from(".")
+    } else {
+        (0..ups).map(|_| "..").collect()
+    }
+}
+
+fn read_config(root: &Root, path: &Path) -> Result<ConfigFile, ProjectError> {
+    let cannot = |message: String| ProjectError::Config {
+        location: Location::file(path.display().to_string()),
+        message,
+    };
+    let (bytes, _) = root.read(path).map_err(|err| match err {
+        OpenError::Io(_) => cannot(format!("cannot read: {err}")),
+        other => cannot(format!("brief.toml {other}")),
+    })?;
+    let text = String::from_utf8(bytes).map_err(|_| cannot("not valid UTF-8".into()))?;
+    toml::from_str(&text).map_err(|err| {
+        let (line, col) = err
+            .span()
+            .map(|span| line_col(&text, span.start))
+            .unwrap_or((1, 1));
+        ProjectError::Config {
+            location: Location {
+                path: path.display().to_string(),
+                line,
+                col,
+            },
+            message: err.message().to_string(),
+        }
+    })
+}
+
+fn defaults(config: &ConfigFile, path: &Path) -> Result<Defaults, ProjectError> {
+    let bad = |message: String| ProjectError::Config {
+        location: Location::file(path.display().to_string()),
+        message,
+    };
+    let table = &config.context;
+    let depth = match &table.depth {
+        None => None,
+        Some(toml::Value::Integer(n)) if *n >= 0 => Some(Depth::Hops(*n as u32)),
+        Some(toml::Value::String(s)) => Some(
+            s.parse::<Depth>()
+                .map_err(|e| bad(format!("[context] depth: {e}")))?,
+        ),
+        Some(other) => {
+            return Err(bad(format!(
+                "[context] depth must be a number or \"full\", not {}",
+                other.type_str()
+            )))
+        }
+    };
+    let detail = match &table.detail {
+        None => None,
+        Some(s) => Some(
+            s.parse::<Detail>()
+                .map_err(|e| bad(format!("[context] detail: {e}")))?,
+        ),
+    };
+    let encoding = match &table.encoding {
+        None => None,
+        Some(s) => Some(
+            s.parse::<Encoding>()
+                .map_err(|e| bad(format!("[context] encoding: {e}")))?,
+        ),
+    };
+    let lenses: Vec<(String, brief_model::lens::LensConfig)> = config
+        .lenses
+        .iter()
+        .map(|(name, lens)| (name.clone(), lens.clone()))
+        .collect();
+    // Bad relation families are reported when the project opens, not when a lens is used.
+    brief_model::lens::all(&lenses).map_err(|e| bad(e.to_string()))?;
+    Ok(Defaults {
+        budget: table.budget,
+        depth,
+        detail,
+        encoding,
+        fanout: table.fanout,
+        lenses,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_root_for_parents() {
+        assert_eq!(
+            relative_to(Path::new("/a"), Path::new("/a/b/c")),
+            PathBuf::from("../..")
+        );
+        assert_eq!(
+            relative_to(Path::new("/a"), Path::new("/a")),
+            PathBuf::from(".")
+        );
+    }
+
+    #[test]
+    fn config_errors_have_a_location() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("brief.toml"), "[context]\nbudgt = 10\n").unwrap();
+        let err = Project::at(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("brief.toml:2:1"), "{err}");
+        assert!(err.contains("budgt"), "{err}");
+    }
+
+    #[test]
+    fn session_table_is_read_and_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("brief.toml"),
+            "[session]\ndefault_limit = 2\nsafety_margin = 0.2\n[session.limits]\ndeveloper = 4\n[session.windows]\n\"llama-3.1\" = 131072\n",
+        )
+        .unwrap();
+        let project = Project::at(dir.path()).unwrap();
+        assert_eq!(project.session.limit_for("developer"), 4);
+        assert_eq!(project.session.limit_for("designer"), 2);
+        assert_eq!(project.session.window_for("llama-3.1-70b"), Some(131_072));
+        assert_eq!(project.session.margin_bp(), 2000);
+        std::fs::write(dir.path().join("brief.toml"), "[session]\nretrieval = 3\n").unwrap();
+        let err = Project::at(dir.path()).unwrap_err().to_string();
+        assert!(
+            err.contains("brief.toml:2:1") && err.contains("retrieval"),
+            "{err}"
+        );
+        std::fs::write(
+            dir.path().join("brief.toml"),
+            "[session]\nsafety_margin = 1.5\n",
+        )
+        .unwrap();
+        let err = Project::at(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("safety_margin"), "{err}");
+    }
+
+    #[test]
+    fn config_sets_defaults_and_sources() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("docs")).unwrap();
+        std::fs::write(
+            dir.path().join("brief.toml"),
+            "artifacts = [\"docs\"]\n[context]\nbudget = 6000\ndepth = \"full\"\nencoding = \"o200k\"\n",
+        )
+        .unwrap();
+        let project = Project::at(dir.path()).unwrap();
+        assert_eq!(project.defaults.budget, Some(6000));
+        assert_eq!(project.defaults.depth, Some(Depth::Full));
+        assert_eq!(project.defaults.encoding, Some(Encoding::O200k));
+        assert!(matches!(project.sources[0], Source::Folder { .. }));
+    }
+}

@@ -1,0 +1,618 @@
+//! The zone document of `brief context --session`: the session's packages and error
+//! patterns, as much as the agent's token zone allows, followed by the graph context of the
+//! task, produced by the engine for exactly the budget that remains (so it is byte for byte
+//! what `brief context TASK --budget REMAINING` prints).
+//!
+//! Counting is exact: the session part is counted whole under the request's encoding and
+//! stepped down (error patterns first, then the lowest-ranked packages) until it fits; the
+//! final document is counted again and, in the rare case the join of the two parts merges
+//! tokens, the graph budget is lowered by the excess and the graph assembled again.
+//!
+//! A missing or unreadable store never blocks: the document keeps its zone line and the
+//! graph context, says the packages are unavailable, and a one-line warning is returned.
+
+use serde::Serialize;
+
+use super::config::DEFAULT_MODEL;
+use super::packages::{package_list, ListRequest, Listing, Package};
+use super::patterns::{injectable, Pattern};
+use super::redact::redact_str;
+use super::zone::{usage, Usage, Zone};
+use super::{agent_name, group_name, id_text, Mode, Priority, SessionError, Store};
+use brief_engine::context::{ContextError, ContextRequest};
+use brief_engine::engine::{Engine, EngineError};
+use brief_engine::render::Format;
+use brief_model::Detail;
+use brief_project::{Project, DEFAULT_BUDGET};
+
+/// The smallest budget a zone document gets even when the window is (nearly) full, so that
+/// the checkpoint notice always fits.
+pub const MIN_BUDGET: usize = 128;
+
+/// What `brief context --session` asks for.
+#[derive(Debug, Clone, Default)]
+pub struct ZoneRequest {
+    pub session: String,
+    pub agent: String,
+    pub group: Option<String>,
+    /// A node id whose graph context follows the session part (Normal and Soft Warning).
+    pub task: Option<String>,
+    /// Model name for the window (see [`super::config::DEFAULT_WINDOWS`]).
+    pub model: Option<String>,
+    /// The window in tokens, instead of a model name.
+    pub window: Option<usize>,
+    /// Tokens of the agent's window already used.
+    pub used_tokens: usize,
+    /// Project whose error patterns are shown [default: `[session] project`, else all].
+    pub project: Option<String>,
+    /// Packages consumed in this iteration are left out [default: 1].
+    pub iteration: Option<i64>,
+    /// Redact secrets in the session part (on by default; the graph part is never altered).
+    pub redact: bool,
+    /// Budget, encoding, format, detail, depth, lens and identity for the graph part; its
+    /// `target` is ignored (the task is used).
+    pub context: ContextRequest,
+}
+
+/// An assembled zone document.
+#[derive(Debug, Clone)]
+pub struct ZoneOutput {
+    /// Exactly what to print.
+    pub text: String,
+    pub zone: Zone,
+    /// The exact token count of the document (for JSON, of the embedded document).
+    pub used: usize,
+    pub budget: usize,
+    /// One-line problems that did not stop assembly (store unavailable, graph left out).
+    pub warnings: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct Audit<'a> {
+    session: &'a str,
+    agent: &'a str,
+    group: Option<&'a str>,
+    zone: Zone,
+    usage: &'a Usage,
+    encoding: &'static str,
+    budget: BudgetJson,
+    total_available: usize,
+    packages: Vec<Package>,
+    packages_left_out: usize,
+    error_patterns: Vec<Pattern>,
+    graph: Option<GraphJson<'a>>,
+    warnings: &'a [String],
+    document: &'a str,
+}
+
+#[derive(Serialize)]
+struct BudgetJson {
+    limit: usize,
+    used: usize,
+}
+
+#[derive(Serialize)]
+struct GraphJson<'a> {
+    target: &'a str,
+    budget: usize,
+    used: usize,
+    omitted: usize,
+}
+
+/// The session part's content before fitting.
+struct Material {
+    listing: Option<Listing>,
+    patterns: Vec<Pattern>,
+    store_ok: bool,
+}
+
+/// Assembles the zone document. `engine` is needed only when `request.task` is set.
+pub fn zone_context(
+    project: &Project,
+    engine: Option<&mut Engine>,
+    request: &ZoneRequest,
+    now: i64,
+) -> Result<ZoneOutput, SessionError> {
+    let config = &project.session;
+    let session = id_text("session", &request.session)?;
+    let agent = agent_name(&request.agent)?;
+    let group = request.group.as_deref().map(group_name).transpose()?;
+    let (model, window) = match (request.window, &request.model) {
+        (Some(0), _) => {
+            return Err(SessionError::Usage(
+                "--window must be at least 1 token".into(),
+            ))
+        }
+        (Some(w), _) => ("window".to_string(), w),
+        (None, model) => {
+            let name = model
+                .clone()
+                .or_else(|| config.model.clone())
+                .unwrap_or_else(|| DEFAULT_MODEL.to_string());
+            let w = config.window_for(&name).ok_or_else(|| {
+                SessionError::Usage(format!(
+                    "unknown model `{name}`: use one of {} (a longer name such as claude-sonnet-4-5 matches its prefix), add it under [session.windows] in brief.toml, or pass --window TOKENS",
+                    config.known_models().join(", ")
+                ))
+            })?;
+            (name, w)
+        }
+    };
+    let usage = usage(&model, window, config.margin_bp(), request.used_tokens);
+    let zone = usage.zone;
+    let defaults = &project.defaults;
+    let encoding = request
+        .context
+        .encoding
+        .or(defaults.encoding)
+        .unwrap_or_default();
+    let requested = request
+        .context
+        .budget
+        .or(defaults.budget)
+        .unwrap_or(DEFAULT_BUDGET);
+    let budget = requested.min(usage.remaining().max(MIN_BUDGET));
+    let mut warnings = Vec::new();
+
+    // Gather what the zone allows, degrading around an unusable store.
+    let mut material = Material {
+        listing: None,
+        patterns: Vec::new(),
+        store_ok: true,
+    };
+    if zone != Zone::Emergency {
+        let gathered = (|| -> Result<(Listing, Vec<Pattern>), SessionError> {
+            let store = Store::open(&project.root, Mode::Read)?;
+            let listing = package_list(
+                &store,
+                &ListRequest {
+                    session: session.clone(),
+                    agent: agent.clone(),
+                    group: group.clone(),
+                    limit: None,
+                    iteration: request.iteration,
+                    min_priority: (zone == Zone::Conservative).then_some(Priority::Critical),
+                },
+                config,
+                now,
+            )?;
+            let patterns = if zone == Zone::Normal {
+                let project_filter = request.project.clone().or_else(|| config.project.clone());
+                injectable(
+                    &store,
+                    project_filter.as_deref(),
+                    config.error_limit.unwrap_or(3),
+                    now,
+                )?
+            } else {
+                Vec::new()
+            };
+            Ok((listing, patterns))
+        })();
+        match gathered {
+            Ok((listing, patterns)) => {
+                material.listing = Some(listing);
+                material.patterns = patterns;
+            }
+            Err(e) if e.is_store_problem() => {
+                material.store_ok = false;
+                warnings.push(format!(
+                    "session store unavailable, context packages and error patterns left out: {e}"
+                ));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+
+    let style = match request.context.format {
+        Format::Text => Style::Text,
+        _ => Style::Markdown,
+    };
+    let view = View {
+        session: &session,
+        agent: &agent,
+        group: group.as_deref(),
+        usage: &usage,
+        style,
+        redact: request.redact,
+    };
+    let shown_packages = material.listing.as_ref().map_or(0, |l| l.packages.len());
+    let mut plan = Plan {
+        packages: shown_packages,
+        patterns: material.patterns.len(),
+        note: None,
+    };
+    // The graph context, for what remains.
+    let graph_detail = match zone {
+        Zone::Normal => Some(
+            request
+                .context
+                .detail
+                .or(defaults.detail)
+                .unwrap_or(Detail::Full),
+        ),
+        Zone::SoftWarning => {
+            Some(Detail::Summary.min_with(request.context.detail.or(defaults.detail)))
+        }
+        _ => None,
+    };
+    // With a task, the session part gets at most half the budget, so packages never crowd
+    // the task's own context out; without one it may use all of it.
+    let graph_wanted = request.task.is_some() && graph_detail.is_some();
+    let part_budget = if graph_wanted { budget / 2 } else { budget };
+    let (mut part, mut part_tokens) =
+        match fit_part(&view, &material, &mut plan, part_budget, encoding) {
+            Ok(fitted) => fitted,
+            // Not even the header fits in half: let it take what it needs.
+            Err(_) if graph_wanted => fit_part(&view, &material, &mut plan, budget, encoding)?,
+            Err(e) => return Err(e),
+        };
+    let mut graph: Option<(String, usize, usize, usize)> = None; // text, budget, used, omitted
+    if let (Some(task), Some(detail)) = (&request.task, graph_detail) {
+        let engine = engine.ok_or_else(|| {
+            SessionError::Usage("--task needs a project with sources (no graph was opened)".into())
+        })?;
+        let mut graph_request = request.context.clone();
+        graph_request.target = task.clone();
+        graph_request.detail = Some(detail);
+        graph_request.encoding = Some(encoding);
+        graph_request.format = match style {
+            Style::Text => Format::Text,
+            Style::Markdown => Format::Markdown,
+        };
+        let mut room = budget - part_tokens;
+        for _ in 0..4 {
+            graph_request.budget = Some(room);
+            match engine.context(&graph_request) {
+                Ok(out) => {
+                    let total = encoding.count(&format!("{part}{}", out.text));
+                    if total <= budget {
+                        graph = Some((out.text, room, out.used, out.omitted));
+                        break;
+                    }
+                    room = room.saturating_sub(total - budget);
+                }
+                Err(EngineError::Context(ContextError::TooSmall(small))) => {
+                    let note = format!(
+                        "Graph context for {task} left out: it needs at least {} tokens and {room} were left.",
+                        small.minimum
+                    );
+                    warnings.push(note.clone());
+                    plan.note = Some(note);
+                    // No graph after all: the session part may use the whole budget.
+                    plan.packages = shown_packages;
+                    plan.patterns = material.patterns.len();
+                    // The note is best effort: keep it only if it still fits.
+                    match fit_part(&view, &material, &mut plan, budget, encoding) {
+                        Ok((p, t)) => {
+                            part = p;
+                            part_tokens = t;
+                        }
+                        Err(_) => plan.note = None,
+                    }
+                    break;
+                }
+                Err(other) => return Err(other.into()),
+            }
+        }
+    }
+    let document = match &graph {
+        Some((text, ..)) => format!("{part}{text}"),
+        None => part,
+    };
+    let used = match &graph {
+        Some(_) => encoding.count(&document),
+        None => part_tokens,
+    };
+    debug_assert_eq!(used, encoding.count(&document));
+    debug_assert!(used <= budget);
+    let text = if request.context.format == Format::Json {
+        // The audit repeats package and pattern text: redacted like the document.
+        let scrub = |s: &str| {
+            if request.redact {
+                redact_str(s)
+            } else {
+                s.to_string()
+            }
+        };
+        let listing = material.listing.as_ref();
+        let audit = Audit {
+            session: &session,
+            agent: &agent,
+            group: group.as_deref(),
+            zone,
+            usage: &usage,
+            encoding: encoding.name(),
+            budget: BudgetJson {
+                limit: budget,
+                used,
+            },
+            total_available: listing.map_or(0, |l| l.total_available),
+            packages: listing.map_or(Vec::new(), |l| {
+                l.packages
+                    .iter()
+                    .take(plan.packages)
+                    .map(|p| Package {
+                        summary: scrub(&p.summary),
+                        file_path: scrub(&p.file_path),
+                        ..p.clone()
+                    })
+                    .collect()
+            }),
+            packages_left_out: shown_packages - plan.packages,
+            error_patterns: material
+                .patterns
+                .iter()
+                .take(plan.patterns)
+                .map(|p| Pattern {
+                    signature: scrub(&p.signature),
+                    solution: scrub(&p.solution),
+                    ..p.clone()
+                })
+                .collect(),
+            graph: match (&graph, &request.task) {
+                (Some((_, b, u, o)), Some(task)) => Some(GraphJson {
+                    target: task,
+                    budget: *b,
+                    used: *u,
+                    omitted: *o,
+                }),
+                _ => None,
+            },
+            warnings: &warnings,
+            document: &document,
+        };
+        let mut s = serde_json::to_string_pretty(&audit).unwrap_or_else(|_| "{}".into());
+        s.push('\n');
+        s
+    } else {
+        document
+    };
+    Ok(ZoneOutput {
+        text,
+        zone,
+        used,
+        budget,
+        warnings,
+    })
+}
+
+trait MinWith {
+    fn min_with(self, other: Option<Detail>) -> Detail;
+}
+
+impl MinWith for Detail {
+    /// The lesser of two detail levels (meta < summary < full).
+    fn min_with(self, other: Option<Detail>) -> Detail {
+        match other {
+            Some(Detail::Meta) => Detail::Meta,
+            _ => self,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Style {
+    Markdown,
+    Text,
+}
+
+struct View<'a> {
+    session: &'a str,
+    agent: &'a str,
+    group: Option<&'a str>,
+    usage: &'a Usage,
+    style: Style,
+    redact: bool,
+}
+
+/// How much of the material the session part shows.
+struct Plan {
+    packages: usize,
+    patterns: usize,
+    note: Option<String>,
+}
+
+/// Renders the session part and steps it down until it fits `budget`: error patterns go
+/// first (lowest first), then the note, then packages (lowest-ranked first).
+fn fit_part(
+    view: &View<'_>,
+    material: &Material,
+    plan: &mut Plan,
+    budget: usize,
+    encoding: brief_count::Encoding,
+) -> Result<(String, usize), SessionError> {
+    loop {
+        let part = render_part(view, material, plan);
+        let tokens = encoding.count(&part);
+        if tokens <= budget {
+            return Ok((part, tokens));
+        }
+        // The note only repeats a warning the caller also gets: it goes before packages.
+        if plan.patterns > 0 {
+            plan.patterns -= 1;
+        } else if plan.note.is_some() {
+            plan.note = None;
+        } else if plan.packages > 0 {
+            plan.packages -= 1;
+        } else {
+            return Err(SessionError::Usage(format!(
+                "a budget of {budget} tokens cannot hold the session header ({tokens} tokens): use --budget {tokens} or more"
+            )));
+        }
+    }
+}
+
+/// Cuts `text` to at most `max` characters at a word boundary, marking the cut with `…`.
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(max).collect();
+    let at = cut.rfind(' ').filter(|&i| i > max / 2).unwrap_or(cut.len());
+    format!("{}…", cut[..at].trim_end())
+}
+
+fn render_part(view: &View<'_>, material: &Material, plan: &Plan) -> String {
+    let md = view.style == Style::Markdown;
+    let u = view.usage;
+    let zone = u.zone;
+    let scrub = |s: &str| {
+        if view.redact {
+            redact_str(s)
+        } else {
+            s.to_string()
+        }
+    };
+    let mut out = String::new();
+    if md {
+        out.push_str(&format!("# Session context for {}\n\n", view.agent));
+    } else {
+        out.push_str(&format!("=== SESSION CONTEXT: {} ===\n", view.agent));
+    }
+    let window = if u.model == "window" {
+        format!("{} tokens", u.window)
+    } else {
+        format!("{} tokens for {}", u.window, u.model)
+    };
+    let zone_line = format!(
+        "Zone: {} ({} of the effective window used: {} of {}; window {}).",
+        zone.name(),
+        u.percent(),
+        u.used_tokens,
+        u.effective,
+        window
+    );
+    let scope = format!(
+        "Session {}{}.",
+        view.session,
+        view.group
+            .map(|g| format!(", group {g}"))
+            .unwrap_or_default()
+    );
+    out.push_str(&format!("{scope}\n{zone_line}\n"));
+    if md {
+        out.push('\n');
+    }
+    let section = |out: &mut String, title: String| {
+        if md {
+            out.push_str(&format!("## {title}\n\n"));
+        } else {
+            out.push_str(&format!("=== {} ===\n", title.to_uppercase()));
+        }
+    };
+    match zone {
+        Zone::Emergency => {
+            out.push_str("Checkpoint now: the context window is nearly full, so no context was assembled. Finish the current step, record a handoff (`brief session package add --type handoff ...`) and continue in a fresh session.\n");
+        }
+        Zone::WrapUp => {
+            out.push_str("Wrap up: finish the current operation with what you already have; no packages are offered in this zone.\n");
+            if let Some(l) = &material.listing {
+                if l.total_available > 0 {
+                    out.push_str(&format!(
+                        "{} waiting for after a checkpoint.\n",
+                        plural_packages(l.total_available)
+                    ));
+                }
+            }
+        }
+        _ if !material.store_ok => {
+            out.push_str("Context packages unavailable: the session store could not be read. Proceed with the task context below.\n");
+        }
+        _ => {
+            let listing = material.listing.as_ref();
+            let total = listing.map_or(0, |l| l.total_available);
+            let shown = plan.packages;
+            let (title, max_summary) = match zone {
+                Zone::Normal => ("Context packages", None),
+                Zone::SoftWarning => ("Context packages (summaries)", Some(200)),
+                _ => ("Critical packages only", Some(100)),
+            };
+            section(&mut out, format!("{title} ({shown} of {total})"));
+            if total == 0 {
+                out.push_str("No context packages for this agent in this session yet.\n");
+            }
+            for p in listing.map_or(&[][..], |l| &l.packages[..shown]) {
+                let summary = scrub(&p.summary);
+                let summary = match max_summary {
+                    Some(max) => shorten(&summary, max),
+                    None => summary,
+                };
+                if md {
+                    out.push_str(&format!(
+                        "- **[{}]** #{} {} `{}` from {}\n  {}\n",
+                        p.priority.to_ascii_uppercase(),
+                        p.id,
+                        p.kind,
+                        scrub(&p.file_path),
+                        p.producer,
+                        summary
+                    ));
+                } else {
+                    out.push_str(&format!(
+                        "[{}] #{} {} {} from {}: {}\n",
+                        p.priority.to_ascii_uppercase(),
+                        p.id,
+                        p.kind,
+                        scrub(&p.file_path),
+                        p.producer,
+                        summary
+                    ));
+                }
+            }
+            if total > shown {
+                let more = total - shown;
+                out.push_str(&format!(
+                    "{}+{more} more package{}: brief session package list --session {} --agent {}{} --limit {}\n",
+                    if md && shown > 0 { "\n" } else { "" },
+                    if more == 1 { "" } else { "s" },
+                    view.session,
+                    view.agent,
+                    view.group
+                        .map(|g| format!(" --group {g}"))
+                        .unwrap_or_default(),
+                    total
+                ));
+            }
+            if md {
+                out.push('\n');
+            }
+            if plan.patterns > 0 {
+                section(
+                    &mut out,
+                    format!("Known error patterns ({})", plan.patterns),
+                );
+                for p in &material.patterns[..plan.patterns] {
+                    out.push_str(&format!(
+                        "{}`{}` (hash {}, confidence {:.2}, seen {}x)\n{}Solution: {}\n",
+                        if md { "- " } else { "" },
+                        scrub(&p.signature).replace('`', "'"),
+                        p.hash,
+                        p.confidence,
+                        p.occurrences,
+                        if md { "  " } else { "    " },
+                        scrub(&p.solution)
+                    ));
+                }
+                if md {
+                    out.push('\n');
+                }
+            }
+        }
+    }
+    if let Some(note) = &plan.note {
+        out.push_str(note);
+        out.push('\n');
+        if md {
+            out.push('\n');
+        }
+    }
+    if !md || !out.ends_with("\n\n") {
+        out.push('\n');
+    }
+    out
+}
+
+fn plural_packages(n: usize) -> String {
+    format!("{n} package{}", if n == 1 { "" } else { "s" })
+}

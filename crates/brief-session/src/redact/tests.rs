@@ -1,0 +1,355 @@
+//! Unit and property tests of the redactor (the corpus is in `tests/it/redaction.rs`).
+
+use super::*;
+
+mod unit {
+    use super::*;
+
+    fn one(text: &str) -> (String, Vec<&'static str>) {
+        let r = redact(text);
+        (r.text, r.kinds)
+    }
+
+    #[test]
+    fn openai_and_anthropic_keys() {
+        let (t, k) = one("export OPENAI_KEY=sk-proj-4fGh7Jk2Lm9Np3Qr5St8Uv1Wx6Yz0AbCd and more");
+        assert_eq!(t, "export OPENAI_KEY=[REDACTED:openai-key] and more");
+        assert_eq!(k, vec!["openai-key"]);
+        let (t, k) = one("key sk-ant-api03-Zx8Yw7Vu6Ts5Rq4Po3Nm2Lk1Ji0Hg then");
+        assert_eq!(t, "key [REDACTED:anthropic-key] then");
+        assert_eq!(k, vec!["anthropic-key"]);
+        // Too short to be a key.
+        assert_eq!(one("the sk-learn package").0, "the sk-learn package");
+    }
+
+    #[test]
+    fn github_slack_stripe_google_gitlab() {
+        let gh = format!("token ghp_{}", "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A");
+        assert_eq!(one(&gh).0, "token [REDACTED:github-token]");
+        let pat = format!(
+            "github_pat_{}",
+            "11ABCDEFG0123456789_abcdefghijklmnopqrstuv"
+        );
+        assert_eq!(one(&pat).0, "[REDACTED:github-token]");
+        assert_eq!(
+            one("SLACK=xoxb-2048-4096-AbCdEfGhIjKl").0,
+            "SLACK=[REDACTED:slack-token]"
+        );
+        assert_eq!(
+            one("stripe sk_live_51HxYzAbCdEf0123").0,
+            "stripe [REDACTED:stripe-key]"
+        );
+        assert_eq!(
+            one("AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q in maps").0,
+            "[REDACTED:google-api-key] in maps"
+        );
+        assert_eq!(
+            one("glpat-Ab12Cd34Ef56Gh78Ij90").0,
+            "[REDACTED:gitlab-token]"
+        );
+    }
+
+    #[test]
+    fn aws_access_key_needs_exactly_sixteen() {
+        let (t, k) = one("aws configure: AKIAIOSFODNN7EXAMPLE rejected");
+        assert_eq!(t, "aws configure: [REDACTED:aws-key] rejected");
+        assert_eq!(k, vec!["aws-key"]);
+        assert_eq!(one("AKIANOTAKEY").0, "AKIANOTAKEY");
+        let secret = "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+        assert_eq!(one(secret).0, "aws_secret_access_key = [REDACTED]");
+    }
+
+    #[test]
+    fn private_key_blocks() {
+        let pem = "before\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq\nq2x9\n-----END RSA PRIVATE KEY-----\nafter";
+        let (t, k) = one(pem);
+        assert_eq!(t, "before\n[REDACTED:private-key]\nafter");
+        assert_eq!(k, vec!["private-key"]);
+        // Cut off before its END line: the base64 lines go.
+        let openssh = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA\n";
+        assert_eq!(one(openssh).0, "[REDACTED:private-key]\n");
+        // Public material stays.
+        let cert = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----";
+        assert_eq!(one(cert).0, cert);
+    }
+
+    #[test]
+    fn bearer_tokens_and_jwts() {
+        let (t, k) = one("Authorization: Bearer 3f9a8b7c6d5e4f3a2b1c0d");
+        assert_eq!(t, "Authorization: Bearer [REDACTED:bearer-token]");
+        assert_eq!(k, vec!["bearer-token"]);
+        let jwt = "session eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk expired";
+        let (t, k) = one(jwt);
+        assert_eq!(t, "session [REDACTED:jwt] expired");
+        assert_eq!(k, vec!["jwt"]);
+    }
+
+    #[test]
+    fn password_and_token_assignments() {
+        assert_eq!(
+            one("DB_PASSWORD=hunter22 psql failed").0,
+            "DB_PASSWORD=[REDACTED] psql failed"
+        );
+        assert_eq!(
+            one(r#"{"password": "s3cr3t!", "user": "ana"}"#).0,
+            r#"{"password": "[REDACTED]", "user": "ana"}"#
+        );
+        assert_eq!(
+            one("client_secret: 9f8e7d6c5b4a").0,
+            "client_secret: [REDACTED]"
+        );
+        assert_eq!(
+            one("refresh_token=Zm9vYmFyYmF6cXV4MTIz").0,
+            "refresh_token=[REDACTED]"
+        );
+        // Short values after `token` are parser vocabulary, not secrets.
+        assert_eq!(
+            one("unexpected token: '}' at line 3").0,
+            "unexpected token: '}' at line 3"
+        );
+        assert_eq!(one("max_tokens: 4000").0, "max_tokens: 4000");
+    }
+
+    #[test]
+    fn connection_string_credentials() {
+        let (t, k) = one("could not connect to postgres://app:Sup3r$ecret@db.internal:5432/notes");
+        assert_eq!(
+            t,
+            "could not connect to postgres://app:[REDACTED]@db.internal:5432/notes"
+        );
+        assert_eq!(k, vec!["connection-credentials"]);
+        assert_eq!(
+            one("mongodb+srv://svc:p%40ss@cluster0.example.net/db").0,
+            "mongodb+srv://svc:[REDACTED]@cluster0.example.net/db"
+        );
+        // No password: nothing to hide.
+        assert_eq!(
+            one("https://github.com/org/repo").0,
+            "https://github.com/org/repo"
+        );
+    }
+
+    #[test]
+    fn high_entropy_strings_but_not_identifiers() {
+        let (t, k) = one("use kP9zQ2wX7vB4nM1rT8yL5cD3fG6hJ0 as the salt");
+        assert_eq!(t, "use [REDACTED:high-entropy] as the salt");
+        assert_eq!(k, vec!["high-entropy"]);
+        for benign in [
+            "AuthenticationProviderFactory2 is deprecated",
+            "see crates/brief/src/session/store.rs",
+            "commit 4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+            "useEffectCleanupHandlerForV2Sync",
+            "getUserById2AndRefreshTokenCache",
+            "DATABASE_URL_FOR_TESTS_2024_Production",
+        ] {
+            assert_eq!(one(benign).0, benign, "{benign}");
+        }
+    }
+
+    /// The examples `docs/redaction.md` gives, both ways.
+    #[test]
+    fn documented_examples() {
+        for (text, want) in [
+            (
+                "docker login -u ci -p Winter2024! registry.example.com",
+                "docker login -u ci -p [REDACTED] registry.example.com",
+            ),
+            (
+                "mysql -h db -u root -p'v7#Kq9!m' shop",
+                "mysql -h db -u root -p'[REDACTED]' shop",
+            ),
+            (
+                "deploy --api-key 9fQ2xL7vK3mN8pR4 --region eu",
+                "deploy --api-key [REDACTED] --region eu",
+            ),
+            (
+                "ANTHROPIC_API_KEY=sk-ant-api03-Zx8Yw7Vu6Ts5Rq4Po3Nm2Lk1Ji0Hg",
+                "ANTHROPIC_API_KEY=[REDACTED:anthropic-key]",
+            ),
+        ] {
+            assert_eq!(one(text).0, want, "{text}");
+        }
+        for text in [
+            "fn check(password: str) -> bool",
+            "const token = process.env.TOKEN;",
+            "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGq7Xv3Lr9kT2mN8pQ4wZ6yB1cD5fH0jK3sU7vE9aR2t ana@laptop",
+            "password: must be at least 12 characters",
+            "secret = \"{{ vault_secret }}\"",
+        ] {
+            assert_eq!(one(text).0, text);
+        }
+    }
+
+    /// Many secrets and markers in one text: every one replaced, markers kept (the checks
+    /// for "inside a marker" and "already replaced" are binary searches, not scans).
+    #[test]
+    fn many_secrets_and_markers_in_one_text() {
+        let token = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A";
+        let line = format!("{token} [REDACTED:jwt] kP9zQ2wX7vB4nM1rT8yL5cD3fG6hJ0\n");
+        let text = line.repeat(5_000);
+        let out = redact(&text);
+        let want = "[REDACTED:github-token] [REDACTED:jwt] [REDACTED:high-entropy]\n".repeat(5_000);
+        assert_eq!(out.text, want);
+        assert_eq!(out.kinds, vec!["github-token", "high-entropy"]);
+    }
+
+    #[test]
+    fn cover_holds_only_what_a_span_holds() {
+        let cover = Cover::new([(10, 20), (0, 5), (12, 30), (40, 41)].into_iter());
+        assert!(cover.contains(0, 5));
+        assert!(cover.contains(11, 20));
+        assert!(!cover.contains(11, 25));
+        assert!(cover.contains(12, 25));
+        assert!(cover.contains(13, 30));
+        assert!(!cover.contains(4, 6));
+        assert!(!cover.contains(25, 35));
+        assert!(cover.contains(40, 41));
+        assert!(!cover.contains(31, 32));
+        assert!(!Cover::new(std::iter::empty()).contains(0, 0));
+    }
+
+    #[test]
+    fn idempotent_and_unicode_safe() {
+        let text = "Ключ AKIAIOSFODNN7EXAMPLE — пароль password=héllo123 ✓";
+        let once = redact_str(text);
+        assert_eq!(redact_str(&once), once);
+        assert!(!once.contains("AKIA"));
+        assert!(once.contains("password=[REDACTED]"), "{once}");
+    }
+}
+
+mod table {
+    use super::*;
+
+    #[test]
+    fn every_rule_compiles() {
+        for rule in RULES {
+            compile(rule.pattern);
+            assert!(
+                rule.keywords
+                    .iter()
+                    .all(|k| !k.is_empty() && k.is_ascii() && k.to_ascii_lowercase() == *k),
+                "{}: keywords are non-empty lower-case ASCII",
+                rule.kind
+            );
+            // Every kind is a marker's word, which the marker pattern must match.
+            let marker = format!("[REDACTED:{}]", rule.kind);
+            assert!(
+                compile(r"^\[REDACTED(?::[a-z0-9-]{1,40})?\]$").is_match(marker.as_bytes()),
+                "{marker}"
+            );
+        }
+        compile(KNOWN_HASH);
+        compile(PUBLIC_BLOCK);
+    }
+
+    /// The keyword pre-filter never hides a match: wherever a rule's pattern matches a text
+    /// of the corpus, one of its keywords occurs in that text.
+    #[test]
+    fn keywords_cover_every_match_in_the_corpus() {
+        let corpus = [
+            include_str!("../../../brief/tests/redaction/secrets.toml"),
+            include_str!("../../../brief/tests/redaction/ordinary.toml"),
+        ];
+        let texts: Vec<String> = corpus
+            .iter()
+            .flat_map(|file| {
+                let value: toml::Table = toml::from_str(file).expect("corpus parses");
+                value
+                    .into_iter()
+                    .flat_map(|(_, entries)| match entries {
+                        toml::Value::Array(entries) => entries,
+                        _ => Vec::new(),
+                    })
+                    .filter_map(|entry| entry.get("text")?.as_str().map(str::to_string))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert!(texts.len() >= 110, "{} corpus texts", texts.len());
+        for rule in RULES.iter().filter(|r| !r.keywords.is_empty()) {
+            let regex = compile(rule.pattern);
+            for text in &texts {
+                if regex.is_match(text.as_bytes()) {
+                    let lower = text.to_ascii_lowercase();
+                    assert!(
+                        rule.keywords.iter().any(|k| lower.contains(k)),
+                        "{}: matches without a keyword in {text}",
+                        rule.kind
+                    );
+                }
+            }
+        }
+    }
+}
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Text built from fragments that trip the rules' prefixes, so the scanners' edge cases
+    /// (truncated keys, dangling PEM headers, quotes, non-ASCII next to matches) get
+    /// exercised; `sep` joins them.
+    fn fragments(sep: &'static str) -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            Just("sk-".to_string()),
+            Just("sk-ant-".to_string()),
+            Just("AKIA".to_string()),
+            Just("ghp_".to_string()),
+            Just("xoxb-".to_string()),
+            Just("eyJ".to_string()),
+            Just(".".to_string()),
+            Just("Bearer ".to_string()),
+            Just("-----BEGIN RSA PRIVATE KEY-----".to_string()),
+            Just("-----END ".to_string()),
+            Just("password=".to_string()),
+            Just("token: ".to_string()),
+            Just("\"".to_string()),
+            Just("://".to_string()),
+            Just("@".to_string()),
+            Just(":".to_string()),
+            "[A-Za-z0-9]{1,30}",
+            "[ \n\t]{1,2}",
+            "[é✓Ключ]{1,3}",
+        ];
+        prop::collection::vec(piece, 0..24).prop_map(move |v| v.join(sep))
+    }
+
+    proptest! {
+        /// Idempotent on words: redacting stored (already redacted) text again at render
+        /// time changes nothing. Glued adversarial fragments (`sk-://password=:@@`) may be
+        /// redacted further by a second pass, never less.
+        #[test]
+        fn idempotent_on_words(text in fragments(" ")) {
+            let once = redact_str(&text);
+            prop_assert_eq!(redact_str(&once), once.clone());
+        }
+
+        #[test]
+        fn never_panics_on_glued_fragments(text in fragments("")) {
+            let once = redact_str(&text);
+            let _ = redact_str(&once);
+        }
+
+        #[test]
+        fn never_panics_on_any_text(text in any::<String>()) {
+            let _ = redact(&text);
+        }
+    }
+}
+mod scan {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The catch-all's byte scan finds exactly what its pattern finds.
+        #[test]
+        fn token_scan_equals_the_pattern(text in "[A-Za-z0-9+/_=\\- .é]{0,200}") {
+            let rule = RULES.iter().find(|r| r.check == Check::HighEntropy).unwrap();
+            let regex = compile(rule.pattern);
+            let by_regex: Vec<(usize, usize)> =
+                regex.find_iter(text.as_bytes()).map(|m| (m.start(), m.end())).collect();
+            let by_scan: Vec<(usize, usize)> = tokens(text.as_bytes()).collect();
+            prop_assert_eq!(by_scan, by_regex);
+        }
+    }
+}

@@ -1,0 +1,266 @@
+//! The catalogue: which file is read by which parser. Every loader is reached from here, so
+//! loading a project, refreshing its index and checking it agree on what a source holds.
+//!
+//! Sources are plain descriptors ([`Source`]); `project` maps `brief.toml` and discovery to
+//! them, and nothing here sees the project's configuration.
+
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use super::artifacts::Placement;
+use super::specgraph::Entry;
+use super::{
+    artifacts, duplicate_problem, folder_stamp, kb, markdown, read_text, rel_path, specgraph, tana,
+    FolderStamp, Loaded, Problem, SourceOutput,
+};
+use brief_model::{Graph, Node};
+use brief_root::Root;
+
+/// One source of nodes, as the project found or declared it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Source {
+    /// A Spec Graph, by its `graph.json`.
+    SpecGraph { manifest: PathBuf },
+    /// A `.contextia/` tree.
+    Contextia { dir: PathBuf },
+    /// A folder of Markdown artifacts (`.brief/` or one named in `brief.toml`).
+    Folder { dir: PathBuf },
+    /// A Tana workspace export (`tana = "export.json"`): one file, many nodes.
+    Tana { export: PathBuf },
+    /// The Markdown knowledge base under the root: ADRs, docs, agent files, notes
+    /// (`markdown = true` in `brief.toml`, or found by its layout).
+    Markdown { dir: PathBuf },
+}
+
+/// Loads every source into one graph, with every problem sorted by location: the files of
+/// [`list`] (the same listing the index refreshes from), each read with its parser on all cores.
+pub fn load(guard: &Root, sources: &[Source]) -> Loaded {
+    let listing = list(guard, guard.path(), sources);
+    let mut problems = listing.problems;
+    // The knowledge base's links resolve against every file of it (and the Spec Graph's).
+    let catalog = sources
+        .iter()
+        .any(|s| matches!(s, Source::Markdown { .. }))
+        .then(|| {
+            let files: Vec<String> = listing
+                .files
+                .iter()
+                .filter(|f| matches!(f.parser, Parser::Markdown(_)))
+                .map(|f| f.rel.clone())
+                .collect();
+            kb_catalog(guard, sources, &files)
+        });
+    let outputs: Vec<SourceOutput> = listing
+        .files
+        .par_iter()
+        .map(|file| read(guard, file, catalog.as_ref()))
+        .collect();
+    let mut nodes = Vec::new();
+    for out in outputs {
+        nodes.extend(out.nodes);
+        problems.extend(out.problems);
+    }
+    let (graph, duplicates) = Graph::build(nodes);
+    problems.extend(duplicates.into_iter().map(duplicate_problem));
+    problems.sort_by(|a, b| {
+        a.location
+            .cmp(&b.location)
+            .then_with(|| a.message.cmp(&b.message))
+    });
+    Loaded { graph, problems }
+}
+
+/// Reads one listed file with its parser: its node (a Tana export: its nodes) and problems,
+/// warnings included. `catalog` is the knowledge base's, when the project has one.
+pub fn read(guard: &Root, file: &CatalogueFile, catalog: Option<&kb::Catalog>) -> SourceOutput {
+    let one = |result: Result<Option<Node>, Problem>| match result {
+        Ok(node) => SourceOutput {
+            nodes: node.into_iter().collect(),
+            problems: Vec::new(),
+        },
+        Err(problem) => SourceOutput {
+            nodes: Vec::new(),
+            problems: vec![problem],
+        },
+    };
+    match &file.parser {
+        Parser::Spec(entry) => one(specgraph::load_entry(guard, entry).map(Some)),
+        Parser::Artifact(placement) => one(artifacts::load_file(guard, &file.path, placement)),
+        Parser::Tana => tana::load(guard, &file.path),
+        Parser::Markdown(_) => match (read_text(guard, &file.path), catalog) {
+            (Ok(text), Some(catalog)) => {
+                let (node, problems) = markdown::parse(&file.rel, &text, catalog);
+                SourceOutput {
+                    nodes: vec![node],
+                    problems,
+                }
+            }
+            (Err(problem), _) => one(Err(problem)),
+            // Listed as knowledge base only when the project has one, which builds the catalog.
+            (Ok(_), None) => SourceOutput::default(),
+        },
+    }
+}
+
+/// The nodes and problems of one source (`all` is every source of the project: the knowledge
+/// base links to Spec Graph node files).
+pub fn read_source(guard: &Root, all: &[Source], source: &Source) -> SourceOutput {
+    match source {
+        Source::SpecGraph { manifest } => specgraph::load(guard, manifest),
+        Source::Contextia { dir } => artifacts::load_contextia(guard, dir),
+        Source::Folder { dir } => artifacts::load_folder(guard, dir),
+        Source::Tana { export } => tana::load(guard, export),
+        Source::Markdown { .. } => load_kb(guard, all),
+    }
+}
+
+/// The knowledge-base catalogue of a project: its knowledge-base files (relative paths) and the
+/// node files of its Spec Graph manifests.
+pub fn kb_catalog(guard: &Root, sources: &[Source], files: &[String]) -> kb::Catalog {
+    let layout = kb::Layout::detect(guard);
+    let mut catalog = kb::Catalog::new(layout, files.iter().cloned());
+    for source in sources {
+        if let Source::SpecGraph { manifest } = source {
+            let (entries, _) = specgraph::read_manifest(guard, manifest);
+            for entry in entries {
+                catalog.add_other(rel_path(guard.path(), &entry.file), entry.id);
+            }
+        }
+    }
+    catalog
+}
+
+/// Loads the knowledge base under the root (every file, in parallel).
+pub fn load_kb(guard: &Root, sources: &[Source]) -> SourceOutput {
+    let layout = kb::Layout::detect(guard);
+    let (paths, _) = kb::listing(guard, &layout);
+    let base = guard.path();
+    let rels: Vec<String> = paths.iter().map(|p| rel_path(base, p)).collect();
+    let catalog = kb_catalog(guard, sources, &rels);
+    let results: Vec<_> = paths
+        .par_iter()
+        .zip(&rels)
+        .map(|(path, rel)| read_text(guard, path).map(|text| markdown::parse(rel, &text, &catalog)))
+        .collect();
+    let mut out = SourceOutput::default();
+    for result in results {
+        match result {
+            Ok((node, problems)) => {
+                out.nodes.push(node);
+                out.problems.extend(problems);
+            }
+            Err(problem) => out.problems.push(problem),
+        }
+    }
+    out
+}
+
+/// Which parser reads a file.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Parser {
+    /// A Spec Graph node file, as its manifest lists it.
+    Spec(Entry),
+    /// A Markdown artifact, by where it sits.
+    Artifact(Placement),
+    /// A Tana workspace export: one file, many nodes.
+    Tana,
+    /// A knowledge-base Markdown file, with the fingerprint of the catalogue it was parsed
+    /// against (a file added elsewhere can change what its links resolve to; empty until a
+    /// caller that keeps parsed files sets it).
+    Markdown(String),
+}
+
+/// One source file and the parser that reads it.
+#[derive(Debug, Clone)]
+pub struct CatalogueFile {
+    pub path: PathBuf,
+    /// Relative to the root, `/`-separated.
+    pub rel: String,
+    pub parser: Parser,
+}
+
+/// Every source file of a project, sorted by relative path (a file listed twice is read once).
+#[derive(Debug, Default)]
+pub struct Listing {
+    pub files: Vec<CatalogueFile>,
+    /// The manifests' own problems (entries that name no file, bad JSON).
+    pub problems: Vec<Problem>,
+    /// The manifests and folders whose stamps tell that the listing may have changed, each
+    /// stamped before it was read.
+    pub watches: Vec<FolderStamp>,
+}
+
+/// Lists every source file with its parser. `root` is the root as given (relative paths stay
+/// relative in `rel`); files are opened through `guard`.
+pub fn list(guard: &Root, root: &Path, sources: &[Source]) -> Listing {
+    let mut listing = Listing::default();
+    let push = |files: &mut Vec<CatalogueFile>, path: PathBuf, parser: Parser| {
+        files.push(CatalogueFile {
+            rel: rel_path(root, &path),
+            path,
+            parser,
+        });
+    };
+    for source in sources {
+        match source {
+            Source::Tana { export } => {
+                listing.watches.push(folder_stamp(export));
+                push(&mut listing.files, export.clone(), Parser::Tana);
+            }
+            Source::SpecGraph { manifest } => {
+                listing.watches.push(folder_stamp(manifest));
+                let (entries, problems) = specgraph::read_manifest(guard, manifest);
+                listing.problems.extend(problems);
+                for entry in entries {
+                    push(&mut listing.files, entry.file.clone(), Parser::Spec(entry));
+                }
+            }
+            Source::Markdown { .. } => {
+                let layout = kb::Layout::detect(guard);
+                let (files, folders) = kb::listing(guard, &layout);
+                listing.watches.extend(folders);
+                // The files whose presence changes the layout itself.
+                for path in [".adr-dir", ".log4brains.yml", ".obsidian/templates.json"] {
+                    listing.watches.push(folder_stamp(&root.join(path)));
+                }
+                for path in files {
+                    push(&mut listing.files, path, Parser::Markdown(String::new()));
+                }
+            }
+            Source::Contextia { dir } | Source::Folder { dir } => {
+                let found = match source {
+                    Source::Contextia { .. } => artifacts::contextia_listing(guard, dir),
+                    _ => artifacts::folder_listing(guard, dir),
+                };
+                listing.watches.extend(found.folders);
+                for (path, placement) in found.files {
+                    push(&mut listing.files, path, Parser::Artifact(placement));
+                }
+            }
+        }
+    }
+    listing.files.sort_by(|a, b| a.rel.cmp(&b.rel));
+    listing.files.dedup_by(|a, b| a.rel == b.rel);
+    // The first stamp of a path is the one taken before it was read.
+    listing.watches.sort_by(|a, b| a.0.cmp(&b.0));
+    listing.watches.dedup_by(|a, b| a.0 == b.0);
+    listing
+}
+
+/// Parses one file's text with its parser: the node it holds, `None` for a Tana export (one
+/// file, many nodes: read whole with [`tana::parse`]), or the problem that stops it.
+/// A knowledge-base file's link warnings are `brief check`'s to report; its node is whole.
+pub fn parse(
+    rel: &str,
+    text: &str,
+    parser: &Parser,
+    catalog: &kb::Catalog,
+) -> Result<Option<Node>, Problem> {
+    match parser {
+        Parser::Markdown(_) => Ok(Some(markdown::parse(rel, text, catalog).0)),
+        Parser::Spec(entry) => specgraph::parse_entry(entry, rel, text).map(Some),
+        Parser::Artifact(placement) => artifacts::parse_artifact(rel, text, placement),
+        Parser::Tana => Ok(None),
+    }
+}

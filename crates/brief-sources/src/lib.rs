@@ -1,0 +1,415 @@
+//! Loading: every source of a project becomes [`Node`]s of the one [`Graph`].
+//!
+//! Loaders never stop at the first bad file: each returns the nodes it could read and a
+//! [`Problem`] per file it could not, so `check` can report everything at once while
+//! `context` refuses to work on a graph with errors.
+
+pub mod artifacts;
+pub mod catalogue;
+pub mod frontmatter;
+pub mod jsonpos;
+pub mod kb;
+pub mod markdown;
+mod mdtext;
+pub mod specgraph;
+pub mod tana;
+pub mod text;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use brief_model::{DuplicateId, Graph, Location, Node};
+use brief_root::{EntryKind, OpenError, Root};
+
+pub use catalogue::{load, Source};
+
+/// How bad a load problem is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Warning,
+    Error,
+}
+
+/// A problem found while loading, located in a file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Problem {
+    pub severity: Severity,
+    pub location: Location,
+    pub message: String,
+}
+
+impl Problem {
+    /// An error at a location.
+    pub fn error(location: Location, message: impl Into<String>) -> Problem {
+        Problem {
+            severity: Severity::Error,
+            location,
+            message: message.into(),
+        }
+    }
+
+    /// A warning at a location.
+    pub fn warning(location: Location, message: impl Into<String>) -> Problem {
+        Problem {
+            severity: Severity::Warning,
+            location,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.location, self.message)
+    }
+}
+
+/// What one loader produced.
+#[derive(Debug, Default)]
+pub struct SourceOutput {
+    pub nodes: Vec<Node>,
+    pub problems: Vec<Problem>,
+}
+
+/// The loaded project: its graph and every problem met on the way, sorted by location.
+#[derive(Debug)]
+pub struct Loaded {
+    pub graph: Graph,
+    pub problems: Vec<Problem>,
+}
+
+impl Loaded {
+    /// The problems that make the graph unfit for context assembly.
+    pub fn errors(&self) -> impl Iterator<Item = &Problem> {
+        self.problems
+            .iter()
+            .filter(|p| p.severity == Severity::Error)
+    }
+}
+
+pub(crate) fn duplicate_problem(dup: DuplicateId) -> Problem {
+    Problem::error(
+        dup.second,
+        format!("duplicate id `{}` (first defined at {})", dup.id, dup.first),
+    )
+}
+
+/// A path relative to the root, with `/` separators, for messages and output.
+pub fn rel_path(root: &Path, path: &Path) -> String {
+    // Most paths need no normalizing: a plain `root/a/b` is sliced, not rebuilt.
+    #[cfg(unix)]
+    if let (Some(root), Some(path)) = (root.to_str(), path.to_str()) {
+        let rest = path.strip_prefix(root).and_then(|rest| {
+            rest.strip_prefix('/')
+                .or(root.ends_with('/').then_some(rest))
+        });
+        if let Some(rest) = rest {
+            if rest
+                .split('/')
+                .all(|part| !part.is_empty() && part != "." && part != "..")
+            {
+                return rest.to_string();
+            }
+        }
+    }
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Reads a UTF-8 file that must lie inside the root (opened beneath it: see [`Root`]).
+pub fn read_text(root: &Root, path: &Path) -> Result<String, Problem> {
+    read_stamped(root, path).map(|(text, _)| text)
+}
+
+/// What tells a file's content changed without reading it, as git's index does: size,
+/// modification and change times (nanoseconds since the epoch), inode and device. The change
+/// time cannot be set back (`touch -d` and checkouts move it), and a replaced file has a new
+/// inode. Folders have size 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    pub size: i64,
+    pub mtime: i64,
+    pub ctime: i64,
+    pub inode: i64,
+    pub device: i64,
+}
+
+/// How long after a change a file system's timestamps may still read the same after a
+/// second change: the kernel stamps files from a clock that ticks every few milliseconds.
+const RACY_FINE_NS: i64 = 50_000_000;
+/// The same for file systems that keep whole seconds (FAT keeps two).
+const RACY_COARSE_NS: i64 = 2_000_000_000;
+
+impl Stamp {
+    /// Whether a change made just after this stamp was taken, at `taken` (nanoseconds since
+    /// the epoch), could leave the stamp as it is: the file changed too recently for its
+    /// timestamps to tell. Such a file is "racily clean" (git's term) and is hashed again on
+    /// the next refresh instead of being trusted.
+    pub fn racy(&self, taken: i64) -> bool {
+        let whole_seconds = self.mtime % 1_000_000_000 == 0 && self.ctime % 1_000_000_000 == 0;
+        let window = if whole_seconds {
+            RACY_COARSE_NS
+        } else {
+            RACY_FINE_NS
+        };
+        self.mtime.max(self.ctime).saturating_add(window) > taken
+    }
+}
+
+/// Now, in nanoseconds since the epoch (the reference for [`Stamp::racy`]).
+pub fn now_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
+}
+
+/// The [`Stamp`] of a file's metadata.
+pub fn stamp(meta: &std::fs::Metadata) -> Option<Stamp> {
+    let nanos = |t: std::io::Result<std::time::SystemTime>| -> Option<i64> {
+        Some(
+            t.ok()?
+                .duration_since(std::time::UNIX_EPOCH)
+                .ok()?
+                .as_nanos() as i64,
+        )
+    };
+    let mtime = nanos(meta.modified())?;
+    #[cfg(unix)]
+    let (ctime, inode, device) = {
+        use std::os::unix::fs::MetadataExt;
+        (
+            meta.ctime()
+                .saturating_mul(1_000_000_000)
+                .saturating_add(meta.ctime_nsec()),
+            meta.ino() as i64,
+            meta.dev() as i64,
+        )
+    };
+    #[cfg(not(unix))]
+    let (ctime, inode, device) = (nanos(meta.created()).unwrap_or(0), 0, 0);
+    Some(Stamp {
+        size: if meta.is_dir() { 0 } else { meta.len() as i64 },
+        mtime,
+        ctime,
+        inode,
+        device,
+    })
+}
+
+/// [`read_text`], with the file's [`Stamp`] taken after opening and before reading (as a
+/// separate stat before the read would be): an edit made while the file is read does not
+/// show in the stamp returned, so a later stat that sees it reads the file again. The stamp
+/// comes with the time it was taken, for [`Stamp::racy`].
+///
+/// Only a regular file beneath the root is read, and opening never blocks (a FIFO is
+/// refused); see [`Root::open_file`].
+pub fn read_stamped(root: &Root, path: &Path) -> Result<(String, Option<(Stamp, i64)>), Problem> {
+    let problem =
+        |message: String| Problem::error(Location::file(rel_path(root.path(), path)), message);
+    let (bytes, meta) = root.read(path).map_err(|err| match err {
+        OpenError::Io(_) => problem(format!("cannot read file: {err}")),
+        other => problem(format!("file {other}")),
+    })?;
+    let taken = now_ns();
+    let mut text = String::from_utf8(bytes).map_err(|err| {
+        let offset = err.utf8_error().valid_up_to();
+        let before = &err.as_bytes()[..offset];
+        let line = before.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
+        let col = before.iter().rev().take_while(|&&b| b != b'\n').count() as u32 + 1;
+        Problem::error(
+            Location {
+                path: rel_path(root.path(), path),
+                line,
+                col,
+            },
+            "file is not valid UTF-8",
+        )
+    })?;
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
+    }
+    Ok((text, stamp(&meta).map(|s| (s, taken))))
+}
+
+/// Every `*.md` file under `dir`, sorted by path, skipping hidden folders, `skip`-named
+/// folders (`cache/` inside `.brief/`), and symlinked folders. Folders are listed beneath the
+/// root (a folder swapped for a link to the outside is not listed).
+pub fn markdown_files(root: &Root, dir: &Path, skip: &[&str]) -> Vec<PathBuf> {
+    markdown_listing(root, dir, skip).0
+}
+
+/// A folder and its [`Stamp`] (with the time it was taken), stamped *before* it was listed:
+/// a file added while the folder is listed changes the folder after the stamp, so the next
+/// refresh lists it again.
+pub type FolderStamp = (PathBuf, Option<(Stamp, i64)>);
+
+/// [`markdown_files`], with the stamp of every folder walked.
+pub fn markdown_listing(
+    root: &Root,
+    dir: &Path,
+    skip: &[&str],
+) -> (Vec<PathBuf>, Vec<FolderStamp>) {
+    let mut found = Vec::new();
+    let mut folders = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(current) = stack.pop() {
+        folders.push(folder_stamp(&current));
+        let Ok(entries) = root.list_dir(&current) else {
+            continue;
+        };
+        for entry in entries {
+            let name = entry.name.to_string_lossy();
+            let path = current.join(&entry.name);
+            match entry.kind {
+                EntryKind::Dir => {
+                    if !name.starts_with('.') && !skip.contains(&name.as_ref()) {
+                        stack.push(path);
+                    }
+                }
+                // A FIFO or device named `*.md` is listed too: reading it reports it.
+                EntryKind::File | EntryKind::Symlink | EntryKind::Other
+                    if name.to_ascii_lowercase().ends_with(".md") =>
+                {
+                    found.push(path)
+                }
+                EntryKind::File | EntryKind::Symlink | EntryKind::Other => {}
+            }
+        }
+    }
+    found.sort();
+    (found, folders)
+}
+
+/// A path's stamp now (following symlinks), with the time it was taken.
+pub fn folder_stamp(path: &Path) -> FolderStamp {
+    let taken = now_ns();
+    (
+        path.to_path_buf(),
+        std::fs::metadata(path)
+            .ok()
+            .and_then(|meta| stamp(&meta))
+            .map(|s| (s, taken)),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The slow, always-right way `rel_path` takes when the quick one does not apply.
+    fn by_components(root: &Path, path: &Path) -> String {
+        let rel = path.strip_prefix(root).unwrap_or(path);
+        rel.components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/")
+    }
+
+    #[test]
+    fn rel_path_slices_plain_paths_and_normalizes_the_rest() {
+        let cases = [
+            ("/p", "/p/specgraph/nodes/a.json"),
+            ("/p/", "/p/specgraph/a.json"),
+            ("/", "/a/b.md"),
+            ("/p", "/p"),
+            ("/p", "/pq/a.md"),
+            ("/p", "/p/./a.md"),
+            ("/p", "/p/a//b.md"),
+            ("/p", "/p/a/../b.md"),
+            ("/p", "/p/a/"),
+            ("examples/auth", "examples/auth/contextia/system/specs/a.md"),
+            (".", "./a.md"),
+            ("/p", "/elsewhere/a.md"),
+        ];
+        for (root, path) in cases {
+            let (root, path) = (Path::new(root), Path::new(path));
+            assert_eq!(
+                rel_path(root, path),
+                by_components(root, path),
+                "{root:?} {path:?}"
+            );
+        }
+        assert_eq!(rel_path(Path::new("/p"), Path::new("/p/a/b.md")), "a/b.md");
+    }
+
+    #[test]
+    fn read_stamped_reads_strips_a_bom_and_stamps_before_reading() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.md");
+        std::fs::write(&file, "\u{feff}# Title\n").unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        let (text, stamp) = read_stamped(&root, &file).unwrap();
+        assert_eq!(text, "# Title\n");
+        let meta = std::fs::metadata(&file).unwrap();
+        let (stamp, _) = stamp.unwrap();
+        assert_eq!(Some(stamp), super::stamp(&meta));
+        assert_eq!(stamp.size, 11, "the size on disk, BOM included");
+
+        let missing = read_stamped(&root, &dir.path().join("gone.md")).unwrap_err();
+        assert_eq!(missing.message, "cannot read file: no such file");
+        assert_eq!(missing.location.path, "gone.md");
+
+        std::fs::write(&file, b"ok\n\xff").unwrap();
+        let bad = read_stamped(&root, &file).unwrap_err();
+        assert_eq!((bad.location.line, bad.location.col), (2, 1));
+    }
+
+    #[test]
+    fn stamps_are_racy_while_the_clock_has_not_moved_past_the_change() {
+        let at = 1_700_000_000_123_456_789;
+        let stamp = Stamp {
+            size: 3,
+            mtime: at,
+            ctime: at,
+            inode: 1,
+            device: 1,
+        };
+        assert!(stamp.racy(at));
+        assert!(stamp.racy(at + RACY_FINE_NS - 1));
+        assert!(!stamp.racy(at + RACY_FINE_NS));
+        // A file system that keeps whole seconds gets a wider window.
+        let coarse = Stamp {
+            mtime: 1_700_000_000_000_000_000,
+            ctime: 1_700_000_000_000_000_000,
+            ..stamp
+        };
+        assert!(coarse.racy(coarse.mtime + RACY_COARSE_NS - 1));
+        assert!(!coarse.racy(coarse.mtime + RACY_COARSE_NS));
+        // A change time in the future (another machine's clock) stays racy.
+        assert!(Stamp {
+            ctime: at + 10 * RACY_COARSE_NS,
+            ..stamp
+        }
+        .racy(at + RACY_COARSE_NS));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn read_stamped_follows_symlinks_only_inside_the_root() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.md"), "secret").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("real.md"), "real").unwrap();
+        // Relative links that stay beneath the root are followed; absolute ones never are
+        // (the kernel's RESOLVE_BENEATH), even when they point inside.
+        std::os::unix::fs::symlink("real.md", dir.path().join("alias.md")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("real.md"), dir.path().join("absolute.md"))
+            .unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret.md"), dir.path().join("leak.md"))
+            .unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        let (text, _) = read_stamped(&root, &dir.path().join("alias.md")).unwrap();
+        assert_eq!(text, "real");
+        for refused in ["leak.md", "absolute.md"] {
+            let refused = read_stamped(&root, &dir.path().join(refused)).unwrap_err();
+            assert_eq!(
+                refused.message,
+                "file resolves outside the project root (symlink or `..`?); not read"
+            );
+        }
+    }
+}

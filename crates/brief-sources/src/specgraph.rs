@@ -1,0 +1,702 @@
+//! Spec Graph source: `graph.json` (the manifest) and the node files it lists.
+//!
+//! The path in `graph.json` is canonical; files it does not list are not loaded. Every field
+//! of a node file is kept (unknown top-level keys land in `SpecFields::extra`).
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use super::{read_text, rel_path, Problem, SourceOutput};
+use brief_model::{
+    Content, Kind, Link, Location, Node, Origin, Pin, RejectedAlternative, Relation, SpecFields,
+    Verification,
+};
+use brief_root::Root;
+
+/// Finds the Spec Graph manifest of a project: `graph.json` at the root (when it carries
+/// `specgraphVersion`) or `specgraph/graph.json`.
+pub fn discover(root: &Root) -> Option<std::path::PathBuf> {
+    let nested = root.path().join("specgraph").join("graph.json");
+    if root.is_file(&nested) {
+        return Some(nested);
+    }
+    let top = root.path().join("graph.json");
+    let (bytes, _) = root.read(&top).ok()?;
+    // `specgraphVersion` comes first in a manifest; a huge unrelated file is not read whole.
+    memfind(&bytes, b"\"specgraphVersion\"").then_some(top)
+}
+
+fn memfind(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// A node file listed in a manifest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// The id the manifest gives.
+    pub id: String,
+    /// The node file (under the root).
+    pub file: PathBuf,
+    /// The manifest's `expectedType`, if any.
+    pub expected: Option<String>,
+    /// The manifest, relative to the root (for messages).
+    pub manifest: String,
+}
+
+/// Reads a manifest: the node files it lists, and the problems of the manifest itself.
+pub fn read_manifest(root: &Root, manifest: &Path) -> (Vec<Entry>, Vec<Problem>) {
+    let mut problems = Vec::new();
+    let manifest_rel = rel_path(root.path(), manifest);
+    let text = match read_text(root, manifest) {
+        Ok(text) => text,
+        Err(problem) => return (Vec::new(), vec![problem]),
+    };
+    let base = manifest.parent().unwrap_or(root.path());
+    // The common case, a well-formed manifest, is read without building a JSON tree;
+    // anything unusual goes the careful way below, which says what is wrong and where.
+    if let Ok(manifest) = serde_json::from_str::<WellFormed>(&text) {
+        if manifest
+            .nodes
+            .iter()
+            .all(|entry| path_stays_inside(&entry.path))
+        {
+            let entries = manifest
+                .nodes
+                .into_iter()
+                .map(|entry| Entry {
+                    id: entry.id.into_owned(),
+                    file: base.join(&*entry.path),
+                    expected: entry.expected.map(Cow::into_owned),
+                    manifest: manifest_rel.clone(),
+                })
+                .collect();
+            return (entries, problems);
+        }
+    }
+    let value: Value = match serde_json::from_str(&text) {
+        Ok(value) => value,
+        Err(err) => return (Vec::new(), vec![json_problem(&manifest_rel, &err)]),
+    };
+    let Some(listed) = value.get("nodes").and_then(Value::as_array) else {
+        problems.push(Problem::error(
+            Location::file(&manifest_rel),
+            "graph.json has no `nodes` array: it must list every node as {\"id\", \"path\"}",
+        ));
+        return (Vec::new(), problems);
+    };
+    if value
+        .get("specgraphVersion")
+        .and_then(Value::as_str)
+        .is_none()
+    {
+        problems.push(Problem::error(
+            Location::file(&manifest_rel),
+            "graph.json has no `specgraphVersion` string (e.g. \"1.0.0\")",
+        ));
+    }
+    let mut entries = Vec::with_capacity(listed.len());
+    for (i, entry) in listed.iter().enumerate() {
+        // Only computed for a problem: searching the manifest per entry would be quadratic.
+        let at = || Location {
+            line: find_line(&text, &format!("\"{}\"", entry_id(entry).unwrap_or("path"))),
+            ..Location::file(&manifest_rel)
+        };
+        let (Some(id), Some(path)) = (entry_id(entry), entry.get("path").and_then(Value::as_str))
+        else {
+            problems.push(Problem::error(
+                at(),
+                format!("nodes[{i}] needs a string `id` and a string `path`"),
+            ));
+            continue;
+        };
+        if !path_stays_inside(path) {
+            problems.push(Problem::error(
+                at(),
+                format!("nodes[{i}] ({id}): path `{path}` must be relative and stay inside the graph folder"),
+            ));
+            continue;
+        }
+        entries.push(Entry {
+            id: id.to_string(),
+            file: base.join(path),
+            expected: entry
+                .get("expectedType")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            manifest: manifest_rel.clone(),
+        });
+    }
+    (entries, problems)
+}
+
+/// Parses the node file of a manifest entry and checks it against the entry.
+pub fn parse_entry(entry: &Entry, file_rel: &str, text: &str) -> Result<Node, Problem> {
+    let node = parse_node(file_rel, text)?;
+    let (id, manifest_rel) = (&entry.id, &entry.manifest);
+    if &node.id != id {
+        return Err(Problem::error(
+            Location {
+                line: find_line(text, "\"id\""),
+                ..Location::file(file_rel)
+            },
+            format!(
+                "node id `{}` differs from `{id}` listed in {manifest_rel}",
+                node.id
+            ),
+        ));
+    }
+    if let Some(expected) = &entry.expected {
+        if Kind::parse(expected) != node.kind {
+            return Err(Problem::error(
+                Location {
+                    line: find_line(text, "\"type\""),
+                    ..Location::file(file_rel)
+                },
+                format!(
+                    "node {id} has type `{}` but {manifest_rel} expects `{expected}`",
+                    node.kind
+                ),
+            ));
+        }
+    }
+    Ok(node)
+}
+
+/// Reads and parses the node file of an entry.
+pub fn load_entry(root: &Root, entry: &Entry) -> Result<Node, Problem> {
+    let file_rel = rel_path(root.path(), &entry.file);
+    let text = read_text(root, &entry.file).map_err(|mut problem| {
+        problem.message = format!(
+            "{} (listed in {} as {})",
+            problem.message, entry.manifest, entry.id
+        );
+        problem
+    })?;
+    parse_entry(entry, &file_rel, &text)
+}
+
+/// Loads the graph whose manifest is `manifest` (a path under `root`), parsing node files
+/// on all cores.
+pub fn load(root: &Root, manifest: &Path) -> SourceOutput {
+    use rayon::prelude::*;
+    let (entries, mut problems) = read_manifest(root, manifest);
+    let results: Vec<Result<Node, Problem>> = entries
+        .par_iter()
+        .map(|entry| load_entry(root, entry))
+        .collect();
+    let mut nodes = Vec::with_capacity(results.len());
+    for result in results {
+        match result {
+            Ok(node) => nodes.push(node),
+            Err(problem) => problems.push(problem),
+        }
+    }
+    SourceOutput { nodes, problems }
+}
+
+/// A manifest with nothing to report, as [`read_manifest`] reads it first. Deserialized
+/// by hand because derived structs would also accept JSON arrays in place of objects.
+struct WellFormed<'a> {
+    nodes: Vec<WellFormedEntry<'a>>,
+}
+
+struct WellFormedEntry<'a> {
+    id: Cow<'a, str>,
+    path: Cow<'a, str>,
+    expected: Option<Cow<'a, str>>,
+}
+
+/// A JSON string, borrowed from the manifest's text unless it has escapes.
+struct Text<'a>(Cow<'a, str>);
+
+impl<'de> serde::Deserialize<'de> for Text<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Text<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Owned(v.to_string())))
+            }
+        }
+        d.deserialize_str(Visit)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for WellFormed<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = WellFormed<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a manifest object")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                mut map: M,
+            ) -> Result<Self::Value, M::Error> {
+                let (mut version, mut nodes) = (false, None);
+                while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
+                    match &*key {
+                        "specgraphVersion" => {
+                            map.next_value::<Text<'de>>()?;
+                            version = true;
+                        }
+                        "nodes" => nodes = Some(map.next_value::<Vec<WellFormedEntry<'de>>>()?),
+                        _ => {
+                            map.next_value::<serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                match (version, nodes) {
+                    (true, Some(nodes)) => Ok(WellFormed { nodes }),
+                    _ => Err(serde::de::Error::custom("not a well-formed manifest")),
+                }
+            }
+        }
+        d.deserialize_map(Visit)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for WellFormedEntry<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = WellFormedEntry<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a manifest entry object")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                mut map: M,
+            ) -> Result<Self::Value, M::Error> {
+                let (mut id, mut path, mut expected) = (None, None, None);
+                while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
+                    let slot = match &*key {
+                        "id" => &mut id,
+                        "path" => &mut path,
+                        "expectedType" => {
+                            expected = map.next_value::<Option<Text<'de>>>()?.map(|t| t.0);
+                            continue;
+                        }
+                        _ => {
+                            map.next_value::<serde::de::IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    // A repeated key: the careful reading decides which one counts.
+                    if slot.is_some() {
+                        return Err(serde::de::Error::custom("repeated key"));
+                    }
+                    *slot = Some(map.next_value::<Text<'de>>()?.0);
+                }
+                match (id, path) {
+                    (Some(id), Some(path)) => Ok(WellFormedEntry { id, path, expected }),
+                    _ => Err(serde::de::Error::custom("an entry needs `id` and `path`")),
+                }
+            }
+        }
+        d.deserialize_map(Visit)
+    }
+}
+
+/// Whether a manifest's node path is relative and never climbs out of the graph folder.
+fn path_stays_inside(path: &str) -> bool {
+    !(path.starts_with('/') || path.split('/').any(|part| part == ".."))
+}
+
+fn entry_id(entry: &Value) -> Option<&str> {
+    entry.get("id").and_then(Value::as_str)
+}
+
+/// Parses one Spec Graph node file.
+pub fn parse_node(path: &str, text: &str) -> Result<Node, Problem> {
+    let value: Value = serde_json::from_str(text).map_err(|err| json_problem(path, &err))?;
+    let Value::Object(map) = value else {
+        return Err(Problem::error(
+            Location::file(path),
+            "a node file must hold one JSON object",
+        ));
+    };
+    let id = match map.get("id") {
+        Some(Value::String(id)) if !id.trim().is_empty() => id.trim().to_string(),
+        Some(_) => {
+            return Err(Problem::error(
+                Location {
+                    line: find_line(text, "\"id\""),
+                    ..Location::file(path)
+                },
+                "`id` must be a non-empty string",
+            ))
+        }
+        None => {
+            return Err(Problem::error(
+                Location::file(path),
+                "missing `id`: every node needs an id like \"AUTH-01\"",
+            ))
+        }
+    };
+    let kind = match map.get("type").and_then(Value::as_str) {
+        Some(kind) => Kind::parse(kind),
+        None => {
+            return Err(Problem::error(
+                Location::file(path),
+                format!("node {id} has no `type` (feature, layer, behavior, decision, …)"),
+            ))
+        }
+    };
+    let title = string(&map, "title").unwrap_or_else(|| id.clone());
+    let mut links = Vec::new();
+    if let Some(Value::Object(link_map)) = map.get("links") {
+        for (key, targets) in link_map {
+            let relation = Relation::from_key(key);
+            for target in string_list(Some(targets)) {
+                links.push(Link {
+                    relation: relation.clone(),
+                    target,
+                });
+            }
+        }
+    }
+    let mut fields = SpecFields {
+        description: string(&map, "description"),
+        expectation: string(&map, "expectation"),
+        statement: string(&map, "statement"),
+        constraints: string_list(map.get("constraints")),
+        verification: verification(map.get("verification")),
+        category: string(&map, "category"),
+        severity: string(&map, "severity"),
+        ..SpecFields::default()
+    };
+    if let Some(Value::Object(meta)) = map.get("metadata") {
+        for (key, value) in meta {
+            match key.as_str() {
+                "rationale" => fields.rationale = value.as_str().map(str::to_string),
+                "rejected_alternatives" => {
+                    fields.rejected_alternatives = value
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .map(|alt| RejectedAlternative {
+                            title: alt
+                                .get("title")
+                                .and_then(Value::as_str)
+                                .unwrap_or_default()
+                                .to_string(),
+                            reason: alt
+                                .get("reason")
+                                .and_then(Value::as_str)
+                                .unwrap_or_default()
+                                .to_string(),
+                        })
+                        .collect()
+                }
+                _ => fields.metadata.push((key.clone(), value.clone())),
+            }
+        }
+    }
+    if let Some(Value::Array(pins)) = map.get("pins") {
+        fields.pins = pins
+            .iter()
+            .map(|pin| Pin {
+                id: pin
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+                sha256: pin
+                    .get("sha256")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+            })
+            .collect();
+    }
+    if let Some(Value::Object(info)) = map.get("artifact") {
+        fields.artifact = info.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    }
+    const KNOWN: [&str; 16] = [
+        "$schema",
+        "id",
+        "type",
+        "title",
+        "links",
+        "description",
+        "expectation",
+        "statement",
+        "constraints",
+        "verification",
+        "category",
+        "severity",
+        "metadata",
+        "pins",
+        "artifact",
+        "status",
+    ];
+    fields.extra = map
+        .iter()
+        .filter(|(key, _)| !KNOWN.contains(&key.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    Ok(Node {
+        id,
+        kind,
+        title,
+        status: string(&map, "status"),
+        origin: Origin::SpecGraph,
+        content: Content::Spec(fields),
+        links,
+        date: None,
+        location: Location::file(path),
+    })
+}
+
+fn verification(value: Option<&Value>) -> Vec<Verification> {
+    let entry = |value: &Value| match value {
+        Value::String(text) => Some(Verification::Text(text.clone())),
+        Value::Object(map) => Some(Verification::Entry {
+            kind: map
+                .get("kind")
+                .and_then(Value::as_str)
+                .unwrap_or("unknown")
+                .to_string(),
+            fields: map
+                .iter()
+                .filter(|(key, _)| key.as_str() != "kind")
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        }),
+        _ => None,
+    };
+    match value {
+        Some(Value::Array(items)) => items.iter().filter_map(entry).collect(),
+        Some(other) => entry(other).into_iter().collect(),
+        None => Vec::new(),
+    }
+}
+
+fn string(map: &Map<String, Value>, key: &str) -> Option<String> {
+    map.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+/// A string or a list of strings; anything else yields nothing (check reports it).
+pub(crate) fn string_list(value: Option<&Value>) -> Vec<String> {
+    match value {
+        Some(Value::String(text)) => vec![text.clone()],
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(|item| match item {
+                Value::String(text) => Some(text.clone()),
+                Value::Number(n) => Some(n.to_string()),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn json_problem(path: &str, err: &serde_json::Error) -> Problem {
+    let message = err.to_string();
+    // serde_json appends " at line L column C"; the location already says it.
+    let message = match message.rfind(" at line ") {
+        Some(cut) => message[..cut].to_string(),
+        None => message,
+    };
+    Problem::error(
+        Location {
+            path: path.to_string(),
+            line: err.line().max(1) as u32,
+            col: err.column().max(1) as u32,
+        },
+        format!("invalid JSON: {message}"),
+    )
+}
+
+/// 1-based line of the first occurrence of `needle`, or 1.
+fn find_line(text: &str, needle: &str) -> u32 {
+    text.find(needle)
+        .map(|at| text[..at].matches('\n').count() as u32 + 1)
+        .unwrap_or(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_field_of_a_decision() {
+        let text = r#"{
+  "id": "DEC-PAY-01", "type": "decision", "category": "architecture",
+  "title": "Ledger first", "statement": "Every payment writes a ledger entry first.",
+  "constraints": ["Entries are immutable"],
+  "verification": ["cargo test ledger", {"kind": "manual", "steps": ["Inspect the ledger"]}],
+  "links": {"depends_on": ["DEC-PAY-02"], "constrains": ["PAY-01"]},
+  "metadata": {"rationale": "Auditors need a trail.", "owner": "payments",
+    "rejected_alternatives": [{"title": "Event log only", "reason": "Hard to reconcile daily."}]},
+  "x-custom": 3
+}"#;
+        let node = parse_node("nodes/decisions/DEC-PAY-01.json", text).unwrap();
+        assert_eq!(node.kind, Kind::Decision);
+        let spec = node.spec().unwrap();
+        assert_eq!(spec.category.as_deref(), Some("architecture"));
+        assert_eq!(spec.verification.len(), 2);
+        assert_eq!(spec.rationale.as_deref(), Some("Auditors need a trail."));
+        assert_eq!(spec.rejected_alternatives[0].title, "Event log only");
+        assert_eq!(spec.metadata[0].0, "owner");
+        assert_eq!(spec.extra[0].0, "x-custom");
+        assert_eq!(node.links.len(), 2);
+    }
+
+    #[test]
+    fn behavior_verification_is_a_single_string() {
+        let text = r#"{"id":"PAY-01","type":"behavior","title":"Pay","expectation":"It pays.","verification":"npm test"}"#;
+        let node = parse_node("b.json", text).unwrap();
+        assert_eq!(
+            node.spec().unwrap().verification,
+            vec![Verification::Text("npm test".into())]
+        );
+    }
+
+    #[test]
+    fn syntax_errors_carry_line_and_column() {
+        let problem = parse_node("x.json", "{\n  \"id\": \"A\",\n  \"type\": }").unwrap_err();
+        assert_eq!(problem.location.line, 3);
+        assert!(problem.location.col > 1);
+        assert!(problem.message.starts_with("invalid JSON"));
+    }
+
+    #[test]
+    fn missing_id_is_an_error() {
+        let problem = parse_node("x.json", r#"{"type":"behavior"}"#).unwrap_err();
+        assert!(problem.message.contains("missing `id`"));
+    }
+
+    fn manifest(text: &str) -> (Vec<Entry>, Vec<Problem>) {
+        let dir = tempfile::tempdir().unwrap();
+        let graph = dir.path().join("specgraph");
+        std::fs::create_dir_all(&graph).unwrap();
+        std::fs::write(graph.join("graph.json"), text).unwrap();
+        read_manifest(&Root::open(dir.path()).unwrap(), &graph.join("graph.json"))
+    }
+
+    /// What the entries say, without the temporary folder they live in.
+    fn listed(entries: &[Entry]) -> Vec<(String, String, Option<String>, String)> {
+        entries
+            .iter()
+            .map(|e| {
+                let file = e.file.to_string_lossy();
+                let at = file.find("specgraph/").unwrap();
+                (
+                    e.id.clone(),
+                    file[at..].to_string(),
+                    e.expected.clone(),
+                    e.manifest.clone(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_well_formed_manifest_lists_every_entry() {
+        // Escapes, a null and unknown fields: the quick reading takes them as the careful one.
+        let (entries, problems) = manifest(
+            r#"{"specgraphVersion": "1.0.0", "x-tool": {"a": 1}, "nodes": [
+                {"id": "A-1", "path": "nodes\/a.json", "expectedType": "decision"},
+                {"id": "B-2", "path": "nodes/b.json", "expectedType": null, "note": 3}
+            ]}"#,
+        );
+        assert!(problems.is_empty(), "{problems:?}");
+        let m = "specgraph/graph.json".to_string();
+        assert_eq!(
+            listed(&entries),
+            vec![
+                (
+                    "A-1".into(),
+                    "specgraph/nodes/a.json".into(),
+                    Some("decision".into()),
+                    m.clone()
+                ),
+                ("B-2".into(), "specgraph/nodes/b.json".into(), None, m),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_flawed_manifest_reports_each_flaw_and_keeps_the_rest() {
+        let (entries, problems) = manifest(
+            r#"{"nodes": [
+                {"id": "A-1", "path": "nodes/a.json"},
+                {"id": 7, "path": "nodes/seven.json"},
+                {"id": "C-3", "path": "../outside.json"},
+                {"id": "D-4", "path": "nodes/d.json", "expectedType": 5}
+            ]}"#,
+        );
+        let ids: Vec<&str> = entries.iter().map(|e| e.id.as_str()).collect();
+        assert_eq!(ids, ["A-1", "D-4"]);
+        assert_eq!(entries[1].expected, None);
+        let messages: Vec<&str> = problems.iter().map(|p| p.message.as_str()).collect();
+        assert_eq!(messages.len(), 3, "{messages:?}");
+        assert!(messages[0].contains("specgraphVersion"), "{messages:?}");
+        assert!(
+            messages[1].contains("nodes[1] needs a string `id`"),
+            "{messages:?}"
+        );
+        assert!(messages[2].contains("must be relative"), "{messages:?}");
+        assert!(problems
+            .iter()
+            .all(|p| p.location.path == "specgraph/graph.json"));
+    }
+
+    #[test]
+    fn arrays_in_place_of_objects_are_not_a_manifest() {
+        let (entries, problems) = manifest(r#"["1.0.0", [["A-1", "nodes/a.json", null]]]"#);
+        assert!(entries.is_empty());
+        assert!(
+            problems[0].message.contains("no `nodes` array"),
+            "{problems:?}"
+        );
+        let (entries, problems) =
+            manifest(r#"{"specgraphVersion": "1.0.0", "nodes": [["A-1", "nodes/a.json"]]}"#);
+        assert!(entries.is_empty());
+        assert!(
+            problems[0].message.contains("nodes[0] needs a string `id`"),
+            "{problems:?}"
+        );
+    }
+}
+
+#[cfg(test)]
+mod fuzz {
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        /// Any bytes, parsed as a node file, give a node or a located problem — never a panic.
+        #[test]
+        fn parse_node_never_panics(text in "\\PC{0,200}") {
+            let _ = super::parse_node("x.json", &text);
+        }
+
+        /// Near-valid JSON (the shapes nodes have, with random values) never panics either.
+        #[test]
+        fn parse_node_on_json_shapes(
+            id in proptest::option::of("[A-Z]{1,4}"),
+            kind in "[a-z_]{0,12}",
+            value in prop_oneof![Just("null".to_string()), Just("[]".to_string()), Just("{}".to_string()), "\"[^\"\\\\]{0,10}\"", "-?[0-9]{1,5}"],
+        ) {
+            let id = id.map(|id| format!("\"id\": \"{id}\",")).unwrap_or_default();
+            let text = format!(
+                "{{{id} \"type\": \"{kind}\", \"title\": {value}, \"links\": {value}, \"verification\": {value}, \"metadata\": {value}, \"pins\": {value}, \"constraints\": {value}}}"
+            );
+            let _ = super::parse_node("x.json", &text);
+        }
+    }
+}

@@ -1,4 +1,0 @@
-//! `brief.toml`'s `[check]` table: plain data owned by the project (`project::config`), so the
-//! project never depends on `check`.
-
-pub use crate::project::config::{CheckConfig, Level};
