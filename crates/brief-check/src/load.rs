@@ -3,7 +3,7 @@
 //! checks that need what the model drops (the JSON schema, frontmatter keys and lines).
 //!
 //! This is [`brief_sources::load`] step by step: the same functions (`read_manifest`,
-//! `parse_entry`, `contextia_files`, `folder_files`, `parse_artifact`, `Graph::build`), run so
+//! `parse_entry`, `contextia_listing`, `folder_listing`, `parse_artifact`, `Graph::build`), run so
 //! that every problem can be given its rule and nothing is read twice.
 
 use std::collections::{BTreeSet, HashMap};
@@ -16,7 +16,7 @@ use super::{artifacts, schema, Anchor, Input, Pending, Settings, Sink};
 use brief_model::{Graph, Kind, Location, Node};
 use brief_project::{Project, Source};
 use brief_root::Root;
-use brief_sources::artifacts::{contextia_files, folder_files, parse_artifact, Placement};
+use brief_sources::artifacts::{contextia_listing, folder_listing, parse_artifact, Placement};
 use brief_sources::catalogue;
 use brief_sources::jsonpos::Seg;
 use brief_sources::specgraph::{parse_entry, read_manifest, Entry};
@@ -83,11 +83,16 @@ pub(super) fn load(
                     .map(|entry| load_entry(reader, entry, hashes.get(&entry.id)))
                     .collect()
             }
-            Source::Contextia { dir } => {
-                load_artifacts(reader, contextia_files(root, dir), settings, sink)
-            }
-            Source::Folder { dir } => {
-                load_artifacts(reader, folder_files(root, dir), settings, sink)
+            Source::Contextia { dir } | Source::Folder { dir } => {
+                let listing = match source {
+                    Source::Contextia { .. } => contextia_listing(root, dir),
+                    _ => folder_listing(root, dir),
+                };
+                // A folder that cannot be listed is reported like a file that cannot be read.
+                for problem in &listing.problems {
+                    sink.push(problem_finding("parse-error", problem));
+                }
+                load_artifacts(reader, listing.files, settings, sink)
             }
             // One export, many nodes: the loader's problems already name their JSON paths.
             Source::Tana { .. } => {

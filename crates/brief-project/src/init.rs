@@ -101,7 +101,7 @@ fn describe_knowledge_base(project: &Project) -> Vec<String> {
             .unwrap_or_default();
         lines.push(format!("Obsidian vault: .obsidian/ at the root{templates}"));
     }
-    let (files, _) = kb::listing(&project.guard, &layout);
+    let files = kb::listing(&project.guard, &layout).files;
     let root = project.guard.path();
     let rels: Vec<String> = files.iter().map(|f| rel_path(root, f)).collect();
     let agents: Vec<&str> = rels

@@ -63,6 +63,8 @@ const CONTEXTIA_FOLDERS: [(&str, Kind); 4] = [
 pub struct Listing {
     pub files: Vec<(PathBuf, Placement)>,
     pub folders: Vec<FolderStamp>,
+    /// Folders that exist but could not be listed (errors).
+    pub problems: Vec<Problem>,
 }
 
 /// The artifact files of a `.contextia/` tree: `system/identity.md` and the four artifact
@@ -83,9 +85,10 @@ pub fn contextia_listing(root: &Root, dir: &Path) -> Listing {
         listing.files.push((identity, Placement::Identity));
     }
     for (folder, kind) in CONTEXTIA_FOLDERS {
-        let (files, folders) = markdown_listing(root, &dir.join(folder), &[]);
-        listing.folders.extend(folders);
-        for file in files {
+        let walk = markdown_listing(root, &dir.join(folder), &[]);
+        listing.folders.extend(walk.folders);
+        listing.problems.extend(walk.problems);
+        for file in walk.files {
             listing.files.push((file, Placement::Folder(kind.clone())));
         }
     }
@@ -100,13 +103,15 @@ pub fn folder_files(root: &Root, dir: &Path) -> Vec<(PathBuf, Placement)> {
 
 /// [`folder_files`], with the folders looked at.
 pub fn folder_listing(root: &Root, dir: &Path) -> Listing {
-    let (files, folders) = markdown_listing(root, dir, &["cache"]);
+    let walk = markdown_listing(root, dir, &["cache"]);
     Listing {
-        files: files
+        files: walk
+            .files
             .into_iter()
             .map(|file| (file, Placement::Loose))
             .collect(),
-        folders,
+        folders: walk.folders,
+        problems: walk.problems,
     }
 }
 

@@ -134,7 +134,12 @@ pub fn kb_catalog(guard: &Root, sources: &[Source], files: &[String]) -> kb::Cat
 /// Loads the knowledge base under the root (every file, in parallel).
 pub fn load_kb(guard: &Root, sources: &[Source]) -> SourceOutput {
     let layout = kb::Layout::detect(guard);
-    let (paths, _) = kb::listing(guard, &layout);
+    let walk = kb::listing(guard, &layout);
+    let paths = walk.files;
+    let mut out = SourceOutput {
+        problems: walk.problems,
+        ..SourceOutput::default()
+    };
     let base = guard.path();
     let rels: Vec<String> = paths.iter().map(|p| rel_path(base, p)).collect();
     let catalog = kb_catalog(guard, sources, &rels);
@@ -143,7 +148,6 @@ pub fn load_kb(guard: &Root, sources: &[Source]) -> SourceOutput {
         .zip(&rels)
         .map(|(path, rel)| read_text(guard, path).map(|text| markdown::parse(rel, &text, &catalog)))
         .collect();
-    let mut out = SourceOutput::default();
     for result in results {
         match result {
             Ok((node, problems)) => {
@@ -184,7 +188,8 @@ pub struct CatalogueFile {
 #[derive(Debug, Default)]
 pub struct Listing {
     pub files: Vec<CatalogueFile>,
-    /// The manifests' own problems (entries that name no file, bad JSON).
+    /// The manifests' own problems (entries that name no file, bad JSON) and the folders that
+    /// could not be listed.
     pub problems: Vec<Problem>,
     /// The manifests and folders whose stamps tell that the listing may have changed, each
     /// stamped before it was read.
@@ -218,13 +223,14 @@ pub fn list(guard: &Root, root: &Path, sources: &[Source]) -> Listing {
             }
             Source::Markdown { .. } => {
                 let layout = kb::Layout::detect(guard);
-                let (files, folders) = kb::listing(guard, &layout);
-                listing.watches.extend(folders);
+                let walk = kb::listing(guard, &layout);
+                listing.watches.extend(walk.folders);
+                listing.problems.extend(walk.problems);
                 // The files whose presence changes the layout itself.
                 for path in [".adr-dir", ".log4brains.yml", ".obsidian/templates.json"] {
                     listing.watches.push(folder_stamp(&root.join(path)));
                 }
-                for path in files {
+                for path in walk.files {
                     push(&mut listing.files, path, Parser::Markdown(String::new()));
                 }
             }
@@ -234,6 +240,7 @@ pub fn list(guard: &Root, root: &Path, sources: &[Source]) -> Listing {
                     _ => artifacts::folder_listing(guard, dir),
                 };
                 listing.watches.extend(found.folders);
+                listing.problems.extend(found.problems);
                 for (path, placement) in found.files {
                     push(&mut listing.files, path, Parser::Artifact(placement));
                 }

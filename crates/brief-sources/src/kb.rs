@@ -7,9 +7,9 @@
 //! files listed.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use super::{folder_stamp, rel_path, FolderStamp};
+use super::{folder_stamp, rel_path, Walk};
 use brief_root::{EntryKind, Root};
 
 /// Folders holding ADRs when nothing names them (`.adr-dir`, `.log4brains.yml`).
@@ -163,14 +163,13 @@ pub fn id_for(layout: &Layout, rel: &str) -> String {
 /// before it was listed). Hidden folders are skipped except the agent-file locations
 /// (`.github/copilot-instructions.md`, `.github/instructions/*.instructions.md`,
 /// `.cursor/rules/*.mdc`); so are dependencies, build output and templates.
-pub fn listing(root: &Root, layout: &Layout) -> (Vec<PathBuf>, Vec<FolderStamp>) {
+pub fn listing(root: &Root, layout: &Layout) -> Walk {
     let base = root.path().to_path_buf();
-    let mut found = Vec::new();
-    let mut folders = Vec::new();
+    let mut walk = Walk::default();
     let mut stack = vec![base.clone()];
     while let Some(current) = stack.pop() {
-        folders.push(folder_stamp(&current));
-        let Ok(entries) = root.list_dir(&current) else {
+        walk.folders.push(folder_stamp(&current));
+        let Some(entries) = walk.list(root, &current) else {
             continue;
         };
         for entry in entries {
@@ -183,7 +182,7 @@ pub fn listing(root: &Root, layout: &Layout) -> (Vec<PathBuf>, Vec<FolderStamp>)
                     stack.push(path);
                 }
                 EntryKind::Dir => {}
-                _ if name.to_ascii_lowercase().ends_with(".md") => found.push(path),
+                _ if name.to_ascii_lowercase().ends_with(".md") => walk.files.push(path),
                 _ => {}
             }
         }
@@ -198,8 +197,8 @@ pub fn listing(root: &Root, layout: &Layout) -> (Vec<PathBuf>, Vec<FolderStamp>)
         if !root.is_dir(&dir_path) {
             continue;
         }
-        folders.push(folder_stamp(&dir_path));
-        let Ok(entries) = root.list_dir(&dir_path) else {
+        walk.folders.push(folder_stamp(&dir_path));
+        let Some(entries) = walk.list(root, &dir_path) else {
             continue;
         };
         for entry in entries {
@@ -209,13 +208,14 @@ pub fn listing(root: &Root, layout: &Layout) -> (Vec<PathBuf>, Vec<FolderStamp>)
                 None => name.ends_with(suffix),
             };
             if wanted && !matches!(entry.kind, EntryKind::Dir) {
-                found.push(dir_path.join(&entry.name));
+                walk.files.push(dir_path.join(&entry.name));
             }
         }
     }
-    found.retain(|path| !layout.is_template(&rel_path(&base, path)));
-    found.sort();
-    (found, folders)
+    walk.files
+        .retain(|path| !layout.is_template(&rel_path(&base, path)));
+    walk.files.sort();
+    walk
 }
 
 /// Turns link targets into node ids: every knowledge-base file by path and by base name

@@ -19,7 +19,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use brief_model::{DuplicateId, Graph, Location, Node};
-use brief_root::{EntryKind, OpenError, Root};
+use brief_root::{DirEntry, EntryKind, OpenError, Root};
 
 pub use catalogue::{load, Source};
 
@@ -239,7 +239,7 @@ pub fn read_stamped(root: &Root, path: &Path) -> Result<(String, Option<(Stamp, 
 /// folders (`cache/` inside `.brief/`), and symlinked folders. Folders are listed beneath the
 /// root (a folder swapped for a link to the outside is not listed).
 pub fn markdown_files(root: &Root, dir: &Path, skip: &[&str]) -> Vec<PathBuf> {
-    markdown_listing(root, dir, skip).0
+    markdown_listing(root, dir, skip).files
 }
 
 /// A folder and its [`Stamp`] (with the time it was taken), stamped *before* it was listed:
@@ -247,18 +247,43 @@ pub fn markdown_files(root: &Root, dir: &Path, skip: &[&str]) -> Vec<PathBuf> {
 /// refresh lists it again.
 pub type FolderStamp = (PathBuf, Option<(Stamp, i64)>);
 
-/// [`markdown_files`], with the stamp of every folder walked.
-pub fn markdown_listing(
-    root: &Root,
-    dir: &Path,
-    skip: &[&str],
-) -> (Vec<PathBuf>, Vec<FolderStamp>) {
-    let mut found = Vec::new();
-    let mut folders = Vec::new();
+/// What a walk of folders found: the files, every folder walked (stamped before it was
+/// listed) and the folders that could not be listed.
+#[derive(Debug, Default)]
+pub struct Walk {
+    pub files: Vec<PathBuf>,
+    pub folders: Vec<FolderStamp>,
+    /// An error per folder that exists but could not be listed: like a file that cannot be
+    /// read, it stops a context (its files would be missing without a word).
+    pub problems: Vec<Problem>,
+}
+
+impl Walk {
+    /// Lists `path`, or records why it could not be listed (a missing folder is no problem:
+    /// most folders of a layout are optional).
+    pub fn list(&mut self, root: &Root, path: &Path) -> Option<Vec<DirEntry>> {
+        match root.list_dir(path) {
+            Ok(entries) => Some(entries),
+            Err(err) if err.is_missing() => None,
+            Err(err) => {
+                self.problems.push(Problem::error(
+                    Location::file(rel_path(root.path(), path)),
+                    format!("cannot list this folder ({err}): the files in it would be left out"),
+                ));
+                None
+            }
+        }
+    }
+}
+
+/// [`markdown_files`], with the stamp of every folder walked and the folders that could not be
+/// listed.
+pub fn markdown_listing(root: &Root, dir: &Path, skip: &[&str]) -> Walk {
+    let mut walk = Walk::default();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(current) = stack.pop() {
-        folders.push(folder_stamp(&current));
-        let Ok(entries) = root.list_dir(&current) else {
+        walk.folders.push(folder_stamp(&current));
+        let Some(entries) = walk.list(root, &current) else {
             continue;
         };
         for entry in entries {
@@ -274,14 +299,14 @@ pub fn markdown_listing(
                 EntryKind::File | EntryKind::Symlink | EntryKind::Other
                     if name.to_ascii_lowercase().ends_with(".md") =>
                 {
-                    found.push(path)
+                    walk.files.push(path)
                 }
                 EntryKind::File | EntryKind::Symlink | EntryKind::Other => {}
             }
         }
     }
-    found.sort();
-    (found, folders)
+    walk.files.sort();
+    walk
 }
 
 /// A path's stamp now (following symlinks), with the time it was taken.

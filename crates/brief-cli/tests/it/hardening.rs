@@ -950,3 +950,48 @@ fn a_hundred_thousand_missing_links_stay_bounded() {
         warnings.last().unwrap()
     );
 }
+
+/// A folder of sources that cannot be listed is an error naming it, like a file that cannot be
+/// read: `context`, `search` and `check` say so at its path instead of leaving its files out
+/// without a word; once it can be listed again the error goes, though the index keeps the
+/// listing's problems between runs.
+#[cfg(unix)]
+#[test]
+fn a_folder_that_cannot_be_listed_is_reported_not_skipped() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = common::copy_fixture(NOTES);
+    let root = root_arg(dir.path());
+    // Owned by `nobody`, so that `nobody` keeps its index and only the folder's mode stops it.
+    for entry in walk(dir.path()) {
+        std::os::unix::fs::lchown(&entry, Some(65534), Some(65534)).unwrap();
+    }
+    fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    let Some((code, _, err)) = run_as_other_user(&["index", "--root", &root]) else {
+        return;
+    };
+    assert_eq!(code, 0, "{err}");
+    let norms = dir.path().join(".contextia/system/norms");
+    let listed = |mode: u32| fs::set_permissions(&norms, fs::Permissions::from_mode(mode)).unwrap();
+    listed(0o000);
+    let context = run_as_other_user(&["context", "TASK-002", "--root", &root]).unwrap();
+    let search = run_as_other_user(&["search", "norm", "--root", &root]).unwrap();
+    let check = run_as_other_user(&["check", "--root", &root]).unwrap();
+    listed(0o755);
+    if context.0 == 0 && context.1.contains("NORM-TEST-001") {
+        return; // permission bits do not apply here (not root, or a file system without them)
+    }
+    let names_it =
+        |l: &str| l.contains(".contextia/system/norms") && l.contains("cannot list this folder");
+    for (what, (code, _, err)) in [("context", &context), ("search", &search)] {
+        assert_eq!(*code, 2, "{what}: {err}");
+        assert!(err.lines().any(names_it), "{what}: {err}");
+    }
+    assert_eq!(check.0, 1, "{}{}", check.1, check.2);
+    assert!(check.1.lines().any(names_it), "{}", check.1);
+
+    // Listed again: the folder's stamp changed, the error is gone and the norms are back.
+    let (code, out, err) = run_as_other_user(&["context", "TASK-002", "--root", &root]).unwrap();
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("cannot list"), "{err}");
+    assert!(out.contains("NORM-TEST-001"), "{out}");
+}

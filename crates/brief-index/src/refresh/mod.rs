@@ -353,19 +353,16 @@ impl Index {
             for path in &removed {
                 remove_file(&tx, path).map_err(e)?;
             }
-            // Manifest problems are rewritten every time the manifests are read.
+            // The listing's problems (manifests, folders that cannot be listed) are rewritten
+            // every time the sources are listed: they are the problems of paths that are not
+            // source files, so a folder readable again loses its warning.
             if let Some(manifest_problems) = &manifest_problems {
-                let manifests: HashSet<String> = manifest_problems
-                    .iter()
-                    .map(|p| p.location.path.clone())
-                    .chain(listed.iter().filter_map(|f| match &f.parser {
-                        Parser::Spec(entry) => Some(entry.manifest.clone()),
-                        Parser::Artifact(_) | Parser::Tana | Parser::Markdown(_) => None,
-                    }))
-                    .collect();
-                for manifest in &manifests {
-                    run(&tx, "DELETE FROM problems WHERE file = ?1", [manifest]).map_err(e)?;
-                }
+                run(
+                    &tx,
+                    "DELETE FROM problems WHERE file NOT IN (SELECT path FROM files)",
+                    [],
+                )
+                .map_err(e)?;
                 for problem in manifest_problems {
                     insert_problem(&tx, &problem.location.path, problem).map_err(e)?;
                 }
