@@ -15,8 +15,10 @@
 //! cheaper is the state (a rule of the state, not of the budget).
 //!
 //! What the walk leaves (less than the next step) is filled by cutting one pending block
-//! short — the first later step whose node is already shown — and then by listing more
-//! omitted nodes. Neither changes which nodes are shown. A document is measured exactly as
+//! short — the step that did not fit, or else the first later step whose node is already
+//! shown — and then by listing more omitted nodes. The cut rests on the state the walk
+//! reached, never on a listing the budget chose (see [`fit`]), so a node it shows at some
+//! budget is shown at every larger one. A document is measured exactly as
 //! the sum of its units' counts (see [`Layout::units`]), each counted once and cached, so
 //! every candidate is measured exactly and the result is never over.
 
@@ -181,10 +183,13 @@ pub fn fit(
         });
     }
 
-    // The start listing: as many omitted ids as fit, up to `LISTED`.
+    // The start listing: as many omitted ids as fit, up to `LISTED`. With all `LISTED` (or
+    // every omitted id, if fewer), this is the walk's first state; when fewer fit, how many
+    // is the budget's choice, not the state's.
     let omitted = plan.omitted();
     plan.listed = omitted.min(LISTED);
-    if meter.measure(&plan) > budget {
+    let named = meter.measure(&plan) <= budget;
+    if !named {
         plan.listed = most_listed(&mut meter, &mut plan, 0, omitted.min(LISTED), budget);
         if meter.measure(&plan) > budget {
             // Only the whole list fits (it has no "… and N more" line).
@@ -195,6 +200,7 @@ pub fn fit(
 
     // The walk: every step while the document fits, stopping at the first that does not.
     let mut next = steps.len();
+    let mut walked = false;
     for (k, step) in steps.iter().enumerate() {
         let old = plan.details[step.item];
         if old >= Some(step.level) {
@@ -222,15 +228,26 @@ pub fn fit(
             break;
         }
         used = cost;
+        walked = true;
     }
 
     // Fill what is left: cut the step that did not fit short, or else a later pending block
     // of a node already shown; then list more omitted nodes. The step that did not fit
     // comes first whatever it is (a meta line too), so a node shown by a cut at some budget
-    // is shown at every larger one.
+    // is shown at every larger one: a larger budget either stops at the same step, on the
+    // same state, with more room for the cut, or walks past it.
+    //
+    // That needs the cut to rest on a state of the walk. Before the first step, when the
+    // first state's names do not all fit, the plan names as many as fit: a listing the budget
+    // chose. A cut that shows a new node on top of it could fit at one budget and not at the
+    // next, where one more name fits and leaves less room than before (the node would
+    // vanish until the walk reaches it). So there the cut only lengthens a node already
+    // shown, and the room goes to names.
+    let settled = walked || named;
     let mut cut = None;
     let pending: Vec<Step> = steps
         .get(next)
+        .filter(|s| settled || plan.details[s.item].is_some())
         .into_iter()
         .chain(steps.iter().skip(next + 1).filter(|s| {
             s.level > Detail::Meta

@@ -1435,6 +1435,97 @@ proptest! {
     }
 }
 
+/// Minimal reproduction of a presence hump in the text layout (found by a budget sweep over
+/// generated cases): the target links to a norm whose title spans lines, and to two tasks.
+/// Before the first step, the fit names as many omitted nodes as fit; at 84 tokens (cl100k)
+/// that was none, and cutting the norm's meta line short (its head ends with the title's
+/// first line) fit on top; at 85 the norm's name fit, the cut no longer did, and the norm
+/// was gone — until 91. A cut that shows a new node now rests on the walk's first state
+/// (the smallest document with its names), never on a listing the budget chose.
+#[test]
+fn presence_is_monotone_where_the_first_names_do_not_fit_repro() {
+    let task = |id: &str, title: &str, links: Vec<Link>| Node {
+        id: id.into(),
+        kind: Kind::Task,
+        title: title.into(),
+        status: None,
+        origin: Origin::Artifact,
+        content: Content::Artifact(ArtifactFields {
+            body: "\n".into(),
+            body_line: 5,
+            ..ArtifactFields::default()
+        }),
+        links,
+        date: None,
+        location: Location::file(format!(".brief/{id}.md")),
+    };
+    let specs = |target: &str| Link {
+        relation: Relation::from_key("specs"),
+        target: target.into(),
+    };
+    let mut failures = Vec::new();
+    for norm_title in [
+        "the `\n\nthe the idempotent\nthe",
+        "No plaintext secrets\nin logs, traces or crash reports",
+    ] {
+        let mut norm = task("NORM-09", norm_title, Vec::new());
+        norm.kind = Kind::Norm;
+        let (graph, _) = Graph::build(vec![
+            task(
+                "TASK-06",
+                "the",
+                vec![specs("TASK-07"), specs("NORM-09"), specs("TASK-10")],
+            ),
+            task("TASK-07", "the", Vec::new()),
+            norm,
+            task("TASK-10", "the", Vec::new()),
+        ]);
+        let defaults = Defaults::default();
+        for encoding in ENCODINGS {
+            for format in [Format::Text, Format::Json] {
+                // Per node, the first budget that showed it.
+                let mut seen = std::collections::BTreeMap::<String, usize>::new();
+                for budget in 40..160 {
+                    let request = ContextRequest {
+                        target: "TASK-06".into(),
+                        depth: Some(Depth::Hops(1)),
+                        detail: Some(Detail::Full),
+                        budget: Some(budget),
+                        encoding: Some(encoding),
+                        format,
+                        ..ContextRequest::default()
+                    };
+                    let Ok(out) = assemble(&graph, &defaults, &request) else {
+                        continue;
+                    };
+                    // Text: the blocks in the document; JSON: every node it shows, cut or not.
+                    let shown: std::collections::BTreeSet<String> = match format {
+                        Format::Text => text_blocks(&out.text),
+                        _ => serde_json::from_str::<Value>(&out.text).unwrap()["nodes"]
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .filter_map(|n| n["id"].as_str().map(str::to_string))
+                            .collect(),
+                    };
+                    for (id, first) in &seen {
+                        if !shown.contains(id) {
+                            failures.push(format!(
+                                "{encoding} {format} {norm_title:?}: {id} shown at {first} but not at {budget}"
+                            ));
+                        }
+                    }
+                    seen.retain(|id, _| shown.contains(id));
+                    for id in shown {
+                        seen.entry(id).or_insert(budget);
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
 /// Minimal reproduction of the `minimum` bug: one empty Spec Graph node. At `full` the target
 /// is bare (`_feature_`), at `meta` it is a bullet with id and title, which is longer; the
 /// fit floors the target at `meta`, so `minimum` is the longer document's count.
