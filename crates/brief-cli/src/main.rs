@@ -520,9 +520,9 @@ fn main() -> ExitCode {
         &command,
         Host::Folder { root, cwd: &cwd },
         FrontEnd::Cli,
-        &mut |done, total| {
+        &mut |step| {
             if let Some(bar) = bar.as_mut() {
-                bar.update(done, total)
+                bar.update(step)
             }
         },
     );

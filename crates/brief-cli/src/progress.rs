@@ -3,15 +3,19 @@
 
 use std::io::IsTerminal;
 
+use brief::index::{Step, Unit};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// Work smaller than this many files finishes before a bar would be worth drawing.
 const MIN_FILES: usize = 1000;
+/// Likewise for the nodes of one Tana export (about a second's work on two cores).
+const MIN_NODES: usize = 100_000;
 
-/// A bar that appears once the work is known to be long.
+/// A bar that appears once the work is known to be long: one for the files of a refresh and,
+/// inside it, one for the nodes of a large Tana export.
 pub struct Bar {
     enabled: bool,
-    bar: Option<ProgressBar>,
+    bar: Option<(Unit, ProgressBar)>,
 }
 
 /// Whether a bar may be drawn: stderr is a terminal and the user did not ask for quiet.
@@ -19,13 +23,22 @@ pub fn enabled(stderr_is_terminal: bool, quiet: bool) -> bool {
     stderr_is_terminal && !quiet
 }
 
-/// The bar's template: colour unless `NO_COLOR` is set to anything non-empty
-/// (<https://no-color.org>).
-pub fn template(no_color: bool) -> &'static str {
-    if no_color {
-        "{msg} [{bar:40}] {pos}/{len} files ({eta} left)"
-    } else {
-        "{msg} [{bar:40.cyan/blue}] {pos}/{len} files ({eta} left)"
+/// The bar's template for what it counts: colour unless `NO_COLOR` is set to anything
+/// non-empty (<https://no-color.org>).
+pub fn template(no_color: bool, unit: Unit) -> &'static str {
+    match (no_color, unit) {
+        (true, Unit::Files) => "{msg} [{bar:40}] {pos}/{len} files ({eta} left)",
+        (false, Unit::Files) => "{msg} [{bar:40.cyan/blue}] {pos}/{len} files ({eta} left)",
+        (true, Unit::Nodes) => "{msg} [{bar:40}] {pos}/{len} nodes ({eta} left)",
+        (false, Unit::Nodes) => "{msg} [{bar:40.cyan/blue}] {pos}/{len} nodes ({eta} left)",
+    }
+}
+
+/// Whether work of this size gets a bar.
+pub fn long(step: Step) -> bool {
+    match step.unit {
+        Unit::Files => step.total >= MIN_FILES,
+        Unit::Nodes => step.total >= MIN_NODES,
     }
 }
 
@@ -38,28 +51,41 @@ impl Bar {
         }
     }
 
-    /// `done` of `total` files are finished.
-    pub fn update(&mut self, done: usize, total: usize) {
-        if !self.enabled || total < MIN_FILES {
+    /// `step.done` of `step.total` files (or export nodes) are finished.
+    pub fn update(&mut self, step: Step) {
+        if !self.enabled || !long(step) {
             return;
         }
-        let bar = self.bar.get_or_insert_with(|| {
+        // A new unit (an export's nodes after files, or files again after it) gets its own bar.
+        if self
+            .bar
+            .as_ref()
+            .is_some_and(|(unit, _)| *unit != step.unit)
+        {
+            self.finish();
+        }
+        let (_, bar) = self.bar.get_or_insert_with(|| {
             let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-            let bar =
-                ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
-            if let Ok(style) = ProgressStyle::with_template(template(no_color)) {
+            let bar = ProgressBar::with_draw_target(
+                Some(step.total as u64),
+                ProgressDrawTarget::stderr(),
+            );
+            if let Ok(style) = ProgressStyle::with_template(template(no_color, step.unit)) {
                 bar.set_style(style.progress_chars("=> "));
             }
-            bar.set_message("indexing");
-            bar
+            bar.set_message(match step.unit {
+                Unit::Files => "indexing",
+                Unit::Nodes => "indexing the Tana export",
+            });
+            (step.unit, bar)
         });
-        bar.set_length(total as u64);
-        bar.set_position(done as u64);
+        bar.set_length(step.total as u64);
+        bar.set_position(step.done as u64);
     }
 
     /// Clears the bar, if one was drawn.
     pub fn finish(&mut self) {
-        if let Some(bar) = self.bar.take() {
+        if let Some((_, bar)) = self.bar.take() {
             bar.finish_and_clear();
         }
     }
@@ -79,8 +105,24 @@ mod tests {
 
     #[test]
     fn no_color_drops_the_colours() {
-        assert!(!template(true).contains("cyan"));
-        assert!(template(false).contains("cyan"));
+        for unit in [Unit::Files, Unit::Nodes] {
+            assert!(!template(true, unit).contains("cyan"));
+            assert!(template(false, unit).contains("cyan"));
+        }
+        assert!(template(true, Unit::Nodes).contains("nodes"));
+    }
+
+    #[test]
+    fn files_and_export_nodes_have_their_own_thresholds() {
+        let step = |total, unit| Step {
+            done: 0,
+            total,
+            unit,
+        };
+        assert!(long(step(1000, Unit::Files)));
+        assert!(!long(step(999, Unit::Files)));
+        assert!(!long(step(50_000, Unit::Nodes)), "a small export is quick");
+        assert!(long(step(303_814, Unit::Nodes)));
     }
 
     #[test]
@@ -89,7 +131,11 @@ mod tests {
             enabled: false,
             bar: None,
         };
-        bar.update(10, 100_000);
+        bar.update(Step {
+            done: 10,
+            total: 100_000,
+            unit: Unit::Files,
+        });
         assert!(bar.bar.is_none());
         bar.finish();
     }

@@ -210,7 +210,7 @@ impl Engine {
     pub fn refresh(
         &mut self,
         verify: Option<Verify>,
-        progress: &mut dyn FnMut(usize, usize),
+        progress: &mut dyn FnMut(brief_index::Step),
     ) -> Result<Refresh, EngineError> {
         match self.refresh_once(verify, progress) {
             Err(EngineError::Index(e)) if e.is_corruption() => {
@@ -224,7 +224,7 @@ impl Engine {
     fn refresh_once(
         &mut self,
         verify: Option<Verify>,
-        progress: &mut dyn FnMut(usize, usize),
+        progress: &mut dyn FnMut(brief_index::Step),
     ) -> Result<Refresh, EngineError> {
         let verify = verify.unwrap_or(if self.index.file_count() <= FULL_CHECK_LIMIT {
             Verify::Full
@@ -250,7 +250,7 @@ impl Engine {
                 return Ok(());
             }
         }
-        let result = self.refresh(None, &mut |_, _| {});
+        let result = self.refresh(None, &mut |_| {});
         if result.is_err() {
             // Try again on the next request rather than trusting a half-done refresh.
             if let Some(signal) = &signal {

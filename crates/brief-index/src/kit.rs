@@ -50,9 +50,7 @@ pub(super) fn settle() {
 pub(super) fn built(root: &Path) -> (Project, Index) {
     let project = Project::at(root).unwrap();
     let mut index = Index::open(&project).unwrap();
-    index
-        .refresh(&project, Verify::Full, &mut |_, _| {})
-        .unwrap();
+    index.refresh(&project, Verify::Full, &mut |_| {}).unwrap();
     (project, index)
 }
 

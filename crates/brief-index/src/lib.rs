@@ -75,6 +75,23 @@ pub enum Verify {
     Quick,
 }
 
+/// How far a refresh has come, for a progress bar: `done` of `total` files parsed, or, inside
+/// one Tana export (a single file of up to millions of nodes), `done` of `total` nodes written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Step {
+    pub done: usize,
+    pub total: usize,
+    pub unit: Unit,
+}
+
+/// What a [`Step`] counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    Files,
+    /// The nodes of the Tana export being written.
+    Nodes,
+}
+
 /// What a refresh did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Refresh {

@@ -47,15 +47,15 @@ fn benches(c: &mut Criterion) {
                 },
                 |_| {
                     let mut engine = fresh(&root);
-                    engine.refresh(Some(Verify::Full), &mut |_, _| {}).unwrap()
+                    engine.refresh(Some(Verify::Full), &mut |_| {}).unwrap()
                 },
                 BatchSize::PerIteration,
             )
         });
         let mut engine = fresh(&root);
-        engine.refresh(Some(Verify::Full), &mut |_, _| {}).unwrap();
+        engine.refresh(Some(Verify::Full), &mut |_| {}).unwrap();
         group.bench_function("no-change", |b| {
-            b.iter(|| engine.refresh(Some(Verify::Full), &mut |_, _| {}).unwrap())
+            b.iter(|| engine.refresh(Some(Verify::Full), &mut |_| {}).unwrap())
         });
         let file = match shape {
             Shape::SpecGraph => "specgraph/nodes/behaviors/F10-05.json",

@@ -80,7 +80,7 @@ impl Index {
         &mut self,
         project: &Project,
         verify: Verify,
-        progress: &mut dyn FnMut(usize, usize),
+        progress: &mut dyn FnMut(Step),
     ) -> Result<Refresh, IndexError> {
         self.start_build(project)?;
         let result = self.refresh_started(project, verify, progress);
@@ -97,7 +97,7 @@ impl Index {
         &mut self,
         project: &Project,
         verify: Verify,
-        progress: &mut dyn FnMut(usize, usize),
+        progress: &mut dyn FnMut(Step),
     ) -> Result<Refresh, IndexError> {
         let created = std::mem::take(&mut self.created);
         if verify == Verify::Quick && !created && self.watches_unchanged()? {
@@ -220,13 +220,11 @@ impl Index {
                     _ => {
                         // The full refresh takes its own turn.
                         drop(turn);
-                        return self.refresh(project, Verify::Full, &mut |_, _| {});
+                        return self.refresh(project, Verify::Full, &mut |_| {});
                     }
                 }
             }
-            if let Some(refresh) =
-                self.apply(listed, None, Scope::Named, version, &mut |_, _| {})?
-            {
+            if let Some(refresh) = self.apply(listed, None, Scope::Named, version, &mut |_| {})? {
                 return Ok(refresh);
             }
         }
@@ -282,7 +280,7 @@ impl Index {
         listing: Option<(Vec<Problem>, Vec<FolderStamp>)>,
         scope: Scope,
         version: i64,
-        progress: &mut dyn FnMut(usize, usize),
+        progress: &mut dyn FnMut(Step),
     ) -> Result<Option<Refresh>, IndexError> {
         let location = self.location.clone();
         let e = |x: rusqlite::Error| err(&location, x);
@@ -375,7 +373,8 @@ impl Index {
                     Ok(None) => refresh.unchanged_content += 1,
                     Ok(Some(text)) => {
                         refresh.parsed += 1;
-                        refresh.tana_nodes += write_tana(&tx, &file.rel, &text).map_err(e)?;
+                        refresh.tana_nodes +=
+                            write_tana(&tx, &file.rel, &text, progress).map_err(e)?;
                     }
                     Err(problem) => {
                         refresh.parsed += 1;
@@ -417,7 +416,11 @@ impl Index {
             let mut done = 0;
             for read in receiver.iter().flat_map(|reads| {
                 done += reads.len();
-                progress(done, total);
+                progress(Step {
+                    done,
+                    total,
+                    unit: Unit::Files,
+                });
                 reads
             }) {
                 let file = &listed[read.at];

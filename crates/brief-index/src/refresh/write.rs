@@ -66,7 +66,12 @@ pub(crate) const TANA_CHUNK: usize = 32_768;
 /// Replaces every node of a Tana export with what its text holds now; returns how many were
 /// written. Runs inside the refresh's write transaction, so readers see the old export or
 /// the new one, never a mix.
-pub(crate) fn write_tana(tx: &Connection, rel: &str, text: &str) -> rusqlite::Result<usize> {
+pub(crate) fn write_tana(
+    tx: &Connection,
+    rel: &str,
+    text: &str,
+    progress: &mut dyn FnMut(Step),
+) -> rusqlite::Result<usize> {
     use rayon::prelude::*;
     remove_file_nodes_bulk(tx, rel)?;
     run(tx, "DELETE FROM problems WHERE file = ?1", [rel])?;
@@ -85,62 +90,70 @@ pub(crate) fn write_tana(tx: &Connection, rel: &str, text: &str) -> rusqlite::Re
     let mut written = 0;
     let mut skipped: Vec<i64> = Vec::new();
     let mut duplicates: Vec<Problem> = Vec::new();
-    let problems = export.build::<rusqlite::Error>(TANA_CHUNK, &mut |first, nodes, lookup| {
-        let prepared: Vec<Result<Prepared, Problem>> = nodes.into_par_iter().map(prepare).collect();
-        let mut insert_node = tx.prepare_cached(
-            "INSERT OR IGNORE INTO nodes(ix, id, kind, file, date, title, sum)
+    let problems =
+        export.build::<rusqlite::Error>(TANA_CHUNK, &mut |first, total, nodes, lookup| {
+            let done = first + nodes.len();
+            let prepared: Vec<Result<Prepared, Problem>> =
+                nodes.into_par_iter().map(prepare).collect();
+            let mut insert_node = tx.prepare_cached(
+                "INSERT OR IGNORE INTO nodes(ix, id, kind, file, date, title, sum)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        )?;
-        let mut insert_data =
-            tx.prepare_cached("INSERT INTO node_data(ix, data, sum) VALUES (?1, ?2, ?3)")?;
-        let mut insert_search = tx.prepare_cached(
-            "INSERT INTO search(rowid, id, title, body, fields) VALUES (?1, ?2, ?3, ?4, ?5)",
-        )?;
-        let mut insert_edge =
-            tx.prepare_cached("INSERT OR IGNORE INTO edges(src, dst, rel) VALUES (?1, ?2, ?3)")?;
-        for (k, prepared) in prepared.into_iter().enumerate() {
-            let ix = base + (first + k) as i64;
-            let prepared = match prepared {
-                Ok(prepared) => prepared,
-                Err(problem) => {
+            )?;
+            let mut insert_data =
+                tx.prepare_cached("INSERT INTO node_data(ix, data, sum) VALUES (?1, ?2, ?3)")?;
+            let mut insert_search = tx.prepare_cached(
+                "INSERT INTO search(rowid, id, title, body, fields) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?;
+            let mut insert_edge = tx
+                .prepare_cached("INSERT OR IGNORE INTO edges(src, dst, rel) VALUES (?1, ?2, ?3)")?;
+            for (k, prepared) in prepared.into_iter().enumerate() {
+                let ix = base + (first + k) as i64;
+                let prepared = match prepared {
+                    Ok(prepared) => prepared,
+                    Err(problem) => {
+                        skipped.push(ix);
+                        duplicates.push(problem);
+                        continue;
+                    }
+                };
+                let node = &prepared;
+                if insert_node.execute(params![
+                    ix,
+                    node.id,
+                    node.kind.name(),
+                    rel,
+                    node.date,
+                    node.title,
+                    node.sums.0
+                ])? == 0
+                {
+                    // Another source has this id: the first one indexed keeps it.
                     skipped.push(ix);
-                    duplicates.push(problem);
+                    duplicates.push(Problem::error(
+                        node.location.clone(),
+                        format!(
+                            "duplicate id `{}` (already defined by another source)",
+                            node.id
+                        ),
+                    ));
                     continue;
                 }
-            };
-            let node = &prepared;
-            if insert_node.execute(params![
-                ix,
-                node.id,
-                node.kind.name(),
-                rel,
-                node.date,
-                node.title,
-                node.sums.0
-            ])? == 0
-            {
-                // Another source has this id: the first one indexed keeps it.
-                skipped.push(ix);
-                duplicates.push(Problem::error(
-                    node.location.clone(),
-                    format!(
-                        "duplicate id `{}` (already defined by another source)",
-                        node.id
-                    ),
-                ));
-                continue;
-            }
-            insert_data.execute(params![ix, node.data, node.sums.1])?;
-            insert_search.execute(params![ix, node.id, node.title, node.body, node.fields])?;
-            for link in &node.links {
-                if let Some(p) = lookup(&link.target) {
-                    insert_edge.execute(params![ix, base + p as i64, link.relation.name()])?;
+                insert_data.execute(params![ix, node.data, node.sums.1])?;
+                insert_search.execute(params![ix, node.id, node.title, node.body, node.fields])?;
+                for link in &node.links {
+                    if let Some(p) = lookup(&link.target) {
+                        insert_edge.execute(params![ix, base + p as i64, link.relation.name()])?;
+                    }
                 }
+                written += 1;
             }
-            written += 1;
-        }
-        Ok(())
-    })?;
+            progress(Step {
+                done,
+                total,
+                unit: Unit::Nodes,
+            });
+            Ok(())
+        })?;
     for ix in skipped {
         run(tx, "DELETE FROM edges WHERE dst = ?1", [ix])?;
     }
@@ -449,9 +462,7 @@ mod tests {
 
     fn refresh(project: &Project, index: &mut Index) -> Refresh {
         kit::settle();
-        index
-            .refresh(project, Verify::Full, &mut |_, _| {})
-            .unwrap()
+        index.refresh(project, Verify::Full, &mut |_| {}).unwrap()
     }
 
     #[test]

@@ -108,8 +108,9 @@ use workspace::*;
 pub type Lookup<'l> = &'l (dyn Fn(&str) -> Option<usize> + Sync);
 
 /// Receives the built nodes of an export chunk by chunk: the position of the chunk's first
-/// node, the nodes, and the lookup of any id's position.
-pub type ChunkSink<'s, E> = dyn FnMut(usize, Vec<Node>, Lookup<'_>) -> Result<(), E> + 's;
+/// node, the number of content nodes in the whole export (for progress), the nodes, and the
+/// lookup of any id's position.
+pub type ChunkSink<'s, E> = dyn FnMut(usize, usize, Vec<Node>, Lookup<'_>) -> Result<(), E> + 's;
 
 /// A parsed export: its docs, and the problems met reading them.
 pub struct Export<'a> {
@@ -252,7 +253,7 @@ impl<'a> Export<'a> {
                 .par_iter()
                 .map(|&d| ws.node(d, &shared))
                 .collect();
-            sink(first, nodes, &lookup)?;
+            sink(first, ws.content.len(), nodes, &lookup)?;
             first = end;
         }
         Ok(problems(&rel, text, found))
@@ -343,7 +344,7 @@ pub fn load_text(rel: &str, text: &str) -> SourceOutput {
         Ok(export) => {
             let mut nodes = Vec::new();
             let problems = export
-                .build::<std::convert::Infallible>(usize::MAX, &mut |_, chunk, _| {
+                .build::<std::convert::Infallible>(usize::MAX, &mut |_, _, chunk, _| {
                     nodes.extend(chunk);
                     Ok(())
                 })

@@ -155,12 +155,12 @@ pub enum Host<'a> {
     Engine(&'a mut Engine),
 }
 
-/// Reports progress of a long refresh: (done, total).
-pub type Progress<'a> = &'a mut dyn FnMut(usize, usize);
+/// Reports progress of a long refresh: files parsed, or a Tana export's nodes written.
+pub type Progress<'a> = &'a mut dyn FnMut(brief_index::Step);
 
 /// Runs `command` for `front_end`.
 pub fn run(command: &Command, host: Host<'_>, front_end: FrontEnd) -> Outcome {
-    run_with(command, host, front_end, &mut |_, _| {})
+    run_with(command, host, front_end, &mut |_| {})
 }
 
 /// [`run`], reporting the progress of `index` to `progress`.

@@ -232,7 +232,7 @@ fn precomputed_guidance_gives_the_contexts_of_the_rules() {
                     engine.refresh_paths(&changed).unwrap();
                 } else {
                     engine
-                        .refresh(Some(brief::index::Verify::Full), &mut |_, _| {})
+                        .refresh(Some(brief::index::Verify::Full), &mut |_| {})
                         .unwrap();
                 }
                 compare(root, &mut engine, specs.len())?;

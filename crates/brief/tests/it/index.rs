@@ -60,12 +60,12 @@ fn refresh_parses_only_what_changed() {
     let dir = project_copy(PAYMENTS);
     settle();
     let mut engine = engine(dir.path());
-    let first = engine.refresh(Some(Verify::Full), &mut |_, _| {}).unwrap();
+    let first = engine.refresh(Some(Verify::Full), &mut |_| {}).unwrap();
     assert!(first.created);
     assert_eq!(first.parsed, first.files);
     assert_eq!(first.files, 36);
 
-    let again = engine.refresh(Some(Verify::Full), &mut |_, _| {}).unwrap();
+    let again = engine.refresh(Some(Verify::Full), &mut |_| {}).unwrap();
     assert_eq!(
         (again.parsed, again.unchanged_content, again.removed),
         (0, 0, 0)
@@ -76,7 +76,7 @@ fn refresh_parses_only_what_changed() {
     let text = fs::read_to_string(&file).unwrap();
     std::thread::sleep(std::time::Duration::from_millis(20));
     fs::write(&file, &text).unwrap();
-    let touched = engine.refresh(Some(Verify::Full), &mut |_, _| {}).unwrap();
+    let touched = engine.refresh(Some(Verify::Full), &mut |_| {}).unwrap();
     assert_eq!((touched.parsed, touched.unchanged_content), (0, 1));
 
     // Changed: exactly that file is parsed, and the change shows in the context.
@@ -88,7 +88,7 @@ fn refresh_parses_only_what_changed() {
         ),
     )
     .unwrap();
-    let changed = engine.refresh(Some(Verify::Full), &mut |_, _| {}).unwrap();
+    let changed = engine.refresh(Some(Verify::Full), &mut |_| {}).unwrap();
     assert_eq!((changed.parsed, changed.removed), (1, 0));
     let out = engine
         .context(&request("CHECKOUT-01", Format::Markdown, 100_000))
@@ -105,7 +105,7 @@ fn deleted_files_leave_the_index() {
         .unwrap();
     assert!(before.text.contains("\"id\": \"NORM-SEC-001\""));
     fs::remove_file(dir.path().join(".contextia/system/norms/NORM-SEC-001.md")).unwrap();
-    let refresh = engine.refresh(None, &mut |_, _| {}).unwrap();
+    let refresh = engine.refresh(None, &mut |_| {}).unwrap();
     assert_eq!(refresh.removed, 1);
     let after = engine
         .context(&request("TASK-002", Format::Json, 100_000))
@@ -184,7 +184,7 @@ fn index_and_memory_give_the_same_bytes() {
 #[test]
 fn readers_work_while_a_refresh_writes() {
     let dir = project_copy(PAYMENTS);
-    engine(dir.path()).refresh(None, &mut |_, _| {}).unwrap();
+    engine(dir.path()).refresh(None, &mut |_| {}).unwrap();
     let root = dir.path().to_path_buf();
     let expected = engine(&root)
         .context(&request("CHECKOUT-01", Format::Markdown, 4000))
@@ -219,7 +219,7 @@ fn readers_work_while_a_refresh_writes() {
         .unwrap();
         fs::rename(&aside, &file).unwrap();
         engine(&root)
-            .refresh(Some(Verify::Full), &mut |_, _| {})
+            .refresh(Some(Verify::Full), &mut |_| {})
             .unwrap();
     }
     for reader in readers {
@@ -256,7 +256,7 @@ fn search_ranks_an_exact_id_first_then_bm25() {
 fn a_named_file_is_refreshed_alone() {
     let dir = project_copy(PAYMENTS);
     let mut engine = engine(dir.path());
-    engine.refresh(Some(Verify::Full), &mut |_, _| {}).unwrap();
+    engine.refresh(Some(Verify::Full), &mut |_| {}).unwrap();
     let rel = "specgraph/nodes/decisions/DEC-CHK-04.json";
     let file = dir.path().join(rel);
     let text = fs::read_to_string(&file).unwrap();
@@ -316,8 +316,8 @@ fn a_new_index_appears_whole_and_a_second_process_waits_for_it() {
             let mut engine = Engine::open(Some(&root), &root).unwrap();
             let mut midway = None;
             let refresh = engine
-                .refresh(Some(Verify::Full), &mut |done, total| {
-                    if done == total && midway.is_none() {
+                .refresh(Some(Verify::Full), &mut |step| {
+                    if step.done == step.total && midway.is_none() {
                         midway = Some((
                             cache.join("index.db").exists(),
                             cache.join("index.db.build").exists(),
@@ -333,7 +333,7 @@ fn a_new_index_appears_whole_and_a_second_process_waits_for_it() {
     };
     builder_started.recv().unwrap();
     let mut second = Engine::open(Some(&root), &root).unwrap();
-    let waited = second.refresh(Some(Verify::Full), &mut |_, _| {}).unwrap();
+    let waited = second.refresh(Some(Verify::Full), &mut |_| {}).unwrap();
     let (built, midway) = builder.join().unwrap();
     // While building, only the private file exists; the real name appears when it is whole.
     assert_eq!(midway, Some((false, true)));
@@ -361,7 +361,7 @@ fn a_build_left_by_a_killed_process_is_started_over() {
     fs::write(cache.join("index.db.build"), b"half a database").unwrap();
     fs::write(cache.join("index.db.build-journal"), b"and its journal").unwrap();
     let mut engine = engine(dir.path());
-    let refresh = engine.refresh(None, &mut |_, _| {}).unwrap();
+    let refresh = engine.refresh(None, &mut |_| {}).unwrap();
     assert!(refresh.created);
     assert_eq!(refresh.parsed, 36);
     for leftover in ["index.db.build", "index.db.build-journal"] {
@@ -383,15 +383,12 @@ fn an_index_file_that_cannot_be_opened_is_reported_not_deleted() {
     fs::create_dir_all(&db).unwrap();
     fs::write(db.join("keep.txt"), "mine").unwrap();
     let mut engine = engine(dir.path());
-    let error = engine
-        .refresh(None, &mut |_, _| {})
-        .unwrap_err()
-        .to_string();
+    let error = engine.refresh(None, &mut |_| {}).unwrap_err().to_string();
     assert!(error.contains("index.db"), "{error}");
     assert_eq!(fs::read_to_string(db.join("keep.txt")).unwrap(), "mine");
     // Once the user moves it aside, the next run builds the index.
     fs::remove_dir_all(&db).unwrap();
-    let refresh = engine.refresh(None, &mut |_, _| {}).unwrap();
+    let refresh = engine.refresh(None, &mut |_| {}).unwrap();
     assert_eq!((refresh.parsed, refresh.created), (36, true));
     assert!(db.is_file());
 }
@@ -412,7 +409,7 @@ fn set_mtime(file: &Path, mtime: std::time::SystemTime) {
 fn a_same_size_edit_with_the_mtime_restored_is_seen() {
     let dir = project_copy(PAYMENTS);
     let mut engine = engine(dir.path());
-    engine.refresh(Some(Verify::Full), &mut |_, _| {}).unwrap();
+    engine.refresh(Some(Verify::Full), &mut |_| {}).unwrap();
     let rel = "specgraph/nodes/policies/POL-CHK-02.json";
     let file = dir.path().join(rel);
     let text = fs::read_to_string(&file).unwrap();
@@ -425,7 +422,7 @@ fn a_same_size_edit_with_the_mtime_restored_is_seen() {
     assert_eq!(edited.len(), text.len());
     fs::write(&file, &edited).unwrap();
     set_mtime(&file, mtime);
-    let refresh = engine.refresh(Some(Verify::Full), &mut |_, _| {}).unwrap();
+    let refresh = engine.refresh(Some(Verify::Full), &mut |_| {}).unwrap();
     assert_eq!(refresh.parsed, 1, "{refresh:?}");
     let out = engine
         .context(&request("CHECKOUT-01", Format::Markdown, 100_000))
@@ -596,7 +593,7 @@ fn huge_queries_are_refused_and_never_run() {
 fn a_rebuild_mid_request_refreshes_even_without_a_signalled_change() {
     let dir = project_copy(PAYMENTS);
     let mut engine = engine(dir.path());
-    engine.refresh(Some(Verify::Full), &mut |_, _| {}).unwrap();
+    engine.refresh(Some(Verify::Full), &mut |_| {}).unwrap();
     drop(engine);
     let db = dir.path().join(".brief/cache/index.db");
     let conn = rusqlite::Connection::open(&db).unwrap();
@@ -654,4 +651,28 @@ fn show_json_counts_through_the_count_cache() {
     engine.index().put(&[(key.to_vec(), planted)]);
     let shown = tokens(show(&mut engine, brief::Detail::Summary, Format::Json));
     assert_eq!(shown, planted);
+}
+
+/// A Tana export is one file of up to millions of nodes: its refresh reports the nodes it has
+/// written (for the CLI's bar), in order, up to all of them.
+#[test]
+fn a_tana_export_reports_its_nodes_as_progress() {
+    use brief::index::{Step, Unit};
+    let dir = project_copy(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../brief-cli/tests/fixtures/tana"
+    ));
+    let mut engine = engine(dir.path());
+    let mut steps: Vec<Step> = Vec::new();
+    let refresh = engine
+        .refresh(Some(Verify::Full), &mut |step| steps.push(step))
+        .unwrap();
+    let nodes: Vec<&Step> = steps.iter().filter(|s| s.unit == Unit::Nodes).collect();
+    let last = nodes.last().expect("the export's nodes were reported");
+    assert_eq!(last.done, last.total);
+    assert_eq!(
+        last.total, refresh.tana_nodes,
+        "every content node was written"
+    );
+    assert!(nodes.windows(2).all(|w| w[0].done <= w[1].done));
 }
