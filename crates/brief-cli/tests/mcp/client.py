@@ -74,10 +74,13 @@ SAME_AS_CLI = [
      ["explain", "POL-CHK-01", "--for", "CHECKOUT-01"]),
 ]
 
-# (tool, arguments, what the error text must contain, the CLI command failing the same way)
+# (tool, arguments, what the error text must contain, the CLI command failing the same way:
+# the same text, but for the flags it names, which a tool error calls by their parameter names)
+FLAG_PARAMETERS = {"--budget": "budget"}
+
 TOOL_ERRORS = [
     ("context", {"target": "NOPE-404"}, "NOPE-404", ["context", "NOPE-404"]),
-    ("context", {"target": "CHECKOUT-01", "budget": 5}, "--budget", ["context", "CHECKOUT-01", "--budget", "5"]),
+    ("context", {"target": "CHECKOUT-01", "budget": 5}, "(use budget ", ["context", "CHECKOUT-01", "--budget", "5"]),
     ("context", {"target": "CHECKOUT-01", "detail": "huge"}, "invalid arguments", None),
     ("context", {"target": "CHECKOUT-01", "depth": "deep"}, "invalid depth", None),
     ("context", {"budget": 100}, "target", None),
@@ -123,6 +126,9 @@ async def exercise(session):
         if command:
             _, stderr, code = cli(*command)
             expect(code != 0, f"CLI {command} succeeded")
+            for flag, parameter in FLAG_PARAMETERS.items():
+                expect(flag not in message, f"{tool} {arguments}: {message!r} names the flag {flag}")
+                stderr = stderr.replace(flag + " ", parameter + " ")
             expect(message == stderr, f"{tool} {arguments}: {message!r} != CLI stderr {stderr!r}")
         # The server still answers after every bad call.
         after = await session.call_tool("show", {"id": "CHECKOUT-01", "detail": "meta"})
