@@ -200,10 +200,24 @@ pub fn card(
     Card {
         id: node.id.clone(),
         kind: node.kind.name().to_string(),
-        title: node.title.clone(),
+        title: one_line(&node.title).into_owned(),
         facts,
         parts,
     }
+}
+
+/// A title as one line: a title written over several lines has each run of whitespace that
+/// holds a line break or a tab made one space, so a `title:` line, a heading or a name in the
+/// omitted list never spills onto the next line. A one-line title is kept as written.
+pub fn one_line(title: &str) -> std::borrow::Cow<'_, str> {
+    if !title.contains(['\n', '\r', '\t']) {
+        return title.into();
+    }
+    title
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .into()
 }
 
 /// Children a Tana node lists at summary detail.
@@ -468,5 +482,39 @@ fn inverse_why<'a>(
             }
             text
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use brief_model::testing::node;
+    use brief_model::{Graph, Kind};
+
+    /// A title written over several lines (a YAML block scalar, a pasted name) is one line
+    /// in every block: a `title:` line or a heading never spills, and a meta line cut short
+    /// after the title keeps all of it.
+    #[test]
+    fn a_title_over_several_lines_is_shown_on_one() {
+        let mut norm = node("NORM-09", Kind::Norm, &[]);
+        norm.title = "No plaintext secrets\nin logs,\t traces\r\n\nor crash reports ".into();
+        let (graph, _) = Graph::build(vec![norm]);
+        let ix = graph.lookup("NORM-09").unwrap();
+        let card = card(&graph, ix, Detail::Meta, &[], None);
+        assert_eq!(
+            card.title,
+            "No plaintext secrets in logs, traces or crash reports"
+        );
+        let block = super::super::text::block(&card, &Kind::Norm, Detail::Meta);
+        assert!(
+            block.contains("\ntitle: No plaintext secrets in logs, traces or crash reports\n"),
+            "{block}"
+        );
+    }
+
+    #[test]
+    fn a_title_on_one_line_is_kept_as_written() {
+        assert_eq!(one_line("Two  spaces kept"), "Two  spaces kept");
+        assert_eq!(one_line("a\nb"), "a b");
     }
 }

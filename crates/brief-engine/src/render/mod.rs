@@ -274,9 +274,14 @@ impl<'a> Layout<'a> {
         let header = match style {
             Style::Markdown => format!(
                 "# Context for {}: {}\n\n",
-                target_node.id, target_node.title
+                target_node.id,
+                card::one_line(&target_node.title)
             ),
-            Style::Text => format!("context: {} ({})\n\n", target_node.id, target_node.title),
+            Style::Text => format!(
+                "context: {} ({})\n\n",
+                target_node.id,
+                card::one_line(&target_node.title)
+            ),
         }
         .into();
         Layout {
@@ -301,11 +306,13 @@ impl<'a> Layout<'a> {
             self.header = match self.style {
                 Style::Markdown => format!(
                     "# Context for \"{query}\": {}: {}\n\nSearch hits used as start nodes: {seeds}\n\n",
-                    target.id, target.title
+                    target.id,
+                    card::one_line(&target.title)
                 ),
                 Style::Text => format!(
                     "context: \"{query}\" → {} ({})\nstart nodes: {seeds}\n\n",
-                    target.id, target.title
+                    target.id,
+                    card::one_line(&target.title)
                 ),
             }
             .into();
@@ -630,6 +637,7 @@ const SHORT_TITLE: usize = 80;
 
 /// A title cut to [`SHORT_TITLE`] characters at a word boundary, with an ellipsis.
 pub fn short_title(title: &str) -> String {
+    let title = card::one_line(title);
     if title.chars().count() <= SHORT_TITLE {
         return title.to_string();
     }
