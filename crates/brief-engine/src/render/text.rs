@@ -52,3 +52,30 @@ pub fn block(card: &Card, kind: &Kind, detail: Detail) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::card::card;
+    use brief_model::testing::node;
+    use brief_model::Graph;
+
+    /// A title over several lines makes one `title:` line, so a meta line cut after the title
+    /// keeps all of it.
+    #[test]
+    fn the_title_line_holds_a_title_written_over_several_lines() {
+        let mut norm = node("NORM-09", Kind::Norm, &[]);
+        norm.title = "No plaintext secrets\nin logs, traces\nor crash reports".into();
+        let (graph, _) = Graph::build(vec![norm]);
+        let ix = graph.lookup("NORM-09").unwrap();
+        let block = block(
+            &card(&graph, ix, Detail::Meta, &[], None),
+            &Kind::Norm,
+            Detail::Meta,
+        );
+        assert_eq!(
+            block,
+            "=== NORM: NORM-09 ===\ntitle: No plaintext secrets in logs, traces or crash reports\n"
+        );
+    }
+}
