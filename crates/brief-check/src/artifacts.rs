@@ -205,7 +205,7 @@ pub(super) fn check(
     let artifacts: Vec<&Node> = graph
         .nodes()
         .iter()
-        .filter(|n| n.origin == Origin::Artifact)
+        .filter(|n| matches!(n.origin, Origin::Artifact | Origin::Markdown))
         .collect();
     if sink.on("broken-path") {
         let patterns: Vec<&str> = artifacts

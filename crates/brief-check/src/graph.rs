@@ -18,7 +18,7 @@ pub(super) fn link_anchor(node: &Node, relation: &Relation, target: &str) -> Anc
             Seg::key(relation.name()),
             Seg::Str(target.to_string()),
         ]),
-        Origin::Artifact => Anchor::Front {
+        Origin::Artifact | Origin::Markdown => Anchor::Front {
             key: relation.name().to_string(),
             token: Some(target.to_string()),
         },
@@ -65,7 +65,7 @@ fn dangling(input: &Input, sink: &mut Sink) {
                 "broken-link",
                 "fix the id, add the node to graph.json, or remove the link",
             ),
-            Origin::Artifact | Origin::Tana => (
+            Origin::Artifact | Origin::Markdown | Origin::Tana => (
                 "broken-ref",
                 "fix the id, create the artifact, or remove the reference",
             ),

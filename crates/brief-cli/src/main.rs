@@ -277,7 +277,8 @@ struct ContextArgs {
     #[arg(required_unless_present = "session")]
     target: Option<String>,
     /// How many hops to follow forward links: a number or `full`
-    /// [default: 2 for Spec Graph targets, full for artifacts, or brief.toml's].
+    /// [default: 2 for Spec Graph and knowledge-base targets, full for Contextia artifacts, or
+    /// brief.toml's].
     #[arg(short = 'd', long, value_name = "N|full", value_parser = parse_depth)]
     depth: Option<Depth>,
     /// The most detail any node gets; the budget may lower it per node [default: full].

@@ -135,7 +135,8 @@ pub fn plan_for(
     lens: Option<brief_model::lens::Lens>,
     target_origin: Origin,
 ) -> Result<Plan, ContextError> {
-    // Spec Graph: "depth 2 is usually sufficient"; artifacts follow links to the end.
+    // Spec Graph: "depth 2 is usually sufficient"; artifacts follow links to the end, but a
+    // knowledge base's notes link densely (their closure is most of the knowledge base).
     // A lens's maximum depth is also its depth when none is asked for.
     let lens_depth = lens.as_ref().and_then(|l| l.max_depth).map(Depth::Hops);
     let mut depth =
@@ -144,7 +145,7 @@ pub fn plan_for(
             .or(lens_depth)
             .or(defaults.depth)
             .unwrap_or(match target_origin {
-                Origin::SpecGraph | Origin::Tana => Depth::Hops(2),
+                Origin::SpecGraph | Origin::Tana | Origin::Markdown => Depth::Hops(2),
                 Origin::Artifact => Depth::Full,
             });
     if let Some(max) = lens.as_ref().and_then(|l| l.max_depth) {

@@ -47,10 +47,15 @@ impl Plans {
             Some(name) => Some(brief_model::lens::find(name, &defaults.lenses)?),
             None => None,
         };
-        let by_origin = [Origin::SpecGraph, Origin::Artifact, Origin::Tana]
-            .into_iter()
-            .map(|origin| Ok((origin, plan_for(defaults, request, lens.clone(), origin)?)))
-            .collect::<Result<_, ContextError>>()?;
+        let by_origin = [
+            Origin::SpecGraph,
+            Origin::Artifact,
+            Origin::Markdown,
+            Origin::Tana,
+        ]
+        .into_iter()
+        .map(|origin| Ok((origin, plan_for(defaults, request, lens.clone(), origin)?)))
+        .collect::<Result<_, ContextError>>()?;
         Ok(Plans { by_origin })
     }
 

@@ -96,7 +96,9 @@ pub fn rank(graph: &dyn NodeStore, selection: Selection, inputs: &RankInputs) ->
             let node = graph.node(reached.node);
             let class = match node.origin {
                 Origin::Tana => tana_class(node, &reached),
-                Origin::SpecGraph | Origin::Artifact => class_of(node, &reached, selection.target),
+                Origin::SpecGraph | Origin::Artifact | Origin::Markdown => {
+                    class_of(node, &reached, selection.target)
+                }
             };
             let relevance = inputs.relevance.get(&reached.node).copied().unwrap_or(0.0);
             let boosted = boosted(node, &inputs.boost);

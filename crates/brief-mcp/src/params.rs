@@ -54,8 +54,8 @@ pub struct ContextParams {
     /// The node id to assemble context for (e.g. "AUTH-01", "TASK-042"), or words to search
     /// for: the best hit becomes the target (see `seeds`).
     pub target: String,
-    /// How many hops to follow forward links: a number or "full" (default: 2 for Spec Graph
-    /// targets, full for artifacts, or the project's brief.toml).
+    /// How many hops to follow forward links: a number or "full" (default: 2 for Spec Graph and
+    /// knowledge-base targets, full for Contextia artifacts, or the project's brief.toml).
     pub depth: Option<DepthParam>,
     /// The most detail any node gets; the budget may lower it per node (default: full).
     pub detail: Option<DetailParam>,

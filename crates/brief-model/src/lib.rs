@@ -54,6 +54,10 @@ pub enum Origin {
     SpecGraph,
     /// A Markdown artifact with YAML frontmatter (`.contextia/`, `.brief/`).
     Artifact,
+    /// A file of a Markdown knowledge base (an ADR, a doc, a note, an agent file): an artifact
+    /// for traversal and ranking, but its links are followed two hops by default, since notes
+    /// link densely and their closure is most of the knowledge base.
+    Markdown,
     /// A content node of a Tana workspace export (`tana = "…"` in `brief.toml`).
     Tana,
 }

@@ -307,7 +307,7 @@ pub fn parse(rel: &str, text: &str, catalog: &Catalog) -> (Node, Vec<Problem>) {
         kind,
         title,
         status,
-        origin: Origin::Artifact,
+        origin: Origin::Markdown,
         content: Content::Artifact(fields),
         links,
         date,

@@ -214,3 +214,39 @@ fn init_prints_writes_and_never_replaces_the_configuration_discovery_uses() {
         "{proposed}"
     );
 }
+
+/// Notes link densely, so following links to the end selects most of a vault (a generated
+/// 10,000-note vault: 9,484 nodes for one ADR). A knowledge-base target follows links two hops
+/// by default, like a Spec Graph target; `--depth full` still follows them to the end.
+#[test]
+fn a_knowledge_base_target_follows_links_two_hops_by_default() {
+    let dir = copy_fixture(&format!("{KB}/vault/repo"));
+    let chain = dir.path().join("Chain");
+    std::fs::create_dir(&chain).unwrap();
+    for (note, next) in [("A", "B"), ("B", "C"), ("C", "D"), ("D", "E")] {
+        std::fs::write(
+            chain.join(format!("{note}.md")),
+            format!("# {note}\n\nSee [[{next}]] for the next step.\n"),
+        )
+        .unwrap();
+    }
+    std::fs::write(chain.join("E.md"), "# E\n\nThe end of the chain.\n").unwrap();
+    let root = dir.path().to_str().unwrap();
+    let ids = node_ids(&audit(root, "Chain/A.md", "100000"));
+    for near in ["Chain/A.md", "Chain/B.md", "Chain/C.md"] {
+        assert!(ids.iter().any(|id| id == near), "{near} missing: {ids:?}");
+    }
+    assert!(!ids.iter().any(|id| id == "Chain/D.md"), "{ids:?}");
+    let out = brief(&[
+        "context",
+        "Chain/A.md",
+        "--root",
+        root,
+        "--depth",
+        "full",
+        "--format",
+        "json",
+    ]);
+    let ids = node_ids(&serde_json::from_str(&out).unwrap());
+    assert!(ids.iter().any(|id| id == "Chain/E.md"), "{ids:?}");
+}

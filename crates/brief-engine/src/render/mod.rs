@@ -245,7 +245,7 @@ impl<'a> Layout<'a> {
         style: Style,
     ) -> Layout<'a> {
         let target_node = graph.node(target);
-        let artifact = target_node.origin == Origin::Artifact;
+        let artifact = matches!(target_node.origin, Origin::Artifact | Origin::Markdown);
         let tana = target_node.origin == Origin::Tana;
         let order: &[Section] = if tana {
             &TANA_ORDER

@@ -360,7 +360,7 @@ const ARTIFACT_KINDS: &[(Kind, &str)] = &[
 fn prefix_of(kind: &Kind, origin: Origin) -> &'static str {
     let table = match origin {
         Origin::SpecGraph => SPEC_KINDS,
-        Origin::Artifact | Origin::Tana => ARTIFACT_KINDS,
+        Origin::Artifact | Origin::Markdown | Origin::Tana => ARTIFACT_KINDS,
     };
     table
         .iter()
@@ -797,7 +797,9 @@ fn finish(
             };
             let location = match d.origin {
                 Origin::SpecGraph => Location::file(format!("specgraph/nodes/{id}.json")),
-                Origin::Artifact | Origin::Tana => Location::file(format!(".brief/{id}.md")),
+                Origin::Artifact | Origin::Markdown | Origin::Tana => {
+                    Location::file(format!(".brief/{id}.md"))
+                }
             };
             Node {
                 id,
@@ -820,7 +822,7 @@ fn finish(
         };
         let relation = match nodes[from].origin {
             Origin::SpecGraph => Relation::SPEC_GRAPH[relation.index(7)].clone(),
-            Origin::Artifact | Origin::Tana => {
+            Origin::Artifact | Origin::Markdown | Origin::Tana => {
                 Relation::from_key(ARTIFACT_LINK_KEYS[relation.index(ARTIFACT_LINK_KEYS.len())])
             }
         };
