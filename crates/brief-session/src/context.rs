@@ -29,9 +29,9 @@ use brief_project::{Project, DEFAULT_BUDGET};
 /// the checkpoint notice always fits.
 pub const MIN_BUDGET: usize = 128;
 
-/// What `brief context --session` asks for.
+/// The session part of `brief context --session`: who asks, in which session and window.
 #[derive(Debug, Clone, Default)]
-pub struct ZoneRequest {
+pub struct SessionPart {
     pub session: String,
     pub agent: String,
     pub group: Option<String>,
@@ -49,8 +49,14 @@ pub struct ZoneRequest {
     pub iteration: Option<i64>,
     /// Redact secrets in the session part (on by default; the graph part is never altered).
     pub redact: bool,
+}
+
+/// What `brief context --session` asks for.
+#[derive(Debug, Clone, Default)]
+pub struct ZoneRequest {
+    pub part: SessionPart,
     /// Budget, encoding, format, detail, depth, lens and identity for the graph part; its
-    /// `target` is ignored (the task is used).
+    /// `target` is ignored (the part's task is used).
     pub context: ContextRequest,
 }
 
@@ -106,7 +112,7 @@ struct Material {
     store_ok: bool,
 }
 
-/// Assembles the zone document. `engine` is needed only when `request.task` is set.
+/// Assembles the zone document. `engine` is needed only when the session part's `task` is set.
 pub fn zone_context(
     project: &Project,
     engine: Option<&mut Engine>,
@@ -114,10 +120,11 @@ pub fn zone_context(
     now: i64,
 ) -> Result<ZoneOutput, SessionError> {
     let config = &project.session;
-    let session = id_text("session", &request.session)?;
-    let agent = agent_name(&request.agent)?;
-    let group = request.group.as_deref().map(group_name).transpose()?;
-    let (model, window) = match (request.window, &request.model) {
+    let asked = &request.part;
+    let session = id_text("session", &asked.session)?;
+    let agent = agent_name(&asked.agent)?;
+    let group = asked.group.as_deref().map(group_name).transpose()?;
+    let (model, window) = match (asked.window, &asked.model) {
         (Some(0), _) => {
             return Err(SessionError::Usage(
                 "--window must be at least 1 token".into(),
@@ -138,7 +145,7 @@ pub fn zone_context(
             (name, w)
         }
     };
-    let usage = usage(&model, window, config.margin_bp(), request.used_tokens);
+    let usage = usage(&model, window, config.margin_bp(), asked.used_tokens);
     let zone = usage.zone;
     let defaults = &project.defaults;
     let encoding = request
@@ -170,14 +177,14 @@ pub fn zone_context(
                     agent: agent.clone(),
                     group: group.clone(),
                     limit: None,
-                    iteration: request.iteration,
+                    iteration: asked.iteration,
                     min_priority: (zone == Zone::Conservative).then_some(Priority::Critical),
                 },
                 config,
                 now,
             )?;
             let patterns = if zone == Zone::Normal {
-                let project_filter = request.project.clone().or_else(|| config.project.clone());
+                let project_filter = asked.project.clone().or_else(|| config.project.clone());
                 injectable(
                     &store,
                     project_filter.as_deref(),
@@ -214,7 +221,7 @@ pub fn zone_context(
         group: group.as_deref(),
         usage: &usage,
         style,
-        redact: request.redact,
+        redact: asked.redact,
     };
     let shown_packages = material.listing.as_ref().map_or(0, |l| l.packages.len());
     let mut plan = Plan {
@@ -238,7 +245,7 @@ pub fn zone_context(
     };
     // With a task, the session part gets at most half the budget, so packages never crowd
     // the task's own context out; without one it may use all of it.
-    let graph_wanted = request.task.is_some() && graph_detail.is_some();
+    let graph_wanted = asked.task.is_some() && graph_detail.is_some();
     let part_budget = if graph_wanted { budget / 2 } else { budget };
     let (mut part, mut part_tokens) =
         match fit_part(&view, &material, &mut plan, part_budget, encoding) {
@@ -248,7 +255,7 @@ pub fn zone_context(
             Err(e) => return Err(e),
         };
     let mut graph: Option<(String, usize, usize, usize)> = None; // text, budget, used, omitted
-    if let (Some(task), Some(detail)) = (&request.task, graph_detail) {
+    if let (Some(task), Some(detail)) = (&asked.task, graph_detail) {
         let engine = engine.ok_or_else(|| {
             SessionError::Usage("--task needs a project with sources (no graph was opened)".into())
         })?;
@@ -309,7 +316,7 @@ pub fn zone_context(
     let text = if request.context.format == Format::Json {
         // The audit repeats package and pattern text: redacted like the document.
         let scrub = |s: &str| {
-            if request.redact {
+            if asked.redact {
                 redact_str(s)
             } else {
                 s.to_string()
@@ -350,7 +357,7 @@ pub fn zone_context(
                     ..p.clone()
                 })
                 .collect(),
-            graph: match (&graph, &request.task) {
+            graph: match (&graph, &asked.task) {
                 (Some((_, b, u, o)), Some(task)) => Some(GraphJson {
                     target: task,
                     budget: *b,

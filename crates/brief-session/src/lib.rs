@@ -34,7 +34,7 @@ use std::str::FromStr;
 use serde::Serialize;
 
 pub use config::SessionConfig;
-pub use context::{zone_context, ZoneOutput, ZoneRequest};
+pub use context::{zone_context, SessionPart, ZoneOutput, ZoneRequest};
 pub use packages::{
     package_add, package_consume, package_list, Added, ConsumeRequest, Consumed, ListRequest,
     Listing, NewPackage, Package,

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use brief::session::{
     package_add, package_list, zone_context, ListRequest, Mode, NewPackage, PackageType, Priority,
-    SessionConfig, Store, ZoneRequest,
+    SessionConfig, SessionPart, Store, ZoneRequest,
 };
 use brief::Project;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -97,10 +97,13 @@ fn listing(c: &mut Criterion) {
 
     let project = Project::at(dir.path()).unwrap();
     let request = ZoneRequest {
-        session: "bench".into(),
-        agent: "developer".into(),
-        group: Some("group_5".into()),
-        redact: true,
+        part: SessionPart {
+            session: "bench".into(),
+            agent: "developer".into(),
+            group: Some("group_5".into()),
+            redact: true,
+            ..SessionPart::default()
+        },
         ..ZoneRequest::default()
     };
     let mut group = c.benchmark_group("session/zone-10k");

@@ -247,16 +247,10 @@ pub(super) fn session_context(
         }
     };
     let zone = ZoneRequest {
-        session: part.session.clone(),
-        agent: part.agent.clone(),
-        group: part.group.clone(),
-        task,
-        model: part.model.clone(),
-        window: part.window,
-        used_tokens: part.used_tokens,
-        project: part.project.clone(),
-        iteration: part.iteration,
-        redact: part.redact,
+        part: SessionContext {
+            task,
+            ..part.clone()
+        },
         // The zone document's graph part is about the task; the target only names it.
         context: ContextRequest {
             target: String::new(),

@@ -83,21 +83,9 @@ pub struct Check {
     pub list_rules: bool,
 }
 
-/// The session part of a context command (`--session` and its companions).
-#[derive(Debug, Clone, Default)]
-pub struct SessionContext {
-    pub session: String,
-    pub agent: String,
-    pub group: Option<String>,
-    /// The node whose graph context follows [default: the request's target].
-    pub task: Option<String>,
-    pub model: Option<String>,
-    pub window: Option<usize>,
-    pub used_tokens: usize,
-    pub project: Option<String>,
-    pub iteration: Option<i64>,
-    pub redact: bool,
-}
+/// The session part of a context command (`--session` and its companions); its `task`
+/// defaults to the request's target.
+pub use crate::session::SessionPart as SessionContext;
 
 /// What a command produced.
 #[derive(Debug, Clone, PartialEq, Default)]
