@@ -60,20 +60,9 @@ fn case(tool: &'static str, arguments: Value, cli: &[&'static str]) -> Case {
 
 /// A tool call's outcome: (is error, text, notes).
 fn call(server: &mut Server, id: u64, tool: &str, arguments: &Value) -> (bool, String, String) {
-    let reply = server.request(
-        id,
-        "tools/call",
-        json!({"name": tool, "arguments": arguments}),
-    );
-    let result = &reply["result"];
-    assert!(result.is_object(), "tools/call {tool} failed: {reply}");
-    let block = |n: usize| {
-        result["content"][n]["text"]
-            .as_str()
-            .unwrap_or("")
-            .to_string()
-    };
-    (result["isError"] == json!(true), block(0), block(1))
+    let (failed, blocks) = server.call_blocks(id, tool, arguments);
+    let block = |n: usize| blocks.get(n).cloned().unwrap_or_default();
+    (failed, block(0), block(1))
 }
 
 /// Runs `cases` in order, the server on one copy of `fixture` and the CLI on another, so

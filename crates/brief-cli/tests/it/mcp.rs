@@ -108,6 +108,17 @@ impl Server {
     }
 
     fn call(&mut self, id: u64, tool: &str, arguments: Value) -> (bool, String) {
+        let (failed, blocks) = self.call_blocks(id, tool, &arguments);
+        (failed, blocks.into_iter().next().unwrap_or_default())
+    }
+
+    /// A tool call's outcome: whether it is a tool error, and its text blocks in order.
+    pub(crate) fn call_blocks(
+        &mut self,
+        id: u64,
+        tool: &str,
+        arguments: &Value,
+    ) -> (bool, Vec<String>) {
         let reply = self.request(
             id,
             "tools/call",
@@ -115,11 +126,13 @@ impl Server {
         );
         let result = &reply["result"];
         assert!(result.is_object(), "tools/call {tool} failed: {reply}");
-        let text = result["content"][0]["text"]
-            .as_str()
-            .unwrap_or("")
-            .to_string();
-        (result["isError"] == json!(true), text)
+        let blocks = result["content"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|block| block["text"].as_str().unwrap_or("").to_string())
+            .collect();
+        (result["isError"] == json!(true), blocks)
     }
 }
 
