@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::{folder_stamp, rel_path, Walk};
+use super::{folder_stamp, markdown_listing, rel_path, Walk};
 use brief_root::{EntryKind, Root};
 
 /// Folders holding ADRs when nothing names them (`.adr-dir`, `.log4brains.yml`).
@@ -165,28 +165,7 @@ pub fn id_for(layout: &Layout, rel: &str) -> String {
 /// `.cursor/rules/*.mdc`); so are dependencies, build output and templates.
 pub fn listing(root: &Root, layout: &Layout) -> Walk {
     let base = root.path().to_path_buf();
-    let mut walk = Walk::default();
-    let mut stack = vec![base.clone()];
-    while let Some(current) = stack.pop() {
-        walk.folders.push(folder_stamp(&current));
-        let Some(entries) = walk.list(root, &current) else {
-            continue;
-        };
-        for entry in entries {
-            let name = entry.name.to_string_lossy();
-            let path = current.join(&entry.name);
-            match entry.kind {
-                EntryKind::Dir
-                    if !name.starts_with('.') && !SKIPPED_DIRS.contains(&name.as_ref()) =>
-                {
-                    stack.push(path);
-                }
-                EntryKind::Dir => {}
-                _ if name.to_ascii_lowercase().ends_with(".md") => walk.files.push(path),
-                _ => {}
-            }
-        }
-    }
+    let mut walk = markdown_listing(root, &base, &SKIPPED_DIRS);
     let extra = [
         (".github", Some("copilot-instructions.md"), ".md"),
         (".github/instructions", None, ".instructions.md"),
