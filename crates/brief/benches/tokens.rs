@@ -1,4 +1,4 @@
-//! Token counting throughput, bpe-openai (what `brief::Encoding::count` uses, one thread) and
+//! Token counting throughput, `brief::Encoding::count` (brief-tokens, one thread) and
 //! brief's parallel exact count (`Encoding::count_parallel`) against tiktoken-rs
 //! (`CoreBPE::encode_ordinary(..).len()`) on the same texts, plus the cost of loading the
 //! payments example and of assembling one context from it.
@@ -223,7 +223,7 @@ fn benches(c: &mut Criterion) {
             println!("text {name}: {ours} tokens ({encoding})");
         }
 
-        let mut group = c.benchmark_group(format!("count/{}/bpe-openai", short_name(encoding)));
+        let mut group = c.benchmark_group(format!("count/{}/brief", short_name(encoding)));
         for (name, text) in &texts {
             group.throughput(Throughput::Bytes(text.len() as u64));
             group.bench_function(*name, |b| {
