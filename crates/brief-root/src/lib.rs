@@ -562,8 +562,11 @@ pub fn read_plain(path: &Path, limit: u64) -> Option<Vec<u8>> {
     Some(bytes)
 }
 
+mod stat;
 #[cfg(unix)]
 mod sys;
+
+pub use stat::{stat_files, FileStat};
 
 #[cfg(all(test, unix))]
 mod tests;

@@ -167,6 +167,18 @@ pub fn now_ns() -> i64 {
         .unwrap_or(0)
 }
 
+/// The [`Stamp`] of a file stat'ed with [`brief_root::stat_files`]: the same as [`stamp`] of
+/// its metadata.
+pub fn stamp_of(stat: &brief_root::FileStat) -> Option<Stamp> {
+    Some(Stamp {
+        size: if stat.is_dir { 0 } else { stat.size as i64 },
+        mtime: stat.modified_ns?,
+        ctime: stat.changed_ns,
+        inode: stat.inode as i64,
+        device: stat.device as i64,
+    })
+}
+
 /// The [`Stamp`] of a file's metadata.
 pub fn stamp(meta: &std::fs::Metadata) -> Option<Stamp> {
     let nanos = |t: std::io::Result<std::time::SystemTime>| -> Option<i64> {

@@ -53,6 +53,46 @@ pub(crate) fn stat(path: &Path) -> Option<Stamp> {
     stamp(&std::fs::metadata(path).ok()?)
 }
 
+/// The stamps of many files, named relative to `root`, in the order given: stat'ed in path
+/// order (each folder opened once, see [`brief_root::stat_files`]) in chunks on rayon's pool.
+/// The same stamps as [`stat`] of each joined path.
+pub(crate) fn stat_all(root: &Path, rels: &[&str]) -> Vec<Option<Stamp>> {
+    use rayon::prelude::*;
+    use std::ffi::OsStr;
+    /// Files per task: enough to amortise a task, few enough to spread over the cores.
+    const CHUNK: usize = 512;
+    let mut order: Vec<usize> = (0..rels.len()).collect();
+    order.sort_unstable_by(|&a, &b| rels[a].cmp(rels[b]));
+    let stamps: Vec<Option<Stamp>> = order
+        .par_chunks(CHUNK)
+        .flat_map_iter(|chunk| {
+            // The folder of each file, joined to the root once per run of the same folder.
+            let mut dirs: Vec<(&Path, PathBuf)> = Vec::new();
+            let mut files: Vec<(usize, &OsStr)> = Vec::with_capacity(chunk.len());
+            for &i in chunk {
+                let rel = Path::new(rels[i]);
+                let (folder, name) = match (rel.parent(), rel.file_name()) {
+                    (Some(folder), Some(name)) => (folder, name),
+                    _ => (rel, OsStr::new(".")),
+                };
+                if dirs.last().is_none_or(|(d, _)| *d != folder) {
+                    dirs.push((folder, root.join(folder)));
+                }
+                files.push((dirs.len() - 1, name));
+            }
+            brief_root::stat_files(files.iter().map(|&(d, name)| (dirs[d].1.as_path(), name)))
+                .into_iter()
+                .map(|s| s.as_ref().and_then(brief_sources::stamp_of))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let mut out = vec![None; rels.len()];
+    for (stamp, &i) in stamps.into_iter().zip(&order) {
+        out[i] = stamp;
+    }
+    out
+}
+
 /// The stamp to record for a file and whether it is racy: the one taken as it was read, or
 /// (not read: no change found) the stat that found it unchanged.
 pub(crate) fn recorded(read: Option<(Stamp, i64)>, stat: Option<Stamp>) -> (Stamp, bool) {

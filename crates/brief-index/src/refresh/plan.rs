@@ -28,21 +28,58 @@ impl Index {
     /// a problem and none was stamped too soon after a change: then a refresh has nothing
     /// to do.
     pub(crate) fn files_unchanged(&self) -> Result<Option<usize>, IndexError> {
-        use rayon::prelude::*;
+        use std::sync::atomic::{AtomicBool, Ordering};
+        /// Rows handed to the pool at a time: the stats of one batch run while the next is
+        /// read, so reading the index and stat'ing the files overlap.
+        const BATCH: usize = 1024;
+        // Only the columns the check needs: this runs before every request.
         let mut stmt = self
             .conn
-            .prepare("SELECT path, size, mtime, ctime, ino, dev, racy, problem, parser FROM files")
+            .prepare("SELECT path, size, mtime, ctime, ino, dev, racy, problem FROM files")
             .map_err(|e| self.err(e))?;
-        let rows: Vec<(String, Known)> = stmt
-            .query_map([], |r| Ok((r.get(0)?, known_row_at(r, 1)?)))
-            .map_err(|e| self.err(e))?
-            .collect::<Result<_, _>>()
-            .map_err(|e| self.err(e))?;
+        let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
+        let changed = AtomicBool::new(false);
         let root = self.root.as_path();
-        let unchanged = rows
-            .par_iter()
-            .all(|(rel, known)| known.unchanged(stat(&root.join(rel)).as_ref()));
-        Ok(unchanged.then_some(rows.len()))
+        let check = |batch: Vec<(String, Stamp)>| {
+            if changed.load(Ordering::Relaxed) {
+                return;
+            }
+            let rels: Vec<&str> = batch.iter().map(|(rel, _)| rel.as_str()).collect();
+            let now = stat_all(root, &rels);
+            if !now
+                .iter()
+                .zip(&batch)
+                .all(|(now, (_, known))| now.as_ref() == Some(known))
+            {
+                changed.store(true, Ordering::Relaxed);
+            }
+        };
+        let mut count = 0;
+        // The rows are read on this thread, each batch stat'ed on the pool meanwhile.
+        let read: Result<(), IndexError> = rayon::in_place_scope(|scope| {
+            let mut batch = Vec::with_capacity(BATCH);
+            while let Some(r) = rows.next().map_err(|e| self.err(e))? {
+                let racy = r.get::<_, i64>(6).map_err(|e| self.err(e))? != 0;
+                let problem = r.get::<_, i64>(7).map_err(|e| self.err(e))? != 0;
+                if racy || problem || changed.load(Ordering::Relaxed) {
+                    // Read again whatever its stamp (or a change was found): no need to
+                    // stat the rest.
+                    changed.store(true, Ordering::Relaxed);
+                    return Ok(());
+                }
+                let path: String = r.get(0).map_err(|e| self.err(e))?;
+                batch.push((path, stamp_row(r, 1).map_err(|e| self.err(e))?));
+                count += 1;
+                if batch.len() == BATCH {
+                    let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+                    scope.spawn(|_| check(full));
+                }
+            }
+            check(batch);
+            Ok(())
+        });
+        read?;
+        Ok((!changed.into_inner()).then_some(count))
     }
 
     /// The files of the last listing, from the index.
@@ -149,7 +186,6 @@ impl Index {
     /// Compares the listing with the index: which files changed (by stamp or parser), which
     /// left. `partial` (named files) reads every listed file and removes none.
     pub(crate) fn plan(&self, listed: &[Listed], partial: bool) -> Result<Plan, IndexError> {
-        use rayon::prelude::*;
         let e = |x: rusqlite::Error| self.err(x);
         // What the index knows of each listed file (read in one pass unless the listing
         // came from the index and carries it already).
@@ -183,7 +219,8 @@ impl Index {
         let stats: Vec<Option<Stamp>> = if known.is_empty() || partial {
             vec![None; listed.len()]
         } else {
-            listed.par_iter().map(|f| stat(&f.path)).collect()
+            let rels: Vec<&str> = listed.iter().map(|f| f.rel.as_str()).collect();
+            stat_all(&self.root, &rels)
         };
         let mut todo: Vec<usize> = Vec::new();
         for (i, file) in listed.iter().enumerate() {
@@ -291,6 +328,67 @@ mod tests {
         let plan = index.plan(&listed[..1], true).unwrap();
         assert_eq!(plan.todo, [0]);
         assert!(plan.removed.is_empty());
+    }
+
+    #[test]
+    fn stat_all_gives_each_path_its_own_stamp_in_the_order_asked() {
+        let dir = kit::payments();
+        let root = dir.path();
+        let rels = [
+            ".contextia/system/specs/SPEC-PAY-001.md",
+            "missing/file.md",
+            ".contextia/system/norms/NORM-SEC-001.md",
+            ".contextia/config.yaml",
+            ".contextia/system/specs/SPEC-PAY-002.md",
+            ".contextia/system/specs/absent.md",
+            ".contextia/system/specs",
+        ];
+        let got = stat_all(root, &rels);
+        let want: Vec<Option<Stamp>> = rels.iter().map(|rel| stat(&root.join(rel))).collect();
+        assert_eq!(got, want);
+        assert!(got[0].is_some() && got[1].is_none() && got[5].is_none());
+        assert_eq!(
+            got[6].map(|s| s.size),
+            Some(0),
+            "a folder's size is not compared"
+        );
+    }
+
+    #[test]
+    fn a_change_in_any_batch_of_a_large_project_is_found() {
+        // More files than one batch of the check, in several folders; each round edits one
+        // file in place (same size, so only the times tell) and the check must see it.
+        let files: Vec<(String, String)> = (0..2600)
+            .map(|i| {
+                let id = format!("SPEC-BULK-{i:04}");
+                (
+                    format!("specs/group-{}/{id}.md", i % 7),
+                    kit::spec(&id, &format!("Bulk spec {i}"), &[], "Body."),
+                )
+            })
+            .collect();
+        let borrowed: Vec<(&str, String)> = files
+            .iter()
+            .map(|(rel, text)| (rel.as_str(), text.clone()))
+            .collect();
+        let dir = kit::project(&borrowed);
+        kit::settle();
+        let (_project, index) = kit::built(dir.path());
+        kit::settle();
+        assert_eq!(index.files_unchanged().unwrap(), Some(2600));
+        for i in [0usize, 1500, 2599] {
+            let rel = &files[i].0;
+            let text = files[i].1.replace("Body.", "Edit.");
+            kit::write(dir.path(), rel, &text);
+            assert_eq!(
+                index.files_unchanged().unwrap(),
+                None,
+                "edit of {rel} not seen"
+            );
+            // Back as it was indexed (the times still differ from the stamp).
+            kit::write(dir.path(), rel, &files[i].1);
+            assert_eq!(index.files_unchanged().unwrap(), None);
+        }
     }
 
     #[test]
