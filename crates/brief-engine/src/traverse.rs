@@ -219,8 +219,8 @@ pub fn traverse(
             .map(|(&a, (_, path))| (a, path.iter().copied().chain([a]).collect::<Vec<_>>())),
     );
     for (constrained, via) in ancestry {
-        for edge in graph.edges_in(constrained)? {
-            if edge.relation == Relation::Constrains && edge.from != target {
+        for edge in graph.edges_in_of(constrained, &Relation::Constrains)? {
+            if edge.from != target {
                 acc.add(
                     edge.from,
                     1,
@@ -247,8 +247,8 @@ pub fn traverse(
             .map(|edge| edge.to)
             .collect();
         for spec in linked {
-            for edge in graph.edges_in(spec)? {
-                if edge.relation == Relation::Constrains && edge.from != target {
+            for edge in graph.edges_in_of(spec, &Relation::Constrains)? {
+                if edge.from != target {
                     acc.add(
                         edge.from,
                         1,
@@ -493,8 +493,8 @@ fn ancestors(
     let mut found: BTreeMap<NodeIx, (u32, Vec<NodeIx>)> = BTreeMap::new();
     let mut queue = VecDeque::from([(node, 0u32, Vec::new())]);
     while let Some((current, hops, path)) = queue.pop_front() {
-        for edge in graph.edges_in(current)? {
-            if edge.relation != Relation::Contains || edge.from == node {
+        for edge in graph.edges_in_of(current, &Relation::Contains)? {
+            if edge.from == node {
                 continue;
             }
             if found.contains_key(&edge.from) {
@@ -538,13 +538,12 @@ fn guidance_candidates(
     while let Some(current) = queue.pop_front() {
         let d = distance[&current];
         let mut adjacent: Vec<NodeIx> = graph
-            .edges_out(current)?
+            .edges_out_of(current, &Relation::DependsOn)?
             .into_iter()
-            .filter(|e| e.relation == Relation::DependsOn)
             .map(|e| e.to)
             .collect();
-        for e in graph.edges_in(current)? {
-            if e.relation == Relation::Contains && graph.kind_of(e.from)?.is_grouping() {
+        for e in graph.edges_in_of(current, &Relation::Contains)? {
+            if graph.kind_of(e.from)?.is_grouping() {
                 adjacent.push(e.from);
             }
         }
@@ -664,8 +663,8 @@ fn follow(
     let mut seen = BTreeSet::from([start]);
     let mut stack = vec![start];
     while let Some(node) = stack.pop() {
-        for edge in graph.edges_out(node)? {
-            if &edge.relation == relation && seen.insert(edge.to) {
+        for edge in graph.edges_out_of(node, relation)? {
+            if seen.insert(edge.to) {
                 stack.push(edge.to);
             }
         }

@@ -274,6 +274,62 @@ impl Index {
         Ok(edges)
     }
 
+    /// The edges of one relation at a node: from the cache when the node's edges are there,
+    /// else read with the relation in the query, so a hub's other edges are never loaded.
+    pub(super) fn edges_of(
+        &self,
+        ix: NodeIx,
+        out: bool,
+        relation: &Relation,
+    ) -> Result<Vec<Edge>, StoreError> {
+        if let Some(edges) = self.edge_cache.borrow().get(&(ix, out)) {
+            return Ok(edges
+                .iter()
+                .filter(|e| &e.relation == relation)
+                .cloned()
+                .collect());
+        }
+        self.read_edges_of(ix, out, relation.name())
+            .map_err(|e| self.fail(e))
+    }
+
+    fn read_edges_of(
+        &self,
+        ix: NodeIx,
+        out: bool,
+        rel: &str,
+    ) -> Result<Vec<Edge>, rusqlite::Error> {
+        let sql = if out {
+            "SELECT e.dst, n.id, n.kind FROM edges e JOIN nodes n ON n.ix = e.dst
+             WHERE e.src = CAST(?1 AS INTEGER) AND e.rel = ?2 ORDER BY n.id"
+        } else {
+            "SELECT e.src, n.id, n.kind FROM edges e JOIN nodes n ON n.ix = e.src
+             WHERE e.dst = CAST(?1 AS INTEGER) AND e.rel = ?2 ORDER BY n.id"
+        };
+        let mut stmt = self.conn.prepare_cached(sql)?;
+        let rows = stmt.query_map(params![ix, rel], |r| {
+            Ok((
+                r.get::<_, i64>(0)? as NodeIx,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+            ))
+        })?;
+        let relation = Relation::from_key(rel);
+        let mut edges = Vec::new();
+        for row in rows {
+            let (other, id, kind) = row?;
+            self.ids.borrow_mut().insert(other, id);
+            self.kinds.borrow_mut().insert(other, Kind::parse(&kind));
+            let (from, to) = if out { (ix, other) } else { (other, ix) };
+            edges.push(Edge {
+                from,
+                to,
+                relation: relation.clone(),
+            });
+        }
+        Ok(edges)
+    }
+
     pub(super) fn read_edges(&self, ix: NodeIx, out: bool) -> Result<Vec<Edge>, rusqlite::Error> {
         // `CAST(?1 …)`, not a bare `?1`: SQLite built with STAT4 re-plans a statement whose
         // plan may depend on a bound value on every run, which cost more than the query.
@@ -349,6 +405,44 @@ mod tests {
             ("SPEC-PAY-002", "Refunds")
         );
         assert_eq!(index.kinds().unwrap(), ["norm", "spec"]);
+    }
+
+    #[test]
+    fn edges_of_one_relation_are_the_filtered_edges_read_or_cached() {
+        let dir = kit::payments();
+        let (_project, index) = kit::built(dir.path());
+        let nodes: Vec<NodeIx> = ["SPEC-PAY-001", "SPEC-PAY-002", "NORM-SEC-001"]
+            .iter()
+            .map(|id| index.lookup(id).unwrap().unwrap())
+            .collect();
+        let mut relations: Vec<Relation> = Relation::SPEC_GRAPH.to_vec();
+        relations.push(Relation::from_key("norms"));
+        let of_one = |index: &Index| -> Vec<Vec<Edge>> {
+            let mut lists = Vec::new();
+            for &n in &nodes {
+                for r in &relations {
+                    lists.push(index.edges_out_of(n, r).unwrap());
+                    lists.push(index.edges_in_of(n, r).unwrap());
+                }
+            }
+            lists
+        };
+        // First from SQL (nothing cached yet), then from the cache the full reads fill.
+        let read = of_one(&index);
+        let mut filtered = Vec::new();
+        for &n in &nodes {
+            let (out, inn) = (index.edges_out(n).unwrap(), index.edges_in(n).unwrap());
+            for r in &relations {
+                let of = |edges: &[Edge]| -> Vec<Edge> {
+                    edges.iter().filter(|e| &e.relation == r).cloned().collect()
+                };
+                filtered.push(of(&out));
+                filtered.push(of(&inn));
+            }
+        }
+        assert_eq!(read, filtered);
+        assert!(read.iter().any(|edges| !edges.is_empty()), "some relation has edges");
+        assert_eq!(of_one(&index), filtered);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use super::*;
 
 /// Bumped whenever the schema or what is stored changes: older files are rebuilt.
-pub(super) const SCHEMA: &str = "brief-index-9";
+pub(super) const SCHEMA: &str = "brief-index-10";
 
 // A file's stamp is (size, mtime, ctime, ino, dev) — see `sources::Stamp`; `racy` marks a
 // stamp taken too soon after the file changed to be trusted (hashed again next time).
@@ -25,8 +25,10 @@ CREATE TABLE nodes(ix INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, kind TEXT NO
 -- the indexes of `nodes` then never reads through the bulk of the data.
 CREATE TABLE node_data(ix INTEGER PRIMARY KEY, data TEXT NOT NULL, sum INTEGER NOT NULL);
 
+-- Keyed by (src, rel, dst) and indexed by (dst, rel): the edges of one relation at a node
+-- are one range, so a layer's one `depends_on` is read without its thousands of members.
 CREATE TABLE edges(src INTEGER NOT NULL, dst INTEGER NOT NULL, rel TEXT NOT NULL,
-                   PRIMARY KEY(src, dst, rel)) WITHOUT ROWID;
+                   PRIMARY KEY(src, rel, dst)) WITHOUT ROWID;
 CREATE TABLE dangling(src INTEGER NOT NULL, rel TEXT NOT NULL, target TEXT NOT NULL);
 CREATE TABLE problems(file TEXT NOT NULL, line INTEGER NOT NULL, col INTEGER NOT NULL,
                       severity INTEGER NOT NULL, message TEXT NOT NULL);
@@ -49,7 +51,7 @@ CREATE INDEX IF NOT EXISTS nodes_file ON nodes(file);
 CREATE INDEX IF NOT EXISTS nodes_id_nocase ON nodes(id COLLATE NOCASE);
 CREATE INDEX IF NOT EXISTS nodes_kind ON nodes(kind);
 CREATE INDEX IF NOT EXISTS nodes_date ON nodes(date);
-CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst);
+CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst, rel);
 CREATE INDEX IF NOT EXISTS dangling_src ON dangling(src);
 CREATE INDEX IF NOT EXISTS dangling_target ON dangling(target);
 CREATE INDEX IF NOT EXISTS problems_file ON problems(file);

@@ -47,6 +47,14 @@ impl GraphView for Index {
         self.edges(ix, false)
     }
 
+    fn edges_out_of(&self, ix: NodeIx, relation: &Relation) -> Result<Vec<Edge>, StoreError> {
+        self.edges_of(ix, true, relation)
+    }
+
+    fn edges_in_of(&self, ix: NodeIx, relation: &Relation) -> Result<Vec<Edge>, StoreError> {
+        self.edges_of(ix, false, relation)
+    }
+
     fn identity(&self) -> Result<Option<NodeIx>, StoreError> {
         self.conn
             .prepare_cached("SELECT ix FROM nodes WHERE kind = 'identity' ORDER BY id LIMIT 1")

@@ -53,6 +53,19 @@ pub trait GraphView {
     fn edges_out(&self, ix: NodeIx) -> Result<Vec<Edge>, StoreError>;
     /// Edges arriving at a node, sorted by (source id, relation).
     fn edges_in(&self, ix: NodeIx) -> Result<Vec<Edge>, StoreError>;
+    /// The edges leaving a node with one relation, sorted by target id. A view with an index
+    /// answers without reading the node's other edges (a layer has thousands).
+    fn edges_out_of(&self, ix: NodeIx, relation: &Relation) -> Result<Vec<Edge>, StoreError> {
+        let mut edges = self.edges_out(ix)?;
+        edges.retain(|e| &e.relation == relation);
+        Ok(edges)
+    }
+    /// The edges arriving at a node with one relation, sorted by source id.
+    fn edges_in_of(&self, ix: NodeIx, relation: &Relation) -> Result<Vec<Edge>, StoreError> {
+        let mut edges = self.edges_in(ix)?;
+        edges.retain(|e| &e.relation == relation);
+        Ok(edges)
+    }
     /// The project identity node, if there is one.
     fn identity(&self) -> Result<Option<NodeIx>, StoreError>;
     /// Links out of a node whose target does not exist.
