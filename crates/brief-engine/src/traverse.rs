@@ -663,8 +663,10 @@ fn follow(
     let mut seen = BTreeSet::from([start]);
     let mut stack = vec![start];
     while let Some(node) = stack.pop() {
-        for edge in graph.edges_out_of(node, relation)? {
-            if seen.insert(edge.to) {
+        // All of the node's out-edges, not just this relation's: they are cached, and the
+        // walk of rule 5 reads the same nodes' out-edges again.
+        for edge in graph.edges_out(node)? {
+            if &edge.relation == relation && seen.insert(edge.to) {
                 stack.push(edge.to);
             }
         }

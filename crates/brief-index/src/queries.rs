@@ -441,7 +441,10 @@ mod tests {
             }
         }
         assert_eq!(read, filtered);
-        assert!(read.iter().any(|edges| !edges.is_empty()), "some relation has edges");
+        assert!(
+            read.iter().any(|edges| !edges.is_empty()),
+            "some relation has edges"
+        );
         assert_eq!(of_one(&index), filtered);
     }
 
