@@ -267,7 +267,7 @@ impl Index {
         if let Some(edges) = self.edge_cache.borrow().get(&(ix, out)) {
             return Ok(edges.clone());
         }
-        let edges = self.read_edges(ix, out).map_err(|e| self.fail(e))?;
+        let edges = self.read_edges(ix, out, None).map_err(|e| self.fail(e))?;
         self.edge_cache
             .borrow_mut()
             .insert((ix, out), edges.clone());
@@ -289,85 +289,60 @@ impl Index {
                 .cloned()
                 .collect());
         }
-        self.read_edges_of(ix, out, relation.name())
+        self.read_edges(ix, out, Some(relation))
             .map_err(|e| self.fail(e))
     }
 
-    fn read_edges_of(
+    /// A node's edges (or those of one relation), sorted by the other end's id, then by
+    /// relation; the other ends' ids and kinds are remembered on the way.
+    pub(super) fn read_edges(
         &self,
         ix: NodeIx,
         out: bool,
-        rel: &str,
+        relation: Option<&Relation>,
     ) -> Result<Vec<Edge>, rusqlite::Error> {
-        let sql = if out {
-            "SELECT e.dst, n.id, n.kind FROM edges e JOIN nodes n ON n.ix = e.dst
-             WHERE e.src = CAST(?1 AS INTEGER) AND e.rel = ?2 ORDER BY n.id"
-        } else {
-            "SELECT e.src, n.id, n.kind FROM edges e JOIN nodes n ON n.ix = e.src
-             WHERE e.dst = CAST(?1 AS INTEGER) AND e.rel = ?2 ORDER BY n.id"
-        };
-        let mut stmt = self.conn.prepare_cached(sql)?;
-        let rows = stmt.query_map(params![ix, rel], |r| {
-            Ok((
-                r.get::<_, i64>(0)? as NodeIx,
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-            ))
-        })?;
-        let relation = Relation::from_key(rel);
-        let mut edges = Vec::new();
-        for row in rows {
-            let (other, id, kind) = row?;
-            self.ids.borrow_mut().insert(other, id);
-            self.kinds.borrow_mut().insert(other, Kind::parse(&kind));
-            let (from, to) = if out { (ix, other) } else { (other, ix) };
-            edges.push(Edge {
-                from,
-                to,
-                relation: relation.clone(),
-            });
-        }
-        Ok(edges)
-    }
-
-    pub(super) fn read_edges(&self, ix: NodeIx, out: bool) -> Result<Vec<Edge>, rusqlite::Error> {
         // `CAST(?1 …)`, not a bare `?1`: SQLite built with STAT4 re-plans a statement whose
         // plan may depend on a bound value on every run, which cost more than the query.
-        let sql = if out {
-            "SELECT e.dst, e.rel, n.id, n.kind FROM edges e JOIN nodes n ON n.ix = e.dst
-             WHERE e.src = CAST(?1 AS INTEGER) ORDER BY n.id, e.rel"
-        } else {
-            "SELECT e.src, e.rel, n.id, n.kind FROM edges e JOIN nodes n ON n.ix = e.src
-             WHERE e.dst = CAST(?1 AS INTEGER) ORDER BY n.id, e.rel"
+        // One relation is `e.rel = ?2`, a range of the edges' key or of `edges_dst`.
+        let sql = match (out, relation.is_some()) {
+            (true, false) => {
+                "SELECT e.dst, e.rel, n.id, n.kind FROM edges e JOIN nodes n ON n.ix = e.dst
+                 WHERE e.src = CAST(?1 AS INTEGER) ORDER BY n.id, e.rel"
+            }
+            (false, false) => {
+                "SELECT e.src, e.rel, n.id, n.kind FROM edges e JOIN nodes n ON n.ix = e.src
+                 WHERE e.dst = CAST(?1 AS INTEGER) ORDER BY n.id, e.rel"
+            }
+            (true, true) => {
+                "SELECT e.dst, e.rel, n.id, n.kind FROM edges e JOIN nodes n ON n.ix = e.dst
+                 WHERE e.src = CAST(?1 AS INTEGER) AND e.rel = ?2 ORDER BY n.id"
+            }
+            (false, true) => {
+                "SELECT e.src, e.rel, n.id, n.kind FROM edges e JOIN nodes n ON n.ix = e.src
+                 WHERE e.dst = CAST(?1 AS INTEGER) AND e.rel = ?2 ORDER BY n.id"
+            }
         };
         let mut stmt = self.conn.prepare_cached(sql)?;
-        let rows = stmt.query_map([ix], |r| {
+        let map = |r: &rusqlite::Row<'_>| {
             Ok((
                 r.get::<_, i64>(0)? as NodeIx,
                 r.get::<_, String>(1)?,
                 r.get::<_, String>(2)?,
                 r.get::<_, String>(3)?,
             ))
-        })?;
+        };
+        let rows = match relation {
+            Some(relation) => stmt.query_map(params![ix, relation.name()], map)?,
+            None => stmt.query_map(params![ix], map)?,
+        };
         let mut edges = Vec::new();
         for row in rows {
             let (other, rel, id, kind) = row?;
             self.ids.borrow_mut().insert(other, id);
             self.kinds.borrow_mut().insert(other, Kind::parse(&kind));
             let relation = Relation::from_key(&rel);
-            edges.push(if out {
-                Edge {
-                    from: ix,
-                    to: other,
-                    relation,
-                }
-            } else {
-                Edge {
-                    from: other,
-                    to: ix,
-                    relation,
-                }
-            });
+            let (from, to) = if out { (ix, other) } else { (other, ix) };
+            edges.push(Edge { from, to, relation });
         }
         Ok(edges)
     }

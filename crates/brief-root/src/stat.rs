@@ -25,6 +25,41 @@ pub struct FileStat {
     pub device: u64,
 }
 
+impl FileStat {
+    /// The same facts from a file's metadata (what `std::fs::metadata` gives).
+    pub fn from_metadata(meta: &std::fs::Metadata) -> FileStat {
+        let nanos = |t: std::io::Result<std::time::SystemTime>| -> Option<i64> {
+            Some(
+                t.ok()?
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .ok()?
+                    .as_nanos() as i64,
+            )
+        };
+        #[cfg(unix)]
+        let (changed_ns, inode, device) = {
+            use std::os::unix::fs::MetadataExt;
+            (
+                meta.ctime()
+                    .saturating_mul(1_000_000_000)
+                    .saturating_add(meta.ctime_nsec()),
+                meta.ino(),
+                meta.dev(),
+            )
+        };
+        #[cfg(not(unix))]
+        let (changed_ns, inode, device) = (nanos(meta.created()).unwrap_or(0), 0, 0);
+        FileStat {
+            size: meta.len(),
+            is_dir: meta.is_dir(),
+            modified_ns: nanos(meta.modified()),
+            changed_ns,
+            inode,
+            device,
+        }
+    }
+}
+
 /// Stats each of `files` (`(folder, name)`, grouped by folder for speed: each run of the same
 /// folder opens it once), in order; `None` for a file that cannot be stat'ed.
 pub fn stat_files<'a>(
@@ -41,29 +76,9 @@ pub fn stat_files<'a>(
             .map(|(dir, name)| {
                 std::fs::metadata(dir.join(name))
                     .ok()
-                    .map(|m| from_metadata(&m))
+                    .map(|m| FileStat::from_metadata(&m))
             })
             .collect()
-    }
-}
-
-#[cfg(not(unix))]
-fn from_metadata(meta: &std::fs::Metadata) -> FileStat {
-    let nanos = |t: std::io::Result<std::time::SystemTime>| -> Option<i64> {
-        Some(
-            t.ok()?
-                .duration_since(std::time::UNIX_EPOCH)
-                .ok()?
-                .as_nanos() as i64,
-        )
-    };
-    FileStat {
-        size: meta.len(),
-        is_dir: meta.is_dir(),
-        modified_ns: nanos(meta.modified()),
-        changed_ns: nanos(meta.created()).unwrap_or(0),
-        inode: 0,
-        device: 0,
     }
 }
 

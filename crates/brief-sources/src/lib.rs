@@ -167,8 +167,8 @@ pub fn now_ns() -> i64 {
         .unwrap_or(0)
 }
 
-/// The [`Stamp`] of a file stat'ed with [`brief_root::stat_files`]: the same as [`stamp`] of
-/// its metadata.
+/// The [`Stamp`] of a file stat'ed with [`brief_root::stat_files`] (or of its metadata,
+/// [`stamp`]).
 pub fn stamp_of(stat: &brief_root::FileStat) -> Option<Stamp> {
     Some(Stamp {
         size: if stat.is_dir { 0 } else { stat.size as i64 },
@@ -181,35 +181,7 @@ pub fn stamp_of(stat: &brief_root::FileStat) -> Option<Stamp> {
 
 /// The [`Stamp`] of a file's metadata.
 pub fn stamp(meta: &std::fs::Metadata) -> Option<Stamp> {
-    let nanos = |t: std::io::Result<std::time::SystemTime>| -> Option<i64> {
-        Some(
-            t.ok()?
-                .duration_since(std::time::UNIX_EPOCH)
-                .ok()?
-                .as_nanos() as i64,
-        )
-    };
-    let mtime = nanos(meta.modified())?;
-    #[cfg(unix)]
-    let (ctime, inode, device) = {
-        use std::os::unix::fs::MetadataExt;
-        (
-            meta.ctime()
-                .saturating_mul(1_000_000_000)
-                .saturating_add(meta.ctime_nsec()),
-            meta.ino() as i64,
-            meta.dev() as i64,
-        )
-    };
-    #[cfg(not(unix))]
-    let (ctime, inode, device) = (nanos(meta.created()).unwrap_or(0), 0, 0);
-    Some(Stamp {
-        size: if meta.is_dir() { 0 } else { meta.len() as i64 },
-        mtime,
-        ctime,
-        inode,
-        device,
-    })
+    stamp_of(&brief_root::FileStat::from_metadata(meta))
 }
 
 /// [`read_text`], with the file's [`Stamp`] taken after opening and before reading (as a
