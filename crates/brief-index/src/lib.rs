@@ -177,9 +177,10 @@ pub struct Index {
     notice: Option<String>,
     ids: RefCell<HashMap<NodeIx, String>>,
     kinds: RefCell<HashMap<NodeIx, Kind>>,
-    /// Edge lists already read, by (node, outgoing): traversals revisit nodes (supersedes
-    /// chains, layer closures), and the graph does not change between refreshes.
-    edge_cache: RefCell<HashMap<(NodeIx, bool), Vec<Edge>>>,
+    /// Edge lists already read, by (node, outgoing, the one relation asked or `None` for
+    /// all): traversals revisit nodes (supersedes chains, layer closures, and `impact`'s
+    /// thousands of selections), and the graph does not change between refreshes.
+    edge_cache: RefCell<HashMap<EdgeKey, Vec<Edge>>>,
     /// The `data_version` the caches above were read at: another process's commit empties
     /// them before the next read.
     cache_version: Cell<Option<i64>>,
@@ -366,6 +367,9 @@ fn damage(path: &str, message: impl Into<String>) -> IndexError {
         damaged: true,
     }
 }
+
+/// A cached edge list: (node, outgoing, the one relation asked or `None` for all).
+type EdgeKey = (NodeIx, bool, Option<Relation>);
 
 fn err(path: &str, e: rusqlite::Error) -> IndexError {
     IndexError {
