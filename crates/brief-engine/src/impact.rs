@@ -150,7 +150,7 @@ fn candidates_for(
         let follow = plan.options.follow;
         // Rule 2: a node is the namespace of everything it transitively contains.
         if follow.parent {
-            found.extend(descendants(graph, node)?);
+            found.extend(graph.reach_out(node, &Relation::Contains)?);
         }
         // Rule 5 backwards: who reaches `node` over followed forward links, and in how many
         // hops. A node P at k hops is a candidate target when k is within the depth, and the
@@ -241,34 +241,6 @@ fn backward(
     Ok(best)
 }
 
-/// Everything `node` transitively contains.
-fn descendants(graph: &dyn GraphView, node: NodeIx) -> Result<BTreeSet<NodeIx>, StoreError> {
-    let mut seen = BTreeSet::new();
-    let mut stack = vec![node];
-    while let Some(at) = stack.pop() {
-        for edge in graph.edges_out(at)? {
-            if edge.relation == Relation::Contains && seen.insert(edge.to) {
-                stack.push(edge.to);
-            }
-        }
-    }
-    Ok(seen)
-}
-
-/// Everything that transitively contains `node`, and `node`.
-fn ancestors_and_self(graph: &dyn GraphView, node: NodeIx) -> Result<BTreeSet<NodeIx>, StoreError> {
-    let mut seen = BTreeSet::from([node]);
-    let mut stack = vec![node];
-    while let Some(at) = stack.pop() {
-        for edge in graph.edges_in(at)? {
-            if edge.relation == Relation::Contains && seen.insert(edge.from) {
-                stack.push(edge.from);
-            }
-        }
-    }
-    Ok(seen)
-}
-
 /// The targets `guide` can be guidance for (distance 1): what it constrains and everything
 /// beneath that (rule 3), tasks that link what it constrains (rule 3b), and every node whose
 /// layer walk reaches a layer holding it as a decision or holding what it constrains (rule 4).
@@ -287,7 +259,7 @@ fn guided_by(graph: &dyn GraphView, guide: NodeIx) -> Result<BTreeSet<NodeIx>, S
     }
     for &spec in &constrained {
         found.insert(spec);
-        found.extend(descendants(graph, spec)?);
+        found.extend(graph.reach_out(spec, &Relation::Contains)?);
         for edge in graph.edges_in(spec)? {
             if edge.relation.is_forward() && graph.kind_of(edge.from)? == Kind::Task {
                 found.insert(edge.from);
@@ -296,7 +268,7 @@ fn guided_by(graph: &dyn GraphView, guide: NodeIx) -> Result<BTreeSet<NodeIx>, S
     }
     let mut layers: BTreeSet<NodeIx> = BTreeSet::new();
     for member in members {
-        for a in ancestors_and_self(graph, member)? {
+        for a in graph.reach_in(member, &Relation::Contains)? {
             if graph.kind_of(a)? == Kind::Layer {
                 layers.insert(a);
             }
@@ -532,7 +504,7 @@ pub fn explorers(
     node: NodeIx,
 ) -> Result<BTreeSet<NodeIx>, StoreError> {
     let mut found = candidates_for(graph, plans, node)?;
-    found.extend(descendants(graph, node)?);
+    found.extend(graph.reach_out(node, &Relation::Contains)?);
     found.extend(reaching_layers(graph, &BTreeSet::from([node]))?);
     Ok(found)
 }

@@ -12,8 +12,6 @@
 //! the layer and supersedes pruning stay in the traversal. `impact` (the inverse traversal)
 //! can read [`GraphView::layer_guides`] the same way.
 
-use std::collections::BTreeSet;
-
 use crate::{GraphView, Kind, NodeIx, Relation, StoreError};
 
 pub use crate::LayerGuide;
@@ -21,7 +19,7 @@ pub use crate::LayerGuide;
 /// The guides of `layer` from the rules: a walk of its `contains` closure. Sorted.
 pub fn compute(graph: &dyn GraphView, layer: NodeIx) -> Result<Vec<LayerGuide>, StoreError> {
     let mut guides = Vec::new();
-    for member in contains_closure(graph, layer)? {
+    for member in graph.reach_out(layer, &Relation::Contains)? {
         if graph.kind_of(member)? == Kind::Decision {
             guides.push(LayerGuide {
                 node: member,
@@ -42,18 +40,4 @@ pub fn compute(graph: &dyn GraphView, layer: NodeIx) -> Result<Vec<LayerGuide>, 
     guides.sort();
     guides.dedup();
     Ok(guides)
-}
-
-/// `node` and everything it transitively `contains`.
-fn contains_closure(graph: &dyn GraphView, node: NodeIx) -> Result<BTreeSet<NodeIx>, StoreError> {
-    let mut seen = BTreeSet::from([node]);
-    let mut stack = vec![node];
-    while let Some(at) = stack.pop() {
-        for edge in graph.edges_out(at)? {
-            if edge.relation == Relation::Contains && seen.insert(edge.to) {
-                stack.push(edge.to);
-            }
-        }
-    }
-    Ok(seen)
 }

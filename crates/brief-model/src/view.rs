@@ -2,6 +2,8 @@
 //! [`Corpus`], their errors ([`StoreError`], classified by [`Fault`]), and their
 //! implementation by the in-memory [`Graph`].
 
+use std::collections::BTreeSet;
+
 use super::{Dangling, Edge, Graph, IxMap, Kind, Node, NodeIx, Relation};
 
 /// How a store failed, which decides what the caller does about it.
@@ -66,6 +68,32 @@ pub trait GraphView {
         edges.retain(|e| &e.relation == relation);
         Ok(edges)
     }
+    /// `start` and everything it reaches over edges of `relation` (`contains`: everything it
+    /// transitively contains).
+    fn reach_out(
+        &self,
+        start: NodeIx,
+        relation: &Relation,
+    ) -> Result<BTreeSet<NodeIx>, StoreError> {
+        reach(start, |at| {
+            Ok(self
+                .edges_out_of(at, relation)?
+                .into_iter()
+                .map(|e| e.to)
+                .collect())
+        })
+    }
+    /// `start` and everything that reaches it over edges of `relation` (`contains`: everything
+    /// that transitively contains it).
+    fn reach_in(&self, start: NodeIx, relation: &Relation) -> Result<BTreeSet<NodeIx>, StoreError> {
+        reach(start, |at| {
+            Ok(self
+                .edges_in_of(at, relation)?
+                .into_iter()
+                .map(|e| e.from)
+                .collect())
+        })
+    }
     /// The project identity node, if there is one.
     fn identity(&self) -> Result<Option<NodeIx>, StoreError>;
     /// Links out of a node whose target does not exist.
@@ -77,6 +105,23 @@ pub trait GraphView {
     fn layer_guides(&self, _layer: NodeIx) -> Result<Option<Vec<LayerGuide>>, StoreError> {
         Ok(None)
     }
+}
+
+/// `start` and every node `next` leads to, transitively.
+fn reach(
+    start: NodeIx,
+    mut next: impl FnMut(NodeIx) -> Result<Vec<NodeIx>, StoreError>,
+) -> Result<BTreeSet<NodeIx>, StoreError> {
+    let mut seen = BTreeSet::from([start]);
+    let mut stack = vec![start];
+    while let Some(at) = stack.pop() {
+        for other in next(at)? {
+            if seen.insert(other) {
+                stack.push(other);
+            }
+        }
+    }
+    Ok(seen)
 }
 
 /// Whole nodes by index, which is what ranking and rendering need. A store is what
