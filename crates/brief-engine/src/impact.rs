@@ -11,7 +11,10 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use crate::context::{plan_for, select, ContextError, ContextRequest, Plan};
-use crate::traverse::{follows_forward, Depth, Direction, Reason, Selection};
+use crate::traverse::{follows_forward, Depth, Direction, Reason, Selection, TraverseOptions};
+use inverse::{Inverse, Verdict, Walks};
+
+mod inverse;
 use brief_model::{Corpus, GraphView, Kind, NodeIx, Origin, Relation, StoreError};
 use brief_project::Defaults;
 
@@ -32,12 +35,19 @@ pub struct Impact {
     pub nodes: Vec<String>,
     /// Sorted by id.
     pub targets: Vec<Affected>,
+    /// How many candidate targets the inverse could not decide alone and selected forward
+    /// (Tana targets, sampled fan-outs): a cost figure, not part of the answer.
+    #[serde(skip)]
+    pub selected: usize,
 }
 
 /// The settings of a context per target origin, so a candidate is selected as `brief
 /// context` would select it.
 pub struct Plans {
     by_origin: Vec<(Origin, Plan)>,
+    /// Whether a target may come from a Tana export (selected differently): true unless
+    /// the caller knows the project has no Tana source ([`Plans::without_tana`]).
+    tana_possible: bool,
 }
 
 impl Plans {
@@ -56,7 +66,17 @@ impl Plans {
         .into_iter()
         .map(|origin| Ok((origin, plan_for(defaults, request, lens.clone(), origin)?)))
         .collect::<Result<_, ContextError>>()?;
-        Ok(Plans { by_origin })
+        Ok(Plans {
+            by_origin,
+            tana_possible: true,
+        })
+    }
+
+    /// The plans of a project without a Tana source: no target is a Tana node, so a target
+    /// that rules 1–4 decide needs no look-up of its origin.
+    pub fn without_tana(mut self) -> Plans {
+        self.tana_possible = false;
+        self
     }
 
     /// The plan for a target of `origin`.
@@ -89,14 +109,23 @@ pub fn impact(
             asked.push(node);
         }
     }
-    let mut candidates: BTreeSet<NodeIx> = BTreeSet::new();
+    let rule_plans: Vec<TraverseOptions> = plans.rules().map(|p| p.options).collect();
     let identity = corpus.identity()?;
+    let walks = Walks::default();
+    let mut inverses: Vec<Inverse> = Vec::new();
+    let mut mine: Vec<BTreeSet<NodeIx>> = Vec::new();
+    let mut candidates: BTreeSet<NodeIx> = BTreeSet::new();
     let mut everyone = false;
     for &node in &asked {
+        let mut inverse = Inverse::new(corpus, &walks, node)?;
+        let mut found = inverse.candidates(&rule_plans)?;
+        found.extend(tana_candidates(corpus, plans, node)?);
         if Some(node) == identity && plans.by_origin.iter().any(|(_, p)| p.options.identity) {
             everyone = true;
         }
-        candidates.extend(candidates_for(corpus, plans, node)?);
+        candidates.extend(found.iter().copied());
+        inverses.push(inverse);
+        mine.push(found);
     }
     if everyone {
         // The identity is in every context: every node is a candidate.
@@ -105,20 +134,67 @@ pub fn impact(
         }
     }
     let candidates: Vec<NodeIx> = candidates.into_iter().collect();
-    let origins: HashMap<NodeIx, Origin> = {
+    // A target's origin picks its plan. Rules 1–4 do not depend on it, so without Tana
+    // targets it is looked up only for a target that needs rule 5; with them, for every one.
+    let mut origins: HashMap<NodeIx, Origin> = HashMap::new();
+    if plans.tana_possible {
         let store = corpus.store(&candidates)?;
-        candidates
-            .iter()
-            .map(|&c| (c, store.node(c).origin))
-            .collect()
-    };
+        origins.extend(candidates.iter().map(|&c| (c, store.node(c).origin)));
+    }
+    let origin_of =
+        |origins: &mut HashMap<NodeIx, Origin>, c: NodeIx| -> Result<Origin, StoreError> {
+            if let Some(&origin) = origins.get(&c) {
+                return Ok(origin);
+            }
+            let origin = corpus.store(&[c])?.node(c).origin;
+            origins.insert(c, origin);
+            Ok(origin)
+        };
+    let shared = plans.rules().next().map(|p| p.options);
     let mut targets: Vec<Affected> = Vec::new();
+    let mut selected = 0;
     for &candidate in &candidates {
-        let plan = plans.of(origins[&candidate]);
-        let selection = select(corpus, plan, &[candidate])?;
+        // Selected forward only when the inverse cannot tell (or for a Tana target).
+        let mut selection: Option<Selection> = None;
         let mut chains: Vec<String> = Vec::new();
-        for &node in &asked {
-            chains.extend(chain(corpus, &selection, node)?);
+        for (i, &node) in asked.iter().enumerate() {
+            let everyone_here = everyone && Some(node) == identity;
+            if !everyone_here && !mine[i].contains(&candidate) {
+                continue;
+            }
+            let standing = match (plans.tana_possible, &shared) {
+                (false, Some(options)) => inverses[i].probe_standing(candidate, options)?,
+                _ => None,
+            };
+            let verdict = match standing {
+                Some(steps) => Verdict::In(steps),
+                None => {
+                    let plan = plans.of(origin_of(&mut origins, candidate)?);
+                    if plan.tana {
+                        Verdict::Unsure
+                    } else {
+                        inverses[i].probe(candidate, &plan.options)?
+                    }
+                }
+            };
+            let steps = match verdict {
+                Verdict::In(steps) => Some(steps),
+                Verdict::Out => None,
+                Verdict::Unsure => {
+                    let plan = plans.of(origin_of(&mut origins, candidate)?);
+                    let selection = match &mut selection {
+                        Some(selection) => selection,
+                        None => {
+                            selected += 1;
+                            selection.insert(select(corpus, plan, &[candidate])?)
+                        }
+                    };
+                    chain_steps(corpus, selection, node)?
+                }
+            };
+            if let Some(steps) = steps {
+                chains.push(chain_text(corpus, candidate, steps)?);
+            }
         }
         if !chains.is_empty() {
             targets.push(Affected {
@@ -135,6 +211,7 @@ pub fn impact(
             .map(|&n| corpus.id_of(n))
             .collect::<Result<_, _>>()?,
         targets,
+        selected,
     })
 }
 
@@ -165,7 +242,17 @@ fn candidates_for(
             }
         }
     }
-    // Tana contexts walk both ways over the lens's families.
+    found.extend(tana_candidates(graph, plans, node)?);
+    Ok(found)
+}
+
+/// Every Tana target whose walk (both ways over the lens's families) could reach `node`.
+fn tana_candidates(
+    graph: &dyn GraphView,
+    plans: &Plans,
+    node: NodeIx,
+) -> Result<BTreeSet<NodeIx>, StoreError> {
+    let mut found = BTreeSet::new();
     let tana = plans.of(Origin::Tana);
     let follow = tana.options.follow;
     let mut best: HashMap<NodeIx, u32> = HashMap::from([(node, 0)]);
@@ -318,15 +405,24 @@ pub fn chain(
     selection: &Selection,
     node: NodeIx,
 ) -> Result<Option<String>, StoreError> {
-    let Some(steps) = chain_steps(graph, selection, node)? else {
-        return Ok(None);
-    };
-    let mut text = graph.id_of(selection.target)?;
+    match chain_steps(graph, selection, node)? {
+        Some(steps) => chain_text(graph, selection.target, steps).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// `TARGET step step …`.
+fn chain_text(
+    graph: &dyn GraphView,
+    target: NodeIx,
+    steps: Vec<String>,
+) -> Result<String, StoreError> {
+    let mut text = graph.id_of(target)?;
     for step in steps {
         text.push(' ');
         text.push_str(&step);
     }
-    Ok(Some(text))
+    Ok(text)
 }
 
 /// The steps after the target, e.g. `["← contains SHOP", "← constrains POL-SHOP-01"]`;
@@ -428,9 +524,9 @@ fn rule_steps(
             let mut prev = from;
             for &v in via {
                 let depends = graph
-                    .edges_out(prev)?
+                    .edges_out_of(prev, &Relation::DependsOn)?
                     .iter()
-                    .any(|e| e.to == v && e.relation == Relation::DependsOn);
+                    .any(|e| e.to == v);
                 steps.push(if depends {
                     format!("→ depends_on {}", id(v)?)
                 } else {
@@ -508,3 +604,6 @@ pub fn explorers(
     found.extend(reaching_layers(graph, &BTreeSet::from([node]))?);
     Ok(found)
 }
+
+#[cfg(test)]
+mod tests;

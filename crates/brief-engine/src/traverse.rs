@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use brief_model::guidance;
 use brief_model::lens::Follow;
-use brief_model::{Dangling, Edge, GraphView, Kind, NodeIx, Relation, StoreError};
+use brief_model::{Dangling, Edge, GraphView, IxMap, Kind, NodeIx, Relation, StoreError};
 
 mod tana;
 
@@ -440,9 +440,10 @@ pub fn traverse_many(
 }
 
 /// A sort key for reasons that orders by ids, not indices.
-type ReasonKey = (u8, String, Direction, String, Vec<String>);
+pub(crate) type ReasonKey = (u8, String, Direction, String, Vec<String>);
 
-fn reason_key(
+/// The key reasons are sorted by in a selection.
+pub(crate) fn reason_key(
     reason: &Reason,
     id: &dyn Fn(&NodeIx) -> Result<String, StoreError>,
 ) -> Result<ReasonKey, StoreError> {
@@ -476,7 +477,12 @@ fn reason_key(
     })
 }
 
-fn edge_reason(relation: Relation, direction: Direction, from: NodeIx, via: Vec<NodeIx>) -> Reason {
+pub(crate) fn edge_reason(
+    relation: Relation,
+    direction: Direction,
+    from: NodeIx,
+    via: Vec<NodeIx>,
+) -> Reason {
     Reason::Edge {
         relation,
         direction,
@@ -486,7 +492,7 @@ fn edge_reason(relation: Relation, direction: Direction, from: NodeIx, via: Vec<
 }
 
 /// Transitive `contains` ancestors of `node`: hops and the path of ancestors in between.
-fn ancestors(
+pub(crate) fn ancestors(
     graph: &dyn GraphView,
     node: NodeIx,
 ) -> Result<BTreeMap<NodeIx, (u32, Vec<NodeIx>)>, StoreError> {
@@ -530,96 +536,146 @@ fn guidance_candidates(
     graph: &dyn GraphView,
     target: NodeIx,
 ) -> Result<BTreeMap<NodeIx, BTreeSet<Reason>>, StoreError> {
-    // Layer discovery: BFS over depends_on targets and feature/layer `contains` parents.
-    let mut distance: HashMap<NodeIx, u32> = HashMap::from([(target, 0)]);
-    let mut previous: HashMap<NodeIx, NodeIx> = HashMap::new();
-    let mut queue = VecDeque::from([target]);
-    let mut layers: Vec<(u32, String, NodeIx)> = Vec::new();
-    while let Some(current) = queue.pop_front() {
-        let d = distance[&current];
-        let mut adjacent: Vec<NodeIx> = graph
-            .edges_out_of(current, &Relation::DependsOn)?
-            .into_iter()
-            .map(|e| e.to)
-            .collect();
-        for e in graph.edges_in_of(current, &Relation::Contains)? {
-            if graph.kind_of(e.from)?.is_grouping() {
-                adjacent.push(e.from);
+    let walk = LayerWalk::new(graph, target)?;
+    let mut candidates: BTreeMap<NodeIx, BTreeSet<Reason>> = BTreeMap::new();
+    for &(_, _, layer) in &walk.layers {
+        let path = walk.path(layer);
+        let guides = match graph.layer_guides(layer)? {
+            Some(guides) => guides,
+            None => guidance::compute(graph, layer)?,
+        };
+        for guide in guides {
+            if let Some(reason) = walk.reason(layer, &path, &guide) {
+                candidates.entry(guide.node).or_default().insert(reason);
             }
-        }
-        // Neighbours in id order, so the first path found to a layer is always the same.
-        let mut neighbours: Vec<(String, NodeIx)> = adjacent
-            .into_iter()
-            .map(|ix| Ok((graph.id_of(ix)?, ix)))
-            .collect::<Result<_, StoreError>>()?;
-        neighbours.sort();
-        neighbours.dedup();
-        let neighbours: Vec<NodeIx> = neighbours.into_iter().map(|(_, ix)| ix).collect();
-        for next in neighbours {
-            if distance.contains_key(&next) {
-                continue;
-            }
-            distance.insert(next, d + 1);
-            previous.insert(next, current);
-            if graph.kind_of(next)? == Kind::Layer {
-                layers.push((d + 1, graph.id_of(next)?, next));
-            }
-            queue.push_back(next);
         }
     }
-    layers.sort();
+    Ok(candidates)
+}
 
-    let mut candidates: BTreeMap<NodeIx, BTreeSet<Reason>> = BTreeMap::new();
-    for &(_, _, layer) in &layers {
-        // The path from the target to the layer, without the target.
+/// Rule 4's layer discovery from a target: a breadth-first walk over `depends_on` targets
+/// and feature/layer `contains` parents, neighbours in id order so the first path found to a
+/// layer is always the same. The target itself is never one of the layers.
+pub(crate) struct LayerWalk {
+    target: NodeIx,
+    /// The layers reached, by (distance, id).
+    pub layers: Vec<(u32, String, NodeIx)>,
+    previous: IxMap<NodeIx>,
+}
+
+/// A node's neighbours in layer walks, in id order: each neighbour's id, index, and whether
+/// it is a layer.
+pub(crate) type WalkStep = Vec<(String, NodeIx, bool)>;
+
+/// The neighbours of `at` in a layer walk: its `depends_on` targets and its `contains` parents
+/// that are features or layers.
+pub(crate) fn walk_step(graph: &dyn GraphView, at: NodeIx) -> Result<WalkStep, StoreError> {
+    let mut adjacent: Vec<NodeIx> = graph
+        .edges_out_of(at, &Relation::DependsOn)?
+        .into_iter()
+        .map(|e| e.to)
+        .collect();
+    for e in graph.edges_in_of(at, &Relation::Contains)? {
+        if graph.kind_of(e.from)?.is_grouping() {
+            adjacent.push(e.from);
+        }
+    }
+    let mut step: WalkStep = Vec::with_capacity(adjacent.len());
+    for ix in adjacent {
+        step.push((graph.id_of(ix)?, ix, graph.kind_of(ix)? == Kind::Layer));
+    }
+    step.sort();
+    step.dedup();
+    Ok(step)
+}
+
+impl LayerWalk {
+    /// Walks from `target`.
+    pub fn new(graph: &dyn GraphView, target: NodeIx) -> Result<LayerWalk, StoreError> {
+        LayerWalk::with_steps(target, |at| walk_step(graph, at).map(std::rc::Rc::new))
+    }
+
+    /// Walks from `target` with each node's step from `step` (which may remember them: the
+    /// inverse walks from thousands of targets over the same features and layers).
+    pub fn with_steps(
+        target: NodeIx,
+        mut step: impl FnMut(NodeIx) -> Result<std::rc::Rc<WalkStep>, StoreError>,
+    ) -> Result<LayerWalk, StoreError> {
+        let mut distance: IxMap<u32> = IxMap::default();
+        distance.insert(target, 0);
+        let mut previous: IxMap<NodeIx> = IxMap::default();
+        let mut queue = VecDeque::from([target]);
+        let mut layers: Vec<(u32, String, NodeIx)> = Vec::new();
+        while let Some(current) = queue.pop_front() {
+            let d = distance[&current];
+            for (id, next, layer) in step(current)?.iter() {
+                if distance.contains_key(next) {
+                    continue;
+                }
+                distance.insert(*next, d + 1);
+                previous.insert(*next, current);
+                if *layer {
+                    layers.push((d + 1, id.clone(), *next));
+                }
+                queue.push_back(*next);
+            }
+        }
+        layers.sort();
+        Ok(LayerWalk {
+            target,
+            layers,
+            previous,
+        })
+    }
+
+    /// The path from the target to a reached `layer`, without the target.
+    pub fn path(&self, layer: NodeIx) -> Vec<NodeIx> {
         let mut path = vec![layer];
         let mut at = layer;
-        while let Some(&prev) = previous.get(&at) {
-            if prev == target {
+        while let Some(&prev) = self.previous.get(&at) {
+            if prev == self.target {
                 break;
             }
             path.push(prev);
             at = prev;
         }
         path.reverse();
-        let guides = match graph.layer_guides(layer)? {
-            Some(guides) => guides,
-            None => guidance::compute(graph, layer)?,
-        };
-        for guide in guides {
-            match guide.relation {
-                Relation::Contains if guide.node != target => {
-                    candidates
-                        .entry(guide.node)
-                        .or_default()
-                        .insert(edge_reason(
-                            Relation::Contains,
-                            Direction::Propagated,
-                            target,
-                            path.clone(),
-                        ));
-                }
-                Relation::Constrains if guide.node != target => {
-                    let mut via = path.clone();
-                    if guide.member != layer {
-                        via.push(guide.member);
-                    }
-                    candidates
-                        .entry(guide.node)
-                        .or_default()
-                        .insert(edge_reason(
-                            Relation::Constrains,
-                            Direction::Propagated,
-                            target,
-                            via,
-                        ));
-                }
-                _ => {}
-            }
-        }
+        path
     }
 
-    Ok(candidates)
+    /// The reason `guide` of `layer` (reached over `path`) gives its node, or `None` when the
+    /// guide is the target itself.
+    pub fn reason(
+        &self,
+        layer: NodeIx,
+        path: &[NodeIx],
+        guide: &guidance::LayerGuide,
+    ) -> Option<Reason> {
+        if guide.node == self.target {
+            return None;
+        }
+        match guide.relation {
+            Relation::Contains => Some(edge_reason(
+                Relation::Contains,
+                Direction::Propagated,
+                self.target,
+                path.to_vec(),
+            )),
+            Relation::Constrains => {
+                let mut via = path.to_vec();
+                if guide.member != layer {
+                    via.push(guide.member);
+                }
+                Some(edge_reason(
+                    Relation::Constrains,
+                    Direction::Propagated,
+                    self.target,
+                    via,
+                ))
+            }
+            _ => None,
+        }
+    }
 }
 
 /// Supersedes pruning among propagated candidates only: each dropped candidate and the

@@ -325,11 +325,11 @@ impl Index {
             }
             (true, true) => {
                 "SELECT e.dst, e.rel, n.id, n.kind FROM edges e JOIN nodes n ON n.ix = e.dst
-                 WHERE e.src = CAST(?1 AS INTEGER) AND e.rel = ?2 ORDER BY n.id"
+                 WHERE e.src = CAST(?1 AS INTEGER) AND e.rel = CAST(?2 AS TEXT) ORDER BY n.id"
             }
             (false, true) => {
                 "SELECT e.src, e.rel, n.id, n.kind FROM edges e JOIN nodes n ON n.ix = e.src
-                 WHERE e.dst = CAST(?1 AS INTEGER) AND e.rel = ?2 ORDER BY n.id"
+                 WHERE e.dst = CAST(?1 AS INTEGER) AND e.rel = CAST(?2 AS TEXT) ORDER BY n.id"
             }
         };
         let mut stmt = self.conn.prepare_cached(sql)?;

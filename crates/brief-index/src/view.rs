@@ -93,6 +93,33 @@ impl GraphView for Index {
         result.map_err(|e| self.fail(e))
     }
 
+    fn relation_pairs(
+        &self,
+        relation: &Relation,
+    ) -> Result<Option<Vec<(NodeIx, NodeIx)>>, StoreError> {
+        let result = (|| -> Result<Vec<(NodeIx, NodeIx)>, rusqlite::Error> {
+            let mut stmt = self
+                .conn
+                .prepare_cached("SELECT src, dst FROM edges WHERE rel = ?1")?;
+            let rows = stmt.query_map([relation.name()], |r| {
+                Ok((r.get::<_, i64>(0)? as NodeIx, r.get::<_, i64>(1)? as NodeIx))
+            })?;
+            rows.collect()
+        })();
+        result.map(Some).map_err(|e| self.fail(e))
+    }
+
+    fn nodes_of_kind(&self, kind: &Kind) -> Result<Option<Vec<NodeIx>>, StoreError> {
+        let result = (|| -> Result<Vec<NodeIx>, rusqlite::Error> {
+            let mut stmt = self
+                .conn
+                .prepare_cached("SELECT ix FROM nodes WHERE kind = ?1")?;
+            let rows = stmt.query_map([kind.name()], |r| Ok(r.get::<_, i64>(0)? as NodeIx))?;
+            rows.collect()
+        })();
+        result.map(Some).map_err(|e| self.fail(e))
+    }
+
     fn layer_guides(&self, layer: NodeIx) -> Result<Option<Vec<guidance::LayerGuide>>, StoreError> {
         guides::read(&self.conn, layer)
             .map(Some)

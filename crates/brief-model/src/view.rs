@@ -100,6 +100,18 @@ pub trait GraphView {
     fn dangling_from(&self, ix: NodeIx) -> Result<Vec<Dangling>, StoreError>;
     /// Every id, sorted (for suggestions; may be slow on large graphs).
     fn all_ids(&self) -> Result<Vec<String>, StoreError>;
+    /// Every edge of `relation` as `(from, to)` in one read, for walks that cover most of a
+    /// large graph; `None` when this view is read node by node only.
+    fn relation_pairs(
+        &self,
+        _relation: &Relation,
+    ) -> Result<Option<Vec<(NodeIx, NodeIx)>>, StoreError> {
+        Ok(None)
+    }
+    /// Every node of `kind` in one read; `None` as for [`GraphView::relation_pairs`].
+    fn nodes_of_kind(&self, _kind: &Kind) -> Result<Option<Vec<NodeIx>>, StoreError> {
+        Ok(None)
+    }
     /// What a layer propagates, when this view keeps it precomputed (the index does);
     /// `None` makes the caller compute it with [`crate::guidance::compute`].
     fn layer_guides(&self, _layer: NodeIx) -> Result<Option<Vec<LayerGuide>>, StoreError> {
@@ -211,6 +223,29 @@ impl GraphView for Graph {
 
     fn dangling_from(&self, ix: NodeIx) -> Result<Vec<Dangling>, StoreError> {
         Ok(Graph::dangling_from(self, ix))
+    }
+
+    fn relation_pairs(
+        &self,
+        relation: &Relation,
+    ) -> Result<Option<Vec<(NodeIx, NodeIx)>>, StoreError> {
+        let mut pairs = Vec::new();
+        for from in 0..self.len() as NodeIx {
+            for edge in Graph::edges_out(self, from) {
+                if &edge.relation == relation {
+                    pairs.push((from, edge.to));
+                }
+            }
+        }
+        Ok(Some(pairs))
+    }
+
+    fn nodes_of_kind(&self, kind: &Kind) -> Result<Option<Vec<NodeIx>>, StoreError> {
+        Ok(Some(
+            (0..self.len() as NodeIx)
+                .filter(|&ix| &Graph::kind_of(self, ix) == kind)
+                .collect(),
+        ))
     }
 }
 

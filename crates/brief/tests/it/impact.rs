@@ -6,8 +6,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use brief::context::{assemble, ContextRequest};
-use brief::impact::{impact, Plans};
+use brief::context::{assemble, plan, select, ContextRequest};
+use brief::impact::{chain, impact, Plans};
 use brief::model::Graph;
 use brief::project::{Defaults, Project};
 use brief::{Depth, Format};
@@ -55,12 +55,37 @@ fn contexts(
     held
 }
 
-/// Asserts impact(N) = {T : context(T) holds N} for every node N; returns how many
-/// (node, target) pairs were compared as affected.
-fn assert_exact(graph: &Graph, defaults: &Defaults, settings: &ContextRequest) -> usize {
+/// What [`assert_exact`] compared.
+struct Compared {
+    /// (node, target) pairs found affected.
+    pairs: usize,
+    /// Targets the inverse left to a forward selection.
+    selected: usize,
+}
+
+/// Asserts impact(N) = {T : context(T) holds N} for every node N, and that each chain is the
+/// one the target's own selection gives (what `explain` and the JSON audit show).
+fn assert_exact(graph: &Graph, defaults: &Defaults, settings: &ContextRequest) -> Compared {
     let held = contexts(graph, defaults, settings);
     let plans = Plans::new(defaults, settings).unwrap();
-    let mut pairs = 0;
+    let has_tana = graph.all_ids().iter().any(|id| {
+        let ix = graph.lookup(id).unwrap();
+        graph.node(ix).origin == brief::model::Origin::Tana
+    });
+    let mut selections = BTreeMap::new();
+    for id in graph.all_ids() {
+        let target = graph.lookup(&id).unwrap();
+        let request = ContextRequest {
+            target: id.clone(),
+            ..settings.clone()
+        };
+        let plan = plan(graph, defaults, &request, target).unwrap();
+        selections.insert(id, select(graph, &plan, &[target]).unwrap());
+    }
+    let mut compared = Compared {
+        pairs: 0,
+        selected: 0,
+    };
     for id in graph.all_ids() {
         let node = graph.lookup(&id).unwrap();
         let expected: BTreeSet<&str> = held
@@ -69,6 +94,10 @@ fn assert_exact(graph: &Graph, defaults: &Defaults, settings: &ContextRequest) -
             .map(|(target, _)| target.as_str())
             .collect();
         let answer = impact(graph, &plans, &[node]).unwrap();
+        if !has_tana {
+            let known = Plans::new(defaults, settings).unwrap().without_tana();
+            assert_eq!(impact(graph, &known, &[node]).unwrap(), answer);
+        }
         let listed: BTreeSet<&str> = answer.targets.iter().map(|t| t.id.as_str()).collect();
         assert_eq!(
             listed, expected,
@@ -82,11 +111,20 @@ fn assert_exact(graph: &Graph, defaults: &Defaults, settings: &ContextRequest) -
         assert_eq!(ids, sorted);
         for target in &answer.targets {
             assert_eq!(target.chain.len(), 1);
-            assert!(target.chain[0].starts_with(&target.id), "{:?}", target);
+            let expected = chain(graph, &selections[&target.id], node).unwrap();
+            assert_eq!(
+                Some(&target.chain[0]),
+                expected.as_ref(),
+                "chain of {id} in {} (depth {:?}, lens {:?})",
+                target.id,
+                settings.depth,
+                settings.lens
+            );
         }
-        pairs += listed.len();
+        compared.pairs += listed.len();
+        compared.selected += answer.selected;
     }
-    pairs
+    compared
 }
 
 #[test]
@@ -109,7 +147,7 @@ fn impact_equals_every_assembled_context_on_the_examples() {
                 ..ContextRequest::default()
             },
         ] {
-            let pairs = assert_exact(&graph, &defaults, &settings);
+            let pairs = assert_exact(&graph, &defaults, &settings).pairs;
             assert!(pairs > graph.len(), "{name}: {pairs} pairs");
         }
     }
@@ -119,14 +157,45 @@ fn impact_equals_every_assembled_context_on_the_examples() {
 fn impact_equals_every_assembled_context_on_generated_projects() {
     for (shape, nodes, seed) in [
         (Shape::SpecGraph, 300, 21),
+        (Shape::Layered, 300, 24),
         (Shape::Artifacts, 150, 22),
+        (Shape::Notes, 150, 25),
         (Shape::Tana, 300, 23),
     ] {
         let dir = tempfile::tempdir().unwrap();
         generate(shape, nodes, dir.path(), seed).unwrap();
         let (graph, defaults) = load(dir.path());
-        let pairs = assert_exact(&graph, &defaults, &ContextRequest::default());
+        let compared = assert_exact(&graph, &defaults, &ContextRequest::default());
+        let pairs = compared.pairs;
         assert!(pairs > graph.len(), "{}: {pairs} pairs", shape.name());
+        if shape != Shape::Tana {
+            // The inverse decides nearly every target itself (Tana targets are selected).
+            assert!(
+                compared.selected * 20 < pairs,
+                "{}: {} of {pairs} selected forward",
+                shape.name(),
+                compared.selected
+            );
+        }
+    }
+}
+
+/// A fan-out limit that generated graphs exceed: sampling decides what a context holds, and
+/// the inverse must still agree with every assembled context.
+#[test]
+fn impact_is_exact_where_fan_outs_are_sampled() {
+    for (shape, nodes, seed) in [(Shape::SpecGraph, 300, 31), (Shape::Layered, 300, 32)] {
+        let dir = tempfile::tempdir().unwrap();
+        generate(shape, nodes, dir.path(), seed).unwrap();
+        let (graph, mut defaults) = load(dir.path());
+        defaults.fanout = Some(1);
+        let compared = assert_exact(&graph, &defaults, &ContextRequest::default());
+        assert!(compared.pairs > graph.len(), "{}", shape.name());
+        assert!(
+            compared.selected > 0,
+            "{}: no fan-out was sampled",
+            shape.name()
+        );
     }
 }
 

@@ -1,0 +1,166 @@
+//! The inverse against forward selection on random graphs: every rule, supersedes pruning,
+//! sampled fan-outs and namespace nodes that link forward at depths above 2.
+
+use proptest::prelude::*;
+
+use super::*;
+use brief_model::testing::node;
+use brief_model::Graph;
+use brief_project::Defaults;
+
+const KINDS: [Kind; 6] = [
+    Kind::Layer,
+    Kind::Feature,
+    Kind::Decision,
+    Kind::Policy,
+    Kind::Behavior,
+    Kind::Task,
+];
+const RELATIONS: [&str; 6] = [
+    "contains",
+    "depends_on",
+    "constrains",
+    "supersedes",
+    "implements",
+    "verified_by",
+];
+
+/// A graph of `kinds.len()` nodes `N0…` with the given `(from, relation, to)` links.
+fn graph(kinds: &[usize], links: &[(usize, usize, usize)]) -> Graph {
+    let n = kinds.len();
+    let nodes = (0..n)
+        .map(|i| {
+            let targets: Vec<(&str, String)> = links
+                .iter()
+                .filter(|(from, _, to)| from % n == i && to % n != i)
+                .map(|(_, rel, to)| (RELATIONS[*rel], format!("N{}", to % n)))
+                .collect();
+            let targets: Vec<(&str, &str)> =
+                targets.iter().map(|(r, t)| (*r, t.as_str())).collect();
+            node(&format!("N{i}"), KINDS[kinds[i]].clone(), &targets)
+        })
+        .collect();
+    Graph::build(nodes).0
+}
+
+/// For every node: the targets and chains `impact` gives equal those of every target's own
+/// selection.
+fn assert_exact(graph: &Graph, depth: Depth, fanout: usize) -> Result<(), TestCaseError> {
+    let defaults = Defaults {
+        fanout: Some(fanout),
+        ..Defaults::default()
+    };
+    let request = ContextRequest {
+        depth: Some(depth),
+        ..ContextRequest::default()
+    };
+    let plans = Plans::new(&defaults, &request).unwrap();
+    let plan = plans.of(Origin::SpecGraph);
+    let all = 0..graph.len() as NodeIx;
+    let selections: Vec<Selection> = all
+        .clone()
+        .map(|t| select(graph, plan, &[t]).unwrap())
+        .collect();
+    for node in all {
+        let answer = impact(graph, &plans, &[node]).unwrap();
+        let mut expected: Vec<Affected> = Vec::new();
+        for selection in &selections {
+            if let Some(chain) = chain(graph, selection, node).unwrap() {
+                let t = selection.target;
+                expected.push(Affected {
+                    id: graph.node(t).id.clone(),
+                    kind: graph.node(t).kind.name().to_string(),
+                    chain: vec![chain],
+                });
+            }
+        }
+        expected.sort_by(|a, b| a.id.cmp(&b.id));
+        prop_assert_eq!(
+            &answer.targets,
+            &expected,
+            "impact of {}",
+            graph.node(node).id
+        );
+        // Knowing there is no Tana target skips the origin look-ups, not a target.
+        let known = Plans::new(&defaults, &request).unwrap().without_tana();
+        let answer = impact(graph, &known, &[node]).unwrap();
+        prop_assert_eq!(
+            &answer.targets,
+            &expected,
+            "impact of {}",
+            graph.node(node).id
+        );
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn impact_agrees_with_every_selection(
+        kinds in prop::collection::vec(0..KINDS.len(), 4..14),
+        links in prop::collection::vec((0usize..14, 0..RELATIONS.len(), 0usize..14), 0..40),
+        depth in prop_oneof![(1u32..5).prop_map(Depth::Hops), Just(Depth::Full)],
+        fanout in 1usize..4,
+    ) {
+        let graph = graph(&kinds, &links);
+        assert_exact(&graph, depth, fanout)?;
+    }
+}
+
+/// Rule 4's pruning where the superseding decision is itself a target: its own context
+/// keeps the older decision, every other target below both layers drops it.
+#[test]
+fn a_superseded_layer_decision_reaches_only_the_superseder() {
+    let graph = graph(
+        &[0, 0, 2, 2, 1, 4],
+        &[
+            (0, 0, 2), // L0 contains D-old
+            (1, 0, 3), // L1 contains D-new
+            (3, 3, 2), // D-new supersedes D-old
+            (1, 1, 0), // L1 depends_on L0
+            (4, 1, 1), // F depends_on L1
+            (4, 0, 5), // F contains B
+            (3, 1, 1), // D-new depends_on L1
+        ],
+    );
+    let plans = Plans::new(&Defaults::default(), &ContextRequest::default()).unwrap();
+    let answer = impact(&graph, &plans, &[2]).unwrap();
+    let ids: Vec<&str> = answer.targets.iter().map(|t| t.id.as_str()).collect();
+    // N3 (D-new) walks to L1 and L0 but is not its own candidate, so N2 survives there.
+    assert_eq!(ids, ["N1", "N2", "N3"]);
+    assert_exact(&graph, Depth::Hops(2), 200).unwrap();
+}
+
+/// At depth 3 a namespace node can be a chain's step through a forward link although the
+/// walk from the target reaches it only over nodes that cannot reach the asked node in time:
+/// the inverse must notice it cannot vouch for that distance, and the chain must still be
+/// the selection's (`N1 ← contains N0 → depends_on N3 → implements N4`, not through N5).
+#[test]
+fn a_namespace_node_on_a_long_forward_chain_is_found() {
+    let graph = graph(
+        &[1, 4, 4, 4, 4, 3],
+        &[
+            (0, 0, 1), // N0 contains N1 (the target)
+            (1, 1, 2), // N1 depends_on N2
+            (2, 1, 0), // N2 depends_on N0
+            (0, 1, 3), // N0 depends_on N3
+            (5, 2, 1), // N5 constrains N1
+            (5, 1, 3), // N5 depends_on N3
+            (3, 4, 4), // N3 implements N4 (the asked node)
+        ],
+    );
+    let request = ContextRequest {
+        depth: Some(Depth::Hops(3)),
+        ..ContextRequest::default()
+    };
+    let plans = Plans::new(&Defaults::default(), &request).unwrap();
+    let answer = impact(&graph, &plans, &[4]).unwrap();
+    let n1 = answer.targets.iter().find(|t| t.id == "N1").unwrap();
+    assert_eq!(
+        n1.chain,
+        ["N1 ← contains N0 → depends_on N3 → implements N4"]
+    );
+    assert_exact(&graph, Depth::Hops(3), 200).unwrap();
+}
