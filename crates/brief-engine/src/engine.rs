@@ -472,16 +472,9 @@ impl Engine {
         self.healing(|engine| {
             engine.refresh_for_request()?;
             engine.ensure_loadable()?;
-            let mut plans = crate::impact::Plans::new(&engine.project.defaults, request)
-                .map_err(EngineError::Context)?;
-            if !engine
-                .project
-                .sources
-                .iter()
-                .any(|s| matches!(s, brief_sources::Source::Tana { .. }))
-            {
-                plans = plans.without_tana();
-            }
+            let plans = crate::impact::Plans::new(&engine.project.defaults, request)
+                .map_err(EngineError::Context)?
+                .only(engine.project.sources.iter().map(|s| s.origin()));
             let impact = engine.index.reading(|| {
                 let mut nodes = Vec::new();
                 for id in ids {

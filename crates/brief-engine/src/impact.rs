@@ -45,9 +45,9 @@ pub struct Impact {
 /// context` would select it.
 pub struct Plans {
     by_origin: Vec<(Origin, Plan)>,
-    /// Whether a target may come from a Tana export (selected differently): true unless
-    /// the caller knows the project has no Tana source ([`Plans::without_tana`]).
-    tana_possible: bool,
+    /// The origins a target may have: every one unless the caller knows the project's
+    /// sources ([`Plans::only`]).
+    possible: Vec<Origin>,
 }
 
 impl Plans {
@@ -65,17 +65,21 @@ impl Plans {
         ]
         .into_iter()
         .map(|origin| Ok((origin, plan_for(defaults, request, lens.clone(), origin)?)))
-        .collect::<Result<_, ContextError>>()?;
+        .collect::<Result<Vec<_>, ContextError>>()?;
+        let possible = by_origin.iter().map(|(origin, _)| *origin).collect();
         Ok(Plans {
             by_origin,
-            tana_possible: true,
+            possible,
         })
     }
 
-    /// The plans of a project without a Tana source: no target is a Tana node, so a target
-    /// that rules 1–4 decide needs no look-up of its origin.
-    pub fn without_tana(mut self) -> Plans {
-        self.tana_possible = false;
+    /// The plans of a project whose nodes have only these origins (those of its sources).
+    /// Without Tana targets, a target that rules 1–4 decide needs no look-up of its origin;
+    /// with a single origin, no target does.
+    pub fn only(mut self, origins: impl IntoIterator<Item = Origin>) -> Plans {
+        self.possible = origins.into_iter().collect();
+        self.possible.sort();
+        self.possible.dedup();
         self
     }
 
@@ -136,13 +140,21 @@ pub fn impact(
     let candidates: Vec<NodeIx> = candidates.into_iter().collect();
     // A target's origin picks its plan. Rules 1–4 do not depend on it, so without Tana
     // targets it is looked up only for a target that needs rule 5; with them, for every one.
+    let tana_possible = plans.possible.contains(&Origin::Tana);
+    let sole = match plans.possible.as_slice() {
+        [origin] => Some(*origin),
+        _ => None,
+    };
     let mut origins: HashMap<NodeIx, Origin> = HashMap::new();
-    if plans.tana_possible {
+    if tana_possible && sole.is_none() {
         let store = corpus.store(&candidates)?;
         origins.extend(candidates.iter().map(|&c| (c, store.node(c).origin)));
     }
     let origin_of =
         |origins: &mut HashMap<NodeIx, Origin>, c: NodeIx| -> Result<Origin, StoreError> {
+            if let Some(origin) = sole {
+                return Ok(origin);
+            }
             if let Some(&origin) = origins.get(&c) {
                 return Ok(origin);
             }
@@ -162,7 +174,7 @@ pub fn impact(
             if !everyone_here && !mine[i].contains(&candidate) {
                 continue;
             }
-            let standing = match (plans.tana_possible, &shared) {
+            let standing = match (tana_possible, &shared) {
                 (false, Some(options)) => inverses[i].probe_standing(candidate, options)?,
                 _ => None,
             };

@@ -33,6 +33,19 @@ pub enum Source {
     Markdown { dir: PathBuf },
 }
 
+impl Source {
+    /// The origin of every node this source loads.
+    pub fn origin(&self) -> brief_model::Origin {
+        use brief_model::Origin;
+        match self {
+            Source::SpecGraph { .. } => Origin::SpecGraph,
+            Source::Contextia { .. } | Source::Folder { .. } => Origin::Artifact,
+            Source::Tana { .. } => Origin::Tana,
+            Source::Markdown { .. } => Origin::Markdown,
+        }
+    }
+}
+
 /// Loads every source into one graph, with every problem sorted by location: the files of
 /// [`list`] (the same listing the index refreshes from), each read with its parser on all cores.
 pub fn load(guard: &Root, sources: &[Source]) -> Loaded {

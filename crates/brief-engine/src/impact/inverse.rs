@@ -77,26 +77,52 @@ impl Region {
 }
 
 /// Past this many nodes a backwards layer walk reads the walk's edges whole instead of node
-/// by node (one scan of two relations against a query per node).
+/// by node (one scan of two relations against a query per node). Unit tests read whole at
+/// once, so both ways are tested (the integration tests walk node by node).
+#[cfg(not(test))]
 const WHOLE_READ_AFTER: usize = 4096;
+#[cfg(test)]
+const WHOLE_READ_AFTER: usize = 0;
 
 /// What the inverses of one `impact` share: each node's layer-walk step, and the walk's
-/// edges backwards once a walk has grown large enough to read them whole.
+/// edges both ways once a walk has grown large enough to read them whole.
 #[derive(Default)]
 pub(super) struct Walks {
     steps: RefCell<IxMap<Rc<WalkStep>>>,
-    /// Per node, the nodes whose walk steps to it: `None` inside when the view cannot list
-    /// a relation's edges.
-    backwards: OnceCell<Option<IxMap<Vec<NodeIx>>>>,
+    /// `None` inside when the view cannot list a relation's edges.
+    whole: OnceCell<Option<WholeWalk>>,
+}
+
+/// The layer walk's edges, read whole.
+struct WholeWalk {
+    /// Per node, the nodes its walk steps to: its `depends_on` targets and its feature or
+    /// layer `contains` parents.
+    after: IxMap<Vec<NodeIx>>,
+    /// Per node, the nodes whose walk steps to it.
+    before: IxMap<Vec<NodeIx>>,
+    layers: std::collections::HashSet<NodeIx>,
 }
 
 impl Walks {
-    /// `at`'s step, remembered.
+    /// `at`'s step, remembered: from the whole read when there is one, else from `at`'s
+    /// edges.
     fn step(&self, graph: &dyn GraphView, at: NodeIx) -> Result<Rc<WalkStep>, StoreError> {
         if let Some(step) = self.steps.borrow().get(&at) {
             return Ok(Rc::clone(step));
         }
-        let step = Rc::new(walk_step(graph, at)?);
+        let step = match self.whole.get() {
+            Some(Some(whole)) => {
+                let mut step: WalkStep = Vec::new();
+                for &next in whole.after.get(&at).map_or(&[][..], |a| a.as_slice()) {
+                    step.push((graph.id_of(next)?, next, whole.layers.contains(&next)));
+                }
+                step.sort();
+                step.dedup();
+                step
+            }
+            _ => walk_step(graph, at)?,
+        };
+        let step = Rc::new(step);
         self.steps.borrow_mut().insert(at, Rc::clone(&step));
         Ok(step)
     }
@@ -109,13 +135,13 @@ impl Walks {
         at: NodeIx,
         whole: bool,
     ) -> Result<Cow<'_, [NodeIx]>, StoreError> {
-        if whole && self.backwards.get().is_none() {
-            let backwards = read_backwards(graph)?;
-            let _ = self.backwards.set(backwards);
+        if whole && self.whole.get().is_none() {
+            let read = read_whole(graph)?;
+            let _ = self.whole.set(read);
         }
-        if let Some(Some(backwards)) = self.backwards.get() {
+        if let Some(Some(whole)) = self.whole.get() {
             return Ok(Cow::Borrowed(
-                backwards.get(&at).map_or(&[], |b| b.as_slice()),
+                whole.before.get(&at).map_or(&[], |b| b.as_slice()),
             ));
         }
         let mut before: Vec<NodeIx> = graph
@@ -135,8 +161,8 @@ impl Walks {
     }
 }
 
-/// The layer walk's edges backwards, read whole, or `None` when the view cannot.
-fn read_backwards(graph: &dyn GraphView) -> Result<Option<IxMap<Vec<NodeIx>>>, StoreError> {
+/// The layer walk's edges, read whole, or `None` when the view cannot.
+fn read_whole(graph: &dyn GraphView) -> Result<Option<WholeWalk>, StoreError> {
     let (Some(depends), Some(contains), Some(features), Some(layers)) = (
         graph.relation_pairs(&Relation::DependsOn)?,
         graph.relation_pairs(&Relation::Contains)?,
@@ -145,17 +171,25 @@ fn read_backwards(graph: &dyn GraphView) -> Result<Option<IxMap<Vec<NodeIx>>>, S
     ) else {
         return Ok(None);
     };
-    let grouping: std::collections::HashSet<NodeIx> = features.into_iter().chain(layers).collect();
-    let mut backwards: IxMap<Vec<NodeIx>> = IxMap::default();
+    let layers: std::collections::HashSet<NodeIx> = layers.into_iter().collect();
+    let mut after: IxMap<Vec<NodeIx>> = IxMap::default();
+    let mut before: IxMap<Vec<NodeIx>> = IxMap::default();
     for (from, to) in depends {
-        backwards.entry(to).or_default().push(from);
+        after.entry(from).or_default().push(to);
+        before.entry(to).or_default().push(from);
     }
+    let features: std::collections::HashSet<NodeIx> = features.into_iter().collect();
     for (parent, child) in contains {
-        if grouping.contains(&parent) {
-            backwards.entry(parent).or_default().push(child);
+        if features.contains(&parent) || layers.contains(&parent) {
+            after.entry(child).or_default().push(parent);
+            before.entry(parent).or_default().push(child);
         }
     }
-    Ok(Some(backwards))
+    Ok(Some(WholeWalk {
+        after,
+        before,
+        layers,
+    }))
 }
 
 /// The inverse of the traversal for one asked node.

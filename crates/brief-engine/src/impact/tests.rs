@@ -81,15 +81,20 @@ fn assert_exact(graph: &Graph, depth: Depth, fanout: usize) -> Result<(), TestCa
             "impact of {}",
             graph.node(node).id
         );
-        // Knowing there is no Tana target skips the origin look-ups, not a target.
-        let known = Plans::new(&defaults, &request).unwrap().without_tana();
-        let answer = impact(graph, &known, &[node]).unwrap();
-        prop_assert_eq!(
-            &answer.targets,
-            &expected,
-            "impact of {}",
-            graph.node(node).id
-        );
+        // Knowing the origins skips look-ups, not targets: a sole origin, and two without Tana.
+        for origins in [
+            vec![Origin::SpecGraph],
+            vec![Origin::SpecGraph, Origin::Artifact],
+        ] {
+            let known = Plans::new(&defaults, &request).unwrap().only(origins);
+            let answer = impact(graph, &known, &[node]).unwrap();
+            prop_assert_eq!(
+                &answer.targets,
+                &expected,
+                "impact of {}",
+                graph.node(node).id
+            );
+        }
     }
     Ok(())
 }
