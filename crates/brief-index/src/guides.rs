@@ -2,7 +2,9 @@
 //! rebuilt by every refresh that changes something, so a context reads a layer's guides in
 //! one query instead of walking the layer.
 
-use rusqlite::Connection;
+use std::collections::BTreeSet;
+
+use rusqlite::{Connection, OptionalExtension};
 
 use brief_model::{LayerGuide, NodeIx, Relation};
 
@@ -16,23 +18,111 @@ CREATE TABLE guides(layer INTEGER NOT NULL, node INTEGER NOT NULL, member INTEGE
 /// refresh that changed something: its cost is the layers' total size, paid at write time.
 pub(crate) fn rebuild(tx: &Connection) -> rusqlite::Result<()> {
     tx.execute("DELETE FROM guides", [])?;
+    insert(tx, "SELECT ix, ix FROM nodes WHERE kind = 'layer'", [])
+}
+
+/// Replaces the rows of `layers` only: after a refresh that changed a few files, the layers
+/// whose closure held (before) or holds (after) a changed node or what it constrains.
+pub(crate) fn rebuild_layers(tx: &Connection, layers: &BTreeSet<i64>) -> rusqlite::Result<()> {
+    for &layer in layers {
+        tx.execute("DELETE FROM guides WHERE layer = ?1", [layer])?;
+        insert(
+            tx,
+            "SELECT ix, ix FROM nodes WHERE kind = 'layer' AND ix = ?1",
+            [layer],
+        )?;
+    }
+    Ok(())
+}
+
+/// Inserts the guides of the layers `seeds` selects (as `(layer, layer)` rows).
+fn insert(tx: &Connection, seeds: &str, params: impl rusqlite::Params) -> rusqlite::Result<()> {
     // UNION (not UNION ALL) makes the closure a set, so `contains` cycles end.
     tx.execute(
-        "INSERT OR IGNORE INTO guides(layer, node, member, rel)
-         WITH RECURSIVE closure(layer, member) AS (
-             SELECT ix, ix FROM nodes WHERE kind = 'layer'
-             UNION
-             SELECT c.layer, e.dst FROM closure c
-             JOIN edges e ON e.src = c.member AND e.rel = 'contains'
-         )
-         SELECT c.layer, c.member, c.member, 'contains' FROM closure c
-         JOIN nodes n ON n.ix = c.member WHERE n.kind = 'decision'
-         UNION ALL
-         SELECT c.layer, e.src, c.member, 'constrains' FROM closure c
-         JOIN edges e ON e.dst = c.member AND e.rel = 'constrains'",
-        [],
+        &format!(
+            "INSERT OR IGNORE INTO guides(layer, node, member, rel)
+             WITH RECURSIVE closure(layer, member) AS (
+                 {seeds}
+                 UNION
+                 SELECT c.layer, e.dst FROM closure c
+                 JOIN edges e ON e.src = c.member AND e.rel = 'contains'
+             )
+             SELECT c.layer, c.member, c.member, 'contains' FROM closure c
+             JOIN nodes n ON n.ix = c.member WHERE n.kind = 'decision'
+             UNION ALL
+             SELECT c.layer, e.src, c.member, 'constrains' FROM closure c
+             JOIN edges e ON e.dst = c.member AND e.rel = 'constrains'"
+        ),
+        params,
     )?;
     Ok(())
+}
+
+/// What of `nodes` the guides read: each one's index, kind, and `contains` and `constrains`
+/// edges. When a refresh leaves this unchanged (a title or a statement edited), no layer's
+/// guides can move.
+pub(crate) fn shapes(tx: &Connection, nodes: &[i64]) -> rusqlite::Result<Shapes> {
+    let mut kind = tx.prepare_cached("SELECT kind FROM nodes WHERE ix = ?1")?;
+    let mut edges = tx.prepare_cached(
+        "SELECT rel, dst FROM edges WHERE src = ?1 AND rel IN ('contains', 'constrains')
+         ORDER BY rel, dst",
+    )?;
+    let mut shapes = Shapes::new();
+    for &node in nodes {
+        let Some(k) = kind
+            .query_row([node], |r| r.get::<_, String>(0))
+            .optional()?
+        else {
+            continue;
+        };
+        let out = edges
+            .query_map([node], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        shapes.insert((node, k, out));
+    }
+    Ok(shapes)
+}
+
+/// Nodes as the guides see them (see [`shapes`]).
+pub(crate) type Shapes = BTreeSet<(i64, String, Vec<(String, i64)>)>;
+
+/// The layers whose closure holds one of `nodes` or something one of them constrains: the
+/// only layers whose guides a change of those nodes can move. Read in the state of `tx`,
+/// so a refresh asks before it writes (the old closures) and after (the new ones).
+pub(crate) fn layers_above(tx: &Connection, nodes: &[i64]) -> rusqlite::Result<BTreeSet<i64>> {
+    let mut constrained =
+        tx.prepare_cached("SELECT dst FROM edges WHERE src = ?1 AND rel = 'constrains'")?;
+    let mut parents = tx.prepare_cached(
+        "SELECT src FROM edges WHERE dst = CAST(?1 AS INTEGER) AND rel = 'contains'",
+    )?;
+    let mut kind = tx.prepare_cached("SELECT kind FROM nodes WHERE ix = ?1")?;
+    let mut seen: BTreeSet<i64> = BTreeSet::new();
+    let mut stack: Vec<i64> = Vec::new();
+    for &node in nodes {
+        stack.push(node);
+        let rows = constrained.query_map([node], |r| r.get::<_, i64>(0))?;
+        for dst in rows {
+            stack.push(dst?);
+        }
+    }
+    let mut layers = BTreeSet::new();
+    while let Some(at) = stack.pop() {
+        if !seen.insert(at) {
+            continue;
+        }
+        if let Some(k) = kind.query_row([at], |r| r.get::<_, String>(0)).optional()? {
+            if k == "layer" {
+                layers.insert(at);
+            }
+        }
+        let rows = parents.query_map([at], |r| r.get::<_, i64>(0))?;
+        for parent in rows {
+            stack.push(parent?);
+        }
+    }
+    Ok(layers)
 }
 
 /// The guides of `layer` as the index holds them. Sorted like [`brief_model::guidance::compute`].

@@ -7,7 +7,13 @@ mod plan;
 mod read;
 mod write;
 
+use std::collections::BTreeSet;
+
 use super::*;
+
+/// Up to this many changed files a refresh rebuilds only the guides of the layers they can
+/// move; above it, the whole table (one query is cheaper than many).
+const FEW_FILES: usize = 256;
 
 pub(super) use listing::*;
 pub(super) use plan::*;
@@ -388,6 +394,27 @@ impl Index {
             if bulk {
                 start_bulk_fts(&tx).map_err(e)?;
             }
+            // A refresh of a few files rebuilds the guides of the layers those files' nodes
+            // can move, asked before the writes (old closures) and after (new ones); an
+            // export or many files rebuild the whole table.
+            let few = !fresh && tana_reads.is_empty() && todo.len() + removed.len() <= FEW_FILES;
+            let mut moved_layers = BTreeSet::new();
+            let mut old_shapes = guides::Shapes::new();
+            if few {
+                let mut old_nodes: Vec<i64> = Vec::new();
+                let mut of_file = tx
+                    .prepare_cached("SELECT ix FROM nodes WHERE file = ?1")
+                    .map_err(e)?;
+                let paths = todo.iter().map(|&i| listed[i].rel.as_str());
+                for path in paths.chain(removed.iter().map(|p| p.as_str())) {
+                    for ix in of_file.query_map([path], |r| r.get(0)).map_err(e)? {
+                        old_nodes.push(ix.map_err(e)?);
+                    }
+                }
+                drop(of_file);
+                old_shapes = guides::shapes(&tx, &old_nodes).map_err(e)?;
+                moved_layers = guides::layers_above(&tx, &old_nodes).map_err(e)?;
+            }
             for path in &removed {
                 remove_file(&tx, path).map_err(e)?;
             }
@@ -524,7 +551,16 @@ impl Index {
             }
             // What layers propagate, kept for queries (`guidance`): any change may move it.
             if refresh.parsed > 0 || refresh.removed > 0 {
-                guides::rebuild(&tx).map_err(e)?;
+                if few {
+                    let new_nodes: Vec<i64> = touched.iter().map(|w| i64::from(w.ix)).collect();
+                    // Unchanged shapes (the same nodes, kinds and edges): nothing moved.
+                    if guides::shapes(&tx, &new_nodes).map_err(e)? != old_shapes {
+                        moved_layers.extend(guides::layers_above(&tx, &new_nodes).map_err(e)?);
+                        guides::rebuild_layers(&tx, &moved_layers).map_err(e)?;
+                    }
+                } else {
+                    guides::rebuild(&tx).map_err(e)?;
+                }
             }
             if bulk {
                 end_bulk_fts(&tx).map_err(e)?;
