@@ -58,19 +58,22 @@ fn insert(tx: &Connection, seeds: &str, params: impl rusqlite::Params) -> rusqli
     Ok(())
 }
 
-/// What of `nodes` the guides read: each one's index, kind, and `contains` and `constrains`
-/// edges. When a refresh leaves this unchanged (a title or a statement edited), no layer's
-/// guides can move.
+/// What of `nodes` the guides read: each one's index, id, kind, and `contains` and
+/// `constrains` edges. When a refresh leaves this unchanged (a title or a statement edited),
+/// no layer's guides can move. The id is part of it because the edges *into* a node follow
+/// its id, and a new node may be handed the index of one removed in the same refresh.
 pub(crate) fn shapes(tx: &Connection, nodes: &[i64]) -> rusqlite::Result<Shapes> {
-    let mut kind = tx.prepare_cached("SELECT kind FROM nodes WHERE ix = ?1")?;
+    let mut row = tx.prepare_cached("SELECT id, kind FROM nodes WHERE ix = ?1")?;
     let mut edges = tx.prepare_cached(
         "SELECT rel, dst FROM edges WHERE src = ?1 AND rel IN ('contains', 'constrains')
          ORDER BY rel, dst",
     )?;
     let mut shapes = Shapes::new();
     for &node in nodes {
-        let Some(k) = kind
-            .query_row([node], |r| r.get::<_, String>(0))
+        let Some((id, kind)) = row
+            .query_row([node], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+            })
             .optional()?
         else {
             continue;
@@ -80,13 +83,13 @@ pub(crate) fn shapes(tx: &Connection, nodes: &[i64]) -> rusqlite::Result<Shapes>
                 Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))
             })?
             .collect::<rusqlite::Result<Vec<_>>>()?;
-        shapes.insert((node, k, out));
+        shapes.insert((node, id, kind, out));
     }
     Ok(shapes)
 }
 
-/// Nodes as the guides see them (see [`shapes`]).
-pub(crate) type Shapes = BTreeSet<(i64, String, Vec<(String, i64)>)>;
+/// Nodes as the guides see them (see [`shapes`]): index, id, kind, edges.
+pub(crate) type Shapes = BTreeSet<(i64, String, String, Vec<(String, i64)>)>;
 
 /// The layers whose closure holds one of `nodes` or something one of them constrains: the
 /// only layers whose guides a change of those nodes can move. Read in the state of `tx`,

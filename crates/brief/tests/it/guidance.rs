@@ -150,12 +150,18 @@ fn case_strategy() -> impl Strategy<Value = (Vec<Spec>, Vec<Round>)> {
 /// Every node's context from the index against the one from memory, and every layer's
 /// guides against the rules.
 fn compare(root: &Path, engine: &mut Engine, count: usize) -> Result<(), TestCaseError> {
+    let ids: Vec<String> = (0..count).map(id).collect();
+    compare_ids(root, engine, &ids)
+}
+
+/// [`compare`] for the nodes `ids`.
+fn compare_ids(root: &Path, engine: &mut Engine, ids: &[String]) -> Result<(), TestCaseError> {
     let project = Project::at(root).unwrap();
     let graph = project.load().graph;
-    for n in 0..count {
+    for n in ids {
         for depth in [Depth::Hops(1), Depth::Hops(2)] {
             let request = ContextRequest {
-                target: id(n),
+                target: n.clone(),
                 depth: Some(depth),
                 budget: Some(100_000),
                 format: Format::Json,
@@ -164,21 +170,21 @@ fn compare(root: &Path, engine: &mut Engine, count: usize) -> Result<(), TestCas
             let memory = assemble(&graph, &project.defaults, &request).map(|o| o.text);
             let indexed = engine.context(&request).map(|o| o.text);
             match (memory, indexed) {
-                (Ok(memory), Ok(indexed)) => prop_assert_eq!(memory, indexed, "{}", id(n)),
+                (Ok(memory), Ok(indexed)) => prop_assert_eq!(memory, indexed, "{}", n),
                 (memory, indexed) => {
                     return Err(TestCaseError::fail(format!(
                         "{}: memory {:?}, index {:?}",
-                        id(n),
+                        n,
                         memory.err().map(|e| e.to_string()),
                         indexed.err().map(|e| e.to_string())
                     )))
                 }
             }
         }
-        let in_memory = graph.lookup(&id(n)).unwrap();
+        let in_memory = graph.lookup(n).unwrap();
         if graph.kind_of(in_memory) == brief::Kind::Layer {
             let index = engine.index();
-            let stored = index.lookup(&id(n)).unwrap().unwrap();
+            let stored = index.lookup(n).unwrap().unwrap();
             let named = |view: &dyn GraphView, guides: Vec<guidance::LayerGuide>| {
                 let mut named: Vec<(String, String, String)> = guides
                     .into_iter()
@@ -198,7 +204,7 @@ fn compare(root: &Path, engine: &mut Engine, count: usize) -> Result<(), TestCas
                 .layer_guides(stored)
                 .unwrap()
                 .expect("the index keeps guides");
-            prop_assert_eq!(expected, named(index, rows), "guides of {}", id(n));
+            prop_assert_eq!(expected, named(index, rows), "guides of {}", n);
         }
     }
     Ok(())
@@ -240,4 +246,67 @@ fn precomputed_guidance_gives_the_contexts_of_the_rules() {
             Ok(())
         })
         .unwrap();
+}
+
+/// A refresh that renames the node holding the largest index: SQLite hands the renamed node
+/// that index again, so its index, kind and outgoing edges are unchanged while its id — and
+/// with it every edge into it — is not. The layer that contained the old id must lose the
+/// decision (found in review: the guides kept it).
+#[test]
+fn a_renamed_node_that_reuses_its_index_moves_the_guides() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let brief = root.join(".brief");
+    fs::create_dir_all(&brief).unwrap();
+    let write = |name: &str, text: &str| fs::write(brief.join(name), text).unwrap();
+    write(
+        "a-layer.md",
+        "---\nid: L-1\ntype: layer\ntitle: Platform layer\ncontains: [D-1]\n---\nThe platform.\n",
+    );
+    write(
+        "b-target.md",
+        "---\nid: T-1\ntype: behavior\ntitle: Checkout\ndepends_on: [L-1]\n---\nPays.\n",
+    );
+    // Sorted last, so it is written last and holds the largest index.
+    write(
+        "z-dec.md",
+        "---\nid: D-1\ntype: decision\ntitle: Use Postgres\n---\nOne database.\n",
+    );
+    let mut engine = Engine::open(Some(root), root).unwrap();
+    let ids = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    compare_ids(root, &mut engine, &ids(&["L-1", "T-1", "D-1"])).unwrap();
+    write(
+        "z-dec.md",
+        "---\nid: D-2\ntype: decision\ntitle: Use Postgres\n---\nOne database.\n",
+    );
+    engine
+        .refresh_paths(&[".brief/z-dec.md".to_string()])
+        .unwrap();
+    compare_ids(root, &mut engine, &ids(&["L-1", "T-1", "D-2"])).unwrap();
+    // One refresh removes the decision and adds another that a second layer already named
+    // (a dangling link that now resolves), again in the freed index.
+    write(
+        "c-layer.md",
+        "---\nid: L-2\ntype: layer\ntitle: Data layer\ncontains: [D-3]\n---\nData.\n",
+    );
+    write(
+        "b-target.md",
+        "---\nid: T-1\ntype: behavior\ntitle: Checkout\ndepends_on: [L-1, L-2]\n---\nPays.\n",
+    );
+    engine
+        .refresh_paths(&[
+            ".brief/c-layer.md".to_string(),
+            ".brief/b-target.md".to_string(),
+        ])
+        .unwrap();
+    compare_ids(root, &mut engine, &ids(&["L-1", "L-2", "T-1", "D-2"])).unwrap();
+    fs::remove_file(brief.join("z-dec.md")).unwrap();
+    write(
+        "y-dec.md",
+        "---\nid: D-3\ntype: decision\ntitle: Use Kafka\n---\nOne log.\n",
+    );
+    engine
+        .refresh(Some(brief::index::Verify::Full), &mut |_| {})
+        .unwrap();
+    compare_ids(root, &mut engine, &ids(&["L-1", "L-2", "T-1", "D-3"])).unwrap();
 }
