@@ -1,12 +1,16 @@
 //! `brief impact`: the targets whose context holds a node, each with the chain that brings it
 //! in (`docs/impact.md`).
 //!
-//! Computed from the inverse of the traversal rules of `docs/traversal.md`: walking back from
-//! the node over each rule gives every target that *could* select it (the rules without the
-//! fan-out limit and without supersedes pruning, which only ever remove nodes). Each such
-//! candidate is then selected forward with the very settings `brief context` uses
-//! ([`crate::context::plan`]), which keeps the answer exact — a target is listed iff its
-//! context holds the node — and gives the chain. No context is ranked, fitted or rendered.
+//! Computed from the inverse of the traversal rules of `docs/traversal.md`
+//! ([`inverse`]): candidates from each rule walked backwards once, then a verdict per
+//! candidate from only the rules that can bring the node in, with the reasons the target's
+//! own selection gives it — so a target is listed iff its context holds the node, and the
+//! chain is the selection's. Where the inverse is unsure (a Tana target, a sampled fan-out, a
+//! distance it cannot vouch for) the candidate is selected forward with the very settings
+//! `brief context` uses ([`crate::context::plan`]). No context is ranked, fitted or rendered.
+//!
+//! The looser inverse here ([`explorers`]: no pruning) serves `impact --since`, which must
+//! also find the targets whose traversal merely passes a changed node.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
@@ -36,7 +40,8 @@ pub struct Impact {
     /// Sorted by id.
     pub targets: Vec<Affected>,
     /// How many candidate targets the inverse could not decide alone and selected forward
-    /// (Tana targets, sampled fan-outs): a cost figure, not part of the answer.
+    /// (Tana targets, sampled fan-outs, a namespace node or the identity at a distance the
+    /// restricted walk cannot vouch for): a cost figure, not part of the answer.
     #[serde(skip)]
     pub selected: usize,
 }
@@ -123,7 +128,9 @@ pub fn impact(
     for &node in &asked {
         let mut inverse = Inverse::new(corpus, &walks, node)?;
         let mut found = inverse.candidates(&rule_plans)?;
-        found.extend(tana_candidates(corpus, plans, node)?);
+        if plans.possible.contains(&Origin::Tana) {
+            found.extend(tana_candidates(corpus, plans, node)?);
+        }
         if Some(node) == identity && plans.by_origin.iter().any(|(_, p)| p.options.identity) {
             everyone = true;
         }
@@ -174,8 +181,9 @@ pub fn impact(
             if !everyone_here && !mine[i].contains(&candidate) {
                 continue;
             }
-            let standing = match (tana_possible, &shared) {
-                (false, Some(options)) => inverses[i].probe_standing(candidate, options)?,
+            let standing_asked = !tana_possible && shared.is_some();
+            let standing = match (standing_asked, &shared) {
+                (true, Some(options)) => inverses[i].probe_standing(candidate, options)?,
                 _ => None,
             };
             let verdict = match standing {
@@ -184,6 +192,9 @@ pub fn impact(
                     let plan = plans.of(origin_of(&mut origins, candidate)?);
                     if plan.tana {
                         Verdict::Unsure
+                    } else if standing_asked {
+                        // Rules 1–4 already said no: only rule 5 is left.
+                        inverses[i].probe_forward(candidate, &plan.options)?
                     } else {
                         inverses[i].probe(candidate, &plan.options)?
                     }

@@ -199,17 +199,17 @@ pub(super) struct Inverse<'g> {
     node: NodeIx,
     identity: Option<NodeIx>,
     /// Per node looked at: the layers whose guidance holds it, with the guide rows.
-    propagated: HashMap<NodeIx, BTreeMap<NodeIx, Vec<LayerGuide>>>,
+    propagated: HashMap<NodeIx, Rc<BTreeMap<NodeIx, Vec<LayerGuide>>>>,
     /// Per node looked at: the nodes that transitively supersede it.
-    superseders: HashMap<NodeIx, BTreeSet<NodeIx>>,
+    superseders: HashMap<NodeIx, Rc<BTreeSet<NodeIx>>>,
     /// Per node looked at: what it `constrains`.
-    constrained: HashMap<NodeIx, BTreeSet<NodeIx>>,
+    constrained: HashMap<NodeIx, Rc<BTreeSet<NodeIx>>>,
     /// Per plan (by its depth and families): the region around the node.
-    regions: Vec<((Depth, TraverseOptionsKey), Rc<Region>)>,
+    regions: Vec<(RegionKey, Rc<Region>)>,
 }
 
-/// What of a plan shapes the region: the families followed and the fan-out limit.
-type TraverseOptionsKey = (brief_model::lens::Follow, usize);
+/// What of a plan shapes the region: the depth, the families followed, the fan-out limit.
+type RegionKey = (Depth, brief_model::lens::Follow, usize);
 
 impl<'g> Inverse<'g> {
     /// The inverse for `node`.
@@ -321,7 +321,7 @@ impl<'g> Inverse<'g> {
 
     /// Rule 5 only, for a target rules 1–4 do not bring the node into: a walk from the target
     /// and its guidance inside the region.
-    fn probe_forward(
+    pub fn probe_forward(
         &mut self,
         target: NodeIx,
         options: &TraverseOptions,
@@ -485,7 +485,7 @@ impl<'g> Inverse<'g> {
             ));
         }
         if at != target {
-            let constrained = self.constrained_by(at)?.clone();
+            let constrained = self.constrained_by(at)?;
             if constrained.contains(&target) {
                 reasons.push(edge_reason(
                     Relation::Constrains,
@@ -516,7 +516,7 @@ impl<'g> Inverse<'g> {
                     ));
                 }
             }
-            let propagated = self.propagated_by(at)?.clone();
+            let propagated = self.propagated_by(at)?;
             let walk = context.walk(self.graph, self.walks)?;
             let mut propagating = Vec::new();
             for &(_, _, layer) in &walk.layers {
@@ -539,7 +539,7 @@ impl<'g> Inverse<'g> {
     fn pruned(&mut self, context: &TargetRules, at: NodeIx) -> Result<bool, StoreError> {
         let walk = context.walk(self.graph, self.walks)?;
         let layers: BTreeSet<NodeIx> = walk.layers.iter().map(|&(_, _, l)| l).collect();
-        for other in self.superseders_of(at)?.clone() {
+        for &other in self.superseders_of(at)?.iter() {
             if other == context.target {
                 continue;
             }
@@ -559,7 +559,7 @@ impl<'g> Inverse<'g> {
     fn constrained_targets(&mut self, guide: NodeIx) -> Result<BTreeSet<NodeIx>, StoreError> {
         let graph = self.graph;
         let mut found = BTreeSet::new();
-        for spec in self.constrained_by(guide)?.clone() {
+        for &spec in self.constrained_by(guide)?.iter() {
             found.extend(graph.reach_out(spec, &Relation::Contains)?);
             for edge in graph.edges_in(spec)? {
                 if edge.relation.is_forward() && graph.kind_of(edge.from)? == Kind::Task {
@@ -593,7 +593,7 @@ impl<'g> Inverse<'g> {
 
     /// The region of `options`, built once per plan shape.
     fn region(&mut self, options: &TraverseOptions) -> Result<Rc<Region>, StoreError> {
-        let key = (options.depth, (options.follow, options.fanout));
+        let key = (options.depth, options.follow, options.fanout);
         if let Some((_, region)) = self.regions.iter().find(|(k, _)| *k == key) {
             return Ok(Rc::clone(region));
         }
@@ -626,14 +626,14 @@ impl<'g> Inverse<'g> {
     fn propagated_by(
         &mut self,
         at: NodeIx,
-    ) -> Result<&BTreeMap<NodeIx, Vec<LayerGuide>>, StoreError> {
+    ) -> Result<Rc<BTreeMap<NodeIx, Vec<LayerGuide>>>, StoreError> {
         if !self.propagated.contains_key(&at) {
             let graph = self.graph;
             let mut members: Vec<(NodeIx, Relation)> = Vec::new();
             if graph.kind_of(at)? == Kind::Decision {
                 members.push((at, Relation::Contains));
             }
-            for &spec in self.constrained_by(at)? {
+            for &spec in self.constrained_by(at)?.iter() {
                 members.push((spec, Relation::Constrains));
             }
             let mut layers: BTreeMap<NodeIx, Vec<LayerGuide>> = BTreeMap::new();
@@ -652,13 +652,13 @@ impl<'g> Inverse<'g> {
                 guides.sort();
                 guides.dedup();
             }
-            self.propagated.insert(at, layers);
+            self.propagated.insert(at, Rc::new(layers));
         }
-        Ok(&self.propagated[&at])
+        Ok(Rc::clone(&self.propagated[&at]))
     }
 
     /// What `at` constrains.
-    fn constrained_by(&mut self, at: NodeIx) -> Result<&BTreeSet<NodeIx>, StoreError> {
+    fn constrained_by(&mut self, at: NodeIx) -> Result<Rc<BTreeSet<NodeIx>>, StoreError> {
         if !self.constrained.contains_key(&at) {
             let set = self
                 .graph
@@ -666,19 +666,19 @@ impl<'g> Inverse<'g> {
                 .into_iter()
                 .map(|e| e.to)
                 .collect();
-            self.constrained.insert(at, set);
+            self.constrained.insert(at, Rc::new(set));
         }
-        Ok(&self.constrained[&at])
+        Ok(Rc::clone(&self.constrained[&at]))
     }
 
     /// The nodes that transitively supersede `at`, without `at`.
-    fn superseders_of(&mut self, at: NodeIx) -> Result<&BTreeSet<NodeIx>, StoreError> {
+    fn superseders_of(&mut self, at: NodeIx) -> Result<Rc<BTreeSet<NodeIx>>, StoreError> {
         if !self.superseders.contains_key(&at) {
             let mut set = self.graph.reach_in(at, &Relation::Supersedes)?;
             set.remove(&at);
-            self.superseders.insert(at, set);
+            self.superseders.insert(at, Rc::new(set));
         }
-        Ok(&self.superseders[&at])
+        Ok(Rc::clone(&self.superseders[&at]))
     }
 }
 

@@ -8,22 +8,27 @@ use brief_model::testing::node;
 use brief_model::Graph;
 use brief_project::Defaults;
 
-const KINDS: [Kind; 6] = [
+const KINDS: [Kind; 7] = [
     Kind::Layer,
     Kind::Feature,
     Kind::Decision,
     Kind::Policy,
     Kind::Behavior,
     Kind::Task,
+    Kind::Identity,
 ];
-const RELATIONS: [&str; 6] = [
+const RELATIONS: [&str; 7] = [
     "contains",
     "depends_on",
     "constrains",
     "supersedes",
     "implements",
     "verified_by",
+    "links",
 ];
+/// No lens, and built-in lenses that follow different families (children without parents,
+/// references only, …).
+const LENSES: [Option<&str>; 4] = [None, Some("planning"), Some("coding"), Some("writing")];
 
 /// A graph of `kinds.len()` nodes `N0…` with the given `(from, relation, to)` links.
 fn graph(kinds: &[usize], links: &[(usize, usize, usize)]) -> Graph {
@@ -46,13 +51,24 @@ fn graph(kinds: &[usize], links: &[(usize, usize, usize)]) -> Graph {
 /// For every node: the targets and chains `impact` gives equal those of every target's own
 /// selection.
 fn assert_exact(graph: &Graph, depth: Depth, fanout: usize) -> Result<(), TestCaseError> {
-    let defaults = Defaults {
-        fanout: Some(fanout),
-        ..Defaults::default()
-    };
     let request = ContextRequest {
         depth: Some(depth),
         ..ContextRequest::default()
+    };
+    assert_exact_with(graph, &request, fanout, false)
+}
+
+/// [`assert_exact`] with any request (lens, identity), and optionally asking two nodes at once.
+fn assert_exact_with(
+    graph: &Graph,
+    request: &ContextRequest,
+    fanout: usize,
+    pairs: bool,
+) -> Result<(), TestCaseError> {
+    let request = request.clone();
+    let defaults = Defaults {
+        fanout: Some(fanout),
+        ..Defaults::default()
     };
     let plans = Plans::new(&defaults, &request).unwrap();
     let plan = plans.of(Origin::SpecGraph);
@@ -81,6 +97,30 @@ fn assert_exact(graph: &Graph, depth: Depth, fanout: usize) -> Result<(), TestCa
             "impact of {}",
             graph.node(node).id
         );
+        if pairs {
+            // Two asked nodes: each target lists a chain per node its context holds, in order.
+            let other = (node + 1) % graph.len() as NodeIx;
+            if other != node {
+                let both = impact(graph, &plans, &[node, other]).unwrap();
+                let mut expected: Vec<Affected> = Vec::new();
+                for selection in &selections {
+                    let mut chains = Vec::new();
+                    for n in [node, other] {
+                        chains.extend(chain(graph, selection, n).unwrap());
+                    }
+                    if !chains.is_empty() {
+                        let t = selection.target;
+                        expected.push(Affected {
+                            id: graph.node(t).id.clone(),
+                            kind: graph.node(t).kind.name().to_string(),
+                            chain: chains,
+                        });
+                    }
+                }
+                expected.sort_by(|a, b| a.id.cmp(&b.id));
+                prop_assert_eq!(&both.targets, &expected, "impact of two nodes");
+            }
+        }
         // Knowing the origins skips look-ups, not targets: a sole origin, and two without Tana.
         for origins in [
             vec![Origin::SpecGraph],
@@ -101,6 +141,25 @@ fn assert_exact(graph: &Graph, depth: Depth, fanout: usize) -> Result<(), TestCa
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn impact_agrees_with_every_selection_under_lenses_and_identity(
+        kinds in prop::collection::vec(0..KINDS.len(), 4..12),
+        links in prop::collection::vec((0usize..12, 0..RELATIONS.len(), 0usize..12), 0..36),
+        depth in prop_oneof![(0u32..4).prop_map(Depth::Hops), Just(Depth::Full)],
+        lens in 0..LENSES.len(),
+        no_identity in any::<bool>(),
+        fanout in prop_oneof![Just(1usize), Just(2), Just(200)],
+    ) {
+        let graph = graph(&kinds, &links);
+        let request = ContextRequest {
+            depth: Some(depth),
+            lens: LENSES[lens].map(str::to_string),
+            no_identity,
+            ..ContextRequest::default()
+        };
+        assert_exact_with(&graph, &request, fanout, true)?;
+    }
 
     #[test]
     fn impact_agrees_with_every_selection(

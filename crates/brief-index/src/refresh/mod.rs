@@ -14,6 +14,8 @@ use super::*;
 /// Up to this many changed files a refresh rebuilds only the guides of the layers they can
 /// move; above it, the whole table (one query is cheaper than many).
 const FEW_FILES: usize = 256;
+/// ... and up to this many nodes in them.
+const FEW_NODES: usize = 4096;
 
 pub(super) use listing::*;
 pub(super) use plan::*;
@@ -397,7 +399,8 @@ impl Index {
             // A refresh of a few files rebuilds the guides of the layers those files' nodes
             // can move, asked before the writes (old closures) and after (new ones); an
             // export or many files rebuild the whole table.
-            let few = !fresh && tana_reads.is_empty() && todo.len() + removed.len() <= FEW_FILES;
+            let mut few =
+                !fresh && tana_reads.is_empty() && todo.len() + removed.len() <= FEW_FILES;
             let mut moved_layers = BTreeSet::new();
             let mut old_shapes = guides::Shapes::new();
             if few {
@@ -412,8 +415,12 @@ impl Index {
                     }
                 }
                 drop(of_file);
-                old_shapes = guides::shapes(&tx, &old_nodes).map_err(e)?;
-                moved_layers = guides::layers_above(&tx, &old_nodes).map_err(e)?;
+                // A removed Tana export is one file of a million nodes: rebuild whole.
+                few = old_nodes.len() <= FEW_NODES;
+                if few {
+                    old_shapes = guides::shapes(&tx, &old_nodes).map_err(e)?;
+                    moved_layers = guides::layers_above(&tx, &old_nodes).map_err(e)?;
+                }
             }
             for path in &removed {
                 remove_file(&tx, path).map_err(e)?;
