@@ -140,9 +140,12 @@ impl<'t> Locator<'t> {
     pub fn new(text: &'t str) -> Locator<'t> {
         let b = text.as_bytes();
         let start = skip_ws(b, 0);
+        // Only JSON gets a tree: text after the root value, or any other malformation, is
+        // left to the walk, whose answers on such text the tree could not reproduce.
         let tree = (start < b.len())
             .then(|| build(b, start, 0))
             .flatten()
+            .filter(|&(_, end)| skip_ws(b, end) == b.len())
             .map(|(node, _)| (start, node));
         Locator { text, tree }
     }
@@ -213,9 +216,44 @@ fn build(b: &[u8], i: usize, depth: usize) -> Option<(Node, usize)> {
         b'"' => string(b, i).map(|(s, end)| (Node::Str(s), end)),
         _ => {
             let end = skip_value(b, i)?;
-            (end > i).then_some((Node::Other, end))
+            literal(&b[i..end]).then_some((Node::Other, end))
         }
     }
+}
+
+/// Whether `token` is a JSON literal: `true`, `false`, `null` or a number.
+fn literal(token: &[u8]) -> bool {
+    if matches!(token, b"true" | b"false" | b"null") {
+        return true;
+    }
+    let digits = |t: &[u8], mut i: usize| {
+        let from = i;
+        while t.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        (i > from).then_some(i)
+    };
+    let mut i = usize::from(token.first() == Some(&b'-'));
+    let Some(mut at) = digits(token, i) else {
+        return false;
+    };
+    if token.get(at) == Some(&b'.') {
+        let Some(next) = digits(token, at + 1) else {
+            return false;
+        };
+        at = next;
+    }
+    if matches!(token.get(at), Some(b'e' | b'E')) {
+        i = at + 1;
+        if matches!(token.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let Some(next) = digits(token, i) else {
+            return false;
+        };
+        at = next;
+    }
+    at == token.len()
 }
 
 /// [`walk`] over the tree.
@@ -371,6 +409,44 @@ mod tests {
 
     fn at(path: &[Seg]) -> (u32, u32) {
         line_col(TEXT, locate(TEXT, path).unwrap())
+    }
+
+    /// Text that is not JSON is left to the walk, so both answer alike: a scalar holding a
+    /// bracket (`a{`, which the walk's bracket count treats as an opening) and text after
+    /// the root value (found by the proptest `json_locator_agrees`).
+    #[test]
+    fn the_locator_answers_what_the_walk_answers_on_near_json() {
+        for text in [
+            "[[\"\",a{]]0",
+            "[[\"\",a{]]",
+            "[a[, 1]",
+            "{\"a\": b\"}",
+            "[1] [2, 3]",
+            "[1]x",
+        ] {
+            assert!(Locator::new(text).tree.is_none(), "{text:?} is not JSON");
+            for path in [
+                vec![Seg::Index(1)],
+                vec![Seg::Index(0), Seg::Index(1)],
+                vec![Seg::key("a")],
+            ] {
+                assert_eq!(
+                    Locator::new(text).locate(&path),
+                    locate(text, &path),
+                    "{text:?} {path:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn literals_are_json_scalars() {
+        for ok in ["0", "-1", "12.5", "1e9", "-0.5E-3", "true", "false", "null"] {
+            assert!(literal(ok.as_bytes()), "{ok}");
+        }
+        for bad in ["", "-", "a{", "1.", ".5", "1e", "tru", "01x", "1-2"] {
+            assert!(!literal(bad.as_bytes()), "{bad}");
+        }
     }
 
     #[test]
