@@ -191,7 +191,10 @@ pub fn impact(
                 None => {
                     let plan = plans.of(origin_of(&mut origins, candidate)?);
                     if plan.tana {
-                        Verdict::Unsure
+                        match inverses[i].given(candidate, &plan.options) {
+                            Some(steps) => Verdict::In(steps),
+                            None => Verdict::Unsure,
+                        }
                     } else if standing_asked {
                         // Rules 1–4 already said no: only rule 5 is left.
                         inverses[i].probe_forward(candidate, &plan.options)?

@@ -281,6 +281,18 @@ impl<'g> Inverse<'g> {
         Ok(found)
     }
 
+    /// The chain when the node is in every selection of `target` whatever its rules: the
+    /// target itself, or the identity (every traversal, Tana's included, adds it first).
+    pub fn given(&self, target: NodeIx, options: &TraverseOptions) -> Option<Vec<String>> {
+        if self.node == target {
+            return Some(vec!["(the target)".to_string()]);
+        }
+        if options.identity && self.identity == Some(self.node) {
+            return Some(vec!["(the project identity)".to_string()]);
+        }
+        None
+    }
+
     /// Whether `target`'s context holds the node by rules 1–4 (target, identity, namespace,
     /// constrainers, layer guidance), and the chain. These rules read only the families and
     /// the identity setting, which every rule-set plan of one request shares, so the answer
@@ -290,11 +302,8 @@ impl<'g> Inverse<'g> {
         target: NodeIx,
         options: &TraverseOptions,
     ) -> Result<Option<Vec<String>>, StoreError> {
-        if self.node == target {
-            return Ok(Some(vec!["(the target)".to_string()]));
-        }
-        if options.identity && self.identity == Some(self.node) {
-            return Ok(Some(vec!["(the project identity)".to_string()]));
+        if let Some(steps) = self.given(target, options) {
+            return Ok(Some(steps));
         }
         let context = TargetRules::new(self.graph, target)?;
         let reasons = self.standing_reasons(&context, self.node, options)?;

@@ -218,3 +218,33 @@ fn the_chain_names_the_rules_of_the_issue_example() {
         vec!["CHECKOUT-01 ← contains CHECKOUT ← constrains POL-CHK-01".to_string()]
     );
 }
+
+/// A Tana export next to an artifact folder holding the project identity: every Tana target
+/// holds the identity (its walk adds it first), which the inverse answers without selecting.
+#[test]
+fn impact_of_the_identity_is_exact_in_a_project_with_tana() {
+    let dir = tempfile::tempdir().unwrap();
+    generate(Shape::Tana, 120, dir.path(), 26).unwrap();
+    let toml = dir.path().join("brief.toml");
+    let mut config = std::fs::read_to_string(&toml).unwrap();
+    config.push_str("artifacts = [\"notes\"]\n");
+    std::fs::write(&toml, config).unwrap();
+    std::fs::create_dir_all(dir.path().join("notes")).unwrap();
+    std::fs::write(
+        dir.path().join("notes/identity.md"),
+        "---\nid: IDENTITY\ntype: identity\ntitle: The workspace\n---\nA Tana workspace for planning.\n",
+    )
+    .unwrap();
+    let (graph, defaults) = load(dir.path());
+    let identity = graph.lookup("IDENTITY").expect("the identity loads");
+    let compared = assert_exact(&graph, &defaults, &ContextRequest::default());
+    assert!(compared.pairs > graph.len(), "{} pairs", compared.pairs);
+    let plans = Plans::new(&defaults, &ContextRequest::default()).unwrap();
+    let answer = impact(&graph, &plans, &[identity]).unwrap();
+    assert_eq!(
+        answer.targets.len(),
+        graph.len(),
+        "every context holds the identity"
+    );
+    assert_eq!(answer.selected, 0, "none selected forward");
+}
