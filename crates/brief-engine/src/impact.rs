@@ -15,11 +15,11 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use crate::context::{plan_for, select, ContextError, ContextRequest, Plan};
-use crate::traverse::{follows_forward, Depth, Direction, Reason, Selection, TraverseOptions};
+use crate::traverse::{Depth, Direction, Reason, Selection, TraverseOptions};
 use inverse::{Inverse, Verdict, Walks};
 
 mod inverse;
-use brief_model::{Corpus, GraphView, Kind, NodeIx, Origin, Relation, StoreError};
+use brief_model::{Corpus, GraphView, NodeIx, Origin, Relation, StoreError};
 use brief_project::Defaults;
 
 /// A target whose context holds at least one of the asked nodes.
@@ -241,37 +241,6 @@ pub fn impact(
     })
 }
 
-/// Every target whose context could hold `node` under some origin's plan: a superset of the
-/// exact answer.
-fn candidates_for(
-    graph: &dyn GraphView,
-    plans: &Plans,
-    node: NodeIx,
-) -> Result<BTreeSet<NodeIx>, StoreError> {
-    let mut found = BTreeSet::from([node]);
-    for plan in plans.rules() {
-        let follow = plan.options.follow;
-        // Rule 2: a node is the namespace of everything it transitively contains.
-        if follow.parent {
-            found.extend(graph.reach_out(node, &Relation::Contains)?);
-        }
-        // Rule 5 backwards: who reaches `node` over followed forward links, and in how many
-        // hops. A node P at k hops is a candidate target when k is within the depth, and the
-        // targets P is guidance for (rules 3, 3b, 4: distance 1) when k + 1 is.
-        let back = backward(graph, node, plan.options.depth, |r| {
-            follows_forward(follow, r)
-        })?;
-        for (&reacher, &hops) in &back {
-            found.insert(reacher);
-            if within(plan.options.depth, hops + 1) {
-                found.extend(guided_by(graph, reacher)?);
-            }
-        }
-    }
-    found.extend(tana_candidates(graph, plans, node)?);
-    Ok(found)
-}
-
 /// Every Tana target whose walk (both ways over the lens's families) could reach `node`.
 fn tana_candidates(
     graph: &dyn GraphView,
@@ -328,100 +297,6 @@ fn within(depth: Depth, hops: u32) -> bool {
         Depth::Hops(max) => hops <= max,
         Depth::Full => true,
     }
-}
-
-/// Nodes that reach `node` over edges `follows` accepts, with the fewest hops, within
-/// `depth` (`node` itself at 0).
-fn backward(
-    graph: &dyn GraphView,
-    node: NodeIx,
-    depth: Depth,
-    follows: impl Fn(&Relation) -> bool,
-) -> Result<BTreeMap<NodeIx, u32>, StoreError> {
-    let mut best = BTreeMap::from([(node, 0u32)]);
-    let mut queue = VecDeque::from([(node, 0u32)]);
-    while let Some((at, hops)) = queue.pop_front() {
-        if !within(depth, hops + 1) {
-            continue;
-        }
-        for edge in graph.edges_in(at)? {
-            if follows(&edge.relation) && !best.contains_key(&edge.from) {
-                best.insert(edge.from, hops + 1);
-                queue.push_back((edge.from, hops + 1));
-            }
-        }
-    }
-    Ok(best)
-}
-
-/// The targets `guide` can be guidance for (distance 1): what it constrains and everything
-/// beneath that (rule 3), tasks that link what it constrains (rule 3b), and every node whose
-/// layer walk reaches a layer holding it as a decision or holding what it constrains (rule 4).
-fn guided_by(graph: &dyn GraphView, guide: NodeIx) -> Result<BTreeSet<NodeIx>, StoreError> {
-    let mut found = BTreeSet::new();
-    let constrained: Vec<NodeIx> = graph
-        .edges_out(guide)?
-        .into_iter()
-        .filter(|e| e.relation == Relation::Constrains)
-        .map(|e| e.to)
-        .collect();
-    // Members of a layer's contains closure through which a layer propagates `guide`.
-    let mut members: Vec<NodeIx> = constrained.clone();
-    if graph.kind_of(guide)? == Kind::Decision {
-        members.push(guide);
-    }
-    for &spec in &constrained {
-        found.insert(spec);
-        found.extend(graph.reach_out(spec, &Relation::Contains)?);
-        for edge in graph.edges_in(spec)? {
-            if edge.relation.is_forward() && graph.kind_of(edge.from)? == Kind::Task {
-                found.insert(edge.from);
-            }
-        }
-    }
-    let mut layers: BTreeSet<NodeIx> = BTreeSet::new();
-    for member in members {
-        for a in graph.reach_in(member, &Relation::Contains)? {
-            if graph.kind_of(a)? == Kind::Layer {
-                layers.insert(a);
-            }
-        }
-    }
-    found.extend(reaching_layers(graph, &layers)?);
-    Ok(found)
-}
-
-/// Every node whose layer walk (rule 4: `depends_on` targets and feature/layer `contains`
-/// parents) reaches one of `layers`.
-fn reaching_layers(
-    graph: &dyn GraphView,
-    layers: &BTreeSet<NodeIx>,
-) -> Result<BTreeSet<NodeIx>, StoreError> {
-    let mut seen: BTreeSet<NodeIx> = layers.clone();
-    let mut stack: Vec<NodeIx> = layers.iter().copied().collect();
-    while let Some(at) = stack.pop() {
-        let mut next: Vec<NodeIx> = graph
-            .edges_in(at)?
-            .into_iter()
-            .filter(|e| e.relation == Relation::DependsOn)
-            .map(|e| e.from)
-            .collect();
-        if graph.kind_of(at)?.is_grouping() {
-            next.extend(
-                graph
-                    .edges_out(at)?
-                    .into_iter()
-                    .filter(|e| e.relation == Relation::Contains)
-                    .map(|e| e.to),
-            );
-        }
-        for n in next {
-            if seen.insert(n) {
-                stack.push(n);
-            }
-        }
-    }
-    Ok(seen)
 }
 
 /// The chain of links from the selection's target to `node`, or `None` when the selection
@@ -617,17 +492,25 @@ pub fn reason_steps(
     }
 }
 
-/// Every target whose traversal could read `node` or its links, under some origin's plan:
-/// the targets that could select it, those beneath it (whose namespace walk passes it) and
-/// those whose layer walk passes through it. When `node` changes, only these contexts can.
+/// Every target whose traversal could read `node` or its links, under some origin's plan
+/// ([`Inverse::explorers`], and the Tana walk). When `node` changes, only these contexts can.
 pub fn explorers(
     graph: &dyn GraphView,
     plans: &Plans,
     node: NodeIx,
 ) -> Result<BTreeSet<NodeIx>, StoreError> {
-    let mut found = candidates_for(graph, plans, node)?;
-    found.extend(graph.reach_out(node, &Relation::Contains)?);
-    found.extend(reaching_layers(graph, &BTreeSet::from([node]))?);
+    // The identity is in every context: a change of it can change any.
+    if graph.identity()? == Some(node) && plans.by_origin.iter().any(|(_, p)| p.options.identity) {
+        let mut everyone = BTreeSet::new();
+        for id in graph.all_ids()? {
+            everyone.extend(graph.lookup(&id)?);
+        }
+        return Ok(everyone);
+    }
+    let walks = Walks::default();
+    let rule_plans: Vec<TraverseOptions> = plans.rules().map(|p| p.options).collect();
+    let mut found = Inverse::new(graph, &walks, node)?.explorers(&rule_plans)?;
+    found.extend(tana_candidates(graph, plans, node)?);
     Ok(found)
 }
 

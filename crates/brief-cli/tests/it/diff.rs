@@ -326,3 +326,46 @@ fn an_unknown_revision_is_an_error() {
         "{stderr}"
     );
 }
+
+/// The project identity is in every context, so an edit of it changes every context, and
+/// `impact --since` must list each one (it listed only the targets linked to the identity).
+#[test]
+fn an_edited_identity_changes_every_context() {
+    let dir = copy_fixture(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/notes-app"
+    ));
+    let root = dir.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "A"]);
+    let identity = root.join(".contextia/system/identity.md");
+    let mut text = fs::read_to_string(&identity).unwrap();
+    text.push_str("\nEvery sync is end-to-end encrypted.\n");
+    fs::write(&identity, text).unwrap();
+    let root = root.to_str().unwrap();
+    let holders: Value = serde_json::from_str(&brief(&[
+        "impact", "IDENTITY", "--format", "json", "--root", root,
+    ]))
+    .unwrap();
+    let s: Value = serde_json::from_str(&brief(&[
+        "impact", "--since", "HEAD", "--format", "json", "--root", root,
+    ]))
+    .unwrap();
+    assert_eq!(s["nodes"], serde_json::json!(["IDENTITY"]));
+    let changed: Vec<&str> = s["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["changed"] == serde_json::json!(["IDENTITY"]))
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    let every: Vec<&str> = holders["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    assert!(every.len() > 5, "{every:?}");
+    assert_eq!(changed, every);
+}

@@ -582,22 +582,54 @@ impl<'g> Inverse<'g> {
     /// Every node whose layer walk reaches, in at least one step, a layer that propagates one
     /// of `guides`.
     fn reaching(&mut self, guides: &[NodeIx]) -> Result<BTreeSet<NodeIx>, StoreError> {
-        let graph = self.graph;
         let mut layers: BTreeSet<NodeIx> = BTreeSet::new();
         for &g in guides {
             layers.extend(self.propagated_by(g)?.keys().copied());
         }
+        self.walking_to(layers)
+    }
+
+    /// Every node whose layer walk reaches one of `ends` in at least one step.
+    fn walking_to(&self, ends: BTreeSet<NodeIx>) -> Result<BTreeSet<NodeIx>, StoreError> {
         let mut seen: BTreeSet<NodeIx> = BTreeSet::new();
-        let mut stack: Vec<NodeIx> = layers.into_iter().collect();
+        let mut stack: Vec<NodeIx> = ends.into_iter().collect();
         while let Some(at) = stack.pop() {
             let whole = seen.len() > WHOLE_READ_AFTER;
-            for &before in self.walks.before(graph, at, whole)?.iter() {
+            for &before in self.walks.before(self.graph, at, whole)?.iter() {
                 if seen.insert(before) {
                     stack.push(before);
                 }
             }
         }
         Ok(seen)
+    }
+
+    /// Every target whose traversal under one of `plans` could read the node or its links:
+    /// the candidates without any pruning (a superseder pruned itself still prunes, so a
+    /// change of it can matter where it is pruned), what the node contains (whose namespace
+    /// walk passes it) and every node whose layer walk passes through it. When the node
+    /// changes, only these contexts can (`impact --since`).
+    pub fn explorers(&mut self, plans: &[TraverseOptions]) -> Result<BTreeSet<NodeIx>, StoreError> {
+        let node = self.node;
+        // Every target that may hold it, what it contains, and where rule 4 would propagate it
+        // before pruning (a pruned superseder still prunes, so its change matters there)...
+        let mut found = self.candidates(plans)?;
+        found.extend(self.graph.reach_out(node, &Relation::Contains)?);
+        found.extend(self.propagated_by(node)?.keys().copied());
+        found.extend(self.reaching(&[node])?);
+        // ... the layers that propagate it or what links to it within the depth (the walk
+        // from a layer never counts the layer itself, but a change there is read there)...
+        for options in plans {
+            let region = self.region(options)?;
+            for (&at, &hops) in &region.hops {
+                if options.depth.allows(hops + 1) {
+                    found.extend(self.propagated_by(at)?.keys().copied());
+                }
+            }
+        }
+        // ... and every node whose layer walk passes through it.
+        found.extend(self.walking_to(BTreeSet::from([node]))?);
+        Ok(found)
     }
 
     /// The region of `options`, built once per plan shape.

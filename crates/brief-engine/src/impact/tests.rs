@@ -5,7 +5,7 @@ use proptest::prelude::*;
 
 use super::*;
 use brief_model::testing::node;
-use brief_model::Graph;
+use brief_model::{Graph, Kind};
 use brief_project::Defaults;
 
 const KINDS: [Kind; 7] = [
@@ -97,6 +97,12 @@ fn assert_exact_with(
             "impact of {}",
             graph.node(node).id
         );
+        // What `impact --since` compares when the node changes holds at least these.
+        let explorers = explorers(graph, &plans, node).unwrap();
+        for target in &answer.targets {
+            let t = graph.lookup(&target.id).unwrap();
+            prop_assert!(explorers.contains(&t), "{} explores {}", target.id, node);
+        }
         if pairs {
             // Two asked nodes: each target lists a chain per node its context holds, in order.
             let other = (node + 1) % graph.len() as NodeIx;
