@@ -362,16 +362,14 @@ impl<'g> Inverse<'g> {
             if reasons.is_empty() {
                 continue;
             }
+            // Constrainers (rules 3, 3b) and layer guidance (rule 4) start rule 5 at distance 1.
             let guidance = reasons.iter().any(|r| {
                 matches!(
                     r,
                     Reason::Edge {
                         relation: Relation::Constrains,
                         ..
-                    }
-                ) || matches!(
-                    r,
-                    Reason::Edge {
+                    } | Reason::Edge {
                         direction: Direction::Propagated,
                         ..
                     }
