@@ -1,9 +1,9 @@
 //! The engine: a project, its index kept fresh, and the requests the CLI and the MCP server
 //! make of it. Both front ends hold an `Engine` and print what it returns, byte for byte.
 
+use std::collections::BTreeSet;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex};
 
 use crate::context::{assemble_from, show, ContextError, ContextOutput, ContextRequest, Start};
 use crate::render::Format;
@@ -108,27 +108,102 @@ pub fn located(root: &Path, location: &str) -> String {
 }
 
 /// Tells an [`Engine`] that files may have changed. A long-lived caller with a file watcher
-/// (the MCP server) marks it on every change, and the engine then refreshes the index only
-/// before the next request after a mark instead of checking every file on every request.
+/// (`brief serve`, `brief watch`) marks it on every change, and the engine then refreshes the
+/// index only before the next request after a mark instead of checking every file on every
+/// request.
 #[derive(Debug, Clone)]
-pub struct ChangeSignal(Arc<AtomicBool>);
+pub struct ChangeSignal(Arc<(Mutex<Pending>, Condvar)>);
+
+/// The changes marked since the last refresh.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Pending {
+    /// Something changed (or nothing is known yet).
+    pub marked: bool,
+    /// Events were lost: every file is checked, whatever the project's size.
+    pub lost: bool,
+    /// The files the watcher named (root-relative), unless there were more than
+    /// [`MAX_NAMED_CHANGES`] or a change named none.
+    pub paths: Option<BTreeSet<String>>,
+}
+
+/// The most changed paths a [`ChangeSignal`] remembers; more are treated as "anything".
+pub const MAX_NAMED_CHANGES: usize = 4096;
 
 impl Default for ChangeSignal {
     /// A new signal starts marked: nothing is known about the files yet.
     fn default() -> ChangeSignal {
-        ChangeSignal(Arc::new(AtomicBool::new(true)))
+        let signal = ChangeSignal(Arc::default());
+        signal.mark();
+        signal
     }
 }
 
 impl ChangeSignal {
-    /// Something under the root changed.
-    pub fn mark(&self) {
-        self.0.store(true, Ordering::SeqCst);
+    fn pending(&self) -> std::sync::MutexGuard<'_, Pending> {
+        self.0 .0.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Whether something changed since the last call; clears the mark.
-    fn take(&self) -> bool {
-        self.0.swap(false, Ordering::SeqCst)
+    fn update(&self, f: impl FnOnce(&mut Pending)) {
+        let mut pending = self.pending();
+        if !pending.marked {
+            // The first mark since the last refresh starts an empty list of named files.
+            *pending = Pending {
+                marked: true,
+                lost: false,
+                paths: Some(BTreeSet::new()),
+            };
+        }
+        f(&mut pending);
+        if pending
+            .paths
+            .as_ref()
+            .is_some_and(|p| p.len() > MAX_NAMED_CHANGES)
+        {
+            pending.paths = None;
+        }
+        self.0 .1.notify_all();
+    }
+
+    /// Something under the root changed; what is not known.
+    pub fn mark(&self) {
+        self.update(|p| p.paths = None);
+    }
+
+    /// These files (root-relative) changed: created, written, removed or renamed.
+    pub fn mark_paths(&self, paths: impl IntoIterator<Item = String>) {
+        self.update(|p| {
+            if let Some(known) = &mut p.paths {
+                known.extend(paths);
+            }
+        });
+    }
+
+    /// Changes were lost (the watcher's queue overflowed): check every file.
+    pub fn mark_lost(&self) {
+        self.update(|p| {
+            p.paths = None;
+            p.lost = true;
+        });
+    }
+
+    /// Waits up to `timeout` for a mark; whether there is one.
+    pub fn wait(&self, timeout: std::time::Duration) -> bool {
+        let pending = self.pending();
+        if pending.marked {
+            return true;
+        }
+        let (pending, _) = self
+            .0
+             .1
+            .wait_timeout(pending, timeout)
+            .unwrap_or_else(|p| p.into_inner());
+        pending.marked
+    }
+
+    /// What changed since the last call (`None`: nothing); clears the mark.
+    pub fn take(&self) -> Option<Pending> {
+        let mut pending = self.pending();
+        pending.marked.then(|| std::mem::take(&mut *pending))
     }
 }
 
@@ -173,6 +248,12 @@ pub struct Engine {
     index: Index,
     /// When set, requests refresh only after a change was signalled.
     changes: Option<ChangeSignal>,
+    /// Whether a request first asks a file watcher to vouch for the index (`brief watch`).
+    consult_watcher: bool,
+    /// Why a watcher that exists did not vouch, said once as a notice.
+    watcher_declined: Option<String>,
+    /// Up to this many files a refresh stats every file ([`FULL_CHECK_LIMIT`]).
+    full_check_limit: usize,
 }
 
 impl Engine {
@@ -187,6 +268,9 @@ impl Engine {
             project,
             index,
             changes: None,
+            consult_watcher: false,
+            watcher_declined: None,
+            full_check_limit: FULL_CHECK_LIMIT,
         })
     }
 
@@ -198,11 +282,22 @@ impl Engine {
     /// One line per thing the user should know about this run that is not an error (the
     /// index kept in memory because `.brief/cache` cannot be written, or is a link).
     pub fn notices(&self) -> Vec<String> {
+        let declined = self.watcher_declined.as_ref().map(|why| {
+            format!("the file watcher of this project did not vouch for the index ({why}); the files were checked instead")
+        });
         self.index
             .notice()
             .map(str::to_string)
             .into_iter()
+            .chain(declined)
             .collect()
+    }
+
+    /// Lowers the number of files up to which a refresh stats every file (tests of the
+    /// large-project path on small projects).
+    #[doc(hidden)]
+    pub fn set_full_check_limit(&mut self, files: usize) {
+        self.full_check_limit = files;
     }
 
     /// Brings the index up to date. `None` checks every file on projects of up to
@@ -226,7 +321,7 @@ impl Engine {
         verify: Option<Verify>,
         progress: &mut dyn FnMut(brief_index::Step),
     ) -> Result<Refresh, EngineError> {
-        let verify = verify.unwrap_or(if self.index.file_count() <= FULL_CHECK_LIMIT {
+        let verify = verify.unwrap_or(if self.index.file_count() <= self.full_check_limit {
             Verify::Full
         } else {
             Verify::Quick
@@ -240,24 +335,84 @@ impl Engine {
         self.changes = Some(signal);
     }
 
-    /// The refresh a request starts with: always, or only after a signalled change.
-    fn refresh_for_request(&mut self) -> Result<(), EngineError> {
-        let signal = self.changes.clone();
-        if let Some(signal) = &signal {
-            // An index that is not built yet (a rebuild after damage) is refreshed whatever
-            // the signal says: no change since the last refresh does not make it current.
-            if !signal.take() && !self.index.is_unbuilt() {
-                return Ok(());
+    /// From now on, a request first asks the project's file watcher (`brief watch`, `brief
+    /// serve`; see [`crate::watched`]) to vouch for the index, and checks the files itself
+    /// only when no watcher does. For processes without a watcher of their own.
+    pub fn consult_watcher(&mut self) {
+        self.consult_watcher = true;
+    }
+
+    /// Whether a watcher vouched for the index just now.
+    fn vouched_for(&mut self) -> bool {
+        if !self.consult_watcher || self.changes.is_some() || self.index.is_unbuilt() {
+            return false;
+        }
+        let Some(cache) = self.index.cache_dir() else {
+            return false;
+        };
+        match crate::watched::ask(&cache.real_path(""), crate::watched::ANSWER_WAIT) {
+            crate::watched::Answer::Fresh => true,
+            crate::watched::Answer::Absent => false,
+            crate::watched::Answer::Declined(why) => {
+                self.watcher_declined = Some(why);
+                false
             }
         }
-        let result = self.refresh(None, &mut |_| {});
+    }
+
+    /// The refresh a request starts with: always, only after a signalled change, or never
+    /// when a file watcher vouches for the index.
+    fn refresh_for_request(&mut self) -> Result<(), EngineError> {
+        if self.vouched_for() {
+            return Ok(());
+        }
+        self.refresh_pending().map(|_| ())
+    }
+
+    /// Brings the index up to date with what the change signal marked (everything, without
+    /// a signal); `None` when nothing was marked. What a watcher runs after changes.
+    pub fn refresh_pending(&mut self) -> Result<Option<Refresh>, EngineError> {
+        let signal = self.changes.clone();
+        let pending = match &signal {
+            // An index that is not built yet (a rebuild after damage) is refreshed whatever
+            // the signal says: no change since the last refresh does not make it current.
+            Some(signal) => match signal.take() {
+                Some(pending) => pending,
+                None if self.index.is_unbuilt() => Pending::default(),
+                None => return Ok(None),
+            },
+            None => Pending::default(),
+        };
+        let result = self.refresh_marked(&pending);
         if result.is_err() {
             // Try again on the next request rather than trusting a half-done refresh.
             if let Some(signal) = &signal {
                 signal.mark();
             }
         }
-        result.map(|_| ())
+        result.map(Some)
+    }
+
+    /// A refresh after `pending` changes. Above [`FULL_CHECK_LIMIT`] files the usual refresh
+    /// stats only folders and manifests, so files the watcher named are read by name too: an
+    /// edit in place is then seen at any size.
+    fn refresh_marked(&mut self, pending: &Pending) -> Result<Refresh, EngineError> {
+        let verify = pending.lost.then_some(Verify::Full);
+        let mut refresh = self.refresh(verify, &mut |_| {})?;
+        if let Some(paths) = &pending.paths {
+            if verify.is_none() && self.index.file_count() > self.full_check_limit {
+                let paths: Vec<String> = paths.iter().cloned().collect();
+                let named = self.index.indexed_among(&paths)?;
+                if !named.is_empty() {
+                    let by_name = self.refresh_paths(&named)?;
+                    refresh.parsed += by_name.parsed;
+                    refresh.unchanged_content += by_name.unchanged_content;
+                    refresh.removed += by_name.removed;
+                    refresh.files = by_name.files;
+                }
+            }
+        }
+        Ok(refresh)
     }
 
     /// Refreshes just these files (relative to the root), e.g. from a file watcher.

@@ -11,3 +11,4 @@ pub mod render;
 pub mod resolve;
 pub mod revision;
 pub mod traverse;
+pub mod watched;

@@ -638,6 +638,12 @@ impl Index {
         self.unbuilt.is_some()
     }
 
+    /// `.brief/cache`, when the index lives there (not in memory): where a file watcher
+    /// answers for it.
+    pub fn cache_dir(&self) -> Option<Arc<PrivateDir>> {
+        self.cache.clone()
+    }
+
     fn err(&self, e: rusqlite::Error) -> IndexError {
         err(&self.location, e)
     }

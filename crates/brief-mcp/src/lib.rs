@@ -1,4 +1,6 @@
-//! `brief serve`: the brief engine as an MCP server, over stdio or streamable HTTP.
+//! The long-running brief processes: `brief serve`, the brief engine as an MCP server over
+//! stdio or streamable HTTP, and `brief watch`, which keeps a project's index current and
+//! vouches for it to every other brief command (`brief::watched`).
 //!
 //! The only crate with async code. Tools, resources and the prompt are thin adapters over
 //! the `brief` library — the calls the CLI makes — so a tool returns the bytes the CLI
@@ -52,6 +54,9 @@ pub enum ServeError {
     Runtime(std::io::Error),
     #[error("MCP session failed: {0}")]
     Session(String),
+    /// `brief watch` cannot do its job (why, and what to do).
+    #[error("{0}")]
+    Watch(String),
 }
 
 /// Runs the server until the client disconnects (stdio) or the process is stopped (HTTP).
@@ -62,10 +67,35 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
         }
     }
     let shared = Arc::new(Shared::open(options.root.clone(), options.cwd.clone())?);
-    let _watcher = if options.watch {
-        watch::start(shared.root(), Arc::clone(&shared))
+    let say = |line: String| eprintln!("brief serve: {line}");
+    // The server's watcher also vouches for the index to other brief commands.
+    #[cfg(unix)]
+    let vouch = if options.watch {
+        watch::claim(&shared, &say)
     } else {
         None
+    };
+    #[cfg(unix)]
+    let cookies = vouch.as_ref().map(|v| v.cookies());
+    #[cfg(not(unix))]
+    let cookies = None;
+    let _watcher = if options.watch {
+        watch::start(shared.root(), Arc::clone(&shared), cookies, &say)
+    } else {
+        None
+    };
+    #[cfg(unix)]
+    let _answering = match (vouch, &_watcher) {
+        (Some(vouch), Some(_)) => {
+            let current = Arc::clone(&shared);
+            let refresh = move || {
+                watch::refresh_marked(&current)
+                    .map(|_| ())
+                    .map_err(|lines| lines.join("; "))
+            };
+            watch::answer(vouch, refresh, &say)
+        }
+        _ => None,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -87,4 +117,114 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
             }
         }
     })
+}
+
+/// What `brief watch` watches.
+#[derive(Debug, Clone)]
+pub struct WatchOptions {
+    /// `--root`, if given.
+    pub root: Option<PathBuf>,
+    /// Where the project is discovered from otherwise.
+    pub cwd: PathBuf,
+}
+
+/// Where `brief watch` tells what it does: one line at a time, from any thread.
+pub type Say = Arc<dyn Fn(String) + Send + Sync>;
+
+/// How long `brief watch` lets a burst of changes settle before it refreshes.
+const SETTLE: std::time::Duration = std::time::Duration::from_millis(30);
+/// How long `brief watch` waits after a failed refresh before the next one.
+const RETRY: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// `brief watch`: refreshes the index after every change and vouches for it to other brief
+/// commands, which then skip their check of every file. Runs until the process is stopped;
+/// returns only when it cannot do its job.
+#[cfg(unix)]
+pub fn watch(options: WatchOptions, say: Say) -> Result<(), ServeError> {
+    let shared = Arc::new(Shared::open(options.root, options.cwd)?);
+    let root = shared.root();
+    let shown = root.canonicalize().unwrap_or_else(|_| root.clone());
+    let notices = shared.with_engine(|e| Ok(e.notices())).unwrap_or_default();
+    let Some(vouch) = watch::claim(&shared, &*say) else {
+        return Err(ServeError::Watch(match notices.first() {
+            Some(notice) => format!("cannot vouch for the index: {notice}"),
+            None => format!(
+                "another brief process (watch or serve) already keeps {} current; nothing to do",
+                shown.display()
+            ),
+        }));
+    };
+    let cookies = vouch.cookies();
+    let Some(_watcher) = watch::start(root, Arc::clone(&shared), Some(cookies), &*say) else {
+        return Err(ServeError::Watch(
+            "cannot watch the files (see above); other brief commands keep checking them".into(),
+        ));
+    };
+    // Every refresh, whoever asks for it, says what it changed; a failure is said once
+    // until it changes or a refresh succeeds.
+    let refresh = {
+        let shared = Arc::clone(&shared);
+        let say = Arc::clone(&say);
+        let last_failure = Arc::new(std::sync::Mutex::new(None::<String>));
+        move || match watch::refresh_marked(&shared) {
+            Ok((Some(done), took)) if done.parsed + done.removed > 0 => {
+                say(format!(
+                    "index updated: {} file{} read again, {} removed ({} ms)",
+                    done.parsed,
+                    if done.parsed == 1 { "" } else { "s" },
+                    done.removed,
+                    took.as_millis()
+                ));
+                Ok(())
+            }
+            Ok(_) => {
+                *last_failure.lock().unwrap_or_else(|p| p.into_inner()) = None;
+                Ok(())
+            }
+            Err(lines) => {
+                let failure = lines.join("; ");
+                let mut last = last_failure.lock().unwrap_or_else(|p| p.into_inner());
+                if last.as_deref() != Some(failure.as_str()) {
+                    for line in &lines {
+                        say(line.clone());
+                    }
+                    *last = Some(failure.clone());
+                }
+                Err(failure)
+            }
+        }
+    };
+    let files = shared
+        .with_engine(|e| Ok(e.index().file_count()))
+        .unwrap_or(0);
+    let _ = refresh();
+    let Some(_answering) = watch::answer(vouch, refresh.clone(), &*say) else {
+        return Err(ServeError::Watch(
+            "the watcher does not see .brief/cache change, so it cannot vouch for the index".into(),
+        ));
+    };
+    say(format!(
+        "watching {} ({files} source file{}); other brief commands in this project now skip \
+         their check of every file. Stop with Ctrl-C.",
+        shown.display(),
+        if files == 1 { "" } else { "s" }
+    ));
+    loop {
+        if shared.changes.wait(std::time::Duration::from_secs(3600)) {
+            std::thread::sleep(SETTLE);
+            // A failed refresh marks the changes again: try again after a pause, not at once.
+            if refresh().is_err() {
+                std::thread::sleep(RETRY);
+            }
+        }
+    }
+}
+
+/// `brief watch` where there are no Unix sockets: nothing could ask it.
+#[cfg(not(unix))]
+pub fn watch(_options: WatchOptions, _say: Say) -> Result<(), ServeError> {
+    Err(ServeError::Watch(
+        "brief watch needs Unix sockets; on this system every command checks the files itself"
+            .into(),
+    ))
 }

@@ -1,13 +1,30 @@
-//! Watches the project's files and marks the engine's change signal, so requests refresh
-//! the index only after something changed.
+//! Watches the project's files: marks the engine's change signal with the files that
+//! changed, so requests refresh the index only after something changed, and reports cookie
+//! files to the [`Vouch`] that answers other brief processes (see `brief::watched`).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+use notify::event::{AccessKind, EventKind};
 use notify::{RecursiveMode, Watcher};
 
 use crate::server::Shared;
+
+#[cfg(unix)]
+pub use brief::watched::{Cookies, Vouch};
+
+/// Stands in for the cookie handle where there are no Unix sockets (no watcher answers).
+#[cfg(not(unix))]
+#[derive(Clone)]
+pub struct Cookies;
+
+#[cfg(not(unix))]
+impl Cookies {
+    fn observe(&self, _path: &Path) -> bool {
+        false
+    }
+}
 
 /// Whether a change at `path` may change what brief serves. brief's own writes (the index
 /// cache, the session store) and version-control internals do not.
@@ -25,53 +42,162 @@ pub fn relevant(root: &Path, path: &Path) -> bool {
     }
 }
 
+/// What one file event means for the index.
+#[derive(Debug, PartialEq, Eq)]
+enum Meaning {
+    /// Nothing: a file opened, brief's own files, a cookie.
+    Nothing,
+    /// These root-relative files changed.
+    Files(Vec<String>),
+    /// Something changed, but not (only) at a path under the root.
+    Unknown,
+    /// Events were lost.
+    Lost,
+}
+
+/// Reads one event. `cookies` sees every path first: a cookie is no change.
+fn meaning(root: &Path, event: &notify::Event, cookies: Option<&Cookies>) -> Meaning {
+    if event.need_rescan() {
+        return Meaning::Lost;
+    }
+    if matches!(event.kind, EventKind::Access(AccessKind::Open(_))) {
+        return Meaning::Nothing;
+    }
+    let mut files = Vec::new();
+    for path in &event.paths {
+        if cookies.is_some_and(|c| c.observe(path)) || !relevant(root, path) {
+            continue;
+        }
+        match path.strip_prefix(root).ok().and_then(Path::to_str) {
+            Some(rel) if !rel.is_empty() => files.push(rel.replace('\\', "/")),
+            _ => return Meaning::Unknown,
+        }
+    }
+    if files.is_empty() {
+        Meaning::Nothing
+    } else {
+        Meaning::Files(files)
+    }
+}
+
+/// The root as events name it: absolute and resolved. Events name paths by the folder
+/// watched, so a root given as `.` would make every path look outside it (and every event,
+/// brief's own writes included, a change).
+fn watch_root(root: &Path) -> PathBuf {
+    root.canonicalize()
+        .or_else(|_| std::env::current_dir().map(|cwd| cwd.join(root)))
+        .unwrap_or_else(|_| root.to_path_buf())
+}
+
 /// Starts watching `root`; the watcher lives as long as the returned value. `None` when the
 /// platform refuses (e.g. out of inotify watches): then every request checks the files.
-pub fn start(root: PathBuf, shared: Arc<Shared>) -> Option<notify::RecommendedWatcher> {
+pub fn start(
+    root: PathBuf,
+    shared: Arc<Shared>,
+    cookies: Option<Cookies>,
+    say: &dyn Fn(String),
+) -> Option<notify::RecommendedWatcher> {
+    let root = watch_root(&root);
     let watched_root = root.clone();
     let shared_flag = Arc::clone(&shared);
-    let handler = move |event: notify::Result<notify::Event>| match event {
-        Ok(event) => {
-            let relevant_paths: Vec<&PathBuf> = event
-                .paths
-                .iter()
-                .filter(|p| relevant(&watched_root, p))
-                .collect();
-            if relevant_paths.is_empty() {
-                return;
+    let handler = move |event: notify::Result<notify::Event>| {
+        let meaning = match event {
+            Ok(event) => meaning(&watched_root, &event, cookies.as_ref()),
+            // A lost event (queue overflow, a folder that could not be watched) means
+            // anything may have changed.
+            Err(_) => Meaning::Lost,
+        };
+        match meaning {
+            Meaning::Nothing => {}
+            Meaning::Files(files) => {
+                if files
+                    .iter()
+                    .any(|f| f == "brief.toml" || f.ends_with("/brief.toml"))
+                {
+                    shared.config_changed.store(true, Ordering::SeqCst);
+                }
+                shared.changes.mark_paths(files);
             }
-            if relevant_paths
-                .iter()
-                .any(|p| p.file_name().is_some_and(|n| n == "brief.toml"))
-            {
-                shared.config_changed.store(true, Ordering::SeqCst);
-            }
-            shared.changes.mark();
+            Meaning::Unknown => shared.changes.mark(),
+            Meaning::Lost => shared.changes.mark_lost(),
         }
-        // A lost event (queue overflow) means anything may have changed.
-        Err(_) => shared.changes.mark(),
     };
     let mut watcher = match notify::recommended_watcher(handler) {
         Ok(w) => w,
         Err(e) => {
-            eprintln!("brief serve: cannot watch files ({e}); every request will check them");
+            say(format!(
+                "cannot watch files ({e}); every request will check them"
+            ));
             return None;
         }
     };
     if let Err(e) = watcher.watch(&root, RecursiveMode::Recursive) {
-        eprintln!(
-            "brief serve: cannot watch {} ({e}); every request will check the files",
+        say(format!(
+            "cannot watch {} ({e}); every request will check the files",
             root.display()
-        );
+        ));
         return None;
     }
     shared_flag.watching.store(true, Ordering::SeqCst);
     Some(watcher)
 }
 
+/// Claims the right to answer other brief processes for this project's index (see
+/// `brief::watched`); says why not when it cannot, unless another process already answers.
+#[cfg(unix)]
+pub fn claim(shared: &Arc<Shared>, say: &dyn Fn(String)) -> Option<Vouch> {
+    let cache = shared.with_engine(|e| Ok(e.index().cache_dir())).ok()??;
+    match Vouch::claim(cache) {
+        Ok(vouch) => Some(vouch),
+        Err(brief::watched::VouchError::Taken) => None,
+        Err(e) => {
+            say(format!(
+                "other brief commands will check the files themselves: {e}"
+            ));
+            None
+        }
+    }
+}
+
+/// Starts answering, once the running watcher is seen to report cookies (a watcher that
+/// does not see `.brief/cache` could never vouch, so it then does not listen). `current`
+/// brings the index up to date with the changes seen so far. `None` when it does not answer.
+#[cfg(unix)]
+pub fn answer(
+    vouch: Vouch,
+    current: impl Fn() -> Result<(), String> + Send + 'static,
+    say: &dyn Fn(String),
+) -> Option<brief::watched::Answering> {
+    if !vouch.sees_cookies() {
+        say(
+            "other brief commands will check the files themselves: the watcher does not see \
+             .brief/cache change"
+                .into(),
+        );
+        return None;
+    }
+    Some(vouch.answer(current))
+}
+
+/// Brings the shared engine's index up to date with the changes marked so far: what it did
+/// and how long that took, or the lines that say why it failed.
+pub fn refresh_marked(
+    shared: &Shared,
+) -> Result<(Option<brief::index::Refresh>, std::time::Duration), Vec<String>> {
+    let started = std::time::Instant::now();
+    shared
+        .with_engine(|engine| {
+            let done = engine.refresh_pending();
+            done.map_err(|e| crate::tools::Failure(e.describe(&engine.project.root)))
+        })
+        .map(|done| (done, started.elapsed()))
+        .map_err(|failure| failure.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use notify::event::{CreateKind, DataChange, ModifyKind};
 
     #[test]
     fn own_files_and_git_are_not_changes() {
@@ -82,5 +208,72 @@ mod tests {
         assert!(relevant(root, Path::new("/p/.brief/notes/a.md")));
         assert!(relevant(root, Path::new("/p/specgraph/nodes/a.json")));
         assert!(relevant(root, Path::new("/p/brief.toml")));
+    }
+
+    fn event(kind: EventKind, paths: &[&str]) -> notify::Event {
+        paths.iter().fold(notify::Event::new(kind), |e, p| {
+            e.add_path(PathBuf::from(p))
+        })
+    }
+
+    #[test]
+    fn a_relative_root_is_watched_as_events_name_it() {
+        // Events under a root given as `.` arrive as `/abs/./x`; stripped of `.` they all
+        // looked outside the root, so brief's own index writes counted as changes.
+        let cwd = std::env::current_dir().unwrap().canonicalize().unwrap();
+        let root = watch_root(Path::new("."));
+        assert_eq!(root, cwd);
+        let own = event(
+            EventKind::Access(AccessKind::Close(notify::event::AccessMode::Write)),
+            &[cwd.join(".brief/cache/refresh.lock").to_str().unwrap()],
+        );
+        assert_eq!(meaning(&root, &own, None), Meaning::Nothing);
+    }
+
+    #[test]
+    fn a_lost_event_is_not_mistaken_for_no_change() {
+        // The queue overflowed: the event names no path, and anything may have changed.
+        let overflow = notify::Event::new(EventKind::Other).set_flag(notify::event::Flag::Rescan);
+        assert_eq!(meaning(Path::new("/p"), &overflow, None), Meaning::Lost);
+    }
+
+    #[test]
+    fn events_name_the_files_that_changed() {
+        let root = Path::new("/p");
+        let none = None;
+        let write = event(
+            EventKind::Modify(ModifyKind::Data(DataChange::Any)),
+            &["/p/docs/adr/0001-a.md"],
+        );
+        assert_eq!(
+            meaning(root, &write, none),
+            Meaning::Files(vec!["docs/adr/0001-a.md".into()])
+        );
+        let open = event(
+            EventKind::Access(AccessKind::Open(notify::event::AccessMode::Any)),
+            &["/p/docs/adr/0001-a.md"],
+        );
+        assert_eq!(meaning(root, &open, none), Meaning::Nothing);
+        let own = event(
+            EventKind::Create(CreateKind::File),
+            &["/p/.brief/cache/index.db-wal"],
+        );
+        assert_eq!(meaning(root, &own, none), Meaning::Nothing);
+        let elsewhere = event(EventKind::Create(CreateKind::File), &["/q/x.md"]);
+        assert_eq!(meaning(root, &elsewhere, none), Meaning::Unknown);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_cookie_is_reported_and_is_no_change() {
+        let cookies = Cookies::default();
+        let cookie = event(
+            EventKind::Create(CreateKind::File),
+            &["/p/.brief/cache/watch-cookie-1"],
+        );
+        assert_eq!(
+            meaning(Path::new("/p"), &cookie, Some(&cookies)),
+            Meaning::Nothing
+        );
     }
 }

@@ -20,6 +20,7 @@ pub use brief_engine::render;
 pub use brief_engine::resolve;
 pub use brief_engine::revision;
 pub use brief_engine::traverse;
+pub use brief_engine::watched;
 pub use brief_index as index;
 pub use brief_model as model;
 pub use brief_model::dates;

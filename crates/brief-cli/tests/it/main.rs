@@ -23,3 +23,5 @@ mod search;
 mod session;
 mod tana;
 mod traversal;
+#[cfg(all(feature = "mcp", unix))]
+mod watch;

@@ -307,6 +307,17 @@ impl Index {
     }
 
     /// What the index knows of one file.
+    /// Those of `paths` (relative to the root) that are indexed source files.
+    pub fn indexed_among(&self, paths: &[String]) -> Result<Vec<String>, IndexError> {
+        let mut indexed = Vec::new();
+        for rel in paths {
+            if self.known(rel)?.is_some() {
+                indexed.push(rel.clone());
+            }
+        }
+        Ok(indexed)
+    }
+
     pub(crate) fn known(&self, rel: &str) -> Result<Option<Known>, IndexError> {
         row(
             &self.conn,

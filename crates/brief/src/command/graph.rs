@@ -21,6 +21,8 @@ pub(super) fn run(command: &Command, host: Host<'_>, progress: Progress<'_>) -> 
         Host::Folder { root, cwd } => match Engine::open(root, cwd) {
             Ok(engine) => {
                 opened = engine;
+                // A process of one command: a running `brief watch` may vouch for the index.
+                opened.consult_watcher();
                 &mut opened
             }
             Err(e) => return engine_failure(Path::new("."), e),
@@ -230,7 +232,10 @@ pub(super) fn session_context(
         Host::Folder { root, cwd } => {
             if task.is_some() {
                 match Engine::open(root, cwd) {
-                    Ok(engine) => opened = Some(engine),
+                    Ok(mut engine) => {
+                        engine.consult_watcher();
+                        opened = Some(engine)
+                    }
                     Err(e) => return engine_failure(Path::new("."), e),
                 }
             }

@@ -9,7 +9,7 @@ use brief::engine::Engine;
 use brief::index::Verify;
 use brief::{assemble, Format, Project};
 
-const PAYMENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/payments");
+pub(crate) const PAYMENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/payments");
 const NOTES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/notes-app");
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -29,13 +29,13 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-fn project_copy(src: &str) -> tempfile::TempDir {
+pub(crate) fn project_copy(src: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     copy_dir(Path::new(src), dir.path());
     dir
 }
 
-fn engine(root: &Path) -> Engine {
+pub(crate) fn engine(root: &Path) -> Engine {
     Engine::open(Some(root), root).unwrap()
 }
 
@@ -51,7 +51,7 @@ fn request(target: &str, format: Format, budget: usize) -> ContextRequest {
 /// Waits until files just written are older than the window in which their timestamps could
 /// still hide a second change (`sources::Stamp::racy`): until then a refresh hashes them
 /// again, so tests that count re-reads start from settled files.
-fn settle() {
+pub(crate) fn settle() {
     std::thread::sleep(std::time::Duration::from_millis(120));
 }
 

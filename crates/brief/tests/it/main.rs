@@ -12,3 +12,5 @@ mod layering;
 mod quality;
 mod redaction;
 mod store;
+#[cfg(unix)]
+mod watched;

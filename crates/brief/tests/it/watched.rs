@@ -1,0 +1,159 @@
+//! A file watcher's word for the index (`brief::watched`): a process that consults it skips
+//! its own check of every file only while a watcher vouches, and checks as usual otherwise.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use brief::watched::{Vouch, COOKIE_PREFIX};
+use brief::{Detail, Format};
+
+use crate::index::{engine, project_copy, settle, PAYMENTS};
+
+#[test]
+fn a_vouched_index_is_not_checked_and_without_a_watcher_it_is() {
+    let dir = project_copy(PAYMENTS);
+    let mut engine = engine(dir.path());
+    let title = |engine: &mut brief::engine::Engine| {
+        engine
+            .show("CHECKOUT-01", Detail::Meta, Format::Json, None)
+            .unwrap()
+    };
+    assert!(title(&mut engine).contains("Card payment authorization"));
+
+    // A watcher that was told of no change: it vouches for the index as it is. Its cookies
+    // are reported by hand, standing in for its file events.
+    let cache = engine
+        .index()
+        .cache_dir()
+        .expect("the index lives in .brief/cache");
+    let vouch = Vouch::claim(Arc::clone(&cache)).unwrap();
+    let cookies = vouch.cookies();
+    let stop = Arc::new(AtomicBool::new(false));
+    let reporter = std::thread::spawn({
+        let stop = Arc::clone(&stop);
+        let folder = cache.real_path("");
+        move || {
+            while !stop.load(Ordering::SeqCst) {
+                for entry in std::fs::read_dir(&folder).unwrap().flatten() {
+                    let name = entry.file_name();
+                    if name.to_string_lossy().starts_with(COOKIE_PREFIX) {
+                        cookies.observe(&entry.path());
+                    }
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+    });
+    let answering = vouch.answer(|| Ok(()));
+
+    // An edit in place that the watcher never hears of.
+    let file = dir
+        .path()
+        .join("specgraph/nodes/behaviors/CHECKOUT-01.json");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(
+        &file,
+        text.replace(
+            "Card payment authorization",
+            "Card payment authorisation, 3-D Secure",
+        ),
+    )
+    .unwrap();
+
+    engine.consult_watcher();
+    let vouched = title(&mut engine);
+    assert!(
+        vouched.contains("Card payment authorization"),
+        "the watcher vouched, yet the files were checked: {vouched}"
+    );
+    assert!(engine.notices().is_empty(), "{:?}", engine.notices());
+
+    // The watcher stops answering: the next request checks the files itself.
+    drop(answering);
+    let checked = title(&mut engine);
+    assert!(checked.contains("authorisation, 3-D Secure"), "{checked}");
+    stop.store(true, Ordering::SeqCst);
+    reporter.join().unwrap();
+    assert!(!Path::new(&cache.real_path(brief::watched::SOCKET)).exists());
+}
+
+/// Rewrites CHECKOUT-01's title in place, keeping the file's size (a stamp check still sees
+/// the new mtime, but only a check of this very file can).
+fn retitle(root: &Path, from: &str, to: &str) {
+    let file = root.join("specgraph/nodes/behaviors/CHECKOUT-01.json");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains(from));
+    std::fs::write(&file, text.replace(from, to)).unwrap();
+}
+
+#[test]
+fn above_the_full_check_limit_the_files_a_watcher_names_are_read() {
+    let dir = project_copy(PAYMENTS);
+    // Indexed once the copies' stamps are settled, so no file is re-read for being racy.
+    settle();
+    let mut engine = engine(dir.path());
+    // Every project is "large" now: a refresh stats folders and manifests only.
+    engine.set_full_check_limit(1);
+    let signal = brief::engine::ChangeSignal::default();
+    engine.refresh_on(signal.clone());
+    let title = |engine: &mut brief::engine::Engine| {
+        engine
+            .show("CHECKOUT-01", Detail::Meta, Format::Json, None)
+            .unwrap()
+    };
+    assert!(title(&mut engine).contains("Card payment authorization"));
+
+    // Told only that something changed, the quick check misses an edit in place (what a
+    // large project without a watcher accepts)...
+    retitle(dir.path(), "authorization", "authorisatio1");
+    signal.mark();
+    assert!(title(&mut engine).contains("authorization"));
+    // ...told which file changed, it reads that file.
+    signal.mark_paths(["specgraph/nodes/behaviors/CHECKOUT-01.json".to_string()]);
+    assert!(title(&mut engine).contains("authorisatio1"));
+    // A watcher that lost events makes it check every file.
+    retitle(dir.path(), "authorisatio1", "authorisatio2");
+    signal.mark_lost();
+    assert!(title(&mut engine).contains("authorisatio2"));
+}
+
+#[test]
+fn a_change_signal_remembers_what_changed_until_taken() {
+    use brief::engine::{ChangeSignal, Pending, MAX_NAMED_CHANGES};
+    let signal = ChangeSignal::default();
+    // A new signal knows nothing yet: everything may have changed.
+    let first = signal.take().unwrap();
+    assert!(first.marked && first.paths.is_none() && !first.lost);
+    assert_eq!(signal.take(), None);
+    signal.mark_paths(["b.md".to_string()]);
+    signal.mark_paths(["a.md".to_string(), "b.md".to_string()]);
+    let named = signal.take().unwrap();
+    assert_eq!(
+        named.paths.unwrap().into_iter().collect::<Vec<_>>(),
+        ["a.md", "b.md"]
+    );
+    // "Something changed" outweighs names given before or after it.
+    signal.mark_paths(["a.md".to_string()]);
+    signal.mark();
+    signal.mark_paths(["c.md".to_string()]);
+    assert_eq!(
+        signal.take(),
+        Some(Pending {
+            marked: true,
+            lost: false,
+            paths: None
+        })
+    );
+    // Too many names are "something changed".
+    signal.mark_paths((0..=MAX_NAMED_CHANGES).map(|i| format!("n{i}.md")));
+    assert_eq!(signal.take().unwrap().paths, None);
+    signal.mark_lost();
+    signal.mark_paths(["a.md".to_string()]);
+    let lost = signal.take().unwrap();
+    assert!(lost.lost && lost.paths.is_none());
+    assert!(!signal.wait(Duration::from_millis(1)));
+    signal.mark();
+    assert!(signal.wait(Duration::from_millis(1)));
+}
