@@ -393,23 +393,31 @@ impl Engine {
         result.map(Some)
     }
 
-    /// A refresh after `pending` changes. Above [`FULL_CHECK_LIMIT`] files the usual refresh
-    /// stats only folders and manifests, so files the watcher named are read by name too: an
-    /// edit in place is then seen at any size.
+    /// A refresh after `pending` changes. When the watcher named the files, only those are
+    /// read (by name, whatever their stamps) and only folders and manifests are stat'ed
+    /// (which catch added, removed and renamed files): an edit in place is seen at any size
+    /// without statting every file. Unnamed changes get the usual refresh, lost ones a check
+    /// of every file.
     fn refresh_marked(&mut self, pending: &Pending) -> Result<Refresh, EngineError> {
-        let verify = pending.lost.then_some(Verify::Full);
+        let named = pending.paths.as_ref().filter(|_| !pending.lost);
+        let verify = if pending.lost {
+            Some(Verify::Full)
+        } else if named.is_some() {
+            Some(Verify::Quick)
+        } else {
+            None
+        };
         let mut refresh = self.refresh(verify, &mut |_| {})?;
-        if let Some(paths) = &pending.paths {
-            if verify.is_none() && self.index.file_count() > self.full_check_limit {
-                let paths: Vec<String> = paths.iter().cloned().collect();
-                let named = self.index.indexed_among(&paths)?;
-                if !named.is_empty() {
-                    let by_name = self.refresh_paths(&named)?;
-                    refresh.parsed += by_name.parsed;
-                    refresh.unchanged_content += by_name.unchanged_content;
-                    refresh.removed += by_name.removed;
-                    refresh.files = by_name.files;
-                }
+        if let Some(paths) = named {
+            let paths: Vec<String> = paths.iter().cloned().collect();
+            // After the listing's refresh: a removed file has left the index by now.
+            let named = self.index.indexed_among(&paths)?;
+            if !named.is_empty() {
+                let by_name = self.refresh_paths(&named)?;
+                refresh.parsed += by_name.parsed;
+                refresh.unchanged_content += by_name.unchanged_content;
+                refresh.removed += by_name.removed;
+                refresh.files = by_name.files;
             }
         }
         Ok(refresh)

@@ -157,3 +157,36 @@ fn a_change_signal_remembers_what_changed_until_taken() {
     signal.mark();
     assert!(signal.wait(Duration::from_millis(1)));
 }
+
+#[test]
+fn a_watchers_named_changes_are_read_without_statting_every_file() {
+    let dir = project_copy(PAYMENTS);
+    settle();
+    let mut engine = engine(dir.path());
+    let signal = brief::engine::ChangeSignal::default();
+    engine.refresh_on(signal.clone());
+    let show = |engine: &mut brief::engine::Engine, id: &str| {
+        engine.show(id, Detail::Meta, Format::Json, None).unwrap()
+    };
+    assert!(show(&mut engine, "CHECKOUT-01").contains("Card payment authorization"));
+    // Two files edited in place; the watcher names one. Only that one is read: the refresh
+    // trusts the watcher's names (plus the folders' stamps) instead of statting every file.
+    retitle(dir.path(), "authorization", "authorisatio1");
+    let refund = dir.path().join("specgraph/nodes/behaviors/REFUNDS-01.json");
+    let text = std::fs::read_to_string(&refund).unwrap();
+    let title = show(&mut engine, "REFUNDS-01");
+    let word = text
+        .split('"')
+        .skip_while(|w| *w != "title")
+        .nth(2)
+        .unwrap()
+        .to_string();
+    assert!(title.contains(&word));
+    std::fs::write(&refund, text.replacen(&word, &format!("{word} (named)"), 1)).unwrap();
+    signal.mark_paths(["specgraph/nodes/behaviors/REFUNDS-01.json".to_string()]);
+    assert!(show(&mut engine, "REFUNDS-01").contains("(named)"));
+    assert!(show(&mut engine, "CHECKOUT-01").contains("authorization"));
+    // (Files added, removed or renamed are found through the folders' stamps: the CLI test
+    // `watch::commands_beside_a_watcher_see_every_change_at_once` adds, moves and removes
+    // an ADR and fills a new folder.)
+}
