@@ -212,8 +212,15 @@ pub fn watch(options: WatchOptions, say: Say) -> Result<(), ServeError> {
     loop {
         if shared.changes.wait(std::time::Duration::from_secs(3600)) {
             std::thread::sleep(SETTLE);
+            let refreshed = refresh();
+            if !shared.watching.load(std::sync::atomic::Ordering::SeqCst) {
+                // Said by `refresh`; other commands check the files themselves from now on.
+                return Err(ServeError::Watch(
+                    "stopped: the file watcher failed (see above)".into(),
+                ));
+            }
             // A failed refresh marks the changes again: try again after a pause, not at once.
-            if refresh().is_err() {
+            if refreshed.is_err() {
                 std::thread::sleep(RETRY);
             }
         }

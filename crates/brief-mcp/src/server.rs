@@ -49,6 +49,9 @@ pub struct Shared {
     pub config_changed: AtomicBool,
     /// Whether a file watcher marks `changes`; without one every request checks the files.
     pub watching: AtomicBool,
+    /// Why the watcher stopped seeing every change (it could not watch a new folder), if it
+    /// did: from then on every request checks the files and no other process is vouched for.
+    pub lost_track: Mutex<Option<String>>,
 }
 
 impl Shared {
@@ -64,6 +67,7 @@ impl Shared {
             changes,
             config_changed: AtomicBool::new(false),
             watching: AtomicBool::new(false),
+            lost_track: Mutex::new(None),
         })
     }
 

@@ -80,6 +80,41 @@ fn meaning(root: &Path, event: &notify::Event, cookies: Option<&Cookies>) -> Mea
     }
 }
 
+/// What the watcher does with one event: marks the change signal (and the config flag), or
+/// stops vouching when the watcher itself failed.
+fn handle(
+    shared: &Shared,
+    root: &Path,
+    cookies: Option<&Cookies>,
+    event: notify::Result<notify::Event>,
+) {
+    let meaning = match event {
+        Ok(event) => meaning(root, &event, cookies),
+        // The watcher failed (most often: no inotify watch left for a new folder). What it
+        // no longer watches it never reports, so it stops vouching for anything.
+        Err(e) => {
+            shared.watching.store(false, Ordering::SeqCst);
+            let mut lost = shared.lost_track.lock().unwrap_or_else(|p| p.into_inner());
+            lost.get_or_insert_with(|| e.to_string());
+            Meaning::Lost
+        }
+    };
+    match meaning {
+        Meaning::Nothing => {}
+        Meaning::Files(files) => {
+            if files
+                .iter()
+                .any(|f| f == "brief.toml" || f.ends_with("/brief.toml"))
+            {
+                shared.config_changed.store(true, Ordering::SeqCst);
+            }
+            shared.changes.mark_paths(files);
+        }
+        Meaning::Unknown => shared.changes.mark(),
+        Meaning::Lost => shared.changes.mark_lost(),
+    }
+}
+
 /// The root as events name it: absolute and resolved. Events name paths by the folder
 /// watched, so a root given as `.` would make every path look outside it (and every event,
 /// brief's own writes included, a change).
@@ -101,26 +136,7 @@ pub fn start(
     let watched_root = root.clone();
     let shared_flag = Arc::clone(&shared);
     let handler = move |event: notify::Result<notify::Event>| {
-        let meaning = match event {
-            Ok(event) => meaning(&watched_root, &event, cookies.as_ref()),
-            // A lost event (queue overflow, a folder that could not be watched) means
-            // anything may have changed.
-            Err(_) => Meaning::Lost,
-        };
-        match meaning {
-            Meaning::Nothing => {}
-            Meaning::Files(files) => {
-                if files
-                    .iter()
-                    .any(|f| f == "brief.toml" || f.ends_with("/brief.toml"))
-                {
-                    shared.config_changed.store(true, Ordering::SeqCst);
-                }
-                shared.changes.mark_paths(files);
-            }
-            Meaning::Unknown => shared.changes.mark(),
-            Meaning::Lost => shared.changes.mark_lost(),
-        }
+        handle(&shared, &watched_root, cookies.as_ref(), event);
     };
     let mut watcher = match notify::recommended_watcher(handler) {
         Ok(w) => w,
@@ -185,6 +201,17 @@ pub fn refresh_marked(
     shared: &Shared,
 ) -> Result<(Option<brief::index::Refresh>, std::time::Duration), Vec<String>> {
     let started = std::time::Instant::now();
+    if let Some(why) = shared
+        .lost_track
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone()
+    {
+        return Err(vec![format!(
+            "the watcher no longer sees every change ({why}); restart it (on Linux, raise \
+             fs.inotify.max_user_watches if it ran out of watches)"
+        )]);
+    }
     shared
         .with_engine(|engine| {
             let done = engine.refresh_pending();
@@ -228,6 +255,31 @@ mod tests {
             &[cwd.join(".brief/cache/refresh.lock").to_str().unwrap()],
         );
         assert_eq!(meaning(&root, &own, None), Meaning::Nothing);
+    }
+
+    #[test]
+    fn a_failed_watcher_stops_vouching_and_every_request_checks() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".brief/decisions")).unwrap();
+        std::fs::write(
+            dir.path().join(".brief/decisions/DEC-1.md"),
+            "---\nid: DEC-1\nkind: decision\ntitle: Use queues\n---\nBody.\n",
+        )
+        .unwrap();
+        let shared = Shared::open(Some(dir.path().to_path_buf()), dir.path().into()).unwrap();
+        shared.watching.store(true, Ordering::SeqCst);
+        assert!(refresh_marked(&shared).is_ok());
+        handle(
+            &shared,
+            dir.path(),
+            None,
+            Err(notify::Error::generic("no inotify watches left")),
+        );
+        assert!(!shared.watching.load(Ordering::SeqCst));
+        let refused = refresh_marked(&shared).unwrap_err().join("\n");
+        assert!(refused.contains("no inotify watches left"), "{refused}");
+        assert!(refused.contains("restart"), "{refused}");
+        assert!(shared.changes.take().is_some_and(|p| p.lost));
     }
 
     #[test]
