@@ -68,6 +68,7 @@ mod unix {
     use std::io::{BufRead, ErrorKind, Read, Write};
     use std::os::unix::net::{UnixListener, UnixStream};
     use std::path::{Path, PathBuf};
+    use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::{Arc, Condvar, Mutex};
     use std::time::{Duration, Instant};
 
@@ -80,6 +81,9 @@ mod unix {
     const MAX_SOCKET_PATH: usize = 107;
     #[cfg(not(any(target_os = "linux", target_os = "android")))]
     const MAX_SOCKET_PATH: usize = 103;
+
+    /// The most questions answered at once (each on its own thread).
+    const MAX_QUESTIONS: usize = 64;
 
     pub(super) fn ask_at(socket: &Path, wait: Duration) -> Answer {
         use std::os::unix::fs::{FileTypeExt, MetadataExt};
@@ -250,8 +254,18 @@ mod unix {
                 Err(std::fs::TryLockError::WouldBlock) => return Err(VouchError::Taken),
                 Err(std::fs::TryLockError::Error(e)) => return Err(io(e)),
             }
-            // Holding the lock, any socket there is a dead watcher's.
+            // Holding the lock, any socket or cookie there is a dead watcher's (a cookie left
+            // behind would make this watcher's cookie of the same number fail to appear).
             cache.remove(SOCKET).map_err(io)?;
+            if let Ok(entries) = std::fs::read_dir(cache.real_path("")) {
+                for entry in entries.flatten() {
+                    if let Some(name) = entry.file_name().to_str() {
+                        if cookie_number(name).is_some() {
+                            let _ = cache.remove(name);
+                        }
+                    }
+                }
+            }
             let listener = UnixListener::bind(&socket).map_err(io)?;
             Ok(Vouch {
                 cache,
@@ -278,32 +292,56 @@ mod unix {
         /// with every change seen so far, or says why it could not.
         pub fn answer(
             mut self,
-            current: impl Fn() -> Result<(), String> + Send + 'static,
+            current: impl Fn() -> Result<(), String> + Send + Sync + 'static,
         ) -> Answering {
             let answering = Answering(std::mem::take(&mut self.socket));
+            let current = Arc::new(current);
+            let busy = Arc::new(AtomicUsize::new(0));
             std::thread::spawn(move || {
                 for stream in self.listener.incoming() {
                     let Ok(mut stream) = stream else { continue };
-                    let _ = stream.set_read_timeout(Some(Duration::from_secs(1)));
-                    let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
-                    let mut question = [0u8; ASK.len()];
-                    if stream.read_exact(&mut question).is_err() || question != ASK {
-                        let _ = stream.write_all(b"not a question this watcher knows\n");
+                    if busy.fetch_add(1, Ordering::SeqCst) >= MAX_QUESTIONS {
+                        busy.fetch_sub(1, Ordering::SeqCst);
+                        let _ = stream.write_all(b"too many questions at once\n");
                         continue;
                     }
-                    let answer = if !self.cookies.round_trip(&self.cache, COOKIE_WAIT) {
-                        "its file events lag behind\n".to_string()
-                    } else {
-                        match current() {
-                            Ok(()) => String::from_utf8_lossy(FRESH).into_owned(),
-                            Err(why) => format!("its refresh failed: {why}\n"),
-                        }
-                    };
-                    let _ = stream.write_all(answer.as_bytes());
+                    // A thread per question: a client that connects and says nothing holds
+                    // up no one else.
+                    let (cookies, cache) = (self.cookies.clone(), Arc::clone(&self.cache));
+                    let (current, busy) = (Arc::clone(&current), Arc::clone(&busy));
+                    std::thread::spawn(move || {
+                        answer_one(stream, &cookies, &cache, &*current);
+                        busy.fetch_sub(1, Ordering::SeqCst);
+                    });
                 }
             });
             answering
         }
+    }
+
+    /// Reads one question and answers it.
+    fn answer_one(
+        mut stream: UnixStream,
+        cookies: &Cookies,
+        cache: &PrivateDir,
+        current: &dyn Fn() -> Result<(), String>,
+    ) {
+        let _ = stream.set_read_timeout(Some(Duration::from_secs(1)));
+        let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
+        let mut question = [0u8; ASK.len()];
+        if stream.read_exact(&mut question).is_err() || question != ASK {
+            let _ = stream.write_all(b"not a question this watcher knows\n");
+            return;
+        }
+        let answer = if !cookies.round_trip(cache, COOKIE_WAIT) {
+            "its file events lag behind\n".to_string()
+        } else {
+            match current() {
+                Ok(()) => String::from_utf8_lossy(FRESH).into_owned(),
+                Err(why) => format!("its refresh failed: {why}\n"),
+            }
+        };
+        let _ = stream.write_all(answer.as_bytes());
     }
 
     impl Drop for Vouch {
@@ -380,6 +418,21 @@ mod unix {
         }
 
         #[test]
+        fn cookies_a_killed_watcher_left_are_cleared() {
+            let dir = tempfile::tempdir().unwrap();
+            let cache = cache_of(dir.path());
+            for n in 1..=3 {
+                assert!(cache
+                    .create_new(&format!("{COOKIE_PREFIX}{n}"), b"")
+                    .unwrap());
+            }
+            let _vouch = Vouch::claim(Arc::clone(&cache)).unwrap();
+            for n in 1..=3 {
+                assert_eq!(cache.entry(&format!("{COOKIE_PREFIX}{n}")), None);
+            }
+        }
+
+        #[test]
         fn a_second_watcher_is_refused() {
             let dir = tempfile::tempdir().unwrap();
             let cache = cache_of(dir.path());
@@ -444,6 +497,27 @@ mod unix {
                 other => panic!("{other:?}"),
             }
             assert!(seer.join().unwrap());
+        }
+
+        #[test]
+        fn a_client_that_says_nothing_holds_up_no_one() {
+            let dir = tempfile::tempdir().unwrap();
+            let cache = cache_of(dir.path());
+            let vouch = Vouch::claim(Arc::clone(&cache)).unwrap();
+            let cookies = vouch.cookies();
+            let _answering = vouch.answer(|| Ok(()));
+            let _silent = UnixStream::connect(cache.real_path(SOCKET)).unwrap();
+            let seer = std::thread::spawn({
+                let cache = Arc::clone(&cache);
+                move || seen_by_hand(&cache, &cookies, 1)
+            });
+            // Answered while the silent client still holds its connection (its read would
+            // time out only after a second).
+            assert_eq!(
+                ask(&cache.real_path(""), Duration::from_millis(900)),
+                Answer::Fresh
+            );
+            seer.join().unwrap();
         }
 
         #[test]

@@ -181,7 +181,7 @@ pub fn claim(shared: &Arc<Shared>, say: &dyn Fn(String)) -> Option<Vouch> {
 #[cfg(unix)]
 pub fn answer(
     vouch: Vouch,
-    current: impl Fn() -> Result<(), String> + Send + 'static,
+    current: impl Fn() -> Result<(), String> + Send + Sync + 'static,
     say: &dyn Fn(String),
 ) -> Option<brief::watched::Answering> {
     if !vouch.sees_cookies() {
