@@ -119,14 +119,14 @@ pub struct ChangeSignal(Arc<(Mutex<Pending>, Condvar)>);
 pub struct Pending {
     /// Something changed (or nothing is known yet).
     pub marked: bool,
-    /// Events were lost: every file is checked, whatever the project's size.
+    /// Check every file, whatever the project's size: events were lost, named no path under
+    /// the root, or named more files than [`MAX_NAMED_CHANGES`].
     pub lost: bool,
-    /// The files the watcher named (root-relative), unless there were more than
-    /// [`MAX_NAMED_CHANGES`] or a change named none.
+    /// The files the watcher named (root-relative); `None` when a mark named none.
     pub paths: Option<BTreeSet<String>>,
 }
 
-/// The most changed paths a [`ChangeSignal`] remembers; more are treated as "anything".
+/// The most changed paths a [`ChangeSignal`] remembers; more mean "check every file".
 pub const MAX_NAMED_CHANGES: usize = 4096;
 
 impl Default for ChangeSignal {
@@ -160,11 +160,13 @@ impl ChangeSignal {
             .is_some_and(|p| p.len() > MAX_NAMED_CHANGES)
         {
             pending.paths = None;
+            pending.lost = true;
         }
         self.0 .1.notify_all();
     }
 
-    /// Something under the root changed; what is not known.
+    /// Something under the root may have changed; a request checks the files as it would
+    /// without a watcher.
     pub fn mark(&self) {
         self.update(|p| p.paths = None);
     }
@@ -178,11 +180,26 @@ impl ChangeSignal {
         });
     }
 
-    /// Changes were lost (the watcher's queue overflowed): check every file.
+    /// Changes may have been missed (the watcher's queue overflowed, it just started, or an
+    /// event named no path under the root): check every file.
     pub fn mark_lost(&self) {
         self.update(|p| {
             p.paths = None;
             p.lost = true;
+        });
+    }
+
+    /// Marks again what a failed refresh took: nothing it named is forgotten.
+    pub fn restore(&self, taken: Pending) {
+        if !taken.marked {
+            return;
+        }
+        self.update(|p| {
+            p.lost |= taken.lost;
+            match (&mut p.paths, taken.paths) {
+                (Some(known), Some(taken)) => known.extend(taken),
+                (paths, _) => *paths = None,
+            }
         });
     }
 
@@ -283,7 +300,7 @@ impl Engine {
     /// index kept in memory because `.brief/cache` cannot be written, or is a link).
     pub fn notices(&self) -> Vec<String> {
         let declined = self.watcher_declined.as_ref().map(|why| {
-            format!("the file watcher of this project did not vouch for the index ({why}); the files were checked instead")
+            format!("the file watcher of this project did not vouch for the index, so the files were checked instead: {why}")
         });
         self.index
             .notice()
@@ -387,40 +404,46 @@ impl Engine {
         if result.is_err() {
             // Try again on the next request rather than trusting a half-done refresh.
             if let Some(signal) = &signal {
-                signal.mark();
+                signal.restore(pending);
             }
         }
         result.map(Some)
     }
 
-    /// A refresh after `pending` changes. When the watcher named the files, only those are
-    /// read (by name, whatever their stamps) and only folders and manifests are stat'ed
-    /// (which catch added, removed and renamed files): an edit in place is seen at any size
-    /// without statting every file. Unnamed changes get the usual refresh, lost ones a check
-    /// of every file.
+    /// A refresh after `pending` changes. Lost changes get a check of every file. Named ones
+    /// too up to the full-check limit; above it only folders and manifests are stat'ed
+    /// (which catch added, removed and renamed files) and the named files are read by name,
+    /// so an edit in place is seen at any size. Unnamed changes get the usual refresh.
     fn refresh_marked(&mut self, pending: &Pending) -> Result<Refresh, EngineError> {
-        let named = pending.paths.as_ref().filter(|_| !pending.lost);
-        let verify = if pending.lost {
+        let large = self.index.file_count() > self.full_check_limit;
+        let named = pending
+            .paths
+            .as_ref()
+            .filter(|_| pending.marked && !pending.lost && large);
+        let verify = if pending.lost || (pending.paths.is_some() && !large) {
             Some(Verify::Full)
         } else if named.is_some() {
             Some(Verify::Quick)
         } else {
             None
         };
-        let mut refresh = self.refresh(verify, &mut |_| {})?;
-        if let Some(paths) = named {
-            let paths: Vec<String> = paths.iter().cloned().collect();
-            // After the listing's refresh: a removed file has left the index by now.
-            let named = self.index.indexed_among(&paths)?;
-            if !named.is_empty() {
-                let by_name = self.refresh_paths(&named)?;
-                refresh.parsed += by_name.parsed;
-                refresh.unchanged_content += by_name.unchanged_content;
-                refresh.removed += by_name.removed;
-                refresh.files = by_name.files;
-            }
+        let refresh = self.refresh(verify, &mut |_| {})?;
+        let Some(paths) = named else {
+            return Ok(refresh);
+        };
+        let paths: Vec<String> = paths.iter().cloned().collect();
+        // After the listing's refresh: a removed file has left the index by now.
+        let named = self.index.indexed_among(&paths)?;
+        if named.is_empty() {
+            return Ok(refresh);
         }
-        Ok(refresh)
+        let by_name = self.refresh_paths(&named)?;
+        Ok(Refresh {
+            parsed: refresh.parsed + by_name.parsed,
+            unchanged_content: refresh.unchanged_content + by_name.unchanged_content,
+            removed: refresh.removed + by_name.removed,
+            ..refresh
+        })
     }
 
     /// Refreshes just these files (relative to the root), e.g. from a file watcher.

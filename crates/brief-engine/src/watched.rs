@@ -2,19 +2,22 @@
 //! the index is current, so a short-lived process (one CLI command) need not stat every file.
 //!
 //! The watcher holds `.brief/cache/watch.lock` and listens on `.brief/cache/watch.sock`
-//! (Unix only). A client connects and sends [`ASK`]. The watcher creates a cookie file,
-//! `.brief/cache/watch-cookie-N`, and waits until its own file events report that cookie:
-//! the kernel queues one watcher's events in order, so by then it has seen every change made
-//! before the client asked. It then refreshes the index when anything changed and answers
-//! [`FRESH`]. No socket, a dead watcher, a slow one, or any other answer leaves the client to
-//! check the files itself, as it does without a watcher. This is git's fsmonitor cookie
-//! protocol, on brief's own index.
+//! (Unix; it vouches on Linux, where inotify's ordering is what the protocol relies on). A
+//! client connects and sends [`ASK`]; the watcher says [`HEARD`] at once, then creates a
+//! cookie file, `.brief/cache/watch-cookie-PID-N`, and waits until its own file events report
+//! that cookie: the kernel queues one watcher's events in order, so by then it has seen every
+//! change made before the client asked. It then refreshes the index when anything changed and
+//! answers [`FRESH`]. No socket, a dead or stopped watcher, a slow one, or any other answer
+//! leaves the client to check the files itself, as it does without a watcher. This is git's
+//! fsmonitor cookie protocol, on brief's own index.
 
 use std::path::Path;
 use std::time::Duration;
 
 /// What a client sends: the protocol name and version, then what it asks.
-pub const ASK: &[u8] = b"brief-watch/1 fresh?\n";
+pub const ASK: &[u8] = b"brief-watch/2 fresh?\n";
+/// The watcher's first line, at once: it is alive and working on the answer.
+pub const HEARD: &[u8] = b"heard\n";
 /// The watcher's answer when the index holds every change made before the question.
 pub const FRESH: &[u8] = b"fresh\n";
 /// The socket's name in `.brief/cache`.
@@ -23,9 +26,12 @@ pub const SOCKET: &str = "watch.sock";
 pub const LOCK: &str = "watch.lock";
 /// The prefix of cookie files in `.brief/cache`.
 pub const COOKIE_PREFIX: &str = "watch-cookie-";
-/// How long a client waits for its answer. Longer than a no-change refresh of a large
-/// project; a watcher that is rebuilding a changed index may take longer, and the client
-/// then checks the files itself (and waits for the rebuild's lock like any reader).
+/// How long a client waits to connect and for [`HEARD`]: a live watcher says it at once, so
+/// a stopped one costs a command no more than this.
+pub const HEARD_WAIT: Duration = Duration::from_millis(250);
+/// How long a client waits for its answer after [`HEARD`]. Longer than a no-change refresh of
+/// a large project; a watcher that is rebuilding a changed index may take longer, and the
+/// client then checks the files itself (and waits for the rebuild's lock like any reader).
 pub const ANSWER_WAIT: Duration = Duration::from_secs(5);
 /// How long a watcher waits to see its own cookie before it gives up on one question.
 pub const COOKIE_WAIT: Duration = Duration::from_secs(2);
@@ -37,12 +43,12 @@ pub enum Answer {
     Fresh,
     /// No watcher answers for this index (the usual case).
     Absent,
-    /// A watcher exists but did not vouch (why, for a notice).
+    /// A watcher exists but did not vouch (why, and what to do, for a notice).
     Declined(String),
 }
 
 /// Asks the watcher of the index in `cache` (a `.brief/cache` folder), waiting at most
-/// `wait` for the answer.
+/// `wait` for the answer once the watcher has said it heard the question.
 pub fn ask(cache: &Path, wait: Duration) -> Answer {
     #[cfg(unix)]
     {
@@ -55,9 +61,10 @@ pub fn ask(cache: &Path, wait: Duration) -> Answer {
     }
 }
 
-/// The number in a cookie file's name, when `name` is one.
-pub fn cookie_number(name: &str) -> Option<u64> {
-    name.strip_prefix(COOKIE_PREFIX)?.parse().ok()
+/// The process id and number in a cookie file's name, when `name` is one.
+pub fn cookie_of(name: &str) -> Option<(u32, u64)> {
+    let (pid, number) = name.strip_prefix(COOKIE_PREFIX)?.split_once('-')?;
+    Some((pid.parse().ok()?, number.parse().ok()?))
 }
 
 #[cfg(unix)]
@@ -65,7 +72,7 @@ pub use unix::{Answering, Cookies, Vouch, VouchError};
 
 #[cfg(unix)]
 mod unix {
-    use std::io::{BufRead, ErrorKind, Read, Write};
+    use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
     use std::os::unix::net::{UnixListener, UnixStream};
     use std::path::{Path, PathBuf};
     use std::sync::atomic::{AtomicUsize, Ordering};
@@ -74,7 +81,9 @@ mod unix {
 
     use brief_root::PrivateDir;
 
-    use super::{cookie_number, Answer, ASK, COOKIE_PREFIX, COOKIE_WAIT, FRESH, LOCK, SOCKET};
+    use super::{
+        cookie_of, Answer, ASK, COOKIE_PREFIX, COOKIE_WAIT, FRESH, HEARD, HEARD_WAIT, LOCK, SOCKET,
+    };
 
     /// The longest socket path the platform takes (`sun_path`, less its terminating zero).
     #[cfg(any(target_os = "linux", target_os = "android"))]
@@ -94,56 +103,80 @@ mod unix {
         let owner = socket.parent().and_then(|p| std::fs::metadata(p).ok());
         if !found.file_type().is_socket() || owner.is_none_or(|o| o.uid() != found.uid()) {
             return Answer::Declined(format!(
-                "{} is not a socket of the cache folder's owner",
+                "{} is not a socket of the cache folder's owner; remove it",
                 socket.display()
             ));
         }
-        let mut stream = match UnixStream::connect(socket) {
+        let mut stream = match connect(socket) {
             Ok(stream) => stream,
-            // No socket, or one a watcher that died left behind.
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    ErrorKind::NotFound | ErrorKind::ConnectionRefused | ErrorKind::InvalidInput
-                ) =>
-            {
+            // A socket a watcher that died left behind.
+            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::ConnectionRefused) => {
                 return Answer::Absent
             }
             Err(e) => return Answer::Declined(format!("cannot reach it ({e})")),
         };
-        let _ = stream.set_read_timeout(Some(wait));
-        let _ = stream.set_write_timeout(Some(wait));
+        let _ = stream.set_write_timeout(Some(HEARD_WAIT));
         if let Err(e) = stream.write_all(ASK) {
             return Answer::Declined(format!("cannot ask it ({e})"));
         }
+        let mut reader = BufReader::new(stream.take(1024));
+        let mut line = Vec::new();
+        let timed_out =
+            |e: &std::io::Error| matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut);
+        let _ = reader
+            .get_ref()
+            .get_ref()
+            .set_read_timeout(Some(HEARD_WAIT));
+        match reader.read_until(b'\n', &mut line) {
+            Ok(_) if line == HEARD => {}
+            Ok(_) => return declined(&line),
+            Err(e) if timed_out(&e) => return Answer::Declined(
+                "it did not answer at once; is it stopped? Resume it (`kill -CONT`) or restart it"
+                    .into(),
+            ),
+            Err(e) => return Answer::Declined(format!("reading its answer failed ({e})")),
+        }
+        line.clear();
+        let _ = reader.get_ref().get_ref().set_read_timeout(Some(wait));
         // One line; the watcher may close the connection later than it answers.
-        let mut answer = Vec::new();
-        match std::io::BufReader::new(stream.take(64)).read_until(b'\n', &mut answer) {
-            Ok(_) if answer == FRESH => Answer::Fresh,
-            Ok(_) => Answer::Declined(
-                String::from_utf8_lossy(&answer)
-                    .trim()
-                    .chars()
-                    .take(60)
-                    .collect::<String>(),
-            )
-            .non_empty_or("it closed the connection without an answer"),
-            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
-                Answer::Declined(format!(
-                    "it did not answer within {:.1} s",
-                    wait.as_secs_f64()
-                ))
-            }
+        match reader.read_until(b'\n', &mut line) {
+            Ok(_) if line == FRESH => Answer::Fresh,
+            Ok(_) => declined(&line),
+            Err(e) if timed_out(&e) => Answer::Declined(format!(
+                "it did not answer within {:.1} s",
+                wait.as_secs_f64()
+            )),
             Err(e) => Answer::Declined(format!("reading its answer failed ({e})")),
         }
     }
 
-    impl Answer {
-        fn non_empty_or(self, instead: &str) -> Answer {
-            match self {
-                Answer::Declined(why) if why.is_empty() => Answer::Declined(instead.into()),
-                other => other,
-            }
+    /// Connects, giving up after [`HEARD_WAIT`]: a stopped watcher whose queue of
+    /// connections is full would otherwise keep `connect` waiting for ever.
+    fn connect(socket: &Path) -> std::io::Result<UnixStream> {
+        let (send, receive) = std::sync::mpsc::channel();
+        let socket = socket.to_path_buf();
+        std::thread::spawn(move || {
+            let _ = send.send(UnixStream::connect(socket));
+        });
+        receive.recv_timeout(HEARD_WAIT).unwrap_or_else(|_| {
+            Err(std::io::Error::new(
+                ErrorKind::TimedOut,
+                "it does not accept connections",
+            ))
+        })
+    }
+
+    /// A watcher's answer other than `fresh`, as said (it says why, and what to do).
+    fn declined(line: &[u8]) -> Answer {
+        let why: String = String::from_utf8_lossy(line)
+            .trim()
+            .chars()
+            .take(400)
+            .collect();
+        if why.is_empty() {
+            Answer::Declined("it closed the connection without an answer".into())
+        } else {
+            Answer::Declined(why)
         }
     }
 
@@ -153,8 +186,10 @@ mod unix {
         /// Another process (a `brief watch` or `brief serve`) already answers for it.
         #[error("another brief process (watch or serve) already answers for this project's index")]
         Taken,
-        #[error("the socket path {0} is longer than the system allows ({MAX_SOCKET_PATH} bytes)")]
+        #[error("the socket path {0} is longer than the system allows ({MAX_SOCKET_PATH} bytes); move the project to a shorter path")]
         PathTooLong(PathBuf),
+        #[error("a watcher vouches for the index only on Linux, where the order of its file events is guaranteed")]
+        Unsupported,
         #[error("cannot listen on {path}: {source}")]
         Io {
             path: PathBuf,
@@ -170,38 +205,64 @@ mod unix {
     }
 
     /// What the file-event handler tells the [`Vouch`]: cookies it saw.
-    #[derive(Debug, Clone, Default)]
-    pub struct Cookies(Arc<(Mutex<Ledger>, Condvar)>);
+    #[derive(Debug, Clone)]
+    pub struct Cookies {
+        ledger: Arc<(Mutex<Ledger>, Condvar)>,
+        /// The cache folder's real path, as the events name it.
+        folder: Arc<PathBuf>,
+        /// This process's id, in every cookie's name.
+        pid: u32,
+    }
 
     impl Cookies {
-        /// Whether `path` is one of our cookies (then it is no change to the project); notes
-        /// it as seen.
+        /// The cookies of this process in `folder` (the real path of `.brief/cache`).
+        pub fn new(folder: &Path) -> Cookies {
+            Cookies {
+                ledger: Arc::default(),
+                folder: Arc::new(folder.to_path_buf()),
+                pid: std::process::id(),
+            }
+        }
+
+        /// The name of this process's cookie `number`.
+        fn name(&self, number: u64) -> String {
+            format!("{COOKIE_PREFIX}{}-{number}", self.pid)
+        }
+
+        /// Whether `path` is a cookie file in the cache folder (then it is no change to the
+        /// project); notes it as seen when it is one of ours. Another process's cookies (a
+        /// nested project's watcher, a file checked out under that name) prove nothing.
         pub fn observe(&self, path: &Path) -> bool {
-            let in_cache = path.parent().is_some_and(|p| p.ends_with(".brief/cache"));
-            let Some(number) = path
+            let Some((pid, number)) = path
                 .file_name()
                 .and_then(|n| n.to_str())
-                .and_then(cookie_number)
-                .filter(|_| in_cache)
+                .and_then(cookie_of)
             else {
                 return false;
             };
-            let (ledger, seen) = &*self.0;
-            let mut ledger = ledger.lock().unwrap_or_else(|p| p.into_inner());
-            ledger.seen = ledger.seen.max(number);
-            seen.notify_all();
+            if path.parent() != Some(self.folder.as_path()) {
+                return false;
+            }
+            if pid == self.pid {
+                let (ledger, seen) = &*self.ledger;
+                let mut ledger = ledger.lock().unwrap_or_else(|p| p.into_inner());
+                // Numbers are given out after the question arrived and cookies are created in
+                // that order, so seeing a later cookie proves the earlier events were seen.
+                ledger.seen = ledger.seen.max(number);
+                seen.notify_all();
+            }
             true
         }
 
         /// Writes a new cookie and waits until [`observe`](Cookies::observe) reports it.
         fn round_trip(&self, cache: &PrivateDir, wait: Duration) -> bool {
-            let (ledger, seen) = &*self.0;
+            let (ledger, seen) = &*self.ledger;
             let number = {
                 let mut ledger = ledger.lock().unwrap_or_else(|p| p.into_inner());
                 ledger.written += 1;
                 ledger.written
             };
-            let name = format!("{COOKIE_PREFIX}{number}");
+            let name = self.name(number);
             if !matches!(cache.create_new(&name, b""), Ok(true)) {
                 return false;
             }
@@ -229,7 +290,8 @@ mod unix {
         cache: Arc<PrivateDir>,
         listener: UnixListener,
         cookies: Cookies,
-        socket: PathBuf,
+        /// The socket's device and inode: only this socket is ever removed.
+        socket: Option<(u64, u64)>,
         _lock: std::fs::File,
     }
 
@@ -237,6 +299,9 @@ mod unix {
         /// Claims the right to answer for the index in `cache`: takes its lock (so one
         /// process answers), removes a socket a dead watcher left, and listens.
         pub fn claim(cache: Arc<PrivateDir>) -> Result<Vouch, VouchError> {
+            if !cfg!(any(target_os = "linux", target_os = "android")) {
+                return Err(VouchError::Unsupported);
+            }
             let socket = cache.real_path(SOCKET);
             let io = |source| VouchError::Io {
                 path: cache.shown().join(SOCKET),
@@ -255,23 +320,29 @@ mod unix {
                 Err(std::fs::TryLockError::Error(e)) => return Err(io(e)),
             }
             // Holding the lock, any socket or cookie there is a dead watcher's (a cookie left
-            // behind would make this watcher's cookie of the same number fail to appear).
+            // behind would make this watcher's cookie of the same name fail to appear).
             cache.remove(SOCKET).map_err(io)?;
             if let Ok(entries) = std::fs::read_dir(cache.real_path("")) {
                 for entry in entries.flatten() {
                     if let Some(name) = entry.file_name().to_str() {
-                        if cookie_number(name).is_some() {
+                        if cookie_of(name).is_some() {
                             let _ = cache.remove(name);
                         }
                     }
                 }
             }
             let listener = UnixListener::bind(&socket).map_err(io)?;
+            // Only the owner may ask (connecting needs write permission on the socket).
+            {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600))
+                    .map_err(io)?;
+            }
             Ok(Vouch {
+                cookies: Cookies::new(&cache.real_path("")),
+                socket: cache.identity(SOCKET),
                 cache,
                 listener,
-                cookies: Cookies(Arc::default()),
-                socket,
                 _lock: lock,
             })
         }
@@ -294,28 +365,54 @@ mod unix {
             mut self,
             current: impl Fn() -> Result<(), String> + Send + Sync + 'static,
         ) -> Answering {
-            let answering = Answering(std::mem::take(&mut self.socket));
+            let answering = Answering {
+                cache: Arc::clone(&self.cache),
+                socket: self.socket.take(),
+            };
             let current = Arc::new(current);
             let busy = Arc::new(AtomicUsize::new(0));
             std::thread::spawn(move || {
                 for stream in self.listener.incoming() {
-                    let Ok(mut stream) = stream else { continue };
-                    if busy.fetch_add(1, Ordering::SeqCst) >= MAX_QUESTIONS {
-                        busy.fetch_sub(1, Ordering::SeqCst);
-                        let _ = stream.write_all(b"too many questions at once\n");
+                    let Ok(mut stream) = stream else {
+                        // Out of file handles, most likely: wait rather than spin.
+                        std::thread::sleep(Duration::from_millis(10));
                         continue;
-                    }
+                    };
+                    let Some(slot) = Slot::take(&busy) else {
+                        let _ = stream.write_all(b"it has too many questions at once\n");
+                        continue;
+                    };
                     // A thread per question: a client that connects and says nothing holds
                     // up no one else.
                     let (cookies, cache) = (self.cookies.clone(), Arc::clone(&self.cache));
-                    let (current, busy) = (Arc::clone(&current), Arc::clone(&busy));
+                    let current = Arc::clone(&current);
                     std::thread::spawn(move || {
                         answer_one(stream, &cookies, &cache, &*current);
-                        busy.fetch_sub(1, Ordering::SeqCst);
+                        drop(slot);
                     });
                 }
             });
             answering
+        }
+    }
+
+    /// One of the [`MAX_QUESTIONS`] answering threads, given back when dropped (also when
+    /// the answer panics).
+    struct Slot(Arc<AtomicUsize>);
+
+    impl Slot {
+        fn take(busy: &Arc<AtomicUsize>) -> Option<Slot> {
+            if busy.fetch_add(1, Ordering::SeqCst) >= MAX_QUESTIONS {
+                busy.fetch_sub(1, Ordering::SeqCst);
+                return None;
+            }
+            Some(Slot(Arc::clone(busy)))
+        }
+    }
+
+    impl Drop for Slot {
+        fn drop(&mut self) {
+            self.0.fetch_sub(1, Ordering::SeqCst);
         }
     }
 
@@ -330,15 +427,20 @@ mod unix {
         let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
         let mut question = [0u8; ASK.len()];
         if stream.read_exact(&mut question).is_err() || question != ASK {
-            let _ = stream.write_all(b"not a question this watcher knows\n");
+            let _ = stream.write_all(
+                b"it speaks another version of the protocol; run the same brief for both\n",
+            );
+            return;
+        }
+        if stream.write_all(HEARD).is_err() {
             return;
         }
         let answer = if !cookies.round_trip(cache, COOKIE_WAIT) {
-            "its file events lag behind\n".to_string()
+            "its file events lag behind; restart it if this lasts\n".to_string()
         } else {
             match current() {
                 Ok(()) => String::from_utf8_lossy(FRESH).into_owned(),
-                Err(why) => format!("its refresh failed: {why}\n"),
+                Err(why) => format!("{why}\n"),
             }
         };
         let _ = stream.write_all(answer.as_bytes());
@@ -346,19 +448,28 @@ mod unix {
 
     impl Drop for Vouch {
         fn drop(&mut self) {
-            if !self.socket.as_os_str().is_empty() {
-                let _ = std::fs::remove_file(&self.socket);
-            }
+            remove_if_ours(&self.cache, self.socket);
+        }
+    }
+
+    /// Removes the socket when it is still the one this watcher bound (after `.brief/cache`
+    /// was deleted, another watcher may have bound a new one there).
+    fn remove_if_ours(cache: &PrivateDir, socket: Option<(u64, u64)>) {
+        if socket.is_some() && cache.identity(SOCKET) == socket {
+            let _ = cache.remove(SOCKET);
         }
     }
 
     /// A [`Vouch`] answering; dropping it removes the socket, so clients stop asking.
     #[must_use = "dropping it stops clients from asking"]
-    pub struct Answering(PathBuf);
+    pub struct Answering {
+        cache: Arc<PrivateDir>,
+        socket: Option<(u64, u64)>,
+    }
 
     impl Drop for Answering {
         fn drop(&mut self) {
-            let _ = std::fs::remove_file(&self.0);
+            remove_if_ours(&self.cache, self.socket);
         }
     }
 
@@ -406,7 +517,7 @@ mod unix {
             let mut last = 0;
             while reported < count && Instant::now() < deadline {
                 let next = last + 1;
-                let name = format!("{COOKIE_PREFIX}{next}");
+                let name = cookies.name(next);
                 if cache.entry(&name).is_some() {
                     assert!(cookies.observe(&cache.real_path(&name)));
                     last = next;
@@ -421,15 +532,24 @@ mod unix {
         fn cookies_a_killed_watcher_left_are_cleared() {
             let dir = tempfile::tempdir().unwrap();
             let cache = cache_of(dir.path());
-            for n in 1..=3 {
-                assert!(cache
-                    .create_new(&format!("{COOKIE_PREFIX}{n}"), b"")
-                    .unwrap());
+            let names: Vec<String> = (1..=3)
+                .map(|n| format!("{COOKIE_PREFIX}{}-{n}", std::process::id()))
+                .collect();
+            for name in &names {
+                assert!(cache.create_new(name, b"").unwrap());
             }
-            let _vouch = Vouch::claim(Arc::clone(&cache)).unwrap();
-            for n in 1..=3 {
-                assert_eq!(cache.entry(&format!("{COOKIE_PREFIX}{n}")), None);
+            let vouch = Vouch::claim(Arc::clone(&cache)).unwrap();
+            for name in &names {
+                assert_eq!(cache.entry(name), None);
             }
+            // Its own first cookie can be written again, and is seen.
+            let cookies = vouch.cookies();
+            let seer = std::thread::spawn({
+                let cache = Arc::clone(&cache);
+                move || seen_by_hand(&cache, &cookies, 1)
+            });
+            assert!(vouch.sees_cookies());
+            seer.join().unwrap();
         }
 
         #[test]
@@ -484,7 +604,7 @@ mod unix {
                 let cache = Arc::clone(&cache);
                 move || {
                     // The first cookie timed out; the second is the one to report.
-                    let name = format!("{COOKIE_PREFIX}2");
+                    let name = cookies.name(2);
                     let deadline = Instant::now() + Duration::from_secs(20);
                     while cache.entry(&name).is_none() && Instant::now() < deadline {
                         std::thread::sleep(Duration::from_millis(1));
@@ -524,14 +644,15 @@ mod unix {
         fn a_watcher_that_never_answers_is_declined_in_time() {
             let dir = tempfile::tempdir().unwrap();
             let cache = cache_of(dir.path());
-            // Listens, but never reads or answers (a stopped process).
+            // Listens, but never reads or answers (a stopped process): the command waits
+            // only for the first line, not for the whole answer.
             let _listener = UnixListener::bind(cache.real_path(SOCKET)).unwrap();
             let started = Instant::now();
-            match ask(&cache.real_path(""), Duration::from_millis(200)) {
-                Answer::Declined(why) => assert!(why.contains("did not answer"), "{why}"),
+            match ask(&cache.real_path(""), ANSWER_WAIT) {
+                Answer::Declined(why) => assert!(why.contains("kill -CONT"), "{why}"),
                 other => panic!("{other:?}"),
             }
-            assert!(started.elapsed() < Duration::from_secs(5));
+            assert!(started.elapsed() < ANSWER_WAIT);
         }
 
         #[test]
@@ -546,14 +667,26 @@ mod unix {
         }
 
         #[test]
-        fn only_cookie_names_are_cookies() {
-            assert_eq!(cookie_number("watch-cookie-17"), Some(17));
-            assert_eq!(cookie_number("watch-cookie-"), None);
-            assert_eq!(cookie_number("watch.sock"), None);
-            let cookies = Cookies(Arc::default());
+        fn only_this_watchers_cookies_in_its_folder_count() {
+            let pid = std::process::id();
+            assert_eq!(
+                cookie_of(&format!("watch-cookie-{pid}-17")),
+                Some((pid, 17))
+            );
+            assert_eq!(cookie_of("watch-cookie-17"), None);
+            assert_eq!(cookie_of("watch.sock"), None);
+            let cookies = Cookies::new(Path::new("/p/.brief/cache"));
             assert!(!cookies.observe(Path::new("/p/docs/watch-cookie.md")));
-            assert!(!cookies.observe(Path::new("/p/docs/watch-cookie-3")));
-            assert!(cookies.observe(Path::new("/p/.brief/cache/watch-cookie-3")));
+            // A cookie name elsewhere (a nested project, a checked-out file) is a file.
+            let far = format!("/p/sub/.brief/cache/watch-cookie-{pid}-{}", u64::MAX);
+            assert!(!cookies.observe(Path::new(&far)));
+            // Another watcher's cookie in this folder is no change, and proves nothing.
+            let other = format!("/p/.brief/cache/watch-cookie-{}-{}", pid + 1, u64::MAX);
+            assert!(cookies.observe(Path::new(&other)));
+            assert_eq!(cookies.ledger.0.lock().unwrap().seen, 0);
+            let ours = format!("/p/.brief/cache/watch-cookie-{pid}-3");
+            assert!(cookies.observe(Path::new(&ours)));
+            assert_eq!(cookies.ledger.0.lock().unwrap().seen, 3);
         }
     }
 }

@@ -189,6 +189,9 @@ pub struct Index {
     unbuilt: Option<Unbuilt>,
     /// Set while that file is built under another name.
     publish: Option<Publish>,
+    /// Device and inode of the index file this connection opened (`None`: in memory or not
+    /// built yet): tells whether `.brief/cache/index.db` is still that file.
+    file: Option<(u64, u64)>,
 }
 
 /// The name of the index file in `.brief/cache`.
@@ -493,6 +496,7 @@ impl Index {
             Some(EntryKind::Symlink) => return Err(Unusable::Link),
             Some(_) => {}
         }
+        let file = cache.identity(INDEX_FILE);
         let conn = open_sqlite(&path, false).map_err(unusable)?;
         conn.busy_timeout(std::time::Duration::from_secs(10))
             .map_err(unusable)?;
@@ -531,6 +535,7 @@ impl Index {
             .map_err(unusable)?;
         let mut index = Index::with(project, conn, shown, false);
         index.cache = Some(Arc::clone(cache));
+        index.file = file;
         Ok(index)
     }
 
@@ -574,6 +579,7 @@ impl Index {
             created,
             unbuilt: None,
             publish: None,
+            file: None,
         }
     }
 
@@ -636,6 +642,22 @@ impl Index {
     /// the file was found damaged).
     pub fn is_unbuilt(&self) -> bool {
         self.unbuilt.is_some()
+    }
+
+    /// Whether this connection's file is the one at `.brief/cache/index.db` now: not when
+    /// the index lives in memory, is being built, or was replaced or deleted since it was
+    /// opened (another process rebuilt it).
+    pub fn is_the_index_file(&self) -> bool {
+        match (&self.cache, self.file) {
+            (Some(cache), Some(file)) => cache.identity(INDEX_FILE) == Some(file),
+            _ => false,
+        }
+    }
+
+    /// Whether the index file this connection opened has since been replaced or deleted
+    /// (another process rebuilt it): a long-lived holder should open the index again.
+    pub fn was_replaced(&self) -> bool {
+        self.file.is_some() && !self.is_the_index_file()
     }
 
     /// `.brief/cache`, when the index lives there (not in memory): where a file watcher

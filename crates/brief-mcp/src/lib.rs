@@ -71,7 +71,18 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
     // The server's watcher also vouches for the index to other brief commands.
     #[cfg(unix)]
     let vouch = if options.watch {
-        watch::claim(&shared, &say)
+        match watch::claim(&shared) {
+            Ok(vouch) => Some(vouch),
+            // Another process answers already, or the index lives in memory (said below).
+            Err(watch::ClaimError::Vouch(brief::watched::VouchError::Taken))
+            | Err(watch::ClaimError::NoCache) => None,
+            Err(e) => {
+                say(format!(
+                    "other brief commands will check the files themselves: {e}"
+                ));
+                None
+            }
+        }
     } else {
         None
     };
@@ -145,14 +156,28 @@ pub fn watch(options: WatchOptions, say: Say) -> Result<(), ServeError> {
     let root = shared.root();
     let shown = root.canonicalize().unwrap_or_else(|_| root.clone());
     let notices = shared.with_engine(|e| Ok(e.notices())).unwrap_or_default();
-    let Some(vouch) = watch::claim(&shared, &*say) else {
-        return Err(ServeError::Watch(match notices.first() {
-            Some(notice) => format!("cannot vouch for the index: {notice}"),
-            None => format!(
+    let vouch = match watch::claim(&shared) {
+        Ok(vouch) => vouch,
+        Err(watch::ClaimError::Vouch(brief::watched::VouchError::Taken)) => {
+            return Err(ServeError::Watch(format!(
                 "another brief process (watch or serve) already keeps {} current; nothing to do",
                 shown.display()
-            ),
-        }));
+            )))
+        }
+        Err(watch::ClaimError::NoCache) => {
+            return Err(ServeError::Watch(format!(
+                "cannot vouch for an index kept in memory: {}",
+                notices
+                    .first()
+                    .map(String::as_str)
+                    .unwrap_or("no .brief/cache")
+            )))
+        }
+        Err(e) => {
+            return Err(ServeError::Watch(format!(
+                "cannot vouch for the index: {e}"
+            )))
+        }
     };
     let cookies = vouch.cookies();
     let Some(_watcher) = watch::start(root, Arc::clone(&shared), Some(cookies), &*say) else {
@@ -168,6 +193,7 @@ pub fn watch(options: WatchOptions, say: Say) -> Result<(), ServeError> {
         let last_failure = Arc::new(std::sync::Mutex::new(None::<String>));
         move || match watch::refresh_marked(&shared) {
             Ok((Some(done), took)) if done.parsed + done.removed > 0 => {
+                *last_failure.lock().unwrap_or_else(|p| p.into_inner()) = None;
                 say(format!(
                     "index updated: {} file{} read again, {} removed ({} ms)",
                     done.parsed,
@@ -194,10 +220,10 @@ pub fn watch(options: WatchOptions, say: Say) -> Result<(), ServeError> {
             }
         }
     };
+    let _ = refresh();
     let files = shared
         .with_engine(|e| Ok(e.index().file_count()))
         .unwrap_or(0);
-    let _ = refresh();
     let Some(_answering) = watch::answer(vouch, refresh.clone(), &*say) else {
         return Err(ServeError::Watch(
             "the watcher does not see .brief/cache change, so it cannot vouch for the index".into(),

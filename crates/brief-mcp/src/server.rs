@@ -88,13 +88,17 @@ impl Shared {
         if !self.watching.load(Ordering::SeqCst) {
             self.changes.mark();
         }
-        if self.config_changed.swap(false, Ordering::SeqCst) || slot.is_none() {
+        // Another process rebuilt the index file (a reset, another version, new sources):
+        // this engine's connection still reads the old one.
+        let replaced = slot.as_ref().is_some_and(|e| e.index().was_replaced());
+        if self.config_changed.swap(false, Ordering::SeqCst) || slot.is_none() || replaced {
             *slot = None;
             let mut engine = Engine::open(self.root.as_deref(), &self.cwd).map_err(|e| {
                 self.config_changed.store(true, Ordering::SeqCst);
                 Failure(e.describe(self.root.as_deref().unwrap_or(&self.cwd)))
             })?;
-            self.changes.mark();
+            // A new engine knows nothing of the changes the old one saw: check every file.
+            self.changes.mark_lost();
             engine.refresh_on(self.changes.clone());
             *slot = Some(engine);
         }

@@ -102,16 +102,12 @@ fn handle(
     match meaning {
         Meaning::Nothing => {}
         Meaning::Files(files) => {
-            if files
-                .iter()
-                .any(|f| f == "brief.toml" || f.ends_with("/brief.toml"))
-            {
+            if files.iter().any(|f| f == "brief.toml") {
                 shared.config_changed.store(true, Ordering::SeqCst);
             }
             shared.changes.mark_paths(files);
         }
-        Meaning::Unknown => shared.changes.mark(),
-        Meaning::Lost => shared.changes.mark_lost(),
+        Meaning::Unknown | Meaning::Lost => shared.changes.mark_lost(),
     }
 }
 
@@ -138,7 +134,10 @@ pub fn start(
     let handler = move |event: notify::Result<notify::Event>| {
         handle(&shared, &watched_root, cookies.as_ref(), event);
     };
-    let mut watcher = match notify::recommended_watcher(handler) {
+    // Not through symlinks: a folder reached twice would have its events named after
+    // whichever path was watched last, and a link may lead far outside the project.
+    let config = notify::Config::default().with_follow_symlinks(false);
+    let mut watcher = match notify::RecommendedWatcher::new(handler, config) {
         Ok(w) => w,
         Err(e) => {
             say(format!(
@@ -155,24 +154,33 @@ pub fn start(
         return None;
     }
     shared_flag.watching.store(true, Ordering::SeqCst);
+    // Whatever changed before the watch began was never reported: the first refresh checks
+    // every file.
+    shared_flag.changes.mark_lost();
     Some(watcher)
 }
 
 /// Claims the right to answer other brief processes for this project's index (see
-/// `brief::watched`); says why not when it cannot, unless another process already answers.
+/// `brief::watched`).
 #[cfg(unix)]
-pub fn claim(shared: &Arc<Shared>, say: &dyn Fn(String)) -> Option<Vouch> {
-    let cache = shared.with_engine(|e| Ok(e.index().cache_dir())).ok()??;
-    match Vouch::claim(cache) {
-        Ok(vouch) => Some(vouch),
-        Err(brief::watched::VouchError::Taken) => None,
-        Err(e) => {
-            say(format!(
-                "other brief commands will check the files themselves: {e}"
-            ));
-            None
-        }
-    }
+pub fn claim(shared: &Arc<Shared>) -> Result<Vouch, ClaimError> {
+    let cache = shared
+        .with_engine(|e| Ok(e.index().cache_dir()))
+        .ok()
+        .flatten()
+        .ok_or(ClaimError::NoCache)?;
+    Vouch::claim(cache).map_err(ClaimError::Vouch)
+}
+
+/// Why a watcher cannot answer for the index.
+#[cfg(unix)]
+#[derive(Debug, thiserror::Error)]
+pub enum ClaimError {
+    /// The index lives in memory: there is no file to vouch for.
+    #[error("the index is not kept in .brief/cache")]
+    NoCache,
+    #[error(transparent)]
+    Vouch(brief::watched::VouchError),
 }
 
 /// Starts answering, once the running watcher is seen to report cookies (a watcher that
@@ -214,8 +222,18 @@ pub fn refresh_marked(
     }
     shared
         .with_engine(|engine| {
-            let done = engine.refresh_pending();
-            done.map_err(|e| crate::tools::Failure(e.describe(&engine.project.root)))
+            let done = engine
+                .refresh_pending()
+                .map_err(|e| crate::tools::Failure(e.describe(&engine.project.root)))?;
+            // Commands read `.brief/cache/index.db`: vouch only for that file.
+            if !engine.index().is_the_index_file() {
+                return Err(crate::tools::Failure(vec![
+                    "its index is not the one in .brief/cache (kept in memory, or replaced \
+                     while it refreshed); ask again"
+                        .into(),
+                ]));
+            }
+            Ok(done)
         })
         .map(|done| (done, started.elapsed()))
         .map_err(|failure| failure.0)
@@ -318,11 +336,9 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn a_cookie_is_reported_and_is_no_change() {
-        let cookies = Cookies::default();
-        let cookie = event(
-            EventKind::Create(CreateKind::File),
-            &["/p/.brief/cache/watch-cookie-1"],
-        );
+        let cookies = Cookies::new(Path::new("/p/.brief/cache"));
+        let name = format!("/p/.brief/cache/watch-cookie-{}-1", std::process::id());
+        let cookie = event(EventKind::Create(CreateKind::File), &[&name]);
         assert_eq!(
             meaning(Path::new("/p"), &cookie, Some(&cookies)),
             Meaning::Nothing

@@ -306,7 +306,6 @@ impl Index {
         Ok(refresh.parsed > 0 || refresh.removed > 0 || refresh.created)
     }
 
-    /// What the index knows of one file.
     /// Those of `paths` (relative to the root) that are indexed source files.
     pub fn indexed_among(&self, paths: &[String]) -> Result<Vec<String>, IndexError> {
         let mut indexed = Vec::new();
@@ -318,6 +317,7 @@ impl Index {
         Ok(indexed)
     }
 
+    /// What the index knows of one file.
     pub(crate) fn known(&self, rel: &str) -> Result<Option<Known>, IndexError> {
         row(
             &self.conn,
