@@ -26,9 +26,10 @@ pub const SOCKET: &str = "watch.sock";
 pub const LOCK: &str = "watch.lock";
 /// The prefix of cookie files in `.brief/cache`.
 pub const COOKIE_PREFIX: &str = "watch-cookie-";
-/// How long a client waits to connect and for [`HEARD`]: a live watcher says it at once, so
-/// a stopped one costs a command no more than this.
-pub const HEARD_WAIT: Duration = Duration::from_millis(250);
+/// How long a client waits to connect and for [`HEARD`]: a live watcher says it at once
+/// (well under a millisecond; the margin is for a loaded machine), so a stopped one costs a
+/// command no more than this.
+pub const HEARD_WAIT: Duration = Duration::from_millis(500);
 /// How long a client waits for its answer after [`HEARD`]. Longer than a no-change refresh of
 /// a large project; a watcher that is rebuilding a changed index may take longer, and the
 /// client then checks the files itself (and waits for the rebuild's lock like any reader).
