@@ -368,7 +368,9 @@ impl Engine {
             return false;
         };
         match crate::watched::ask(&cache.real_path(""), crate::watched::ANSWER_WAIT) {
-            crate::watched::Answer::Fresh => true,
+            // The watcher vouched for the file now at `.brief/cache/index.db`: only good
+            // for this request if that is still the file this engine reads.
+            crate::watched::Answer::Fresh => self.index.is_the_index_file(),
             crate::watched::Answer::Absent => false,
             crate::watched::Answer::Declined(why) => {
                 self.watcher_declined = Some(why);

@@ -654,6 +654,12 @@ impl Index {
         }
     }
 
+    /// Device and inode of the file at `.brief/cache/index.db` now (`None`: none, or the
+    /// index lives in memory).
+    pub fn file_now(&self) -> Option<(u64, u64)> {
+        self.cache.as_ref()?.identity(INDEX_FILE)
+    }
+
     /// Whether the index file this connection opened has since been replaced or deleted
     /// (another process rebuilt it): a long-lived holder should open the index again.
     pub fn was_replaced(&self) -> bool {

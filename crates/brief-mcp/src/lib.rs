@@ -220,15 +220,17 @@ pub fn watch(options: WatchOptions, say: Say) -> Result<(), ServeError> {
             }
         }
     };
-    let _ = refresh();
-    let files = shared
-        .with_engine(|e| Ok(e.index().file_count()))
-        .unwrap_or(0);
-    let Some(_answering) = watch::answer(vouch, refresh.clone(), &*say) else {
+    // Answering first: a command that asks during the first refresh hears at once and waits
+    // for that refresh, instead of taking a silent watcher for a stopped one.
+    let Some(answering) = watch::answer(vouch, refresh.clone(), &*say) else {
         return Err(ServeError::Watch(
             "the watcher does not see .brief/cache change, so it cannot vouch for the index".into(),
         ));
     };
+    let _ = refresh();
+    let files = shared
+        .with_engine(|e| Ok(e.index().file_count()))
+        .unwrap_or(0);
     say(format!(
         "watching {} ({files} source file{}); other brief commands in this project now skip \
          their check of every file. Stop with Ctrl-C.",
@@ -236,7 +238,14 @@ pub fn watch(options: WatchOptions, say: Say) -> Result<(), ServeError> {
         if files == 1 { "" } else { "s" }
     ));
     loop {
-        if shared.changes.wait(std::time::Duration::from_secs(3600)) {
+        if !answering.still_listening() {
+            return Err(ServeError::Watch(
+                "stopped: its socket in .brief/cache is gone (was the folder removed?); start \
+                 brief watch again"
+                    .into(),
+            ));
+        }
+        if shared.changes.wait(std::time::Duration::from_secs(5)) {
             std::thread::sleep(SETTLE);
             let refreshed = refresh();
             if !shared.watching.load(std::sync::atomic::Ordering::SeqCst) {

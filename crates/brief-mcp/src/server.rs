@@ -52,6 +52,11 @@ pub struct Shared {
     /// Why the watcher stopped seeing every change (it could not watch a new folder), if it
     /// did: from then on every request checks the files and no other process is vouched for.
     pub lost_track: Mutex<Option<String>>,
+    /// An index file another brief put in place that this one cannot use (its identity):
+    /// not adopted, and not rebuilt either.
+    foreign_index: Mutex<Option<(u64, u64)>>,
+    /// Folders created in the last few seconds, which the watcher may not watch yet.
+    pub recent_folders: Mutex<Vec<(std::time::Instant, String)>>,
 }
 
 impl Shared {
@@ -68,6 +73,8 @@ impl Shared {
             config_changed: AtomicBool::new(false),
             watching: AtomicBool::new(false),
             lost_track: Mutex::new(None),
+            foreign_index: Mutex::new(None),
+            recent_folders: Mutex::new(Vec::new()),
         })
     }
 
@@ -88,10 +95,29 @@ impl Shared {
         if !self.watching.load(Ordering::SeqCst) {
             self.changes.mark();
         }
-        // Another process rebuilt the index file (a reset, another version, new sources):
+        // Another process rebuilt the index file (a reset, new sources, another version):
         // this engine's connection still reads the old one.
-        let replaced = slot.as_ref().is_some_and(|e| e.index().was_replaced());
-        if self.config_changed.swap(false, Ordering::SeqCst) || slot.is_none() || replaced {
+        let replaced = slot.as_ref().and_then(|e| {
+            let now = e.index().file_now();
+            let foreign = *self.foreign_index.lock().unwrap_or_else(|p| p.into_inner());
+            (e.index().was_replaced() && (now.is_none() || now != foreign)).then_some(now)
+        });
+        if let Some(now) = replaced {
+            if let Ok(candidate) = Engine::open(self.root.as_deref(), &self.cwd) {
+                // A file this version cannot use (another brief's schema) is left alone:
+                // rebuilding it would make the other brief rebuild ours, back and forth.
+                // The old connection keeps serving this process; it vouches for no one.
+                if now.is_some() && candidate.index().is_unbuilt() {
+                    *self.foreign_index.lock().unwrap_or_else(|p| p.into_inner()) = now;
+                } else {
+                    self.changes.mark_lost();
+                    let mut engine = candidate;
+                    engine.refresh_on(self.changes.clone());
+                    *slot = Some(engine);
+                }
+            }
+        }
+        if self.config_changed.swap(false, Ordering::SeqCst) || slot.is_none() {
             *slot = None;
             let mut engine = Engine::open(self.root.as_deref(), &self.cwd).map_err(|e| {
                 self.config_changed.store(true, Ordering::SeqCst);

@@ -88,18 +88,29 @@ fn handle(
     cookies: Option<&Cookies>,
     event: notify::Result<notify::Event>,
 ) {
-    let meaning = match event {
-        Ok(event) => meaning(root, &event, cookies),
-        // The watcher failed (most often: no inotify watch left for a new folder). What it
-        // no longer watches it never reports, so it stops vouching for anything.
-        Err(e) => {
-            shared.watching.store(false, Ordering::SeqCst);
-            let mut lost = shared.lost_track.lock().unwrap_or_else(|p| p.into_inner());
-            lost.get_or_insert_with(|| e.to_string());
-            Meaning::Lost
-        }
+    // The watcher failed (most often: no inotify watch left for a new folder), or its queue
+    // overflowed (notify does not watch the folders created meanwhile). What it no longer
+    // watches it never reports, so it stops vouching for anything.
+    let failure = match &event {
+        Err(e) => Some(e.to_string()),
+        Ok(e) if e.need_rescan() => Some(
+            "the system's queue of file events overflowed, and folders created meanwhile \
+             are not watched (fs.inotify.max_queued_events)"
+                .to_string(),
+        ),
+        Ok(_) => None,
     };
-    match meaning {
+    if let Some(why) = failure {
+        shared.watching.store(false, Ordering::SeqCst);
+        let mut lost = shared.lost_track.lock().unwrap_or_else(|p| p.into_inner());
+        lost.get_or_insert(why);
+        drop(lost);
+        shared.changes.mark_lost();
+        return;
+    }
+    let Ok(event) = event else { return };
+    remember_new_folders(shared, root, &event);
+    match meaning(root, &event, cookies) {
         Meaning::Nothing => {}
         Meaning::Files(files) => {
             if files.iter().any(|f| f == "brief.toml") {
@@ -108,6 +119,36 @@ fn handle(
             shared.changes.mark_paths(files);
         }
         Meaning::Unknown | Meaning::Lost => shared.changes.mark_lost(),
+    }
+}
+
+/// How long a new folder counts as new: notify adds its watch only after the batch of
+/// events that created it, so a file written there meanwhile reports nothing.
+const NEW_FOLDER_WINDOW: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Notes folders created or moved in, so the refreshes of the next few seconds list them
+/// again ([`refresh_marked`]).
+fn remember_new_folders(shared: &Shared, root: &Path, event: &notify::Event) {
+    use notify::event::{CreateKind, ModifyKind, RenameMode};
+    let created = matches!(
+        event.kind,
+        EventKind::Create(CreateKind::Folder)
+            | EventKind::Modify(ModifyKind::Name(RenameMode::To | RenameMode::Both))
+    );
+    if !created {
+        return;
+    }
+    for path in &event.paths {
+        let Some(rel) = path.strip_prefix(root).ok().and_then(Path::to_str) else {
+            continue;
+        };
+        if relevant(root, path) && path.is_dir() {
+            let mut recent = shared
+                .recent_folders
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            recent.push((std::time::Instant::now(), rel.replace('\\', "/")));
+        }
     }
 }
 
@@ -209,6 +250,19 @@ pub fn refresh_marked(
     shared: &Shared,
 ) -> Result<(Option<brief::index::Refresh>, std::time::Duration), Vec<String>> {
     let started = std::time::Instant::now();
+    // Folders created a moment ago are listed again: a file written there before notify
+    // watched them was never reported.
+    let recent: Vec<String> = {
+        let mut recent = shared
+            .recent_folders
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        recent.retain(|(at, _)| at.elapsed() < NEW_FOLDER_WINDOW);
+        recent.iter().map(|(_, folder)| folder.clone()).collect()
+    };
+    if !recent.is_empty() {
+        shared.changes.mark_paths(recent);
+    }
     if let Some(why) = shared
         .lost_track
         .lock()
@@ -298,6 +352,84 @@ mod tests {
         assert!(refused.contains("no inotify watches left"), "{refused}");
         assert!(refused.contains("restart"), "{refused}");
         assert!(shared.changes.take().is_some_and(|p| p.lost));
+    }
+
+    #[test]
+    fn an_overflow_stops_vouching_and_new_folders_are_listed_again() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".brief/decisions")).unwrap();
+        std::fs::write(
+            dir.path().join(".brief/decisions/DEC-1.md"),
+            "---\nid: DEC-1\nkind: decision\ntitle: Use queues\n---\nBody.\n",
+        )
+        .unwrap();
+        let root = watch_root(dir.path());
+        let shared = Shared::open(Some(root.clone()), root.clone()).unwrap();
+        shared.watching.store(true, Ordering::SeqCst);
+        assert!(refresh_marked(&shared).is_ok());
+        // A folder appears: the refreshes of the next seconds list it again, even when no
+        // event marks anything.
+        std::fs::create_dir(root.join(".brief/decisions/new")).unwrap();
+        let created = event(
+            EventKind::Create(CreateKind::Folder),
+            &[root.join(".brief/decisions/new").to_str().unwrap()],
+        );
+        handle(&shared, &root, None, Ok(created));
+        assert!(refresh_marked(&shared).is_ok());
+        assert!(shared.changes.take().is_none());
+        let before = shared.with_engine(|e| Ok(e.index().file_count())).unwrap();
+        std::fs::write(
+            root.join(".brief/decisions/new/DEC-2.md"),
+            "---\nid: DEC-2\nkind: decision\ntitle: Use queues too\n---\nBody.\n",
+        )
+        .unwrap();
+        assert!(refresh_marked(&shared).is_ok());
+        let after = shared.with_engine(|e| Ok(e.index().file_count())).unwrap();
+        assert_eq!(after, before + 1);
+        // The queue overflowed: from now on the watcher vouches for nothing.
+        let overflow = notify::Event::new(EventKind::Other).set_flag(notify::event::Flag::Rescan);
+        handle(&shared, &root, None, Ok(overflow));
+        assert!(!shared.watching.load(Ordering::SeqCst));
+        let refused = refresh_marked(&shared).unwrap_err().join("\n");
+        assert!(refused.contains("overflowed"), "{refused}");
+    }
+
+    #[test]
+    fn an_index_file_this_brief_cannot_use_is_left_alone_and_not_vouched_for() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".brief/decisions")).unwrap();
+        std::fs::write(
+            dir.path().join(".brief/decisions/DEC-1.md"),
+            "---\nid: DEC-1\nkind: decision\ntitle: Use queues\n---\nBody.\n",
+        )
+        .unwrap();
+        let root = watch_root(dir.path());
+        let shared = Shared::open(Some(root.clone()), root.clone()).unwrap();
+        shared.watching.store(true, Ordering::SeqCst);
+        assert!(refresh_marked(&shared).is_ok());
+        // Another brief (another schema, say) puts a file this one cannot read in place.
+        let cache = root.join(".brief/cache");
+        for entry in std::fs::read_dir(&cache).unwrap().flatten() {
+            if entry.file_name().to_string_lossy().starts_with("index.db") {
+                std::fs::remove_file(entry.path()).unwrap();
+            }
+        }
+        std::fs::write(cache.join("index.db"), b"another brief's index").unwrap();
+        shared
+            .changes
+            .mark_paths([".brief/decisions/DEC-1.md".to_string()]);
+        // Not rebuilt (the other brief would rebuild it back), and not vouched for.
+        let refused = refresh_marked(&shared).unwrap_err().join("\n");
+        assert!(refused.contains("not the one in .brief/cache"), "{refused}");
+        assert!(refresh_marked(&shared).is_err());
+        assert_eq!(
+            std::fs::read(cache.join("index.db")).unwrap(),
+            b"another brief's index"
+        );
+        // A file it can use appears (a command of this brief rebuilt it): adopted.
+        let mut rebuilt = brief::engine::Engine::open(Some(&root), &root).unwrap();
+        rebuilt.refresh(None, &mut |_| {}).unwrap();
+        assert!(refresh_marked(&shared).is_ok());
     }
 
     #[test]

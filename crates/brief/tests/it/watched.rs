@@ -204,3 +204,53 @@ fn up_to_the_limit_a_watchers_change_checks_every_file() {
     assert!(show(&mut engine, "REFUNDS-01").contains("(named)"));
     assert!(show(&mut engine, "CHECKOUT-01").contains("authorisatio1"));
 }
+
+#[test]
+fn a_vouch_is_no_good_to_a_request_whose_index_file_was_replaced() {
+    let dir = project_copy(PAYMENTS);
+    let mut engine = engine(dir.path());
+    let title = |engine: &mut brief::engine::Engine| {
+        engine
+            .show("CHECKOUT-01", Detail::Meta, Format::Json, None)
+            .unwrap()
+    };
+    assert!(title(&mut engine).contains("Card payment authorization"));
+    let cache = engine.index().cache_dir().unwrap();
+    let vouch = Vouch::claim(Arc::clone(&cache)).unwrap();
+    let cookies = vouch.cookies();
+    let stop = Arc::new(AtomicBool::new(false));
+    let reporter = std::thread::spawn({
+        let stop = Arc::clone(&stop);
+        let folder = cache.real_path("");
+        move || {
+            while !stop.load(Ordering::SeqCst) {
+                for entry in std::fs::read_dir(&folder).unwrap().flatten() {
+                    if entry
+                        .file_name()
+                        .to_string_lossy()
+                        .starts_with(COOKIE_PREFIX)
+                    {
+                        cookies.observe(&entry.path());
+                    }
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+    });
+    // The watcher vouches for the file at .brief/cache/index.db...
+    let _answering = vouch.answer(|| Ok(()));
+    // ...which another process has just rebuilt, after this engine opened the old one.
+    for entry in std::fs::read_dir(cache.real_path("")).unwrap().flatten() {
+        if entry.file_name().to_string_lossy().starts_with("index.db") {
+            std::fs::remove_file(entry.path()).unwrap();
+        }
+    }
+    let mut other = crate::index::engine(dir.path());
+    title(&mut other);
+    retitle(dir.path(), "authorization", "authorisatio3");
+    // This engine's file is not the one vouched for: it checks the files itself.
+    engine.consult_watcher();
+    assert!(title(&mut engine).contains("authorisatio3"));
+    stop.store(true, Ordering::SeqCst);
+    reporter.join().unwrap();
+}
