@@ -52,9 +52,10 @@ pub struct Shared {
     /// Why the watcher stopped seeing every change (it could not watch a new folder), if it
     /// did: from then on every request checks the files and no other process is vouched for.
     pub lost_track: Mutex<Option<String>>,
-    /// An index file another brief put in place that this one cannot use (its identity):
-    /// not adopted, and not rebuilt either.
-    foreign_index: Mutex<Option<(u64, u64)>>,
+    /// An index file another brief put in place that this one cannot use: not adopted, and
+    /// not rebuilt either. Held open, so that its inode cannot be reused by a new index file
+    /// that would then look like it.
+    foreign_index: Mutex<Option<(std::fs::File, (u64, u64))>>,
     /// Folders created in the last few seconds, which the watcher may not watch yet.
     pub recent_folders: Mutex<Vec<(std::time::Instant, String)>>,
 }
@@ -99,7 +100,12 @@ impl Shared {
         // this engine's connection still reads the old one.
         let replaced = slot.as_ref().and_then(|e| {
             let now = e.index().file_now();
-            let foreign = *self.foreign_index.lock().unwrap_or_else(|p| p.into_inner());
+            let foreign = self
+                .foreign_index
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .as_ref()
+                .map(|(_, id)| *id);
             (e.index().was_replaced() && (now.is_none() || now != foreign)).then_some(now)
         });
         if let Some(now) = replaced {
@@ -107,8 +113,14 @@ impl Shared {
                 // A file this version cannot use (another brief's schema) is left alone:
                 // rebuilding it would make the other brief rebuild ours, back and forth.
                 // The old connection keeps serving this process; it vouches for no one.
-                if now.is_some() && candidate.index().is_unbuilt() {
-                    *self.foreign_index.lock().unwrap_or_else(|p| p.into_inner()) = now;
+                let held = candidate.index().cache_dir().and_then(|cache| {
+                    let file = std::fs::File::open(cache.real_path("index.db")).ok()?;
+                    // The file opened must be the one identified (it may have moved on).
+                    (identity_of(&file) == now).then_some(file)
+                });
+                if let (Some(now), Some(file), true) = (now, held, candidate.index().is_unbuilt()) {
+                    *self.foreign_index.lock().unwrap_or_else(|p| p.into_inner()) =
+                        Some((file, now));
                 } else {
                     self.changes.mark_lost();
                     let mut engine = candidate;
@@ -132,6 +144,19 @@ impl Shared {
             Some(engine) => op(engine),
             None => Err(Failure(vec!["error: the project is not open".into()])),
         }
+    }
+}
+
+/// Device and inode of an open file, as `PrivateDir::identity` gives them.
+fn identity_of(file: &std::fs::File) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        file.metadata().ok().map(|m| (m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        file.metadata().ok().map(|_| (0, 0))
     }
 }
 
