@@ -588,21 +588,10 @@ fn serve(root: Option<PathBuf>, cwd: PathBuf, args: ServeArgs) -> ExitCode {
         allowed_origins: args.allowed_origins,
         watch: !args.no_watch,
     };
-    match brief_mcp::serve(options) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(brief_mcp::ServeError::Engine(e)) => {
-            for line in e.describe(root.as_deref().unwrap_or(Path::new("."))) {
-                eprintln!("{line}");
-            }
-            ExitCode::from(e.exit_code())
-        }
-        Err(other) => {
-            eprintln!("error: {other}");
-            ExitCode::from(2)
-        }
-    }
+    exited(brief_mcp::serve(options), root.as_deref())
 }
 
+/// `brief watch`: hands over to the watcher, which says what it does on stderr.
 #[cfg(feature = "mcp")]
 fn watch(root: Option<PathBuf>, cwd: PathBuf) -> ExitCode {
     let options = brief_mcp::WatchOptions {
@@ -610,10 +599,16 @@ fn watch(root: Option<PathBuf>, cwd: PathBuf) -> ExitCode {
         cwd,
     };
     let say: brief_mcp::Say = std::sync::Arc::new(|line: String| eprintln!("brief watch: {line}"));
-    match brief_mcp::watch(options, say) {
+    exited(brief_mcp::watch(options, say), root.as_deref())
+}
+
+/// How a long-running process ended, on stderr and as the exit code.
+#[cfg(feature = "mcp")]
+fn exited(result: Result<(), brief_mcp::ServeError>, root: Option<&Path>) -> ExitCode {
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(brief_mcp::ServeError::Engine(e)) => {
-            for line in e.describe(root.as_deref().unwrap_or(Path::new("."))) {
+            for line in e.describe(root.unwrap_or(Path::new("."))) {
                 eprintln!("{line}");
             }
             ExitCode::from(e.exit_code())

@@ -112,13 +112,11 @@ pub fn located(root: &Path, location: &str) -> String {
 /// index only before the next request after a mark instead of checking every file on every
 /// request.
 #[derive(Debug, Clone)]
-pub struct ChangeSignal(Arc<(Mutex<Pending>, Condvar)>);
+pub struct ChangeSignal(Arc<(Mutex<Option<Pending>>, Condvar)>);
 
 /// The changes marked since the last refresh.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Pending {
-    /// Something changed (or nothing is known yet).
-    pub marked: bool,
     /// Check every file, whatever the project's size: events were lost, named no path under
     /// the root, or named more files than [`MAX_NAMED_CHANGES`].
     pub lost: bool,
@@ -139,21 +137,18 @@ impl Default for ChangeSignal {
 }
 
 impl ChangeSignal {
-    fn pending(&self) -> std::sync::MutexGuard<'_, Pending> {
+    fn pending(&self) -> std::sync::MutexGuard<'_, Option<Pending>> {
         self.0 .0.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn update(&self, f: impl FnOnce(&mut Pending)) {
-        let mut pending = self.pending();
-        if !pending.marked {
-            // The first mark since the last refresh starts an empty list of named files.
-            *pending = Pending {
-                marked: true,
-                lost: false,
-                paths: Some(BTreeSet::new()),
-            };
-        }
-        f(&mut pending);
+        let mut slot = self.pending();
+        // The first mark since the last refresh starts an empty list of named files.
+        let pending = slot.get_or_insert_with(|| Pending {
+            lost: false,
+            paths: Some(BTreeSet::new()),
+        });
+        f(pending);
         if pending
             .paths
             .as_ref()
@@ -191,9 +186,6 @@ impl ChangeSignal {
 
     /// Marks again what a failed refresh took: nothing it named is forgotten.
     pub fn restore(&self, taken: Pending) {
-        if !taken.marked {
-            return;
-        }
         self.update(|p| {
             p.lost |= taken.lost;
             match (&mut p.paths, taken.paths) {
@@ -205,22 +197,21 @@ impl ChangeSignal {
 
     /// Waits up to `timeout` for a mark; whether there is one.
     pub fn wait(&self, timeout: std::time::Duration) -> bool {
-        let pending = self.pending();
-        if pending.marked {
+        let slot = self.pending();
+        if slot.is_some() {
             return true;
         }
-        let (pending, _) = self
+        let (slot, _) = self
             .0
              .1
-            .wait_timeout(pending, timeout)
+            .wait_timeout(slot, timeout)
             .unwrap_or_else(|p| p.into_inner());
-        pending.marked
+        slot.is_some()
     }
 
     /// What changed since the last call (`None`: nothing); clears the mark.
     pub fn take(&self) -> Option<Pending> {
-        let mut pending = self.pending();
-        pending.marked.then(|| std::mem::take(&mut *pending))
+        self.pending().take()
     }
 }
 
@@ -418,11 +409,9 @@ impl Engine {
     /// so an edit in place is seen at any size. Unnamed changes get the usual refresh.
     fn refresh_marked(&mut self, pending: &Pending) -> Result<Refresh, EngineError> {
         let large = self.index.file_count() > self.full_check_limit;
-        let named = pending
-            .paths
-            .as_ref()
-            .filter(|_| pending.marked && !pending.lost && large);
-        let verify = if pending.lost || (pending.paths.is_some() && !large) {
+        // Up to the limit the usual refresh checks every file anyway.
+        let named = pending.paths.as_ref().filter(|_| !pending.lost && large);
+        let verify = if pending.lost {
             Some(Verify::Full)
         } else if named.is_some() {
             Some(Verify::Quick)

@@ -510,31 +510,36 @@ mod unix {
             let vouch = Vouch::claim(Arc::clone(&cache)).unwrap();
             let cookies = vouch.cookies();
             // Cookies seen by hand, as a file watcher would report them.
-            let seer = std::thread::spawn({
-                let cache = Arc::clone(&cache);
-                move || seen_by_hand(&cache, &cookies, 1)
-            });
+            let seer = seen_by_hand(&cache, cookies, 1);
             let _answering = vouch.answer(|| Ok(()));
             assert_eq!(ask(&cache.real_path(""), ANSWER_WAIT), Answer::Fresh);
             seer.join().unwrap();
         }
 
-        /// Reports `count` cookies as they appear, standing in for the file events.
-        fn seen_by_hand(cache: &PrivateDir, cookies: &Cookies, count: usize) {
-            let mut reported = 0;
-            let deadline = Instant::now() + Duration::from_secs(20);
-            let mut last = 0;
-            while reported < count && Instant::now() < deadline {
-                let next = last + 1;
-                let name = cookies.name(next);
-                if cache.entry(&name).is_some() {
-                    assert!(cookies.observe(&cache.real_path(&name)));
-                    last = next;
-                    reported += 1;
-                } else {
-                    std::thread::sleep(Duration::from_millis(1));
+        /// Reports `count` cookies as they appear, on a thread of its own, standing in for
+        /// the file events.
+        fn seen_by_hand(
+            cache: &Arc<PrivateDir>,
+            cookies: Cookies,
+            count: usize,
+        ) -> std::thread::JoinHandle<()> {
+            let cache = Arc::clone(cache);
+            std::thread::spawn(move || {
+                let mut reported = 0;
+                let deadline = Instant::now() + Duration::from_secs(20);
+                let mut last = 0;
+                while reported < count && Instant::now() < deadline {
+                    let next = last + 1;
+                    let name = cookies.name(next);
+                    if cache.entry(&name).is_some() {
+                        assert!(cookies.observe(&cache.real_path(&name)));
+                        last = next;
+                        reported += 1;
+                    } else {
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
                 }
-            }
+            })
         }
 
         #[test]
@@ -553,10 +558,7 @@ mod unix {
             }
             // Its own first cookie can be written again, and is seen.
             let cookies = vouch.cookies();
-            let seer = std::thread::spawn({
-                let cache = Arc::clone(&cache);
-                move || seen_by_hand(&cache, &cookies, 1)
-            });
+            let seer = seen_by_hand(&cache, cookies, 1);
             assert!(vouch.sees_cookies());
             seer.join().unwrap();
         }
@@ -584,10 +586,7 @@ mod unix {
                 counter.fetch_add(1, Ordering::SeqCst);
                 Ok(())
             });
-            let seer = std::thread::spawn({
-                let cache = Arc::clone(&cache);
-                move || seen_by_hand(&cache, &cookies, 2)
-            });
+            let seer = seen_by_hand(&cache, cookies, 2);
             assert_eq!(ask(&cache.real_path(""), ANSWER_WAIT), Answer::Fresh);
             assert_eq!(refreshed.load(Ordering::SeqCst), 1);
             assert_eq!(ask(&cache.real_path(""), ANSWER_WAIT), Answer::Fresh);
@@ -636,10 +635,7 @@ mod unix {
             let cookies = vouch.cookies();
             let _answering = vouch.answer(|| Ok(()));
             let _silent = UnixStream::connect(cache.real_path(SOCKET)).unwrap();
-            let seer = std::thread::spawn({
-                let cache = Arc::clone(&cache);
-                move || seen_by_hand(&cache, &cookies, 1)
-            });
+            let seer = seen_by_hand(&cache, cookies, 1);
             // Sequential answering would be stuck on the silent client for a second, longer
             // than a client waits to hear back.
             assert_eq!(ask(&cache.real_path(""), ANSWER_WAIT), Answer::Fresh);

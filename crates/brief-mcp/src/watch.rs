@@ -51,15 +51,17 @@ enum Meaning {
     Files(Vec<String>),
     /// Something changed, but not (only) at a path under the root.
     Unknown,
-    /// Events were lost.
-    Lost,
 }
 
-/// Reads one event. `cookies` sees every path first: a cookie is no change.
+/// `path` relative to `root`, `/`-separated (`None`: not beneath it).
+fn relative(root: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(root).ok()?.to_str()?;
+    (!rel.is_empty()).then(|| rel.replace('\\', "/"))
+}
+
+/// Reads one event (a lost one is [`handle`]'s). `cookies` sees every path first: a cookie
+/// is no change.
 fn meaning(root: &Path, event: &notify::Event, cookies: Option<&Cookies>) -> Meaning {
-    if event.need_rescan() {
-        return Meaning::Lost;
-    }
     if matches!(event.kind, EventKind::Access(AccessKind::Open(_))) {
         return Meaning::Nothing;
     }
@@ -68,9 +70,9 @@ fn meaning(root: &Path, event: &notify::Event, cookies: Option<&Cookies>) -> Mea
         if cookies.is_some_and(|c| c.observe(path)) || !relevant(root, path) {
             continue;
         }
-        match path.strip_prefix(root).ok().and_then(Path::to_str) {
-            Some(rel) if !rel.is_empty() => files.push(rel.replace('\\', "/")),
-            _ => return Meaning::Unknown,
+        match relative(root, path) {
+            Some(rel) => files.push(rel),
+            None => return Meaning::Unknown,
         }
     }
     if files.is_empty() {
@@ -118,7 +120,7 @@ fn handle(
             }
             shared.changes.mark_paths(files);
         }
-        Meaning::Unknown | Meaning::Lost => shared.changes.mark_lost(),
+        Meaning::Unknown => shared.changes.mark_lost(),
     }
 }
 
@@ -139,7 +141,7 @@ fn remember_new_folders(shared: &Shared, root: &Path, event: &notify::Event) {
         return;
     }
     for path in &event.paths {
-        let Some(rel) = path.strip_prefix(root).ok().and_then(Path::to_str) else {
+        let Some(rel) = relative(root, path) else {
             continue;
         };
         if relevant(root, path) && path.is_dir() {
@@ -147,7 +149,7 @@ fn remember_new_folders(shared: &Shared, root: &Path, event: &notify::Event) {
                 .recent_folders
                 .lock()
                 .unwrap_or_else(|p| p.into_inner());
-            recent.push((std::time::Instant::now(), rel.replace('\\', "/")));
+            recent.push((std::time::Instant::now(), rel));
         }
     }
 }
@@ -329,8 +331,8 @@ mod tests {
         assert_eq!(meaning(&root, &own, None), Meaning::Nothing);
     }
 
-    #[test]
-    fn a_failed_watcher_stops_vouching_and_every_request_checks() {
+    /// A project of one decision, its index built, as a running watcher holds it.
+    fn watched_project() -> (tempfile::TempDir, PathBuf, Shared) {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join(".brief/decisions")).unwrap();
         std::fs::write(
@@ -338,12 +340,19 @@ mod tests {
             "---\nid: DEC-1\nkind: decision\ntitle: Use queues\n---\nBody.\n",
         )
         .unwrap();
-        let shared = Shared::open(Some(dir.path().to_path_buf()), dir.path().into()).unwrap();
+        let root = watch_root(dir.path());
+        let shared = Shared::open(Some(root.clone()), root.clone()).unwrap();
         shared.watching.store(true, Ordering::SeqCst);
         assert!(refresh_marked(&shared).is_ok());
+        (dir, root, shared)
+    }
+
+    #[test]
+    fn a_failed_watcher_stops_vouching_and_every_request_checks() {
+        let (_dir, root, shared) = watched_project();
         handle(
             &shared,
-            dir.path(),
+            &root,
             None,
             Err(notify::Error::generic("no inotify watches left")),
         );
@@ -356,17 +365,7 @@ mod tests {
 
     #[test]
     fn an_overflow_stops_vouching_and_new_folders_are_listed_again() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join(".brief/decisions")).unwrap();
-        std::fs::write(
-            dir.path().join(".brief/decisions/DEC-1.md"),
-            "---\nid: DEC-1\nkind: decision\ntitle: Use queues\n---\nBody.\n",
-        )
-        .unwrap();
-        let root = watch_root(dir.path());
-        let shared = Shared::open(Some(root.clone()), root.clone()).unwrap();
-        shared.watching.store(true, Ordering::SeqCst);
-        assert!(refresh_marked(&shared).is_ok());
+        let (_dir, root, shared) = watched_project();
         // A folder appears: the refreshes of the next seconds list it again, even when no
         // event marks anything.
         std::fs::create_dir(root.join(".brief/decisions/new")).unwrap();
@@ -396,17 +395,7 @@ mod tests {
 
     #[test]
     fn an_index_file_this_brief_cannot_use_is_left_alone_and_not_vouched_for() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join(".brief/decisions")).unwrap();
-        std::fs::write(
-            dir.path().join(".brief/decisions/DEC-1.md"),
-            "---\nid: DEC-1\nkind: decision\ntitle: Use queues\n---\nBody.\n",
-        )
-        .unwrap();
-        let root = watch_root(dir.path());
-        let shared = Shared::open(Some(root.clone()), root.clone()).unwrap();
-        shared.watching.store(true, Ordering::SeqCst);
-        assert!(refresh_marked(&shared).is_ok());
+        let (_dir, root, shared) = watched_project();
         // Another brief (another schema, say) puts a file this one cannot read in place.
         let cache = root.join(".brief/cache");
         for entry in std::fs::read_dir(&cache).unwrap().flatten() {
@@ -430,13 +419,6 @@ mod tests {
         let mut rebuilt = brief::engine::Engine::open(Some(&root), &root).unwrap();
         rebuilt.refresh(None, &mut |_| {}).unwrap();
         assert!(refresh_marked(&shared).is_ok());
-    }
-
-    #[test]
-    fn a_lost_event_is_not_mistaken_for_no_change() {
-        // The queue overflowed: the event names no path, and anything may have changed.
-        let overflow = notify::Event::new(EventKind::Other).set_flag(notify::event::Flag::Rescan);
-        assert_eq!(meaning(Path::new("/p"), &overflow, None), Meaning::Lost);
     }
 
     #[test]

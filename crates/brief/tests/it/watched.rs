@@ -6,62 +6,78 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use brief::watched::{Vouch, COOKIE_PREFIX};
+use brief::engine::Engine;
+use brief::watched::{Answering, Vouch, COOKIE_PREFIX, SOCKET};
 use brief::{Detail, Format};
 
 use crate::index::{engine, project_copy, settle, PAYMENTS};
+
+/// CHECKOUT-01 at meta detail, as JSON (its title is what the tests edit).
+fn title(engine: &mut Engine) -> String {
+    engine
+        .show("CHECKOUT-01", Detail::Meta, Format::Json, None)
+        .unwrap()
+}
+
+/// A watcher that was told of no change: it vouches for the index as it is. Its cookies are
+/// reported by hand, standing in for its file events. Dropped, it stops answering.
+struct HandWatcher {
+    answering: Option<Answering>,
+    stop: Arc<AtomicBool>,
+    reporter: Option<std::thread::JoinHandle<()>>,
+}
+
+impl HandWatcher {
+    fn start(engine: &Engine) -> HandWatcher {
+        let cache = engine
+            .index()
+            .cache_dir()
+            .expect("the index lives in .brief/cache");
+        let vouch = Vouch::claim(Arc::clone(&cache)).unwrap();
+        let cookies = vouch.cookies();
+        let stop = Arc::new(AtomicBool::new(false));
+        let reporter = std::thread::spawn({
+            let stop = Arc::clone(&stop);
+            let folder = cache.real_path("");
+            move || {
+                while !stop.load(Ordering::SeqCst) {
+                    for entry in std::fs::read_dir(&folder).unwrap().flatten() {
+                        let name = entry.file_name();
+                        if name.to_string_lossy().starts_with(COOKIE_PREFIX) {
+                            cookies.observe(&entry.path());
+                        }
+                    }
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            }
+        });
+        HandWatcher {
+            answering: Some(vouch.answer(|| Ok(()))),
+            stop,
+            reporter: Some(reporter),
+        }
+    }
+}
+
+impl Drop for HandWatcher {
+    fn drop(&mut self) {
+        drop(self.answering.take());
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(reporter) = self.reporter.take() {
+            let _ = reporter.join();
+        }
+    }
+}
 
 #[test]
 fn a_vouched_index_is_not_checked_and_without_a_watcher_it_is() {
     let dir = project_copy(PAYMENTS);
     let mut engine = engine(dir.path());
-    let title = |engine: &mut brief::engine::Engine| {
-        engine
-            .show("CHECKOUT-01", Detail::Meta, Format::Json, None)
-            .unwrap()
-    };
     assert!(title(&mut engine).contains("Card payment authorization"));
-
-    // A watcher that was told of no change: it vouches for the index as it is. Its cookies
-    // are reported by hand, standing in for its file events.
-    let cache = engine
-        .index()
-        .cache_dir()
-        .expect("the index lives in .brief/cache");
-    let vouch = Vouch::claim(Arc::clone(&cache)).unwrap();
-    let cookies = vouch.cookies();
-    let stop = Arc::new(AtomicBool::new(false));
-    let reporter = std::thread::spawn({
-        let stop = Arc::clone(&stop);
-        let folder = cache.real_path("");
-        move || {
-            while !stop.load(Ordering::SeqCst) {
-                for entry in std::fs::read_dir(&folder).unwrap().flatten() {
-                    let name = entry.file_name();
-                    if name.to_string_lossy().starts_with(COOKIE_PREFIX) {
-                        cookies.observe(&entry.path());
-                    }
-                }
-                std::thread::sleep(Duration::from_millis(1));
-            }
-        }
-    });
-    let answering = vouch.answer(|| Ok(()));
+    let watcher = HandWatcher::start(&engine);
 
     // An edit in place that the watcher never hears of.
-    let file = dir
-        .path()
-        .join("specgraph/nodes/behaviors/CHECKOUT-01.json");
-    let text = std::fs::read_to_string(&file).unwrap();
-    std::fs::write(
-        &file,
-        text.replace(
-            "Card payment authorization",
-            "Card payment authorisation, 3-D Secure",
-        ),
-    )
-    .unwrap();
-
+    retitle(dir.path(), "authorization", "authorisatio4");
     engine.consult_watcher();
     let vouched = title(&mut engine);
     assert!(
@@ -70,13 +86,13 @@ fn a_vouched_index_is_not_checked_and_without_a_watcher_it_is() {
     );
     assert!(engine.notices().is_empty(), "{:?}", engine.notices());
 
-    // The watcher stops answering: the next request checks the files itself.
-    drop(answering);
+    // The watcher stops answering (its socket is removed): the next request checks the
+    // files itself.
+    drop(watcher);
+    let socket = engine.index().cache_dir().unwrap().real_path(SOCKET);
+    assert!(!socket.exists());
     let checked = title(&mut engine);
-    assert!(checked.contains("authorisation, 3-D Secure"), "{checked}");
-    stop.store(true, Ordering::SeqCst);
-    reporter.join().unwrap();
-    assert!(!Path::new(&cache.real_path(brief::watched::SOCKET)).exists());
+    assert!(checked.contains("authorisatio4"), "{checked}");
 }
 
 /// Rewrites CHECKOUT-01's title in place, keeping the file's size (a stamp check still sees
@@ -98,11 +114,6 @@ fn above_the_full_check_limit_the_files_a_watcher_names_are_read() {
     engine.set_full_check_limit(1);
     let signal = brief::engine::ChangeSignal::default();
     engine.refresh_on(signal.clone());
-    let title = |engine: &mut brief::engine::Engine| {
-        engine
-            .show("CHECKOUT-01", Detail::Meta, Format::Json, None)
-            .unwrap()
-    };
     assert!(title(&mut engine).contains("Card payment authorization"));
 
     // Told only that something changed, the quick check misses an edit in place (what a
@@ -125,7 +136,7 @@ fn a_change_signal_remembers_what_changed_until_taken() {
     let signal = ChangeSignal::default();
     // A new signal knows nothing yet: everything may have changed.
     let first = signal.take().unwrap();
-    assert!(first.marked && first.paths.is_none() && !first.lost);
+    assert!(first.paths.is_none() && !first.lost);
     assert_eq!(signal.take(), None);
     signal.mark_paths(["b.md".to_string()]);
     signal.mark_paths(["a.md".to_string(), "b.md".to_string()]);
@@ -141,7 +152,6 @@ fn a_change_signal_remembers_what_changed_until_taken() {
     assert_eq!(
         signal.take(),
         Some(Pending {
-            marked: true,
             lost: false,
             paths: None
         })
@@ -185,9 +195,8 @@ fn up_to_the_limit_a_watchers_change_checks_every_file() {
     let mut engine = engine(dir.path());
     let signal = brief::engine::ChangeSignal::default();
     engine.refresh_on(signal.clone());
-    let show = |engine: &mut brief::engine::Engine, id: &str| {
-        engine.show(id, Detail::Meta, Format::Json, None).unwrap()
-    };
+    let show =
+        |engine: &mut Engine, id: &str| engine.show(id, Detail::Meta, Format::Json, None).unwrap();
     assert!(show(&mut engine, "CHECKOUT-01").contains("Card payment authorization"));
     // Two files edited in place; the watcher names one (as when its events are named after
     // a symlinked alias, or arrive before it watches a new folder). Up to the limit the
@@ -209,48 +218,19 @@ fn up_to_the_limit_a_watchers_change_checks_every_file() {
 fn a_vouch_is_no_good_to_a_request_whose_index_file_was_replaced() {
     let dir = project_copy(PAYMENTS);
     let mut engine = engine(dir.path());
-    let title = |engine: &mut brief::engine::Engine| {
-        engine
-            .show("CHECKOUT-01", Detail::Meta, Format::Json, None)
-            .unwrap()
-    };
     assert!(title(&mut engine).contains("Card payment authorization"));
-    let cache = engine.index().cache_dir().unwrap();
-    let vouch = Vouch::claim(Arc::clone(&cache)).unwrap();
-    let cookies = vouch.cookies();
-    let stop = Arc::new(AtomicBool::new(false));
-    let reporter = std::thread::spawn({
-        let stop = Arc::clone(&stop);
-        let folder = cache.real_path("");
-        move || {
-            while !stop.load(Ordering::SeqCst) {
-                for entry in std::fs::read_dir(&folder).unwrap().flatten() {
-                    if entry
-                        .file_name()
-                        .to_string_lossy()
-                        .starts_with(COOKIE_PREFIX)
-                    {
-                        cookies.observe(&entry.path());
-                    }
-                }
-                std::thread::sleep(Duration::from_millis(1));
-            }
-        }
-    });
     // The watcher vouches for the file at .brief/cache/index.db...
-    let _answering = vouch.answer(|| Ok(()));
+    let _watcher = HandWatcher::start(&engine);
     // ...which another process has just rebuilt, after this engine opened the old one.
+    let cache = engine.index().cache_dir().unwrap();
     for entry in std::fs::read_dir(cache.real_path("")).unwrap().flatten() {
         if entry.file_name().to_string_lossy().starts_with("index.db") {
             std::fs::remove_file(entry.path()).unwrap();
         }
     }
-    let mut other = crate::index::engine(dir.path());
-    title(&mut other);
+    title(&mut crate::index::engine(dir.path()));
     retitle(dir.path(), "authorization", "authorisatio3");
     // This engine's file is not the one vouched for: it checks the files itself.
     engine.consult_watcher();
     assert!(title(&mut engine).contains("authorisatio3"));
-    stop.store(true, Ordering::SeqCst);
-    reporter.join().unwrap();
 }
