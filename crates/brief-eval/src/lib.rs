@@ -20,6 +20,7 @@
 
 pub mod bm25;
 pub mod methods;
+pub mod words;
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;

@@ -1,0 +1,167 @@
+//! The ways to fill a budget for a task in words, each held to the same exact budget under
+//! the same tokenizer, each giving a [`Shown`]: which files the document shows, how, and
+//! the file it starts from.
+//!
+//! A new method (dense retrieval, once brief has an embeddings client) is one more variant
+//! of [`Method`], its name, and its arm in [`Method::fill`]: a ranking method hands its
+//! order of the files to [`fill_ranked`], as BM25 does.
+
+use std::collections::BTreeMap;
+
+use super::project::{header_len, WordProject, ENCODING};
+
+/// A way to fill a budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Method {
+    /// `brief context "<task>" --format json` through the command API.
+    Brief,
+    /// The files brief reads, whole, by BM25 score for the task text, best first; the next
+    /// one cut to fill the budget.
+    Bm25,
+    /// The same files in path order (Repomix style), cut at the budget.
+    Dump,
+}
+
+impl Method {
+    /// Every method, in the order of the tables.
+    pub const ALL: [Method; 3] = [Method::Brief, Method::Bm25, Method::Dump];
+
+    /// The name in the tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Brief => "brief",
+            Method::Bm25 => "BM25 top-k",
+            Method::Dump => "whole-files dump",
+        }
+    }
+
+    /// Whether the method has a start document (a dump starts wherever path order does).
+    pub fn has_start(self) -> bool {
+        !matches!(self, Method::Dump)
+    }
+
+    /// Fills `budget` for `task` on `project`.
+    pub fn fill(
+        self,
+        project: &mut WordProject,
+        task: &str,
+        budget: usize,
+        seeds: Option<usize>,
+    ) -> Shown {
+        match self {
+            Method::Brief => brief(project, task, budget, seeds),
+            Method::Bm25 => {
+                let order = project.bm25_order(task);
+                fill_ranked(project, &order, budget)
+            }
+            Method::Dump => {
+                let order: Vec<usize> = (0..project.files().len()).collect();
+                let mut shown = fill_ranked(project, &order, budget);
+                shown.start = None;
+                shown
+            }
+        }
+    }
+}
+
+/// How much of a file a document shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Presence {
+    /// Only named: brief's one meta line (id, kind, title, why).
+    Named,
+    /// Some of its text (whole, a summary, or cut).
+    Text,
+}
+
+/// One file in a document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileShown {
+    /// The exact tokens spent on it (for brief, its nodes' blocks).
+    pub tokens: usize,
+    /// The most the document shows of it.
+    pub presence: Presence,
+}
+
+/// What one method put in one document.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Shown {
+    /// The exact token count of the document.
+    pub used: usize,
+    /// Per file (index in the project's files): what the document shows of it.
+    pub files: BTreeMap<usize, FileShown>,
+    /// The file the document starts from: brief's target's, a ranking's best file.
+    pub start: Option<usize>,
+    /// brief: its first seed's id (the JSON `target`) and the seeds the audit lists.
+    pub target: Option<String>,
+    /// brief: the seeds the JSON audit lists, when it lists them.
+    pub seeds: Vec<String>,
+    /// brief: shown nodes that map to no file brief lists (and their tokens).
+    pub unmapped: Vec<(String, usize)>,
+    /// brief: why there is no document (exit code, first line).
+    pub failure: Option<(u8, String)>,
+}
+
+impl Shown {
+    fn add(&mut self, file: usize, tokens: usize, presence: Presence) {
+        let entry = self.files.entry(file).or_insert(FileShown {
+            tokens: 0,
+            presence,
+        });
+        entry.tokens += tokens;
+        entry.presence = entry.presence.max(presence);
+    }
+}
+
+fn brief(project: &mut WordProject, task: &str, budget: usize, seeds: Option<usize>) -> Shown {
+    let answer = project.brief(task, budget, seeds);
+    let mut shown = Shown {
+        used: answer.used,
+        start: answer.target.as_deref().and_then(|t| project.file_of(t)),
+        target: answer.target,
+        seeds: answer.seeds,
+        failure: answer.failure,
+        ..Shown::default()
+    };
+    for (id, text, tokens) in answer.nodes {
+        let presence = if text {
+            Presence::Text
+        } else {
+            Presence::Named
+        };
+        match project.file_of(&id) {
+            Some(file) => shown.add(file, tokens, presence),
+            None => shown.unmapped.push((id, tokens)),
+        }
+    }
+    shown
+}
+
+/// Concatenates the files in `order`, whole while the document stays within `budget`; the
+/// next one is cut to fill the budget exactly (it counts when some of its text made it in).
+pub fn fill_ranked(project: &WordProject, order: &[usize], budget: usize) -> Shown {
+    let mut document = String::new();
+    let mut counted = 0;
+    let mut shown = Shown {
+        start: order.first().copied(),
+        ..Shown::default()
+    };
+    for &file in order {
+        let piece = &project.pieces()[file];
+        let candidate = format!("{document}{piece}");
+        if let Some(count) = ENCODING.count_till_limit(&candidate, budget) {
+            shown.add(file, count.saturating_sub(counted), Presence::Text);
+            counted = count;
+            document = candidate;
+            continue;
+        }
+        let cut = ENCODING.prefix_within(&candidate, budget);
+        let part = &cut[document.len().min(cut.len())..];
+        if part.len() > header_len(&project.files()[file]) {
+            shown.add(file, ENCODING.count(part), Presence::Text);
+        }
+        document = cut.to_string();
+        break;
+    }
+    shown.used = ENCODING.count(&document);
+    shown
+}
