@@ -25,7 +25,7 @@ pub use labels::{read, read_dir, Label, Task, TaskFile};
 pub use materialise::{git_dir, materialise, Written};
 pub use methods::{fill_ranked, FileShown, Method, Presence, Shown};
 pub use project::{BriefAnswer, WordProject, ENCODING};
-pub use report::{RepoLine, Row, WordReport};
+pub use report::{metric, RepoLine, Row, WordReport};
 pub use score::{score, Resolved, TaskScore};
 
 /// The budgets measured, in tokens.

@@ -143,7 +143,12 @@ impl WordProject {
         };
         let outcome = command::run(&command, host, FrontEnd::Cli);
         if outcome.exit != 0 {
-            let line = outcome.notes.first().cloned().unwrap_or_default();
+            // Paths relative to the project, as the table must not depend on where it ran.
+            let root = format!("{}/", self.root.display());
+            let line = outcome
+                .notes
+                .first()
+                .map_or(String::new(), |l| l.replace(&root, ""));
             return BriefAnswer {
                 failure: Some((outcome.exit, line)),
                 ..BriefAnswer::default()

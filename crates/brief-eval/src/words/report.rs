@@ -1,6 +1,7 @@
 //! The measurements of a run and their Markdown tables: overall per budget, per repository,
 //! and per task with `verbose`.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::labels::{Task, TaskFile};
@@ -63,14 +64,26 @@ pub struct WordReport {
     pub unread: Vec<String>,
 }
 
-/// One metric of a row (`None` where it does not apply).
-pub type Metric = fn(&TaskScore) -> Option<f64>;
+/// The metrics of the tables, each a function of a row's score.
+pub mod metric {
+    use super::TaskScore;
 
-const START: Metric = |s| s.start_hit.map(|hit| if hit { 1.0 } else { 0.0 });
-const MUST_TEXT: Metric = |s| Some(s.must_text);
-const MUST_NAMED: Metric = |s| Some(s.must_named);
-const NEVER: Metric = |s| s.never_text;
-const SHARE: Metric = |s| Some(s.must_share);
+    /// One metric of a row (`None` where it does not apply).
+    pub type Metric = fn(&TaskScore) -> Option<f64>;
+
+    /// Start hit, 1 or 0 (`None` for a method without a start).
+    pub const START: Metric = |s| s.start_hit.map(|hit| if hit { 1.0 } else { 0.0 });
+    /// Must recall with text.
+    pub const MUST_TEXT: Metric = |s| Some(s.must_text);
+    /// Must recall at any detail.
+    pub const MUST_NAMED: Metric = |s| Some(s.must_named);
+    /// Never documents shown with text (`None` without never labels).
+    pub const NEVER: Metric = |s| s.never_text;
+    /// Must documents' share of the tokens.
+    pub const SHARE: Metric = |s| Some(s.must_share);
+}
+
+use metric::{Metric, MUST_NAMED, MUST_TEXT, NEVER, SHARE, START};
 
 fn pct(value: Option<f64>) -> String {
     value.map_or("–".to_string(), |v| format!("{:.0} %", 100.0 * v))
@@ -246,26 +259,23 @@ impl WordReport {
     }
 
     fn failures(&self, out: &mut String) {
-        let runs: Vec<&Row> = self
-            .rows
-            .iter()
-            .filter(|r| r.method == Method::Brief)
-            .collect();
-        let failed: Vec<&&Row> = runs.iter().filter(|r| r.failure.is_some()).collect();
+        let runs = self.rows.iter().filter(|r| r.method == Method::Brief);
+        let total = runs.clone().count();
+        // The same failure on every run of a repository is said once, with its count.
+        let mut failed: BTreeMap<(&str, u8, &str), usize> = BTreeMap::new();
+        for row in runs {
+            if let Some((exit, line)) = &row.failure {
+                *failed.entry((&row.repo, *exit, line)).or_default() += 1;
+            }
+        }
+        let without: usize = failed.values().sum();
         let _ = writeln!(
             out,
-            "\nbrief gave a document in {} of {} runs.",
-            runs.len() - failed.len(),
-            runs.len()
+            "\nbrief gave a document in {} of {total} runs.",
+            total - without
         );
-        for row in failed {
-            if let Some((exit, line)) = &row.failure {
-                let _ = writeln!(
-                    out,
-                    "- {} {} at {}: exit {exit}: {line}",
-                    row.repo, row.task, row.budget
-                );
-            }
+        for ((repo, exit, line), runs) in failed {
+            let _ = writeln!(out, "- {repo}: {runs} runs, exit {exit}: {line}");
         }
     }
 
