@@ -52,11 +52,11 @@ impl Method {
             Method::Brief => brief(project, task, budget, seeds),
             Method::Bm25 => {
                 let order = project.bm25_order(task);
-                fill_ranked(project, &order, budget)
+                fill_ranked(project.pieces(), project.files(), &order, budget)
             }
             Method::Dump => {
                 let order: Vec<usize> = (0..project.files().len()).collect();
-                let mut shown = fill_ranked(project, &order, budget);
+                let mut shown = fill_ranked(project.pieces(), project.files(), &order, budget);
                 shown.start = None;
                 shown
             }
@@ -136,9 +136,11 @@ fn brief(project: &mut WordProject, task: &str, budget: usize, seeds: Option<usi
     shown
 }
 
-/// Concatenates the files in `order`, whole while the document stays within `budget`; the
-/// next one is cut to fill the budget exactly (it counts when some of its text made it in).
-pub fn fill_ranked(project: &WordProject, order: &[usize], budget: usize) -> Shown {
+/// Concatenates the `pieces` (the files at `paths`, as [`piece`](super::project::piece)
+/// wraps them) in `order`, whole while the document stays within `budget`; the next one is
+/// cut to fill the budget exactly (it counts when some of its text, past its header, made it
+/// in).
+pub fn fill_ranked(pieces: &[String], paths: &[String], order: &[usize], budget: usize) -> Shown {
     let mut document = String::new();
     let mut counted = 0;
     let mut shown = Shown {
@@ -146,7 +148,7 @@ pub fn fill_ranked(project: &WordProject, order: &[usize], budget: usize) -> Sho
         ..Shown::default()
     };
     for &file in order {
-        let piece = &project.pieces()[file];
+        let piece = &pieces[file];
         let candidate = format!("{document}{piece}");
         if let Some(count) = ENCODING.count_till_limit(&candidate, budget) {
             shown.add(file, count.saturating_sub(counted), Presence::Text);
@@ -156,7 +158,7 @@ pub fn fill_ranked(project: &WordProject, order: &[usize], budget: usize) -> Sho
         }
         let cut = ENCODING.prefix_within(&candidate, budget);
         let part = &cut[document.len().min(cut.len())..];
-        if part.len() > header_len(&project.files()[file]) {
+        if part.len() > header_len(&paths[file]) {
             shown.add(file, ENCODING.count(part), Presence::Text);
         }
         document = cut.to_string();
@@ -164,4 +166,46 @@ pub fn fill_ranked(project: &WordProject, order: &[usize], budget: usize) -> Sho
     }
     shown.used = ENCODING.count(&document);
     shown
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::words::project::piece;
+
+    fn corpus() -> (Vec<String>, Vec<String>) {
+        let paths: Vec<String> = ["a.md", "b.md", "c.md"].map(String::from).to_vec();
+        let texts = [
+            "alpha ".repeat(40),
+            "bravo ".repeat(40),
+            "charlie ".repeat(400),
+        ];
+        let pieces = paths.iter().zip(&texts).map(|(p, t)| piece(p, t)).collect();
+        (pieces, paths)
+    }
+
+    #[test]
+    fn a_ranking_fills_the_budget_exactly_and_cuts_the_next_file() {
+        let (pieces, paths) = corpus();
+        let shown = fill_ranked(&pieces, &paths, &[1, 0, 2], 200);
+        assert_eq!(shown.used, 200);
+        assert_eq!(shown.start, Some(1));
+        assert_eq!(shown.files.keys().copied().collect::<Vec<_>>(), [0, 1, 2]);
+        let whole = ENCODING.count(&pieces[1]) + ENCODING.count(&pieces[0]);
+        assert!(whole < 200, "{whole}");
+        let tokens: usize = shown.files.values().map(|f| f.tokens).sum();
+        assert!(tokens.abs_diff(200) <= 2, "{tokens}");
+    }
+
+    #[test]
+    fn a_file_cut_inside_its_header_does_not_count() {
+        let (pieces, paths) = corpus();
+        let first = ENCODING.count(&pieces[0]);
+        // Room for the first file and less than the second one's header.
+        let shown = fill_ranked(&pieces, &paths, &[0, 1], first + 2);
+        assert_eq!(shown.files.keys().copied().collect::<Vec<_>>(), [0]);
+        assert!(shown.used <= first + 2);
+        let none = fill_ranked(&pieces, &paths, &[], 100);
+        assert_eq!((none.used, none.start, none.files.len()), (0, None, 0));
+    }
 }
