@@ -49,6 +49,8 @@ pub struct Row {
     pub never: Vec<String>,
     /// Where the document starts: brief's target id, else the start file's path.
     pub start: Option<String>,
+    /// brief: the seeds its JSON audit lists, when it lists them.
+    pub seeds: Vec<String>,
     /// brief: why there is no document.
     pub failure: Option<(u8, String)>,
 }
@@ -129,6 +131,7 @@ impl WordReport {
             missed: paths(&task.must, &labels.must, false),
             never: paths(&task.never, &labels.never, true),
             start,
+            seeds: shown.seeds.clone(),
             failure: shown.failure.clone(),
         });
     }
@@ -324,6 +327,9 @@ fn describe(row: &Row) -> String {
         let mark = if hit { "start ✓" } else { "start ✗" };
         let from = row.start.as_deref().unwrap_or("nothing");
         let _ = write!(text, " {mark} ({from})");
+    }
+    if row.seeds.len() > 1 {
+        let _ = write!(text, ", seeds {}", row.seeds.join(", "));
     }
     let shown = row.must - row.missed.len();
     let _ = write!(text, ", must {shown}/{}", row.must);
