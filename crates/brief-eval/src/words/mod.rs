@@ -94,6 +94,9 @@ fn measure_file(
             continue;
         };
         let resolved = resolve(project, &root, task, file, report)?;
+        report
+            .wording
+            .push(title_share(&task.task, project, &resolved));
         for &budget in &options.budgets {
             for &method in &options.methods {
                 let shown = method.fill(project, &task.task, budget, options.seeds);
@@ -120,6 +123,34 @@ fn measure_file(
         files,
     });
     Ok(())
+}
+
+/// Words that name no topic, left out when comparing a task's words with titles.
+const STOP_WORDS: &[&str] = &[
+    "the", "and", "for", "from", "with", "into", "that", "this", "their", "its", "our", "your",
+    "when", "each", "every", "all", "new", "can", "how", "what", "who", "are", "was", "not",
+];
+
+/// The share of the task's words (three letters or more, stop words aside) found in the
+/// titles brief gives its start documents: how much a task reuses the words of the document
+/// it should start from.
+fn title_share(task: &str, project: &WordProject, labels: &Resolved) -> f64 {
+    let words = |text: &str| -> std::collections::BTreeSet<String> {
+        crate::bm25::terms(text)
+            .filter(|t| t.chars().count() >= 3 && !STOP_WORDS.contains(&t.as_str()))
+            .collect()
+    };
+    let asked = words(task);
+    let titles: std::collections::BTreeSet<String> = labels
+        .start
+        .iter()
+        .flatten()
+        .flat_map(|&file| words(project.title(file)))
+        .collect();
+    if asked.is_empty() {
+        return 0.0;
+    }
+    asked.intersection(&titles).count() as f64 / asked.len() as f64
 }
 
 /// The task's labels as files of `project`. A labelled path that is no file of the checkout

@@ -26,6 +26,8 @@ pub struct WordProject {
     bm25: Bm25,
     /// Node id → index in `files`.
     node_files: BTreeMap<String, usize>,
+    /// Per file: the title brief gives its node (empty for a file without one).
+    titles: Vec<String>,
     /// The engine the command API runs on; `None` when it would not open (each request then
     /// opens the folder, so the failure reads as the CLI's).
     engine: Option<Engine>,
@@ -66,6 +68,7 @@ impl WordProject {
         let bm25 = Bm25::new(pieces.iter().map(String::as_str));
         let graph = project.load().graph;
         let mut node_files = BTreeMap::new();
+        let mut titles = vec![String::new(); files.len()];
         for node in graph.nodes() {
             let path = node.location.path.replace('\\', "/");
             let rel = Path::new(&path)
@@ -74,6 +77,9 @@ impl WordProject {
                 .unwrap_or(path);
             if let Ok(at) = files.binary_search(&rel) {
                 node_files.insert(node.id.clone(), at);
+                if titles[at].is_empty() {
+                    titles[at] = node.title.clone();
+                }
             }
         }
         let engine = Engine::open(Some(root), root).ok();
@@ -83,6 +89,7 @@ impl WordProject {
             pieces,
             bm25,
             node_files,
+            titles,
             engine,
         })
     }
@@ -107,6 +114,11 @@ impl WordProject {
                 .copied()
                 .or_else(|| self.file_index(key))
         })
+    }
+
+    /// The title brief gives the node of file `file` (empty when none).
+    pub fn title(&self, file: usize) -> &str {
+        self.titles.get(file).map_or("", String::as_str)
     }
 
     /// Each file as retrieval shows it.

@@ -64,6 +64,8 @@ pub struct WordReport {
     pub rows: Vec<Row>,
     /// Labelled files brief does not read (`repo task: path`): no method can show them.
     pub unread: Vec<String>,
+    /// Per task: the share of its words found in its start documents' titles.
+    pub wording: Vec<f64>,
 }
 
 /// The metrics of the tables, each a function of a row's score.
@@ -193,6 +195,18 @@ impl WordReport {
                 out,
                 "| {} | `{commit}` | {} | {} | {} |",
                 r.repo, r.shape, r.tasks, r.files
+            );
+        }
+        if !self.wording.is_empty() {
+            let mean = self.wording.iter().sum::<f64>() / self.wording.len() as f64;
+            let half = self.wording.iter().filter(|&&w| w >= 0.5).count();
+            let _ = writeln!(
+                out,
+                "\nTask wording: on average {} of a task's words (three letters or more, stop \
+                 words aside) are in the titles of its start documents; {half} of {} tasks \
+                 reuse half of their words or more.",
+                pct(Some(mean)),
+                self.wording.len()
             );
         }
     }
