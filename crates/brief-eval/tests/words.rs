@@ -1,6 +1,7 @@
 //! The evaluation of tasks in words on this crate's fixtures (`words/fixtures/`): small
 //! projects of our own writing in the shapes of the real repositories (Nygard, MADR and
-//! log4brains ADRs, a docs tree with agent files, an Obsidian vault). The same runner as
+//! log4brains ADRs, status lines in their many real forms, a docs tree with agent files, an
+//! Obsidian vault). The same runner as
 //! `brief-eval words` runs on copies of them; the tests check that it runs, that every label
 //! names a file brief reads, that budgets hold, that the table is well formed and the same
 //! on every run, and that brief reaches the floors it reaches today.
@@ -66,6 +67,7 @@ fn the_fixtures_are_measured_with_every_label_a_file_brief_reads() {
             "fixture/log4brains",
             "fixture/madr",
             "fixture/nygard",
+            "fixture/statuses",
             "fixture/vault"
         ]
     );
