@@ -19,7 +19,7 @@ use brief_eval::words::{self, Method, Options};
 use brief_eval::{run, BUDGETS};
 
 const USAGE: &str = "usage: brief-eval [--budgets B1,B2,…]
-       brief-eval words --repos DIR [--tasks DIR] [--repo NAME] [--budgets B1,…] [--seeds N] [--verbose]
+       brief-eval words --repos DIR [--tasks DIR] [--repo NAME,…] [--budgets B1,…] [--seeds N] [--verbose]
        brief-eval words fetch --mirrors DIR --repos DIR [--tasks DIR]";
 
 fn main() -> ExitCode {
@@ -115,7 +115,8 @@ fn by_id(args: &[String]) -> Result<ExitCode, String> {
     })
 }
 
-/// The task files: `--tasks`, else this crate's `words/`; `--repo` keeps one repository.
+/// The task files: `--tasks`, else this crate's `words/`; `--repo` keeps the repositories it
+/// names (`owner/name` or `name`, separated by commas).
 fn task_files(flags: &Flags) -> Result<Vec<words::TaskFile>, String> {
     let dir = flags
         .tasks
@@ -123,10 +124,13 @@ fn task_files(flags: &Flags) -> Result<Vec<words::TaskFile>, String> {
         .unwrap_or_else(|| crate_dir().join("words"));
     let mut files = words::read_dir(&dir)?;
     if let Some(only) = &flags.repo {
-        files.retain(|f| f.repo == *only || f.name() == only);
-        if files.is_empty() {
-            return Err(format!("no task file in {} is for `{only}`", dir.display()));
+        let names: Vec<&str> = only.split(',').collect();
+        for name in &names {
+            if !files.iter().any(|f| f.repo == *name || f.name() == *name) {
+                return Err(format!("no task file in {} is for `{name}`", dir.display()));
+            }
         }
+        files.retain(|f| names.iter().any(|n| f.repo == *n || f.name() == *n));
     }
     Ok(files)
 }
