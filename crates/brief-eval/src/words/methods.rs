@@ -122,12 +122,7 @@ fn brief(project: &mut WordProject, task: &str, budget: usize, seeds: Option<usi
         failure: answer.failure,
         ..Shown::default()
     };
-    for (id, text, tokens) in answer.nodes {
-        let presence = if text {
-            Presence::Text
-        } else {
-            Presence::Named
-        };
+    for (id, presence, tokens) in answer.nodes {
         match project.file_of(&id) {
             Some(file) => shown.add(file, tokens, presence),
             None => shown.unmapped.push((id, tokens)),

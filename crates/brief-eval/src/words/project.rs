@@ -11,6 +11,7 @@ use brief::engine::Engine;
 use brief::project::Project;
 use brief::{Encoding, Format};
 
+use super::methods::Presence;
 use crate::bm25::Bm25;
 
 /// The tokenizer of the evaluation.
@@ -42,9 +43,9 @@ pub struct BriefAnswer {
     pub target: Option<String>,
     /// JSON `seeds` when the audit lists them (ids, in order).
     pub seeds: Vec<String>,
-    /// Every shown node: id, whether its text is shown (summary, full or cut at those) rather
-    /// than a meta line, and its tokens.
-    pub nodes: Vec<(String, bool, usize)>,
+    /// Every shown node: id, how much of it is shown (its text at summary or full, cut or
+    /// not, or only a meta line naming it), and its tokens.
+    pub nodes: Vec<(String, Presence, usize)>,
     /// Why there is no document: the exit code and the first line brief said.
     pub failure: Option<(u8, String)>,
 }
@@ -202,9 +203,12 @@ fn read_audit(text: &str) -> BriefAnswer {
         .flatten()
         .map(|node| {
             let id = string(&node["id"]).unwrap_or_default();
-            let text = node["detail"].as_str().is_some_and(|d| d != "meta");
+            let presence = match node["detail"].as_str() {
+                Some("meta") | None => Presence::Named,
+                Some(_) => Presence::Text,
+            };
             let tokens = node["tokens"].as_u64().unwrap_or(0) as usize;
-            (id, text, tokens)
+            (id, presence, tokens)
         })
         .collect();
     BriefAnswer {
@@ -232,7 +236,10 @@ mod tests {
         assert_eq!(answer.seeds, ["ADR-0002", "b.md"]);
         assert_eq!(
             answer.nodes,
-            [("ADR-0002".into(), true, 50), ("b.md".into(), false, 9)]
+            [
+                ("ADR-0002".into(), Presence::Text, 50),
+                ("b.md".into(), Presence::Named, 9)
+            ]
         );
         assert!(read_audit("not json").failure.is_some());
     }
