@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use super::project::{header_len, WordProject, ENCODING};
+use super::project::{header_len, Presence, WordProject, ENCODING};
 
 /// A way to fill a budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -62,15 +62,6 @@ impl Method {
             }
         }
     }
-}
-
-/// How much of a file a document shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Presence {
-    /// Only named: brief's one meta line (id, kind, title, why).
-    Named,
-    /// Some of its text (whole, a summary, or cut).
-    Text,
 }
 
 /// One file in a document.

@@ -23,8 +23,8 @@ use std::path::{Path, PathBuf};
 
 pub use labels::{read, read_dir, Label, Task, TaskFile};
 pub use materialise::{git_dir, materialise, Written};
-pub use methods::{fill_ranked, FileShown, Method, Presence, Shown};
-pub use project::{BriefAnswer, WordProject, ENCODING};
+pub use methods::{fill_ranked, FileShown, Method, Shown};
+pub use project::{BriefAnswer, Presence, WordProject, ENCODING};
 pub use report::{metric, RepoLine, Row, WordReport};
 pub use score::{score, Resolved, TaskScore};
 

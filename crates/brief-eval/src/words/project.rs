@@ -11,7 +11,6 @@ use brief::engine::Engine;
 use brief::project::Project;
 use brief::{Encoding, Format};
 
-use super::methods::Presence;
 use crate::bm25::Bm25;
 
 /// The tokenizer of the evaluation.
@@ -32,6 +31,15 @@ pub struct WordProject {
     /// The engine the command API runs on; `None` when it would not open (each request then
     /// opens the folder, so the failure reads as the CLI's).
     engine: Option<Engine>,
+}
+
+/// How much of a file a document shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Presence {
+    /// Only named: brief's one meta line (id, kind, title, why).
+    Named,
+    /// Some of its text (whole, a summary, or cut).
+    Text,
 }
 
 /// brief's answer to one request, read back from its JSON audit.

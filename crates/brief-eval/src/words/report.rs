@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::labels::{Task, TaskFile};
-use super::methods::{Method, Presence, Shown};
-use super::project::WordProject;
+use super::methods::{Method, Shown};
+use super::project::{Presence, WordProject};
 use super::score::{score, Resolved, TaskScore};
 
 /// One repository (its project roots together) of a run.

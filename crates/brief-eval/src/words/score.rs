@@ -1,6 +1,7 @@
 //! The metrics of one document against one task's labels.
 
-use super::methods::{Presence, Shown};
+use super::methods::Shown;
+use super::project::Presence;
 
 /// A task's labels as files of the project: `None` for a labelled file brief does not read
 /// (no method can show it; it still counts against recall).
