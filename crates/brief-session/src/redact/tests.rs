@@ -315,6 +315,23 @@ mod unit {
         );
     }
 
+    /// A key block without its END line runs over its base64 lines and stops at the next
+    /// block, which is found and redacted on its own (each END is looked for only up to the
+    /// next block, which keeps many unterminated blocks linear).
+    #[test]
+    fn unterminated_key_blocks_end_at_the_next_block() {
+        let text = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEApU3KGCUwux1t\nnote\n-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIAEojymz1z9qwrae\n-----END EC PRIVATE KEY-----\nafter";
+        assert_eq!(
+            one(text).0,
+            "[REDACTED:private-key]\nnote\n[REDACTED:private-key]\nafter"
+        );
+        let many = "-----BEGIN PRIVATE KEY-----\nMIIEpAIBAAKCAQEApU3K\n".repeat(2_000);
+        assert_eq!(redact_str(&many), "[REDACTED:private-key]\n".repeat(2_000));
+        // A public block left open is no shelter for the tokens after it.
+        let open = "-----BEGIN CERTIFICATE-----\nMIIB\n-----BEGIN CERTIFICATE-----\nMIIC\n-----END CERTIFICATE-----\nsalt kP9zQ2wX7vB4nM1rT8yL5cD3fG6hJ0";
+        assert!(one(open).0.ends_with("salt [REDACTED:high-entropy]"));
+    }
+
     #[test]
     fn cover_holds_only_what_a_span_holds() {
         let cover = Cover::new([(10, 20), (0, 5), (12, 30), (40, 41)].into_iter());
