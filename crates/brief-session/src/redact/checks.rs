@@ -223,7 +223,7 @@ pub(super) fn secret_value(
     strength: Strength,
 ) -> bool {
     let v = value.trim();
-    if v.is_empty() || placeholder(v) {
+    if v.is_empty() || placeholder(v, form, after) {
         return false;
     }
     if strength == Strength::Credential {
@@ -244,13 +244,16 @@ pub(super) fn secret_value(
 }
 
 /// An HTTP credential: eight characters or more that are not a lower-case word or name
-/// (`authorization: required_for_requests`) nor an identifier path (`self.access_token`).
+/// (`authorization: required_for_requests`), a CamelCase name (`AuthorizationPolicy`) nor an
+/// identifier path (`self.access_token`).
 fn credential(v: &str) -> bool {
-    let has = |f: fn(&u8) -> bool| v.as_bytes().iter().any(f);
+    let bytes = v.as_bytes();
+    let has = |f: fn(&u8) -> bool| bytes.iter().any(f);
     let shaped = has(u8::is_ascii_digit)
         || has(u8::is_ascii_uppercase) && has(u8::is_ascii_lowercase)
         || v.contains(['~', '+', '/', '=', '%']);
-    v.len() >= 8 && shaped && !identifier_path(v)
+    let camel_name = bytes.iter().all(u8::is_ascii_alphabetic) && word_capitals(bytes) >= 0.75;
+    v.len() >= 8 && shaped && !camel_name && !identifier_path(v)
 }
 
 /// `password: must be at least 12 characters` is prose, not YAML: the value opens with a
@@ -313,7 +316,7 @@ pub(super) fn passphrase_end(text: &str, end: usize) -> usize {
 
 /// Values that stand for a secret without being one: references, templates, placeholders,
 /// literals of other types, and words that say what state a password is in.
-fn placeholder(v: &str) -> bool {
+fn placeholder(v: &str, form: Form, after: &str) -> bool {
     const WORDS: &[&str] = &[
         "true",
         "false",
@@ -360,12 +363,7 @@ fn placeholder(v: &str) -> bool {
     const NAME_WORDS: &[&str] = &[
         "PASSWORD", "PASSWD", "SECRET", "TOKEN", "APIKEY", "REDACTED", "EXAMPLE",
     ];
-    // `$VAR`, `${VAR}`, `$(cmd)`, `%VAR%`, `{{ var }}`, `#{var}`, `<your key>`, `[REDACTED]`,
-    // `(hidden)`, a YAML tag (`!vault`, `!Ref`).
-    if v.starts_with(['$', '%', '<', '[', '{', '@', '(', '!'])
-        || v.starts_with("#{")
-        || v.ends_with('>') && v.contains('<')
-    {
+    if reference(v, form, after) {
         return true;
     }
     // The same character over and over: `****`, `xxxxxxxx`, `........`.
@@ -382,6 +380,39 @@ fn placeholder(v: &str) -> bool {
         return true;
     }
     WORDS.iter().any(|w| v.eq_ignore_ascii_case(w))
+}
+
+/// `$VAR`, `${VAR}`, `$(cmd)`, `%VAR%`, `{{ var }}`, `#{var}`, `<your key>`, `[REDACTED]`,
+/// `@var`, `(hidden)`, a YAML tag (`!vault`, `!Ref`). A bare value stops at the first closing
+/// bracket, so its opening is enough; a literal must have a reference's shape throughout, since
+/// generated secrets start with any symbol (`'$x8(k…'`, `'@Kd!…'`).
+fn reference(v: &str, form: Form, after: &str) -> bool {
+    let bytes = v.as_bytes();
+    let name =
+        |s: &[u8]| !s.is_empty() && s.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_');
+    let letters =
+        |s: &[u8]| !s.is_empty() && s.iter().all(|b| b.is_ascii_alphabetic() || *b == b' ');
+    let wrapped =
+        |open: &str, close: char| v.len() >= 2 && v.starts_with(open) && v.ends_with(close);
+    let inner = || &bytes[1..bytes.len() - 1];
+    if v.starts_with("#{") || v.ends_with('>') && v.contains('<') {
+        return true;
+    }
+    match form {
+        Form::Unquoted => {
+            v.starts_with(['$', '%', '<', '[', '{', '@'])
+                || v.starts_with('(') && after.starts_with(')') && letters(&bytes[1..])
+                || v.starts_with('!') && letters(&bytes[1..])
+        }
+        Form::Literal => {
+            v.starts_with('$') && (name(&bytes[1..]) || wrapped("${", '}') || wrapped("$(", ')'))
+                || v.starts_with('@') && name(&bytes[1..])
+                || wrapped("%", '%') && name(inner())
+                || wrapped("{", '}')
+                || wrapped("[", ']')
+                || wrapped("(", ')') && letters(inner())
+        }
+    }
 }
 
 /// Unquoted values that are code, not literals: a call or index (`read_password()?`,
@@ -569,6 +600,23 @@ mod tests {
     }
 
     #[test]
+    fn literals_that_open_with_a_symbol() {
+        let literal = |v| secret_value(v, Form::Literal, "=", "", Strength::Password);
+        for v in ["$x8(kd!e9q", "@Kd!x9-q", "(x8!kd)e", "!x9kQ2", "%x9kQ2"] {
+            assert!(literal(v), "{v}");
+        }
+        for v in [
+            "$DB_PASSWORD",
+            "${DB_PASSWORD}",
+            "$(pass show db)",
+            "%DB_PASSWORD%",
+            "@db_pw",
+        ] {
+            assert!(!literal(v), "{v}");
+        }
+    }
+
+    #[test]
     fn credentials() {
         let bare = Form::Unquoted;
         let credential = |v| secret_value(v, bare, " ", "", Strength::Credential);
@@ -586,6 +634,7 @@ mod tests {
             "${TOKEN}",
             "<token>",
             "undefined",
+            "AuthorizationPolicy",
         ] {
             assert!(!credential(v), "{v}");
         }

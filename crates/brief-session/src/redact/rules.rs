@@ -816,7 +816,7 @@ pub(super) const RULES: &[Rule] = &[
         "sql-password",
         // `ALTER ROLE … WITH LOGIN PASSWORD '…'`, `CREATE USER … PASSWORD '…'`.
         &["password"],
-        r"(?i:\bpassword)[ \t]+(?P<s>'[^'\n]*')",
+        r"(?i:\b(?:role|user|login)\b[^\n;]*?\bpassword)[ \t]+(?P<s>'[^'\n]*')",
         Check::Password,
     ),
     bare(
