@@ -26,8 +26,14 @@ pub(super) fn confirm(check: Check, text: &str, candidate: &Candidate) -> Option
     if check == Check::Literal {
         // Markup keeps the layout around a value (`<password>\n  x\n</password>`).
         let value = &text[start..end];
-        start += value.len() - value.trim_start().len();
-        end -= value.len() - value.trim_end().len();
+        let (lead, trail) = (
+            value.len() - value.trim_start().len(),
+            value.len() - value.trim_end().len(),
+        );
+        if lead == value.len() {
+            return None;
+        }
+        (start, end) = (start + lead, end - trail);
     }
     let operator = operator(text, candidate.whole.start, name.as_ref(), secret.start);
     // In a URL query, a bare value ends at the next parameter.
