@@ -363,3 +363,80 @@ fn a_generated_notes_corpus_loads_with_every_link_resolved() {
     assert!(supersedes(&loaded.graph).contains(&("ADR-0002".into(), "ADR-0001".into())));
     assert!(loaded.graph.edges().len() > written * 3, "a linked corpus");
 }
+
+/// Every common way an ADR writes its status (one ADR per form in `status-forms/`), each read
+/// to its normal word, with the successor an edge whether linked or named as text.
+#[test]
+fn every_common_status_form_is_read() {
+    use brief::model::{Lifecycle, Retired};
+    let loaded = load("status-forms");
+    let graph = &loaded.graph;
+    let status = |id: &str| node(graph, id).status.clone().unwrap_or_default();
+    let forms = [
+        ("ADR-0001", "accepted", "## Status section"),
+        (
+            "ADR-0002",
+            "superseded",
+            "- **Status:** Superseded by [ADR-0004](…)",
+        ),
+        ("ADR-0003", "accepted", "**Status:** Accepted"),
+        ("ADR-0004", "accepted", "* **Status**: Accepted"),
+        ("ADR-0005", "deprecated", "a plain Status: line"),
+        ("ADR-0006", "rejected", "| Status | Rejected | table row"),
+        ("ADR-0007", "superseded", "Superseded by ADR-0009, no link"),
+        ("ADR-0008", "deprecated", "[Deprecated](url)"),
+        ("ADR-0009", "accepted", "MADR frontmatter"),
+        ("ADR-0010", "frobnicated", "an unknown word, kept"),
+        ("ADR-0011", "proposed", "a setext Status heading"),
+        ("ADR-0012", "superseded", "* Status: superseded by ADR-0013"),
+        ("ADR-0013", "accepted", "Accepted with an HTML comment"),
+    ];
+    for (id, word, form) in forms {
+        assert_eq!(status(id), word, "{id}: {form}");
+    }
+    let lifecycle = |id: &str| node(graph, id).lifecycle();
+    assert_eq!(
+        lifecycle("ADR-0005"),
+        Lifecycle::NotCurrent(Retired::Deprecated)
+    );
+    assert_eq!(
+        lifecycle("ADR-0006"),
+        Lifecycle::NotCurrent(Retired::Rejected)
+    );
+    assert_eq!(lifecycle("ADR-0011"), Lifecycle::Proposed);
+    assert_eq!(
+        lifecycle("ADR-0010"),
+        Lifecycle::Current,
+        "unknown: current"
+    );
+    assert_eq!(
+        supersedes(graph),
+        pairs(&[
+            ("ADR-0004", "ADR-0002"),
+            ("ADR-0009", "ADR-0007"),
+            ("ADR-0013", "ADR-0012"),
+        ]),
+        "linked, named as text, and written on both records"
+    );
+    assert_eq!(
+        messages(&loaded),
+        vec!["docs/adr/0010-round-half-to-even.md:7:1: unknown status `frobnicated`: brief reads it as current; write a known word (accepted, proposed, superseded, deprecated, rejected, withdrawn, obsolete, …)"]
+    );
+}
+
+/// ADR titles lose the number their id already says, however it is written; setext titles
+/// are titles.
+#[test]
+fn adr_titles_are_not_doubled() {
+    let loaded = load("status-forms");
+    let graph = &loaded.graph;
+    for (id, title) in [
+        ("ADR-0001", "Record architecture decisions"),
+        ("ADR-0002", "Keep postings in PostgreSQL"),
+        ("ADR-0011", "Use gRPC between services"),
+        ("ADR-0012", "Log in JSON"),
+        ("ADR-0013", "Log with OpenTelemetry"),
+    ] {
+        assert_eq!(node(graph, id).title, title, "{id}");
+    }
+}
