@@ -440,3 +440,128 @@ fn adr_titles_are_not_doubled() {
         assert_eq!(node(graph, id).title, title, "{id}");
     }
 }
+
+/// A copy of a fixture whose clone names `origin` (a `.git/config` cannot be committed
+/// inside the repository, so the test writes it).
+fn cloned(name: &str, origin: &str) -> tempfile::TempDir {
+    fn copy(from: &std::path::Path, to: &std::path::Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            let target = to.join(entry.file_name());
+            if entry.file_type().unwrap().is_dir() {
+                copy(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), target).unwrap();
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    copy(&fixture(name), dir.path());
+    std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+    std::fs::write(
+        dir.path().join(".git/config"),
+        format!("[core]\n\tbare = false\n[remote \"origin\"]\n\turl = {origin}\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n"),
+    )
+    .unwrap();
+    dir
+}
+
+/// The Markdown details real repositories write (`markdown-details/`): their own URLs,
+/// escaped pipes in tables, a vault in a subfolder, in-page anchors, setext headings, file
+/// names as titles, raw HTML.
+#[test]
+fn markdown_details_of_real_repositories() {
+    let dir = cloned("markdown-details", "git@github.com:acme/shipyard.git");
+    let loaded = Project::at(dir.path()).unwrap().load();
+    let graph = &loaded.graph;
+    let links = |from: &str| -> BTreeSet<(String, String)> {
+        graph
+            .edges()
+            .iter()
+            .filter(|e| graph.node(e.from).id == from)
+            .map(|e| (e.relation.name().to_string(), graph.node(e.to).id.clone()))
+            .collect()
+    };
+    let pair = |r: &str, t: &str| (r.to_string(), t.to_string());
+    // The repository's own URLs (blob, any ref, any case; raw) are links; another
+    // repository's file of the same path, a folder and generated files are not edges.
+    assert_eq!(
+        links("README.md"),
+        BTreeSet::from([
+            pair("links#Rollback", "docs/guides/deploy.md"),
+            pair("links", "ADR-0001"),
+            pair("links", "docs/guides/runners.md"),
+        ])
+    );
+    // `[[Note\|alias]]` in a table is the note, with its alias.
+    let deploy = links("docs/guides/deploy.md");
+    assert!(
+        deploy.contains(&pair("links", "docs/guides/runners.md")),
+        "{deploy:?}"
+    );
+    assert!(deploy.contains(&pair("links", "ADR-0002")), "{deploy:?}");
+    // A vault kept in a subfolder writes its links from its own root.
+    assert_eq!(
+        links("notes/Home.md"),
+        BTreeSet::from([
+            pair("links", "notes/Guides/Runbook.md"),
+            pair("links", "notes/Daily/2024-06-03.md"),
+        ])
+    );
+    assert!(links("notes/Guides/Runbook.md").contains(&pair("links", "notes/Guides/Escalation.md")));
+    // Titles: setext, HTML removed, a note's file name (not its path).
+    assert_eq!(node(graph, "README.md").title, "Shipyard");
+    assert_eq!(node(graph, "docs/guides/deploy.md").title, "Deploy v2");
+    assert_eq!(
+        node(graph, "notes/Guides/Escalation.md").title,
+        "Escalation"
+    );
+    assert_eq!(node(graph, "notes/Daily/2024-06-03.md").title, "2024-06-03");
+    assert_eq!(node(graph, "ADR-0001").title, "Build images with BuildKit");
+    // Raw HTML is dropped from the body, its text kept; code keeps it as written.
+    let body = &node(graph, "docs/guides/deploy.md")
+        .artifact()
+        .unwrap()
+        .body;
+    assert!(
+        !body.contains("<!--") && !body.contains("<details>") && !body.contains("<summary>"),
+        "{body}"
+    );
+    assert!(body.contains("Why not deploy from laptops?"), "{body}");
+    assert!(body.contains("the HTML `<b>` in code stays"), "{body}");
+    // An in-page anchor is not a tag; real tags are.
+    let tags = |id: &str| node(graph, id).artifact().unwrap().tags.clone();
+    assert!(
+        tags("docs/guides/deploy.md").is_empty(),
+        "{:?}",
+        tags("docs/guides/deploy.md")
+    );
+    assert_eq!(tags("docs/guides/runners.md"), ["ci", "infra/runners"]);
+}
+
+/// Without an `origin`, a URL of the GitHub form is the project's when its path is a file of
+/// the knowledge base.
+#[test]
+fn own_urls_without_an_origin_resolve_by_path() {
+    let loaded = load("markdown-details");
+    let graph = &loaded.graph;
+    let targets: BTreeSet<String> = graph
+        .edges()
+        .iter()
+        .filter(|e| graph.node(e.from).id == "README.md")
+        .map(|e| graph.node(e.to).id.clone())
+        .collect();
+    // The upstream link has the same path: read as the project's own, by the documented rule.
+    assert_eq!(
+        targets,
+        BTreeSet::from(
+            [
+                "ADR-0001",
+                "docs/guides/deploy.md",
+                "docs/guides/runners.md"
+            ]
+            .map(String::from)
+        )
+    );
+}
