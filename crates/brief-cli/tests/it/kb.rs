@@ -313,3 +313,37 @@ fn strict_check_with_a_baseline_fails_only_on_new_findings() {
     assert_eq!(code, 1, "a new broken link fails: {stdout}");
     assert!(stdout.contains("warning[md-broken-link]"), "{stdout}");
 }
+
+/// A page split into sections keeps its own context: its sections, reached through other
+/// pages' links to its headings, are not shown beside it (its text holds theirs), so the
+/// context by id is the page and what it links, as before it had sections.
+#[test]
+fn a_pages_context_by_id_is_unchanged_by_its_sections() {
+    let dir = copy_fixture(&format!("{KB}/markdown-details/repo"));
+    let root = dir.path().to_str().unwrap();
+    let json = audit(root, "docs/storage.md", "100000");
+    assert_eq!(
+        node_ids(&json),
+        [
+            "docs/storage.md",
+            "docs/guides/runners.md",
+            "notes/Guides/Escalation.md",
+            "notes/Guides/Runbook.md",
+            "notes/Home.md",
+        ]
+    );
+    let document = brief(&[
+        "context",
+        "docs/storage.md",
+        "--root",
+        root,
+        "--budget",
+        "3000",
+    ]);
+    insta::assert_snapshot!("storage_page_context", document);
+    // A section is a target of its own, its page its namespace.
+    let json = audit(root, "docs/storage.md#cache-directory", "100000");
+    let ids = node_ids(&json);
+    assert_eq!(ids[0], "docs/storage.md#cache-directory");
+    assert!(ids.iter().any(|id| id == "docs/storage.md"), "{ids:?}");
+}

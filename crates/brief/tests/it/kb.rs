@@ -565,3 +565,113 @@ fn own_urls_without_an_origin_resolve_by_path() {
         )
     );
 }
+
+/// A long page (`docs/storage.md`, 5.9 KB) is split at its section level (`##`); a section
+/// that is long too (`## Backups`, 4 KB) at its own. Ids are GitHub's anchors, numbered over
+/// every heading of the page (`setup`, `setup-1`, `setup-2`).
+#[test]
+fn a_long_page_is_split_into_sections() {
+    use brief::model::Kind;
+    let loaded = load("markdown-details");
+    let graph = &loaded.graph;
+    let page = "docs/storage.md";
+    let sections: Vec<&str> = graph
+        .nodes()
+        .iter()
+        .filter(|n| n.kind == Kind::Section)
+        .map(|n| n.id.as_str())
+        .collect();
+    assert_eq!(
+        sections,
+        [
+            "docs/storage.md#backups",
+            "docs/storage.md#cache-directory",
+            "docs/storage.md#layout",
+            "docs/storage.md#monitoring",
+            "docs/storage.md#nightly-snapshots",
+            "docs/storage.md#off-site-copies",
+            "docs/storage.md#restoring",
+            "docs/storage.md#retention",
+            "docs/storage.md#setup-2",
+        ]
+    );
+    let contains = edges_named(graph, "contains");
+    let top = ["layout", "cache-directory", "retention", "backups"];
+    let sub = [
+        "nightly-snapshots",
+        "restoring",
+        "off-site-copies",
+        "monitoring",
+        "setup-2",
+    ];
+    let expected: BTreeSet<(String, String)> = top
+        .iter()
+        .map(|a| (page.to_string(), format!("{page}#{a}")))
+        .chain(
+            sub.iter()
+                .map(|a| (format!("{page}#backups"), format!("{page}#{a}"))),
+        )
+        .collect();
+    assert_eq!(contains, expected);
+    let cache = node(graph, "docs/storage.md#cache-directory");
+    assert_eq!(cache.title, "Cache directory");
+    assert_eq!(
+        (cache.location.path.as_str(), cache.location.line),
+        (page, 21)
+    );
+    let fields = cache.artifact().unwrap();
+    assert_eq!(fields.body_line, 21);
+    assert!(
+        fields.body.starts_with("\nBuildKit's cache mounts live in"),
+        "{:?}",
+        fields.body
+    );
+    assert!(fields.body.contains("### Setup") && !fields.body.contains("## Retention"));
+    // A section's links are the links written inside it, resolved as the page's.
+    let links_of = |id: &str| -> BTreeSet<String> {
+        node(graph, id)
+            .links
+            .iter()
+            .filter(|l| l.relation.name() != "contains")
+            .map(|l| l.target.clone())
+            .collect()
+    };
+    assert_eq!(
+        links_of("docs/storage.md#retention"),
+        BTreeSet::from(["notes/Guides/Runbook.md".to_string()])
+    );
+    assert_eq!(
+        links_of("docs/storage.md#off-site-copies"),
+        BTreeSet::from(["notes/Guides/Escalation.md".to_string()])
+    );
+    assert!(links_of("docs/storage.md#backups").contains("notes/Guides/Escalation.md"));
+    // The page keeps its whole body and all its links.
+    let whole = node(graph, page);
+    assert!(whole.artifact().unwrap().body.contains("## Backups"));
+    assert!(links_of(page).contains("notes/Guides/Escalation.md"));
+    // Links to a heading land on its section; a heading that is not a section lands on the page.
+    let from_runners: BTreeSet<(String, String)> = graph
+        .edges()
+        .iter()
+        .filter(|e| graph.node(e.from).id == "docs/guides/runners.md")
+        .map(|e| (e.relation.name().to_string(), graph.node(e.to).id.clone()))
+        .collect();
+    for (relation, to) in [
+        ("links#Cache directory", "docs/storage.md#cache-directory"),
+        ("links#Restoring", "docs/storage.md#restoring"),
+        ("links#Layout", "docs/storage.md#layout"),
+        ("links#Setup 1", "docs/storage.md"),
+    ] {
+        assert!(
+            from_runners.contains(&(relation.to_string(), to.to_string())),
+            "{relation} → {to}: {from_runners:?}"
+        );
+    }
+    // ADRs and short pages are never split.
+    assert!(!ids(graph)
+        .iter()
+        .any(|id| id.starts_with("ADR-") && id.contains('#')));
+    assert!(!ids(graph)
+        .iter()
+        .any(|id| id.starts_with("docs/guides/") && id.contains('#')));
+}
