@@ -34,6 +34,7 @@ pub(super) fn rule(concern: &Concern) -> &'static str {
         Concern::SupersededByMissing => "adr-superseded-by-missing",
         Concern::Frontmatter => "md-frontmatter",
         Concern::UnknownStatus => "unknown-status",
+        Concern::LongTitle => "md-long-title",
     }
 }
 

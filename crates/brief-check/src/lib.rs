@@ -100,6 +100,7 @@ pub const RULES: &[Rule] = &[
     rule("md-broken-link", W, "markdown", "a relative Markdown link names a file that does not exist, or a wikilink names no note"),
     rule("adr-superseded-by-missing", W, "markdown", "an ADR says it is superseded by an ADR that does not exist"),
     rule("md-frontmatter", W, "markdown", "a knowledge-base file's frontmatter is not valid YAML (it is read as one `key: value` per line)"),
+    rule("md-long-title", W, "markdown", "a knowledge-base title over 1,000 characters (cut to them)"),
     rule("unknown-status", W, "markdown", "a status word the lifecycle table does not know (the node counts as current)"),
     rule("annotation-broken-ref", E, "annotations", "a code annotation (@spec, @decision, @norm, @test) names an id that does not exist"),
     rule("annotation-outside-paths", W, "annotations", "a file annotated @spec X lies outside X's `paths` (error with strict_bidirectional)"),

@@ -43,7 +43,13 @@ pub enum Concern {
     Frontmatter,
     /// A status word the lifecycle table does not know (the node counts as current).
     UnknownStatus,
+    /// A title longer than [`MAX_TITLE_CHARS`], cut to it.
+    LongTitle,
 }
+
+/// The longest title kept, in characters: a title is one line of a card and of every
+/// header, counted again at each detail, so a megabyte-long one is cut (with a warning).
+pub const MAX_TITLE_CHARS: usize = 1_000;
 
 /// A warning met while parsing, and what it is about.
 #[derive(Debug, Clone, PartialEq)]
@@ -85,7 +91,7 @@ pub fn parse(rel: &str, text: &str, catalog: &Catalog) -> Parsed {
     let file = File::new(rel, catalog);
     let resolver = Resolver { rel, catalog };
     let meta = file.meta(&front, &lines, &resolver, &mut warnings);
-    let title = file.title(&front.map, &lines);
+    let title = cut_title(file.title(&front.map, &lines), &front, &mut warnings);
     let placed = file.links(&lines, &meta, &resolver, &mut warnings);
     if let Some(status) = &meta.status {
         if Lifecycle::parse(&status.word).is_none() {
@@ -121,6 +127,29 @@ pub fn parse(rel: &str, text: &str, catalog: &Catalog) -> Parsed {
         warning.problem.location.path = rel.to_string();
     }
     Parsed { nodes, warnings }
+}
+
+/// The title cut to [`MAX_TITLE_CHARS`] at a character boundary, with a warning at the
+/// frontmatter's `title:` line (else the first line of the body).
+fn cut_title(title: String, front: &Front, warnings: &mut Vec<Warning>) -> String {
+    let Some((cut, _)) = title.char_indices().nth(MAX_TITLE_CHARS) else {
+        return title;
+    };
+    let line =
+        frontmatter::key_line(front.yaml, front.yaml_line, "title").unwrap_or(front.body_line);
+    warnings.push(Warning::new(
+        Concern::LongTitle,
+        Location {
+            path: String::new(),
+            line,
+            col: 1,
+        },
+        format!(
+            "title of {} characters cut to its first {MAX_TITLE_CHARS} (the longest title brief keeps): shorten it",
+            title.chars().count()
+        ),
+    ));
+    format!("{}…", &title[..cut])
 }
 
 fn unknown_status(status: &Status) -> Warning {
