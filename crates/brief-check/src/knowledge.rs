@@ -13,9 +13,14 @@ use super::Pending;
 use brief_root::Root;
 use brief_sources::markdown::{Concern, Warning};
 
-/// Folders whose Markdown files are examples, not the project's knowledge: test fixtures
-/// and templates.
-const EXAMPLE_FOLDERS: [&str; 9] = [
+/// Folders whose Markdown files are examples, not the project's knowledge: tests and their
+/// fixtures, and templates.
+const EXAMPLE_FOLDERS: [&str; 14] = [
+    "test",
+    "tests",
+    "__tests__",
+    "integration-tests",
+    "e2e",
     "fixtures",
     "__fixtures__",
     "testdata",
@@ -53,11 +58,18 @@ pub(super) fn findings(root: &Root, warnings: Vec<Warning>) -> Vec<Pending> {
         .into_iter()
         .filter(|w| !is_example(&w.problem.location.path))
         .filter(|w| match &w.concern {
-            Concern::MissingFile(path) => !exists(root, path) && !ignores.ignored(path),
+            Concern::MissingFile(path) => {
+                !is_placeholder(path) && !exists(root, path) && !ignores.ignored(path)
+            }
             _ => true,
         })
         .map(|w| Pending::at(rule(&w.concern), &w.problem.location, w.problem.message))
         .collect()
+}
+
+/// A template's placeholder written as a link (`{ADR_SLUG}.md`), not a path.
+fn is_placeholder(rel: &str) -> bool {
+    rel.contains(['{', '}'])
 }
 
 fn exists(root: &Root, rel: &str) -> bool {
@@ -136,12 +148,24 @@ mod tests {
             ".github/PULL_REQUEST_TEMPLATE.md",
             "docs/adr/adr-template.md",
             "templates/page.md",
+            "packages/core/integration-tests/ro-project/docs/adr/20201028-links.md",
         ] {
             assert!(is_example(example), "{example}");
         }
-        for real in ["docs/adr/0001-use-go.md", "docs/fixtures.md", "README.md"] {
+        for real in [
+            "docs/adr/0001-use-go.md",
+            "docs/fixtures.md",
+            "docs/testing.md",
+            "README.md",
+        ] {
             assert!(!is_example(real), "{real}");
         }
+    }
+
+    #[test]
+    fn placeholders_are_not_paths() {
+        assert!(is_placeholder("docs/adr/{LOG4BRAINS_ADR_SLUG}.md"));
+        assert!(!is_placeholder("docs/adr/0005-example.md"));
     }
 
     #[test]

@@ -365,27 +365,23 @@ impl Catalog {
             if let Some(path) = self.by_path.get(key) {
                 return Some(path);
             }
-            let from = from.to_lowercase();
-            let mut dir = from.as_str();
+            let lower = from.to_lowercase();
+            let mut dir = lower.as_str();
             while let Some((parent, _)) = dir.rsplit_once('/') {
                 if let Some(path) = self.by_path.get(&format!("{parent}/{key}")) {
                     return Some(path);
                 }
                 dir = parent;
             }
-            return None;
+            // Then, as Obsidian does, any note whose path ends with the link's.
+            let name = key.rsplit('/').next().unwrap_or(key);
+            let suffix = format!("/{key}");
+            let ends = |p: &&String| strip_md(p).to_lowercase().ends_with(&suffix);
+            let found: Vec<&String> = self.by_name.get(name)?.iter().filter(ends).collect();
+            return nearest(&found, from);
         }
-        let paths = self.by_name.get(&key)?;
-        let shared = |p: &str| {
-            p.split('/')
-                .zip(from.split('/'))
-                .take_while(|(a, b)| a == b)
-                .count()
-        };
-        paths
-            .iter()
-            .max_by(|a, b| shared(a).cmp(&shared(b)).then_with(|| b.cmp(a)))
-            .map(String::as_str)
+        let paths: Vec<&String> = self.by_name.get(&key)?.iter().collect();
+        nearest(&paths, from)
     }
 
     /// A digest of everything a parse reads from the catalogue: a file's parse is redone
@@ -409,6 +405,21 @@ impl Catalog {
         }
         blake3::hash(text.as_bytes()).to_hex()[..16].to_string()
     }
+}
+
+/// Of several paths, the one sharing most folders with `from` (the first in path order on a
+/// tie).
+fn nearest<'p>(paths: &[&'p String], from: &str) -> Option<&'p str> {
+    let shared = |p: &str| {
+        p.split('/')
+            .zip(from.split('/'))
+            .take_while(|(a, b)| a == b)
+            .count()
+    };
+    paths
+        .iter()
+        .max_by(|a, b| shared(a).cmp(&shared(b)).then_with(|| b.cmp(a)))
+        .map(|p| p.as_str())
 }
 
 fn strip_md(name: &str) -> &str {

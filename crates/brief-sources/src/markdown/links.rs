@@ -86,8 +86,9 @@ impl Resolver<'_> {
         if !(lower.ends_with(".md") || lower.ends_with(".mdc")) {
             return Resolved::NotNode;
         }
-        // A file in a hidden folder is another source's (`.contextia/`): its stem is its id.
-        if rel.split('/').any(|p| p.starts_with('.')) {
+        // A file of an artifact folder (`.contextia/`, `.brief/`) is another source's: its
+        // stem is its id. Other hidden folders (`.github/`) hold no nodes.
+        if matches!(parts.first(), Some(&".contextia" | &".brief")) {
             let stem = rel.rsplit('/').next().unwrap_or(&rel);
             let stem = stem.rsplit_once('.').map_or(stem, |(s, _)| s);
             return Resolved::Node(stem.to_string(), heading);
