@@ -4,7 +4,7 @@
 use super::*;
 
 /// Bumped whenever the schema or what is stored changes: older files are rebuilt.
-pub(super) const SCHEMA: &str = "brief-index-10";
+pub(super) const SCHEMA: &str = "brief-index-11";
 
 // A file's stamp is (size, mtime, ctime, ino, dev) — see `sources::Stamp`; `racy` marks a
 // stamp taken too soon after the file changed to be trusted (hashed again next time).
@@ -29,18 +29,15 @@ CREATE TABLE node_data(ix INTEGER PRIMARY KEY, data TEXT NOT NULL, sum INTEGER N
 -- are one range, so a layer's one `depends_on` is read without its thousands of members.
 CREATE TABLE edges(src INTEGER NOT NULL, dst INTEGER NOT NULL, rel TEXT NOT NULL,
                    PRIMARY KEY(src, rel, dst)) WITHOUT ROWID;
-CREATE TABLE dangling(src INTEGER NOT NULL, rel TEXT NOT NULL, target TEXT NOT NULL);
+CREATE TABLE dangling(src INTEGER NOT NULL, rel TEXT NOT NULL, target TEXT NOT NULL,
+                      sum INTEGER NOT NULL);
 CREATE TABLE problems(file TEXT NOT NULL, line INTEGER NOT NULL, col INTEGER NOT NULL,
-                      severity INTEGER NOT NULL, message TEXT NOT NULL);
+                      severity INTEGER NOT NULL, message TEXT NOT NULL, sum INTEGER NOT NULL);
 CREATE VIRTUAL TABLE search USING fts5(id, title, body, fields, content='',
                                        contentless_delete=1,
                                        tokenize='porter unicode61 remove_diacritics 2');
 CREATE TABLE counts(key BLOB PRIMARY KEY, n INTEGER NOT NULL, sum INTEGER NOT NULL) WITHOUT ROWID;
 ";
-
-/// Index files up to this size are checked whole (`PRAGMA quick_check`) when opened; larger
-/// ones rely on SQLite's own checks and the row checksums.
-pub(super) const QUICK_CHECK_MAX_BYTES: u64 = 8 << 20;
 
 /// Page size of a new index file.
 pub(super) const PAGE_SIZE: i64 = 16384;
@@ -86,6 +83,22 @@ pub(super) fn row_sum(id: &str, kind: &str, date: Option<&str>, title: &str) -> 
 /// The checksum of a node's data.
 pub(super) fn data_sum(data: &str) -> i64 {
     sum_of(&[data.as_bytes()])
+}
+
+/// The checksum of a link to a missing node.
+pub(super) fn dangling_sum(src: i64, rel: &str, target: &str) -> i64 {
+    sum_of(&[&src.to_le_bytes(), rel.as_bytes(), target.as_bytes()])
+}
+
+/// The checksum of a recorded load problem.
+pub(super) fn problem_sum(file: &str, line: i64, col: i64, severity: i64, message: &str) -> i64 {
+    sum_of(&[
+        file.as_bytes(),
+        &line.to_le_bytes(),
+        &col.to_le_bytes(),
+        &severity.to_le_bytes(),
+        message.as_bytes(),
+    ])
 }
 
 /// The checksum stored with a token count.

@@ -64,20 +64,27 @@ impl GraphView for Index {
     }
 
     fn dangling_from(&self, ix: NodeIx) -> Result<Vec<Dangling>, StoreError> {
-        let result = (|| -> Result<Vec<Dangling>, rusqlite::Error> {
+        let result = (|| -> Result<Vec<(String, String, i64)>, rusqlite::Error> {
             let mut stmt = self.conn.prepare_cached(
-                "SELECT rel, target FROM dangling WHERE src = CAST(?1 AS INTEGER) ORDER BY rel, target",
+                "SELECT rel, target, sum FROM dangling WHERE src = CAST(?1 AS INTEGER)
+                 ORDER BY rel, target",
             )?;
-            let rows = stmt.query_map([ix], |r| {
-                Ok(Dangling {
-                    from: ix,
-                    relation: Relation::from_key(&r.get::<_, String>(0)?),
-                    target: r.get(1)?,
-                })
-            })?;
+            let rows = stmt.query_map([ix], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
             rows.collect()
         })();
-        let mut found = result.map_err(|e| self.fail(e))?;
+        let mut found = Vec::new();
+        for (rel, target, sum) in result.map_err(|e| self.fail(e))? {
+            if dangling_sum(i64::from(ix), &rel, &target) != sum {
+                return Err(self.damaged(format!(
+                    "node {ix}: a missing link does not match its checksum"
+                )));
+            }
+            found.push(Dangling {
+                from: ix,
+                relation: Relation::from_key(&rel),
+                target,
+            });
+        }
         found.dedup();
         Ok(found)
     }
@@ -198,6 +205,10 @@ impl CountStore for Index {
             }
             if own {
                 self.conn.execute_batch("COMMIT")?;
+                self.seal_written(Held::No);
+            } else {
+                // Committed with the read transaction around it, which seals then.
+                self.unsealed.set(true);
             }
             Ok(())
         })()

@@ -487,6 +487,62 @@ impl PrivateDir {
         }
     }
 
+    /// What a freshness check needs of `name`, not following a symlink (`None`: missing).
+    pub fn stat(&self, name: &str) -> Option<FileStat> {
+        #[cfg(unix)]
+        {
+            sys::stat_nofollow(self.fd.as_fd(), name)
+                .ok()
+                .map(|st| stat::unix::from_stat(&st))
+        }
+        #[cfg(not(unix))]
+        {
+            std::fs::symlink_metadata(self.real.join(name))
+                .ok()
+                .map(|m| FileStat::from_metadata(&m))
+        }
+    }
+
+    /// Reads `name` (a regular file, never a symlink; at most `limit` bytes); `None` when it
+    /// is missing or cannot be read.
+    pub fn read(&self, name: &str, limit: u64) -> Option<Vec<u8>> {
+        #[cfg(unix)]
+        let file = sys::open_in(self.fd.as_fd(), name, libc::O_RDONLY | libc::O_NONBLOCK).ok()?;
+        #[cfg(not(unix))]
+        let file = File::open(self.real.join(name)).ok()?;
+        regular(&file.metadata().ok()?).ok()?;
+        let mut bytes = Vec::new();
+        file.take(limit).read_to_end(&mut bytes).ok()?;
+        Some(bytes)
+    }
+
+    /// Replaces `name` whole: `contents` is written under a name of this process's own and
+    /// renamed over it, so a reader finds the old file or the new one, never half of one.
+    pub fn replace(&self, name: &str, contents: &[u8]) -> std::io::Result<()> {
+        use std::io::Write;
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let temporary = format!(
+            "{name}.{}-{}.tmp",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        #[cfg(unix)]
+        let opened = sys::open_in(
+            self.fd.as_fd(),
+            &temporary,
+            libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC,
+        );
+        #[cfg(not(unix))]
+        let opened = File::create(self.real.join(&temporary));
+        let written = opened.and_then(|mut file| file.write_all(contents));
+        let renamed = written.and_then(|()| self.rename(&temporary, name));
+        if renamed.is_err() {
+            let _ = self.remove(&temporary);
+        }
+        renamed
+    }
+
     /// Renames `from` to `to` inside the folder (replacing `to`).
     pub fn rename(&self, from: &str, to: &str) -> std::io::Result<()> {
         #[cfg(unix)]

@@ -211,17 +211,7 @@ impl Index {
         if self.publish.is_some() || self.unbuilt.is_some() {
             return None;
         }
-        let lock = self.cache.as_ref()?.open_lock(REFRESH_LOCK_FILE).ok()?;
-        let start = std::time::Instant::now();
-        loop {
-            match lock.try_lock() {
-                Ok(()) => return Some(lock),
-                Err(std::fs::TryLockError::WouldBlock) if start.elapsed() < BUILD_WAIT => {
-                    std::thread::sleep(std::time::Duration::from_millis(2));
-                }
-                Err(_) => return None,
-            }
-        }
+        turn(self.cache.as_ref()?)
     }
 
     /// SQLite's counter of commits made by other connections.
@@ -447,7 +437,7 @@ impl Index {
                 )
                 .map_err(e)?;
                 for problem in manifest_problems {
-                    insert_problem(&tx, &problem.location.path, problem).map_err(e)?;
+                    insert_problem(&tx, problem).map_err(e)?;
                 }
             }
             // Exports first, so links from other sources to Tana nodes resolve below.
@@ -465,7 +455,7 @@ impl Index {
                         refresh.parsed += 1;
                         remove_file_nodes_bulk(&tx, &file.rel).map_err(e)?;
                         run(&tx, "DELETE FROM problems WHERE file = ?1", [&file.rel]).map_err(e)?;
-                        insert_problem(&tx, &file.rel, &problem).map_err(e)?;
+                        insert_problem(&tx, &problem).map_err(e)?;
                     }
                 }
                 // An export's problems stay recorded with it; they never force a re-parse (only a
@@ -526,7 +516,7 @@ impl Index {
                                     Ok(written) => touched.push(written),
                                     Err(dup) => {
                                         problem = true;
-                                        insert_problem(&tx, &file.rel, &dup).map_err(e)?;
+                                        insert_problem(&tx, &dup).map_err(e)?;
                                     }
                                 }
                             }
@@ -534,7 +524,7 @@ impl Index {
                             Err(p) => {
                                 problem = true;
                                 remove_file_nodes(&tx, &file.rel).map_err(e)?;
-                                insert_problem(&tx, &file.rel, &p).map_err(e)?;
+                                insert_problem(&tx, &p).map_err(e)?;
                             }
                         }
                     }
@@ -616,6 +606,9 @@ impl Index {
                 }
             }
             tx.commit().map_err(e)?;
+            // Every refresh that writes runs in its turn (or without one, when the lock
+            // cannot be had at all).
+            self.seal_written(Held::Yes);
             if !partial {
                 refresh.files = files as usize;
             }

@@ -9,29 +9,60 @@ pub(crate) struct Written {
     pub(crate) links: Vec<Link>,
 }
 
-pub(crate) fn insert_problem(
+/// Records a problem found reading a file, under the file it is located in (a manifest
+/// entry's problem is found by the manifest too).
+pub(crate) fn insert_problem(tx: &Connection, problem: &Problem) -> rusqlite::Result<()> {
+    let file = problem.location.path.as_str();
+    let (line, col) = (
+        i64::from(problem.location.line),
+        i64::from(problem.location.col),
+    );
+    let severity = (problem.severity == Severity::Error) as i64;
+    run(
+        tx,
+        "INSERT INTO problems(file, line, col, severity, message, sum)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        params![
+            file,
+            line,
+            col,
+            severity,
+            problem.message,
+            problem_sum(file, line, col, severity, &problem.message)
+        ],
+    )?;
+    Ok(())
+}
+
+/// Records a link from `src` over `rel` to an id no node has.
+pub(crate) fn insert_dangling(
     tx: &Connection,
-    file: &str,
-    problem: &Problem,
+    src: i64,
+    rel: &str,
+    target: &str,
 ) -> rusqlite::Result<()> {
     run(
         tx,
-        "INSERT INTO problems(file, line, col, severity, message) VALUES (?1, ?2, ?3, ?4, ?5)",
-        params![
-            file,
-            problem.location.line,
-            problem.location.col,
-            (problem.severity == Severity::Error) as i64,
-            problem.message
-        ],
+        "INSERT INTO dangling(src, rel, target, sum) VALUES (?1, ?2, ?3, ?4)",
+        params![src, rel, target, dangling_sum(src, rel, target)],
     )?;
-    // A problem located in another file (a manifest entry) is also found by that file.
-    if problem.location.path != file {
-        run(
-            tx,
-            "UPDATE problems SET file = ?1 WHERE rowid = last_insert_rowid()",
-            [&problem.location.path],
-        )?;
+    Ok(())
+}
+
+/// Records as dangling the links `select` finds (rows of `src, rel, target`): links into
+/// nodes about to be removed.
+fn insert_dangling_from(
+    tx: &Connection,
+    select: &str,
+    params: impl rusqlite::Params,
+) -> rusqlite::Result<()> {
+    let rows: Vec<(i64, String, String)> = {
+        let mut stmt = tx.prepare_cached(select)?;
+        let rows = stmt.query_map(params, |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        rows.collect::<Result<_, _>>()?
+    };
+    for (src, rel, target) in rows {
+        insert_dangling(tx, src, &rel, &target)?;
     }
     Ok(())
 }
@@ -39,10 +70,9 @@ pub(crate) fn insert_problem(
 /// Removes the nodes of a file in a few set-wide statements (an export has a million);
 /// links from other files that pointed at them become dangling.
 pub(crate) fn remove_file_nodes_bulk(tx: &Connection, file: &str) -> rusqlite::Result<()> {
-    run(
+    insert_dangling_from(
         tx,
-        "INSERT INTO dangling(src, rel, target)
-         SELECT e.src, e.rel, n.id FROM edges e JOIN nodes n ON n.ix = e.dst
+        "SELECT e.src, e.rel, n.id FROM edges e JOIN nodes n ON n.ix = e.dst
          WHERE n.file = ?1 AND e.src NOT IN (SELECT ix FROM nodes WHERE file = ?1)",
         [file],
     )?;
@@ -78,7 +108,7 @@ pub(crate) fn write_tana(
     let export = match brief_sources::tana::parse(rel, text) {
         Ok(export) => export,
         Err(problem) => {
-            insert_problem(tx, rel, &problem)?;
+            insert_problem(tx, &problem)?;
             return Ok(0);
         }
     };
@@ -170,7 +200,7 @@ pub(crate) fn write_tana(
         [rel],
     )?;
     for problem in problems.iter().chain(&duplicates) {
-        insert_problem(tx, rel, problem)?;
+        insert_problem(tx, problem)?;
     }
     Ok(written)
 }
@@ -189,8 +219,9 @@ pub(crate) fn remove_file_nodes(tx: &Connection, file: &str) -> rusqlite::Result
 }
 
 pub(crate) fn remove_node(tx: &Connection, ix: i64, id: &str) -> rusqlite::Result<()> {
-    run(tx,
-        "INSERT INTO dangling(src, rel, target) SELECT src, rel, ?2 FROM edges WHERE dst = ?1 AND src <> ?1",
+    insert_dangling_from(
+        tx,
+        "SELECT src, rel, ?2 FROM edges WHERE dst = ?1 AND src <> ?1",
         params![ix, id],
     )?;
     run(tx, "DELETE FROM edges WHERE src = ?1 OR dst = ?1", [ix])?;
@@ -404,8 +435,6 @@ pub(crate) fn write_links(
     };
     let mut insert_edge =
         tx.prepare_cached("INSERT OR IGNORE INTO edges(src, dst, rel) VALUES (?1, ?2, ?3)")?;
-    let mut insert_dangling =
-        tx.prepare_cached("INSERT INTO dangling(src, rel, target) VALUES (?1, ?2, ?3)")?;
     let mut lookup = tx.prepare_cached("SELECT ix FROM nodes WHERE id = ?1")?;
     for written in touched {
         let ix = written.ix;
@@ -422,12 +451,14 @@ pub(crate) fn write_links(
                 lookup.query_row([&link.target], |r| r.get(0)).optional()?
             };
             match target {
-                Some(dst) => insert_edge.execute(params![ix, dst, link.relation.name()]),
-                None => insert_dangling.execute(params![ix, link.relation.name(), link.target]),
-            }?;
+                Some(dst) => {
+                    insert_edge.execute(params![ix, dst, link.relation.name()])?;
+                }
+                None => insert_dangling(tx, i64::from(ix), link.relation.name(), &link.target)?,
+            }
         }
     }
-    drop((insert_edge, insert_dangling, lookup));
+    drop((insert_edge, lookup));
     for written in touched.iter().filter(|_| !fresh) {
         run(
             tx,
