@@ -69,6 +69,9 @@ pub enum ContextError {
     /// The graph could not be read; nothing was assembled.
     #[error(transparent)]
     Store(#[from] brief_model::StoreError),
+    /// `impact` would take more work than brief allows; nothing was answered.
+    #[error(transparent)]
+    Limit(#[from] crate::impact::WorkLimit),
 }
 
 /// Where a context starts: the target, or the hits of a search.

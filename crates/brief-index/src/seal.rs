@@ -5,8 +5,8 @@
 //! finds damage.
 //!
 //! What is sealed is what changes whenever a file's bytes do: size, modification and change
-//! times in nanoseconds, inode and device of `index.db` and of its write-ahead log, and the
-//! machine's boot (a machine that crashed could have lost writes the times still claim).
+//! times in nanoseconds, inode and device of `index.db` and of its write-ahead log (but the
+//! log's change time), and the machine's boot (a machine that crashed could have lost writes the times still claim).
 //! Readers never write either file (no checkpoint when a connection closes), so only a write
 //! moves the seal.
 
@@ -66,7 +66,12 @@ impl Seal {
         Seal {
             boot: boot_id().map(str::to_string),
             index: cache.stat(INDEX_FILE).map(Mark::from),
-            wal: cache.stat(WAL_FILE).map(Mark::from),
+            // Without its change time: SQLite running as root gives the log to the file's
+            // owner whenever it opens it, which moves the change time of an unchanged log.
+            wal: cache.stat(WAL_FILE).map(|stat| Mark {
+                changed: 0,
+                ..Mark::from(stat)
+            }),
         }
     }
 
