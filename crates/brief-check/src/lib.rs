@@ -30,7 +30,7 @@ use std::path::Path;
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
-pub use baseline::{Baseline, BaselineError};
+pub use baseline::{Baseline, BaselineError, MAX_BASELINE_BYTES};
 pub use config::{CheckConfig, Level};
 
 use brief_model::{Graph, Location};

@@ -191,6 +191,28 @@ impl Root {
         Some(out)
     }
 
+    /// A path the user named (a baseline file), as a path relative to the root with `.` and
+    /// `..` taken as written; `Err(Outside)` when it lies outside the root (or names the
+    /// root itself). Opening it still goes through the root, so a symlink cannot lead out.
+    pub fn named(&self, given: &Path, from: NamedFrom<'_>) -> Result<PathBuf, OpenError> {
+        let inside = match from {
+            NamedFrom::Root if given.is_absolute() => None,
+            NamedFrom::Root => lexical(Path::new(""), given),
+            NamedFrom::Folder(cwd) => {
+                let absolute = lexical(cwd, given).ok_or(OpenError::Outside)?;
+                let root = lexical(cwd, &self.shown).ok_or(OpenError::Outside)?;
+                absolute
+                    .strip_prefix(&root)
+                    .or_else(|_| absolute.strip_prefix(&self.real))
+                    .ok()
+                    .map(Path::to_path_buf)
+            }
+        };
+        inside
+            .filter(|rel| rel.components().next().is_some())
+            .ok_or(OpenError::Outside)
+    }
+
     fn rel_or_outside(&self, path: &Path) -> Result<PathBuf, OpenError> {
         self.relative(path).ok_or(OpenError::Outside)
     }
@@ -367,6 +389,35 @@ impl Root {
             })
         }
     }
+}
+
+/// What a path the user names is relative to ([`Root::named`]).
+#[derive(Debug, Clone, Copy)]
+pub enum NamedFrom<'a> {
+    /// The working folder of a command line: a relative path starts there, an absolute one
+    /// is taken as it is.
+    Folder(&'a Path),
+    /// The project root: a server's client names files relative to it (an absolute path is
+    /// outside by definition).
+    Root,
+}
+
+/// `path` joined to `base` with `.` dropped and `..` removing the part before it, as written;
+/// `None` when a `..` would climb above the start (above `/`, or above a relative start).
+fn lexical(base: &Path, path: &Path) -> Option<PathBuf> {
+    let mut out = PathBuf::new();
+    for component in base.join(path).components() {
+        match component {
+            Component::ParentDir => {
+                if !out.pop() {
+                    return None;
+                }
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    Some(out)
 }
 
 /// A folder of brief's own under the root (`.brief/cache`, `.brief`), held open: files in

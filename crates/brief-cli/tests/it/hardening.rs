@@ -18,7 +18,14 @@ const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/payme
 /// `limit` (a hang: the process is killed). Never a panic.
 #[track_caller]
 fn run_within(limit: Duration, args: &[&str]) -> (i32, String, String) {
+    run_in_within(Path::new("."), limit, args)
+}
+
+/// [`run_within`] from the folder `cwd`.
+#[track_caller]
+fn run_in_within(cwd: &Path, limit: Duration, args: &[&str]) -> (i32, String, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_brief"))
+        .current_dir(cwd)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -999,4 +1006,101 @@ fn a_folder_that_cannot_be_listed_is_reported_not_skipped() {
     assert_eq!(code, 0, "{err}");
     assert!(!err.contains("cannot list"), "{err}");
     assert!(out.contains("NORM-TEST-001"), "{out}");
+}
+
+// ---- Issue 30 ------------------------------------------------------------------------------
+
+/// Issue 30, item 4: `check --baseline /dev/zero` read forever (3.8 GB after 5 s). A baseline
+/// is read only when it is a regular file inside the root, and only up to a size limit: a
+/// device, a FIFO, a folder and an oversized file are refused at once, each saying why.
+#[cfg(unix)]
+#[test]
+fn a_baseline_is_a_bounded_regular_file_inside_the_root() {
+    let dir = common::copy_fixture(EXAMPLE);
+    let root = root_arg(dir.path());
+    let check = |baseline: &str| {
+        run_within(
+            Duration::from_secs(30),
+            &["check", "--root", &root, "--baseline", baseline],
+        )
+    };
+    let (code, _, err) = check("/dev/zero");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("outside the project"), "{err}");
+    mkfifo(&dir.path().join("baseline.fifo"));
+    let (code, _, err) = check(dir.path().join("baseline.fifo").to_str().unwrap());
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("FIFO"), "{err}");
+    let (code, _, err) = check(dir.path().join("specgraph").to_str().unwrap());
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("folder"), "{err}");
+    let big = dir.path().join("big.json");
+    fs::File::create(&big)
+        .unwrap()
+        .set_len(64 * 1024 * 1024 + 1)
+        .unwrap();
+    let (code, _, err) = check(big.to_str().unwrap());
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("64 MiB"), "{err}");
+}
+
+/// Issue 30, item 5: `check --write-baseline` wrote outside the root and created folders
+/// there (absolute paths, `..`), and `--baseline` read outside it; the MCP tool refused both
+/// and now the CLI does too. Inside the root a path is still named from the working folder,
+/// and a missing folder there is created.
+#[test]
+fn baselines_are_read_and_written_only_inside_the_root() {
+    let dir = common::copy_fixture(EXAMPLE);
+    let root = root_arg(dir.path());
+    let outside = tempfile::tempdir().unwrap();
+    let escape = outside.path().join("new/folder/baseline.json");
+    let (code, _, err) = brief(&[
+        "check",
+        "--root",
+        &root,
+        "--write-baseline",
+        escape.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("outside the project"), "{err}");
+    assert!(!outside.path().join("new").exists(), "a folder was created");
+    // `..` from inside the root climbs out of it.
+    let (code, _, err) = run_in_within(
+        dir.path(),
+        Duration::from_secs(60),
+        &["check", "--write-baseline", "../escaped/baseline.json"],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        !dir.path().join("../escaped").exists(),
+        "a folder was created"
+    );
+    // Written inside, from a subfolder, into a folder that does not exist yet.
+    fs::create_dir(dir.path().join("tools")).unwrap();
+    let (code, _, err) = run_in_within(
+        &dir.path().join("tools"),
+        Duration::from_secs(60),
+        &["check", "--write-baseline", "../ci/baselines/check.json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let written = dir.path().join("ci/baselines/check.json");
+    assert!(written.is_file());
+    let (code, _, err) = run_in_within(
+        dir.path(),
+        Duration::from_secs(60),
+        &["check", "--baseline", "ci/baselines/check.json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    // The same baseline outside the root is not read.
+    let copy = outside.path().join("check.json");
+    fs::copy(&written, &copy).unwrap();
+    let (code, _, err) = brief(&[
+        "check",
+        "--root",
+        &root,
+        "--baseline",
+        copy.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("outside the project"), "{err}");
 }
