@@ -1104,3 +1104,28 @@ fn baselines_are_read_and_written_only_inside_the_root() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("outside the project"), "{err}");
 }
+
+/// Issue 30, item 6: `brief search` panicked (exit 101, "Formatting argument out of range")
+/// once a node id reached 65,536 characters: its column was padded with a format width.
+#[test]
+fn a_node_id_of_any_length_is_searched_and_listed() {
+    let dir = common::copy_fixture(NOTES);
+    let root = root_arg(dir.path());
+    let long = format!("TASK-{}", "9".repeat(70_000));
+    fs::write(
+        dir.path().join(".contextia/work/tasks/TASK-LONG.md"),
+        format!("---\nid: {long}\ntitle: Offline replay of a long task\nstatus: active\n---\n# Long\n\nReplay.\n"),
+    )
+    .unwrap();
+    let (code, out, err) = brief(&["search", "offline replay", "--root", &root]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(&long), "the long id is listed");
+    assert!(
+        out.lines().all(|l| l.len() < long.len() + 200),
+        "other lines are not padded to the long id"
+    );
+    // As a context target the id is over the query limit: refused with that reason.
+    let (code, _, err) = brief(&["context", &long, "--root", &root]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("at most 8192 bytes"), "{err}");
+}
