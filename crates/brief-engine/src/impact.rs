@@ -14,6 +14,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
+pub use crate::context::WorkLimit;
 use crate::context::{plan_for, select, ContextError, ContextRequest, Plan};
 use crate::traverse::{Depth, Direction, Reason, Selection, TraverseOptions};
 use inverse::{Inverse, Verdict, Walks};
@@ -55,38 +56,6 @@ pub struct Impact {
 /// where that is most targets of a large dense region (a fan-out over the limit inside it)
 /// the work grows with the square of the region: stopped here, in seconds, with a message.
 pub const IMPACT_WORK_LIMIT: usize = 2_000_000;
-
-/// `impact` stopped before its answer: deciding the targets would take more work than its
-/// limit allows ([`IMPACT_WORK_LIMIT`] by default).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "impact of {nodes} stopped after deciding {decided} of {candidates} candidate targets: \
-     they visited {visited} nodes, over brief's limit of {limit}{why}; \
-     narrow the question with --depth N or a --lens",
-    why = if *.selected > 0 {
-        format!(
-            " ({} targets had to be selected in full, as a fan-out over [context] fanout \
-             inside the region is sampled)",
-            .selected
-        )
-    } else {
-        String::new()
-    }
-)]
-pub struct WorkLimit {
-    /// The asked ids, comma-separated.
-    pub nodes: String,
-    /// Candidates decided before the limit was reached.
-    pub decided: usize,
-    /// Candidates in all.
-    pub candidates: usize,
-    /// Nodes visited.
-    pub visited: usize,
-    /// The limit.
-    pub limit: usize,
-    /// Candidates selected forward.
-    pub selected: usize,
-}
 
 /// The settings of a context per target origin, so a candidate is selected as `brief
 /// context` would select it.

@@ -31,8 +31,11 @@ CREATE TABLE edges(src INTEGER NOT NULL, dst INTEGER NOT NULL, rel TEXT NOT NULL
                    PRIMARY KEY(src, rel, dst)) WITHOUT ROWID;
 CREATE TABLE dangling(src INTEGER NOT NULL, rel TEXT NOT NULL, target TEXT NOT NULL,
                       sum INTEGER NOT NULL);
-CREATE TABLE problems(file TEXT NOT NULL, line INTEGER NOT NULL, col INTEGER NOT NULL,
-                      severity INTEGER NOT NULL, message TEXT NOT NULL, sum INTEGER NOT NULL);
+-- `file` is the file whose reading found the problem (reading it again replaces them);
+-- `path` is where the problem is (a missing node file's is its manifest entry).
+CREATE TABLE problems(file TEXT NOT NULL, path TEXT NOT NULL, line INTEGER NOT NULL,
+                      col INTEGER NOT NULL, severity INTEGER NOT NULL, message TEXT NOT NULL,
+                      sum INTEGER NOT NULL);
 CREATE VIRTUAL TABLE search USING fts5(id, title, body, fields, content='',
                                        contentless_delete=1,
                                        tokenize='porter unicode61 remove_diacritics 2');
@@ -91,9 +94,17 @@ pub(super) fn dangling_sum(src: i64, rel: &str, target: &str) -> i64 {
 }
 
 /// The checksum of a recorded load problem.
-pub(super) fn problem_sum(file: &str, line: i64, col: i64, severity: i64, message: &str) -> i64 {
+pub(super) fn problem_sum(
+    file: &str,
+    path: &str,
+    line: i64,
+    col: i64,
+    severity: i64,
+    message: &str,
+) -> i64 {
     sum_of(&[
         file.as_bytes(),
+        path.as_bytes(),
         &line.to_le_bytes(),
         &col.to_le_bytes(),
         &severity.to_le_bytes(),

@@ -1129,3 +1129,50 @@ fn a_node_id_of_any_length_is_searched_and_listed() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("at most 8192 bytes"), "{err}");
 }
+
+/// Issue 30, item 9: graph.json entries whose ids do not match the file they name (here many
+/// entries naming one node file). `check` reported each as an `id-mismatch` error while
+/// `context` answered with exit 0 and the entries' nodes silently missing (the file was read
+/// once, for the first entry only), and `check` read and parsed the file once per entry.
+/// Now the file is read once and checked against every entry that names it: both refuse, at
+/// the same `path:line:col`.
+#[test]
+fn entries_that_name_one_file_under_other_ids_are_refused_by_both() {
+    let dir = common::copy_fixture(EXAMPLE);
+    let root = root_arg(dir.path());
+    let manifest = dir.path().join("specgraph/graph.json");
+    let mut graph: Value = serde_json::from_str(&fs::read_to_string(&manifest).unwrap()).unwrap();
+    let nodes = graph["nodes"].as_array_mut().unwrap();
+    for n in 0..2000 {
+        nodes.push(json!({
+            "id": format!("DUP-{n}"),
+            "path": "nodes/decisions/DEC-CHK-01.json",
+            "expectedType": "decision"
+        }));
+    }
+    fs::write(&manifest, serde_json::to_string_pretty(&graph).unwrap()).unwrap();
+    let (code, out, err) = brief(&["check", "--root", &root, "--format", "json"]);
+    assert_eq!(code, 1, "{err}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    let mismatches: Vec<&Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "id-mismatch")
+        .collect();
+    assert_eq!(mismatches.len(), 2000);
+    let (code, _, err) = brief(&["context", "DEC-CHK-01", "--root", &root]);
+    assert_eq!(code, 2, "context must refuse as check does: {err}");
+    let first = &mismatches[0];
+    let at = format!(
+        "{}:{}:{}",
+        first["path"].as_str().unwrap(),
+        first["line"],
+        first["col"]
+    );
+    assert!(
+        err.contains(&at),
+        "context places it at check's {at}: {err}"
+    );
+    assert!(err.contains("DUP-"), "{err}");
+}

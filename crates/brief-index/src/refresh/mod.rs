@@ -363,7 +363,8 @@ impl Index {
         let root = self.guard.clone();
         let mut todo = todo;
         todo.sort_by(|&a, &b| listed[a].rel.cmp(&listed[b].rel));
-        let read_one = |at: usize| read_file(&root, &listed[at], at, &hashes, &catalog);
+        let places = brief_sources::specgraph::Places::default();
+        let read_one = |at: usize| read_file(&root, &listed[at], at, &hashes, &catalog, &places);
         std::thread::scope(|scope| {
             let (sender, receiver) = std::sync::mpsc::sync_channel::<Vec<Read>>(2);
             let (todo, read_one) = (&todo, &read_one);
@@ -437,7 +438,7 @@ impl Index {
                 )
                 .map_err(e)?;
                 for problem in manifest_problems {
-                    insert_problem(&tx, problem).map_err(e)?;
+                    insert_problem(&tx, &problem.location.path, problem).map_err(e)?;
                 }
             }
             // Exports first, so links from other sources to Tana nodes resolve below.
@@ -455,7 +456,7 @@ impl Index {
                         refresh.parsed += 1;
                         remove_file_nodes_bulk(&tx, &file.rel).map_err(e)?;
                         run(&tx, "DELETE FROM problems WHERE file = ?1", [&file.rel]).map_err(e)?;
-                        insert_problem(&tx, &problem).map_err(e)?;
+                        insert_problem(&tx, &file.rel, &problem).map_err(e)?;
                     }
                 }
                 // An export's problems stay recorded with it; they never force a re-parse (only a
@@ -516,7 +517,7 @@ impl Index {
                                     Ok(written) => touched.push(written),
                                     Err(dup) => {
                                         problem = true;
-                                        insert_problem(&tx, &dup).map_err(e)?;
+                                        insert_problem(&tx, &file.rel, &dup).map_err(e)?;
                                     }
                                 }
                             }
@@ -524,7 +525,7 @@ impl Index {
                             Err(p) => {
                                 problem = true;
                                 remove_file_nodes(&tx, &file.rel).map_err(e)?;
-                                insert_problem(&tx, &p).map_err(e)?;
+                                insert_problem(&tx, &file.rel, &p).map_err(e)?;
                             }
                         }
                     }

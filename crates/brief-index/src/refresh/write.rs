@@ -9,10 +9,14 @@ pub(crate) struct Written {
     pub(crate) links: Vec<Link>,
 }
 
-/// Records a problem found reading a file, under the file it is located in (a manifest
-/// entry's problem is found by the manifest too).
-pub(crate) fn insert_problem(tx: &Connection, problem: &Problem) -> rusqlite::Result<()> {
-    let file = problem.location.path.as_str();
+/// Records a problem found reading `file` (reading it again replaces its problems), located
+/// wherever the problem is (a manifest entry's problem is found by the manifest too).
+pub(crate) fn insert_problem(
+    tx: &Connection,
+    file: &str,
+    problem: &Problem,
+) -> rusqlite::Result<()> {
+    let path = problem.location.path.as_str();
     let (line, col) = (
         i64::from(problem.location.line),
         i64::from(problem.location.col),
@@ -20,15 +24,16 @@ pub(crate) fn insert_problem(tx: &Connection, problem: &Problem) -> rusqlite::Re
     let severity = (problem.severity == Severity::Error) as i64;
     run(
         tx,
-        "INSERT INTO problems(file, line, col, severity, message, sum)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        "INSERT INTO problems(file, path, line, col, severity, message, sum)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         params![
             file,
+            path,
             line,
             col,
             severity,
             problem.message,
-            problem_sum(file, line, col, severity, &problem.message)
+            problem_sum(file, path, line, col, severity, &problem.message)
         ],
     )?;
     Ok(())
@@ -108,7 +113,7 @@ pub(crate) fn write_tana(
     let export = match brief_sources::tana::parse(rel, text) {
         Ok(export) => export,
         Err(problem) => {
-            insert_problem(tx, &problem)?;
+            insert_problem(tx, rel, &problem)?;
             return Ok(0);
         }
     };
@@ -200,7 +205,7 @@ pub(crate) fn write_tana(
         [rel],
     )?;
     for problem in problems.iter().chain(&duplicates) {
-        insert_problem(tx, problem)?;
+        insert_problem(tx, rel, problem)?;
     }
     Ok(written)
 }
