@@ -60,6 +60,10 @@ fn dangling(input: &Input, sink: &mut Sink) {
             continue;
         }
         let node = graph.node(d.from);
+        // A section repeats the links of its page, which reports them.
+        if node.kind == brief_model::Kind::Section {
+            continue;
+        }
         let (rule, fix) = match node.origin {
             Origin::SpecGraph => (
                 "broken-link",

@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 use brief_root::{FileStat, PrivateDir};
 use rusqlite::Connection;
 
-use super::schema::{count_sum, dangling_sum, data_sum, problem_sum, row_sum};
+use super::schema::{count_sum, dangling_sum, data_sum, marks_sum, problem_sum, row_sum};
 use super::{guides, INDEX_FILE};
 
 /// The seal's file in `.brief/cache`.
@@ -170,7 +170,7 @@ pub(crate) fn verify(conn: &Connection) -> rusqlite::Result<Option<String>> {
         ("a node row", nodes_intact),
         ("a node's data", data_intact),
         ("a token count", counts_intact),
-        ("a recorded problem or missing link", notes_intact),
+        ("a recorded problem, mark or missing link", notes_intact),
         ("the layer guides or the file count", derived_intact),
     ];
     for (what, intact) in checks {
@@ -231,7 +231,7 @@ fn counts_intact(conn: &Connection) -> rusqlite::Result<bool> {
     Ok(true)
 }
 
-/// Every recorded problem and missing link matches its checksum.
+/// Every recorded problem, node mark and missing link matches its checksum.
 fn notes_intact(conn: &Connection) -> rusqlite::Result<bool> {
     let mut stmt =
         conn.prepare("SELECT file, path, line, col, severity, message, sum FROM problems")?;
@@ -240,6 +240,15 @@ fn notes_intact(conn: &Connection) -> rusqlite::Result<bool> {
         let (file, path, message): (String, String, String) = (r.get(0)?, r.get(1)?, r.get(5)?);
         let sum = problem_sum(&file, &path, r.get(2)?, r.get(3)?, r.get(4)?, &message);
         if sum != r.get::<_, i64>(6)? {
+            return Ok(false);
+        }
+    }
+    let mut stmt = conn.prepare("SELECT ix, applies, lifecycle, sum FROM marks")?;
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        let (applies, lifecycle): (Option<String>, Option<String>) = (r.get(1)?, r.get(2)?);
+        let sum = marks_sum(r.get(0)?, applies.as_deref(), lifecycle.as_deref());
+        if sum != r.get::<_, i64>(3)? {
             return Ok(false);
         }
     }

@@ -63,6 +63,65 @@ impl GraphView for Index {
             .map_err(|e| self.fail(e))
     }
 
+    fn scoped(&self) -> Result<Vec<(NodeIx, Applies)>, StoreError> {
+        type Stored = (i64, String, Option<String>, i64);
+        let rows = (|| -> Result<Vec<Stored>, rusqlite::Error> {
+            let mut stmt = self.conn.prepare_cached(
+                "SELECT ix, applies, lifecycle, sum FROM marks WHERE applies IS NOT NULL
+                 ORDER BY ix",
+            )?;
+            let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
+            rows.collect()
+        })()
+        .map_err(|e| self.fail(e))?;
+        rows.into_iter()
+            .map(|(ix, text, lifecycle, sum)| {
+                if marks_sum(ix, Some(&text), lifecycle.as_deref()) != sum {
+                    return Err(
+                        self.damaged(format!("node {ix}: marks do not match their checksum"))
+                    );
+                }
+                serde_json::from_str(&text)
+                    .map(|applies| (ix as NodeIx, applies))
+                    .map_err(|e| self.damaged(format!("node {ix}: scope does not decode ({e})")))
+            })
+            .collect()
+    }
+
+    fn files_of(&self, ix: NodeIx) -> Result<Vec<String>, StoreError> {
+        Ok(self.load_node(ix)?.files())
+    }
+
+    fn lifecycle_of(&self, ix: NodeIx) -> Result<Lifecycle, StoreError> {
+        type Stored = (Option<String>, Option<String>, i64);
+        let row: Option<Stored> = self
+            .conn
+            .prepare_cached(
+                "SELECT applies, lifecycle, sum FROM marks WHERE ix = CAST(?1 AS INTEGER)",
+            )
+            .and_then(|mut s| {
+                s.query_row([ix], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                    .optional()
+            })
+            .map_err(|e| self.fail(e))?;
+        let word = match row {
+            Some((applies, lifecycle, sum)) => {
+                if marks_sum(i64::from(ix), applies.as_deref(), lifecycle.as_deref()) != sum {
+                    return Err(
+                        self.damaged(format!("node {ix}: marks do not match their checksum"))
+                    );
+                }
+                lifecycle
+            }
+            None => None,
+        };
+        match word {
+            None => Ok(Lifecycle::Current),
+            Some(word) => Lifecycle::parse(&word)
+                .ok_or_else(|| self.damaged(format!("node {ix}: unknown lifecycle `{word}`"))),
+        }
+    }
+
     fn dangling_from(&self, ix: NodeIx) -> Result<Vec<Dangling>, StoreError> {
         let result = (|| -> Result<Vec<(String, String, i64)>, rusqlite::Error> {
             let mut stmt = self.conn.prepare_cached(

@@ -117,10 +117,10 @@ pub fn read(
         Parser::Tana => tana::load(guard, &file.path),
         Parser::Markdown(_) => match (read_text(guard, &file.path), catalog) {
             (Ok(text), Some(catalog)) => {
-                let (node, problems) = markdown::parse(&file.rel, &text, catalog);
+                let parsed = markdown::parse(&file.rel, &text, catalog);
                 SourceOutput {
-                    nodes: vec![node],
-                    problems,
+                    problems: parsed.problems().cloned().collect(),
+                    nodes: parsed.nodes,
                 }
             }
             (Err(problem), _) => one(Err(problem)),
@@ -147,6 +147,7 @@ pub fn read_source(guard: &Root, all: &[Source], source: &Source) -> SourceOutpu
 pub fn kb_catalog(guard: &Root, sources: &[Source], files: &[String]) -> kb::Catalog {
     let layout = kb::Layout::detect(guard);
     let mut catalog = kb::Catalog::new(layout, files.iter().cloned());
+    catalog.set_repository(kb::Repository::detect(guard));
     for source in sources {
         if let Source::SpecGraph { manifest } = source {
             let (entries, _) = specgraph::read_manifest(guard, manifest);
@@ -160,12 +161,35 @@ pub fn kb_catalog(guard: &Root, sources: &[Source], files: &[String]) -> kb::Cat
 
 /// Loads the knowledge base under the root (every file, in parallel).
 pub fn load_kb(guard: &Root, sources: &[Source]) -> SourceOutput {
+    let kb = load_kb_warnings(guard, sources);
+    SourceOutput {
+        nodes: kb.nodes,
+        problems: kb
+            .problems
+            .into_iter()
+            .chain(kb.warnings.into_iter().map(|w| w.problem))
+            .collect(),
+    }
+}
+
+/// The knowledge base as [`load_kb`] reads it, its warnings kept apart with what each is
+/// about (`brief check` gives each its rule).
+#[derive(Debug, Default)]
+pub struct KbOutput {
+    pub nodes: Vec<Node>,
+    /// Files and folders that could not be read.
+    pub problems: Vec<Problem>,
+    pub warnings: Vec<markdown::Warning>,
+}
+
+/// [`load_kb`] with its warnings typed.
+pub fn load_kb_warnings(guard: &Root, sources: &[Source]) -> KbOutput {
     let layout = kb::Layout::detect(guard);
     let walk = kb::listing(guard, &layout);
     let paths = walk.files;
-    let mut out = SourceOutput {
+    let mut out = KbOutput {
         problems: walk.problems,
-        ..SourceOutput::default()
+        ..KbOutput::default()
     };
     let base = guard.path();
     let rels: Vec<String> = paths.iter().map(|p| rel_path(base, p)).collect();
@@ -177,9 +201,9 @@ pub fn load_kb(guard: &Root, sources: &[Source]) -> SourceOutput {
         .collect();
     for result in results {
         match result {
-            Ok((node, problems)) => {
-                out.nodes.push(node);
-                out.problems.extend(problems);
+            Ok(parsed) => {
+                out.nodes.extend(parsed.nodes);
+                out.warnings.extend(parsed.warnings);
             }
             Err(problem) => out.problems.push(problem),
         }
@@ -254,7 +278,12 @@ pub fn list(guard: &Root, root: &Path, sources: &[Source]) -> Listing {
                 listing.watches.extend(walk.folders);
                 listing.problems.extend(walk.problems);
                 // The files whose presence changes the layout itself.
-                for path in [".adr-dir", ".log4brains.yml", ".obsidian/templates.json"] {
+                for path in [
+                    ".adr-dir",
+                    ".log4brains.yml",
+                    ".obsidian/templates.json",
+                    ".git/config",
+                ] {
                     listing.watches.push(folder_stamp(&root.join(path)));
                 }
                 for path in walk.files {
@@ -293,19 +322,22 @@ pub fn list(guard: &Root, root: &Path, sources: &[Source]) -> Listing {
     listing
 }
 
-/// Parses one file's text with its parser: the node it holds, `None` for a Tana export (one
-/// file, many nodes: read whole with [`tana::parse`]), or the problem that stops it.
-/// A knowledge-base file's link warnings are `brief check`'s to report; its node is whole.
+/// Parses one file's text with its parser: the nodes it holds (a knowledge-base page and its
+/// sections; none for a Tana export, which is read whole with [`tana::parse`], or for a file
+/// that holds no node), or the problem that stops it. A knowledge-base file's link warnings
+/// are `brief check`'s to report; its nodes are whole.
 pub fn parse(
     rel: &str,
     text: &str,
     parser: &Parser,
     catalog: &kb::Catalog,
-) -> Result<Option<Node>, Problem> {
+) -> Result<Vec<Node>, Problem> {
     match parser {
-        Parser::Markdown(_) => Ok(Some(markdown::parse(rel, text, catalog).0)),
-        Parser::Spec(entry) => specgraph::parse_entry(entry, rel, text).map(Some),
-        Parser::Artifact(placement) => artifacts::parse_artifact(rel, text, placement),
-        Parser::Tana => Ok(None),
+        Parser::Markdown(_) => Ok(markdown::parse(rel, text, catalog).nodes),
+        Parser::Spec(entry) => specgraph::parse_entry(entry, rel, text).map(|n| vec![n]),
+        Parser::Artifact(placement) => {
+            artifacts::parse_artifact(rel, text, placement).map(|n| n.into_iter().collect())
+        }
+        Parser::Tana => Ok(Vec::new()),
     }
 }

@@ -280,6 +280,15 @@ fn value_text(value: &Value) -> String {
     }
 }
 
+/// A page's `contains` link to one of its own sections: the page's body holds its text.
+fn is_own_section(node: &Node, link: &brief_model::Link) -> bool {
+    link.relation == brief_model::Relation::Contains
+        && link
+            .target
+            .strip_prefix(node.id.as_str())
+            .is_some_and(|anchor| anchor.starts_with('#'))
+}
+
 /// `depends_on DEC-A, DEC-B; implements DOM-1` over the node's links as written.
 fn links_line(node: &Node) -> Option<String> {
     // Linear in the links: a node may list a hundred thousand (hashed, not searched).
@@ -288,7 +297,7 @@ fn links_line(node: &Node) -> Option<String> {
     let mut seen: std::collections::HashSet<(&str, &str)> = std::collections::HashSet::new();
     for link in &node.links {
         let name = link.relation.name();
-        if !seen.insert((name, link.target.as_str())) {
+        if !seen.insert((name, link.target.as_str())) || is_own_section(node, link) {
             continue;
         }
         match group_of.get(name) {
@@ -327,6 +336,16 @@ pub fn why(graph: &dyn NodeStore, reasons: &[Reason]) -> String {
         .filter_map(|reason| match reason {
             Reason::Target => None,
             Reason::Identity => Some("project identity".to_string()),
+            Reason::Applies { to, scope } => Some(match scope {
+                brief_model::Scope::Always => "applies to every target".to_string(),
+                brief_model::Scope::Glob { glob, file } => {
+                    format!("applies to {} (glob `{glob}` matches {file})", id(to))
+                }
+            }),
+            Reason::Words { share } => Some(format!(
+                "related by words, {:.2}",
+                f64::from(*share) / 10_000.0
+            )),
             Reason::Edge {
                 relation,
                 direction,
@@ -334,6 +353,7 @@ pub fn why(graph: &dyn NodeStore, reasons: &[Reason]) -> String {
                 via,
             } => Some(match direction {
                 Direction::Forward => forward_why(relation, id(from)),
+                Direction::Backlink => format!("links to {}", id(from)),
                 Direction::Inverse => inverse_why(relation, id(from), via.iter().map(id)),
                 Direction::Linked => match via.first() {
                     Some(linked) => {

@@ -43,8 +43,9 @@ pub(crate) struct Read {
     pub(crate) hash: [u8; 32],
     /// The stamp taken as it was read, and when.
     pub(crate) stamp: Option<(Stamp, i64)>,
-    /// The parse result, `None` when the content had not changed.
-    pub(crate) parsed: Option<Result<Option<Prepared>, Problem>>,
+    /// The parse result (the file's nodes: none, one, or a page and its sections), `None`
+    /// when the content had not changed.
+    pub(crate) parsed: Option<Result<Vec<Prepared>, Problem>>,
 }
 
 /// A Tana export after reading: like [`Read`], with the text kept (`None`: same hash as
@@ -512,16 +513,22 @@ impl Index {
                                 .map_err(e)?;
                         }
                         match result {
-                            Ok(Some(prepared)) => {
-                                match upsert_node(&tx, &file.rel, prepared, fresh).map_err(e)? {
-                                    Ok(written) => touched.push(written),
-                                    Err(dup) => {
-                                        problem = true;
-                                        insert_problem(&tx, &file.rel, &dup).map_err(e)?;
+                            Ok(prepared) if prepared.is_empty() => {
+                                remove_file_nodes(&tx, &file.rel).map_err(e)?
+                            }
+                            Ok(prepared) => {
+                                for written in
+                                    upsert_nodes(&tx, &file.rel, prepared, fresh).map_err(e)?
+                                {
+                                    match written {
+                                        Ok(written) => touched.push(written),
+                                        Err(dup) => {
+                                            problem = true;
+                                            insert_problem(&tx, &file.rel, &dup).map_err(e)?;
+                                        }
                                     }
                                 }
                             }
-                            Ok(None) => remove_file_nodes(&tx, &file.rel).map_err(e)?,
                             Err(p) => {
                                 problem = true;
                                 remove_file_nodes(&tx, &file.rel).map_err(e)?;

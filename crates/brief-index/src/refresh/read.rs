@@ -17,6 +17,10 @@ pub(crate) struct Prepared {
     pub(crate) sums: (i64, i64),
     pub(crate) body: String,
     pub(crate) fields: String,
+    /// When the node applies without a link, as stored in `marks` (`None`: only linked).
+    pub(crate) applies: Option<String>,
+    /// Its lifecycle when not current, as stored in `marks`.
+    pub(crate) lifecycle: Option<&'static str>,
 }
 
 pub(crate) fn prepare(node: Node) -> Result<Prepared, Problem> {
@@ -32,6 +36,14 @@ pub(crate) fn prepare(node: Node) -> Result<Prepared, Problem> {
         data_sum(&data),
     );
     let (body, fields) = search_text(&node);
+    let applies = if node.applies().is_linked() {
+        None
+    } else {
+        serde_json::to_string(node.applies()).ok()
+    };
+    let lifecycle = Some(node.lifecycle())
+        .filter(|l| !l.is_current())
+        .map(|l| l.name());
     let Node {
         id,
         kind,
@@ -50,6 +62,8 @@ pub(crate) fn prepare(node: Node) -> Result<Prepared, Problem> {
         links,
         data,
         sums,
+        applies,
+        lifecycle,
         body,
         fields,
     })
@@ -103,7 +117,7 @@ pub(crate) fn read_file(
                 .is_some_and(|old| old.as_slice() == hash);
             let parsed = (!same).then(|| {
                 parse(&file.rel, &text, &file.parser, catalog)
-                    .and_then(|node| node.map(prepare).transpose())
+                    .and_then(|nodes| nodes.into_iter().map(prepare).collect())
             });
             Read {
                 at,
@@ -172,7 +186,9 @@ mod tests {
         );
         assert_eq!(read.at, good);
         assert!(read.stamp.is_some());
-        let prepared = read.parsed.unwrap().unwrap().unwrap();
+        let prepared = read.parsed.unwrap().unwrap();
+        assert_eq!(prepared.len(), 1);
+        let prepared = &prepared[0];
         assert_eq!(prepared.id, "SPEC-PAY-001");
         assert!(
             prepared.body.contains("idempotency key"),
