@@ -8,7 +8,10 @@
 //! ```
 
 use std::collections::BTreeMap;
+use std::io::Read;
 use std::path::Path;
+
+use brief_root::Root;
 
 use serde::{Deserialize, Serialize};
 
@@ -37,6 +40,9 @@ pub struct Baseline {
     counts: BTreeMap<Entry, usize>,
 }
 
+/// The largest baseline brief reads (a baseline of a few hundred thousand findings).
+pub const MAX_BASELINE_BYTES: u64 = 64 << 20;
+
 /// A baseline file that cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum BaselineError {
@@ -44,6 +50,14 @@ pub enum BaselineError {
     Read { path: String, message: String },
     #[error("{path}: not a brief check baseline ({message}); write one with --write-baseline")]
     Parse { path: String, message: String },
+    #[error(
+        "{path}: the baseline is larger than {} MiB, more than brief reads; write a new one \
+         with --write-baseline",
+        MAX_BASELINE_BYTES >> 20
+    )]
+    TooLarge { path: String },
+    #[error("{path}: cannot write the baseline: {message}")]
+    Write { path: String, message: String },
 }
 
 impl Baseline {
@@ -66,17 +80,62 @@ impl Baseline {
         self.counts.is_empty()
     }
 
-    /// Reads a baseline file.
-    pub fn read(path: &Path) -> Result<Baseline, BaselineError> {
-        let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|err| BaselineError::Read {
-            path: shown.clone(),
-            message: err.to_string(),
+    /// Reads the baseline at `rel` beneath the project root: a regular file (never a device,
+    /// a FIFO or a folder, never through a link that leaves the root) of at most
+    /// [`MAX_BASELINE_BYTES`]. `shown` names it in messages.
+    pub fn read(root: &Root, rel: &Path, shown: &str) -> Result<Baseline, BaselineError> {
+        let read_error = |message: String| BaselineError::Read {
+            path: shown.to_string(),
+            message,
+        };
+        let file = root
+            .open_file(&root.path().join(rel))
+            .map_err(|e| read_error(e.to_string()))?;
+        let too_large = || BaselineError::TooLarge {
+            path: shown.to_string(),
+        };
+        let size = file
+            .metadata()
+            .map_err(|e| read_error(e.to_string()))?
+            .len();
+        if size > MAX_BASELINE_BYTES {
+            return Err(too_large());
+        }
+        let mut bytes = Vec::new();
+        file.take(MAX_BASELINE_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| read_error(e.to_string()))?;
+        if bytes.len() as u64 > MAX_BASELINE_BYTES {
+            return Err(too_large());
+        }
+        let text = String::from_utf8(bytes).map_err(|_| BaselineError::Parse {
+            path: shown.to_string(),
+            message: "not UTF-8 text".into(),
         })?;
         Baseline::parse(&text).map_err(|message| BaselineError::Parse {
-            path: shown,
+            path: shown.to_string(),
             message,
         })
+    }
+
+    /// Writes the baseline to `rel` beneath the project root, creating its folder there if
+    /// needed (plain folders only: nothing is written through a link). The file is replaced
+    /// whole.
+    pub fn write(&self, root: &Root, rel: &Path, shown: &str) -> Result<(), BaselineError> {
+        let failed = |message: String| BaselineError::Write {
+            path: shown.to_string(),
+            message,
+        };
+        let name = rel
+            .file_name()
+            .and_then(|n| n.to_str())
+            .ok_or_else(|| failed("not a file name".into()))?;
+        let folder = rel.parent().unwrap_or(Path::new(""));
+        let dir = root
+            .private_dir(folder)
+            .map_err(|e| failed(e.to_string()))?;
+        dir.replace(name, self.to_json().as_bytes())
+            .map_err(|e| failed(e.to_string()))
     }
 
     fn parse(text: &str) -> Result<Baseline, String> {

@@ -30,7 +30,7 @@ use std::path::Path;
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
-pub use baseline::{Baseline, BaselineError};
+pub use baseline::{Baseline, BaselineError, MAX_BASELINE_BYTES};
 pub use config::{CheckConfig, Level};
 
 use brief_model::{Graph, Location};
@@ -74,6 +74,7 @@ use Severity::{Error as E, Warning as W};
 /// Every rule, in the order `--list-rules` prints them.
 pub const RULES: &[Rule] = &[
     rule("parse-error", E, "any", "a file cannot be read or parsed (invalid JSON, not UTF-8, a node that is not an object)"),
+    rule("config", E, "any", "brief.toml's [check.rules] names a rule brief does not have (the other rules still run)"),
     rule("duplicate-id", E, "any", "two nodes, artifacts or graph.json entries share an id"),
     rule("self-edge", E, "any", "a node links to itself"),
     rule("depends-on-cycle", E, "any", "depends_on links form a cycle (the cycle is printed)"),
@@ -384,7 +385,7 @@ pub(crate) struct Settings<'a> {
 /// Runs every enabled rule on the project and returns the findings.
 pub fn run(project: &Project, options: &CheckOptions) -> Result<Report, CheckError> {
     let config = &project.check;
-    let levels = levels(project)?;
+    let (levels, unknown) = levels(project)?;
     let mut enabled: HashSet<&'static str> = HashSet::new();
     if options.rules.is_empty() {
         enabled.extend(RULES.iter().map(|r| r.id));
@@ -429,7 +430,14 @@ pub fn run(project: &Project, options: &CheckOptions) -> Result<Report, CheckErr
     artifacts::check(project, &input, &tree, &settings, &mut sink);
     annotations::check(&input, &tree, &settings, &mut sink);
 
+    let config_on = sink.on("config");
     let mut findings = resolve(&reader, &input.fronts, sink.findings, &levels);
+    if let (true, Some(Some(severity))) = (config_on, levels.get("config")) {
+        findings.extend(unknown.into_iter().map(|mut finding| {
+            finding.severity = *severity;
+            finding
+        }));
+    }
     findings
         .sort_by(|a, b| (&a.location, a.rule, &a.message).cmp(&(&b.location, b.rule, &b.message)));
     findings.dedup();
@@ -444,8 +452,10 @@ pub fn run(project: &Project, options: &CheckOptions) -> Result<Report, CheckErr
     Ok(report)
 }
 
-/// The severity of every rule after `[check.rules]` (`None` = off).
-fn levels(project: &Project) -> Result<HashMap<&'static str, Option<Severity>>, CheckError> {
+/// The severity of every rule after `[check.rules]` (`None` = off), and a `config` finding per
+/// rule named there that brief does not have (the project is checked all the same, as
+/// `context` reads it all the same).
+fn levels(project: &Project) -> Result<(Levels, Vec<Finding>), CheckError> {
     let mut levels: HashMap<&'static str, Option<Severity>> =
         RULES.iter().map(|r| (r.id, Some(r.severity))).collect();
     if project.check.strict_bidirectional {
@@ -458,18 +468,30 @@ fn levels(project: &Project) -> Result<HashMap<&'static str, Option<Severity>>, 
             format!("[check] ignore_patterns: `{pattern}` is not a valid glob ({why})"),
         ));
     }
+    let mut unknown = Vec::new();
     for (id, level) in &project.check.rules {
         let Some(rule) = find_rule(id) else {
-            return Err(config_error(
-                project,
-                id,
-                match unknown_rule(id) {
-                    CheckError::UnknownRule { id, hint } => {
-                        format!("[check.rules]: unknown rule `{id}`{hint}")
-                    }
-                    other => other.to_string(),
+            let message = match unknown_rule(id) {
+                CheckError::UnknownRule { id, hint } => {
+                    format!("[check.rules]: unknown rule `{id}`{hint}; its setting is ignored")
+                }
+                other => other.to_string(),
+            };
+            let CheckError::Config { location, message } = config_error(project, id, message)
+            else {
+                continue;
+            };
+            unknown.push(Finding {
+                rule: "config",
+                severity: Severity::Error,
+                location: Location {
+                    path: "brief.toml".into(),
+                    ..location
                 },
-            ));
+                node: None,
+                message,
+            });
+            continue;
         };
         levels.insert(
             rule.id,
@@ -480,10 +502,15 @@ fn levels(project: &Project) -> Result<HashMap<&'static str, Option<Severity>>, 
             },
         );
     }
-    Ok(levels)
+    unknown.sort_by(|a, b| a.location.cmp(&b.location));
+    Ok((levels, unknown))
 }
 
-/// A `brief.toml` problem, located at the first line that mentions `needle`.
+/// The severity of each rule (`None`: off).
+type Levels = HashMap<&'static str, Option<Severity>>;
+
+/// A `brief.toml` problem, located at the first place `needle` stands as a whole word (not
+/// part of a longer name), else at the start of the file.
 fn config_error(project: &Project, needle: &str, message: String) -> CheckError {
     let config = project.root.join("brief.toml");
     let text = project
@@ -491,19 +518,30 @@ fn config_error(project: &Project, needle: &str, message: String) -> CheckError 
         .read(&config)
         .map(|(bytes, _)| String::from_utf8_lossy(&bytes).into_owned())
         .unwrap_or_default();
-    let line = text
-        .lines()
-        .position(|line| !needle.is_empty() && line.contains(needle))
-        .map(|i| i as u32 + 1)
-        .unwrap_or(1);
+    let (line, col) = word_offset(&text, needle)
+        .map(|at| brief_sources::text::line_col(&text, at))
+        .unwrap_or((1, 1));
     CheckError::Config {
         location: Location {
             path: config.display().to_string(),
             line,
-            col: 1,
+            col,
         },
         message,
     }
+}
+
+/// The offset of the first occurrence of `word` in `text` that is not part of a longer name.
+fn word_offset(text: &str, word: &str) -> Option<usize> {
+    if word.is_empty() {
+        return None;
+    }
+    let name = |c: char| c.is_alphanumeric() || c == '-' || c == '_';
+    text.match_indices(word).map(|(at, _)| at).find(|&at| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + word.len()..].chars().next();
+        !before.is_some_and(name) && !after.is_some_and(name)
+    })
 }
 
 fn unknown_rule(id: &str) -> CheckError {

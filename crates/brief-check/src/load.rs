@@ -19,7 +19,7 @@ use brief_root::Root;
 use brief_sources::artifacts::{contextia_listing, folder_listing, parse_artifact, Placement};
 use brief_sources::catalogue;
 use brief_sources::jsonpos::Seg;
-use brief_sources::specgraph::{parse_entry, read_manifest, Entry};
+use brief_sources::specgraph::{merge_listed, parse_node, read_manifest, Entry, Mismatch};
 use brief_sources::{frontmatter, read_text, rel_path, Problem};
 
 /// Reads files that must lie inside the root: [`read_text`] beneath the project's
@@ -55,8 +55,8 @@ struct FileResult {
     findings: Vec<Pending>,
     /// An artifact's frontmatter text (to locate findings without reading the file again).
     front: Option<(String, String)>,
-    /// The id a manifest listed for a node that could not be loaded.
-    unloadable: Option<String>,
+    /// The ids a manifest listed for a node that could not be loaded.
+    unloadable: Vec<String>,
 }
 
 /// Reads every source of the project.
@@ -78,9 +78,10 @@ pub(super) fn load(
                 else {
                     continue;
                 };
-                entries
+                // A file several entries name is read once, against all of them.
+                merge_listed(entries)
                     .par_iter()
-                    .map(|entry| load_entry(reader, entry, hashes.get(&entry.id)))
+                    .map(|listed| load_listed(reader, listed, &hashes))
                     .collect()
             }
             Source::Contextia { dir } | Source::Folder { dir } => {
@@ -193,38 +194,26 @@ fn manifest_entries(
     Some((entries, facts.hashes))
 }
 
-/// Reads one node file listed in a manifest.
-fn load_entry(reader: &Reader, entry: &Entry, declared_hash: Option<&String>) -> FileResult {
+/// Reads one node file, listed in a manifest by `listed` and the entries in its `also`: read,
+/// parsed and hashed once, then checked against each entry (a file named by thousands of
+/// entries costs one read, not one per entry).
+fn load_listed(reader: &Reader, listed: &Entry, hashes: &HashMap<String, String>) -> FileResult {
     let root = reader.root();
     let mut out = FileResult::default();
-    let rel = rel_path(root, &entry.file);
-    let entry_anchor = |key: &str| {
-        Anchor::Json(vec![
-            Seg::key("nodes"),
-            Seg::ObjWith("id".into(), entry.id.clone()),
-            Seg::key(key),
-        ])
-    };
-    let text = match reader.read(&entry.file) {
+    let rel = rel_path(root, &listed.file);
+    let ids = || listed.listings().map(|e| e.id.clone());
+    let first = listed.id.clone();
+    let text = match reader.read(&listed.file) {
         Ok(text) => text,
         Err(problem) => {
-            out.unloadable = Some(entry.id.clone());
-            if entry.file.symlink_metadata().is_err() {
-                out.findings.push(
-                    Pending::anchored(
-                        "missing-file",
-                        &entry.manifest,
-                        entry_anchor("path"),
-                        format!(
-                            "{} lists {} at {rel}, which does not exist: create the node file or fix the `path`",
-                            entry.manifest, entry.id
-                        ),
-                    )
-                    .node(&entry.id),
-                );
+            out.unloadable.extend(ids());
+            if listed.file.symlink_metadata().is_err() {
+                for entry in listed.listings() {
+                    out.findings.push(missing_file(entry, &rel));
+                }
             } else {
                 out.findings
-                    .push(problem_finding("parse-error", &problem).node(&entry.id));
+                    .push(problem_finding("parse-error", &problem).node(&first));
             }
             return out;
         }
@@ -232,32 +221,96 @@ fn load_entry(reader: &Reader, entry: &Entry, declared_hash: Option<&String>) ->
     let raw: Value = match serde_json::from_str(&text) {
         Ok(raw) => raw,
         Err(err) => {
-            out.unloadable = Some(entry.id.clone());
-            out.findings.push(json_error(&rel, &err).node(&entry.id));
+            out.unloadable.extend(ids());
+            out.findings.push(json_error(&rel, &err).node(&first));
             return out;
         }
     };
     let Value::Object(map) = &raw else {
-        out.unloadable = Some(entry.id.clone());
+        out.unloadable.extend(ids());
         out.findings.push(
             Pending::at(
                 "parse-error",
                 &Location::file(&rel),
                 "a node file must hold one JSON object ({\"id\": …, \"type\": …, …})",
             )
-            .node(&entry.id),
+            .node(&first),
         );
         return out;
     };
     out.findings.extend(schema::node(&rel, map));
-    if let Some(declared) = declared_hash {
-        let actual = file_sha256(reader.guard(), &entry.file);
+    out.findings
+        .extend(hash_findings(reader, listed, &rel, hashes));
+    let node = match parse_node(&rel, &text) {
+        Ok(node) => node,
+        Err(problem) => {
+            out.unloadable.extend(ids());
+            // A missing or empty id or type: the schema findings say so.
+            let id = map.get("id").and_then(Value::as_str).map(str::trim);
+            let kind = map.get("type").and_then(Value::as_str);
+            if id.is_some_and(|id| !id.is_empty()) && kind.is_some() {
+                out.findings
+                    .push(problem_finding("parse-error", &problem).node(&first));
+            }
+            return out;
+        }
+    };
+    for entry in listed.listings() {
+        match entry.mismatch(&node) {
+            None => out.node = Some(node.clone()),
+            Some(mismatch) => {
+                out.unloadable.push(entry.id.clone());
+                out.findings
+                    .push(mismatch_finding(entry, &node, &rel, mismatch));
+            }
+        }
+    }
+    out
+}
+
+/// A node file that does not exist, at the manifest entry that names it.
+fn missing_file(entry: &Entry, rel: &str) -> Pending {
+    Pending::anchored(
+        "missing-file",
+        &entry.manifest,
+        entry_anchor(entry, "path"),
+        format!(
+            "{} lists {} at {rel}, which does not exist: create the node file or fix the `path`",
+            entry.manifest, entry.id
+        ),
+    )
+    .node(&entry.id)
+}
+
+/// The member `key` of `entry` in its manifest.
+fn entry_anchor(entry: &Entry, key: &str) -> Anchor {
+    Anchor::Json(vec![
+        Seg::key("nodes"),
+        Seg::ObjWith("id".into(), entry.id.clone()),
+        Seg::key(key),
+    ])
+}
+
+/// A file whose SHA-256 differs from what an entry records for it (hashed once).
+fn hash_findings(
+    reader: &Reader,
+    listed: &Entry,
+    rel: &str,
+    hashes: &HashMap<String, String>,
+) -> Vec<Pending> {
+    let mut findings = Vec::new();
+    let mut actual: Option<Option<String>> = None;
+    for entry in listed.listings() {
+        let Some(declared) = hashes.get(&entry.id) else {
+            continue;
+        };
+        let actual = actual.get_or_insert_with(|| file_sha256(reader.guard(), &listed.file));
         if actual.as_deref() != Some(declared.to_ascii_lowercase().as_str()) {
-            out.findings.push(
+            findings.push(
                 Pending::anchored(
                     "file-hash-mismatch",
                     &entry.manifest,
-                    entry_anchor("sha256"),
+                    entry_anchor(entry, "sha256"),
                     format!(
                         "{} records sha256 {} for {rel} but the file's SHA-256 is {}: review the change, then update the hash",
                         entry.manifest,
@@ -269,53 +322,31 @@ fn load_entry(reader: &Reader, entry: &Entry, declared_hash: Option<&String>) ->
             );
         }
     }
-    match parse_entry(entry, &rel, &text) {
-        Ok(node) => out.node = Some(node),
-        Err(problem) => {
-            out.unloadable = Some(entry.id.clone());
-            let raw_id = map.get("id").and_then(Value::as_str).map(str::trim);
-            let raw_type = map.get("type").and_then(Value::as_str);
-            let rule = match (raw_id, raw_type) {
-                (Some(id), _) if !id.is_empty() && id != entry.id => Some("id-mismatch"),
-                (Some(id), Some(kind))
-                    if !id.is_empty()
-                        && entry
-                            .expected
-                            .as_deref()
-                            .is_some_and(|e| Kind::parse(e) != Kind::parse(kind)) =>
-                {
-                    Some("type-mismatch")
-                }
-                // A missing or empty id or type: the schema findings say so.
-                (None, _) | (_, None) => None,
-                (Some(""), _) => None,
-                _ => Some("parse-error"),
-            };
-            if let Some(rule) = rule {
-                let anchor = match rule {
-                    "id-mismatch" => Anchor::Json(vec![Seg::key("id")]),
-                    "type-mismatch" => Anchor::Json(vec![Seg::key("type")]),
-                    _ => Anchor::Exact,
-                };
-                let mut pending = Pending::at(rule, &problem.location, problem.message.clone());
-                pending.anchor = anchor;
-                let message = match rule {
-                    "id-mismatch" => format!(
-                        "{}: make the file's id and the graph.json entry agree",
-                        problem.message
-                    ),
-                    "type-mismatch" => format!(
-                        "{}: fix the `type` or the entry's `expectedType`",
-                        problem.message
-                    ),
-                    _ => problem.message.clone(),
-                };
-                pending.message = message;
-                out.findings.push(pending.node(&entry.id));
-            }
-        }
-    }
-    out
+    findings
+}
+
+/// A node file whose id or type differs from what an entry that lists it says, at the file's
+/// `id` or `type`.
+fn mismatch_finding(entry: &Entry, node: &Node, rel: &str, mismatch: Mismatch) -> Pending {
+    let (rule, key, advice) = match mismatch {
+        Mismatch::Id => (
+            "id-mismatch",
+            "id",
+            "make the file's id and the graph.json entry agree",
+        ),
+        Mismatch::Type => (
+            "type-mismatch",
+            "type",
+            "fix the `type` or the entry's `expectedType`",
+        ),
+    };
+    let mut pending = Pending::at(
+        rule,
+        &Location::file(rel),
+        format!("{}: {advice}", entry.mismatch_message(node, mismatch)),
+    );
+    pending.anchor = Anchor::Json(vec![Seg::key(key)]);
+    pending.node(&entry.id)
 }
 
 /// Reads the artifact files of one source.

@@ -31,6 +31,9 @@ pub enum Shape {
     Notes,
     /// A Spec Graph with ten large layers that guide thousands of features each.
     Layered,
+    /// Artifacts (specs, decisions, norms, tasks) each linking three others drawn at random:
+    /// a dense random graph, where almost every node reaches almost every other.
+    Dense,
 }
 
 impl Shape {
@@ -42,6 +45,7 @@ impl Shape {
             Shape::Tana => "tana",
             Shape::Notes => "notes",
             Shape::Layered => "layered",
+            Shape::Dense => "dense",
         }
     }
 }
@@ -63,7 +67,7 @@ pub fn generate_labelled(
     seed: u64,
     targets: usize,
 ) -> Result<(usize, Labels), String> {
-    if matches!(shape, Shape::Notes | Shape::Layered) {
+    if matches!(shape, Shape::Notes | Shape::Layered | Shape::Dense) {
         return Err(format!(
             "labels are not generated for --kind {}",
             shape.name()
@@ -88,7 +92,48 @@ fn build(shape: Shape, nodes: usize, out: &Path, seed: u64) -> Result<(usize, St
         Shape::Tana => tana::generate(out, nodes.max(200), &mut rng),
         Shape::Notes => notes::generate(out, nodes.max(20), &mut rng),
         Shape::Layered => layered::generate(out, nodes.max(100), &mut rng),
+        Shape::Dense => dense(out, nodes.max(10), &mut rng),
     }
+}
+
+/// Artifacts of four kinds, each with three links to others drawn at random (any kind, any
+/// order, so cycles abound): the dense random graph `impact` must stay bounded on.
+fn dense(out: &Path, total: usize, rng: &mut Rng) -> Result<(usize, Structure), String> {
+    const KINDS: [(&str, &str, &str); 4] = [
+        ("SPEC", "specs", "system/specs"),
+        ("DEC", "decisions", "system/rationale"),
+        ("NORM", "norms", "system/norms"),
+        ("TASK", "tasks", "work/tasks"),
+    ];
+    let base = out.join(".contextia");
+    let kind_of = |n: usize| KINDS[n % KINDS.len()];
+    for n in 0..total {
+        let (prefix, _, folder) = kind_of(n);
+        let mut keys: Vec<(&str, Vec<String>)> = Vec::new();
+        for _ in 0..3 {
+            let other = rng.below(total);
+            let (other_prefix, key, _) = kind_of(other);
+            let target = format!("{other_prefix}-{other}");
+            match keys.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, targets)) => targets.push(target),
+                None => keys.push((key, vec![target])),
+            }
+        }
+        let links: String = keys
+            .iter()
+            .map(|(key, targets)| format!("{key}: [{}]\n", targets.join(", ")))
+            .collect();
+        let id = format!("{prefix}-{n}");
+        write(
+            &base.join(format!("{folder}/{id}.md")),
+            &format!(
+                "---\nid: {id}\ntitle: {}\nstatus: active\n{links}---\n# {id}\n\n{}\n",
+                title(rng, n),
+                paragraph(rng, 2)
+            ),
+        )?;
+    }
+    Ok((total, Structure::Unlabelled))
 }
 
 /// What the generator knows about the links it wrote, for the labels.

@@ -78,6 +78,41 @@ pub enum ContextError {
     /// The graph could not be read; nothing was assembled.
     #[error(transparent)]
     Store(#[from] brief_model::StoreError),
+    /// `impact` would take more work than brief allows; nothing was answered.
+    #[error(transparent)]
+    Limit(#[from] WorkLimit),
+}
+
+/// `impact` stopped before its answer: deciding the targets would take more work than its
+/// limit allows (`impact::IMPACT_WORK_LIMIT` by default).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "impact of {nodes} stopped after deciding {decided} of {candidates} candidate targets: \
+     they visited {visited} nodes, over brief's limit of {limit}{why}; \
+     narrow the question with --depth N or a --lens",
+    why = if *.selected > 0 {
+        format!(
+            " ({} targets had to be selected in full, as a fan-out over [context] fanout \
+             inside the region is sampled)",
+            .selected
+        )
+    } else {
+        String::new()
+    }
+)]
+pub struct WorkLimit {
+    /// The asked ids, comma-separated.
+    pub nodes: String,
+    /// Candidates decided before the limit was reached.
+    pub decided: usize,
+    /// Candidates in all.
+    pub candidates: usize,
+    /// Nodes visited.
+    pub visited: usize,
+    /// The limit.
+    pub limit: usize,
+    /// Candidates selected forward.
+    pub selected: usize,
 }
 
 /// Where a context starts: the target, or the hits of a search.

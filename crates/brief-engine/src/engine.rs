@@ -500,6 +500,11 @@ impl Engine {
         &mut self,
         op: impl Fn(&mut Engine) -> Result<T, EngineError>,
     ) -> Result<T, EngineError> {
+        // Changed by something other than brief since it was opened (a long-lived engine):
+        // opened again, which verifies the whole file before it is read.
+        if !self.index.is_sealed() {
+            self.index = Index::open(&self.project)?;
+        }
         match op(self) {
             Err(e) if e.is_damage() => {
                 self.index.rebuild(&self.project)?;

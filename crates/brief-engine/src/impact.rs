@@ -14,6 +14,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
+pub use crate::context::WorkLimit;
 use crate::context::{plan_for, select, ContextError, ContextRequest, Plan};
 use crate::traverse::{Depth, Direction, Reason, Selection, TraverseOptions};
 use inverse::{Inverse, Verdict, Walks};
@@ -44,7 +45,17 @@ pub struct Impact {
     /// restricted walk cannot vouch for): a cost figure, not part of the answer.
     #[serde(skip)]
     pub selected: usize,
+    /// Nodes the walks and forward selections visited: the work counted against the limit
+    /// ([`Plans::work_limit`]); a cost figure, not part of the answer.
+    #[serde(skip)]
+    pub visited: usize,
 }
+
+/// How many nodes the walks and forward selections of one `impact` may visit in all. The
+/// inverse visits few per target; a target it cannot decide alone is selected forward, and
+/// where that is most targets of a large dense region (a fan-out over the limit inside it)
+/// the work grows with the square of the region: stopped here, in seconds, with a message.
+pub const IMPACT_WORK_LIMIT: usize = 2_000_000;
 
 /// The settings of a context per target origin, so a candidate is selected as `brief
 /// context` would select it.
@@ -53,6 +64,8 @@ pub struct Plans {
     /// The origins a target may have: every one unless the caller knows the project's
     /// sources ([`Plans::only`]).
     possible: Vec<Origin>,
+    /// The most nodes one `impact` may visit ([`IMPACT_WORK_LIMIT`] unless set).
+    work_limit: usize,
 }
 
 impl Plans {
@@ -75,7 +88,15 @@ impl Plans {
         Ok(Plans {
             by_origin,
             possible,
+            work_limit: IMPACT_WORK_LIMIT,
         })
+    }
+
+    /// Stops an `impact` once its walks and forward selections have visited more than
+    /// `nodes` nodes ([`IMPACT_WORK_LIMIT`] by default).
+    pub fn work_limit(mut self, nodes: usize) -> Plans {
+        self.work_limit = nodes;
+        self
     }
 
     /// The plans of a project whose nodes have only these origins (those of its sources).
@@ -181,7 +202,22 @@ pub fn impact(
     let shared = plans.rules().next().map(|p| p.options);
     let mut targets: Vec<Affected> = Vec::new();
     let mut selected = 0;
-    for &candidate in &candidates {
+    for (decided, &candidate) in candidates.iter().enumerate() {
+        if walks.visited() > plans.work_limit {
+            let mut nodes = Vec::new();
+            for &n in &asked {
+                nodes.push(corpus.id_of(n)?);
+            }
+            return Err(WorkLimit {
+                nodes: nodes.join(", "),
+                decided,
+                candidates: candidates.len(),
+                visited: walks.visited(),
+                limit: plans.work_limit,
+                selected,
+            }
+            .into());
+        }
         // Selected forward only when the inverse cannot tell (or for a Tana target).
         let mut selection: Option<Selection> = None;
         let mut chains: Vec<String> = Vec::new();
@@ -226,7 +262,9 @@ pub fn impact(
                         Some(selection) => selection,
                         None => {
                             selected += 1;
-                            selection.insert(select(corpus, plan, &[candidate])?)
+                            let forward = select(corpus, plan, &[candidate])?;
+                            walks.visit(forward.reached.len());
+                            selection.insert(forward)
                         }
                     };
                     chain_steps(corpus, selection, node)?
@@ -252,6 +290,7 @@ pub fn impact(
             .collect::<Result<_, _>>()?,
         targets,
         selected,
+        visited: walks.visited(),
     })
 }
 

@@ -240,6 +240,7 @@ pub fn run(
             Shape::Tana => "Tana export",
             Shape::Notes => "Markdown knowledge base",
             Shape::Layered => "layer-heavy Spec Graph",
+            Shape::Dense => "dense random artifacts",
         };
         report.projects.push((
             name,

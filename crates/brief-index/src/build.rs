@@ -55,7 +55,7 @@ impl Index {
         };
         let replaced = damaged.is_some() && cache.identity(INDEX_FILE) != damaged;
         if damaged.is_none() || replaced {
-            match Index::open_file(project, &cache) {
+            match Index::open_file(project, &cache, Trust::Found) {
                 Ok(published) => {
                     *self = published;
                     return Ok(());

@@ -37,25 +37,50 @@ pub(crate) fn rebuild_layers(tx: &Connection, layers: &BTreeSet<i64>) -> rusqlit
 
 /// Inserts the guides of the layers `seeds` selects (as `(layer, layer)` rows).
 fn insert(tx: &Connection, seeds: &str, params: impl rusqlite::Params) -> rusqlite::Result<()> {
-    // UNION (not UNION ALL) makes the closure a set, so `contains` cycles end.
     tx.execute(
         &format!(
-            "INSERT OR IGNORE INTO guides(layer, node, member, rel)
-             WITH RECURSIVE closure(layer, member) AS (
-                 {seeds}
-                 UNION
-                 SELECT c.layer, e.dst FROM closure c
-                 JOIN edges e ON e.src = c.member AND e.rel = 'contains'
-             )
-             SELECT c.layer, c.member, c.member, 'contains' FROM closure c
-             JOIN nodes n ON n.ix = c.member WHERE n.kind = 'decision'
-             UNION ALL
-             SELECT c.layer, e.src, c.member, 'constrains' FROM closure c
-             JOIN edges e ON e.dst = c.member AND e.rel = 'constrains'"
+            "INSERT OR IGNORE INTO guides(layer, node, member, rel) {}",
+            select(seeds)
         ),
         params,
     )?;
     Ok(())
+}
+
+/// The guides of the layers `seeds` selects, as rows of `(layer, node, member, rel)`.
+fn select(seeds: &str) -> String {
+    // UNION (not UNION ALL) makes the closure a set, so `contains` cycles end.
+    format!(
+        "WITH RECURSIVE closure(layer, member) AS (
+             {seeds}
+             UNION
+             SELECT c.layer, e.dst FROM closure c
+             JOIN edges e ON e.src = c.member AND e.rel = 'contains'
+         )
+         SELECT c.layer, c.member, c.member, 'contains' FROM closure c
+         JOIN nodes n ON n.ix = c.member WHERE n.kind = 'decision'
+         UNION ALL
+         SELECT c.layer, e.src, c.member, 'constrains' FROM closure c
+         JOIN edges e ON e.dst = c.member AND e.rel = 'constrains'"
+    )
+}
+
+/// Whether the table holds exactly the guides the nodes and edges give now (a check of the
+/// whole file, when it is verified).
+pub(crate) fn intact(conn: &Connection) -> rusqlite::Result<bool> {
+    let computed = select("SELECT ix, ix FROM nodes WHERE kind = 'layer'");
+    let differences: i64 = conn.query_row(
+        &format!(
+            "WITH computed AS ({computed})
+             SELECT (SELECT count(*) FROM (SELECT * FROM computed
+                                           EXCEPT SELECT layer, node, member, rel FROM guides))
+                  + (SELECT count(*) FROM (SELECT layer, node, member, rel FROM guides
+                                           EXCEPT SELECT * FROM computed))"
+        ),
+        [],
+        |r| r.get(0),
+    )?;
+    Ok(differences == 0)
 }
 
 /// What of `nodes` the guides read: each one's index, id, kind, and `contains` and

@@ -43,6 +43,7 @@ mod lexicon;
 mod queries;
 mod refresh;
 mod schema;
+mod seal;
 pub mod search;
 mod view;
 
@@ -194,6 +195,8 @@ pub struct Index {
     /// Device and inode of the index file this connection opened (`None`: in memory or not
     /// built yet): tells whether `.brief/cache/index.db` is still that file.
     file: Option<(u64, u64)>,
+    /// Token counts were written inside a read transaction: sealed when it ends.
+    unsealed: Cell<bool>,
 }
 
 /// The name of the index file in `.brief/cache`.
@@ -207,6 +210,30 @@ const LOCK_FILE: &str = "build.lock";
 
 /// The lock a refresh of a published index file holds while it writes.
 const REFRESH_LOCK_FILE: &str = "refresh.lock";
+
+/// Whether the caller holds the refresh lock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Held {
+    Yes,
+    No,
+}
+
+/// Waits for the refresh lock of `cache` (released when the handle is dropped): refreshes,
+/// seals and verifications of one index file take turns. `None` when the lock cannot be had
+/// (a read-only folder; then there are no writers to wait for).
+fn turn(cache: &PrivateDir) -> Option<std::fs::File> {
+    let lock = cache.open_lock(REFRESH_LOCK_FILE).ok()?;
+    let start = std::time::Instant::now();
+    loop {
+        match lock.try_lock() {
+            Ok(()) => return Some(lock),
+            Err(std::fs::TryLockError::WouldBlock) if start.elapsed() < BUILD_WAIT => {
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+            Err(_) => return None,
+        }
+    }
+}
 
 /// An index file still to be (re)built.
 struct Unbuilt {
@@ -229,8 +256,9 @@ enum Unusable {
     Missing,
     /// Another schema version or set of sources: rebuilt.
     Outdated,
-    /// SQLite (or `quick_check`) found it damaged: rebuilt.
-    Damaged,
+    /// SQLite, or a verification of the whole file, found it damaged: rebuilt (deleted only
+    /// while it is still this file).
+    Damaged(Option<FileIdentity>),
     /// A symlink where the index file should be: replaced (the link, never its target).
     Link,
     /// It cannot be written (a read-only file or folder): the run keeps its index in memory.
@@ -238,6 +266,15 @@ enum Unusable {
     /// Anything else (permissions, a busy writer, a folder in its place): reported, never
     /// deleted.
     Other(rusqlite::Error),
+}
+
+/// How far an index file is trusted when it is opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Trust {
+    /// Found in the cache: verified whole first unless it is as brief sealed it.
+    Found,
+    /// This process has just built it: sealed as it is.
+    Built,
 }
 
 /// Executes a statement through the statement cache (refreshes run the same few statements
@@ -408,7 +445,7 @@ impl Index {
             }
         };
         let shown = cache.shown().join(INDEX_FILE).display().to_string();
-        match Index::open_file(project, &cache) {
+        match Index::open_file(project, &cache, Trust::Found) {
             Ok(index) => Ok(index),
             Err(Unusable::ReadOnly(e)) => {
                 let mut index = Index::in_memory(project, ":memory:".into())?;
@@ -417,10 +454,14 @@ impl Index {
             }
             // Outdated, foreign, missing or damaged: the first refresh decides under the
             // build lock (only there may a file be deleted or created).
-            Err(_) => {
+            Err(unusable) => {
+                let damaged = match unusable {
+                    Unusable::Damaged(file) => file,
+                    _ => None,
+                };
                 let mut index = Index::in_memory(project, shown)?;
                 index.cache = Some(cache);
-                index.unbuilt = Some(Unbuilt { damaged: None });
+                index.unbuilt = Some(Unbuilt { damaged });
                 Ok(index)
             }
         }
@@ -467,7 +508,7 @@ impl Index {
         }
         // The lock is held until the file is open again.
         let _publish = publish;
-        match Index::open_file(project, &cache) {
+        match Index::open_file(project, &cache, Trust::Built) {
             Ok(published) => {
                 *self = published;
                 Ok(())
@@ -483,62 +524,124 @@ impl Index {
     }
 
     /// Opens the existing index file of `cache` (never creates one: that is a build's job).
-    fn open_file(project: &Project, cache: &Arc<PrivateDir>) -> Result<Index, Unusable> {
+    /// A file found there that is not as brief sealed it is verified whole first.
+    fn open_file(
+        project: &Project,
+        cache: &Arc<PrivateDir>,
+        trust: Trust,
+    ) -> Result<Index, Unusable> {
         let path = cache.real_path(INDEX_FILE);
         let shown = cache.shown().join(INDEX_FILE).display().to_string();
-        let unusable = |e: rusqlite::Error| match cache.entry(INDEX_FILE) {
-            None => Unusable::Missing,
-            Some(EntryKind::Symlink) => Unusable::Link,
-            Some(_) if is_damage(&e) => Unusable::Damaged,
-            Some(EntryKind::File) if is_read_only(&e) => Unusable::ReadOnly(e),
-            Some(_) => Unusable::Other(e),
-        };
         match cache.entry(INDEX_FILE) {
             None => return Err(Unusable::Missing),
             Some(EntryKind::Symlink) => return Err(Unusable::Link),
             Some(_) => {}
         }
         let file = cache.identity(INDEX_FILE);
+        let unusable = |e: rusqlite::Error| match cache.entry(INDEX_FILE) {
+            None => Unusable::Missing,
+            Some(EntryKind::Symlink) => Unusable::Link,
+            Some(_) if is_damage(&e) => Unusable::Damaged(file),
+            Some(EntryKind::File) if is_read_only(&e) => Unusable::ReadOnly(e),
+            Some(_) => Unusable::Other(e),
+        };
         let conn = open_sqlite(&path, false).map_err(unusable)?;
         conn.busy_timeout(std::time::Duration::from_secs(10))
             .map_err(unusable)?;
-        // Before anything is written (the switch to WAL writes the header): a file without
-        // our meta table, schema and sources is not ours to change.
-        let has_meta: bool = conn
-            .query_row(
-                "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
-                [],
-                |r| r.get(0),
-            )
-            .map_err(unusable)?;
-        let meta = |key: &str| -> rusqlite::Result<Option<String>> {
-            row(&conn, "SELECT value FROM meta WHERE key = ?1", [key], |r| {
-                r.get(0)
-            })
-            .optional()
-        };
-        let current = has_meta
-            && meta("schema").map_err(unusable)?.as_deref() == Some(SCHEMA)
-            && meta("sources").map_err(unusable)?.as_deref() == Some(sources_key(project).as_str());
-        if !current {
+        // Readers never write the file: the log is checkpointed by writers only, so the
+        // seal moves only when brief writes.
+        conn.set_db_config(
+            rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+            true,
+        )
+        .map_err(unusable)?;
+        // SQLite falls back to reading a file it may not write: the run keeps its index in
+        // memory then, as when the file cannot be opened at all.
+        if conn.is_readonly(rusqlite::MAIN_DB).map_err(unusable)? {
+            return Err(Unusable::ReadOnly(rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_READONLY),
+                Some("the file is read-only".into()),
+            )));
+        }
+        if !Index::is_current(&conn, project).map_err(unusable)? {
             return Err(Unusable::Outdated);
         }
-        if std::fs::metadata(&path).is_ok_and(|m| m.len() <= QUICK_CHECK_MAX_BYTES) {
-            let verdict: String = conn
-                .query_row("PRAGMA quick_check(1)", [], |r| r.get(0))
-                .map_err(unusable)?;
-            if verdict != "ok" {
-                return Err(Unusable::Damaged);
+        // Verified under the refresh lock, so that no write of brief's lands between the
+        // check and the seal that vouches for it.
+        let turn = match trust {
+            Trust::Built => Some(turn(cache)),
+            Trust::Found if seal::holds(cache) => None,
+            Trust::Found => {
+                let turn = turn(cache);
+                // A writer may have sealed it while this process waited for its turn.
+                if !seal::holds(cache) && seal::verify(&conn).map_err(unusable)?.is_some() {
+                    return Err(Unusable::Damaged(file));
+                }
+                Some(turn)
             }
-        }
+        };
         conn.pragma_update(None, "journal_mode", "WAL")
             .map_err(unusable)?;
         conn.pragma_update(None, "synchronous", "OFF")
             .map_err(unusable)?;
+        if turn.is_some() {
+            // After a first read, which creates the log beside the file.
+            conn.query_row("SELECT count(*) FROM meta", [], |r| r.get::<_, i64>(0))
+                .map_err(unusable)?;
+            let _ = seal::Seal::now(cache).write(cache);
+        }
         let mut index = Index::with(project, conn, shown, false);
         index.cache = Some(Arc::clone(cache));
         index.file = file;
         Ok(index)
+    }
+
+    /// Whether the file has our meta table, schema and sources. Asked before anything is
+    /// written (the switch to WAL writes the header): a file of another schema or program is
+    /// not ours to change.
+    fn is_current(conn: &Connection, project: &Project) -> rusqlite::Result<bool> {
+        let has_meta: bool = conn.query_row(
+            "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
+            [],
+            |r| r.get(0),
+        )?;
+        let meta = |key: &str| -> rusqlite::Result<Option<String>> {
+            row(conn, "SELECT value FROM meta WHERE key = ?1", [key], |r| {
+                r.get(0)
+            })
+            .optional()
+        };
+        Ok(has_meta
+            && meta("schema")?.as_deref() == Some(SCHEMA)
+            && meta("sources")?.as_deref() == Some(sources_key(project).as_str()))
+    }
+
+    /// Whether the index can be read as it is: it lives in memory or waits for its build, or
+    /// its file is still as brief sealed it. A long-lived holder asks before each request and
+    /// opens the index again (which verifies it) when not.
+    pub fn is_sealed(&self) -> bool {
+        match (&self.cache, self.file) {
+            (Some(cache), Some(_)) => seal::holds(cache),
+            _ => true,
+        }
+    }
+
+    /// Seals the file after a write of this connection. The caller holds the refresh lock
+    /// (a refresh), or it is tried here: a process holding it seals after its own write,
+    /// which comes after this one.
+    fn seal_written(&self, held: Held) {
+        let (Some(cache), Some(_)) = (&self.cache, self.file) else {
+            return;
+        };
+        let lock = match held {
+            Held::Yes => None,
+            Held::No => match cache.open_lock(REFRESH_LOCK_FILE) {
+                Ok(lock) if lock.try_lock().is_ok() => Some(lock),
+                _ => return,
+            },
+        };
+        let _ = seal::Seal::now(cache).write(cache);
+        drop(lock);
     }
 
     /// Replaces the index after SQLite reported it damaged: the next refresh deletes it under
@@ -582,6 +685,7 @@ impl Index {
             unbuilt: None,
             publish: None,
             file: None,
+            unsealed: Cell::new(false),
         }
     }
 
@@ -629,6 +733,9 @@ impl Index {
         };
         if own && self.conn.execute_batch("COMMIT").is_err() {
             let _ = self.conn.execute_batch("ROLLBACK");
+        }
+        if own && self.unsealed.take() {
+            self.seal_written(Held::No);
         }
         result
     }

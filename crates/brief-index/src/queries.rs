@@ -54,33 +54,52 @@ pub(super) fn fts_query(query: &str) -> Option<String> {
 }
 
 impl Index {
-    /// Every load problem recorded for the indexed files, sorted by location.
+    /// Every load problem recorded for the indexed files, sorted by location; each checked
+    /// against its checksum (a damaged severity would turn an error into a warning).
     pub fn problems(&self) -> Result<Vec<Problem>, IndexError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT file, line, col, severity, message FROM problems
-                 ORDER BY file, line, col, message",
-            )
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok(Problem {
-                    severity: if r.get::<_, i64>(3)? == 1 {
-                        Severity::Error
-                    } else {
-                        Severity::Warning
-                    },
-                    location: brief_model::Location {
-                        path: r.get(0)?,
-                        line: r.get::<_, i64>(1)? as u32,
-                        col: r.get::<_, i64>(2)? as u32,
-                    },
-                    message: r.get(4)?,
-                })
-            })
-            .map_err(|e| self.err(e))?;
-        rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.err(e))
+        type Stored = (String, String, i64, i64, i64, String, i64);
+        let rows = (|| -> rusqlite::Result<Vec<Stored>> {
+            let mut stmt = self.conn.prepare_cached(
+                "SELECT file, path, line, col, severity, message, sum FROM problems
+                 ORDER BY path, line, col, message",
+            )?;
+            let rows = stmt.query_map([], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                    r.get(6)?,
+                ))
+            })?;
+            rows.collect()
+        })()
+        .map_err(|e| self.err(e))?;
+        let mut problems = Vec::with_capacity(rows.len());
+        for (file, path, line, col, severity, message, sum) in rows {
+            let located = u32::try_from(line).ok().zip(u32::try_from(col).ok());
+            let Some((line, col)) = located.filter(|_| {
+                problem_sum(&file, &path, line, col, severity, &message) == sum
+                    && (severity == 0 || severity == 1)
+            }) else {
+                return Err(damage(
+                    &self.location,
+                    "a recorded problem does not match its checksum",
+                ));
+            };
+            problems.push(Problem {
+                severity: if severity == 1 {
+                    Severity::Error
+                } else {
+                    Severity::Warning
+                },
+                location: brief_model::Location { path, line, col },
+                message,
+            });
+        }
+        Ok(problems)
     }
 
     /// The kinds of the indexed nodes, sorted (what `--kind` may name).

@@ -4,7 +4,7 @@
 use super::*;
 
 /// Bumped whenever the schema or what is stored changes: older files are rebuilt.
-pub(super) const SCHEMA: &str = "brief-index-11";
+pub(super) const SCHEMA: &str = "brief-index-12";
 
 // A file's stamp is (size, mtime, ctime, ino, dev) — see `sources::Stamp`; `racy` marks a
 // stamp taken too soon after the file changed to be trusted (hashed again next time).
@@ -28,25 +28,25 @@ CREATE TABLE node_data(ix INTEGER PRIMARY KEY, data TEXT NOT NULL, sum INTEGER N
 -- What sets a few nodes apart, kept beside them so a context reads these short lists
 -- instead of every node: how a node applies without a link (agent files, rules with globs,
 -- steering; JSON) and a lifecycle other than current (`proposed`, `superseded`, …).
-CREATE TABLE marks(ix INTEGER PRIMARY KEY, applies TEXT, lifecycle TEXT);
+CREATE TABLE marks(ix INTEGER PRIMARY KEY, applies TEXT, lifecycle TEXT, sum INTEGER NOT NULL);
 CREATE INDEX marks_applies ON marks(applies) WHERE applies IS NOT NULL;
 
 -- Keyed by (src, rel, dst) and indexed by (dst, rel): the edges of one relation at a node
 -- are one range, so a layer's one `depends_on` is read without its thousands of members.
 CREATE TABLE edges(src INTEGER NOT NULL, dst INTEGER NOT NULL, rel TEXT NOT NULL,
                    PRIMARY KEY(src, rel, dst)) WITHOUT ROWID;
-CREATE TABLE dangling(src INTEGER NOT NULL, rel TEXT NOT NULL, target TEXT NOT NULL);
-CREATE TABLE problems(file TEXT NOT NULL, line INTEGER NOT NULL, col INTEGER NOT NULL,
-                      severity INTEGER NOT NULL, message TEXT NOT NULL);
+CREATE TABLE dangling(src INTEGER NOT NULL, rel TEXT NOT NULL, target TEXT NOT NULL,
+                      sum INTEGER NOT NULL);
+-- `file` is the file whose reading found the problem (reading it again replaces them);
+-- `path` is where the problem is (a missing node file's is its manifest entry).
+CREATE TABLE problems(file TEXT NOT NULL, path TEXT NOT NULL, line INTEGER NOT NULL,
+                      col INTEGER NOT NULL, severity INTEGER NOT NULL, message TEXT NOT NULL,
+                      sum INTEGER NOT NULL);
 CREATE VIRTUAL TABLE search USING fts5(id, title, body, fields, content='',
                                        contentless_delete=1,
                                        tokenize='porter unicode61 remove_diacritics 2');
 CREATE TABLE counts(key BLOB PRIMARY KEY, n INTEGER NOT NULL, sum INTEGER NOT NULL) WITHOUT ROWID;
 ";
-
-/// Index files up to this size are checked whole (`PRAGMA quick_check`) when opened; larger
-/// ones rely on SQLite's own checks and the row checksums.
-pub(super) const QUICK_CHECK_MAX_BYTES: u64 = 8 << 20;
 
 /// Page size of a new index file.
 pub(super) const PAGE_SIZE: i64 = 16384;
@@ -92,6 +92,40 @@ pub(super) fn row_sum(id: &str, kind: &str, date: Option<&str>, title: &str) -> 
 /// The checksum of a node's data.
 pub(super) fn data_sum(data: &str) -> i64 {
     sum_of(&[data.as_bytes()])
+}
+
+/// The checksum of a node's marks (its index included: a row moved to another node fails).
+pub(super) fn marks_sum(ix: i64, applies: Option<&str>, lifecycle: Option<&str>) -> i64 {
+    let none: &[u8] = b"\xff";
+    sum_of(&[
+        &ix.to_le_bytes(),
+        applies.map(str::as_bytes).unwrap_or(none),
+        lifecycle.map(str::as_bytes).unwrap_or(none),
+    ])
+}
+
+/// The checksum of a link to a missing node.
+pub(super) fn dangling_sum(src: i64, rel: &str, target: &str) -> i64 {
+    sum_of(&[&src.to_le_bytes(), rel.as_bytes(), target.as_bytes()])
+}
+
+/// The checksum of a recorded load problem.
+pub(super) fn problem_sum(
+    file: &str,
+    path: &str,
+    line: i64,
+    col: i64,
+    severity: i64,
+    message: &str,
+) -> i64 {
+    sum_of(&[
+        file.as_bytes(),
+        path.as_bytes(),
+        &line.to_le_bytes(),
+        &col.to_le_bytes(),
+        &severity.to_le_bytes(),
+        message.as_bytes(),
+    ])
 }
 
 /// The checksum stored with a token count.

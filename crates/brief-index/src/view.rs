@@ -64,16 +64,23 @@ impl GraphView for Index {
     }
 
     fn scoped(&self) -> Result<Vec<(NodeIx, Applies)>, StoreError> {
-        let rows = (|| -> Result<Vec<(i64, String)>, rusqlite::Error> {
+        type Stored = (i64, String, Option<String>, i64);
+        let rows = (|| -> Result<Vec<Stored>, rusqlite::Error> {
             let mut stmt = self.conn.prepare_cached(
-                "SELECT ix, applies FROM marks WHERE applies IS NOT NULL ORDER BY ix",
+                "SELECT ix, applies, lifecycle, sum FROM marks WHERE applies IS NOT NULL
+                 ORDER BY ix",
             )?;
-            let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
             rows.collect()
         })()
         .map_err(|e| self.fail(e))?;
         rows.into_iter()
-            .map(|(ix, text)| {
+            .map(|(ix, text, lifecycle, sum)| {
+                if marks_sum(ix, Some(&text), lifecycle.as_deref()) != sum {
+                    return Err(
+                        self.damaged(format!("node {ix}: marks do not match their checksum"))
+                    );
+                }
                 serde_json::from_str(&text)
                     .map(|applies| (ix as NodeIx, applies))
                     .map_err(|e| self.damaged(format!("node {ix}: scope does not decode ({e})")))
@@ -86,12 +93,29 @@ impl GraphView for Index {
     }
 
     fn lifecycle_of(&self, ix: NodeIx) -> Result<Lifecycle, StoreError> {
-        let word: Option<Option<String>> = self
+        type Stored = (Option<String>, Option<String>, i64);
+        let row: Option<Stored> = self
             .conn
-            .prepare_cached("SELECT lifecycle FROM marks WHERE ix = CAST(?1 AS INTEGER)")
-            .and_then(|mut s| s.query_row([ix], |r| r.get(0)).optional())
+            .prepare_cached(
+                "SELECT applies, lifecycle, sum FROM marks WHERE ix = CAST(?1 AS INTEGER)",
+            )
+            .and_then(|mut s| {
+                s.query_row([ix], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                    .optional()
+            })
             .map_err(|e| self.fail(e))?;
-        match word.flatten() {
+        let word = match row {
+            Some((applies, lifecycle, sum)) => {
+                if marks_sum(i64::from(ix), applies.as_deref(), lifecycle.as_deref()) != sum {
+                    return Err(
+                        self.damaged(format!("node {ix}: marks do not match their checksum"))
+                    );
+                }
+                lifecycle
+            }
+            None => None,
+        };
+        match word {
             None => Ok(Lifecycle::Current),
             Some(word) => Lifecycle::parse(&word)
                 .ok_or_else(|| self.damaged(format!("node {ix}: unknown lifecycle `{word}`"))),
@@ -99,20 +123,27 @@ impl GraphView for Index {
     }
 
     fn dangling_from(&self, ix: NodeIx) -> Result<Vec<Dangling>, StoreError> {
-        let result = (|| -> Result<Vec<Dangling>, rusqlite::Error> {
+        let result = (|| -> Result<Vec<(String, String, i64)>, rusqlite::Error> {
             let mut stmt = self.conn.prepare_cached(
-                "SELECT rel, target FROM dangling WHERE src = CAST(?1 AS INTEGER) ORDER BY rel, target",
+                "SELECT rel, target, sum FROM dangling WHERE src = CAST(?1 AS INTEGER)
+                 ORDER BY rel, target",
             )?;
-            let rows = stmt.query_map([ix], |r| {
-                Ok(Dangling {
-                    from: ix,
-                    relation: Relation::from_key(&r.get::<_, String>(0)?),
-                    target: r.get(1)?,
-                })
-            })?;
+            let rows = stmt.query_map([ix], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
             rows.collect()
         })();
-        let mut found = result.map_err(|e| self.fail(e))?;
+        let mut found = Vec::new();
+        for (rel, target, sum) in result.map_err(|e| self.fail(e))? {
+            if dangling_sum(i64::from(ix), &rel, &target) != sum {
+                return Err(self.damaged(format!(
+                    "node {ix}: a missing link does not match its checksum"
+                )));
+            }
+            found.push(Dangling {
+                from: ix,
+                relation: Relation::from_key(&rel),
+                target,
+            });
+        }
         found.dedup();
         Ok(found)
     }
@@ -233,6 +264,10 @@ impl CountStore for Index {
             }
             if own {
                 self.conn.execute_batch("COMMIT")?;
+                self.seal_written(Held::No);
+            } else {
+                // Committed with the read transaction around it, which seals then.
+                self.unsealed.set(true);
             }
             Ok(())
         })()

@@ -191,6 +191,28 @@ impl Root {
         Some(out)
     }
 
+    /// A path the user named (a baseline file), as a path relative to the root with `.` and
+    /// `..` taken as written; `Err(Outside)` when it lies outside the root (or names the
+    /// root itself). Opening it still goes through the root, so a symlink cannot lead out.
+    pub fn named(&self, given: &Path, from: NamedFrom<'_>) -> Result<PathBuf, OpenError> {
+        let inside = match from {
+            NamedFrom::Root if given.is_absolute() => None,
+            NamedFrom::Root => lexical(Path::new(""), given),
+            NamedFrom::Folder(cwd) => {
+                let absolute = lexical(cwd, given).ok_or(OpenError::Outside)?;
+                let root = lexical(cwd, &self.shown).ok_or(OpenError::Outside)?;
+                absolute
+                    .strip_prefix(&root)
+                    .or_else(|_| absolute.strip_prefix(&self.real))
+                    .ok()
+                    .map(Path::to_path_buf)
+            }
+        };
+        inside
+            .filter(|rel| rel.components().next().is_some())
+            .ok_or(OpenError::Outside)
+    }
+
     fn rel_or_outside(&self, path: &Path) -> Result<PathBuf, OpenError> {
         self.relative(path).ok_or(OpenError::Outside)
     }
@@ -369,6 +391,35 @@ impl Root {
     }
 }
 
+/// What a path the user names is relative to ([`Root::named`]).
+#[derive(Debug, Clone, Copy)]
+pub enum NamedFrom<'a> {
+    /// The working folder of a command line: a relative path starts there, an absolute one
+    /// is taken as it is.
+    Folder(&'a Path),
+    /// The project root: a server's client names files relative to it (an absolute path is
+    /// outside by definition).
+    Root,
+}
+
+/// `path` joined to `base` with `.` dropped and `..` removing the part before it, as written;
+/// `None` when a `..` would climb above the start (above `/`, or above a relative start).
+fn lexical(base: &Path, path: &Path) -> Option<PathBuf> {
+    let mut out = PathBuf::new();
+    for component in base.join(path).components() {
+        match component {
+            Component::ParentDir => {
+                if !out.pop() {
+                    return None;
+                }
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    Some(out)
+}
+
 /// A folder of brief's own under the root (`.brief/cache`, `.brief`), held open: files in
 /// it are created, renamed and deleted relative to the handle, never through a symlink.
 pub struct PrivateDir {
@@ -485,6 +536,62 @@ impl PrivateDir {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
             other => other,
         }
+    }
+
+    /// What a freshness check needs of `name`, not following a symlink (`None`: missing).
+    pub fn stat(&self, name: &str) -> Option<FileStat> {
+        #[cfg(unix)]
+        {
+            sys::stat_nofollow(self.fd.as_fd(), name)
+                .ok()
+                .map(|st| stat::unix::from_stat(&st))
+        }
+        #[cfg(not(unix))]
+        {
+            std::fs::symlink_metadata(self.real.join(name))
+                .ok()
+                .map(|m| FileStat::from_metadata(&m))
+        }
+    }
+
+    /// Reads `name` (a regular file, never a symlink; at most `limit` bytes); `None` when it
+    /// is missing or cannot be read.
+    pub fn read(&self, name: &str, limit: u64) -> Option<Vec<u8>> {
+        #[cfg(unix)]
+        let file = sys::open_in(self.fd.as_fd(), name, libc::O_RDONLY | libc::O_NONBLOCK).ok()?;
+        #[cfg(not(unix))]
+        let file = File::open(self.real.join(name)).ok()?;
+        regular(&file.metadata().ok()?).ok()?;
+        let mut bytes = Vec::new();
+        file.take(limit).read_to_end(&mut bytes).ok()?;
+        Some(bytes)
+    }
+
+    /// Replaces `name` whole: `contents` is written under a name of this process's own and
+    /// renamed over it, so a reader finds the old file or the new one, never half of one.
+    pub fn replace(&self, name: &str, contents: &[u8]) -> std::io::Result<()> {
+        use std::io::Write;
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let temporary = format!(
+            "{name}.{}-{}.tmp",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        #[cfg(unix)]
+        let opened = sys::open_in(
+            self.fd.as_fd(),
+            &temporary,
+            libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC,
+        );
+        #[cfg(not(unix))]
+        let opened = File::create(self.real.join(&temporary));
+        let written = opened.and_then(|mut file| file.write_all(contents));
+        let renamed = written.and_then(|()| self.rename(&temporary, name));
+        if renamed.is_err() {
+            let _ = self.remove(&temporary);
+        }
+        renamed
     }
 
     /// Renames `from` to `to` inside the folder (replacing `to`).

@@ -83,7 +83,7 @@ pub fn stat_files<'a>(
 }
 
 #[cfg(unix)]
-mod unix {
+pub(crate) mod unix {
     use super::FileStat;
     use std::ffi::{CString, OsStr};
     use std::os::fd::{AsRawFd, OwnedFd};
@@ -126,7 +126,11 @@ mod unix {
             return None;
         }
         // SAFETY: fstatat succeeded, so it filled the struct.
-        let st = unsafe { st.assume_init() };
+        Some(from_stat(&unsafe { st.assume_init() }))
+    }
+
+    /// The facts of a `stat` result.
+    pub(crate) fn from_stat(st: &libc::stat) -> FileStat {
         let ns = |sec: i64, nsec: i64| sec.saturating_mul(1_000_000_000).saturating_add(nsec);
         #[allow(clippy::unnecessary_cast)] // the field types differ between platforms
         let (mtime, mtime_nsec, ctime, ctime_nsec) = (
@@ -136,14 +140,14 @@ mod unix {
             st.st_ctime_nsec as i64,
         );
         #[allow(clippy::unnecessary_cast)]
-        Some(FileStat {
+        FileStat {
             size: st.st_size as u64,
             is_dir: st.st_mode & libc::S_IFMT == libc::S_IFDIR,
             modified_ns: (mtime >= 0).then(|| ns(mtime, mtime_nsec)),
             changed_ns: ns(ctime, ctime_nsec),
             inode: st.st_ino as u64,
             device: st.st_dev as u64,
-        })
+        }
     }
 }
 

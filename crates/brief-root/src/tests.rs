@@ -211,3 +211,72 @@ fn relative_paths_are_taken_from_the_root_as_given() {
     assert_eq!(root.relative(Path::new("/elsewhere/a.md")), None);
     assert_eq!(root.relative(dir.path()), Some(PathBuf::new()));
 }
+
+#[test]
+fn named_paths_are_taken_from_where_they_are_named_and_must_stay_inside() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Root::open(dir.path()).unwrap();
+    let base = dir.path();
+    let inside = |given: &str, from: NamedFrom<'_>| root.named(Path::new(given), from).ok();
+    // From the command line's folder: relative to it, absolute as given.
+    assert_eq!(
+        inside("ci/base.json", NamedFrom::Folder(base)),
+        Some(PathBuf::from("ci/base.json"))
+    );
+    assert_eq!(
+        inside("../x.json", NamedFrom::Folder(&base.join("ci"))),
+        Some(PathBuf::from("x.json"))
+    );
+    let absolute = base.join("a/./b/../c.json");
+    assert_eq!(
+        inside(
+            absolute.to_str().unwrap(),
+            NamedFrom::Folder(Path::new("/"))
+        ),
+        Some(PathBuf::from("a/c.json"))
+    );
+    for outside in ["../x.json", "/etc/passwd", "/dev/zero", ".", "a/../.."] {
+        assert_eq!(inside(outside, NamedFrom::Folder(base)), None, "{outside}");
+    }
+    // From the root (a server's client): relative only.
+    assert_eq!(
+        inside("ci/base.json", NamedFrom::Root),
+        Some(PathBuf::from("ci/base.json"))
+    );
+    for outside in ["/etc/passwd", "../x", "a/../../x", ""] {
+        assert_eq!(inside(outside, NamedFrom::Root), None, "{outside}");
+    }
+    // A root given relative to the folder it was named from.
+    let nested = base.join("proj");
+    std::fs::create_dir_all(nested.join("ci")).unwrap();
+    let relative_root = Root::open(&nested).unwrap();
+    assert_eq!(
+        relative_root
+            .named(Path::new("proj/ci/b.json"), NamedFrom::Folder(base))
+            .ok(),
+        Some(PathBuf::from("ci/b.json"))
+    );
+}
+
+#[test]
+fn a_private_dir_replaces_reads_and_stats_its_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Root::open(dir.path()).unwrap();
+    let folder = root.private_dir(Path::new("a/b")).unwrap();
+    assert_eq!(folder.stat("f"), None);
+    folder.replace("f", b"one").unwrap();
+    folder.replace("f", b"two!").unwrap();
+    assert_eq!(folder.read("f", 100).as_deref(), Some(&b"two!"[..]));
+    assert_eq!(folder.read("f", 2).as_deref(), Some(&b"tw"[..]));
+    let stat = folder.stat("f").unwrap();
+    assert_eq!(stat.size, 4);
+    // Only the file is left (no temporary names), and a link is read as nothing.
+    let names: Vec<_> = std::fs::read_dir(dir.path().join("a/b"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["f"]);
+    symlink(dir.path().join("a/b/f"), dir.path().join("a/b/link")).unwrap();
+    assert_eq!(folder.read("link", 100), None);
+    assert!(!folder.stat("link").unwrap().is_dir);
+}

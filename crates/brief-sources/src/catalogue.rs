@@ -64,10 +64,11 @@ pub fn load(guard: &Root, sources: &[Source]) -> Loaded {
                 .collect();
             kb_catalog(guard, sources, &files)
         });
+    let places = specgraph::Places::default();
     let outputs: Vec<SourceOutput> = listing
         .files
         .par_iter()
-        .map(|file| read(guard, file, catalog.as_ref()))
+        .map(|file| read(guard, file, catalog.as_ref(), &places))
         .collect();
     let mut nodes = Vec::new();
     for out in outputs {
@@ -85,8 +86,14 @@ pub fn load(guard: &Root, sources: &[Source]) -> Loaded {
 }
 
 /// Reads one listed file with its parser: its node (a Tana export: its nodes) and problems,
-/// warnings included. `catalog` is the knowledge base's, when the project has one.
-pub fn read(guard: &Root, file: &CatalogueFile, catalog: Option<&kb::Catalog>) -> SourceOutput {
+/// warnings included. `catalog` is the knowledge base's, when the project has one; `places`
+/// says where the manifest entry of a node file that does not exist is.
+pub fn read(
+    guard: &Root,
+    file: &CatalogueFile,
+    catalog: Option<&kb::Catalog>,
+    places: &specgraph::Places,
+) -> SourceOutput {
     let one = |result: Result<Option<Node>, Problem>| match result {
         Ok(node) => SourceOutput {
             nodes: node.into_iter().collect(),
@@ -98,7 +105,14 @@ pub fn read(guard: &Root, file: &CatalogueFile, catalog: Option<&kb::Catalog>) -
         },
     };
     match &file.parser {
-        Parser::Spec(entry) => one(specgraph::load_entry(guard, entry).map(Some)),
+        Parser::Spec(entry) => {
+            one(specgraph::load_entry(guard, entry)
+                .map(Some)
+                .map_err(|mut problem| {
+                    places.relocate(guard, entry, &file.path, &mut problem);
+                    problem
+                }))
+        }
         Parser::Artifact(placement) => one(artifacts::load_file(guard, &file.path, placement)),
         Parser::Tana => tana::load(guard, &file.path),
         Parser::Markdown(_) => match (read_text(guard, &file.path), catalog) {
@@ -290,7 +304,18 @@ pub fn list(guard: &Root, root: &Path, sources: &[Source]) -> Listing {
         }
     }
     listing.files.sort_by(|a, b| a.rel.cmp(&b.rel));
-    listing.files.dedup_by(|a, b| a.rel == b.rel);
+    // A node file several entries name is read once, against all of them.
+    listing.files.dedup_by(|later, first| {
+        if later.rel != first.rel {
+            return false;
+        }
+        if let (Parser::Spec(later), Parser::Spec(first)) = (&mut later.parser, &mut first.parser) {
+            let mut entry = std::mem::take(later);
+            first.also.append(&mut entry.also);
+            first.also.push(entry);
+        }
+        true
+    });
     // The first stamp of a path is the one taken before it was read.
     listing.watches.sort_by(|a, b| a.0.cmp(&b.0));
     listing.watches.dedup_by(|a, b| a.0 == b.0);

@@ -4,11 +4,13 @@
 //! of a node file is kept (unknown top-level keys land in `SpecFields::extra`).
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
 use super::{read_text, rel_path, Problem, SourceOutput};
+use crate::jsonpos::Seg;
 use brief_model::{
     Content, Kind, Link, Location, Node, Origin, Pin, RejectedAlternative, Relation, SpecFields,
     Verification,
@@ -33,7 +35,7 @@ fn memfind(haystack: &[u8], needle: &[u8]) -> bool {
 }
 
 /// A node file listed in a manifest.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Entry {
     /// The id the manifest gives.
     pub id: String,
@@ -43,6 +45,69 @@ pub struct Entry {
     pub expected: Option<String>,
     /// The manifest, relative to the root (for messages).
     pub manifest: String,
+    /// The other entries that name the same file, in the order listed (a file listed twice
+    /// is read once): its node must match each of them too.
+    pub also: Vec<Entry>,
+}
+
+/// How a node file differs from an entry that lists it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mismatch {
+    /// The file's id is not the entry's.
+    Id,
+    /// The file's type is not the entry's `expectedType`.
+    Type,
+}
+
+impl Entry {
+    /// How `node` (this entry's file) differs from what this entry says, if it does.
+    pub fn mismatch(&self, node: &Node) -> Option<Mismatch> {
+        if node.id != self.id {
+            return Some(Mismatch::Id);
+        }
+        match &self.expected {
+            Some(expected) if Kind::parse(expected) != node.kind => Some(Mismatch::Type),
+            _ => None,
+        }
+    }
+
+    /// The message for a [`Mismatch`] of `node`.
+    pub fn mismatch_message(&self, node: &Node, mismatch: Mismatch) -> String {
+        let (id, manifest) = (&self.id, &self.manifest);
+        match mismatch {
+            Mismatch::Id => format!(
+                "node id `{}` differs from `{id}` listed in {manifest}",
+                node.id
+            ),
+            Mismatch::Type => format!(
+                "node {id} has type `{}` but {manifest} expects `{}`",
+                node.kind,
+                self.expected.as_deref().unwrap_or_default()
+            ),
+        }
+    }
+
+    /// This entry and every other that names its file.
+    pub fn listings(&self) -> impl Iterator<Item = &Entry> {
+        std::iter::once(self).chain(&self.also)
+    }
+}
+
+/// `entries` with those that name a file already named merged into the first that does
+/// (`also`), in the order listed: each file is read once.
+pub fn merge_listed(entries: Vec<Entry>) -> Vec<Entry> {
+    let mut first: HashMap<PathBuf, usize> = HashMap::new();
+    let mut merged: Vec<Entry> = Vec::with_capacity(entries.len());
+    for entry in entries {
+        match first.get(&entry.file) {
+            Some(&at) => merged[at].also.push(entry),
+            None => {
+                first.insert(entry.file.clone(), merged.len());
+                merged.push(entry);
+            }
+        }
+    }
+    merged
 }
 
 /// Reads a manifest: the node files it lists, and the problems of the manifest itself.
@@ -70,6 +135,7 @@ pub fn read_manifest(root: &Root, manifest: &Path) -> (Vec<Entry>, Vec<Problem>)
                     file: base.join(&*entry.path),
                     expected: entry.expected.map(Cow::into_owned),
                     manifest: manifest_rel.clone(),
+                    also: Vec::new(),
                 })
                 .collect();
             return (entries, problems);
@@ -79,9 +145,22 @@ pub fn read_manifest(root: &Root, manifest: &Path) -> (Vec<Entry>, Vec<Problem>)
         Ok(value) => value,
         Err(err) => return (Vec::new(), vec![json_problem(&manifest_rel, &err)]),
     };
+    // Problems are placed where `check` places them; the text is walked once, and only
+    // when there is one.
+    let locator = std::cell::OnceCell::new();
+    let at = |path: &[Seg]| -> Location {
+        let locator = locator.get_or_init(|| crate::jsonpos::Locator::new(&text));
+        let offset = locator.locate(path).unwrap_or(0);
+        let (line, col) = crate::text::line_col(&text, offset);
+        Location {
+            path: manifest_rel.clone(),
+            line,
+            col,
+        }
+    };
     let Some(listed) = value.get("nodes").and_then(Value::as_array) else {
         problems.push(Problem::error(
-            Location::file(&manifest_rel),
+            at(&[Seg::key("nodes")]),
             "graph.json has no `nodes` array: it must list every node as {\"id\", \"path\"}",
         ));
         return (Vec::new(), problems);
@@ -92,28 +171,30 @@ pub fn read_manifest(root: &Root, manifest: &Path) -> (Vec<Entry>, Vec<Problem>)
         .is_none()
     {
         problems.push(Problem::error(
-            Location::file(&manifest_rel),
+            at(&[Seg::key("specgraphVersion")]),
             "graph.json has no `specgraphVersion` string (e.g. \"1.0.0\")",
         ));
     }
     let mut entries = Vec::with_capacity(listed.len());
     for (i, entry) in listed.iter().enumerate() {
-        // Only computed for a problem: searching the manifest per entry would be quadratic.
-        let at = || Location {
-            line: find_line(&text, &format!("\"{}\"", entry_id(entry).unwrap_or("path"))),
-            ..Location::file(&manifest_rel)
-        };
-        let (Some(id), Some(path)) = (entry_id(entry), entry.get("path").and_then(Value::as_str))
-        else {
+        let member = |key: &str| [Seg::key("nodes"), Seg::Index(i), Seg::key(key)];
+        let (id, path) = (entry_id(entry), entry.get("path").and_then(Value::as_str));
+        let (Some(id), Some(path)) = (id, path) else {
+            // Where check says what is wrong: the entry, or its member of the wrong type.
+            let place = match (entry.get("id"), id, entry.get("path")) {
+                (Some(_), None, _) => at(&member("id")),
+                (Some(_), Some(_), Some(_)) => at(&member("path")),
+                _ => at(&[Seg::key("nodes"), Seg::Index(i)]),
+            };
             problems.push(Problem::error(
-                at(),
+                place,
                 format!("nodes[{i}] needs a string `id` and a string `path`"),
             ));
             continue;
         };
         if !path_stays_inside(path) {
             problems.push(Problem::error(
-                at(),
+                at(&member("path")),
                 format!("nodes[{i}] ({id}): path `{path}` must be relative and stay inside the graph folder"),
             ));
             continue;
@@ -126,38 +207,25 @@ pub fn read_manifest(root: &Root, manifest: &Path) -> (Vec<Entry>, Vec<Problem>)
                 .and_then(Value::as_str)
                 .map(str::to_string),
             manifest: manifest_rel.clone(),
+            also: Vec::new(),
         });
     }
     (entries, problems)
 }
 
-/// Parses the node file of a manifest entry and checks it against the entry.
+/// Parses the node file of a manifest entry and checks it against the entry and every other
+/// entry that names the same file ([`Entry::also`]).
 pub fn parse_entry(entry: &Entry, file_rel: &str, text: &str) -> Result<Node, Problem> {
     let node = parse_node(file_rel, text)?;
-    let (id, manifest_rel) = (&entry.id, &entry.manifest);
-    if &node.id != id {
-        return Err(Problem::error(
-            Location {
-                line: find_line(text, "\"id\""),
-                ..Location::file(file_rel)
-            },
-            format!(
-                "node id `{}` differs from `{id}` listed in {manifest_rel}",
-                node.id
-            ),
-        ));
-    }
-    if let Some(expected) = &entry.expected {
-        if Kind::parse(expected) != node.kind {
+    for listed in entry.listings() {
+        if let Some(mismatch) = listed.mismatch(&node) {
+            let key = match mismatch {
+                Mismatch::Id => "id",
+                Mismatch::Type => "type",
+            };
             return Err(Problem::error(
-                Location {
-                    line: find_line(text, "\"type\""),
-                    ..Location::file(file_rel)
-                },
-                format!(
-                    "node {id} has type `{}` but {manifest_rel} expects `{expected}`",
-                    node.kind
-                ),
+                key_location(file_rel, text, key),
+                listed.mismatch_message(&node, mismatch),
             ));
         }
     }
@@ -182,10 +250,25 @@ pub fn load_entry(root: &Root, entry: &Entry) -> Result<Node, Problem> {
 pub fn load(root: &Root, manifest: &Path) -> SourceOutput {
     use rayon::prelude::*;
     let (entries, mut problems) = read_manifest(root, manifest);
-    let results: Vec<Result<Node, Problem>> = entries
+    let entries = merge_listed(entries);
+    let mut results: Vec<Result<Node, Problem>> = entries
         .par_iter()
         .map(|entry| load_entry(root, entry))
         .collect();
+    let missing: Vec<(usize, &str)> = entries
+        .iter()
+        .enumerate()
+        .filter(|&(i, entry)| results[i].is_err() && is_missing(entry))
+        .map(|(i, entry)| (i, entry.id.as_str()))
+        .collect();
+    if !missing.is_empty() {
+        let places = entry_places(root, manifest);
+        for (i, id) in missing {
+            if let (Err(problem), Some(at)) = (&mut results[i], places.get(id)) {
+                problem.location = at.clone();
+            }
+        }
+    }
     let mut nodes = Vec::with_capacity(results.len());
     for result in results {
         match result {
@@ -194,6 +277,84 @@ pub fn load(root: &Root, manifest: &Path) -> SourceOutput {
         }
     }
     SourceOutput { nodes, problems }
+}
+
+/// Whether the node file an entry names does not exist (not even as a link).
+pub fn is_missing(entry: &Entry) -> bool {
+    entry.file.symlink_metadata().is_err()
+}
+
+/// [`entry_places`] of each manifest, read when first asked and kept for one run (a
+/// refresh's reads ask from many threads).
+#[derive(Debug, Default)]
+pub struct Places(std::sync::Mutex<HashMap<String, std::sync::Arc<HashMap<String, Location>>>>);
+
+impl Places {
+    /// Where `entry` names its file in its manifest.
+    pub fn of(&self, root: &Root, entry: &Entry) -> Option<Location> {
+        let mut known = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let places = known
+            .entry(entry.manifest.clone())
+            .or_insert_with(|| {
+                std::sync::Arc::new(entry_places(root, &root.path().join(&entry.manifest)))
+            })
+            .clone();
+        drop(known);
+        places.get(&entry.id).cloned()
+    }
+
+    /// Puts the problem of a node file that does not exist (`file`, as listed by `entry`)
+    /// where `check` reports it: at the manifest entry that names it.
+    pub fn relocate(&self, root: &Root, entry: &Entry, file: &Path, problem: &mut Problem) {
+        if file.symlink_metadata().is_err() {
+            if let Some(at) = self.of(root, entry) {
+                problem.location = at;
+            }
+        }
+    }
+}
+
+/// Where each entry of a manifest names its file (the `path` member of the first entry with
+/// each id): where a node file that does not exist is reported, as `check` reports it. The
+/// manifest is read and walked once, for the problems of a run.
+pub fn entry_places(root: &Root, manifest: &Path) -> HashMap<String, Location> {
+    let Ok(text) = read_text(root, manifest) else {
+        return HashMap::new();
+    };
+    let manifest_rel = rel_path(root.path(), manifest);
+    let ids: Vec<String> = match serde_json::from_str::<Value>(&text) {
+        Ok(value) => value
+            .get("nodes")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|entry| entry_id(entry).map(str::to_string))
+            .collect(),
+        Err(_) => return HashMap::new(),
+    };
+    let locator = crate::jsonpos::Locator::new(&text);
+    let offsets: Vec<Option<usize>> = ids
+        .iter()
+        .map(|id| {
+            locator.locate(&[
+                crate::jsonpos::Seg::key("nodes"),
+                crate::jsonpos::Seg::ObjWith("id".into(), id.clone()),
+                crate::jsonpos::Seg::key("path"),
+            ])
+        })
+        .collect();
+    let positions = crate::text::line_cols(&text, &offsets);
+    let mut places = HashMap::new();
+    for (id, position) in ids.into_iter().zip(positions) {
+        if let Some((line, col)) = position {
+            places.entry(id).or_insert(Location {
+                path: manifest_rel.clone(),
+                line,
+                col,
+            });
+        }
+    }
+    places
 }
 
 /// A manifest with nothing to report, as [`read_manifest`] reads it first. Deserialized
@@ -329,27 +490,31 @@ pub fn parse_node(path: &str, text: &str) -> Result<Node, Problem> {
         Some(Value::String(id)) if !id.trim().is_empty() => id.trim().to_string(),
         Some(_) => {
             return Err(Problem::error(
-                Location {
-                    line: find_line(text, "\"id\""),
-                    ..Location::file(path)
-                },
+                key_location(path, text, "id"),
                 "`id` must be a non-empty string",
             ))
         }
         None => {
+            // Where `check` says so too: beside the `type`, where the id belongs.
             return Err(Problem::error(
-                Location::file(path),
+                key_location(path, text, "type"),
                 "missing `id`: every node needs an id like \"AUTH-01\"",
-            ))
+            ));
         }
     };
     let kind = match map.get("type").and_then(Value::as_str) {
         Some(kind) => Kind::parse(kind),
         None => {
+            // At the `type` when it is not a string, else beside the `id`, as `check` says.
+            let beside = if map.contains_key("type") {
+                "type"
+            } else {
+                "id"
+            };
             return Err(Problem::error(
-                Location::file(path),
+                key_location(path, text, beside),
                 format!("node {id} has no `type` (feature, layer, behavior, decision, …)"),
-            ))
+            ));
         }
     };
     let title = string(&map, "title").unwrap_or_else(|| id.clone());
@@ -519,11 +684,16 @@ fn json_problem(path: &str, err: &serde_json::Error) -> Problem {
     )
 }
 
-/// 1-based line of the first occurrence of `needle`, or 1.
-fn find_line(text: &str, needle: &str) -> u32 {
-    text.find(needle)
-        .map(|at| text[..at].matches('\n').count() as u32 + 1)
-        .unwrap_or(1)
+/// Where the member `key` of a node file's object is (its key), as `check` places findings
+/// about it; the object's start when there is no such member.
+fn key_location(path: &str, text: &str, key: &str) -> Location {
+    let offset = crate::jsonpos::locate(text, &[crate::jsonpos::Seg::key(key)]).unwrap_or(0);
+    let (line, col) = crate::text::line_col(text, offset);
+    Location {
+        path: path.to_string(),
+        line,
+        col,
+    }
 }
 
 #[cfg(test)]
@@ -570,6 +740,59 @@ mod tests {
         assert_eq!(problem.location.line, 3);
         assert!(problem.location.col > 1);
         assert!(problem.message.starts_with("invalid JSON"));
+    }
+
+    #[test]
+    fn a_file_named_by_several_entries_is_checked_against_each() {
+        let entry = |id: &str, file: &str| Entry {
+            id: id.into(),
+            file: PathBuf::from(file),
+            expected: Some("behavior".into()),
+            manifest: "specgraph/graph.json".into(),
+            also: Vec::new(),
+        };
+        let merged = merge_listed(vec![
+            entry("A", "a.json"),
+            entry("B", "b.json"),
+            entry("OTHER", "a.json"),
+            entry("A", "a.json"),
+        ]);
+        assert_eq!(merged.len(), 2);
+        let ids: Vec<&str> = merged[0].listings().map(|e| e.id.as_str()).collect();
+        assert_eq!(ids, ["A", "OTHER", "A"]);
+        // The file says A: the entry that lists it as OTHER is the mismatch, located at the
+        // file's `id` key as `check` locates it (line 2, column 3).
+        let text = "{\n  \"id\": \"A\", \"type\": \"behavior\", \"title\": \"A\"\n}";
+        let problem = parse_entry(&merged[0], "a.json", text).unwrap_err();
+        assert!(problem.message.contains("`OTHER`"), "{}", problem.message);
+        assert_eq!((problem.location.line, problem.location.col), (2, 3));
+        assert!(parse_entry(&merged[1], "a.json", text).is_err());
+        let alone = entry("A", "a.json");
+        assert!(parse_entry(&alone, "a.json", text).is_ok());
+        // A type the entry does not expect, located at the `type` key.
+        let task = text.replace("behavior", "task");
+        let problem = parse_entry(&alone, "a.json", &task).unwrap_err();
+        assert_eq!((problem.location.line, problem.location.col), (2, 14));
+    }
+
+    #[test]
+    fn a_missing_node_file_is_placed_at_its_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let graph = dir.path().join("specgraph");
+        std::fs::create_dir_all(&graph).unwrap();
+        std::fs::write(
+            graph.join("graph.json"),
+            "{\"specgraphVersion\": \"1.0.0\", \"nodes\": [\n  {\"id\": \"A\", \"path\": \"a.json\"}\n]}",
+        )
+        .unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        let out = load(&root, &graph.join("graph.json"));
+        assert_eq!(out.problems.len(), 1, "{:?}", out.problems);
+        let at = &out.problems[0].location;
+        assert_eq!(
+            (at.path.as_str(), at.line, at.col),
+            ("specgraph/graph.json", 2, 15)
+        );
     }
 
     #[test]

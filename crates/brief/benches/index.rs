@@ -63,6 +63,7 @@ fn benches(c: &mut Criterion) {
             Shape::Tana => "export.json",
             Shape::Notes => "Notifications/Notifications note 10.md",
             Shape::Layered => "specgraph/nodes/behaviors/B-10.json",
+            Shape::Dense => ".contextia/work/tasks/TASK-11.md",
         };
         let original = std::fs::read_to_string(root.join(file)).unwrap();
         let mut flip = false;

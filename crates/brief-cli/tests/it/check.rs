@@ -693,13 +693,26 @@ fn severities_come_from_brief_toml() {
     let (code, report, _) = check_json(dir.path(), &[]);
     assert_eq!(code, 0);
     assert!(findings(&report).is_empty());
+    // A rule brief does not have: a `config` error at its name, the rest checked as usual.
     fs::write(&toml, "[check]\nrules = { orphan-specs = \"off\" }\n").unwrap();
-    let (code, _, stderr) = run(&["check", "--root", dir.path().to_str().unwrap()]);
-    assert_eq!(code, 2);
-    assert!(
-        stderr.contains("brief.toml:2:1") && stderr.contains("orphan-spec"),
-        "{stderr}"
+    let (code, report, stderr) = check_json(dir.path(), &[]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(
+        located(&report, "config"),
+        [("brief.toml".to_string(), 2, 11)]
     );
+    assert!(!located(&report, "orphan-spec").is_empty());
+}
+
+/// Issue 30, item 11: an unknown rule in `[check.rules]` made `check` exit 2 (refusing the
+/// project) while `context` answered: one verdict now. The setting is a `config` error of
+/// `check`'s at the rule's name, every other rule still runs, and `context` answers.
+#[test]
+fn config() {
+    case("config", "config", "error", &[("brief.toml", 2, 36)], 1);
+    let dir = fixture("config", "bad");
+    let (code, _, stderr) = run(&["context", "GIFT-01", "--root", dir.path().to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
 }
 
 #[test]

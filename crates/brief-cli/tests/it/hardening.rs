@@ -18,7 +18,14 @@ const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/payme
 /// `limit` (a hang: the process is killed). Never a panic.
 #[track_caller]
 fn run_within(limit: Duration, args: &[&str]) -> (i32, String, String) {
+    run_in_within(Path::new("."), limit, args)
+}
+
+/// [`run_within`] from the folder `cwd`.
+#[track_caller]
+fn run_in_within(cwd: &Path, limit: Duration, args: &[&str]) -> (i32, String, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_brief"))
+        .current_dir(cwd)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -628,6 +635,11 @@ fn damaged_index_pages_never_panic_the_binary() {
     };
     let expected: Vec<_> = commands.iter().map(|c| run(c)).collect();
     let db = dir.path().join(".brief/cache/index.db");
+    // Everything in the file (brief's readers leave the log to its writers).
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+        .unwrap();
+    drop(conn);
     let pristine = fs::read(&db).unwrap();
     let page = u16::from_be_bytes([pristine[16], pristine[17]]) as usize;
     let pages = pristine.len() / page;
@@ -994,4 +1006,173 @@ fn a_folder_that_cannot_be_listed_is_reported_not_skipped() {
     assert_eq!(code, 0, "{err}");
     assert!(!err.contains("cannot list"), "{err}");
     assert!(out.contains("NORM-TEST-001"), "{out}");
+}
+
+// ---- Issue 30 ------------------------------------------------------------------------------
+
+/// Issue 30, item 4: `check --baseline /dev/zero` read forever (3.8 GB after 5 s). A baseline
+/// is read only when it is a regular file inside the root, and only up to a size limit: a
+/// device, a FIFO, a folder and an oversized file are refused at once, each saying why.
+#[cfg(unix)]
+#[test]
+fn a_baseline_is_a_bounded_regular_file_inside_the_root() {
+    let dir = common::copy_fixture(EXAMPLE);
+    let root = root_arg(dir.path());
+    let check = |baseline: &str| {
+        run_within(
+            Duration::from_secs(30),
+            &["check", "--root", &root, "--baseline", baseline],
+        )
+    };
+    let (code, _, err) = check("/dev/zero");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("outside the project"), "{err}");
+    mkfifo(&dir.path().join("baseline.fifo"));
+    let (code, _, err) = check(dir.path().join("baseline.fifo").to_str().unwrap());
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("FIFO"), "{err}");
+    let (code, _, err) = check(dir.path().join("specgraph").to_str().unwrap());
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("folder"), "{err}");
+    let big = dir.path().join("big.json");
+    fs::File::create(&big)
+        .unwrap()
+        .set_len(64 * 1024 * 1024 + 1)
+        .unwrap();
+    let (code, _, err) = check(big.to_str().unwrap());
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("64 MiB"), "{err}");
+}
+
+/// Issue 30, item 5: `check --write-baseline` wrote outside the root and created folders
+/// there (absolute paths, `..`), and `--baseline` read outside it; the MCP tool refused both
+/// and now the CLI does too. Inside the root a path is still named from the working folder,
+/// and a missing folder there is created.
+#[test]
+fn baselines_are_read_and_written_only_inside_the_root() {
+    let dir = common::copy_fixture(EXAMPLE);
+    let root = root_arg(dir.path());
+    let outside = tempfile::tempdir().unwrap();
+    let escape = outside.path().join("new/folder/baseline.json");
+    let (code, _, err) = brief(&[
+        "check",
+        "--root",
+        &root,
+        "--write-baseline",
+        escape.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("outside the project"), "{err}");
+    assert!(!outside.path().join("new").exists(), "a folder was created");
+    // `..` from inside the root climbs out of it.
+    let (code, _, err) = run_in_within(
+        dir.path(),
+        Duration::from_secs(60),
+        &["check", "--write-baseline", "../escaped/baseline.json"],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        !dir.path().join("../escaped").exists(),
+        "a folder was created"
+    );
+    // Written inside, from a subfolder, into a folder that does not exist yet.
+    fs::create_dir(dir.path().join("tools")).unwrap();
+    let (code, _, err) = run_in_within(
+        &dir.path().join("tools"),
+        Duration::from_secs(60),
+        &["check", "--write-baseline", "../ci/baselines/check.json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let written = dir.path().join("ci/baselines/check.json");
+    assert!(written.is_file());
+    let (code, _, err) = run_in_within(
+        dir.path(),
+        Duration::from_secs(60),
+        &["check", "--baseline", "ci/baselines/check.json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    // The same baseline outside the root is not read.
+    let copy = outside.path().join("check.json");
+    fs::copy(&written, &copy).unwrap();
+    let (code, _, err) = brief(&[
+        "check",
+        "--root",
+        &root,
+        "--baseline",
+        copy.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("outside the project"), "{err}");
+}
+
+/// Issue 30, item 6: `brief search` panicked (exit 101, "Formatting argument out of range")
+/// once a node id reached 65,536 characters: its column was padded with a format width.
+#[test]
+fn a_node_id_of_any_length_is_searched_and_listed() {
+    let dir = common::copy_fixture(NOTES);
+    let root = root_arg(dir.path());
+    let long = format!("TASK-{}", "9".repeat(70_000));
+    fs::write(
+        dir.path().join(".contextia/work/tasks/TASK-LONG.md"),
+        format!("---\nid: {long}\ntitle: Offline replay of a long task\nstatus: active\n---\n# Long\n\nReplay.\n"),
+    )
+    .unwrap();
+    let (code, out, err) = brief(&["search", "offline replay", "--root", &root]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(&long), "the long id is listed");
+    assert!(
+        out.lines().all(|l| l.len() < long.len() + 200),
+        "other lines are not padded to the long id"
+    );
+    // As a context target the id is over the query limit: refused with that reason.
+    let (code, _, err) = brief(&["context", &long, "--root", &root]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("at most 8192 bytes"), "{err}");
+}
+
+/// Issue 30, item 9: graph.json entries whose ids do not match the file they name (here many
+/// entries naming one node file). `check` reported each as an `id-mismatch` error while
+/// `context` answered with exit 0 and the entries' nodes silently missing (the file was read
+/// once, for the first entry only), and `check` read and parsed the file once per entry.
+/// Now the file is read once and checked against every entry that names it: both refuse, at
+/// the same `path:line:col`.
+#[test]
+fn entries_that_name_one_file_under_other_ids_are_refused_by_both() {
+    let dir = common::copy_fixture(EXAMPLE);
+    let root = root_arg(dir.path());
+    let manifest = dir.path().join("specgraph/graph.json");
+    let mut graph: Value = serde_json::from_str(&fs::read_to_string(&manifest).unwrap()).unwrap();
+    let nodes = graph["nodes"].as_array_mut().unwrap();
+    for n in 0..2000 {
+        nodes.push(json!({
+            "id": format!("DUP-{n}"),
+            "path": "nodes/decisions/DEC-CHK-01.json",
+            "expectedType": "decision"
+        }));
+    }
+    fs::write(&manifest, serde_json::to_string_pretty(&graph).unwrap()).unwrap();
+    let (code, out, err) = brief(&["check", "--root", &root, "--format", "json"]);
+    assert_eq!(code, 1, "{err}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    let mismatches: Vec<&Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "id-mismatch")
+        .collect();
+    assert_eq!(mismatches.len(), 2000);
+    let (code, _, err) = brief(&["context", "DEC-CHK-01", "--root", &root]);
+    assert_eq!(code, 2, "context must refuse as check does: {err}");
+    let first = &mismatches[0];
+    let at = format!(
+        "{}:{}:{}",
+        first["path"].as_str().unwrap(),
+        first["line"],
+        first["col"]
+    );
+    assert!(
+        err.contains(&at),
+        "context places it at check's {at}: {err}"
+    );
+    assert!(err.contains("DUP-"), "{err}");
 }

@@ -91,6 +91,9 @@ pub(super) struct Walks {
     steps: RefCell<IxMap<Rc<WalkStep>>>,
     /// `None` inside when the view cannot list a relation's edges.
     whole: OnceCell<Option<WholeWalk>>,
+    /// Nodes visited by the walks of rule 5 and the forward selections so far: the work
+    /// `impact` counts against its limit.
+    visited: std::cell::Cell<usize>,
 }
 
 /// The layer walk's edges, read whole.
@@ -104,6 +107,16 @@ struct WholeWalk {
 }
 
 impl Walks {
+    /// Counts `nodes` more visited.
+    pub(super) fn visit(&self, nodes: usize) {
+        self.visited.set(self.visited.get().saturating_add(nodes));
+    }
+
+    /// The nodes visited so far.
+    pub(super) fn visited(&self) -> usize {
+        self.visited.get()
+    }
+
     /// `at`'s step, remembered: from the whole read when there is one, else from `at`'s
     /// edges.
     fn step(&self, graph: &dyn GraphView, at: NodeIx) -> Result<Rc<WalkStep>, StoreError> {
@@ -347,18 +360,110 @@ impl<'g> Inverse<'g> {
             return Ok(Verdict::Unsure);
         }
         let hops = &region.hops;
+        let mut standing = self.standing_in(&context, &region, options)?;
         let mut sources: Vec<(NodeIx, u32)> = Vec::new();
         if hops.contains_key(&target) {
             sources.push((target, 0));
         }
-        let mut standing: BTreeMap<NodeIx, (u32, Vec<Reason>)> = BTreeMap::new();
-        let mut region_nodes: Vec<NodeIx> = hops.keys().copied().collect();
-        region_nodes.sort_unstable();
-        for &at in &region_nodes {
+        sources.extend(
+            standing
+                .iter()
+                .filter(|(_, s)| s.guidance)
+                .map(|(&at, _)| (at, 1)),
+        );
+        // A namespace node or the identity stands nearer the target than its forward
+        // distance; it may be picked as a chain's step only if the walk found its true
+        // distance (a node of the region at a distance that still reaches the node).
+        let mut stands_near: Vec<NodeIx> = Vec::new();
+        if options.follow.parent {
+            stands_near.extend(context.ancestors.keys().filter(|a| hops.contains_key(a)));
+        }
+        if let Some(identity) = self.identity.filter(|&i| options.identity && i != target) {
+            if hops.contains_key(&identity) {
+                stands_near.push(identity);
+            }
+        }
+        // Without such a node every distance is the walk's own, and only the shortest ways to
+        // the node can give its chain: the walk follows those alone.
+        let walked = if stands_near.is_empty() {
+            shortest_walk(graph, &region, target, &sources)?
+        } else {
+            whole_walk(graph, &region, target, &sources)?
+        };
+        let Walked { best, mut forward } = walked;
+        self.walks.visit(best.len());
+        if !best.contains_key(&node) {
+            return Ok(Verdict::Out);
+        }
+        let exact = |at: NodeIx| {
+            best.get(&at)
+                .is_some_and(|&b| options.depth.allows(b + hops[&at]))
+        };
+        if stands_near.iter().any(|&at| !exact(at)) {
+            return Ok(Verdict::Unsure);
+        }
+        let mut selection: Vec<Reached> = Vec::new();
+        let mut nodes: BTreeSet<NodeIx> = best.keys().copied().collect();
+        nodes.extend(standing.keys().copied());
+        for at in nodes {
+            let (mut distance, mut reasons) = standing
+                .remove(&at)
+                .map_or((u32::MAX, Vec::new()), |s| (s.distance, s.reasons));
             if at == target {
+                distance = 0;
+                reasons.push(Reason::Target);
+            }
+            if options.identity && self.identity == Some(at) && at != target {
+                distance = 0;
+                reasons.push(Reason::Identity);
+            }
+            if let Some(&b) = best.get(&at) {
+                distance = distance.min(b);
+            }
+            reasons.extend(forward.remove(&at).unwrap_or_default());
+            selection.push(reached(graph, at, distance, reasons)?);
+        }
+        self.steps(target, selection)
+    }
+
+    /// The nodes of the region that rules 2–4 bring into `context`'s selection, with their
+    /// distance and reasons. Only the target's namespace, the constrainers of the target, of
+    /// its namespace and (a task) of its links, and its layers' guidance can be brought in
+    /// that way, so only those are asked, not the whole region.
+    fn standing_in(
+        &mut self,
+        context: &TargetRules,
+        region: &Region,
+        options: &TraverseOptions,
+    ) -> Result<BTreeMap<NodeIx, Standing>, StoreError> {
+        let graph = self.graph;
+        let target = context.target;
+        let mut asked: BTreeSet<NodeIx> = context.ancestors.keys().copied().collect();
+        let constrained = std::iter::once(&target)
+            .chain(context.ancestors.keys())
+            .chain(&context.linked);
+        for &at in constrained {
+            asked.extend(
+                graph
+                    .edges_in_of(at, &Relation::Constrains)?
+                    .into_iter()
+                    .map(|e| e.from),
+            );
+        }
+        let walk = context.walk(graph, self.walks)?;
+        for &(_, _, layer) in &walk.layers {
+            let guides = match graph.layer_guides(layer)? {
+                Some(guides) => guides,
+                None => brief_model::guidance::compute(graph, layer)?,
+            };
+            asked.extend(guides.iter().map(|g| g.node));
+        }
+        let mut standing = BTreeMap::new();
+        for at in asked {
+            if at == target || !region.hops.contains_key(&at) {
                 continue;
             }
-            let reasons = self.standing_reasons(&context, at, options)?;
+            let reasons = self.standing_reasons(context, at, options)?;
             if reasons.is_empty() {
                 continue;
             }
@@ -376,85 +481,21 @@ impl<'g> Inverse<'g> {
                 )
             });
             let distance = if guidance {
-                sources.push((at, 1));
                 1
             } else {
                 // The namespace: its hops up `contains`.
                 context.ancestors.get(&at).map_or(u32::MAX, |(h, _)| *h)
             };
-            standing.insert(at, (distance, reasons));
+            standing.insert(
+                at,
+                Standing {
+                    distance,
+                    reasons,
+                    guidance,
+                },
+            );
         }
-        let mut best: HashMap<NodeIx, u32> = HashMap::new();
-        let mut forward: BTreeMap<NodeIx, Vec<Reason>> = BTreeMap::new();
-        let mut queue: VecDeque<(NodeIx, u32)> = VecDeque::new();
-        for &(at, d) in &sources {
-            if best.get(&at).is_none_or(|&b| b > d) {
-                best.insert(at, d);
-                queue.push_back((at, d));
-            }
-        }
-        queue.make_contiguous().sort_by_key(|&(_, d)| d);
-        while let Some((at, d)) = queue.pop_front() {
-            if best.get(&at) != Some(&d) || !options.depth.allows(d + 1) {
-                continue;
-            }
-            for edge in graph.edges_out(at)? {
-                if edge.to == target
-                    || !hops.contains_key(&edge.to)
-                    || !follows_forward(options.follow, &edge.relation)
-                {
-                    continue;
-                }
-                forward.entry(edge.to).or_default().push(edge_reason(
-                    edge.relation.clone(),
-                    Direction::Forward,
-                    at,
-                    Vec::new(),
-                ));
-                if best.get(&edge.to).is_none_or(|&b| b > d + 1) {
-                    best.insert(edge.to, d + 1);
-                    queue.push_back((edge.to, d + 1));
-                }
-            }
-        }
-        if !best.contains_key(&node) {
-            return Ok(Verdict::Out);
-        }
-        // A namespace node or the identity stands nearer the target than its forward
-        // distance; it may be picked as a chain's step only if the restricted walk found its
-        // true distance (a node of the region at a distance that still reaches the node).
-        let exact = |at: NodeIx| {
-            best.get(&at)
-                .is_some_and(|&b| options.depth.allows(b + hops[&at]))
-        };
-        for &at in region_nodes.iter() {
-            let stands_near = (options.follow.parent && context.ancestors.contains_key(&at))
-                || (options.identity && self.identity == Some(at) && at != target);
-            if stands_near && !exact(at) {
-                return Ok(Verdict::Unsure);
-            }
-        }
-        let mut selection: Vec<Reached> = Vec::new();
-        let mut nodes: BTreeSet<NodeIx> = best.keys().copied().collect();
-        nodes.extend(standing.keys().copied());
-        for at in nodes {
-            let (mut distance, mut reasons) =
-                standing.remove(&at).unwrap_or((u32::MAX, Vec::new()));
-            if at == target {
-                distance = 0;
-                reasons.push(Reason::Target);
-            }
-            if options.identity && self.identity == Some(at) && at != target {
-                distance = 0;
-                reasons.push(Reason::Identity);
-            }
-            if let Some(&b) = best.get(&at) {
-                distance = distance.min(b);
-            }
-            reasons.extend(forward.remove(&at).unwrap_or_default());
-            selection.push(reached(graph, at, distance, reasons)?);
-        }
-        self.steps(target, selection)
+        Ok(standing)
     }
 
     /// The chain of `node` in a partial selection holding every node it may pass.
@@ -719,6 +760,125 @@ impl<'g> Inverse<'g> {
         }
         Ok(Rc::clone(&self.superseders[&at]))
     }
+}
+
+/// A node rules 2–4 bring into a target's selection.
+struct Standing {
+    distance: u32,
+    reasons: Vec<Reason>,
+    /// A constrainer or layer guidance: rule 5 starts from it at distance 1.
+    guidance: bool,
+}
+
+/// A forward walk inside the region: each node's fewest hops from the walk's sources, and
+/// the forward links that reach it.
+struct Walked {
+    best: HashMap<NodeIx, u32>,
+    forward: BTreeMap<NodeIx, Vec<Reason>>,
+}
+
+/// Whether the walk follows `edge` from a node of the region into it.
+fn inward(region: &Region, target: NodeIx, edge: &brief_model::Edge) -> bool {
+    edge.to != target
+        && region.hops.contains_key(&edge.to)
+        && follows_forward(region.options.follow, &edge.relation)
+}
+
+/// The walk of rule 5 from `sources` over every forward link inside the region, as a
+/// selection walks it.
+fn whole_walk(
+    graph: &dyn GraphView,
+    region: &Region,
+    target: NodeIx,
+    sources: &[(NodeIx, u32)],
+) -> Result<Walked, StoreError> {
+    let mut walked = Walked {
+        best: HashMap::new(),
+        forward: BTreeMap::new(),
+    };
+    let mut queue: VecDeque<(NodeIx, u32)> = VecDeque::new();
+    for &(at, d) in sources {
+        if walked.best.get(&at).is_none_or(|&b| b > d) {
+            walked.best.insert(at, d);
+            queue.push_back((at, d));
+        }
+    }
+    queue.make_contiguous().sort_by_key(|&(_, d)| d);
+    while let Some((at, d)) = queue.pop_front() {
+        if walked.best.get(&at) != Some(&d) || !region.options.depth.allows(d + 1) {
+            continue;
+        }
+        for edge in graph.edges_out(at)? {
+            if !inward(region, target, &edge) {
+                continue;
+            }
+            walked.forward.entry(edge.to).or_default().push(edge_reason(
+                edge.relation.clone(),
+                Direction::Forward,
+                at,
+                Vec::new(),
+            ));
+            if walked.best.get(&edge.to).is_none_or(|&b| b > d + 1) {
+                walked.best.insert(edge.to, d + 1);
+                queue.push_back((edge.to, d + 1));
+            }
+        }
+    }
+    Ok(walked)
+}
+
+/// The same walk restricted to the shortest ways from `sources` to the asked node (the
+/// region's own node at hop 0): a link is followed only when it leads one hop nearer at the
+/// fewest hops overall. Every node on such a way has the distance the whole walk gives it,
+/// and every link into it from a nearer node is one of these, so the chain `pick` reads
+/// back from the asked node is the whole walk's — at the cost of the few nodes on shortest
+/// ways instead of the region.
+fn shortest_walk(
+    graph: &dyn GraphView,
+    region: &Region,
+    target: NodeIx,
+    sources: &[(NodeIx, u32)],
+) -> Result<Walked, StoreError> {
+    let mut walked = Walked {
+        best: HashMap::new(),
+        forward: BTreeMap::new(),
+    };
+    let hops = &region.hops;
+    let Some(fewest) = sources.iter().map(|&(at, d)| d + hops[&at]).min() else {
+        return Ok(walked);
+    };
+    if !region.options.depth.allows(fewest) {
+        return Ok(walked);
+    }
+    let mut queue: VecDeque<(NodeIx, u32)> = VecDeque::new();
+    for &(at, d) in sources {
+        if d + hops[&at] == fewest && walked.best.get(&at).is_none_or(|&b| b > d) {
+            walked.best.insert(at, d);
+            queue.push_back((at, d));
+        }
+    }
+    queue.make_contiguous().sort_by_key(|&(_, d)| d);
+    while let Some((at, d)) = queue.pop_front() {
+        if walked.best.get(&at) != Some(&d) || d >= fewest {
+            continue;
+        }
+        for edge in graph.edges_out(at)? {
+            if !inward(region, target, &edge) || d + 1 + hops[&edge.to] != fewest {
+                continue;
+            }
+            walked.forward.entry(edge.to).or_default().push(edge_reason(
+                edge.relation.clone(),
+                Direction::Forward,
+                at,
+                Vec::new(),
+            ));
+            if walked.best.get(&edge.to).is_none_or(|&b| b > d + 1) {
+                walked.best.insert(edge.to, d + 1);
+                queue.push_back((edge.to, d + 1));
+            }
+        }
+    }
+    Ok(walked)
 }
 
 /// What one target's selection is built from, computed when first needed.

@@ -3,6 +3,9 @@
 use crate::render::Format;
 use brief_index::{CatalogEntry, Hit};
 
+/// The widest the id column of search hits grows (in characters).
+const MAX_ID_COLUMN: usize = 64;
+
 /// The hits as `brief search` prints them: one line per hit, or a JSON list.
 pub fn hits(hits: &[Hit], format: Format) -> String {
     match format {
@@ -12,14 +15,25 @@ pub fn hits(hits: &[Hit], format: Format) -> String {
             text
         }
         Format::Markdown | Format::Text => {
-            let width = hits.iter().map(|h| h.id.len()).max().unwrap_or(0);
+            // The id column is as wide as the widest id up to a cap: a longer id overflows
+            // its column rather than padding every line to it.
+            let width = hits
+                .iter()
+                .map(|h| h.id.chars().count())
+                .max()
+                .unwrap_or(0)
+                .min(MAX_ID_COLUMN);
             let mut out = String::new();
             for hit in hits {
                 // Scores are shares of the best hit, already at two significant digits.
                 let score = format!("{:>7}", hit.score);
+                let pad = width.saturating_sub(hit.id.chars().count());
                 out.push_str(&format!(
-                    "{score}  {:width$}  {:<12}  {}\n",
-                    hit.id, hit.kind, hit.title
+                    "{score}  {}{}  {:<12}  {}\n",
+                    hit.id,
+                    " ".repeat(pad),
+                    hit.kind,
+                    hit.title
                 ));
             }
             out

@@ -22,16 +22,22 @@ pub(crate) fn list(project: &Project) -> (Vec<Listed>, Vec<Problem>, Vec<FolderS
     (listed, listing.problems, listing.watches)
 }
 
-/// A parser as stored with its file: `s`, manifest, id, expected type; or `a` and a
-/// placement (`identity`, `loose`, or the kind of a folder).
+/// A parser as stored with its file: `s`, then manifest, id and expected type of each entry
+/// that names the file; or `a` and a placement (`identity`, `loose`, or the kind of a folder).
 pub(crate) fn encode_parser(parser: &Parser) -> String {
     match parser {
-        Parser::Spec(entry) => format!(
-            "s\t{}\t{}\t{}",
-            entry.manifest,
-            entry.id,
-            entry.expected.as_deref().unwrap_or("")
-        ),
+        Parser::Spec(entry) => {
+            let mut text = String::from("s");
+            for listed in entry.listings() {
+                text.push_str(&format!(
+                    "\t{}\t{}\t{}",
+                    listed.manifest,
+                    listed.id,
+                    listed.expected.as_deref().unwrap_or("")
+                ));
+            }
+            text
+        }
         Parser::Artifact(Placement::Identity) => "a\tidentity".into(),
         Parser::Artifact(Placement::Loose) => "a\tloose".into(),
         Parser::Artifact(Placement::Folder(kind)) => format!("a\tfolder\t{kind}"),
@@ -43,12 +49,17 @@ pub(crate) fn encode_parser(parser: &Parser) -> String {
 pub(crate) fn decode_parser(text: &str) -> Option<Parser> {
     let parts: Vec<&str> = text.split('\t').collect();
     match parts.as_slice() {
-        ["s", manifest, id, expected] => Some(Parser::Spec(Entry {
-            id: id.to_string(),
-            file: PathBuf::new(),
-            expected: (!expected.is_empty()).then(|| expected.to_string()),
-            manifest: manifest.to_string(),
-        })),
+        ["s", listings @ ..] if !listings.is_empty() && listings.len() % 3 == 0 => {
+            let mut entries = listings.chunks(3).map(|listing| Entry {
+                manifest: listing[0].to_string(),
+                id: listing[1].to_string(),
+                expected: (!listing[2].is_empty()).then(|| listing[2].to_string()),
+                ..Entry::default()
+            });
+            let mut entry = entries.next()?;
+            entry.also = entries.collect();
+            Some(Parser::Spec(entry))
+        }
         ["a", "identity"] => Some(Parser::Artifact(Placement::Identity)),
         ["a", "loose"] => Some(Parser::Artifact(Placement::Loose)),
         ["a", "folder", kind] => Some(Parser::Artifact(Placement::Folder(Kind::parse(kind)))),
@@ -60,3 +71,31 @@ pub(crate) fn decode_parser(text: &str) -> Option<Parser> {
 
 /// Exports are written by `write_tana`, inside the refresh's transaction.
 pub(crate) use brief_sources::catalogue::parse;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parsers_read_back_as_stored() {
+        let entry = |id: &str, expected: Option<&str>| Entry {
+            id: id.into(),
+            expected: expected.map(str::to_string),
+            manifest: "specgraph/graph.json".into(),
+            ..Entry::default()
+        };
+        let mut spec = entry("A", Some("behavior"));
+        spec.also = vec![entry("B", None), entry("A", Some("task"))];
+        for parser in [
+            Parser::Spec(entry("A", None)),
+            Parser::Spec(spec),
+            Parser::Artifact(Placement::Loose),
+            Parser::Artifact(Placement::Folder(Kind::Spec)),
+            Parser::Tana,
+            Parser::Markdown("f1".into()),
+        ] {
+            assert_eq!(decode_parser(&encode_parser(&parser)), Some(parser));
+        }
+        assert_eq!(decode_parser("s\ta\tb"), None);
+    }
+}

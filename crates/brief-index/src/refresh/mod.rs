@@ -212,17 +212,7 @@ impl Index {
         if self.publish.is_some() || self.unbuilt.is_some() {
             return None;
         }
-        let lock = self.cache.as_ref()?.open_lock(REFRESH_LOCK_FILE).ok()?;
-        let start = std::time::Instant::now();
-        loop {
-            match lock.try_lock() {
-                Ok(()) => return Some(lock),
-                Err(std::fs::TryLockError::WouldBlock) if start.elapsed() < BUILD_WAIT => {
-                    std::thread::sleep(std::time::Duration::from_millis(2));
-                }
-                Err(_) => return None,
-            }
-        }
+        turn(self.cache.as_ref()?)
     }
 
     /// SQLite's counter of commits made by other connections.
@@ -374,7 +364,8 @@ impl Index {
         let root = self.guard.clone();
         let mut todo = todo;
         todo.sort_by(|&a, &b| listed[a].rel.cmp(&listed[b].rel));
-        let read_one = |at: usize| read_file(&root, &listed[at], at, &hashes, &catalog);
+        let places = brief_sources::specgraph::Places::default();
+        let read_one = |at: usize| read_file(&root, &listed[at], at, &hashes, &catalog, &places);
         std::thread::scope(|scope| {
             let (sender, receiver) = std::sync::mpsc::sync_channel::<Vec<Read>>(2);
             let (todo, read_one) = (&todo, &read_one);
@@ -623,6 +614,9 @@ impl Index {
                 }
             }
             tx.commit().map_err(e)?;
+            // Every refresh that writes runs in its turn (or without one, when the lock
+            // cannot be had at all).
+            self.seal_written(Held::Yes);
             if !partial {
                 refresh.files = files as usize;
             }

@@ -1,6 +1,7 @@
 //! The parallel side of a refresh: a parsed node made ready for writing.
 
 use super::*;
+use brief_sources::specgraph::Places;
 
 /// What the index stores of a parsed node, made on the parallel side of a refresh (the
 /// rest of the node is dropped there too, not on the writing thread).
@@ -106,6 +107,7 @@ pub(crate) fn read_file(
     at: usize,
     hashes: &HashMap<String, Vec<u8>>,
     catalog: &kb::Catalog,
+    places: &Places,
 ) -> Read {
     match read_stamped(root, &file.path) {
         Ok((text, stamp)) => {
@@ -124,12 +126,17 @@ pub(crate) fn read_file(
                 parsed,
             }
         }
-        Err(problem) => Read {
-            at,
-            hash: [0; 32],
-            stamp: None,
-            parsed: Some(Err(problem)),
-        },
+        Err(mut problem) => {
+            if let Parser::Spec(entry) = &file.parser {
+                places.relocate(root, entry, &file.path, &mut problem);
+            }
+            Read {
+                at,
+                hash: [0; 32],
+                stamp: None,
+                parsed: Some(Err(problem)),
+            }
+        }
     }
 }
 
@@ -169,7 +176,14 @@ mod tests {
         let no_hashes = HashMap::new();
         let at = |rel: &str| listed.iter().position(|f| f.rel.ends_with(rel)).unwrap();
         let good = at("SPEC-PAY-001.md");
-        let read = read_file(&project.guard, &listed[good], good, &no_hashes, &catalog);
+        let read = read_file(
+            &project.guard,
+            &listed[good],
+            good,
+            &no_hashes,
+            &catalog,
+            &Places::default(),
+        );
         assert_eq!(read.at, good);
         assert!(read.stamp.is_some());
         let prepared = read.parsed.unwrap().unwrap();
@@ -183,18 +197,39 @@ mod tests {
         );
         // The same hash as indexed: nothing to parse.
         let hashes = HashMap::from([(listed[good].rel.clone(), read.hash.to_vec())]);
-        let again = read_file(&project.guard, &listed[good], good, &hashes, &catalog);
+        let again = read_file(
+            &project.guard,
+            &listed[good],
+            good,
+            &hashes,
+            &catalog,
+            &Places::default(),
+        );
         assert!(again.parsed.is_none());
         assert_eq!(again.hash, read.hash);
         // A parse error is the file's problem, at its path and line.
         let bad = at("SPEC-BAD-001.md");
-        let read = read_file(&project.guard, &listed[bad], bad, &no_hashes, &catalog);
+        let read = read_file(
+            &project.guard,
+            &listed[bad],
+            bad,
+            &no_hashes,
+            &catalog,
+            &Places::default(),
+        );
         let problem = read.parsed.unwrap().err().expect("a problem");
         assert_eq!(problem.location.path, listed[bad].rel);
         assert!(problem.location.line >= 2, "{problem:?}");
         // A file gone since the listing is a problem too, never a panic.
         std::fs::remove_file(&listed[good].path).unwrap();
-        let gone = read_file(&project.guard, &listed[good], good, &no_hashes, &catalog);
+        let gone = read_file(
+            &project.guard,
+            &listed[good],
+            good,
+            &no_hashes,
+            &catalog,
+            &Places::default(),
+        );
         assert!(matches!(gone.parsed, Some(Err(_))));
         assert_eq!(gone.hash, [0; 32]);
     }

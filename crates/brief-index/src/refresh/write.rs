@@ -20,29 +20,65 @@ fn written_target<'a>(id: &'a str, kind: &str) -> &'a str {
     }
 }
 
+/// Records a problem found reading `file` (reading it again replaces its problems), located
+/// wherever the problem is (a manifest entry's problem is found by the manifest too).
 pub(crate) fn insert_problem(
     tx: &Connection,
     file: &str,
     problem: &Problem,
 ) -> rusqlite::Result<()> {
+    let path = problem.location.path.as_str();
+    let (line, col) = (
+        i64::from(problem.location.line),
+        i64::from(problem.location.col),
+    );
+    let severity = (problem.severity == Severity::Error) as i64;
     run(
         tx,
-        "INSERT INTO problems(file, line, col, severity, message) VALUES (?1, ?2, ?3, ?4, ?5)",
+        "INSERT INTO problems(file, path, line, col, severity, message, sum)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         params![
             file,
-            problem.location.line,
-            problem.location.col,
-            (problem.severity == Severity::Error) as i64,
-            problem.message
+            path,
+            line,
+            col,
+            severity,
+            problem.message,
+            problem_sum(file, path, line, col, severity, &problem.message)
         ],
     )?;
-    // A problem located in another file (a manifest entry) is also found by that file.
-    if problem.location.path != file {
-        run(
-            tx,
-            "UPDATE problems SET file = ?1 WHERE rowid = last_insert_rowid()",
-            [&problem.location.path],
-        )?;
+    Ok(())
+}
+
+/// Records a link from `src` over `rel` to an id no node has.
+pub(crate) fn insert_dangling(
+    tx: &Connection,
+    src: i64,
+    rel: &str,
+    target: &str,
+) -> rusqlite::Result<()> {
+    run(
+        tx,
+        "INSERT INTO dangling(src, rel, target, sum) VALUES (?1, ?2, ?3, ?4)",
+        params![src, rel, target, dangling_sum(src, rel, target)],
+    )?;
+    Ok(())
+}
+
+/// Records as dangling the links `select` finds (rows of `src, rel, target`): links into
+/// nodes about to be removed.
+fn insert_dangling_from(
+    tx: &Connection,
+    select: &str,
+    params: impl rusqlite::Params,
+) -> rusqlite::Result<()> {
+    let rows: Vec<(i64, String, String)> = {
+        let mut stmt = tx.prepare_cached(select)?;
+        let rows = stmt.query_map(params, |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        rows.collect::<Result<_, _>>()?
+    };
+    for (src, rel, target) in rows {
+        insert_dangling(tx, src, &rel, &target)?;
     }
     Ok(())
 }
@@ -51,10 +87,9 @@ pub(crate) fn insert_problem(
 /// links from other files that pointed at them become dangling.
 pub(crate) fn remove_file_nodes_bulk(tx: &Connection, file: &str) -> rusqlite::Result<()> {
     // A link into a section was written to its page (the file's node that is not a section).
-    run(
+    insert_dangling_from(
         tx,
-        "INSERT INTO dangling(src, rel, target)
-         SELECT e.src, e.rel,
+        "SELECT e.src, e.rel,
                 CASE WHEN n.kind = 'section'
                      THEN coalesce((SELECT p.id FROM nodes p
                                     WHERE p.file = ?1 AND p.kind <> 'section'), n.id)
@@ -241,8 +276,9 @@ fn move_heading_edges(
 }
 
 pub(crate) fn remove_node(tx: &Connection, ix: i64, id: &str) -> rusqlite::Result<()> {
-    run(tx,
-        "INSERT INTO dangling(src, rel, target) SELECT src, rel, ?2 FROM edges WHERE dst = ?1 AND src <> ?1",
+    insert_dangling_from(
+        tx,
+        "SELECT src, rel, ?2 FROM edges WHERE dst = ?1 AND src <> ?1",
         params![ix, id],
     )?;
     run(tx, "DELETE FROM edges WHERE src = ?1 OR dst = ?1", [ix])?;
@@ -360,10 +396,11 @@ fn write_node(
     )?;
     run(tx, "DELETE FROM marks WHERE ix = ?1", [ix])?;
     if applies.is_some() || lifecycle.is_some() {
+        let sum = marks_sum(ix, applies.as_deref(), lifecycle);
         run(
             tx,
-            "INSERT INTO marks(ix, applies, lifecycle) VALUES (?1, ?2, ?3)",
-            params![ix, applies, lifecycle],
+            "INSERT INTO marks(ix, applies, lifecycle, sum) VALUES (?1, ?2, ?3, ?4)",
+            params![ix, applies, lifecycle, sum],
         )?;
     }
     Ok(Ok(Written {
@@ -488,8 +525,6 @@ pub(crate) fn write_links(
     };
     let mut insert_edge =
         tx.prepare_cached("INSERT OR IGNORE INTO edges(src, dst, rel) VALUES (?1, ?2, ?3)")?;
-    let mut insert_dangling =
-        tx.prepare_cached("INSERT INTO dangling(src, rel, target) VALUES (?1, ?2, ?3)")?;
     let mut lookup = tx.prepare_cached("SELECT ix FROM nodes WHERE id = ?1")?;
     for written in touched {
         let ix = written.ix;
@@ -512,12 +547,14 @@ pub(crate) fn write_links(
                 }
             }
             match target {
-                Some(dst) => insert_edge.execute(params![ix, dst, link.relation.name()]),
-                None => insert_dangling.execute(params![ix, link.relation.name(), link.target]),
-            }?;
+                Some(dst) => {
+                    insert_edge.execute(params![ix, dst, link.relation.name()])?;
+                }
+                None => insert_dangling(tx, i64::from(ix), link.relation.name(), &link.target)?,
+            }
         }
     }
-    drop((insert_edge, insert_dangling, lookup));
+    drop((insert_edge, lookup));
     for written in touched.iter().filter(|_| !fresh) {
         run(
             tx,

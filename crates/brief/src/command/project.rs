@@ -2,7 +2,9 @@
 //! problems as findings, so it never goes through the engine that refuses them), `init`, and
 //! the session store's commands.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
+
+use crate::root::NamedFrom;
 
 use super::{session_failure, Check, FrontEnd, Host, Outcome};
 use crate::check::{Baseline, CheckOptions, Gate};
@@ -32,6 +34,10 @@ pub(super) fn check(args: &Check, host: Host<'_>, front_end: FrontEnd) -> Outcom
     if args.list_rules {
         return Outcome::text(crate::check::rules_table());
     }
+    let host_cwd = match &host {
+        Host::Folder { cwd, .. } => Some(cwd.to_path_buf()),
+        Host::Engine(_) => None,
+    };
     let project = match open(host) {
         Ok(project) => project,
         Err(failed) => return failed,
@@ -42,10 +48,14 @@ pub(super) fn check(args: &Check, host: Host<'_>, front_end: FrontEnd) -> Outcom
             project.root.display()
         ));
     }
+    let named_from = match (&host_cwd, front_end) {
+        (Some(cwd), FrontEnd::Cli) => NamedFrom::Folder(cwd),
+        _ => NamedFrom::Root,
+    };
     let baseline = match &args.baseline {
-        Some(path) => match named_file(&project.root, path, front_end)
-            .and_then(|path| Baseline::read(&path).map_err(|e| usage(format!("error: {e}"))))
-        {
+        Some(path) => match named_file(&project, path, named_from).and_then(|rel| {
+            Baseline::read(&project.guard, &rel, path).map_err(|e| usage(format!("error: {e}")))
+        }) {
             Ok(baseline) => Some(baseline),
             Err(failed) => return failed,
         },
@@ -65,11 +75,11 @@ pub(super) fn check(args: &Check, host: Host<'_>, front_end: FrontEnd) -> Outcom
         Err(e) => return usage(format!("error: {e}")),
     };
     if let Some(path) = &args.write_baseline {
-        let path = match named_file(&project.root, path, front_end) {
-            Ok(path) => path,
+        let rel = match named_file(&project, path, named_from) {
+            Ok(rel) => rel,
             Err(failed) => return failed,
         };
-        return write_baseline(&path, &Baseline::from_report(&report));
+        return write_baseline(&project, &rel, path, &Baseline::from_report(&report));
     }
     let text = if args.format == Format::Json {
         report.json()
@@ -83,44 +93,36 @@ pub(super) fn check(args: &Check, host: Host<'_>, front_end: FrontEnd) -> Outcom
     }
 }
 
-fn write_baseline(path: &Path, baseline: &Baseline) -> Outcome {
-    if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        if let Err(e) = std::fs::create_dir_all(folder) {
-            return usage(format!("error: cannot create {}: {e}", folder.display()));
-        }
-    }
-    if let Err(e) = std::fs::write(path, baseline.to_json()) {
-        return usage(format!("error: cannot write {}: {e}", path.display()));
+fn write_baseline(project: &Project, rel: &Path, shown: &str, baseline: &Baseline) -> Outcome {
+    if let Err(e) = baseline.write(&project.guard, rel, shown) {
+        return usage(format!("error: {e}"));
     }
     Outcome {
         notes: vec![format!(
-            "wrote {} finding{} to {}; `brief check --baseline {}` reports only new ones",
+            "wrote {} finding{} to {shown}; `brief check --baseline {shown}` reports only new ones",
             baseline.len(),
             if baseline.len() == 1 { "" } else { "s" },
-            path.display(),
-            path.display()
         )],
         ..Outcome::default()
     }
 }
 
-/// A file the user names. On the command line it is theirs to name (from the working
-/// directory); a client of the server names it relative to the root and never outside it.
-fn named_file(root: &Path, path: &str, front_end: FrontEnd) -> Result<PathBuf, Outcome> {
-    if front_end == FrontEnd::Cli {
-        return Ok(PathBuf::from(path));
-    }
-    let relative = Path::new(path);
-    let escapes = relative.is_absolute()
-        || relative
-            .components()
-            .any(|c| matches!(c, Component::ParentDir));
-    if escapes {
-        return Err(usage(format!(
-            "error: `{path}` is outside the project: name a file relative to its root"
-        )));
-    }
-    Ok(root.join(relative))
+/// A file the user names, as a path beneath the project root. On the command line it is
+/// named from the working folder; a client of the server names it relative to the root.
+/// Either way it must lie inside the root: brief reads and writes nothing outside it.
+fn named_file(project: &Project, path: &str, from: NamedFrom<'_>) -> Result<PathBuf, Outcome> {
+    project.guard.named(Path::new(path), from).map_err(|_| {
+        usage(match from {
+            NamedFrom::Root => {
+                format!("error: `{path}` is outside the project: name a file relative to its root")
+            }
+            NamedFrom::Folder(_) => format!(
+                "error: `{path}` is outside the project root {}: brief reads and writes only \
+                 files inside it",
+                project.root.display()
+            ),
+        })
+    })
 }
 
 /// `brief init`: the configuration discovery would use, printed or written. A folder where

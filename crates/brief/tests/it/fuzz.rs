@@ -259,6 +259,26 @@ fn verdicts_agree(root: &Path, target: &str) -> Result<(), TestCaseError> {
             load_errors.is_empty() || report.errors() > 0,
             "the loader refuses ({load_errors:?}) but check reports no error"
         );
+        // Issue 30, item 11: and at the same place — every error the loader reports is an
+        // error of check's at the same `path:line:col`.
+        let checked: Vec<String> = report
+            .findings
+            .iter()
+            .filter(|f| f.severity == Severity::Error)
+            .map(|f| f.location.to_string())
+            .collect();
+        for problem in loaded
+            .problems
+            .iter()
+            .filter(|p| p.severity == Severity::Error)
+        {
+            let at = problem.location.to_string();
+            prop_assert!(
+                checked.contains(&at),
+                "the loader places `{}` at {at}; check's errors are at {checked:?}",
+                problem.message
+            );
+        }
     }
     let mut engine = match Engine::open(Some(root), root) {
         Ok(engine) => engine,

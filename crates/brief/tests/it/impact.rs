@@ -167,6 +167,7 @@ fn impact_equals_every_assembled_context_on_generated_projects() {
         (Shape::Artifacts, 150, 22),
         (Shape::Notes, 150, 25),
         (Shape::Tana, 300, 23),
+        (Shape::Dense, 120, 27),
     ] {
         let dir = tempfile::tempdir().unwrap();
         generate(shape, nodes, dir.path(), seed).unwrap();
@@ -251,4 +252,66 @@ fn impact_of_the_identity_is_exact_in_a_project_with_tana() {
         "every context holds the identity"
     );
     assert_eq!(answer.selected, 0, "none selected forward");
+}
+
+/// Issue 30, item 15: on a dense random graph (three random links per node, so nearly every
+/// node reaches nearly every other and each context is the whole graph) `impact` once
+/// walked the whole region for every target — minutes at 25,000 nodes. Each target now
+/// costs the few nodes on the shortest ways to the asked node; the answer is still every
+/// target, with the chains of their own selections (checked exactly above on a small one).
+#[test]
+fn impact_on_a_dense_random_graph_visits_few_nodes_per_target() {
+    let dir = tempfile::tempdir().unwrap();
+    generate(Shape::Dense, 2000, dir.path(), 28).unwrap();
+    let (graph, defaults) = load(dir.path());
+    let plans = Plans::new(&defaults, &ContextRequest::default()).unwrap();
+    for id in ["SPEC-0", "DEC-1001", "TASK-1999"] {
+        let node = graph.lookup(id).unwrap();
+        let answer = impact(&graph, &plans, &[node]).unwrap();
+        assert!(
+            answer.targets.len() > 1900,
+            "{id}: {}",
+            answer.targets.len()
+        );
+        assert_eq!(answer.selected, 0, "{id}: nothing needs selecting forward");
+        assert!(
+            answer.visited < 40 * graph.len(),
+            "{id}: {} nodes visited for {} targets",
+            answer.visited,
+            answer.targets.len()
+        );
+    }
+}
+
+/// Where the inverse cannot decide alone (a fan-out over the limit inside a dense region),
+/// every target is selected forward and the work grows with the square of the region:
+/// `impact` stops at its limit with a message naming it, instead of running for minutes.
+#[test]
+fn impact_stops_at_its_work_limit_with_a_message() {
+    let dir = tempfile::tempdir().unwrap();
+    generate(Shape::Dense, 300, dir.path(), 29).unwrap();
+    let (graph, mut defaults) = load(dir.path());
+    defaults.fanout = Some(1);
+    let plans = Plans::new(&defaults, &ContextRequest::default())
+        .unwrap()
+        .work_limit(20_000);
+    let node = graph.lookup("SPEC-0").unwrap();
+    let err = impact(&graph, &plans, &[node]).unwrap_err();
+    let message = err.to_string();
+    assert!(
+        matches!(err, brief::context::ContextError::Limit(_)),
+        "{message}"
+    );
+    for part in [
+        "impact of SPEC-0 stopped",
+        "limit of 20000",
+        "--depth",
+        "[context] fanout",
+    ] {
+        assert!(message.contains(part), "{part}: {message}");
+    }
+    // Under the default limit the same question is answered.
+    let plans = Plans::new(&defaults, &ContextRequest::default()).unwrap();
+    let answer = impact(&graph, &plans, &[node]).unwrap();
+    assert!(answer.selected > 0 && answer.visited > 20_000);
 }

@@ -7,6 +7,7 @@ mod fuzz;
 mod guidance;
 mod impact;
 mod index;
+mod index_damage;
 mod kb;
 mod layering;
 mod quality;
