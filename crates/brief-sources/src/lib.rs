@@ -7,11 +7,15 @@
 pub mod artifacts;
 pub mod catalogue;
 pub mod frontmatter;
+pub mod globs;
 pub mod jsonpos;
 pub mod kb;
 pub mod markdown;
 mod mdtext;
+pub mod rules;
+mod specdoc;
 pub mod specgraph;
+pub mod speckit;
 pub mod tana;
 pub mod text;
 

@@ -21,21 +21,18 @@ pub fn parse(rel: &str, text: &str, catalog: &Catalog) -> (Node, Vec<Problem>) {
     let is_adr = catalog.layout.is_adr(rel);
     let id = super::kb::id_for(&catalog.layout, rel);
     let name = rel.rsplit('/').next().unwrap_or(rel);
+    // Agent files and rules with globs are norms; `rules` says when each applies.
+    let rule = super::rules::RuleFile::of(rel);
     let kind = if is_adr {
         Kind::Decision
+    } else if rule.is_some() {
+        Kind::Norm
     } else if let Some(kind) = map
         .get("type")
         .or_else(|| map.get("kind"))
         .and_then(Value::as_str)
     {
         Kind::parse(kind)
-    } else if matches!(
-        rel,
-        "AGENTS.md" | "CLAUDE.md" | ".github/copilot-instructions.md"
-    ) {
-        Kind::Identity
-    } else if name == "AGENTS.md" || rel.ends_with(".mdc") || rel.ends_with(".instructions.md") {
-        Kind::Norm
     } else {
         Kind::parse("note")
     };
@@ -265,15 +262,10 @@ pub fn parse(rel: &str, text: &str, catalog: &Catalog) -> (Node, Vec<Problem>) {
     let mut seen = std::collections::BTreeSet::new();
     tags.retain(|t| seen.insert(t.to_lowercase()));
 
-    let mut scope = list(map.get("globs").or_else(|| map.get("applyTo")));
-    if scope.is_empty() && map.get("alwaysApply").and_then(scalar).as_deref() == Some("true") {
-        scope.push("**".to_string());
-    }
-    if kind == Kind::Norm && scope.is_empty() && name == "AGENTS.md" {
-        if let Some((dir, _)) = rel.rsplit_once('/') {
-            scope.push(format!("{dir}/**"));
-        }
-    }
+    let (scope, applies) = match &rule {
+        Some(rule) => (rule.written_globs(&map), rule.applies(&map)),
+        None => (Vec::new(), brief_model::Applies::Linked),
+    };
     let mut fields = ArtifactFields {
         description: map
             .get("description")
@@ -283,13 +275,15 @@ pub fn parse(rel: &str, text: &str, catalog: &Catalog) -> (Node, Vec<Problem>) {
         scope,
         body: body.to_string(),
         body_line,
+        applies,
         ..ArtifactFields::default()
     };
     for (key, value) in &map {
         if matches!(
             key.as_str(),
             "title" | "status" | "type" | "kind" | "description" | "tags" | "globs" | "applyTo"
-        ) {
+        ) || (rule.is_some() && super::rules::SCOPE_KEYS.contains(&key.as_str()))
+        {
             continue;
         }
         if let Some(line) = one_line(value) {
@@ -394,26 +388,11 @@ fn front<'t>(
                     format!("frontmatter ignored: {}", problem.message),
                 ));
             }
-            let mut map = Map::new();
-            for line in yaml.lines() {
-                if let Some((key, value)) = line.split_once(':') {
-                    let value = value.trim();
-                    let value = if key.trim() == "globs" {
-                        Value::Array(
-                            value
-                                .split(',')
-                                .map(str::trim)
-                                .filter(|v| !v.is_empty())
-                                .map(|v| Value::String(v.to_string()))
-                                .collect(),
-                        )
-                    } else {
-                        Value::String(value.to_string())
-                    };
-                    map.insert(key.trim().to_string(), value);
-                }
-            }
-            (map, split.body, split.body_line)
+            (
+                super::rules::lenient_front(yaml),
+                split.body,
+                split.body_line,
+            )
         }
     }
 }
