@@ -20,7 +20,7 @@ use brief_sources::artifacts::{contextia_listing, folder_listing, parse_artifact
 use brief_sources::catalogue;
 use brief_sources::jsonpos::Seg;
 use brief_sources::specgraph::{parse_entry, read_manifest, Entry};
-use brief_sources::{frontmatter, read_text, rel_path, Problem};
+use brief_sources::{frontmatter, read_text, rel_path, Problem, Severity};
 
 /// Reads files that must lie inside the root: [`read_text`] beneath the project's
 /// [`Root`].
@@ -108,6 +108,19 @@ pub(super) fn load(
                 nodes.extend(out.nodes);
                 for problem in &out.problems {
                     sink.push(problem_finding(markdown_rule(&problem.message), problem));
+                }
+                Vec::new()
+            }
+            // Their warnings are the spec rules' (`specs.rs`), read from the files again.
+            Source::SpecKit { .. } | Source::Kiro { .. } => {
+                let out = catalogue::read_source(root, &project.sources, source);
+                nodes.extend(out.nodes);
+                for problem in out
+                    .problems
+                    .iter()
+                    .filter(|p| p.severity == Severity::Error)
+                {
+                    sink.push(problem_finding("parse-error", problem));
                 }
                 Vec::new()
             }

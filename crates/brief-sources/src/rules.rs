@@ -54,6 +54,9 @@ impl RuleFile {
             }
             return None;
         }
+        if rel == ".cursorrules" {
+            return Some(RuleFile::AgentFile { dir: String::new() });
+        }
         if rel == ".github/copilot-instructions.md" {
             return Some(RuleFile::CopilotInstructions);
         }

@@ -120,6 +120,37 @@ impl<'t> Doc<'t> {
         out
     }
 
+    /// The line after the list item (or item-like line) at `start`: its continuation lines and
+    /// nested items belong to it; a heading, an item at its indent or less, or text at its indent
+    /// after a blank line ends it. Trailing blank lines are not part of it.
+    pub fn item_end(&self, start: usize, to: usize) -> usize {
+        let doc = self;
+        let item_indent = indent(doc.lines[start].text);
+        let mut i = start + 1;
+        while i < to {
+            let line = &doc.lines[i];
+            let depth = indent(line.text);
+            let starts = !line.code
+                && (list_item(line.text).is_some() || line.text.trim_start().starts_with("**"));
+            let after_blank = doc.lines[i - 1].text.trim().is_empty();
+            let ends = line.heading.is_some()
+                || (starts && depth <= item_indent)
+                || (!line.code
+                    && !line.text.trim().is_empty()
+                    && depth <= item_indent
+                    && after_blank);
+            if ends {
+                break;
+            }
+            i += 1;
+        }
+        let mut end = i;
+        while end > start + 1 && doc.lines[end - 1].text.trim().is_empty() {
+            end -= 1;
+        }
+        end
+    }
+
     /// The lines not marked in `used`, as text: what a page keeps once its items are nodes.
     /// A heading whose whole section was used goes too.
     pub fn rest(&self, used: &[bool]) -> String {

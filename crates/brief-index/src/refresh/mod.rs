@@ -44,7 +44,7 @@ pub(crate) struct Read {
     /// The stamp taken as it was read, and when.
     pub(crate) stamp: Option<(Stamp, i64)>,
     /// The parse result, `None` when the content had not changed.
-    pub(crate) parsed: Option<Result<Option<Prepared>, Problem>>,
+    pub(crate) parsed: Option<Result<Vec<Prepared>, Problem>>,
 }
 
 /// A Tana export after reading: like [`Read`], with the text kept (`None`: same hash as
@@ -521,16 +521,18 @@ impl Index {
                                 .map_err(e)?;
                         }
                         match result {
-                            Ok(Some(prepared)) => {
-                                match upsert_node(&tx, &file.rel, prepared, fresh).map_err(e)? {
-                                    Ok(written) => touched.push(written),
-                                    Err(dup) => {
-                                        problem = true;
-                                        insert_problem(&tx, &file.rel, &dup).map_err(e)?;
-                                    }
+                            Ok(prepared) if prepared.is_empty() => {
+                                remove_file_nodes(&tx, &file.rel).map_err(e)?
+                            }
+                            Ok(prepared) => {
+                                let (written, duplicates) =
+                                    upsert_nodes(&tx, &file.rel, prepared, fresh).map_err(e)?;
+                                touched.extend(written);
+                                for dup in &duplicates {
+                                    problem = true;
+                                    insert_problem(&tx, &file.rel, dup).map_err(e)?;
                                 }
                             }
-                            Ok(None) => remove_file_nodes(&tx, &file.rel).map_err(e)?,
                             Err(p) => {
                                 problem = true;
                                 remove_file_nodes(&tx, &file.rel).map_err(e)?;

@@ -101,7 +101,7 @@ pub(crate) fn read_file(
                 .is_some_and(|old| old.as_slice() == hash);
             let parsed = (!same).then(|| {
                 parse(&file.rel, &text, &file.parser, catalog)
-                    .and_then(|node| node.map(prepare).transpose())
+                    .and_then(|nodes| nodes.into_iter().map(prepare).collect())
             });
             Read {
                 at,
@@ -158,7 +158,7 @@ mod tests {
         let read = read_file(&project.guard, &listed[good], good, &no_hashes, &catalog);
         assert_eq!(read.at, good);
         assert!(read.stamp.is_some());
-        let prepared = read.parsed.unwrap().unwrap().unwrap();
+        let prepared = read.parsed.unwrap().unwrap().pop().unwrap();
         assert_eq!(prepared.id, "SPEC-PAY-001");
         assert!(
             prepared.body.contains("idempotency key"),

@@ -201,13 +201,50 @@ pub(crate) fn remove_node(tx: &Connection, ix: i64, id: &str) -> rusqlite::Resul
     Ok(())
 }
 
-/// Writes a node, keeping its index when the file still holds the same id (so links to it
-/// stay valid). A duplicate id comes back as a problem.
-pub(crate) fn upsert_node(
+/// Writes the nodes of a file, keeping each one's index when the file still holds its id (so
+/// links to it stay valid) and removing the file's nodes it no longer holds. A duplicate id
+/// comes back as a problem.
+pub(crate) fn upsert_nodes(
+    tx: &Connection,
+    file: &str,
+    prepared: Vec<Prepared>,
+    fresh: bool,
+) -> rusqlite::Result<(Vec<Written>, Vec<Problem>)> {
+    let existing: Vec<(i64, String)> = if fresh {
+        Vec::new()
+    } else {
+        let mut stmt = tx.prepare_cached("SELECT ix, id FROM nodes WHERE file = ?1")?;
+        let rows = stmt.query_map([file], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        rows.collect::<Result<_, _>>()?
+    };
+    let wanted: std::collections::HashSet<&str> = prepared.iter().map(|p| p.id.as_str()).collect();
+    let mut kept: HashMap<String, i64> = HashMap::new();
+    for (ix, old) in existing {
+        if wanted.contains(old.as_str()) {
+            kept.insert(old, ix);
+        } else {
+            remove_node(tx, ix, &old)?;
+        }
+    }
+    let mut written = Vec::with_capacity(prepared.len());
+    let mut problems = Vec::new();
+    for node in prepared {
+        let keep = kept.get(&node.id).copied();
+        match upsert_node(tx, file, node, keep)? {
+            Ok(w) => written.push(w),
+            Err(problem) => problems.push(problem),
+        }
+    }
+    Ok((written, problems))
+}
+
+/// Writes one node of a file: in place at `keep` (its index, when the file held its id
+/// before), else as a new row. A duplicate id comes back as a problem.
+fn upsert_node(
     tx: &Connection,
     file: &str,
     prepared: Prepared,
-    fresh: bool,
+    keep: Option<i64>,
 ) -> rusqlite::Result<Result<Written, Problem>> {
     let Prepared {
         id,
@@ -221,22 +258,6 @@ pub(crate) fn upsert_node(
         body,
         fields,
     } = prepared;
-    let existing: Vec<(i64, String)> = if fresh {
-        Vec::new()
-    } else {
-        let mut stmt = tx.prepare_cached("SELECT ix, id FROM nodes WHERE file = ?1")?;
-        let rows = stmt.query_map([file], |r| Ok((r.get(0)?, r.get(1)?)))?;
-        rows.collect::<Result<_, _>>()?
-    };
-    let mut keep: Option<i64> = None;
-    for (ix, old) in existing {
-        if old == id {
-            keep = Some(ix);
-        } else {
-            remove_node(tx, ix, &old)?;
-        }
-    }
-
     let ix = match keep {
         Some(ix) => {
             run(

@@ -106,6 +106,26 @@ impl Layout {
         out
     }
 
+    /// Every file's root-relative path and the node that stands for the file as a whole
+    /// (the feature for its spec.md, the page for the others), for links into them.
+    pub fn page_ids(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        if let Some(rel) = &self.constitution {
+            out.push((rel.clone(), constitution::ID.to_string()));
+        }
+        for feature in &self.features {
+            let r = FeatureRef {
+                key: &feature.key,
+                files: &feature.files,
+            };
+            for file in &feature.files {
+                let id = r.page_id(file).unwrap_or_else(|| feature.key.clone());
+                out.push((format!("{}/{file}", feature.dir), id));
+            }
+        }
+        out
+    }
+
     /// Whether there is anything to read.
     pub fn found(&self) -> bool {
         self.constitution.is_some() || !self.features.is_empty()

@@ -270,7 +270,7 @@ pub(super) fn list_blocks(doc: &Doc, from: usize, to: usize) -> Vec<(usize, usiz
     while i < to {
         let line = &doc.lines[i];
         if !line.code && specdoc::list_item(line.text).is_some() {
-            let end = item_end(doc, i, to);
+            let end = doc.item_end(i, to);
             out.push((i, end));
             i = end;
         } else {
@@ -278,34 +278,6 @@ pub(super) fn list_blocks(doc: &Doc, from: usize, to: usize) -> Vec<(usize, usiz
         }
     }
     out
-}
-
-/// The line after the list item (or item-like line) at `start`: its continuation lines and
-/// nested items belong to it; a heading, an item at its indent or less, or text at its indent
-/// after a blank line ends it. Trailing blank lines are not part of it.
-pub(super) fn item_end(doc: &Doc, start: usize, to: usize) -> usize {
-    let item_indent = specdoc::indent(doc.lines[start].text);
-    let mut i = start + 1;
-    while i < to {
-        let line = &doc.lines[i];
-        let depth = specdoc::indent(line.text);
-        let starts = !line.code
-            && (specdoc::list_item(line.text).is_some()
-                || line.text.trim_start().starts_with("**"));
-        let after_blank = doc.lines[i - 1].text.trim().is_empty();
-        let ends = line.heading.is_some()
-            || (starts && depth <= item_indent)
-            || (!line.code && !line.text.trim().is_empty() && depth <= item_indent && after_blank);
-        if ends {
-            break;
-        }
-        i += 1;
-    }
-    let mut end = i;
-    while end > start + 1 && doc.lines[end - 1].text.trim().is_empty() {
-        end -= 1;
-    }
-    end
 }
 
 /// Requirements (`FR-001`, `FR-001a`, `NFR-2`) and success criteria (`SC-001`): list items
@@ -327,7 +299,7 @@ fn items(rel: &str, doc: &Doc, feature: &FeatureRef, used: &mut [bool], out: &mu
         });
         if let Some(rest) = item {
             if let Some(found) = item_head(rest) {
-                let end = item_end(doc, i, doc.lines.len());
+                let end = doc.item_end(i, doc.lines.len());
                 let more = doc.text(i + 1, end);
                 let body = join(found.text, &more);
                 out.push(item_node(rel, line.no, feature, &found, body));

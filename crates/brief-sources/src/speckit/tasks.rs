@@ -4,7 +4,7 @@
 
 use brief_model::{Kind, Node, Relation};
 
-use super::spec::{body_doc, item_end, strip_prefix_label};
+use super::spec::{body_doc, strip_prefix_label};
 use super::{mentions, page_status, FeatureRef, Mention};
 use crate::specdoc::{self, Doc};
 
@@ -56,7 +56,7 @@ pub(super) fn parse(rel: &str, text: &str, feature: &FeatureRef) -> Vec<Node> {
         let end = if line.heading.is_some() {
             doc.end(i)
         } else {
-            item_end(&doc, i, doc.lines.len())
+            doc.item_end(i, doc.lines.len())
         };
         let body = task_body(&doc, i, end, &found);
         let mut node = task_node(rel, line.no, feature, &found, &body, &anchors);
