@@ -95,7 +95,7 @@ pub fn plan(project: &Project) -> Init {
 /// The knowledge base's parts, one line each: ADR folders (and where they were found),
 /// agent instruction files, a vault, and how many Markdown files in all.
 fn describe_knowledge_base(project: &Project) -> Vec<String> {
-    let layout = kb::Layout::detect(&project.guard);
+    let layout = catalogue::kb_layout(&project.guard, &project.sources);
     let mut lines = Vec::new();
     for (dir, origin) in &layout.adr_origins {
         let how = match *origin {
