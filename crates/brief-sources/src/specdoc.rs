@@ -154,18 +154,18 @@ impl<'t> Doc<'t> {
     /// The lines not marked in `used`, as text: what a page keeps once its items are nodes.
     /// A heading whose whole section was used goes too.
     pub fn rest(&self, used: &[bool]) -> String {
-        let mut keep = vec![true; self.lines.len()];
-        for (i, line) in self.lines.iter().enumerate() {
-            if used.get(i).copied().unwrap_or(false) {
+        let mut keep: Vec<bool> = (0..self.lines.len())
+            .map(|i| !used.get(i).copied().unwrap_or(false))
+            .collect();
+        // Last heading first, so a heading whose sub-headings all went goes too.
+        for i in (0..self.lines.len()).rev() {
+            if !keep[i] || self.lines[i].heading.is_none() {
+                continue;
+            }
+            let end = self.end(i);
+            let emptied = (i + 1..end).all(|j| !keep[j] || self.lines[j].text.trim().is_empty());
+            if emptied && end > i + 1 {
                 keep[i] = false;
-            } else if line.heading.is_some() {
-                let end = self.end(i);
-                let all_used = (i + 1..end).all(|j| {
-                    used.get(j).copied().unwrap_or(false) || self.lines[j].text.trim().is_empty()
-                });
-                if all_used && end > i + 1 {
-                    keep[i] = false;
-                }
             }
         }
         let mut out = String::new();

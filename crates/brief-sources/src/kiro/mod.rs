@@ -289,7 +289,7 @@ fn design(rel: &str, text: &str, spec: &SpecRef) -> Vec<Node> {
             body.clone(),
         );
         for target in validated(&body, spec) {
-            specdoc::link(&mut node, Relation::Link("validates".into()), target);
+            specdoc::link(&mut node, Relation::Link("checks".into()), target);
         }
         used[i..end].iter_mut().for_each(|u| *u = true);
         nodes.push(node);

@@ -151,13 +151,23 @@ fn task_node(
             continue;
         };
         let relation = if line.contains("Validates") {
-            Relation::Link("validates".into())
+            Relation::Link("checks".into())
         } else {
             Relation::Implements
         };
         for target in spec.requirement_refs(list) {
+            // A criterion's requirement (its user story) is implemented too.
+            if let Some((requirement, _)) = target.rsplit_once('.') {
+                if relation == Relation::Implements && requirement.len() > spec.key.len() {
+                    specdoc::link(&mut node, Relation::Implements, requirement.to_string());
+                }
+            }
             specdoc::link(&mut node, relation.clone(), target);
         }
+    }
+    // Tasks are written from the design: every task needs it.
+    if spec.files.iter().any(|f| f == "design.md") {
+        specdoc::link(&mut node, Relation::DependsOn, spec.page_id("design.md"));
     }
     // Siblings run in order: a task depends on the one numbered before it.
     let parent = found

@@ -102,7 +102,13 @@ fn tasks_sub_tasks_and_links() {
     let t21 = find(&nodes, "user-auth/2.1");
     assert_eq!(
         targets(t21, "implements"),
-        ["user-auth/R1.1", "user-auth/R2.1", "user-auth/R2.2"]
+        [
+            "user-auth/R1",
+            "user-auth/R1.1",
+            "user-auth/R2",
+            "user-auth/R2.1",
+            "user-auth/R2.2"
+        ]
     );
     assert_eq!(t21.artifact().unwrap().paths, ["src/auth/session.ts"]);
     assert!(t21
@@ -111,7 +117,7 @@ fn tasks_sub_tasks_and_links() {
         .extra
         .contains(&("done".into(), "in progress".into())));
     let t22 = find(&nodes, "user-auth/2.2");
-    assert_eq!(targets(t22, "validates"), ["user-auth/R1.2"]);
+    assert_eq!(targets(t22, "checks"), ["user-auth/R1.2"]);
     assert_eq!(targets(t22, "depends_on"), ["user-auth/2.1"]);
     assert!(t22
         .artifact()

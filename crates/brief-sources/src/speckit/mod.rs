@@ -517,13 +517,25 @@ impl Mention {
     pub fn relation(self) -> Relation {
         Relation::Link(
             match self {
-                Mention::Story => "stories",
+                Mention::Story => "story",
                 Mention::Requirement => "requirements",
                 Mention::Criterion => "criteria",
                 Mention::Principle => "principles",
             }
             .into(),
         )
+    }
+}
+
+/// Links to the feature's documents a text names by file name (`research.md`,
+/// `data-model.md`, `contracts/payments-api.yaml`).
+pub(crate) fn link_pages(node: &mut Node, text: &str, feature: &FeatureRef) {
+    for file in feature.files {
+        if file != "spec.md" && text.contains(file.as_str()) {
+            if let Some(page) = feature.page_id(file) {
+                specdoc::link(node, Relation::Link("links".into()), page);
+            }
+        }
     }
 }
 

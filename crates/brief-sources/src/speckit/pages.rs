@@ -4,7 +4,7 @@
 use brief_model::{Kind, Node, Relation};
 
 use super::spec::{body_doc, entity_key, strip_prefix_label};
-use super::{link_mentions, page_status, FeatureRef};
+use super::{link_mentions, link_pages, page_status, FeatureRef};
 use crate::specdoc::{self, Doc};
 
 pub(super) fn parse(rel: &str, file: &str, text: &str, feature: &FeatureRef) -> Vec<Node> {
@@ -41,23 +41,6 @@ fn page(
     link_mentions(&mut node, &body, feature);
     link_pages(&mut node, &body, feature);
     node
-}
-
-/// Links to the feature's documents a text names by file name (`research.md`,
-/// `data-model.md`, `contracts/`).
-fn link_pages(node: &mut Node, text: &str, feature: &FeatureRef) {
-    for file in feature.files {
-        let named = if file.starts_with("contracts/") {
-            text.contains(file.as_str())
-        } else {
-            text.contains(file.as_str()) && file != "spec.md"
-        };
-        if named {
-            if let Some(page) = feature.page_id(file) {
-                specdoc::link(node, Relation::Link("links".into()), page);
-            }
-        }
-    }
 }
 
 /// `plan.md`: a node per `##` section (`key/plan#technical-context`), contained by the plan.
@@ -99,6 +82,11 @@ fn plan(rel: &str, text: &str, feature: &FeatureRef) -> Vec<Node> {
     for node in &mut nodes {
         node.status.clone_from(&status);
         specdoc::link(&mut plan, Relation::Contains, node.id.clone());
+        specdoc::link(
+            &mut plan,
+            Relation::Link("sections".into()),
+            node.id.clone(),
+        );
     }
     nodes.push(plan);
     nodes
@@ -194,11 +182,7 @@ fn data_model(rel: &str, text: &str, feature: &FeatureRef) -> Vec<Node> {
     let mut page = page(rel, "data-model.md", &doc, &mut used, "data_model", feature);
     for node in &nodes {
         specdoc::link(&mut page, Relation::Contains, node.id.clone());
-        specdoc::link(
-            &mut page,
-            Relation::Link("entities".into()),
-            node.id.clone(),
-        );
+        specdoc::link(&mut page, Relation::Link("entity".into()), node.id.clone());
     }
     nodes.push(page);
     nodes

@@ -5,7 +5,7 @@
 use brief_model::{Kind, Node, Relation};
 
 use super::spec::{body_doc, strip_prefix_label};
-use super::{mentions, page_status, FeatureRef, Mention};
+use super::{link_pages, mentions, page_status, FeatureRef, Mention, SPEC_ROOTS};
 use crate::specdoc::{self, Doc};
 
 /// What one task line says.
@@ -245,6 +245,7 @@ fn task_node(
         specdoc::link(&mut node, relation, id);
     }
     task_references(&mut node, body, feature);
+    link_pages(&mut node, body, feature);
     let mut paths = specdoc::paths_in(body);
     for link in specdoc::file_links(body, anchors) {
         if !paths.contains(&link) {
@@ -305,7 +306,10 @@ fn prerequisites(doc: &Doc, feature: &FeatureRef) -> Vec<String> {
 /// The first folders of the relative paths a file names (`src`, `backend`): where a
 /// `file:///` link's root-relative part starts.
 fn anchors(text: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
+    let mut out: Vec<String> = SPEC_ROOTS
+        .iter()
+        .map(|r| r.split('/').next().unwrap_or(r).to_string())
+        .collect();
     for path in specdoc::paths_in(text) {
         if let Some((first, _)) = path.split_once('/') {
             if !out.iter().any(|a| a == first) {
