@@ -92,16 +92,13 @@ fn mark_comments(doc: &Doc, used: &mut [bool]) {
 /// `**Version**: 2.1.1 | **Ratified**: 2025-06-13 | **Last Amended**: 2025-07-16`.
 fn version(doc: &Doc, node: &mut Node) {
     for line in &doc.lines {
-        if !line.text.contains("Version") {
+        let version = line.text.split('|').find_map(|cell| {
+            specdoc::label(cell).filter(|(name, _)| name.eq_ignore_ascii_case("version"))
+        });
+        let Some((_, value)) = version else {
             continue;
-        }
-        for cell in line.text.split('|') {
-            if let Some((name, value)) = specdoc::label(cell) {
-                if name.eq_ignore_ascii_case("version") {
-                    specdoc::extra(node, "version", specdoc::plain(value));
-                }
-            }
-        }
+        };
+        specdoc::extra(node, "version", specdoc::plain(value));
         let mut newest = None;
         for cell in line.text.split('|') {
             if let Some(date) = specdoc::date_in(cell) {

@@ -185,14 +185,27 @@ fn split_priority(text: &str) -> (String, Option<String>) {
     (text.trim().to_string(), None)
 }
 
-/// Numbered `Given … When … Then` lines in a story's body.
+/// List items in a story's body that read `Given … When … Then` (an item runs over its
+/// continuation lines).
 fn scenario_count(body: &str) -> usize {
-    body.lines()
-        .filter(|l| {
-            let lower = l.to_lowercase();
-            specdoc::list_item(l).is_some() && lower.contains("given") && lower.contains("then")
-        })
-        .count()
+    let mut count = 0;
+    let mut current = String::new();
+    let mut close = |text: &mut String| {
+        let lower = text.to_lowercase();
+        if lower.contains("given") && lower.contains("then") {
+            count += 1;
+        }
+        text.clear();
+    };
+    for line in body.lines() {
+        if specdoc::list_item(line).is_some() {
+            close(&mut current);
+        }
+        current.push_str(line);
+        current.push('\n');
+    }
+    close(&mut current);
+    count
 }
 
 /// Key entities (`- **Invoice**: …` under a `Key Entities` heading), when the feature has no

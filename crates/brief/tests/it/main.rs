@@ -11,6 +11,7 @@ mod kb;
 mod layering;
 mod quality;
 mod redaction;
+mod specs;
 mod store;
 #[cfg(unix)]
 mod watched;
