@@ -60,6 +60,10 @@ fn dangling(input: &Input, sink: &mut Sink) {
             continue;
         }
         let node = graph.node(d.from);
+        // What a spec-driven file names is reported as what it names (`specs.rs`).
+        if super::specs::is_spec_node(input, node) {
+            continue;
+        }
         let (rule, fix) = match node.origin {
             Origin::SpecGraph => (
                 "broken-link",

@@ -12,6 +12,7 @@ use std::path::Path;
 use rayon::prelude::*;
 use serde_json::Value;
 
+use super::specs::SpecFile;
 use super::{artifacts, schema, Anchor, Input, Pending, Settings, Sink};
 use brief_model::{Graph, Kind, Location, Node};
 use brief_project::{Project, Source};
@@ -158,7 +159,27 @@ pub(super) fn load(
         unloadable,
         roots,
         fronts,
+        spec_files: spec_files(project),
     }
+}
+
+/// The files the spec-driven sources read, and which source reads each.
+fn spec_files(project: &Project) -> std::collections::BTreeMap<String, SpecFile> {
+    let spec_sources: Vec<Source> = project
+        .sources
+        .iter()
+        .filter(|s| matches!(s, Source::SpecKit { .. } | Source::Kiro { .. }))
+        .cloned()
+        .collect();
+    catalogue::list(&project.guard, &project.root, &spec_sources)
+        .files
+        .into_iter()
+        .filter_map(|f| match f.parser {
+            catalogue::Parser::SpecKit(_) => Some((f.rel, SpecFile::SpecKit)),
+            catalogue::Parser::Kiro(_) => Some((f.rel, SpecFile::Kiro)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Where a node's id sits in its file.

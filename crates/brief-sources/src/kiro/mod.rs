@@ -175,6 +175,27 @@ pub fn parse(rel: &str, text: &str, role: &Role) -> (Vec<Node>, Vec<Problem>) {
     (nodes, problems)
 }
 
+/// Every task number of a Kiro `tasks.md`, in file order (duplicates included).
+pub fn task_ids(text: &str) -> Vec<crate::speckit::TaskId> {
+    let (doc, _) = body("tasks.md", text);
+    let mut out = Vec::new();
+    for line in doc.lines.iter().filter(|l| !l.code && l.heading.is_none()) {
+        let Some(task) = specdoc::list_item(line.text).and_then(tasks::task_line) else {
+            continue;
+        };
+        let col = line
+            .text
+            .find(&format!(" {}", task.number))
+            .map_or(1, |at| line.text[..at].chars().count() as u32 + 2);
+        out.push(crate::speckit::TaskId {
+            id: task.number.to_string(),
+            line: line.no,
+            col,
+        });
+    }
+    out
+}
+
 /// The spec a file belongs to.
 pub(crate) struct SpecRef<'a> {
     pub key: String,

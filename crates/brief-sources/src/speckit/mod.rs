@@ -300,6 +300,39 @@ pub fn parse(rel: &str, text: &str, role: &Role) -> (Vec<Node>, Vec<Problem>) {
     (nodes, problems)
 }
 
+/// A task id as written in a tasks file, with its 1-based line and column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskId {
+    pub id: String,
+    pub line: u32,
+    pub col: u32,
+}
+
+/// Every task id of a Spec Kit `tasks.md`, in file order (duplicates included).
+pub fn task_ids(text: &str) -> Vec<TaskId> {
+    let (doc, _) = spec::body_doc("tasks.md", text);
+    let mut out = Vec::new();
+    for line in &doc.lines {
+        let found = match line.heading {
+            _ if line.code => None,
+            Some(h) => tasks::task_line(h.text),
+            None => specdoc::list_item(line.text).and_then(tasks::task_line),
+        };
+        if let Some(task) = found {
+            let col = line
+                .text
+                .find(task.id)
+                .map_or(1, |at| line.text[..at].chars().count() as u32 + 1);
+            out.push(TaskId {
+                id: task.id.to_string(),
+                line: line.no,
+                col,
+            });
+        }
+    }
+    out
+}
+
 /// Keeps the first node of an id written twice in one file, and warns about the others.
 fn dedup(nodes: &mut Vec<Node>, problems: &mut Vec<Problem>) {
     let mut seen: std::collections::BTreeMap<String, u32> = std::collections::BTreeMap::new();
