@@ -191,7 +191,7 @@ fn describe_speckit(project: &Project, source: &Source) -> String {
     let features: Vec<&Node> = nodes.iter().filter(|n| n.kind == Kind::Feature).collect();
     let archived = features
         .iter()
-        .filter(|n| n.status.as_deref() == Some("archived"))
+        .filter(|n| brief_sources::speckit::is_archived(&n.id))
         .count();
     let constitution = if nodes.iter().any(|n| n.id == "constitution") {
         format!(

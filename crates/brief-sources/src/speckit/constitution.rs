@@ -192,18 +192,16 @@ fn principle(
     let heading = doc.lines[start].heading.map_or("", |h| h.text);
     let title = principle_title(heading);
     let local = numbered.unwrap_or_else(|| specdoc::slug(&title));
-    let mut body = String::new();
+    // The body is the section as written (cards show it); the rationale is also a field.
+    let body = doc.text(start + 1, end);
     let mut rationale = String::new();
     for (part, text) in split_parts(doc, start + 1, end) {
-        let out = if part == Some(Part::Rationale) {
-            &mut rationale
-        } else {
-            &mut body
-        };
-        if !out.is_empty() {
-            out.push_str("\n\n");
+        if part == Some(Part::Rationale) {
+            if !rationale.is_empty() {
+                rationale.push_str("\n\n");
+            }
+            rationale.push_str(text.trim());
         }
-        out.push_str(text.trim());
     }
     let hard = is_hard(heading, &doc.text(start + 1, end));
     let mut node = specdoc::node(

@@ -62,6 +62,12 @@ pub enum Role {
     },
 }
 
+/// Whether a feature key (`_archived/000-prototype`) lies under an archive folder.
+pub fn is_archived(key: &str) -> bool {
+    key.split_once('/')
+        .is_some_and(|(first, _)| ARCHIVES.contains(&first))
+}
+
 /// A feature folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Feature {
@@ -382,9 +388,7 @@ impl FeatureRef<'_> {
 
     /// Under an archive folder.
     pub fn archived(&self) -> bool {
-        self.key
-            .split_once('/')
-            .is_some_and(|(first, _)| ARCHIVES.contains(&first))
+        is_archived(self.key)
     }
 
     /// The page node id of a file of the feature (`plan.md` → `key/plan`); `None` for the

@@ -78,6 +78,13 @@ pub(super) fn parse(rel: &str, text: &str, feature: &FeatureRef) -> Vec<Node> {
         };
         let mut node = decision(rel, &doc, i, end, id, title, feature);
         node.status.clone_from(&status);
+        // The research decides how the plan is carried out: its decisions constrain the plan
+        // (the feature without one), so every task built on the plan has them as constraints.
+        let governed = feature
+            .page_id("plan.md")
+            .filter(|_| feature.has("plan.md"))
+            .unwrap_or_else(|| feature.key.to_string());
+        specdoc::link(&mut node, Relation::Constrains, governed);
         used[i..end].iter_mut().for_each(|u| *u = true);
         nodes.push(node);
         i = end;
@@ -219,15 +226,31 @@ fn decision(
     feature: &FeatureRef,
 ) -> Node {
     let parts = split_parts(doc, start + 1, end);
-    let mut body = String::new();
+    let mut decided = String::new();
     let mut rationale = String::new();
+    let mut alternatives_text = String::new();
     let mut alternatives = Vec::new();
     for (part, text) in &parts {
         match part {
             Some(Part::Rationale) => push_para(&mut rationale, text),
-            Some(Part::Alternatives) => alternatives.extend(rejected(text)),
-            Some(Part::Decision) | None => push_para(&mut body, text),
+            Some(Part::Alternatives) => {
+                alternatives.extend(rejected(text));
+                push_para(&mut alternatives_text, text);
+            }
+            Some(Part::Decision) | None => push_para(&mut decided, text),
         }
+    }
+    // The body is what was decided, then the rationale and the alternatives as written under
+    // one label each (cards show an artifact's body; the fields give them to JSON as data).
+    let mut body = decided;
+    if !rationale.is_empty() {
+        push_para(&mut body, &format!("**Rationale**: {rationale}"));
+    }
+    if !alternatives_text.is_empty() {
+        push_para(
+            &mut body,
+            &format!("**Alternatives considered**:\n{alternatives_text}"),
+        );
     }
     let title = specdoc::plain(&title);
     let mut node = specdoc::node(

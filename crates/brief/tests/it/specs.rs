@@ -319,10 +319,19 @@ fn spec_kit_research_decisions_in_every_heading_style() {
     let queue = node(&graph, "002-notifications/research#delivery-queue")
         .artifact()
         .unwrap();
-    assert_eq!(
-        queue.body,
-        "Use the existing PostgreSQL outbox table polled by a worker."
+    // The body leads with what was decided; rationale and alternatives follow as written.
+    assert!(
+        queue.body.starts_with(
+            "Use the existing PostgreSQL outbox table polled by a worker.\n\n**Rationale**: The receipt"
+        ),
+        "{}",
+        queue.body
     );
+    assert!(queue
+        .rationale
+        .as_deref()
+        .unwrap()
+        .starts_with("The receipt must follow"));
     assert_eq!(queue.rejected_alternatives[0].title, "RabbitMQ");
     assert_eq!(queue.rejected_alternatives[1].title, "Send inline");
     let td = node(&graph, "003-payments/TD-001").artifact().unwrap();
