@@ -109,52 +109,13 @@ fn requirement(
         let t = doc.lines[j].text.to_lowercase();
         !doc.lines[j].code && t.contains("acceptance criteria")
     });
-    let mut criteria = Vec::new();
-    let mut criteria_lines = vec![false; end.saturating_sub(start)];
-    if let Some(marker) = marker {
-        let stop = match doc.lines[marker].heading {
-            Some(_) => doc.end(marker).min(end),
-            None => end,
-        };
-        let mut ordinal = 0;
-        let mut j = marker + 1;
-        while j < stop {
-            let line = &doc.lines[j];
-            let Some(item) = (!line.code)
-                .then(|| specdoc::list_item(line.text))
-                .flatten()
-            else {
-                j += 1;
-                continue;
-            };
-            let item_end = doc.item_end(j, stop);
-            ordinal += 1;
-            let (m, text) = criterion_number(line.text, item, number).unwrap_or((ordinal, item));
-            let more = doc.text(j + 1, item_end);
-            let body = if more.is_empty() {
-                text.trim().to_string()
-            } else {
-                format!("{}\n{more}", text.trim())
-            };
-            let node = specdoc::node(
-                rel,
-                line.no,
-                spec.id(&format!("R{number}.{m}")),
-                Kind::parse("criterion"),
-                specdoc::short(text),
-                body,
-            );
-            criteria.push(node);
-            for k in j..item_end {
-                criteria_lines[k - start] = true;
-            }
-            j = item_end;
-        }
-        criteria_lines[marker - start] = true;
-    }
+    let (mut criteria, taken) = match marker {
+        Some(marker) => criteria(rel, doc, marker, end, number, spec),
+        None => (Vec::new(), Vec::new()),
+    };
     let mut own = String::new();
-    for (k, line) in doc.lines[start + 1..end].iter().enumerate() {
-        if !criteria_lines[k + 1] {
+    for (j, line) in doc.lines.iter().enumerate().take(end).skip(start + 1) {
+        if !taken.contains(&j) {
             own.push_str(line.text);
             own.push('\n');
         }
@@ -181,6 +142,56 @@ fn requirement(
     }
     criteria.push(node);
     criteria
+}
+
+/// The criteria after the `Acceptance Criteria` marker at `marker`, and the lines they (and
+/// the marker) take.
+fn criteria(
+    rel: &str,
+    doc: &Doc,
+    marker: usize,
+    end: usize,
+    number: u32,
+    spec: &SpecRef,
+) -> (Vec<Node>, Vec<usize>) {
+    let stop = match doc.lines[marker].heading {
+        Some(_) => doc.end(marker).min(end),
+        None => end,
+    };
+    let mut nodes = Vec::new();
+    let mut taken = vec![marker];
+    let mut ordinal = 0;
+    let mut j = marker + 1;
+    while j < stop {
+        let line = &doc.lines[j];
+        let Some(item) = (!line.code)
+            .then(|| specdoc::list_item(line.text))
+            .flatten()
+        else {
+            j += 1;
+            continue;
+        };
+        let item_end = doc.item_end(j, stop);
+        ordinal += 1;
+        let (m, text) = criterion_number(line.text, item, number).unwrap_or((ordinal, item));
+        let more = doc.text(j + 1, item_end);
+        let body = if more.is_empty() {
+            text.trim().to_string()
+        } else {
+            format!("{}\n{more}", text.trim())
+        };
+        nodes.push(specdoc::node(
+            rel,
+            line.no,
+            spec.id(&format!("R{number}.{m}")),
+            Kind::parse("criterion"),
+            specdoc::short(text),
+            body,
+        ));
+        taken.extend(j..item_end);
+        j = item_end;
+    }
+    (nodes, taken)
 }
 
 /// A criterion's own number: the ordered-list marker (`3.`), or an `N.M` it starts with.
