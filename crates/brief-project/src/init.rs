@@ -122,7 +122,7 @@ fn describe_knowledge_base(project: &Project) -> Vec<String> {
         .collect();
     if !agents.is_empty() {
         lines.push(format!(
-            "agent instruction files and rules: {} ({})",
+            "agent instruction files: {} ({})",
             agents.join(", "),
             applies_summary(project, source_of(project, "markdown"))
         ));
