@@ -576,6 +576,10 @@ impl Engine {
                 ..Start::default()
             });
         }
+        // A path (`src/billing/invoice.ts`, existing or not) starts from what governs the file.
+        if let Some(start) = self.file_start(request)? {
+            return Ok(start);
+        }
         // Tana ids are opaque (`kHc9_xN2pQ`) and Tana users ask by topic: with a Tana source
         // any target that is not an id is searched for, whatever its shape.
         let tana = self
@@ -634,6 +638,24 @@ impl Engine {
             }
         }
         Ok(start)
+    }
+
+    /// The start of a context whose target is a file path: every node that governs the file
+    /// (`files::governing`), the path as the query the header names; `None` when the target
+    /// is no path or nothing governs it.
+    fn file_start(&self, request: &ContextRequest) -> Result<Option<Start>, EngineError> {
+        let Some(path) = crate::files::path_target(&self.project.guard, &request.target) else {
+            return Ok(None);
+        };
+        let governing = crate::files::governing(&self.index, &self.project.guard, &path)?;
+        if governing.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(Start {
+            seeds: governing.into_iter().map(|(ix, _)| ix).collect(),
+            query: Some(path),
+            ..Start::default()
+        }))
     }
 
     /// `brief impact`: the targets whose context (with `request`'s depth, lens and identity)

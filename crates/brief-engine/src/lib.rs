@@ -4,6 +4,7 @@ pub mod context;
 pub mod diff;
 pub mod engine;
 pub mod explain;
+pub mod files;
 pub mod fit;
 pub mod impact;
 pub mod rank;

@@ -1,0 +1,245 @@
+//! Files as targets: what governs a root-relative path, existing or not.
+//!
+//! A target that is no id and reads as a path (`src/billing/invoice.ts`) starts its context
+//! from every node that governs the file, in this order: the nodes its code annotations name
+//! (`@spec 003-payments/FR-003`), the tasks and specs whose `paths` name or cover it (a
+//! task's file mentions, a spec's globs, a folder), the rules whose globs match it (Cursor,
+//! Copilot, Claude Code, Kiro `fileMatch`, a nested `AGENTS.md`'s folder), then the rules that
+//! apply everywhere (a root `AGENTS.md`, `alwaysApply`, `inclusion: always`); each group by
+//! id. The usual traversal runs from those. When nothing governs the path, the target is read
+//! as before (an id, or words).
+
+use brief_model::{Applies, Corpus, Kind, NodeIx, StoreError};
+use brief_root::Root;
+use brief_sources::globs::{applies_to, FileMatcher};
+
+/// Why a node governs a file.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Governs {
+    /// An annotation in the file names it (`@spec`, `@decision`, `@norm`, `@test`).
+    Annotated,
+    /// Its `paths` name the file or cover it (a task's mention, a spec's glob, a folder).
+    Names,
+    /// Its globs match the file (a rule with globs, a nested agent file's folder).
+    Glob,
+    /// It applies everywhere (a root agent file, `alwaysApply`, `inclusion: always`).
+    Always,
+}
+
+/// The kinds whose nodes can name files or apply to them: tasks and specs (`paths`), norms
+/// (rules, steering, agent files).
+const CANDIDATE_KINDS: [Kind; 3] = [Kind::Task, Kind::Spec, Kind::Norm];
+
+/// Annotation keywords read in a file.
+const ANNOTATIONS: [&str; 4] = ["@spec", "@decision", "@norm", "@test"];
+
+/// The root-relative path a target names, when it reads as one: no whitespace, beneath the
+/// root, and either present in the project or shaped like a file (a folder and a name with an
+/// extension). `None` for anything else, which stays an id or words.
+pub fn path_target(root: &Root, target: &str) -> Option<String> {
+    let target = target.trim();
+    if target.is_empty() || target.contains(char::is_whitespace) || target.contains("://") {
+        return None;
+    }
+    let rel = normalize(target)?;
+    let exists = root.kind(&root.path().join(&rel)).is_ok();
+    let name = rel.rsplit('/').next().unwrap_or(&rel);
+    let file_shaped = rel.contains('/')
+        && name.rsplit_once('.').is_some_and(|(stem, ext)| {
+            !stem.is_empty() && !ext.is_empty() && ext.chars().all(|c| c.is_ascii_alphanumeric())
+        });
+    (exists || file_shaped).then_some(rel)
+}
+
+/// `./a/b/../c` → `a/c`; `None` for a path that leaves the root or is absolute.
+fn normalize(target: &str) -> Option<String> {
+    let mut parts: Vec<&str> = Vec::new();
+    if target.starts_with('/') {
+        return None;
+    }
+    for part in target.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            other => parts.push(other),
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
+}
+
+/// The nodes that govern `path`, in the order of [`Governs`], each group by id.
+pub fn governing(
+    corpus: &dyn Corpus,
+    root: &Root,
+    path: &str,
+) -> Result<Vec<(NodeIx, Governs)>, StoreError> {
+    let mut found: Vec<(Governs, String, NodeIx)> = Vec::new();
+    for id in annotated_ids(root, path) {
+        if let Some(ix) = corpus.lookup(&id)? {
+            found.push((Governs::Annotated, id, ix));
+        }
+    }
+    let mut candidates: Vec<NodeIx> = Vec::new();
+    for kind in &CANDIDATE_KINDS {
+        match corpus.nodes_of_kind(kind)? {
+            Some(nodes) => candidates.extend(nodes),
+            None => {
+                for id in corpus.all_ids()? {
+                    if let Some(ix) = corpus.lookup(&id)? {
+                        if corpus.kind_of(ix)? == *kind {
+                            candidates.push(ix);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    candidates.sort_unstable();
+    candidates.dedup();
+    let store = corpus.store(&candidates)?;
+    for ix in candidates {
+        let node = store.node(ix);
+        let why = match node.applies() {
+            Applies::Always => Some(Governs::Always),
+            applies @ Applies::Files(_) if applies_to(applies, path) => Some(Governs::Glob),
+            _ => None,
+        };
+        let named = node
+            .artifact()
+            .is_some_and(|a| !a.paths.is_empty() && FileMatcher::new(&a.paths).is_match(path));
+        if let Some(why) = named.then_some(Governs::Names).or(why) {
+            found.push((why, node.id.clone(), ix));
+        }
+    }
+    found.sort();
+    let mut seen = std::collections::HashSet::new();
+    Ok(found
+        .into_iter()
+        .filter(|(_, _, ix)| seen.insert(*ix))
+        .map(|(why, _, ix)| (ix, why))
+        .collect())
+}
+
+/// The ids the file's annotations name (`@spec ID`), in file order; none when the file does
+/// not exist or cannot be read as text.
+fn annotated_ids(root: &Root, path: &str) -> Vec<String> {
+    let Ok(text) = brief_sources::read_text(root, &root.path().join(path)) else {
+        return Vec::new();
+    };
+    let mut ids = Vec::new();
+    for line in text.lines() {
+        for keyword in ANNOTATIONS {
+            let mut rest = line;
+            while let Some(at) = rest.find(keyword) {
+                let after = &rest[at + keyword.len()..];
+                let id: String = after
+                    .trim_start_matches([' ', ':'])
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '/' | '#'))
+                    .collect();
+                let id = id.trim_end_matches(['.', '/']).to_string();
+                if !id.is_empty() && !ids.contains(&id) {
+                    ids.push(id);
+                }
+                rest = after;
+            }
+        }
+    }
+    ids
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use brief_model::{ArtifactFields, Content, Graph, Location, Node, Origin};
+
+    fn node(id: &str, kind: Kind, paths: &[&str], applies: Applies) -> Node {
+        Node {
+            id: id.into(),
+            kind,
+            title: id.into(),
+            status: None,
+            origin: Origin::Markdown,
+            content: Content::Artifact(ArtifactFields {
+                paths: paths.iter().map(|p| p.to_string()).collect(),
+                applies,
+                ..ArtifactFields::default()
+            }),
+            links: Vec::new(),
+            date: None,
+            location: Location::file(id),
+        }
+    }
+
+    #[test]
+    fn paths_are_told_from_ids_and_words() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src/api")).unwrap();
+        std::fs::write(dir.path().join("Makefile"), "all:\n").unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        assert_eq!(
+            path_target(&root, "src/api/new.ts").as_deref(),
+            Some("src/api/new.ts")
+        );
+        assert_eq!(path_target(&root, "./src/api/").as_deref(), Some("src/api"));
+        assert_eq!(path_target(&root, "Makefile").as_deref(), Some("Makefile"));
+        assert_eq!(
+            path_target(&root, "003-payments/T014"),
+            None,
+            "an id shape, not a file"
+        );
+        assert_eq!(path_target(&root, "retry budget"), None);
+        assert_eq!(path_target(&root, "../outside/a.ts"), None);
+        assert_eq!(path_target(&root, "/etc/passwd"), None);
+        assert_eq!(path_target(&root, "https://x.io/a.ts"), None);
+    }
+
+    #[test]
+    fn what_governs_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src/api")).unwrap();
+        std::fs::write(
+            dir.path().join("src/api/pay.ts"),
+            "// @spec SPEC-PAY\n// @decision: DEC-1.\n",
+        )
+        .unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        let files = |g: &[&str]| Applies::Files(g.iter().map(|s| s.to_string()).collect());
+        let (graph, _) = Graph::build(vec![
+            node("SPEC-PAY", Kind::Spec, &[], Applies::Linked),
+            node("DEC-1", Kind::Decision, &[], Applies::Linked),
+            node("T2", Kind::Task, &["src/api/pay.ts"], Applies::Linked),
+            node("T1", Kind::Task, &["src/api/"], Applies::Linked),
+            node("T3", Kind::Task, &["src/web/app.ts"], Applies::Linked),
+            node("R-API", Kind::Norm, &[], files(&["src/api/**"])),
+            node("R-WEB", Kind::Norm, &[], files(&["src/web/**"])),
+            node("AGENTS.md", Kind::Norm, &[], Applies::Always),
+            node("R-LINKED", Kind::Norm, &[], Applies::Linked),
+        ]);
+        let found: Vec<(String, Governs)> = governing(&graph, &root, "src/api/pay.ts")
+            .unwrap()
+            .into_iter()
+            .map(|(ix, why)| (graph.node(ix).id.clone(), why))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("DEC-1".to_string(), Governs::Annotated),
+                ("SPEC-PAY".to_string(), Governs::Annotated),
+                ("T1".to_string(), Governs::Names),
+                ("T2".to_string(), Governs::Names),
+                ("R-API".to_string(), Governs::Glob),
+                ("AGENTS.md".to_string(), Governs::Always),
+            ]
+        );
+        // A file that does not exist yet is governed by globs and mentions alike.
+        let new: Vec<String> = governing(&graph, &root, "src/web/app.ts")
+            .unwrap()
+            .into_iter()
+            .map(|(ix, _)| graph.node(ix).id.clone())
+            .collect();
+        assert_eq!(new, ["T3", "R-WEB", "AGENTS.md"]);
+    }
+}
