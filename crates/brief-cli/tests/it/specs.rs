@@ -199,3 +199,98 @@ fn init_reports_what_it_found() {
         }
     }
 }
+
+/// The start nodes of a file target (its seeds, as the JSON lists them).
+fn seeds(v: &Value) -> Vec<String> {
+    v["seeds"]
+        .as_array()
+        .map(|s| {
+            s.iter()
+                .map(|x| x.as_str().unwrap_or_default().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_file_target_starts_from_what_governs_the_file() {
+    for (fixture, file, governs, not) in [
+        (
+            "speckit",
+            "src/payments/idempotency.ts",
+            &[
+                "003-payments/T014",
+                "003-payments/T017b",
+                "src/payments/AGENTS.md",
+                "AGENTS.md",
+            ][..],
+            &["001-accounts/T011", "003-payments/T012"][..],
+        ),
+        (
+            // A file that does not exist yet: named by a task, under a nested AGENTS.md.
+            "speckit",
+            "src/payments/receipt.ts",
+            &["003-payments/T020", "src/payments/AGENTS.md"][..],
+            &["003-payments/T014"][..],
+        ),
+        (
+            "kiro",
+            "src/api/auth/login.ts",
+            &[
+                "user-auth/2.1",
+                ".kiro/steering/api-style.md",
+                ".kiro/steering/product.md",
+                ".kiro/steering/tech.md",
+            ][..],
+            &[
+                ".kiro/steering/testing.md",
+                ".kiro/steering/release.md",
+                "services/search/.kiro/steering/search.md",
+            ][..],
+        ),
+        (
+            "rules",
+            "web/src/App.tsx",
+            &[
+                ".cursor/rules/react.mdc",
+                "web/.cursor/rules/ui.mdc",
+                ".cursor/rules/always.mdc",
+                "AGENTS.md",
+            ][..],
+            &[
+                ".cursor/rules/api.mdc",
+                ".cursor/rules/sql.mdc",
+                ".github/instructions/python.instructions.md",
+                "src/billing/AGENTS.md",
+            ][..],
+        ),
+        (
+            "rules",
+            "scripts/report.py",
+            &[".github/instructions/python.instructions.md"][..],
+            &[".cursor/rules/react.mdc", ".claude/rules/migrations.md"][..],
+        ),
+    ] {
+        let dir = copy_fixture(&format!("{FIXTURES}/{fixture}/repo"));
+        let root = dir.path().to_str().unwrap();
+        let json = audit(root, file, "20000");
+        let shown = shown(&json);
+        for id in governs {
+            assert!(
+                shown.iter().any(|s| s == id),
+                "{file}: {id} governs it: {shown:?} (seeds {:?})",
+                seeds(&json)
+            );
+        }
+        for id in not {
+            assert!(
+                !shown.iter().any(|s| s == id),
+                "{file}: {id} does not govern it: {shown:?}"
+            );
+        }
+        assert!(json["document"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("# Context for \"{file}\"")));
+    }
+}
