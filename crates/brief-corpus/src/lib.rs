@@ -16,6 +16,7 @@ use serde_json::{json, Value};
 mod labels;
 mod layered;
 mod notes;
+mod speckit;
 mod tana;
 
 pub use labels::{Labels, TargetLabels, LABELS_FILE};
@@ -31,6 +32,8 @@ pub enum Shape {
     Notes,
     /// A Spec Graph with ten large layers that guide thousands of features each.
     Layered,
+    /// A GitHub Spec Kit repository; `nodes` counts tasks (50 a feature).
+    SpecKit,
 }
 
 impl Shape {
@@ -42,6 +45,7 @@ impl Shape {
             Shape::Tana => "tana",
             Shape::Notes => "notes",
             Shape::Layered => "layered",
+            Shape::SpecKit => "speckit",
         }
     }
 }
@@ -63,7 +67,7 @@ pub fn generate_labelled(
     seed: u64,
     targets: usize,
 ) -> Result<(usize, Labels), String> {
-    if matches!(shape, Shape::Notes | Shape::Layered) {
+    if matches!(shape, Shape::Notes | Shape::Layered | Shape::SpecKit) {
         return Err(format!(
             "labels are not generated for --kind {}",
             shape.name()
@@ -88,6 +92,7 @@ fn build(shape: Shape, nodes: usize, out: &Path, seed: u64) -> Result<(usize, St
         Shape::Tana => tana::generate(out, nodes.max(200), &mut rng),
         Shape::Notes => notes::generate(out, nodes.max(20), &mut rng),
         Shape::Layered => layered::generate(out, nodes.max(100), &mut rng),
+        Shape::SpecKit => speckit::generate(out, nodes.max(50), &mut rng),
     }
 }
 

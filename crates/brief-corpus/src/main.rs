@@ -7,6 +7,7 @@
 //! cargo run --release -p brief-corpus -- --kind tana --nodes 1000000 --out /tmp/tana1m
 //! cargo run --release -p brief-corpus -- --kind notes --nodes 10000 --out /tmp/notes10k
 //! cargo run --release -p brief-corpus -- --kind layered --nodes 100000 --out /tmp/layered100k
+//! cargo run --release -p brief-corpus -- --kind speckit --nodes 2500 --out /tmp/speckit50
 //! # and what 20 of its targets must see, in /tmp/sg400/labels.json
 //! cargo run --release -p brief-corpus -- --kind specgraph --nodes 400 --out /tmp/sg400 --labels 20
 //! ```
@@ -19,7 +20,7 @@ use std::process::ExitCode;
 
 use brief_corpus::{generate, generate_labelled, Shape, LABELS_FILE};
 
-const USAGE: &str = "usage: brief-corpus --kind specgraph|artifacts|tana|notes|layered --nodes N --out DIR [--seed S] [--labels TARGETS]";
+const USAGE: &str = "usage: brief-corpus --kind specgraph|artifacts|tana|notes|layered|speckit --nodes N --out DIR [--seed S] [--labels TARGETS]";
 
 fn main() -> ExitCode {
     match run() {
@@ -81,7 +82,12 @@ fn run() -> Result<(), String> {
         Some("tana") => Shape::Tana,
         Some("notes") => Shape::Notes,
         Some("layered") => Shape::Layered,
-        _ => return Err("--kind must be specgraph, artifacts, tana, notes or layered".into()),
+        Some("speckit") => Shape::SpecKit,
+        _ => {
+            return Err(
+                "--kind must be specgraph, artifacts, tana, notes, layered or speckit".into(),
+            )
+        }
     };
     let written = match labels {
         Some(targets) => {
