@@ -14,7 +14,7 @@ use brief_index::{
     check_query, Hit, Index, IndexError, QueryError, Refresh, Verify, FULL_CHECK_LIMIT,
 };
 use brief_model::GraphView;
-use brief_model::{Detail, StoreError};
+use brief_model::{Detail, NodeIx, StoreError};
 use brief_project::{Project, ProjectError};
 use brief_sources::{Problem, Severity};
 
@@ -576,6 +576,13 @@ impl Engine {
                 ..Start::default()
             });
         }
+        // A bare local id of a spec-driven source (`T014`): the current feature's.
+        if let Some(ix) = self.scoped_target(target)? {
+            return Ok(Start {
+                seeds: vec![ix],
+                ..Start::default()
+            });
+        }
         // A path (`src/billing/invoice.ts`, existing or not) starts from what governs the file.
         if let Some(start) = self.file_start(request)? {
             return Ok(start);
@@ -638,6 +645,37 @@ impl Engine {
             }
         }
         Ok(start)
+    }
+
+    /// A bare local id (`T014`, `2.1`) in a project with Spec Kit or Kiro sources: the node
+    /// of that local id in the current feature (`SPECIFY_FEATURE`, else the git branch), or
+    /// in the only feature that has it; several and none current is an unknown target that
+    /// lists them.
+    fn scoped_target(&self, target: &str) -> Result<Option<NodeIx>, EngineError> {
+        let spec_driven = self.project.sources.iter().any(|s| {
+            matches!(
+                s,
+                brief_project::Source::SpecKit { .. } | brief_project::Source::Kiro { .. }
+            )
+        });
+        let local_shaped = target.len() <= 24
+            && target.bytes().any(|b| b.is_ascii_digit())
+            && target
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_'));
+        if !spec_driven || !local_shaped {
+            return Ok(None);
+        }
+        let specify = std::env::var("SPECIFY_FEATURE").ok();
+        let current = crate::scoped::current_feature(&self.project.guard, specify.as_deref());
+        let ids = self.index.all_ids()?;
+        match crate::scoped::resolve_local(&self.index, &ids, target, current.as_deref())? {
+            crate::scoped::Scoped::None => Ok(None),
+            crate::scoped::Scoped::One(ix) => Ok(Some(ix)),
+            crate::scoped::Scoped::Ambiguous(choices) => {
+                Err(EngineError::Unknown(UnknownTarget::id(target, choices)))
+            }
+        }
     }
 
     /// The start of a context whose target is a file path: every node that governs the file

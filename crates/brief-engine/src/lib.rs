@@ -11,5 +11,6 @@ pub mod rank;
 pub mod render;
 pub mod resolve;
 pub mod revision;
+pub mod scoped;
 pub mod traverse;
 pub mod watched;

@@ -294,3 +294,39 @@ fn a_file_target_starts_from_what_governs_the_file() {
             .starts_with(&format!("# Context for \"{file}\"")));
     }
 }
+
+#[test]
+fn a_bare_task_id_resolves_in_the_current_feature() {
+    let dir = copy_fixture(&format!("{FIXTURES}/speckit/repo"));
+    let root = dir.path().to_str().unwrap();
+    let target = |v: &Value| v["nodes"][0]["id"].as_str().unwrap().to_string();
+    // Only one feature has T014.
+    assert_eq!(target(&audit(root, "T014", "2000")), "003-payments/T014");
+    // Four have T056: with none current, the choices are listed (exit 1).
+    let (code, _, stderr) = run(&["context", "T056", "--root", root]);
+    assert_eq!(code, 1, "{stderr}");
+    for choice in [
+        "002-notifications/T056",
+        "003-payments/T056",
+        "003-refunds/T056",
+        "_archived/000-prototype/T056",
+    ] {
+        assert!(stderr.contains(choice), "{stderr}");
+    }
+    // The branch names the feature, as Spec Kit names it.
+    std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+    std::fs::write(
+        dir.path().join(".git/HEAD"),
+        "ref: refs/heads/003-refunds\n",
+    )
+    .unwrap();
+    assert_eq!(target(&audit(root, "T056", "2000")), "003-refunds/T056");
+    // Kiro's task numbers too.
+    let kiro = copy_fixture(&format!("{FIXTURES}/kiro/repo"));
+    let (code, _, stderr) = run(&["context", "2.1", "--root", kiro.path().to_str().unwrap()]);
+    assert_eq!(code, 1, "user-auth and billing both have 2.1: {stderr}");
+    assert!(
+        stderr.contains("billing/2.1") && stderr.contains("user-auth/2.1"),
+        "{stderr}"
+    );
+}
