@@ -516,6 +516,29 @@ pub(crate) fn link(node: &mut Node, relation: Relation, target: impl Into<String
     }
 }
 
+/// Adds a link to each of `targets` that the node does not have yet (not to itself), in
+/// order: one pass, however many targets (a page's thousands of items).
+pub(crate) fn link_all(
+    node: &mut Node,
+    relation: Relation,
+    targets: impl IntoIterator<Item = String>,
+) {
+    let mut have: std::collections::HashSet<String> = node
+        .links
+        .iter()
+        .filter(|l| l.relation == relation)
+        .map(|l| l.target.clone())
+        .collect();
+    for target in targets {
+        if target != node.id && have.insert(target.clone()) {
+            node.links.push(Link {
+                relation: relation.clone(),
+                target,
+            });
+        }
+    }
+}
+
 /// Sets a field shown on the node's card (`key: value`), once.
 pub(crate) fn extra(node: &mut Node, key: &str, value: impl Into<String>) {
     let value = value.into();

@@ -330,9 +330,11 @@ fn design(rel: &str, text: &str, spec: &SpecRef) -> Vec<Node> {
         title,
         doc.rest(&used),
     );
-    for node in &nodes {
-        specdoc::link(&mut page, Relation::Contains, node.id.clone());
-    }
+    specdoc::link_all(
+        &mut page,
+        Relation::Contains,
+        nodes.iter().map(|n| n.id.clone()),
+    );
     nodes.push(page);
     nodes
 }

@@ -137,9 +137,11 @@ fn requirement(
         title,
         own,
     );
-    for criterion in &criteria {
-        specdoc::link(&mut node, Relation::Contains, criterion.id.clone());
-    }
+    specdoc::link_all(
+        &mut node,
+        Relation::Contains,
+        criteria.iter().map(|n| n.id.clone()),
+    );
     criteria.push(node);
     criteria
 }

@@ -70,6 +70,11 @@ pub(super) fn parse(rel: &str, text: &str, spec: &SpecRef) -> Vec<Node> {
     }
     // Parents contain their sub-tasks.
     let ids: Vec<String> = nodes.iter().map(|n| n.id.clone()).collect();
+    let position: std::collections::HashMap<String, usize> = ids
+        .iter()
+        .enumerate()
+        .map(|(k, id)| (id.clone(), k))
+        .collect();
     let mut page = {
         let title = match doc.title() {
             Some((t, title)) => {
@@ -89,13 +94,12 @@ pub(super) fn parse(rel: &str, text: &str, spec: &SpecRef) -> Vec<Node> {
     };
     for id in &ids {
         let local = &id[spec.key.len() + 1..];
-        match local.rsplit_once('.') {
-            Some((parent, _)) if ids.contains(&spec.id(parent)) => {
-                if let Some(node) = nodes.iter_mut().find(|n| n.id == spec.id(parent)) {
-                    specdoc::link(node, Relation::Contains, id.clone());
-                }
-            }
-            _ => specdoc::link(&mut page, Relation::Contains, id.clone()),
+        let parent = local
+            .rsplit_once('.')
+            .and_then(|(parent, _)| position.get(&spec.id(parent)));
+        match parent {
+            Some(&at) => specdoc::link(&mut nodes[at], Relation::Contains, id.clone()),
+            None => specdoc::link(&mut page, Relation::Contains, id.clone()),
         }
     }
     nodes.push(page);

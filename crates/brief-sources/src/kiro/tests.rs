@@ -169,3 +169,50 @@ fn steering_applies_by_inclusion() {
     assert_eq!(nodes[0].applies(), &Applies::Linked);
     assert_eq!(nodes[0].title, "m");
 }
+
+mod never_panics {
+    use super::*;
+    use proptest::prelude::*;
+
+    const PIECES: [&str; 12] = [
+        "# Requirements Document\n",
+        "### Requirement 1\n",
+        "#### Acceptance Criteria\n",
+        "1. WHEN x THEN y SHALL z\n",
+        "- [ ]* 2.1 ",
+        "- [x] 1. ",
+        "  - _Requirements: 1.1, 2.3-2.9_\n",
+        "**Validates: Requirements 1.2**\n",
+        "---\ninclusion: fileMatch\nfileMatchPattern: '*.ts'\n---\n",
+        "## Overview\n",
+        "All",
+        "\n\n",
+    ];
+
+    fn text() -> impl Strategy<Value = String> {
+        prop::collection::vec(
+            prop_oneof![
+                prop::sample::select(PIECES.to_vec()).prop_map(str::to_string),
+                ".{0,12}",
+            ],
+            0..40,
+        )
+        .prop_map(|parts| parts.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn any_kiro_file(text in text(), which in 0usize..4) {
+            let files = ["requirements.md", "design.md", "tasks.md", "bugfix.md"];
+            let role = spec_role(&files);
+            let (nodes, _) = parse(&format!(".kiro/specs/user-auth/{}", files[which]), &text, &role);
+            let mut seen = std::collections::BTreeSet::new();
+            for node in &nodes {
+                prop_assert!(seen.insert(node.id.clone()), "one id once: {}", node.id);
+            }
+            let _ = parse(".kiro/steering/x.md", &text, &Role::Steering { base: String::new() });
+            let _ = task_ids(&text);
+        }
+    }
+}

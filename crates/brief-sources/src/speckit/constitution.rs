@@ -65,9 +65,11 @@ pub(super) fn parse(rel: &str, text: &str, features: &[String]) -> Vec<Node> {
         doc.rest(&used),
     );
     version(&doc, &mut node);
-    for principle in &nodes {
-        specdoc::link(&mut node, Relation::Contains, principle.id.clone());
-    }
+    specdoc::link_all(
+        &mut node,
+        Relation::Contains,
+        nodes.iter().map(|n| n.id.clone()),
+    );
     nodes.push(node);
     nodes
 }

@@ -488,8 +488,9 @@ pub(crate) fn page_status(doc: &specdoc::Doc) -> Option<String> {
 /// `Constitution IV`, `Article 4`).
 pub(crate) fn mentions(text: &str, feature: &FeatureRef) -> Vec<(Mention, String)> {
     let mut out: Vec<(Mention, String)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     let mut push = |kind: Mention, id: String| {
-        if !out.iter().any(|(_, known)| *known == id) {
+        if seen.insert(id.clone()) {
             out.push((kind, id));
         }
     };
@@ -578,8 +579,18 @@ pub(crate) fn link_pages(node: &mut Node, text: &str, feature: &FeatureRef) {
 
 /// Links a node to everything its text mentions (never to itself).
 pub(crate) fn link_mentions(node: &mut Node, text: &str, feature: &FeatureRef) {
-    for (kind, id) in mentions(text, feature) {
-        specdoc::link(node, kind.relation(), id);
+    let found = mentions(text, feature);
+    for kind in [
+        Mention::Story,
+        Mention::Requirement,
+        Mention::Criterion,
+        Mention::Principle,
+    ] {
+        let ids = found
+            .iter()
+            .filter(|(k, _)| *k == kind)
+            .map(|(_, id)| id.clone());
+        specdoc::link_all(node, kind.relation(), ids);
     }
 }
 

@@ -81,13 +81,10 @@ fn plan(rel: &str, text: &str, feature: &FeatureRef) -> Vec<Node> {
     let mut plan = page(rel, "plan.md", &doc, &mut used, "plan", feature);
     for node in &mut nodes {
         node.status.clone_from(&status);
-        specdoc::link(&mut plan, Relation::Contains, node.id.clone());
-        specdoc::link(
-            &mut plan,
-            Relation::Link("sections".into()),
-            node.id.clone(),
-        );
     }
+    let ids: Vec<String> = nodes.iter().map(|n| n.id.clone()).collect();
+    specdoc::link_all(&mut plan, Relation::Contains, ids.iter().cloned());
+    specdoc::link_all(&mut plan, Relation::Link("sections".into()), ids);
     nodes.push(plan);
     nodes
 }
@@ -180,10 +177,9 @@ fn data_model(rel: &str, text: &str, feature: &FeatureRef) -> Vec<Node> {
         nodes.push(node);
     }
     let mut page = page(rel, "data-model.md", &doc, &mut used, "data_model", feature);
-    for node in &nodes {
-        specdoc::link(&mut page, Relation::Contains, node.id.clone());
-        specdoc::link(&mut page, Relation::Link("entity".into()), node.id.clone());
-    }
+    let ids: Vec<String> = nodes.iter().map(|n| n.id.clone()).collect();
+    specdoc::link_all(&mut page, Relation::Contains, ids.iter().cloned());
+    specdoc::link_all(&mut page, Relation::Link("entity".into()), ids);
     nodes.push(page);
     nodes
 }

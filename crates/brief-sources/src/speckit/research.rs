@@ -110,14 +110,9 @@ pub(super) fn parse(rel: &str, text: &str, feature: &FeatureRef) -> Vec<Node> {
     );
     page.status = status;
     link_mentions(&mut page, &body, feature);
-    for node in &nodes {
-        specdoc::link(&mut page, Relation::Contains, node.id.clone());
-        specdoc::link(
-            &mut page,
-            Relation::Link("decisions".into()),
-            node.id.clone(),
-        );
-    }
+    let ids: Vec<String> = nodes.iter().map(|n| n.id.clone()).collect();
+    specdoc::link_all(&mut page, Relation::Contains, ids.iter().cloned());
+    specdoc::link_all(&mut page, Relation::Link("decisions".into()), ids);
     nodes.push(page);
     nodes
 }

@@ -21,9 +21,11 @@ pub(super) fn parse(rel: &str, text: &str, feature: &FeatureRef) -> Vec<Node> {
     }
     head.body = doc.rest(&used);
     let mut feature_node = feature_node(rel, feature, Some(head));
-    for node in &nodes {
-        specdoc::link(&mut feature_node, Relation::Contains, node.id.clone());
-    }
+    specdoc::link_all(
+        &mut feature_node,
+        Relation::Contains,
+        nodes.iter().map(|n| n.id.clone()),
+    );
     nodes.push(feature_node);
     nodes
 }

@@ -84,9 +84,11 @@ pub(super) fn parse(rel: &str, text: &str, feature: &FeatureRef) -> Vec<Node> {
     }
     let mut page = page_node(rel, &doc, feature, &mut used);
     page.status = status;
-    for task in &tasks {
-        specdoc::link(&mut page, Relation::Contains, task.id.clone());
-    }
+    specdoc::link_all(
+        &mut page,
+        Relation::Contains,
+        tasks.iter().map(|n| n.id.clone()),
+    );
     tasks.push(page);
     tasks
 }
@@ -237,13 +239,20 @@ fn task_node(
     for story in &found.stories {
         specdoc::link(&mut node, Relation::Implements, feature.id(story));
     }
-    for (kind, id) in mentions(body, feature) {
-        let relation = match kind {
-            Mention::Story | Mention::Requirement | Mention::Criterion => Relation::Implements,
-            Mention::Principle => kind.relation(),
-        };
-        specdoc::link(&mut node, relation, id);
-    }
+    let found = mentions(body, feature);
+    let (principles, implemented): (Vec<_>, Vec<_>) = found
+        .into_iter()
+        .partition(|(kind, _)| *kind == Mention::Principle);
+    specdoc::link_all(
+        &mut node,
+        Relation::Implements,
+        implemented.into_iter().map(|(_, id)| id),
+    );
+    specdoc::link_all(
+        &mut node,
+        Mention::Principle.relation(),
+        principles.into_iter().map(|(_, id)| id),
+    );
     task_references(&mut node, body, feature);
     link_pages(&mut node, body, feature);
     let mut paths = specdoc::paths_in(body);
@@ -259,6 +268,8 @@ fn task_node(
 /// Other tasks a task names: `depends_on` on a line that says so (`Depends on T012`,
 /// `**Dependency**: T018f-4`, `after T010`, `blocked by`), a `tasks` link otherwise.
 fn task_references(node: &mut Node, body: &str, feature: &FeatureRef) {
+    let mut depends_on = Vec::new();
+    let mut named = Vec::new();
     for line in body.lines() {
         let lower = line.to_lowercase();
         let depends = ["depend", "after", "requires", "blocked by", "prerequisite"]
@@ -266,15 +277,13 @@ fn task_references(node: &mut Node, body: &str, feature: &FeatureRef) {
             .any(|w| lower.contains(w));
         for word in specdoc::words(line) {
             if task_id_len(word) == Some(word.len()) {
-                let relation = if depends {
-                    Relation::DependsOn
-                } else {
-                    Relation::Link("tasks".into())
-                };
-                specdoc::link(node, relation, feature.id(word));
+                let list = if depends { &mut depends_on } else { &mut named };
+                list.push(feature.id(word));
             }
         }
     }
+    specdoc::link_all(node, Relation::DependsOn, depends_on);
+    specdoc::link_all(node, Relation::Link("tasks".into()), named);
 }
 
 /// `**Prerequisites**: plan.md, spec.md, research.md` before the first section: the design

@@ -111,3 +111,58 @@ fn a_tasks_file_as_people_write_it() {
     let page = find(&nodes, "003-payments/tasks");
     assert_eq!(targets(page, "contains").len(), 5);
 }
+
+mod never_panics {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Pieces of the real formats, so mutations land on what the parsers look at.
+    const PIECES: [&str; 16] = [
+        "# Tasks: X\n",
+        "## Phase 1: User Story 2 - A (Priority: P1)\n",
+        "- [x] T001 [P] [US1] ",
+        "- [ ] **T002 [P]** ",
+        "src/a/b.ts ",
+        "file:///h/r/src/c.ts ",
+        "(FR-007) ",
+        "### D-6. ",
+        "**Decision**: ",
+        "**Rationale**: ",
+        "- a: b\n",
+        "```\n",
+        "### I. Rule (NON-NEGOTIABLE)\n",
+        "MUST ",
+        "Principle IV ",
+        "\n\n",
+    ];
+
+    fn text() -> impl Strategy<Value = String> {
+        prop::collection::vec(
+            prop_oneof![
+                prop::sample::select(PIECES.to_vec()).prop_map(str::to_string),
+                ".{0,12}",
+            ],
+            0..40,
+        )
+        .prop_map(|parts| parts.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn any_file_of_a_feature(text in text(), which in 0usize..7) {
+            let files = ["spec.md", "plan.md", "research.md", "data-model.md", "tasks.md",
+                "quickstart.md", "checklists/x.md"];
+            let role = feature_role(&files);
+            let rel = format!("specs/003-payments/{}", files[which]);
+            let (nodes, _) = parse(&rel, &text, &role);
+            let mut seen = std::collections::BTreeSet::new();
+            for node in &nodes {
+                prop_assert!(seen.insert(node.id.clone()), "one id once: {}", node.id);
+            }
+            let constitution = Role::Constitution { features: vec!["003-payments".into()] };
+            let _ = parse(".specify/memory/constitution.md", &text, &constitution);
+            let _ = task_ids(&text);
+        }
+    }
+}
