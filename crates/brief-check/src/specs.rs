@@ -278,9 +278,12 @@ fn rule_globs(input: &Input, tree: &Tree, texts: &mut Texts, sink: &mut Sink) {
     }
 }
 
+/// Whether a rule's glob reaches any file of the walked tree, by the engine's own rule
+/// ([`Applies::reaches`]).
 fn matches_any(glob: &str, tree: &Tree) -> bool {
-    let matcher = globs::FileMatcher::new(&[glob.to_string()]);
-    tree.files.iter().any(|f| matcher.is_match(f)) || tree.dirs.iter().any(|d| matcher.is_match(d))
+    Applies::Files(vec![glob.to_string()])
+        .reaches(&tree.files)
+        .is_some()
 }
 
 /// Which spec-driven source read a file.

@@ -5,7 +5,8 @@
 //! (`@spec 003-payments/FR-003`), the tasks and specs whose `paths` name or cover it (a
 //! task's file mentions, a spec's globs, a folder), the rules whose globs match it (Cursor,
 //! Copilot, Claude Code, Kiro `fileMatch`, a nested `AGENTS.md`'s folder), then the rules that
-//! apply everywhere (a root `AGENTS.md`, `alwaysApply`, `inclusion: always`); each group by
+//! apply everywhere (a root `AGENTS.md`, `alwaysApply`, `inclusion: always`) — current rules
+//! only, matched as rule 1b matches them ([`Applies::reaches`]); each group by
 //! id. The usual traversal runs from those. When nothing governs the path, the target is read
 //! as before (an id, or words).
 
@@ -26,9 +27,8 @@ pub enum Governs {
     Always,
 }
 
-/// The kinds whose nodes can name files or apply to them: tasks and specs (`paths`), norms
-/// (rules, steering, agent files).
-const CANDIDATE_KINDS: [Kind; 3] = [Kind::Task, Kind::Spec, Kind::Norm];
+/// The kinds whose nodes name files (`paths`): tasks and specs.
+const CANDIDATE_KINDS: [Kind; 2] = [Kind::Task, Kind::Spec];
 
 /// Annotation keywords read in a file.
 const ANNOTATIONS: [&str; 4] = ["@spec", "@decision", "@norm", "@test"];
@@ -81,6 +81,18 @@ pub fn governing(
             found.push((Governs::Annotated, id, ix));
         }
     }
+    // Rules: the scoped nodes the index keeps (no node loaded), current ones only.
+    for (ix, applies) in corpus.scoped()? {
+        let why = match &applies {
+            Applies::Always => Governs::Always,
+            Applies::Files(_) if applies_to(&applies, path) => Governs::Glob,
+            _ => continue,
+        };
+        if corpus.lifecycle_of(ix)?.is_current() {
+            found.push((why, corpus.id_of(ix)?, ix));
+        }
+    }
+    // Tasks and specs whose `paths` name or cover the file.
     let mut candidates: Vec<NodeIx> = Vec::new();
     for kind in &CANDIDATE_KINDS {
         match corpus.nodes_of_kind(kind)? {
@@ -101,16 +113,11 @@ pub fn governing(
     let store = corpus.store(&candidates)?;
     for ix in candidates {
         let node = store.node(ix);
-        let why = match node.applies() {
-            Applies::Always => Some(Governs::Always),
-            applies @ Applies::Files(_) if applies_to(applies, path) => Some(Governs::Glob),
-            _ => None,
-        };
         let named = node
             .artifact()
             .is_some_and(|a| !a.paths.is_empty() && FileMatcher::new(&a.paths).is_match(path));
-        if let Some(why) = named.then_some(Governs::Names).or(why) {
-            found.push((why, node.id.clone(), ix));
+        if named {
+            found.push((Governs::Names, node.id.clone(), ix));
         }
     }
     found.sort();

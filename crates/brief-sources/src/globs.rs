@@ -1,6 +1,7 @@
-//! File globs as rule files write them, and the one matcher that answers "does this rule apply
-//! to that file": `check` (a glob that matches no file) and the engine (what governs a file)
-//! share it, so they never disagree.
+//! File globs as rule files write them, made root-relative for [`Applies::Files`], and the
+//! matcher of a node's `paths` (files and folders a task or spec names). Whether a rule
+//! applies to a file is [`Applies::reaches`] (brief-model), which `check` and the engine share
+//! through [`applies_to`].
 //!
 //! The dialects met in real rule files, all read here:
 //! - a YAML list (`globs: ["src/**", "*.ts"]`), a string (`applyTo: "**/*.ts"`), or a
@@ -129,8 +130,9 @@ fn compile(pattern: &str) -> Compiled {
     }
 }
 
-/// Root-relative globs compiled once: whether a root-relative path (`/`-separated, no
-/// leading `./`) is covered by any of them. A folder the globs name covers the files in it.
+/// A node's `paths` compiled once (files, folders and globs, root-relative): whether a
+/// root-relative path (`/`-separated, no leading `./`) is covered by any of them. A folder
+/// they name covers the files in it.
 #[derive(Debug, Clone)]
 pub struct FileMatcher {
     everything: bool,
@@ -189,13 +191,10 @@ impl FileMatcher {
 
 /// Whether a node with this [`Applies`] applies to the root-relative `path`: always for
 /// [`Applies::Always`], by its globs for [`Applies::Files`], never without a link otherwise.
-/// For many paths, compile the globs once with [`FileMatcher`].
+/// This is [`Applies::reaches`], the one rule the engine (rule 1b, file targets) and `check`
+/// (a glob that matches no file) share.
 pub fn applies_to(applies: &Applies, path: &str) -> bool {
-    match applies {
-        Applies::Always => true,
-        Applies::Files(globs) => FileMatcher::new(globs).is_match(path),
-        Applies::Linked => false,
-    }
+    applies.reaches(&[path.to_string()]).is_some()
 }
 
 #[cfg(test)]
