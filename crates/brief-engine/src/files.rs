@@ -129,6 +129,25 @@ pub fn governing(
         .collect())
 }
 
+/// What governs any of `paths` (the files `--changed` lists): each file's governing nodes
+/// in turn, every node once, at the first (best) place it is met.
+pub fn governing_all(
+    corpus: &dyn Corpus,
+    root: &Root,
+    paths: &[String],
+) -> Result<Vec<(NodeIx, Governs)>, StoreError> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for path in paths {
+        for (ix, why) in governing(corpus, root, path)? {
+            if seen.insert(ix) {
+                out.push((ix, why));
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// The ids the file's annotations name (`@spec ID`), in file order; none when the file does
 /// not exist or cannot be read as text.
 fn annotated_ids(root: &Root, path: &str) -> Vec<String> {
@@ -248,5 +267,68 @@ mod tests {
             .map(|(ix, _)| graph.node(ix).id.clone())
             .collect();
         assert_eq!(new, ["T3", "R-WEB", "AGENTS.md"]);
+        // Two files at once: the union, each node once, in the order first met.
+        let both: Vec<String> = governing_all(
+            &graph,
+            &root,
+            &["src/web/app.ts".into(), "src/api/pay.ts".into()],
+        )
+        .unwrap()
+        .into_iter()
+        .map(|(ix, _)| graph.node(ix).id.clone())
+        .collect();
+        assert_eq!(
+            both,
+            [
+                "T3",
+                "R-WEB",
+                "AGENTS.md",
+                "DEC-1",
+                "SPEC-PAY",
+                "T1",
+                "T2",
+                "R-API"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_files_changed_against_a_revision() {
+        use std::process::Command;
+        let dir = tempfile::tempdir().unwrap();
+        let git = |args: &[&str]| {
+            let out = Command::new("git")
+                .args(args)
+                .current_dir(dir.path())
+                .env("GIT_AUTHOR_NAME", "t")
+                .env("GIT_AUTHOR_EMAIL", "t@example.com")
+                .env("GIT_COMMITTER_NAME", "t")
+                .env("GIT_COMMITTER_EMAIL", "t@example.com")
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("HOME", dir.path())
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        let project = dir.path().join("app");
+        std::fs::create_dir_all(project.join("src")).unwrap();
+        for name in ["a.ts", "b.ts", "c.ts"] {
+            std::fs::write(project.join("src").join(name), name).unwrap();
+        }
+        std::fs::write(dir.path().join("outside.txt"), "x").unwrap();
+        git(&["init", "-q"]);
+        git(&["add", "."]);
+        git(&["commit", "-q", "-m", "one"]);
+        std::fs::write(project.join("src/a.ts"), "edited").unwrap();
+        std::fs::remove_file(project.join("src/c.ts")).unwrap();
+        std::fs::write(project.join("src/new.ts"), "untracked").unwrap();
+        std::fs::write(dir.path().join("outside.txt"), "edited").unwrap();
+        let changed = crate::revision::changed(&project, "HEAD").unwrap();
+        assert_eq!(changed, ["src/a.ts", "src/c.ts"]);
+        assert!(crate::revision::changed(&project, "no-such-rev").is_err());
     }
 }
