@@ -159,7 +159,7 @@ fn blur_numbers(message: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Severity;
+    use crate::{Gate, Severity};
     use brief_model::Location;
 
     fn finding(line: u32, message: &str) -> Finding {
@@ -189,6 +189,7 @@ mod tests {
         let known = Report {
             findings: vec![finding(3, "spec SPEC-001 is orphan")],
             hidden: 0,
+            gate: Gate::Errors,
         };
         let baseline = Baseline::parse(&Baseline::from_report(&known).to_json()).unwrap();
         let mut now = Report {
@@ -197,6 +198,7 @@ mod tests {
                 finding(9, "spec SPEC-001 is orphan"),
             ],
             hidden: 0,
+            gate: Gate::Errors,
         };
         baseline.filter(&mut now);
         assert_eq!(now.hidden, 1);

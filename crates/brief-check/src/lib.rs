@@ -18,7 +18,7 @@ mod artifacts;
 mod baseline;
 mod config;
 mod graph;
-
+mod knowledge;
 mod load;
 mod paths;
 mod schema;
@@ -100,7 +100,9 @@ pub const RULES: &[Rule] = &[
     rule("oversized-identity", W, "artifacts", "the identity document is over identity_max_tokens (default 800)"),
     rule("md-broken-link", W, "markdown", "a relative Markdown link names a file that does not exist, or a wikilink names no note"),
     rule("adr-superseded-by-missing", W, "markdown", "an ADR says it is superseded by an ADR that does not exist"),
-    rule("md-frontmatter", W, "markdown", "a knowledge-base file's frontmatter is not valid YAML (the file is read without it)"),
+    rule("md-frontmatter", W, "markdown", "a knowledge-base file's frontmatter is not valid YAML (it is read as one `key: value` per line)"),
+    rule("md-long-title", W, "markdown", "a knowledge-base title over 1,000 characters (cut to them)"),
+    rule("unknown-status", W, "markdown", "a status word the lifecycle table does not know (the node counts as current)"),
     rule("spec-unknown-story", W, "specs", "a Spec Kit task or document names a user story (`[US9]`) its feature does not have"),
     rule("spec-unknown-requirement", W, "specs", "a Spec Kit task or document names a requirement or success criterion (`FR-099`, `SC-009`) its feature's spec.md does not define"),
     rule("spec-unknown-task", W, "specs", "a Spec Kit task names another task (`depends on T077`) that is not in its feature's tasks.md"),
@@ -162,6 +164,18 @@ pub struct CheckOptions {
     pub rules: Vec<String>,
     /// Hide findings recorded in this baseline.
     pub baseline: Option<Baseline>,
+    /// What makes the run fail.
+    pub gate: Gate,
+}
+
+/// Which findings make `brief check` fail (exit 1).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Gate {
+    /// Errors only: warnings are printed and pass.
+    #[default]
+    Errors,
+    /// Every finding (`--strict`): with a baseline, a new warning fails CI too.
+    Everything,
 }
 
 /// Why check could not run at all.
@@ -179,9 +193,19 @@ pub struct Report {
     pub findings: Vec<Finding>,
     /// Findings hidden because the baseline has them.
     pub hidden: usize,
+    /// What makes the run fail.
+    pub gate: Gate,
 }
 
 impl Report {
+    /// Whether the run fails: an error, or with [`Gate::Everything`] any finding.
+    pub fn failed(&self) -> bool {
+        match self.gate {
+            Gate::Errors => self.errors() > 0,
+            Gate::Everything => !self.findings.is_empty(),
+        }
+    }
+
     /// Number of error findings.
     pub fn errors(&self) -> usize {
         self.findings
@@ -209,6 +233,9 @@ impl Report {
                 " ({} hidden by the baseline)",
                 plural(self.hidden, "finding")
             );
+        }
+        if self.gate == Gate::Everything && self.warnings() > 0 {
+            line.push_str("; --strict: warnings fail the check");
         }
         line
     }
@@ -419,6 +446,7 @@ pub fn run(project: &Project, options: &CheckOptions) -> Result<Report, CheckErr
     let mut report = Report {
         findings,
         hidden: 0,
+        gate: options.gate,
     };
     if let Some(baseline) = &options.baseline {
         baseline.filter(&mut report);

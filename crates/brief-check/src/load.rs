@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use serde_json::Value;
 
 use super::specs::SpecFile;
-use super::{artifacts, schema, Anchor, Input, Pending, Settings, Sink};
+use super::{artifacts, knowledge, schema, Anchor, Input, Pending, Settings, Sink};
 use brief_model::{Graph, Kind, Location, Node};
 use brief_project::{Project, Source};
 use brief_root::Root;
@@ -105,11 +105,12 @@ pub(super) fn load(
                 Vec::new()
             }
             Source::Markdown { .. } => {
-                let out = catalogue::read_source(root, &project.sources, source);
+                let out = catalogue::load_kb_warnings(root, &project.sources);
                 nodes.extend(out.nodes);
                 for problem in &out.problems {
-                    sink.push(problem_finding(markdown_rule(&problem.message), problem));
+                    sink.push(problem_finding("parse-error", problem));
                 }
+                sink.extend(knowledge::findings(root, out.warnings));
                 Vec::new()
             }
             // Their warnings are the spec rules' (`specs.rs`), read from the files again.
@@ -455,19 +456,6 @@ fn parsed_without_id(rel: &str, text: &str) -> Option<serde_json::Map<String, Va
 }
 
 /// A loader problem as a finding of `rule`.
-/// The rule of a knowledge-base loader problem.
-fn markdown_rule(message: &str) -> &'static str {
-    if message.starts_with("broken ") {
-        "md-broken-link"
-    } else if message.contains(" is superseded by ") {
-        "adr-superseded-by-missing"
-    } else if message.starts_with("frontmatter ignored") {
-        "md-frontmatter"
-    } else {
-        "parse-error"
-    }
-}
-
 fn problem_finding(rule: &'static str, problem: &Problem) -> Pending {
     Pending::at(rule, &problem.location, problem.message.clone())
 }

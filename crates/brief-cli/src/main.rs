@@ -190,6 +190,10 @@ struct CheckArgs {
     /// Print every rule with its default severity and exit.
     #[arg(long)]
     list_rules: bool,
+    /// Fail (exit 1) on warnings too, not only on errors; with --baseline, any new finding
+    /// fails (for CI).
+    #[arg(long)]
+    strict: bool,
 }
 
 fn check_help() -> String {
@@ -677,6 +681,7 @@ impl Command {
                 baseline: args.baseline.map(path_text),
                 write_baseline: args.write_baseline.map(path_text),
                 list_rules: args.list_rules,
+                strict: args.strict,
             }),
             Command::Session(args) => Run::Session(args.command()),
             Command::Completions(_) | Command::Man => return None,

@@ -110,6 +110,7 @@ fn weigh(index: &Index, pool: Vec<(NodeIx, Vec<f64>)>) -> Result<Vec<Evidence>, 
             Ok(Evidence {
                 node,
                 lifecycle: index.lifecycle_of(node)?,
+                normative: matches!(row.kind.as_str(), "decision" | "policy" | "norm"),
                 id: row.id,
                 title: row.title,
                 file: row.file,

@@ -165,9 +165,11 @@ impl Acc {
         target: NodeIx,
         truncated: Vec<Truncation>,
     ) -> Result<Selection, StoreError> {
+        let mut this = self;
+        this.drop_covered_sections(graph, target)?;
         let id_key = |ix: &NodeIx| graph.id_of(*ix);
-        let mut reached: Vec<(String, Reached)> = Vec::with_capacity(self.nodes.len());
-        for (node, (distance, reasons)) in self.nodes {
+        let mut reached: Vec<(String, Reached)> = Vec::with_capacity(this.nodes.len());
+        for (node, (distance, reasons)) in this.nodes {
             let mut reasons: Vec<(ReasonKey, Reason)> = reasons
                 .into_iter()
                 .map(|r| Ok((reason_key(&r, &id_key)?, r)))
@@ -197,6 +199,49 @@ impl Acc {
             dangling,
             truncated,
         })
+    }
+
+    /// Drops the sections whose page (or enclosing section) is itself in the selection: the
+    /// page's text holds theirs. A section of the target's own namespace is kept (a section
+    /// target's page is there only as its namespace), and the target always is.
+    fn drop_covered_sections(
+        &mut self,
+        graph: &dyn GraphView,
+        target: NodeIx,
+    ) -> Result<(), StoreError> {
+        let namespace: BTreeSet<NodeIx> = graph
+            .reach_in(target, &Relation::Contains)?
+            .into_iter()
+            .filter(|&n| n != target)
+            .collect();
+        let mut covered = BTreeSet::new();
+        for &node in self.nodes.keys() {
+            if node == target || graph.kind_of(node)? != Kind::Section {
+                continue;
+            }
+            let ancestors = graph.reach_in(node, &Relation::Contains)?;
+            let is_covered = ancestors
+                .iter()
+                .any(|a| *a != node && self.nodes.contains_key(a) && !namespace.contains(a));
+            if is_covered {
+                covered.insert(node);
+            }
+        }
+        if covered.is_empty() {
+            return Ok(());
+        }
+        self.nodes.retain(|node, _| !covered.contains(node));
+        for (_, reasons) in self.nodes.values_mut() {
+            let kept: BTreeSet<Reason> = reasons
+                .iter()
+                .filter(|r| !matches!(r, Reason::Edge { from, .. } if covered.contains(from)))
+                .cloned()
+                .collect();
+            if !kept.is_empty() {
+                *reasons = kept;
+            }
+        }
+        Ok(())
     }
 
     fn add(&mut self, node: NodeIx, distance: u32, reason: Reason) {

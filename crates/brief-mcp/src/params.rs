@@ -272,6 +272,9 @@ pub struct CheckParams {
     pub rules: Vec<String>,
     /// A baseline file (relative to the project root) whose findings are hidden.
     pub baseline: Option<String>,
+    /// Fail on warnings too, not only on errors (with a baseline: on any new finding).
+    #[serde(default)]
+    pub strict: bool,
 }
 
 /// Parameters of `impact`.

@@ -317,6 +317,7 @@ pub fn command(tool: ToolKind, args: JsonObject) -> Result<Run, Failure> {
                 format: list_format(p.format),
                 rules: p.rules,
                 baseline: p.baseline,
+                strict: p.strict,
                 ..Check::default()
             })
         }

@@ -4,6 +4,7 @@
 //! Nodes are kept sorted by id, so a [`NodeIx`] order is the id order and nothing downstream
 //! depends on the order in which files were listed.
 
+mod anchor;
 pub mod dates;
 pub mod guidance;
 pub mod lens;
@@ -18,6 +19,7 @@ use serde_json::Value;
 
 mod view;
 
+pub use anchor::{anchor, section_of};
 pub use lifecycle::{Applies, Lifecycle, Retired, Scope};
 pub use view::{Corpus, Fault, GraphView, LayerGuide, NodeStore, StoreError, Subgraph};
 
@@ -593,7 +595,9 @@ impl Graph {
         for (ix, node) in kept.iter().enumerate() {
             let from = ix as NodeIx;
             for link in &node.links {
-                match by_id.get(&link.target) {
+                // A link to a heading lands on that section when the page has it.
+                let section = link.section().and_then(|s| by_id.get(&s));
+                match section.or_else(|| by_id.get(&link.target)) {
                     Some(&to) => edges.push(Edge {
                         from,
                         to,

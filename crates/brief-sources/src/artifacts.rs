@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::frontmatter;
+use super::frontmatter::{self, one_line, scalar};
 use super::specgraph::string_list;
 use super::{
     folder_stamp, markdown_listing, read_text, rel_path, FolderStamp, Problem, SourceOutput,
@@ -333,31 +333,6 @@ fn value_kind(value: &Value) -> &'static str {
         Value::String(_) => "text",
         Value::Array(_) => "a list",
         Value::Object(_) => "a map",
-    }
-}
-
-fn scalar(value: &Value) -> Option<String> {
-    match value {
-        Value::String(text) => Some(text.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        Value::Bool(b) => Some(b.to_string()),
-        _ => None,
-    }
-}
-
-/// A frontmatter value on one line: scalars as written, lists joined with `, `.
-fn one_line(value: &Value) -> Option<String> {
-    match value {
-        Value::Null => None,
-        Value::Array(items) => Some(
-            items
-                .iter()
-                .map(|item| scalar(item).unwrap_or_else(|| item.to_string()))
-                .collect::<Vec<_>>()
-                .join(", "),
-        ),
-        Value::Object(_) => Some(value.to_string()),
-        other => scalar(other),
     }
 }
 

@@ -124,10 +124,10 @@ pub fn read(guard: &Root, file: &CatalogueFile, catalog: Option<&kb::Catalog>) -
         Parser::Tana => tana::load(guard, &file.path),
         Parser::Markdown(_) => match (read_text(guard, &file.path), catalog) {
             (Ok(text), Some(catalog)) => {
-                let (node, problems) = markdown::parse(&file.rel, &text, catalog);
+                let parsed = markdown::parse(&file.rel, &text, catalog);
                 SourceOutput {
-                    nodes: vec![node],
-                    problems,
+                    problems: parsed.problems().cloned().collect(),
+                    nodes: parsed.nodes,
                 }
             }
             (Err(problem), _) => one(Err(problem)),
@@ -171,6 +171,7 @@ pub fn read_source(guard: &Root, all: &[Source], source: &Source) -> SourceOutpu
 pub fn kb_catalog(guard: &Root, sources: &[Source], files: &[String]) -> kb::Catalog {
     let layout = kb_layout(guard, sources);
     let mut catalog = kb::Catalog::new(layout, files.iter().cloned());
+    catalog.set_repository(kb::Repository::detect(guard));
     for source in sources {
         match source {
             Source::SpecGraph { manifest } => {
@@ -209,12 +210,35 @@ pub fn kb_layout(guard: &Root, sources: &[Source]) -> kb::Layout {
 
 /// Loads the knowledge base under the root (every file, in parallel).
 pub fn load_kb(guard: &Root, sources: &[Source]) -> SourceOutput {
+    let kb = load_kb_warnings(guard, sources);
+    SourceOutput {
+        nodes: kb.nodes,
+        problems: kb
+            .problems
+            .into_iter()
+            .chain(kb.warnings.into_iter().map(|w| w.problem))
+            .collect(),
+    }
+}
+
+/// The knowledge base as [`load_kb`] reads it, its warnings kept apart with what each is
+/// about (`brief check` gives each its rule).
+#[derive(Debug, Default)]
+pub struct KbOutput {
+    pub nodes: Vec<Node>,
+    /// Files and folders that could not be read.
+    pub problems: Vec<Problem>,
+    pub warnings: Vec<markdown::Warning>,
+}
+
+/// [`load_kb`] with its warnings typed.
+pub fn load_kb_warnings(guard: &Root, sources: &[Source]) -> KbOutput {
     let layout = kb_layout(guard, sources);
     let walk = kb::listing(guard, &layout);
     let paths = walk.files;
-    let mut out = SourceOutput {
+    let mut out = KbOutput {
         problems: walk.problems,
-        ..SourceOutput::default()
+        ..KbOutput::default()
     };
     let base = guard.path();
     let rels: Vec<String> = paths.iter().map(|p| rel_path(base, p)).collect();
@@ -226,9 +250,9 @@ pub fn load_kb(guard: &Root, sources: &[Source]) -> SourceOutput {
         .collect();
     for result in results {
         match result {
-            Ok((node, problems)) => {
-                out.nodes.push(node);
-                out.problems.extend(problems);
+            Ok(parsed) => {
+                out.nodes.extend(parsed.nodes);
+                out.warnings.extend(parsed.warnings);
             }
             Err(problem) => out.problems.push(problem),
         }
@@ -318,7 +342,12 @@ pub fn list(guard: &Root, root: &Path, sources: &[Source]) -> Listing {
                 listing.watches.extend(walk.folders);
                 listing.problems.extend(walk.problems);
                 // The files whose presence changes the layout itself.
-                for path in [".adr-dir", ".log4brains.yml", ".obsidian/templates.json"] {
+                for path in [
+                    ".adr-dir",
+                    ".log4brains.yml",
+                    ".obsidian/templates.json",
+                    ".git/config",
+                ] {
                     listing.watches.push(folder_stamp(&root.join(path)));
                 }
                 for path in walk.files {
@@ -366,8 +395,9 @@ pub fn list(guard: &Root, root: &Path, sources: &[Source]) -> Listing {
     listing
 }
 
-/// Parses one file's text with its parser: the nodes it holds (none for a Tana export: one
-/// file, many nodes, read whole with [`tana::parse`]), or the problem that stops it.
+/// Parses one file's text with its parser: the nodes it holds (a knowledge-base page and its
+/// sections, a Spec Kit or Kiro file's items; none for a Tana export, which is read whole
+/// with [`tana::parse`], or for a file that holds no node), or the problem that stops it.
 /// Warnings (a knowledge-base file's broken links, a Spec Kit file's duplicate ids) are
 /// `brief check`'s to report; the nodes are whole.
 pub fn parse(
@@ -377,10 +407,10 @@ pub fn parse(
     catalog: &kb::Catalog,
 ) -> Result<Vec<Node>, Problem> {
     match parser {
-        Parser::Markdown(_) => Ok(vec![markdown::parse(rel, text, catalog).0]),
-        Parser::Spec(entry) => specgraph::parse_entry(entry, rel, text).map(|node| vec![node]),
+        Parser::Markdown(_) => Ok(markdown::parse(rel, text, catalog).nodes),
+        Parser::Spec(entry) => specgraph::parse_entry(entry, rel, text).map(|n| vec![n]),
         Parser::Artifact(placement) => {
-            artifacts::parse_artifact(rel, text, placement).map(|node| node.into_iter().collect())
+            artifacts::parse_artifact(rel, text, placement).map(|n| n.into_iter().collect())
         }
         Parser::SpecKit(role) => Ok(speckit::parse(rel, text, role).0),
         Parser::Kiro(role) => Ok(kiro::parse(rel, text, role).0),

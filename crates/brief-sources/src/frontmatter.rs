@@ -96,6 +96,45 @@ pub fn split<'a>(path: &str, text: &'a str) -> Result<Split<'a>, Problem> {
     }
 }
 
+/// A frontmatter value as one piece of text: a string trimmed, a number or a boolean as
+/// written; `None` for lists, maps and nothing. The one rule every reader of frontmatter uses.
+pub fn scalar(value: &Value) -> Option<String> {
+    match value {
+        Value::String(text) => Some(text.trim().to_string()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// A frontmatter value shown on one line (an extra field): a [`scalar`], a list joined with
+/// `, `, a map as JSON; `None` for nothing or an empty text.
+pub fn one_line(value: &Value) -> Option<String> {
+    match value {
+        Value::Null => None,
+        Value::Array(items) => Some(
+            items
+                .iter()
+                .map(|item| scalar(item).unwrap_or_else(|| item.to_string()))
+                .collect::<Vec<_>>()
+                .join(", "),
+        ),
+        Value::Object(_) => Some(value.to_string()),
+        other => scalar(other),
+    }
+    .filter(|line| !line.is_empty())
+}
+
+/// The 1-based file line of a top-level key in frontmatter that starts on `yaml_line`.
+pub fn key_line(yaml: &str, yaml_line: u32, key: &str) -> Option<u32> {
+    yaml.lines()
+        .position(|line| {
+            line.strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with(':'))
+        })
+        .map(|i| yaml_line + i as u32)
+}
+
 /// Parses frontmatter YAML into a JSON-like map. Errors point into the file.
 pub fn parse(path: &str, yaml: &str, yaml_line: u32) -> Result<Map<String, Value>, Problem> {
     if yaml.trim().is_empty() {
@@ -167,7 +206,7 @@ fn simple(yaml: &str) -> Option<Map<String, Value>> {
             }
             value
                 .as_array_mut()?
-                .push(Value::String(scalar(item, false)?.to_string()));
+                .push(Value::String(plain_scalar(item, false)?.to_string()));
             continue;
         }
         let (key, rest) = content.split_once(':')?;
@@ -183,12 +222,12 @@ fn simple(yaml: &str) -> Option<Map<String, Value>> {
             } else {
                 inner
                     .split(',')
-                    .map(|i| scalar(i.trim(), true).map(|s| Value::String(s.to_string())))
+                    .map(|i| plain_scalar(i.trim(), true).map(|s| Value::String(s.to_string())))
                     .collect()
             };
             Value::Array(items?)
         } else {
-            Value::String(scalar(rest, false)?.to_string())
+            Value::String(plain_scalar(rest, false)?.to_string())
         };
         match indent {
             0 => {
@@ -236,7 +275,7 @@ fn is_key(key: &str) -> bool {
 
 /// A scalar YAML reads as a string: a quoted string without escapes, or a plain one (outside
 /// a flow list, a trailing ` # comment` dropped, as YAML does).
-fn scalar(text: &str, flow: bool) -> Option<&str> {
+fn plain_scalar(text: &str, flow: bool) -> Option<&str> {
     let text = text.trim();
     for quote in ['"', '\''] {
         if let Some(inner) = text.strip_prefix(quote) {

@@ -268,6 +268,58 @@ pub struct Catalog {
     by_path: BTreeMap<String, String>,
     /// Files of other sources (a Spec Graph node file, an artifact) and their ids.
     others: BTreeMap<String, String>,
+    /// Every id above.
+    ids: std::collections::BTreeSet<String>,
+    /// The repository the project is a clone of (its `origin`), whose own URLs are links
+    /// inside the project.
+    repository: Option<Repository>,
+}
+
+/// A repository as its remote URL names it: host and `owner/name`, lower-cased.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Repository {
+    /// `github.com`, `gitlab.example.org`.
+    pub host: String,
+    /// `owner/name` (GitLab groups: `group/sub/name`).
+    pub path: String,
+}
+
+impl Repository {
+    /// Reads a remote URL: `https://host/owner/name(.git)`, `git@host:owner/name.git`,
+    /// `ssh://git@host/owner/name.git`.
+    pub fn parse(url: &str) -> Option<Repository> {
+        let url = url.trim();
+        let rest = match url.split_once("://") {
+            Some((_, rest)) => rest.to_string(),
+            // scp-like: `git@host:owner/name.git`.
+            None => url.replacen(':', "/", 1),
+        };
+        let rest = rest.rsplit_once('@').map_or(rest.as_str(), |(_, r)| r);
+        let (host, path) = rest.split_once('/')?;
+        let host = host.split(':').next().unwrap_or(host);
+        let path = path.trim_end_matches('/');
+        let path = path.strip_suffix(".git").unwrap_or(path);
+        (!host.is_empty() && path.contains('/')).then(|| Repository {
+            host: host.to_ascii_lowercase(),
+            path: path.to_ascii_lowercase(),
+        })
+    }
+
+    /// The `origin` of the clone at the root (`.git/config`), if it names one.
+    pub fn detect(root: &Root) -> Option<Repository> {
+        let (bytes, _) = root.read(&root.path().join(".git/config")).ok()?;
+        let config = String::from_utf8(bytes).ok()?;
+        let mut in_origin = false;
+        for line in config.lines() {
+            let line = line.trim();
+            if line.starts_with('[') {
+                in_origin = line.replace(' ', "") == "[remote\"origin\"]";
+            } else if let Some(value) = line.strip_prefix("url").filter(|_| in_origin) {
+                return Repository::parse(value.trim_start().strip_prefix('=')?);
+            }
+        }
+        None
+    }
 }
 
 impl Catalog {
@@ -294,6 +346,7 @@ impl Catalog {
             catalog
                 .by_path
                 .insert(strip_md(&rel).to_lowercase(), rel.clone());
+            catalog.ids.insert(id.clone());
             catalog.files.insert(rel, id);
         }
         for paths in catalog.by_name.values_mut() {
@@ -304,7 +357,61 @@ impl Catalog {
 
     /// Records a node file of another source.
     pub fn add_other(&mut self, rel: String, id: String) {
+        self.ids.insert(id.clone());
         self.others.insert(rel, id);
+    }
+
+    /// Sets the repository whose own URLs are links inside the project.
+    pub fn set_repository(&mut self, repository: Option<Repository>) {
+        self.repository = repository;
+    }
+
+    /// Whether a node of the knowledge base (or a file of another source) has this id.
+    pub fn has_id(&self, id: &str) -> bool {
+        self.ids.contains(id)
+    }
+
+    /// The root-relative path (and `#anchor`) a URL names when it is a file of this
+    /// repository: `https://HOST/OWNER/NAME/blob/REF/PATH` (also `/tree/`, `/raw/`, GitLab's
+    /// `/-/blob/`) and `https://raw.githubusercontent.com/OWNER/NAME/REF/PATH`. With no
+    /// `origin` known, such a URL is the project's when its path is a knowledge-base file.
+    pub fn own_path(&self, url: &str) -> Option<String> {
+        let (_, rest) = url.split_once("://")?;
+        let rest = rest.split(['?']).next().unwrap_or(rest);
+        let (host, path) = rest.split_once('/')?;
+        let host = host.to_ascii_lowercase();
+        let host = host.strip_prefix("www.").unwrap_or(&host);
+        let parts: Vec<&str> = path.split('/').collect();
+        let (repo, file, github) = if host == "raw.githubusercontent.com" {
+            // OWNER/NAME/REF/PATH…
+            (parts.get(..2)?.join("/"), parts.get(3..)?.join("/"), true)
+        } else {
+            let at = parts
+                .iter()
+                .position(|p| matches!(*p, "blob" | "tree" | "raw"))?;
+            let repo_end = if at > 0 && parts[at - 1] == "-" {
+                at - 1
+            } else {
+                at
+            };
+            (
+                parts.get(..repo_end)?.join("/"),
+                parts.get(at + 2..)?.join("/"),
+                false,
+            )
+        };
+        let repo = repo.to_ascii_lowercase();
+        let ours = match &self.repository {
+            Some(own) => {
+                repo == own.path && (host == own.host || (github && own.host == "github.com"))
+            }
+            None => {
+                let bare = file.split('#').next().unwrap_or(&file);
+                self.files
+                    .contains_key(&crate::mdtext::percent_decode(bare))
+            }
+        };
+        (ours && !file.is_empty()).then_some(file)
     }
 
     /// The id of the node a file (relative path) holds, if it is a node.
@@ -319,20 +426,29 @@ impl Catalog {
     /// base name, case-insensitively; of several, the one sharing most folders with `from`.
     pub fn wikilink(&self, from: &str, target: &str) -> Option<&str> {
         let key = strip_md(target.trim()).to_lowercase();
-        if key.contains('/') {
-            return self.by_path.get(&key).map(String::as_str);
+        if let Some(key) = key.strip_prefix('/').or(key.contains('/').then_some(&key)) {
+            // From the root, else from each folder above the note: a vault kept in a
+            // subfolder writes its links from its own root.
+            if let Some(path) = self.by_path.get(key) {
+                return Some(path);
+            }
+            let lower = from.to_lowercase();
+            let mut dir = lower.as_str();
+            while let Some((parent, _)) = dir.rsplit_once('/') {
+                if let Some(path) = self.by_path.get(&format!("{parent}/{key}")) {
+                    return Some(path);
+                }
+                dir = parent;
+            }
+            // Then, as Obsidian does, any note whose path ends with the link's.
+            let name = key.rsplit('/').next().unwrap_or(key);
+            let suffix = format!("/{key}");
+            let ends = |p: &&String| strip_md(p).to_lowercase().ends_with(&suffix);
+            let found: Vec<&String> = self.by_name.get(name)?.iter().filter(ends).collect();
+            return nearest(&found, from);
         }
-        let paths = self.by_name.get(&key)?;
-        let shared = |p: &str| {
-            p.split('/')
-                .zip(from.split('/'))
-                .take_while(|(a, b)| a == b)
-                .count()
-        };
-        paths
-            .iter()
-            .max_by(|a, b| shared(a).cmp(&shared(b)).then_with(|| b.cmp(a)))
-            .map(String::as_str)
+        let paths: Vec<&String> = self.by_name.get(&key)?.iter().collect();
+        nearest(&paths, from)
     }
 
     /// A digest of everything a parse reads from the catalogue: a file's parse is redone
@@ -342,6 +458,9 @@ impl Catalog {
         for dir in &self.layout.adr_dirs {
             text.push_str(dir);
             text.push('\n');
+        }
+        if let Some(repository) = &self.repository {
+            text.push_str(&format!("origin {}/{}\n", repository.host, repository.path));
         }
         for map in [&self.files, &self.others] {
             for (rel, id) in map {
@@ -353,6 +472,21 @@ impl Catalog {
         }
         blake3::hash(text.as_bytes()).to_hex()[..16].to_string()
     }
+}
+
+/// Of several paths, the one sharing most folders with `from` (the first in path order on a
+/// tie).
+fn nearest<'p>(paths: &[&'p String], from: &str) -> Option<&'p str> {
+    let shared = |p: &str| {
+        p.split('/')
+            .zip(from.split('/'))
+            .take_while(|(a, b)| a == b)
+            .count()
+    };
+    paths
+        .iter()
+        .max_by(|a, b| shared(a).cmp(&shared(b)).then_with(|| b.cmp(a)))
+        .map(|p| p.as_str())
 }
 
 fn strip_md(name: &str) -> &str {

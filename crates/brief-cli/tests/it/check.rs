@@ -508,6 +508,30 @@ fn md_frontmatter() {
 }
 
 #[test]
+fn unknown_status() {
+    // `Postponed indefinitely` is no word of the lifecycle table: a warning at the word.
+    case(
+        "unknown-status",
+        "unknown-status",
+        "warning",
+        &[("doc/adr/0001-record-architecture-decisions.md", 7, 1)],
+        0,
+    );
+}
+
+#[test]
+fn md_long_title() {
+    // A 1,500-character frontmatter title is cut to 1,000: a warning at its `title:` line.
+    case(
+        "md-long-title",
+        "md-long-title",
+        "warning",
+        &[("docs/outage.md", 2, 1)],
+        0,
+    );
+}
+
+#[test]
 fn orphan_spec() {
     // The good variant's SPEC-GIFT-002 is named by an annotation only (no task links it).
     case(

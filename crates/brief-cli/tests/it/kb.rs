@@ -258,3 +258,103 @@ fn a_knowledge_base_target_follows_links_two_hops_by_default() {
     let ids = node_ids(&serde_json::from_str(&out).unwrap());
     assert!(ids.iter().any(|id| id == "Chain/E.md"), "{ids:?}");
 }
+
+/// `brief check` on a repository's real shapes: a link to a template brief skips on purpose
+/// and links to generated files `.gitignore` lists are not broken, a test fixture's example
+/// link is not checked, the repository's own URLs are links; the one truly broken link is
+/// reported where it is written.
+#[test]
+fn check_reports_only_true_knowledge_base_findings() {
+    let dir = copy_fixture(&format!("{KB}/markdown-details/repo"));
+    std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+    std::fs::write(
+        dir.path().join(".git/config"),
+        "[remote \"origin\"]\n\turl = https://github.com/acme/shipyard.git\n",
+    )
+    .unwrap();
+    let root = dir.path().to_str().unwrap();
+    let (code, stdout, _) = run(&["check", "--root", root]);
+    let findings: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains(": warning["))
+        .collect();
+    assert_eq!(
+        findings,
+        vec![format!("{root}/docs/guides/runners.md:4:31: warning[md-broken-link]: broken link caching.md: no such file")],
+        "{stdout}"
+    );
+    assert_eq!(code, 0, "warnings pass without --strict");
+}
+
+/// An unknown status word is a warning at the word; `--strict` makes warnings fail, and with
+/// a baseline only new findings do: what CI runs.
+#[test]
+fn strict_check_with_a_baseline_fails_only_on_new_findings() {
+    let dir = copy_fixture(&format!("{KB}/status-forms/repo"));
+    let root = dir.path().to_str().unwrap();
+    let (code, stdout, _) = run(&["check", "--root", root]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(
+        stdout.contains("docs/adr/0010-round-half-to-even.md:7:1: warning[unknown-status]: unknown status `frobnicated`"),
+        "{stdout}"
+    );
+    let (code, stdout, _) = run(&["check", "--root", root, "--strict"]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains("--strict: warnings fail the check"),
+        "{stdout}"
+    );
+    let baseline = dir.path().join("baseline.json");
+    let baseline = baseline.to_str().unwrap();
+    let (code, _, stderr) = run(&["check", "--root", root, "--write-baseline", baseline]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stdout, _) = run(&["check", "--root", root, "--strict", "--baseline", baseline]);
+    assert_eq!(code, 0, "nothing new: {stdout}");
+    let adr = dir.path().join("docs/adr/0003-cache-balances-in-redis.md");
+    let text = std::fs::read_to_string(&adr).unwrap();
+    std::fs::write(
+        &adr,
+        format!("{text}\nSee [the runbook](../runbooks/cache.md).\n"),
+    )
+    .unwrap();
+    let (code, stdout, _) = run(&["check", "--root", root, "--strict", "--baseline", baseline]);
+    assert_eq!(code, 1, "a new broken link fails: {stdout}");
+    assert!(stdout.contains("warning[md-broken-link]"), "{stdout}");
+}
+
+/// A page split into sections keeps its own context: its sections, reached through other
+/// pages' links to its headings, are not shown beside it (its text holds theirs), so the
+/// context by id is the page and what it links, as before it had sections.
+#[test]
+fn a_pages_context_by_id_is_unchanged_by_its_sections() {
+    let dir = copy_fixture(&format!("{KB}/markdown-details/repo"));
+    let root = dir.path().to_str().unwrap();
+    let json = audit(root, "docs/storage.md", "100000");
+    let ids = node_ids(&json);
+    // What the page links (related material the budget leaves room for follows it).
+    assert_eq!(
+        ids[..5],
+        [
+            "docs/storage.md",
+            "docs/guides/runners.md",
+            "notes/Guides/Escalation.md",
+            "notes/Guides/Runbook.md",
+            "notes/Home.md",
+        ]
+    );
+    assert!(!ids.iter().any(|id| id.contains('#')), "{ids:?}");
+    let document = brief(&[
+        "context",
+        "docs/storage.md",
+        "--root",
+        root,
+        "--budget",
+        "3000",
+    ]);
+    insta::assert_snapshot!("storage_page_context", document);
+    // A section is a target of its own, its page its namespace.
+    let json = audit(root, "docs/storage.md#cache-directory", "100000");
+    let ids = node_ids(&json);
+    assert_eq!(ids[0], "docs/storage.md#cache-directory");
+    assert!(ids.iter().any(|id| id == "docs/storage.md"), "{ids:?}");
+}

@@ -280,6 +280,15 @@ fn value_text(value: &Value) -> String {
     }
 }
 
+/// A page's `contains` link to one of its own sections: the page's body holds its text.
+fn is_own_section(node: &Node, link: &brief_model::Link) -> bool {
+    link.relation == brief_model::Relation::Contains
+        && link
+            .target
+            .strip_prefix(node.id.as_str())
+            .is_some_and(|anchor| anchor.starts_with('#'))
+}
+
 /// `depends_on DEC-A, DEC-B; implements DOM-1` over the node's links as written.
 fn links_line(node: &Node) -> Option<String> {
     // Linear in the links: a node may list a hundred thousand (hashed, not searched).
@@ -288,7 +297,7 @@ fn links_line(node: &Node) -> Option<String> {
     let mut seen: std::collections::HashSet<(&str, &str)> = std::collections::HashSet::new();
     for link in &node.links {
         let name = link.relation.name();
-        if !seen.insert((name, link.target.as_str())) {
+        if !seen.insert((name, link.target.as_str())) || is_own_section(node, link) {
             continue;
         }
         match group_of.get(name) {

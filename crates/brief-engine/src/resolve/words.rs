@@ -201,6 +201,8 @@ pub struct Evidence {
     /// Its source file, relative to the root.
     pub file: String,
     pub lifecycle: Lifecycle,
+    /// Whether it is normative: a decision, a policy or a norm (what governs the work).
+    pub normative: bool,
     /// BM25 relevance per query word (in the order of the counted words); 0 when the node
     /// does not hold the word.
     pub relevance: Vec<f64>,
@@ -299,6 +301,9 @@ const OTHER_SCRIPT_FACTOR: f64 = 0.4;
 const NOT_CURRENT_FACTOR: f64 = 0.5;
 /// A proposed node weighs this much.
 const PROPOSED_FACTOR: f64 = 0.85;
+/// A normative node (decision, policy, norm) weighs this much: a task starts from what
+/// governs it rather than from a page that describes the same thing.
+const NORMATIVE_FACTOR: f64 = 1.25;
 
 /// File names (without extension, lower case, letters and digits only) of hub documents.
 const HUB_NAMES: &[&str] = &[
@@ -316,6 +321,21 @@ const HUB_NAMES: &[&str] = &[
     "sitemap",
     "contents",
     "home",
+    "contributing",
+    "install",
+    "installation",
+    "glossary",
+    "introduction",
+    "intro",
+    "faq",
+    "credits",
+    "authors",
+    "license",
+    "licence",
+    "upgradeinstructions",
+    "upgrading",
+    "codeofconduct",
+    "security",
 ];
 
 /// Folder names (lower case, letters and digits only) whose documents are hubs: every
@@ -412,6 +432,7 @@ fn scored(words: &[Counted], total: u64, informative: f64, script: Script, c: Ev
     let other_script = Script::of(&c.title).is_some_and(|s| s != script);
     let factor = hub_factor(&c.file)
         * lifecycle_factor(c.lifecycle)
+        * if c.normative { NORMATIVE_FACTOR } else { 1.0 }
         * if other_script {
             OTHER_SCRIPT_FACTOR
         } else {
@@ -540,6 +561,7 @@ mod tests {
             title: format!("{id} title"),
             file: format!("docs/{id}.md"),
             lifecycle: Lifecycle::Current,
+            normative: false,
             relevance: relevance.to_vec(),
         }
     }

@@ -43,7 +43,8 @@ pub(crate) struct Read {
     pub(crate) hash: [u8; 32],
     /// The stamp taken as it was read, and when.
     pub(crate) stamp: Option<(Stamp, i64)>,
-    /// The parse result, `None` when the content had not changed.
+    /// The parse result (the file's nodes: none, one, or a page and its sections), `None`
+    /// when the content had not changed.
     pub(crate) parsed: Option<Result<Vec<Prepared>, Problem>>,
 }
 
@@ -525,12 +526,16 @@ impl Index {
                                 remove_file_nodes(&tx, &file.rel).map_err(e)?
                             }
                             Ok(prepared) => {
-                                let (written, duplicates) =
-                                    upsert_nodes(&tx, &file.rel, prepared, fresh).map_err(e)?;
-                                touched.extend(written);
-                                for dup in &duplicates {
-                                    problem = true;
-                                    insert_problem(&tx, &file.rel, dup).map_err(e)?;
+                                for written in
+                                    upsert_nodes(&tx, &file.rel, prepared, fresh).map_err(e)?
+                                {
+                                    match written {
+                                        Ok(written) => touched.push(written),
+                                        Err(dup) => {
+                                            problem = true;
+                                            insert_problem(&tx, &file.rel, &dup).map_err(e)?;
+                                        }
+                                    }
                                 }
                             }
                             Err(p) => {

@@ -150,6 +150,7 @@ impl Index {
             .filter(|(_, p)| matches!(p, Parser::Markdown(_)))
             .map(|(rel, _)| rel.clone());
         let mut catalog = kb::Catalog::new(layout, markdown);
+        catalog.set_repository(kb::Repository::detect(&self.guard));
         for (rel, parser) in &files {
             if let Parser::Spec(entry) = parser {
                 catalog.add_other(rel.clone(), entry.id.clone());

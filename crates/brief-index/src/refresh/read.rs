@@ -172,7 +172,9 @@ mod tests {
         let read = read_file(&project.guard, &listed[good], good, &no_hashes, &catalog);
         assert_eq!(read.at, good);
         assert!(read.stamp.is_some());
-        let prepared = read.parsed.unwrap().unwrap().pop().unwrap();
+        let prepared = read.parsed.unwrap().unwrap();
+        assert_eq!(prepared.len(), 1);
+        let prepared = &prepared[0];
         assert_eq!(prepared.id, "SPEC-PAY-001");
         assert!(
             prepared.body.contains("idempotency key"),

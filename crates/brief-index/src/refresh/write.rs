@@ -7,6 +7,17 @@ pub(crate) struct Written {
     pub(crate) ix: NodeIx,
     pub(crate) id: String,
     pub(crate) links: Vec<Link>,
+    /// A section of a page: links to its heading that landed on the page move to it.
+    pub(crate) section: bool,
+}
+
+/// The id links name to reach a node: a section's page (links name the page and a heading;
+/// see `brief_model::section_of`), else the node itself.
+fn written_target<'a>(id: &'a str, kind: &str) -> &'a str {
+    match (kind, id.rsplit_once('#')) {
+        ("section", Some((page, _))) => page,
+        _ => id,
+    }
 }
 
 pub(crate) fn insert_problem(
@@ -39,10 +50,16 @@ pub(crate) fn insert_problem(
 /// Removes the nodes of a file in a few set-wide statements (an export has a million);
 /// links from other files that pointed at them become dangling.
 pub(crate) fn remove_file_nodes_bulk(tx: &Connection, file: &str) -> rusqlite::Result<()> {
+    // A link into a section was written to its page (the file's node that is not a section).
     run(
         tx,
         "INSERT INTO dangling(src, rel, target)
-         SELECT e.src, e.rel, n.id FROM edges e JOIN nodes n ON n.ix = e.dst
+         SELECT e.src, e.rel,
+                CASE WHEN n.kind = 'section'
+                     THEN coalesce((SELECT p.id FROM nodes p
+                                    WHERE p.file = ?1 AND p.kind <> 'section'), n.id)
+                     ELSE n.id END
+         FROM edges e JOIN nodes n ON n.ix = e.dst
          WHERE n.file = ?1 AND e.src NOT IN (SELECT ix FROM nodes WHERE file = ?1)",
         [file],
     )?;
@@ -178,13 +195,47 @@ pub(crate) fn write_tana(
 
 /// Removes the nodes of a file; links that pointed at them become dangling.
 pub(crate) fn remove_file_nodes(tx: &Connection, file: &str) -> rusqlite::Result<()> {
-    let nodes: Vec<(i64, String)> = {
-        let mut stmt = tx.prepare_cached("SELECT ix, id FROM nodes WHERE file = ?1")?;
-        let rows = stmt.query_map([file], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    for (ix, id, kind) in file_nodes(tx, file)? {
+        remove_node(tx, ix, written_target(&id, &kind))?;
+    }
+    Ok(())
+}
+
+/// The nodes of a file: index, id and kind.
+fn file_nodes(tx: &Connection, file: &str) -> rusqlite::Result<Vec<(i64, String, String)>> {
+    let mut stmt = tx.prepare_cached("SELECT ix, id, kind FROM nodes WHERE file = ?1")?;
+    let rows = stmt.query_map([file], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    rows.collect()
+}
+
+/// Moves the edges into `from` that name a heading of `page` to `to` when `lands` says the
+/// heading's section is `to` (an edge `to` already has is dropped, not doubled).
+fn move_heading_edges(
+    tx: &Connection,
+    from: i64,
+    to: i64,
+    page: &str,
+    lands: &dyn Fn(Option<String>) -> bool,
+) -> rusqlite::Result<()> {
+    let edges: Vec<(i64, String)> = {
+        let mut stmt =
+            tx.prepare_cached("SELECT src, rel FROM edges WHERE dst = ?1 AND rel LIKE '%#%'")?;
+        let rows = stmt.query_map([from], |r| Ok((r.get(0)?, r.get(1)?)))?;
         rows.collect::<Result<_, _>>()?
     };
-    for (ix, id) in nodes {
-        remove_node(tx, ix, &id)?;
+    for (src, rel) in edges {
+        if lands(brief_model::section_of(page, &Relation::from_key(&rel))) {
+            run(
+                tx,
+                "UPDATE OR IGNORE edges SET dst = ?3 WHERE src = ?1 AND rel = ?2 AND dst = ?4",
+                params![src, rel, to, from],
+            )?;
+            run(
+                tx,
+                "DELETE FROM edges WHERE src = ?1 AND rel = ?2 AND dst = ?3",
+                params![src, rel, from],
+            )?;
+        }
     }
     Ok(())
 }
@@ -203,46 +254,45 @@ pub(crate) fn remove_node(tx: &Connection, ix: i64, id: &str) -> rusqlite::Resul
     Ok(())
 }
 
-/// Writes the nodes of a file, keeping each one's index when the file still holds its id (so
-/// links to it stay valid) and removing the file's nodes it no longer holds. A duplicate id
-/// comes back as a problem.
+/// Writes the nodes of a file (one, or a page and its sections), keeping the index of every
+/// id the file still holds (so links to it stay valid) and removing the file's other nodes.
+/// A duplicate id comes back as a problem.
 pub(crate) fn upsert_nodes(
     tx: &Connection,
     file: &str,
     prepared: Vec<Prepared>,
     fresh: bool,
-) -> rusqlite::Result<(Vec<Written>, Vec<Problem>)> {
-    let existing: Vec<(i64, String)> = if fresh {
+) -> rusqlite::Result<Vec<Result<Written, Problem>>> {
+    let existing = if fresh {
         Vec::new()
     } else {
-        let mut stmt = tx.prepare_cached("SELECT ix, id FROM nodes WHERE file = ?1")?;
-        let rows = stmt.query_map([file], |r| Ok((r.get(0)?, r.get(1)?)))?;
-        rows.collect::<Result<_, _>>()?
+        file_nodes(tx, file)?
     };
-    let wanted: std::collections::HashSet<&str> = prepared.iter().map(|p| p.id.as_str()).collect();
+    let staying: HashSet<&str> = prepared.iter().map(|p| p.id.as_str()).collect();
+    let page = prepared.first().map(|p| p.id.clone()).unwrap_or_default();
+    let page_ix = existing.iter().find(|(_, id, _)| *id == page).map(|n| n.0);
     let mut kept: HashMap<String, i64> = HashMap::new();
-    for (ix, old) in existing {
-        if wanted.contains(old.as_str()) {
+    for (ix, old, kind) in existing {
+        if staying.contains(old.as_str()) {
             kept.insert(old, ix);
-        } else {
-            remove_node(tx, ix, &old)?;
+            continue;
         }
+        // A section that leaves gives the links to its heading back to its page.
+        if let (Some(page_ix), "section") = (page_ix, kind.as_str()) {
+            move_heading_edges(tx, ix, page_ix, &page, &|_| true)?;
+        }
+        remove_node(tx, ix, written_target(&old, &kind))?;
     }
-    let mut written = Vec::with_capacity(prepared.len());
-    let mut problems = Vec::new();
+    let mut out = Vec::with_capacity(prepared.len());
     for node in prepared {
         let keep = kept.get(&node.id).copied();
-        match upsert_node(tx, file, node, keep)? {
-            Ok(w) => written.push(w),
-            Err(problem) => problems.push(problem),
-        }
+        out.push(write_node(tx, file, node, keep)?);
     }
-    Ok((written, problems))
+    Ok(out)
 }
 
-/// Writes one node of a file: in place at `keep` (its index, when the file held its id
-/// before), else as a new row. A duplicate id comes back as a problem.
-fn upsert_node(
+/// Writes one node: in place of `keep`, or as a new row.
+fn write_node(
     tx: &Connection,
     file: &str,
     prepared: Prepared,
@@ -320,6 +370,7 @@ fn upsert_node(
         ix: ix as NodeIx,
         id,
         links,
+        section: kind == Kind::Section,
     }))
 }
 
@@ -447,13 +498,19 @@ pub(crate) fn write_links(
             run(tx, "DELETE FROM dangling WHERE src = ?1", [ix])?;
         }
         for link in &written.links {
-            // A miss may still be a node written another way (a Tana export's).
-            let known = fresh_ids.get(link.target.as_str()).map(|&t| i64::from(t));
-            let target: Option<i64> = if known.is_some() {
-                known
-            } else {
-                lookup.query_row([&link.target], |r| r.get(0)).optional()?
-            };
+            // A link to a heading lands on its section when the page has one.
+            let section = link.section();
+            let mut target = None;
+            for id in section.as_deref().into_iter().chain([link.target.as_str()]) {
+                // A miss may still be a node written another way (a Tana export's).
+                target = match fresh_ids.get(id) {
+                    Some(&t) => Some(i64::from(t)),
+                    None => lookup.query_row([id], |r| r.get(0)).optional()?,
+                };
+                if target.is_some() {
+                    break;
+                }
+            }
             match target {
                 Some(dst) => insert_edge.execute(params![ix, dst, link.relation.name()]),
                 None => insert_dangling.execute(params![ix, link.relation.name(), link.target]),
@@ -469,6 +526,20 @@ pub(crate) fn write_links(
             params![written.ix, written.id],
         )?;
         run(tx, "DELETE FROM dangling WHERE target = ?1", [&written.id])?;
+    }
+    // A section takes the links to its heading that landed on its page.
+    for written in touched.iter().filter(|w| w.section && !fresh) {
+        let Some((page, _)) = written.id.rsplit_once('#') else {
+            continue;
+        };
+        let page_ix: Option<i64> = tx
+            .query_row("SELECT ix FROM nodes WHERE id = ?1", [page], |r| r.get(0))
+            .optional()?;
+        if let Some(page_ix) = page_ix {
+            let id = written.id.as_str();
+            let lands = |section: Option<String>| section.as_deref() == Some(id);
+            move_heading_edges(tx, page_ix, i64::from(written.ix), page, &lands)?;
+        }
     }
     Ok(())
 }

@@ -335,7 +335,8 @@ fn design(rel: &str, text: &str, spec: &SpecRef) -> Vec<Node> {
         Relation::Contains,
         nodes.iter().map(|n| n.id.clone()),
     );
-    nodes.push(page);
+    // The page first, then its sections (the index moves heading links by that order).
+    nodes.insert(0, page);
     nodes
 }
 

@@ -85,7 +85,8 @@ fn plan(rel: &str, text: &str, feature: &FeatureRef) -> Vec<Node> {
     let ids: Vec<String> = nodes.iter().map(|n| n.id.clone()).collect();
     specdoc::link_all(&mut plan, Relation::Contains, ids.iter().cloned());
     specdoc::link_all(&mut plan, Relation::Link("sections".into()), ids);
-    nodes.push(plan);
+    // The page first, then its sections (the index moves heading links by that order).
+    nodes.insert(0, plan);
     nodes
 }
 

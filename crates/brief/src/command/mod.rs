@@ -81,6 +81,8 @@ pub struct Check {
     pub write_baseline: Option<String>,
     /// Print the rules and stop.
     pub list_rules: bool,
+    /// Fail (exit 1) on warnings too, not only on errors.
+    pub strict: bool,
 }
 
 /// The session part of a context command (`--session` and its companions); its `task`

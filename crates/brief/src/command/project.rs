@@ -5,7 +5,7 @@
 use std::path::{Component, Path, PathBuf};
 
 use super::{session_failure, Check, FrontEnd, Host, Outcome};
-use crate::check::{Baseline, CheckOptions};
+use crate::check::{Baseline, CheckOptions, Gate};
 use crate::project::{Project, ProjectError};
 use crate::render::Format;
 use crate::session::commands::{self, Command as SessionCommand};
@@ -26,8 +26,8 @@ fn usage(line: String) -> Outcome {
     Outcome::failure(2, vec![line])
 }
 
-/// `brief check`: the report, exit 1 when it holds errors; or the rules; or a baseline
-/// written.
+/// `brief check`: the report, exit 1 when it holds errors (with `--strict`, any finding);
+/// or the rules; or a baseline written.
 pub(super) fn check(args: &Check, host: Host<'_>, front_end: FrontEnd) -> Outcome {
     if args.list_rules {
         return Outcome::text(crate::check::rules_table());
@@ -54,6 +54,11 @@ pub(super) fn check(args: &Check, host: Host<'_>, front_end: FrontEnd) -> Outcom
     let options = CheckOptions {
         rules: args.rules.clone(),
         baseline,
+        gate: if args.strict {
+            Gate::Everything
+        } else {
+            Gate::Errors
+        },
     };
     let report = match crate::check::run(&project, &options) {
         Ok(report) => report,
@@ -73,7 +78,7 @@ pub(super) fn check(args: &Check, host: Host<'_>, front_end: FrontEnd) -> Outcom
     };
     Outcome {
         text,
-        exit: u8::from(report.errors() > 0),
+        exit: u8::from(report.failed()),
         ..Outcome::default()
     }
 }

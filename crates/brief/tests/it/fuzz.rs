@@ -24,6 +24,14 @@ const TANA: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../brief-cli/tests/fixtures/tana"
 );
+const KB_DETAILS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../brief-cli/tests/fixtures/kb/markdown-details/repo"
+);
+const KB_STATUS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../brief-cli/tests/fixtures/kb/status-forms/repo"
+);
 
 /// Cases per target unless `PROPTEST_CASES` says otherwise (each case copies a project and
 /// builds an index, so a few dozen keep the suite quick).
@@ -172,6 +180,41 @@ const YAML_TOKENS: &[&str] = &[
     "é",
 ];
 
+const MARKDOWN_TOKENS: &[&str] = &[
+    "[[",
+    "]]",
+    "[",
+    "](",
+    ")",
+    "![[",
+    "\\|",
+    "|",
+    "#",
+    "\n## Status\n\n",
+    "\nStatus: ",
+    "\n- **Status:** ",
+    "| Status | Rejected |\n",
+    "Superseded by ADR-0002",
+    "Superseded by [x](0001-build-images-with-buildkit.md)",
+    "Supersedes ADR-9999\n",
+    "[[storage#Restoring]]",
+    "(../storage.md#cache-directory)",
+    "https://github.com/acme/shipyard/blob/main/docs/",
+    "<!--",
+    "-->",
+    "<details>",
+    "```\n",
+    "\n---\n",
+    "\n===\n",
+    "\n# ",
+    "\n### ",
+    "../",
+    "\\[[",
+    "é",
+    "\u{0}",
+    "`",
+];
+
 const TOML_TOKENS: &[&str] = &[
     "[",
     "]",
@@ -242,6 +285,55 @@ fn verdicts_agree(root: &Path, target: &str) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// The knowledge base's verdicts: [`verdicts_agree`], `check` runs whole with `--strict`
+/// (its knowledge-base rules never an error), and the index gives the bytes the loader does.
+fn knowledge_base_agrees(root: &Path, targets: &[&str]) -> Result<(), TestCaseError> {
+    verdicts_agree(root, targets[0])?;
+    let Ok(project) = Project::at(root) else {
+        return Ok(());
+    };
+    let options = CheckOptions {
+        gate: check::Gate::Everything,
+        ..CheckOptions::default()
+    };
+    if let Ok(report) = check::run(&project, &options) {
+        for finding in &report.findings {
+            let markdown = [
+                "md-broken-link",
+                "adr-superseded-by-missing",
+                "md-frontmatter",
+                "unknown-status",
+                "md-long-title",
+            ];
+            prop_assert!(
+                !markdown.contains(&finding.rule) || finding.severity == Severity::Warning,
+                "{finding:?}"
+            );
+        }
+    }
+    let loaded = project.load();
+    if loaded.errors().next().is_some() {
+        return Ok(());
+    }
+    let Ok(mut engine) = Engine::open(Some(root), root) else {
+        return Ok(());
+    };
+    for target in targets {
+        let request = ContextRequest {
+            target: target.to_string(),
+            budget: Some(3000),
+            format: Format::Json,
+            ..ContextRequest::default()
+        };
+        let memory = brief::assemble(&loaded.graph, &project.defaults, &request);
+        let indexed = engine.context(&request);
+        if let (Ok(memory), Ok(indexed)) = (memory, indexed) {
+            prop_assert_eq!(memory.text, indexed.text, "{}", target);
+        }
+    }
+    Ok(())
+}
+
 fn project_copy(src: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("p");
@@ -291,6 +383,30 @@ proptest! {
         let text = fs::read_to_string(&path).unwrap();
         fs::write(&path, mutate(&text, &edits, JSON_TOKENS)).unwrap();
         verdicts_agree(&root, "tkDesign01")?;
+    }
+
+    /// The Markdown knowledge base: a long page with sections and links of every kind.
+    #[test]
+    fn knowledge_base_page(edits in proptest::collection::vec(edit(), 1..6)) {
+        let (_dir, root) = project_copy(KB_DETAILS);
+        for rel in ["docs/storage.md", "docs/guides/runners.md"] {
+            let path = root.join(rel);
+            let text = fs::read_to_string(&path).unwrap();
+            fs::write(&path, mutate(&text, &edits, MARKDOWN_TOKENS)).unwrap();
+        }
+        knowledge_base_agrees(&root, &["docs/guides/runners.md", "docs/storage.md", "README.md"])?;
+    }
+
+    /// ADR status lines in every form, mutated.
+    #[test]
+    fn knowledge_base_status_lines(edits in proptest::collection::vec(edit(), 1..6)) {
+        let (_dir, root) = project_copy(KB_STATUS);
+        for rel in ["docs/adr/0002-keep-postings-in-postgresql.md", "docs/adr/0006-shard-accounts-by-region.md"] {
+            let path = root.join(rel);
+            let text = fs::read_to_string(&path).unwrap();
+            fs::write(&path, mutate(&text, &edits, MARKDOWN_TOKENS)).unwrap();
+        }
+        knowledge_base_agrees(&root, &["ADR-0004", "ADR-0002"])?;
     }
 
     /// `brief.toml`: the config every command reads first.

@@ -676,3 +676,53 @@ fn a_tana_export_reports_its_nodes_as_progress() {
     );
     assert!(nodes.windows(2).all(|w| w[0].done <= w[1].done));
 }
+
+/// Sections through the index: links to a heading land on its section as the page grows past
+/// the section size, and back on the page when it shrinks, exactly as the in-memory graph
+/// says at each step.
+#[test]
+fn sections_follow_their_page_through_refreshes() {
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../brief-cli/tests/fixtures/kb/markdown-details/repo"
+    );
+    let dir = project_copy(fixture);
+    let storage = dir.path().join("docs/storage.md");
+    let long = fs::read_to_string(&storage).unwrap();
+    let short: String = long.lines().take(40).collect::<Vec<_>>().join("\n");
+    let mut engine = engine(dir.path());
+    for (step, text) in [("long", &long), ("short", &short), ("long again", &long)] {
+        fs::write(&storage, text).unwrap();
+        settle();
+        let project = Project::at(dir.path()).unwrap();
+        let graph = project.load().graph;
+        for target in ["docs/guides/runners.md", "docs/storage.md", "README.md"] {
+            let req = request(target, Format::Json, 100_000);
+            let memory = assemble(&graph, &project.defaults, &req).unwrap().text;
+            let indexed = engine.context(&req).unwrap().text;
+            assert_eq!(memory, indexed, "{step}: {target}");
+        }
+        use brief::model::GraphView;
+        let index = engine.index();
+        let runners = index.lookup("docs/guides/runners.md").unwrap().unwrap();
+        let mut targets: Vec<String> = index
+            .edges_out(runners)
+            .unwrap()
+            .iter()
+            .map(|e| format!("{} {}", e.relation.name(), index.id_of(e.to).unwrap()))
+            .collect();
+        targets.sort();
+        let lands = |anchor: &str| match step {
+            "short" => "docs/storage.md".to_string(),
+            _ => format!("docs/storage.md#{anchor}"),
+        };
+        let mut expected = vec![
+            format!("links#Cache directory {}", lands("cache-directory")),
+            format!("links#Layout {}", lands("layout")),
+            format!("links#Restoring {}", lands("restoring")),
+            "links#Setup 1 docs/storage.md".to_string(),
+        ];
+        expected.sort();
+        assert_eq!(targets, expected, "{step}");
+    }
+}

@@ -380,3 +380,315 @@ fn a_generated_notes_corpus_loads_with_every_link_resolved() {
     assert!(supersedes(&loaded.graph).contains(&("ADR-0002".into(), "ADR-0001".into())));
     assert!(loaded.graph.edges().len() > written * 3, "a linked corpus");
 }
+
+/// Every common way an ADR writes its status (one ADR per form in `status-forms/`), each read
+/// to its normal word, with the successor an edge whether linked or named as text.
+#[test]
+fn every_common_status_form_is_read() {
+    use brief::model::{Lifecycle, Retired};
+    let loaded = load("status-forms");
+    let graph = &loaded.graph;
+    let status = |id: &str| node(graph, id).status.clone().unwrap_or_default();
+    let forms = [
+        ("ADR-0001", "accepted", "## Status section"),
+        (
+            "ADR-0002",
+            "superseded",
+            "- **Status:** Superseded by [ADR-0004](…)",
+        ),
+        ("ADR-0003", "accepted", "**Status:** Accepted"),
+        ("ADR-0004", "accepted", "* **Status**: Accepted"),
+        ("ADR-0005", "deprecated", "a plain Status: line"),
+        ("ADR-0006", "rejected", "| Status | Rejected | table row"),
+        ("ADR-0007", "superseded", "Superseded by ADR-0009, no link"),
+        ("ADR-0008", "deprecated", "[Deprecated](url)"),
+        ("ADR-0009", "accepted", "MADR frontmatter"),
+        ("ADR-0010", "frobnicated", "an unknown word, kept"),
+        ("ADR-0011", "proposed", "a setext Status heading"),
+        ("ADR-0012", "superseded", "* Status: superseded by ADR-0013"),
+        ("ADR-0013", "accepted", "Accepted with an HTML comment"),
+    ];
+    for (id, word, form) in forms {
+        assert_eq!(status(id), word, "{id}: {form}");
+    }
+    let lifecycle = |id: &str| node(graph, id).lifecycle();
+    assert_eq!(
+        lifecycle("ADR-0005"),
+        Lifecycle::NotCurrent(Retired::Deprecated)
+    );
+    assert_eq!(
+        lifecycle("ADR-0006"),
+        Lifecycle::NotCurrent(Retired::Rejected)
+    );
+    assert_eq!(lifecycle("ADR-0011"), Lifecycle::Proposed);
+    assert_eq!(
+        lifecycle("ADR-0010"),
+        Lifecycle::Current,
+        "unknown: current"
+    );
+    assert_eq!(
+        supersedes(graph),
+        pairs(&[
+            ("ADR-0004", "ADR-0002"),
+            ("ADR-0009", "ADR-0007"),
+            ("ADR-0013", "ADR-0012"),
+        ]),
+        "linked, named as text, and written on both records"
+    );
+    assert_eq!(
+        messages(&loaded),
+        vec!["docs/adr/0010-round-half-to-even.md:7:1: unknown status `frobnicated`: brief reads it as current; write a known word (accepted, proposed, superseded, deprecated, rejected, withdrawn, obsolete, …)"]
+    );
+}
+
+/// ADR titles lose the number their id already says, however it is written; setext titles
+/// are titles.
+#[test]
+fn adr_titles_are_not_doubled() {
+    let loaded = load("status-forms");
+    let graph = &loaded.graph;
+    for (id, title) in [
+        ("ADR-0001", "Record architecture decisions"),
+        ("ADR-0002", "Keep postings in PostgreSQL"),
+        ("ADR-0011", "Use gRPC between services"),
+        ("ADR-0012", "Log in JSON"),
+        ("ADR-0013", "Log with OpenTelemetry"),
+    ] {
+        assert_eq!(node(graph, id).title, title, "{id}");
+    }
+}
+
+/// A copy of a fixture whose clone names `origin` (a `.git/config` cannot be committed
+/// inside the repository, so the test writes it).
+fn cloned(name: &str, origin: &str) -> tempfile::TempDir {
+    fn copy(from: &std::path::Path, to: &std::path::Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            let target = to.join(entry.file_name());
+            if entry.file_type().unwrap().is_dir() {
+                copy(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), target).unwrap();
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    copy(&fixture(name), dir.path());
+    std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+    std::fs::write(
+        dir.path().join(".git/config"),
+        format!("[core]\n\tbare = false\n[remote \"origin\"]\n\turl = {origin}\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n"),
+    )
+    .unwrap();
+    dir
+}
+
+/// The Markdown details real repositories write (`markdown-details/`): their own URLs,
+/// escaped pipes in tables, a vault in a subfolder, in-page anchors, setext headings, file
+/// names as titles, raw HTML.
+#[test]
+fn markdown_details_of_real_repositories() {
+    let dir = cloned("markdown-details", "git@github.com:acme/shipyard.git");
+    let loaded = Project::at(dir.path()).unwrap().load();
+    let graph = &loaded.graph;
+    let links = |from: &str| -> BTreeSet<(String, String)> {
+        graph
+            .edges()
+            .iter()
+            .filter(|e| graph.node(e.from).id == from)
+            .map(|e| (e.relation.name().to_string(), graph.node(e.to).id.clone()))
+            .collect()
+    };
+    let pair = |r: &str, t: &str| (r.to_string(), t.to_string());
+    // The repository's own URLs (blob, any ref, any case; raw) are links; another
+    // repository's file of the same path, a folder and generated files are not edges.
+    assert_eq!(
+        links("README.md"),
+        BTreeSet::from([
+            pair("links#Rollback", "docs/guides/deploy.md"),
+            pair("links", "ADR-0001"),
+            pair("links", "docs/guides/runners.md"),
+        ])
+    );
+    // `[[Note\|alias]]` in a table is the note, with its alias.
+    let deploy = links("docs/guides/deploy.md");
+    assert!(
+        deploy.contains(&pair("links", "docs/guides/runners.md")),
+        "{deploy:?}"
+    );
+    assert!(deploy.contains(&pair("links", "ADR-0002")), "{deploy:?}");
+    // A vault kept in a subfolder writes its links from its own root.
+    assert_eq!(
+        links("notes/Home.md"),
+        BTreeSet::from([
+            pair("links", "notes/Guides/Runbook.md"),
+            pair("links", "notes/Daily/2024-06-03.md"),
+        ])
+    );
+    assert!(links("notes/Guides/Runbook.md").contains(&pair("links", "notes/Guides/Escalation.md")));
+    // Titles: setext, HTML removed, a note's file name (not its path).
+    assert_eq!(node(graph, "README.md").title, "Shipyard");
+    assert_eq!(node(graph, "docs/guides/deploy.md").title, "Deploy v2");
+    assert_eq!(
+        node(graph, "notes/Guides/Escalation.md").title,
+        "Escalation"
+    );
+    assert_eq!(node(graph, "notes/Daily/2024-06-03.md").title, "2024-06-03");
+    assert_eq!(node(graph, "ADR-0001").title, "Build images with BuildKit");
+    // Raw HTML is dropped from the body, its text kept; code keeps it as written.
+    let body = &node(graph, "docs/guides/deploy.md")
+        .artifact()
+        .unwrap()
+        .body;
+    assert!(
+        !body.contains("<!--") && !body.contains("<details>") && !body.contains("<summary>"),
+        "{body}"
+    );
+    assert!(body.contains("Why not deploy from laptops?"), "{body}");
+    assert!(body.contains("the HTML `<b>` in code stays"), "{body}");
+    // An in-page anchor is not a tag; real tags are.
+    let tags = |id: &str| node(graph, id).artifact().unwrap().tags.clone();
+    assert!(
+        tags("docs/guides/deploy.md").is_empty(),
+        "{:?}",
+        tags("docs/guides/deploy.md")
+    );
+    assert_eq!(tags("docs/guides/runners.md"), ["ci", "infra/runners"]);
+}
+
+/// Without an `origin`, a URL of the GitHub form is the project's when its path is a file of
+/// the knowledge base.
+#[test]
+fn own_urls_without_an_origin_resolve_by_path() {
+    let loaded = load("markdown-details");
+    let graph = &loaded.graph;
+    let targets: BTreeSet<String> = graph
+        .edges()
+        .iter()
+        .filter(|e| graph.node(e.from).id == "README.md")
+        .map(|e| graph.node(e.to).id.clone())
+        .collect();
+    // The upstream link has the same path: read as the project's own, by the documented rule.
+    assert_eq!(
+        targets,
+        BTreeSet::from(
+            [
+                "ADR-0001",
+                "docs/guides/deploy.md",
+                "docs/guides/runners.md"
+            ]
+            .map(String::from)
+        )
+    );
+}
+
+/// A long page (`docs/storage.md`, 5.9 KB) is split at its section level (`##`); a section
+/// that is long too (`## Backups`, 4 KB) at its own. Ids are GitHub's anchors, numbered over
+/// every heading of the page (`setup`, `setup-1`, `setup-2`).
+#[test]
+fn a_long_page_is_split_into_sections() {
+    use brief::model::Kind;
+    let loaded = load("markdown-details");
+    let graph = &loaded.graph;
+    let page = "docs/storage.md";
+    let sections: Vec<&str> = graph
+        .nodes()
+        .iter()
+        .filter(|n| n.kind == Kind::Section)
+        .map(|n| n.id.as_str())
+        .collect();
+    assert_eq!(
+        sections,
+        [
+            "docs/storage.md#backups",
+            "docs/storage.md#cache-directory",
+            "docs/storage.md#layout",
+            "docs/storage.md#monitoring",
+            "docs/storage.md#nightly-snapshots",
+            "docs/storage.md#off-site-copies",
+            "docs/storage.md#restoring",
+            "docs/storage.md#retention",
+            "docs/storage.md#setup-2",
+        ]
+    );
+    let contains = edges_named(graph, "contains");
+    let top = ["layout", "cache-directory", "retention", "backups"];
+    let sub = [
+        "nightly-snapshots",
+        "restoring",
+        "off-site-copies",
+        "monitoring",
+        "setup-2",
+    ];
+    let expected: BTreeSet<(String, String)> = top
+        .iter()
+        .map(|a| (page.to_string(), format!("{page}#{a}")))
+        .chain(
+            sub.iter()
+                .map(|a| (format!("{page}#backups"), format!("{page}#{a}"))),
+        )
+        .collect();
+    assert_eq!(contains, expected);
+    let cache = node(graph, "docs/storage.md#cache-directory");
+    assert_eq!(cache.title, "Cache directory");
+    assert_eq!(
+        (cache.location.path.as_str(), cache.location.line),
+        (page, 21)
+    );
+    let fields = cache.artifact().unwrap();
+    assert_eq!(fields.body_line, 21);
+    assert!(
+        fields.body.starts_with("\nBuildKit's cache mounts live in"),
+        "{:?}",
+        fields.body
+    );
+    assert!(fields.body.contains("### Setup") && !fields.body.contains("## Retention"));
+    // A section's links are the links written inside it, resolved as the page's.
+    let links_of = |id: &str| -> BTreeSet<String> {
+        node(graph, id)
+            .links
+            .iter()
+            .filter(|l| l.relation.name() != "contains")
+            .map(|l| l.target.clone())
+            .collect()
+    };
+    assert_eq!(
+        links_of("docs/storage.md#retention"),
+        BTreeSet::from(["notes/Guides/Runbook.md".to_string()])
+    );
+    assert_eq!(
+        links_of("docs/storage.md#off-site-copies"),
+        BTreeSet::from(["notes/Guides/Escalation.md".to_string()])
+    );
+    assert!(links_of("docs/storage.md#backups").contains("notes/Guides/Escalation.md"));
+    // The page keeps its whole body and all its links.
+    let whole = node(graph, page);
+    assert!(whole.artifact().unwrap().body.contains("## Backups"));
+    assert!(links_of(page).contains("notes/Guides/Escalation.md"));
+    // Links to a heading land on its section; a heading that is not a section lands on the page.
+    let from_runners: BTreeSet<(String, String)> = graph
+        .edges()
+        .iter()
+        .filter(|e| graph.node(e.from).id == "docs/guides/runners.md")
+        .map(|e| (e.relation.name().to_string(), graph.node(e.to).id.clone()))
+        .collect();
+    for (relation, to) in [
+        ("links#Cache directory", "docs/storage.md#cache-directory"),
+        ("links#Restoring", "docs/storage.md#restoring"),
+        ("links#Layout", "docs/storage.md#layout"),
+        ("links#Setup 1", "docs/storage.md"),
+    ] {
+        assert!(
+            from_runners.contains(&(relation.to_string(), to.to_string())),
+            "{relation} → {to}: {from_runners:?}"
+        );
+    }
+    // ADRs and short pages are never split.
+    assert!(!ids(graph)
+        .iter()
+        .any(|id| id.starts_with("ADR-") && id.contains('#')));
+    assert!(!ids(graph)
+        .iter()
+        .any(|id| id.starts_with("docs/guides/") && id.contains('#')));
+}
