@@ -94,7 +94,10 @@ pub(super) fn scan(project: &Project, config: &CheckConfig) -> Tree {
                 .filter(|dir| *dir != root.as_path() && !dir.as_os_str().is_empty())
                 .map(Path::to_path_buf),
             Source::Contextia { dir } | Source::Folder { dir } => Some(dir.clone()),
-            Source::Tana { .. } | Source::Markdown { .. } => None,
+            Source::Tana { .. }
+            | Source::Markdown { .. }
+            | Source::SpecKit { .. }
+            | Source::Kiro { .. } => None,
         })
         .collect();
     let filter_root = root.clone();

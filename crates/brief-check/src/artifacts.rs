@@ -202,10 +202,13 @@ pub(super) fn check(
     sink: &mut Sink,
 ) {
     let graph = &input.graph;
+    // Spec-driven nodes are not artifacts with frontmatter: a task's paths name files it will
+    // create, and a story is no spec waiting for a task.
     let artifacts: Vec<&Node> = graph
         .nodes()
         .iter()
         .filter(|n| matches!(n.origin, Origin::Artifact | Origin::Markdown))
+        .filter(|n| !super::specs::is_spec_node(input, n))
         .collect();
     if sink.on("broken-path") {
         let patterns: Vec<&str> = artifacts
@@ -273,7 +276,12 @@ pub(super) fn check(
         }
     }
     if sink.on("empty-scope") {
-        for node in artifacts.iter().filter(|n| n.kind == Kind::Norm) {
+        // A rule file says when it applies in its own way (`applies`), not with `scope`.
+        let rule_file = |n: &Node| brief_sources::rules::RuleFile::of(&n.location.path).is_some();
+        for node in artifacts
+            .iter()
+            .filter(|n| n.kind == Kind::Norm && !rule_file(n))
+        {
             if node.artifact().is_some_and(|a| a.scope.is_empty()) {
                 sink.push(
                     Pending::anchored(

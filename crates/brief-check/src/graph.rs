@@ -60,8 +60,9 @@ fn dangling(input: &Input, sink: &mut Sink) {
             continue;
         }
         let node = graph.node(d.from);
-        // A section repeats the links of its page, which reports them.
-        if node.kind == brief_model::Kind::Section {
+        // A section repeats the links of its page, which reports them; what a spec-driven
+        // file names is reported as what it names (`specs.rs`).
+        if node.kind == brief_model::Kind::Section || super::specs::is_spec_node(input, node) {
             continue;
         }
         let (rule, fix) = match node.origin {

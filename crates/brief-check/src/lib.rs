@@ -22,6 +22,7 @@ mod knowledge;
 mod load;
 mod paths;
 mod schema;
+mod specs;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;
@@ -103,6 +104,13 @@ pub const RULES: &[Rule] = &[
     rule("md-frontmatter", W, "markdown", "a knowledge-base file's frontmatter is not valid YAML (it is read as one `key: value` per line)"),
     rule("md-long-title", W, "markdown", "a knowledge-base title over 1,000 characters (cut to them)"),
     rule("unknown-status", W, "markdown", "a status word the lifecycle table does not know (the node counts as current)"),
+    rule("spec-unknown-story", W, "specs", "a Spec Kit task or document names a user story (`[US9]`) its feature does not have"),
+    rule("spec-unknown-requirement", W, "specs", "a Spec Kit task or document names a requirement or success criterion (`FR-099`, `SC-009`) its feature's spec.md does not define"),
+    rule("spec-unknown-task", W, "specs", "a Spec Kit task names another task (`depends on T077`) that is not in its feature's tasks.md"),
+    rule("kiro-unknown-requirement", W, "specs", "a Kiro `_Requirements:` or `Validates:` number names no requirement or acceptance criterion of the spec"),
+    rule("unknown-principle", W, "specs", "a Spec Kit document cites a constitution principle (`Principle VII`) the constitution does not have"),
+    rule("duplicate-task-id", W, "specs", "a task id is written twice in one tasks.md (the second is not read)"),
+    rule("rule-glob-no-match", W, "specs", "a rule's glob (Cursor `globs`, Copilot `applyTo`, Claude Code `paths`, Kiro `fileMatchPattern`) matches no file, or is not a valid glob"),
     rule("annotation-broken-ref", E, "annotations", "a code annotation (@spec, @decision, @norm, @test) names an id that does not exist"),
     rule("annotation-outside-paths", W, "annotations", "a file annotated @spec X lies outside X's `paths` (error with strict_bidirectional)"),
 ];
@@ -415,6 +423,7 @@ pub fn run(project: &Project, options: &CheckOptions) -> Result<Report, CheckErr
     let input = load::load(project, &reader, &settings, &mut sink);
     graph::check(project, &input, &mut sink);
     let needs_tree = [
+        "rule-glob-no-match",
         "broken-path",
         "orphan-spec",
         "annotation-broken-ref",
@@ -429,6 +438,7 @@ pub fn run(project: &Project, options: &CheckOptions) -> Result<Report, CheckErr
     };
     artifacts::check(project, &input, &tree, &settings, &mut sink);
     annotations::check(&input, &tree, &settings, &mut sink);
+    specs::check(project, &input, &tree, &mut sink);
 
     let config_on = sink.on("config");
     let mut findings = resolve(&reader, &input.fronts, sink.findings, &levels);
@@ -779,6 +789,9 @@ pub(crate) struct Input {
     pub roots: Vec<(String, String)>,
     /// The frontmatter text of every artifact file read, by path.
     pub fronts: HashMap<String, String>,
+    /// The files the spec-driven sources (Spec Kit, Kiro) read, by path: their references
+    /// are the spec rules' (`specs.rs`), not `broken-ref`'s.
+    pub spec_files: std::collections::BTreeMap<String, specs::SpecFile>,
 }
 
 #[cfg(test)]

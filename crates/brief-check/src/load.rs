@@ -3,7 +3,7 @@
 //! checks that need what the model drops (the JSON schema, frontmatter keys and lines).
 //!
 //! This is [`brief_sources::load`] step by step: the same functions (`read_manifest`,
-//! `parse_entry`, `contextia_listing`, `folder_listing`, `parse_artifact`, `Graph::build`), run so
+//! `parse_node`, `contextia_listing`, `folder_listing`, `parse_artifact`, `Graph::build`), run so
 //! that every problem can be given its rule and nothing is read twice.
 
 use std::collections::{BTreeSet, HashMap};
@@ -12,6 +12,7 @@ use std::path::Path;
 use rayon::prelude::*;
 use serde_json::Value;
 
+use super::specs::SpecFile;
 use super::{artifacts, knowledge, schema, Anchor, Input, Pending, Settings, Sink};
 use brief_model::{Graph, Kind, Location, Node};
 use brief_project::{Project, Source};
@@ -20,7 +21,7 @@ use brief_sources::artifacts::{contextia_listing, folder_listing, parse_artifact
 use brief_sources::catalogue;
 use brief_sources::jsonpos::Seg;
 use brief_sources::specgraph::{merge_listed, parse_node, read_manifest, Entry, Mismatch};
-use brief_sources::{frontmatter, read_text, rel_path, Problem};
+use brief_sources::{frontmatter, read_text, rel_path, Problem, Severity};
 
 /// Reads files that must lie inside the root: [`read_text`] beneath the project's
 /// [`Root`].
@@ -113,6 +114,19 @@ pub(super) fn load(
                 sink.extend(knowledge::findings(root, out.warnings));
                 Vec::new()
             }
+            // Their warnings are the spec rules' (`specs.rs`), read from the files again.
+            Source::SpecKit { .. } | Source::Kiro { .. } => {
+                let out = catalogue::read_source(root, &project.sources, source);
+                nodes.extend(out.nodes);
+                for problem in out
+                    .problems
+                    .iter()
+                    .filter(|p| p.severity == Severity::Error)
+                {
+                    sink.push(problem_finding("parse-error", problem));
+                }
+                Vec::new()
+            }
         };
         for result in results {
             nodes.extend(result.node);
@@ -147,7 +161,27 @@ pub(super) fn load(
         unloadable,
         roots,
         fronts,
+        spec_files: spec_files(project),
     }
+}
+
+/// The files the spec-driven sources read, and which source reads each.
+fn spec_files(project: &Project) -> std::collections::BTreeMap<String, SpecFile> {
+    let spec_sources: Vec<Source> = project
+        .sources
+        .iter()
+        .filter(|s| matches!(s, Source::SpecKit { .. } | Source::Kiro { .. }))
+        .cloned()
+        .collect();
+    catalogue::list(&project.guard, &project.root, &spec_sources)
+        .files
+        .into_iter()
+        .filter_map(|f| match f.parser {
+            catalogue::Parser::SpecKit(_) => Some((f.rel, SpecFile::SpecKit)),
+            catalogue::Parser::Kiro(_) => Some((f.rel, SpecFile::Kiro)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Where a node's id sits in its file.

@@ -452,7 +452,9 @@ mod tests {
         let text: String = match shape {
             Shape::Tana => std::fs::read_to_string(dir.join("export.json")).unwrap(),
             Shape::SpecGraph => std::fs::read_to_string(dir.join("specgraph/graph.json")).unwrap(),
-            Shape::Artifacts | Shape::Notes | Shape::Layered | Shape::Dense => String::new(),
+            Shape::Artifacts | Shape::Notes | Shape::Layered | Shape::Dense | Shape::SpecKit => {
+                String::new()
+            }
         };
         assert_eq!(labels.targets.len(), 6);
         for t in &labels.targets {

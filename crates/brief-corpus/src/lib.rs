@@ -16,6 +16,7 @@ use serde_json::{json, Value};
 mod labels;
 mod layered;
 mod notes;
+mod speckit;
 mod tana;
 
 pub use labels::{Labels, TargetLabels, LABELS_FILE};
@@ -34,6 +35,8 @@ pub enum Shape {
     /// Artifacts (specs, decisions, norms, tasks) each linking three others drawn at random:
     /// a dense random graph, where almost every node reaches almost every other.
     Dense,
+    /// A GitHub Spec Kit repository; `nodes` counts tasks (50 a feature).
+    SpecKit,
 }
 
 impl Shape {
@@ -46,6 +49,7 @@ impl Shape {
             Shape::Notes => "notes",
             Shape::Layered => "layered",
             Shape::Dense => "dense",
+            Shape::SpecKit => "speckit",
         }
     }
 }
@@ -67,7 +71,10 @@ pub fn generate_labelled(
     seed: u64,
     targets: usize,
 ) -> Result<(usize, Labels), String> {
-    if matches!(shape, Shape::Notes | Shape::Layered | Shape::Dense) {
+    if matches!(
+        shape,
+        Shape::Notes | Shape::Layered | Shape::Dense | Shape::SpecKit
+    ) {
         return Err(format!(
             "labels are not generated for --kind {}",
             shape.name()
@@ -93,6 +100,7 @@ fn build(shape: Shape, nodes: usize, out: &Path, seed: u64) -> Result<(usize, St
         Shape::Notes => notes::generate(out, nodes.max(20), &mut rng),
         Shape::Layered => layered::generate(out, nodes.max(100), &mut rng),
         Shape::Dense => dense(out, nodes.max(10), &mut rng),
+        Shape::SpecKit => speckit::generate(out, nodes.max(50), &mut rng),
     }
 }
 

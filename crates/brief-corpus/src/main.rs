@@ -8,6 +8,7 @@
 //! cargo run --release -p brief-corpus -- --kind notes --nodes 10000 --out /tmp/notes10k
 //! cargo run --release -p brief-corpus -- --kind layered --nodes 100000 --out /tmp/layered100k
 //! cargo run --release -p brief-corpus -- --kind dense --nodes 25000 --out /tmp/dense25k
+//! cargo run --release -p brief-corpus -- --kind speckit --nodes 2500 --out /tmp/speckit50
 //! # and what 20 of its targets must see, in /tmp/sg400/labels.json
 //! cargo run --release -p brief-corpus -- --kind specgraph --nodes 400 --out /tmp/sg400 --labels 20
 //! ```
@@ -20,7 +21,7 @@ use std::process::ExitCode;
 
 use brief_corpus::{generate, generate_labelled, Shape, LABELS_FILE};
 
-const USAGE: &str = "usage: brief-corpus --kind specgraph|artifacts|tana|notes|layered|dense --nodes N --out DIR [--seed S] [--labels TARGETS]";
+const USAGE: &str = "usage: brief-corpus --kind specgraph|artifacts|tana|notes|layered|dense|speckit --nodes N --out DIR [--seed S] [--labels TARGETS]";
 
 fn main() -> ExitCode {
     match run() {
@@ -83,8 +84,12 @@ fn run() -> Result<(), String> {
         Some("notes") => Shape::Notes,
         Some("layered") => Shape::Layered,
         Some("dense") => Shape::Dense,
+        Some("speckit") => Shape::SpecKit,
         _ => {
-            return Err("--kind must be specgraph, artifacts, tana, notes, layered or dense".into())
+            return Err(
+                "--kind must be specgraph, artifacts, tana, notes, layered, dense or speckit"
+                    .into(),
+            )
         }
     };
     let written = match labels {

@@ -586,6 +586,17 @@ impl Engine {
                 ..Start::default()
             });
         }
+        // A bare local id of a spec-driven source (`T014`): the current feature's.
+        if let Some(ix) = self.scoped_target(target)? {
+            return Ok(Start {
+                seeds: vec![ix],
+                ..Start::default()
+            });
+        }
+        // A path (`src/billing/invoice.ts`, existing or not) starts from what governs the file.
+        if let Some(start) = self.file_start(request)? {
+            return Ok(start);
+        }
         // Tana ids are opaque (`kHc9_xN2pQ`) and Tana users ask by topic: with a Tana source
         // any target that is not an id is searched for, whatever its shape.
         let tana = self
@@ -660,6 +671,55 @@ impl Engine {
             .into_iter()
             .map(|h| h.id)
             .collect())
+    }
+
+    /// A bare local id (`T014`, `2.1`) in a project with Spec Kit or Kiro sources: the node
+    /// of that local id in the current feature (`SPECIFY_FEATURE`, else the git branch), or
+    /// in the only feature that has it; several and none current is an unknown target that
+    /// lists them.
+    fn scoped_target(&self, target: &str) -> Result<Option<NodeIx>, EngineError> {
+        let spec_driven = self.project.sources.iter().any(|s| {
+            matches!(
+                s,
+                brief_project::Source::SpecKit { .. } | brief_project::Source::Kiro { .. }
+            )
+        });
+        let local_shaped = target.len() <= 24
+            && target.bytes().any(|b| b.is_ascii_digit())
+            && target
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_'));
+        if !spec_driven || !local_shaped {
+            return Ok(None);
+        }
+        let specify = std::env::var("SPECIFY_FEATURE").ok();
+        let current = crate::scoped::current_feature(&self.project.guard, specify.as_deref());
+        let ids = self.index.all_ids()?;
+        match crate::scoped::resolve_local(&self.index, &ids, target, current.as_deref())? {
+            crate::scoped::Scoped::None => Ok(None),
+            crate::scoped::Scoped::One(ix) => Ok(Some(ix)),
+            crate::scoped::Scoped::Ambiguous(choices) => {
+                Err(EngineError::Unknown(UnknownTarget::id(target, choices)))
+            }
+        }
+    }
+
+    /// The start of a context whose target is a file path: every node that governs the file
+    /// (`files::governing`), the path as the query the header names; `None` when the target
+    /// is no path or nothing governs it.
+    fn file_start(&self, request: &ContextRequest) -> Result<Option<Start>, EngineError> {
+        let Some(path) = crate::files::path_target(&self.project.guard, &request.target) else {
+            return Ok(None);
+        };
+        let governing = crate::files::governing(&self.index, &self.project.guard, &path)?;
+        if governing.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(Start {
+            seeds: governing.into_iter().map(|(ix, _)| ix).collect(),
+            query: Some(path),
+            ..Start::default()
+        }))
     }
 
     /// `brief impact`: the targets whose context (with `request`'s depth, lens and identity)

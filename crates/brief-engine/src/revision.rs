@@ -101,6 +101,67 @@ pub fn load(root: &Path, rev: &str) -> Result<Revision, RevisionError> {
     })
 }
 
+/// The files of the project at `root` whose content in the working tree differs from `rev`
+/// (anything `git rev-parse` accepts), root-relative and sorted: files changed, and files
+/// deleted since. Files git does not track are not listed (as `git diff REV` does not), and
+/// content is compared as stored (no line-ending or LFS filters). `brief context --changed`
+/// takes them as its targets.
+pub fn changed(root: &Path, rev: &str) -> Result<Vec<String>, RevisionError> {
+    let shown = root.display().to_string();
+    let repo = gix::discover(root)
+        .map_err(|e| RevisionError::NoRepository(shown.clone(), e.to_string()))?;
+    let workdir = repo
+        .workdir()
+        .ok_or_else(|| RevisionError::Bare(shown.clone()))?;
+    let read = |e: &dyn std::fmt::Display| RevisionError::Read(rev.to_string(), e.to_string());
+    let top = workdir.canonicalize().map_err(|e| read(&e))?;
+    let here = root.canonicalize().map_err(|e| read(&e))?;
+    let prefix: String = here
+        .strip_prefix(&top)
+        .map_err(|e| read(&e))?
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/");
+    let tree = repo
+        .rev_parse_single(rev)
+        .map_err(|e| RevisionError::Unknown(rev.to_string(), e.to_string()))?
+        .object()
+        .map_err(|e| read(&e))?
+        .peel_to_tree()
+        .map_err(|e| read(&e))?;
+    let mut recorder = gix::traverse::tree::Recorder::default();
+    tree.traverse()
+        .breadthfirst(&mut recorder)
+        .map_err(|e| read(&e))?;
+    let guard = brief_root::Root::open(root).map_err(|e| read(&e))?;
+    let kind = repo.object_hash();
+    let mut out = Vec::new();
+    for entry in &recorder.records {
+        if !entry.mode.is_blob() {
+            continue;
+        }
+        let path = String::from_utf8_lossy(entry.filepath.as_ref()).into_owned();
+        let Some(relative) = beneath(&path, &prefix) else {
+            continue;
+        };
+        let Some(file) = safe_join(root, relative) else {
+            continue;
+        };
+        let same = match guard.read(&file) {
+            Ok((bytes, _)) => gix::objs::compute_hash(kind, gix::objs::Kind::Blob, &bytes)
+                .is_ok_and(|id| id == entry.oid),
+            // Gone, or no longer a file brief may read: changed either way.
+            Err(_) => false,
+        };
+        if !same {
+            out.push(relative.to_string());
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
 /// `path` relative to `prefix` (a folder), if it lies beneath it.
 fn beneath<'a>(path: &'a str, prefix: &str) -> Option<&'a str> {
     if prefix.is_empty() {

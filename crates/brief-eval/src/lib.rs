@@ -241,6 +241,7 @@ pub fn run(
             Shape::Notes => "Markdown knowledge base",
             Shape::Layered => "layer-heavy Spec Graph",
             Shape::Dense => "dense random artifacts",
+            Shape::SpecKit => "Spec Kit",
         };
         report.projects.push((
             name,

@@ -157,6 +157,8 @@ pub(super) fn sources_key(project: &Project) -> String {
             Source::Folder { dir } => format!("folder:{}", rel_path(&project.root, dir)),
             Source::Tana { export } => format!("tana:{}", rel_path(&project.root, export)),
             Source::Markdown { dir } => format!("markdown:{}", rel_path(&project.root, dir)),
+            Source::SpecKit { dir } => format!("speckit:{}", rel_path(&project.root, dir)),
+            Source::Kiro { dir } => format!("kiro:{}", rel_path(&project.root, dir)),
         })
         .collect::<Vec<_>>()
         .join("\n")

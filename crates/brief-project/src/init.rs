@@ -6,7 +6,8 @@ use std::io::Write as _;
 use std::path::Path;
 
 use crate::{Project, Source};
-use brief_sources::{kb, rel_path};
+use brief_model::{Applies, Kind, Node};
+use brief_sources::{catalogue, kb, rel_path, rules};
 
 /// What `brief init` found and the configuration it proposes.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,6 +62,16 @@ pub fn plan(project: &Project) -> Init {
                 found.extend(describe_knowledge_base(project));
                 keys.push_str("markdown = true\n");
             }
+            Source::SpecKit { .. } => {
+                found.push(describe_speckit(project, source));
+                keys.push_str("speckit = true\n");
+            }
+            Source::Kiro { dir } => {
+                found.push(describe_kiro(project, source, &rel_path(root, dir)));
+                if !keys.contains("kiro = true") {
+                    keys.push_str("kiro = true\n");
+                }
+            }
         }
     }
     if !artifacts.is_empty() {
@@ -84,7 +95,7 @@ pub fn plan(project: &Project) -> Init {
 /// The knowledge base's parts, one line each: ADR folders (and where they were found),
 /// agent instruction files, a vault, and how many Markdown files in all.
 fn describe_knowledge_base(project: &Project) -> Vec<String> {
-    let layout = kb::Layout::detect(&project.guard);
+    let layout = catalogue::kb_layout(&project.guard, &project.sources);
     let mut lines = Vec::new();
     for (dir, origin) in &layout.adr_origins {
         let how = match *origin {
@@ -107,15 +118,14 @@ fn describe_knowledge_base(project: &Project) -> Vec<String> {
     let agents: Vec<&str> = rels
         .iter()
         .map(String::as_str)
-        .filter(|r| {
-            r.rsplit('/').next() == Some("AGENTS.md")
-                || *r == "CLAUDE.md"
-                || r.starts_with(".github/")
-                || r.starts_with(".cursor/")
-        })
+        .filter(|r| rules::RuleFile::of(r).is_some())
         .collect();
     if !agents.is_empty() {
-        lines.push(format!("agent instruction files: {}", agents.join(", ")));
+        lines.push(format!(
+            "agent instruction files: {} ({})",
+            agents.join(", "),
+            applies_summary(project, source_of(project, "markdown"))
+        ));
     }
     let adrs = rels.iter().filter(|r| layout.is_adr(r)).count();
     lines.push(format!(
@@ -124,6 +134,121 @@ fn describe_knowledge_base(project: &Project) -> Vec<String> {
         rels.len() - adrs
     ));
     lines
+}
+
+/// The nodes one source of the project holds (problems are `brief check`'s to report).
+fn nodes_of(project: &Project, source: &Source) -> Vec<Node> {
+    catalogue::read_source(&project.guard, &project.sources, source).nodes
+}
+
+fn source_of<'p>(project: &'p Project, which: &str) -> Option<&'p Source> {
+    project.sources.iter().find(|s| match s {
+        Source::Markdown { .. } => which == "markdown",
+        _ => false,
+    })
+}
+
+/// How many of a source's rules apply always, by file glob, or only when linked.
+fn applies_summary(project: &Project, source: Option<&Source>) -> String {
+    let nodes = source.map(|s| nodes_of(project, s)).unwrap_or_default();
+    let (mut always, mut files, mut linked) = (0, 0, 0);
+    for node in nodes.iter().filter(|n| n.kind == Kind::Norm) {
+        match node.applies() {
+            Applies::Always => always += 1,
+            Applies::Files(_) => files += 1,
+            Applies::Linked => linked += 1,
+        }
+    }
+    format!("{always} always, {files} by file, {linked} when linked")
+}
+
+/// Counts of the kinds in `nodes`, in the order given, those present only.
+fn counts(nodes: &[Node], kinds: &[(&str, &str)]) -> String {
+    let mut parts = Vec::new();
+    for (kind, label) in kinds {
+        let n = nodes
+            .iter()
+            .filter(|node| node.kind.name() == *kind)
+            .count();
+        if n > 0 {
+            parts.push(format!("{n} {label}"));
+        }
+    }
+    parts.join(", ")
+}
+
+/// `Spec Kit: constitution (5 principles, 2 non-negotiable), 3 features (1 archived): …`.
+fn describe_speckit(project: &Project, source: &Source) -> String {
+    let nodes = nodes_of(project, source);
+    let principles: Vec<&Node> = nodes
+        .iter()
+        .filter(|n| n.id.starts_with("constitution/"))
+        .collect();
+    let hard = principles
+        .iter()
+        .filter(|n| n.severity() == Some("hard"))
+        .count();
+    let features: Vec<&Node> = nodes.iter().filter(|n| n.kind == Kind::Feature).collect();
+    let archived = features
+        .iter()
+        .filter(|n| brief_sources::speckit::is_archived(&n.id))
+        .count();
+    let constitution = if nodes.iter().any(|n| n.id == "constitution") {
+        format!(
+            "constitution ({} principles, {hard} hard)",
+            principles.len()
+        )
+    } else {
+        "no constitution".to_string()
+    };
+    let archived = if archived > 0 {
+        format!(" ({archived} archived)")
+    } else {
+        String::new()
+    };
+    format!(
+        "Spec Kit: {constitution}, {} features{archived}: {}",
+        features.len(),
+        counts(
+            &nodes,
+            &[
+                ("story", "stories"),
+                ("requirement", "requirements"),
+                ("criterion", "success criteria"),
+                ("task", "tasks"),
+                ("decision", "research decisions"),
+                ("entity", "entities"),
+                ("api_contract", "contracts"),
+                ("checklist", "checklists"),
+            ]
+        )
+    )
+}
+
+/// `Kiro: .kiro/ (2 specs: 5 requirements, 14 criteria, 9 tasks; 3 steering files: …)`.
+fn describe_kiro(project: &Project, source: &Source, dir: &str) -> String {
+    let nodes = nodes_of(project, source);
+    let specs = nodes.iter().filter(|n| n.kind == Kind::Feature).count();
+    let steering = nodes.iter().filter(|n| n.kind == Kind::Norm).count();
+    let mut line = format!(
+        "Kiro: {dir}/ ({specs} specs: {}",
+        counts(
+            &nodes,
+            &[
+                ("requirement", "requirements"),
+                ("criterion", "acceptance criteria"),
+                ("task", "tasks"),
+            ]
+        )
+    );
+    if steering > 0 {
+        line.push_str(&format!(
+            "; {steering} steering files: {}",
+            applies_summary(project, Some(source))
+        ));
+    }
+    line.push(')');
+    line
 }
 
 /// Writes `toml` as `brief.toml` at `root`; an existing file (or link) is never replaced.

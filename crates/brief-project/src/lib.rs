@@ -59,7 +59,7 @@ pub struct Project {
 pub enum ProjectError {
     #[error("{0}: no such directory")]
     NoRoot(String),
-    #[error("no brief project found in {0} or any parent: expected brief.toml, specgraph/graph.json, graph.json (with specgraphVersion), .contextia/ or .brief/ (use --root DIR)")]
+    #[error("no brief project found in {0} or any parent: expected brief.toml, specgraph/graph.json, graph.json (with specgraphVersion), .contextia/, .brief/, .specify/, specs/NNN-*/, .kiro/ or a Markdown knowledge base (use --root DIR)")]
     NotFound(String),
     #[error("{location}: {message}")]
     Config { location: Location, message: String },
@@ -76,6 +76,10 @@ struct ConfigFile {
     tana: Option<String>,
     /// Read the Markdown knowledge base under the root (ADRs, docs, agent files, notes).
     markdown: Option<bool>,
+    /// Read GitHub Spec Kit's constitution and feature folders.
+    speckit: Option<bool>,
+    /// Read every Kiro workspace (`.kiro/`) under the root.
+    kiro: Option<bool>,
     #[serde(default)]
     context: ContextTable,
     #[serde(default)]
@@ -147,7 +151,9 @@ impl Project {
             || config.contextia.is_some()
             || !config.artifacts.is_empty()
             || config.tana.is_some()
-            || config.markdown.is_some();
+            || config.markdown.is_some()
+            || config.speckit.is_some()
+            || config.kiro.is_some();
         if declared {
             let bad = |message: String| ProjectError::Config {
                 location: Location::file(config_path.display().to_string()),
@@ -208,6 +214,14 @@ impl Project {
                     dir: root.to_path_buf(),
                 });
             }
+            if config.speckit == Some(true) {
+                sources.push(Source::SpecKit {
+                    dir: root.to_path_buf(),
+                });
+            }
+            if config.kiro == Some(true) {
+                sources.extend(kiro_sources(&guard, root));
+            }
         } else {
             if let Some(manifest) = specgraph::discover(&guard) {
                 sources.push(Source::SpecGraph { manifest });
@@ -229,6 +243,12 @@ impl Project {
                     dir: root.to_path_buf(),
                 });
             }
+            if brief_sources::speckit::detect(&guard) {
+                sources.push(Source::SpecKit {
+                    dir: root.to_path_buf(),
+                });
+            }
+            sources.extend(kiro_sources(&guard, root));
         }
         Ok(Project {
             root: root.to_path_buf(),
@@ -247,6 +267,16 @@ impl fmt::Display for Project {
     }
 }
 
+/// A Kiro source per `.kiro/` workspace under the root.
+fn kiro_sources(guard: &Root, root: &Path) -> Vec<Source> {
+    brief_sources::kiro::workspaces(guard)
+        .into_iter()
+        .map(|rel| Source::Kiro {
+            dir: root.join(rel),
+        })
+        .collect()
+}
+
 fn looks_like_root(dir: &Path) -> bool {
     let Ok(root) = Root::open(dir) else {
         return false;
@@ -256,6 +286,8 @@ fn looks_like_root(dir: &Path) -> bool {
         || root.is_dir(&dir.join(".contextia"))
         || root.is_dir(&dir.join(".brief"))
         || brief_sources::kb::Layout::detect(&root).found()
+        || brief_sources::speckit::detect(&root)
+        || root.is_dir(&dir.join(".kiro"))
 }
 
 /// `path` relative to `root` when it lies under it (for messages), else `path`.

@@ -11,8 +11,8 @@ use rayon::prelude::*;
 use super::artifacts::Placement;
 use super::specgraph::Entry;
 use super::{
-    artifacts, duplicate_problem, folder_stamp, kb, markdown, read_text, rel_path, specgraph, tana,
-    FolderStamp, Loaded, Problem, SourceOutput,
+    artifacts, duplicate_problem, folder_stamp, kb, kiro, markdown, read_text, rel_path, specgraph,
+    speckit, tana, FolderStamp, Loaded, Problem, SourceOutput,
 };
 use brief_model::{Graph, Node};
 use brief_root::Root;
@@ -31,6 +31,11 @@ pub enum Source {
     /// The Markdown knowledge base under the root: ADRs, docs, agent files, notes
     /// (`markdown = true` in `brief.toml`, or found by its layout).
     Markdown { dir: PathBuf },
+    /// GitHub Spec Kit under the root: the constitution and the feature folders of `specs/`
+    /// (`speckit = true`, or found by `.specify/` or a numbered feature folder).
+    SpecKit { dir: PathBuf },
+    /// One Kiro workspace: a `.kiro/` folder (its specs and steering), at the root or nested.
+    Kiro { dir: PathBuf },
 }
 
 impl Source {
@@ -41,7 +46,9 @@ impl Source {
             Source::SpecGraph { .. } => Origin::SpecGraph,
             Source::Contextia { .. } | Source::Folder { .. } => Origin::Artifact,
             Source::Tana { .. } => Origin::Tana,
-            Source::Markdown { .. } => Origin::Markdown,
+            Source::Markdown { .. } | Source::SpecKit { .. } | Source::Kiro { .. } => {
+                Origin::Markdown
+            }
         }
     }
 }
@@ -113,6 +120,20 @@ pub fn read(
                     problem
                 }))
         }
+        Parser::SpecKit(role) => match read_text(guard, &file.path) {
+            Ok(text) => {
+                let (nodes, problems) = speckit::parse(&file.rel, &text, role);
+                SourceOutput { nodes, problems }
+            }
+            Err(problem) => one(Err(problem)),
+        },
+        Parser::Kiro(role) => match read_text(guard, &file.path) {
+            Ok(text) => {
+                let (nodes, problems) = kiro::parse(&file.rel, &text, role);
+                SourceOutput { nodes, problems }
+            }
+            Err(problem) => one(Err(problem)),
+        },
         Parser::Artifact(placement) => one(artifacts::load_file(guard, &file.path, placement)),
         Parser::Tana => tana::load(guard, &file.path),
         Parser::Markdown(_) => match (read_text(guard, &file.path), catalog) {
@@ -139,24 +160,66 @@ pub fn read_source(guard: &Root, all: &[Source], source: &Source) -> SourceOutpu
         Source::Folder { dir } => artifacts::load_folder(guard, dir),
         Source::Tana { export } => tana::load(guard, export),
         Source::Markdown { .. } => load_kb(guard, all),
+        Source::SpecKit { .. } | Source::Kiro { .. } => {
+            let listing = list(guard, guard.path(), std::slice::from_ref(source));
+            let mut out = SourceOutput {
+                problems: listing.problems,
+                ..SourceOutput::default()
+            };
+            let outputs: Vec<SourceOutput> = listing
+                .files
+                .par_iter()
+                .map(|file| read(guard, file, None, &specgraph::Places::default()))
+                .collect();
+            for one in outputs {
+                out.nodes.extend(one.nodes);
+                out.problems.extend(one.problems);
+            }
+            out
+        }
     }
 }
 
-/// The knowledge-base catalogue of a project: its knowledge-base files (relative paths) and the
-/// node files of its Spec Graph manifests.
+/// The knowledge-base catalogue of a project: its knowledge-base files (relative paths), the
+/// node files of its Spec Graph manifests and the pages of its Spec Kit features.
 pub fn kb_catalog(guard: &Root, sources: &[Source], files: &[String]) -> kb::Catalog {
-    let layout = kb::Layout::detect(guard);
+    let layout = kb_layout(guard, sources);
     let mut catalog = kb::Catalog::new(layout, files.iter().cloned());
     catalog.set_repository(kb::Repository::detect(guard));
     for source in sources {
-        if let Source::SpecGraph { manifest } = source {
-            let (entries, _) = specgraph::read_manifest(guard, manifest);
-            for entry in entries {
-                catalog.add_other(rel_path(guard.path(), &entry.file), entry.id);
+        match source {
+            Source::SpecGraph { manifest } => {
+                let (entries, _) = specgraph::read_manifest(guard, manifest);
+                for entry in entries {
+                    catalog.add_other(rel_path(guard.path(), &entry.file), entry.id);
+                }
             }
+            Source::SpecKit { .. } => {
+                for (rel, id) in speckit::listing(guard).0.page_ids() {
+                    catalog.add_other(rel, id);
+                }
+            }
+            _ => {}
         }
     }
     catalog
+}
+
+/// The knowledge base's layout, with the files the project's Spec Kit source reads claimed
+/// (so a feature's spec.md is one node, the feature, and not also a note).
+pub fn kb_layout(guard: &Root, sources: &[Source]) -> kb::Layout {
+    let mut layout = kb::Layout::detect(guard);
+    if sources.iter().any(|s| matches!(s, Source::SpecKit { .. })) {
+        let mut claimed: Vec<String> = speckit::listing(guard)
+            .0
+            .files()
+            .into_iter()
+            .map(|(rel, _)| rel)
+            .collect();
+        claimed.sort();
+        layout.claimed = claimed;
+    }
+    layout
 }
 
 /// Loads the knowledge base under the root (every file, in parallel).
@@ -184,7 +247,7 @@ pub struct KbOutput {
 
 /// [`load_kb`] with its warnings typed.
 pub fn load_kb_warnings(guard: &Root, sources: &[Source]) -> KbOutput {
-    let layout = kb::Layout::detect(guard);
+    let layout = kb_layout(guard, sources);
     let walk = kb::listing(guard, &layout);
     let paths = walk.files;
     let mut out = KbOutput {
@@ -224,6 +287,21 @@ pub enum Parser {
     /// against (a file added elsewhere can change what its links resolve to; empty until a
     /// caller that keeps parsed files sets it).
     Markdown(String),
+    /// A Spec Kit file, many nodes.
+    SpecKit(speckit::Role),
+    /// A Kiro spec or steering file.
+    Kiro(kiro::Role),
+}
+
+impl Parser {
+    /// How much a parser's claim on a file weighs when two sources list it: the
+    /// spec-driven sources read their files before the knowledge base would.
+    fn precedence(&self) -> u8 {
+        match self {
+            Parser::Markdown(_) => 1,
+            _ => 0,
+        }
+    }
 }
 
 /// One source file and the parser that reads it.
@@ -273,7 +351,7 @@ pub fn list(guard: &Root, root: &Path, sources: &[Source]) -> Listing {
                 }
             }
             Source::Markdown { .. } => {
-                let layout = kb::Layout::detect(guard);
+                let layout = kb_layout(guard, sources);
                 let walk = kb::listing(guard, &layout);
                 listing.watches.extend(walk.folders);
                 listing.problems.extend(walk.problems);
@@ -290,6 +368,22 @@ pub fn list(guard: &Root, root: &Path, sources: &[Source]) -> Listing {
                     push(&mut listing.files, path, Parser::Markdown(String::new()));
                 }
             }
+            Source::SpecKit { .. } => {
+                let (layout, walk) = speckit::listing(guard);
+                listing.watches.extend(walk.folders);
+                listing.problems.extend(walk.problems);
+                for (rel, role) in layout.files() {
+                    push(&mut listing.files, root.join(&rel), Parser::SpecKit(role));
+                }
+            }
+            Source::Kiro { dir } => {
+                let (files, walk) = kiro::listing(guard, dir);
+                listing.watches.extend(walk.folders);
+                listing.problems.extend(walk.problems);
+                for (path, role) in files {
+                    push(&mut listing.files, path, Parser::Kiro(role));
+                }
+            }
             Source::Contextia { dir } | Source::Folder { dir } => {
                 let found = match source {
                     Source::Contextia { .. } => artifacts::contextia_listing(guard, dir),
@@ -303,7 +397,11 @@ pub fn list(guard: &Root, root: &Path, sources: &[Source]) -> Listing {
             }
         }
     }
-    listing.files.sort_by(|a, b| a.rel.cmp(&b.rel));
+    listing.files.sort_by(|a, b| {
+        a.rel
+            .cmp(&b.rel)
+            .then(a.parser.precedence().cmp(&b.parser.precedence()))
+    });
     // A node file several entries name is read once, against all of them.
     listing.files.dedup_by(|later, first| {
         if later.rel != first.rel {
@@ -323,9 +421,10 @@ pub fn list(guard: &Root, root: &Path, sources: &[Source]) -> Listing {
 }
 
 /// Parses one file's text with its parser: the nodes it holds (a knowledge-base page and its
-/// sections; none for a Tana export, which is read whole with [`tana::parse`], or for a file
-/// that holds no node), or the problem that stops it. A knowledge-base file's link warnings
-/// are `brief check`'s to report; its nodes are whole.
+/// sections, a Spec Kit or Kiro file's items; none for a Tana export, which is read whole
+/// with [`tana::parse`], or for a file that holds no node), or the problem that stops it.
+/// Warnings (a knowledge-base file's broken links, a Spec Kit file's duplicate ids) are
+/// `brief check`'s to report; the nodes are whole.
 pub fn parse(
     rel: &str,
     text: &str,
@@ -338,6 +437,8 @@ pub fn parse(
         Parser::Artifact(placement) => {
             artifacts::parse_artifact(rel, text, placement).map(|n| n.into_iter().collect())
         }
+        Parser::SpecKit(role) => Ok(speckit::parse(rel, text, role).0),
+        Parser::Kiro(role) => Ok(kiro::parse(rel, text, role).0),
         Parser::Tana => Ok(Vec::new()),
     }
 }

@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::{folder_stamp, markdown_listing, rel_path, Walk};
+use super::{folder_stamp, rel_path, Walk};
 use brief_root::{EntryKind, Root};
 
 /// Folders holding ADRs when nothing names them (`.adr-dir`, `.log4brains.yml`).
@@ -25,6 +25,21 @@ pub const CONVENTIONAL_ADR_DIRS: [&str; 6] = [
 /// Folders never walked: dependencies and build output.
 const SKIPPED_DIRS: [&str; 4] = ["node_modules", "vendor", "target", "dist"];
 
+/// Agent instruction files and rule folders whose presence at the root marks a knowledge base.
+pub const AGENT_MARKERS: [&str; 8] = [
+    "AGENTS.md",
+    "CLAUDE.md",
+    ".claude/CLAUDE.md",
+    ".claude/rules",
+    ".github/copilot-instructions.md",
+    ".github/instructions",
+    ".cursor/rules",
+    ".cursorrules",
+];
+
+/// Hidden folders walked for rule files wherever they are (`apps/web/.cursor/rules/`).
+const RULE_FOLDERS: [&str; 2] = [".cursor", ".claude"];
+
 /// What a project's layout says about its knowledge base.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Layout {
@@ -38,6 +53,8 @@ pub struct Layout {
     pub vault: bool,
     /// Agent instruction files found at the root (`AGENTS.md`, `CLAUDE.md`, …).
     pub agent_files: Vec<String>,
+    /// Files another source reads (Spec Kit's), root-relative, sorted: never listed here.
+    pub claimed: Vec<String>,
     /// ADR numbers two files of one folder share (`0009-a.md`, `0009-b.md`): those records
     /// keep their paths as ids, since the number names neither alone.
     pub shared_numbers: std::collections::BTreeSet<(String, u32)>,
@@ -88,13 +105,7 @@ impl Layout {
                     .filter(|d| !d.is_empty());
             }
         }
-        for name in [
-            "AGENTS.md",
-            "CLAUDE.md",
-            ".github/copilot-instructions.md",
-            ".github/instructions",
-            ".cursor/rules",
-        ] {
+        for name in AGENT_MARKERS {
             if root.kind(&base.join(name)).is_ok() {
                 layout.agent_files.push(name.to_string());
             }
@@ -171,41 +182,77 @@ fn adr_number(layout: &Layout, rel: &str) -> Option<(String, u32)> {
 }
 
 /// The Markdown files of the knowledge base, sorted, with every folder walked (stamped
-/// before it was listed). Hidden folders are skipped except the agent-file locations
-/// (`.github/copilot-instructions.md`, `.github/instructions/*.instructions.md`,
-/// `.cursor/rules/*.mdc`); so are dependencies, build output and templates.
+/// before it was listed). Hidden folders are skipped except where rule files live:
+/// `.github/copilot-instructions.md`, `.github/instructions/**/*.instructions.md`, and at any
+/// depth `.cursor/rules/**/*.mdc`, `.claude/CLAUDE.md` and `.claude/rules/**/*.md`;
+/// dependencies, build output, templates and the files another source claims are skipped.
 pub fn listing(root: &Root, layout: &Layout) -> Walk {
     let base = root.path().to_path_buf();
-    let mut walk = markdown_listing(root, &base, &SKIPPED_DIRS);
-    let extra = [
-        (".github", Some("copilot-instructions.md"), ".md"),
-        (".github/instructions", None, ".instructions.md"),
-        (".cursor/rules", None, ".mdc"),
-    ];
-    for (dir, only, suffix) in extra {
-        let dir_path = base.join(dir);
-        if !root.is_dir(&dir_path) {
+    let mut hidden: Vec<std::path::PathBuf> = Vec::new();
+    let mut walk = super::walk_markdown(root, &base, &SKIPPED_DIRS, &mut |path, name| {
+        if RULE_FOLDERS.contains(&name) {
+            hidden.push(path.to_path_buf());
+        }
+    });
+    if root.is_file(&base.join(".cursorrules")) {
+        walk.files.push(base.join(".cursorrules"));
+    }
+    let github = base.join(".github");
+    if root.is_file(&github.join("copilot-instructions.md")) {
+        walk.folders.push(folder_stamp(&github));
+        walk.files.push(github.join("copilot-instructions.md"));
+    }
+    rule_files(
+        root,
+        &mut walk,
+        &github.join("instructions"),
+        ".instructions.md",
+    );
+    for dir in hidden {
+        let claude_md = dir.join("CLAUDE.md");
+        if dir.ends_with(".claude") {
+            walk.folders.push(folder_stamp(&dir));
+            if root.is_file(&claude_md) {
+                walk.files.push(claude_md);
+            }
+            rule_files(root, &mut walk, &dir.join("rules"), ".md");
+        } else {
+            rule_files(root, &mut walk, &dir.join("rules"), ".mdc");
+        }
+    }
+    walk.files.retain(|path| {
+        let rel = rel_path(&base, path);
+        !layout.is_template(&rel) && layout.claimed.binary_search(&rel).is_err()
+    });
+    walk.files.sort();
+    walk.files.dedup();
+    walk
+}
+
+/// The files under `dir` (at any depth, hidden folders skipped) whose names end with
+/// `suffix`.
+fn rule_files(root: &Root, walk: &mut Walk, dir: &Path, suffix: &str) {
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(current) = stack.pop() {
+        if !root.is_dir(&current) {
             continue;
         }
-        walk.folders.push(folder_stamp(&dir_path));
-        let Some(entries) = walk.list(root, &dir_path) else {
+        walk.folders.push(folder_stamp(&current));
+        let Some(entries) = walk.list(root, &current) else {
             continue;
         };
         for entry in entries {
             let name = entry.name.to_string_lossy();
-            let wanted = match only {
-                Some(only) => name == only,
-                None => name.ends_with(suffix),
-            };
-            if wanted && !matches!(entry.kind, EntryKind::Dir) {
-                walk.files.push(dir_path.join(&entry.name));
+            if name.starts_with('.') {
+                continue;
+            }
+            match entry.kind {
+                EntryKind::Dir => stack.push(current.join(&entry.name)),
+                _ if name.ends_with(suffix) => walk.files.push(current.join(&entry.name)),
+                _ => {}
             }
         }
     }
-    walk.files
-        .retain(|path| !layout.is_template(&rel_path(&base, path)));
-    walk.files.sort();
-    walk
 }
 
 /// Turns link targets into node ids: every knowledge-base file by path and by base name

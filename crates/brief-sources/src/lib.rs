@@ -7,11 +7,16 @@
 pub mod artifacts;
 pub mod catalogue;
 pub mod frontmatter;
+pub mod globs;
 pub mod jsonpos;
 pub mod kb;
+pub mod kiro;
 pub mod markdown;
 mod mdtext;
+pub mod rules;
+mod specdoc;
 pub mod specgraph;
+pub mod speckit;
 pub mod tana;
 pub mod text;
 
@@ -263,6 +268,17 @@ impl Walk {
 /// [`markdown_files`], with the stamp of every folder walked and the folders that could not be
 /// listed.
 pub fn markdown_listing(root: &Root, dir: &Path, skip: &[&str]) -> Walk {
+    walk_markdown(root, dir, skip, &mut |_, _| {})
+}
+
+/// [`markdown_listing`], telling `hidden` of every hidden folder met (its path and name),
+/// which the walk does not enter.
+pub fn walk_markdown(
+    root: &Root,
+    dir: &Path,
+    skip: &[&str],
+    hidden: &mut dyn FnMut(&Path, &str),
+) -> Walk {
     let mut walk = Walk::default();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(current) = stack.pop() {
@@ -275,7 +291,9 @@ pub fn markdown_listing(root: &Root, dir: &Path, skip: &[&str]) -> Walk {
             let path = current.join(&entry.name);
             match entry.kind {
                 EntryKind::Dir => {
-                    if !name.starts_with('.') && !skip.contains(&name.as_ref()) {
+                    if name.starts_with('.') {
+                        hidden(&path, &name);
+                    } else if !skip.contains(&name.as_ref()) {
                         stack.push(path);
                     }
                 }

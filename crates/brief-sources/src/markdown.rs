@@ -206,7 +206,7 @@ impl<'t> Front<'t> {
                         ),
                     ));
                 }
-                lenient(yaml)
+                super::rules::lenient_front(yaml)
             }
         };
         Front {
@@ -217,30 +217,6 @@ impl<'t> Front<'t> {
             yaml_line: split.yaml_line,
         }
     }
-}
-
-/// Frontmatter that is not YAML, one `key: value` per line (`globs` split at commas).
-fn lenient(yaml: &str) -> Map<String, Value> {
-    let mut map = Map::new();
-    for line in yaml.lines() {
-        if let Some((key, value)) = line.split_once(':') {
-            let value = value.trim();
-            let value = if key.trim() == "globs" {
-                Value::Array(
-                    value
-                        .split(',')
-                        .map(str::trim)
-                        .filter(|v| !v.is_empty())
-                        .map(|v| Value::String(v.to_string()))
-                        .collect(),
-                )
-            } else {
-                Value::String(value.to_string())
-            };
-            map.insert(key.trim().to_string(), value);
-        }
-    }
-    map
 }
 
 /// What the path says about a file.
@@ -297,20 +273,13 @@ impl<'r> File<'r> {
             .get("type")
             .or_else(|| map.get("kind"))
             .and_then(Value::as_str);
+        // Agent files and rules with globs are norms; `rules` says when each applies.
         if self.is_adr {
             Kind::Decision
+        } else if super::rules::RuleFile::of(self.rel).is_some() {
+            Kind::Norm
         } else if let Some(kind) = declared {
             Kind::parse(kind)
-        } else if matches!(
-            self.rel,
-            "AGENTS.md" | "CLAUDE.md" | ".github/copilot-instructions.md"
-        ) {
-            Kind::Identity
-        } else if self.name == "AGENTS.md"
-            || self.rel.ends_with(".mdc")
-            || self.rel.ends_with(".instructions.md")
-        {
-            Kind::Norm
         } else {
             Kind::parse("note")
         }
@@ -404,6 +373,7 @@ impl<'r> File<'r> {
 
     fn fields(&self, front: &Front, lines: &Lines, meta: &Meta) -> ArtifactFields {
         let map = &front.map;
+        let rule = super::rules::RuleFile::of(self.rel);
         let mut tags = list(map.get("tags"));
         tags.extend(meta.tags.iter().cloned());
         for (i, line) in lines.lines.iter().enumerate() {
@@ -419,7 +389,11 @@ impl<'r> File<'r> {
                 .and_then(scalar)
                 .filter(|d| !d.is_empty()),
             tags,
-            scope: self.scope(map),
+            scope: rule
+                .as_ref()
+                .map(|r| r.written_globs(map))
+                .unwrap_or_default(),
+            applies: rule.as_ref().map(|r| r.applies(map)).unwrap_or_default(),
             body: clean(&lines.lines),
             body_line: front.body_line,
             ..ArtifactFields::default()
@@ -428,7 +402,8 @@ impl<'r> File<'r> {
             if matches!(
                 key.as_str(),
                 "title" | "status" | "type" | "kind" | "description" | "tags" | "globs" | "applyTo"
-            ) {
+            ) || (rule.is_some() && super::rules::SCOPE_KEYS.contains(&key.as_str()))
+            {
                 continue;
             }
             if let Some(line) = one_line(value) {
@@ -440,21 +415,6 @@ impl<'r> File<'r> {
             fields.rejected_alternatives = decision::rejected(lines);
         }
         fields
-    }
-
-    /// Where an agent rule applies: `globs`/`applyTo`, `**` with `alwaysApply`, a nested
-    /// `AGENTS.md`'s folder.
-    fn scope(&self, map: &Map<String, Value>) -> Vec<String> {
-        let mut scope = list(map.get("globs").or_else(|| map.get("applyTo")));
-        if scope.is_empty() && map.get("alwaysApply").and_then(scalar).as_deref() == Some("true") {
-            scope.push("**".to_string());
-        }
-        if scope.is_empty() && self.name == "AGENTS.md" {
-            if let Some((dir, _)) = self.rel.rsplit_once('/') {
-                scope.push(format!("{dir}/**"));
-            }
-        }
-        scope
     }
 }
 

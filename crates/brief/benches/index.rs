@@ -33,6 +33,7 @@ fn benches(c: &mut Criterion) {
         (Shape::Artifacts, "artifacts", "TASK-10"),
         (Shape::Notes, "notes", "ADR-0012"),
         (Shape::Layered, "layered", "B-10"),
+        (Shape::SpecKit, "speckit", "010-identity-9/T014"),
     ] {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("project");
@@ -64,6 +65,7 @@ fn benches(c: &mut Criterion) {
             Shape::Notes => "Notifications/Notifications note 10.md",
             Shape::Layered => "specgraph/nodes/behaviors/B-10.json",
             Shape::Dense => ".contextia/work/tasks/TASK-11.md",
+            Shape::SpecKit => "specs/010-identity-9/tasks.md",
         };
         let original = std::fs::read_to_string(root.join(file)).unwrap();
         let mut flip = false;

@@ -380,6 +380,92 @@ fn broken_path() {
     );
 }
 
+// ---- Spec Kit, Kiro and rules with globs ----
+
+#[test]
+fn spec_unknown_story() {
+    // `[US2]` on a task of a feature whose spec.md has only User Story 1.
+    case(
+        "spec-unknown-story",
+        "spec-unknown-story",
+        "warning",
+        &[("specs/001-signup/tasks.md", 5, 13)],
+        0,
+    );
+}
+
+#[test]
+fn spec_unknown_requirement() {
+    // `FR-009` in a task's text; the spec defines FR-001 only.
+    case(
+        "spec-unknown-requirement",
+        "spec-unknown-requirement",
+        "warning",
+        &[("specs/001-signup/tasks.md", 3, 67)],
+        0,
+    );
+}
+
+#[test]
+fn spec_unknown_task() {
+    // "depends on T009" where tasks.md has T001 and T002.
+    case(
+        "spec-unknown-task",
+        "spec-unknown-task",
+        "warning",
+        &[("specs/001-signup/tasks.md", 4, 46)],
+        0,
+    );
+}
+
+#[test]
+fn duplicate_task_id() {
+    // T002 written twice: the second, at its id.
+    case(
+        "duplicate-task-id",
+        "duplicate-task-id",
+        "warning",
+        &[("specs/001-signup/tasks.md", 5, 7)],
+        0,
+    );
+}
+
+#[test]
+fn unknown_principle() {
+    // The plan's Constitution Check cites Principle III of a two-principle constitution.
+    case(
+        "unknown-principle",
+        "unknown-principle",
+        "warning",
+        &[("specs/001-signup/plan.md", 6, 13)],
+        0,
+    );
+}
+
+#[test]
+fn kiro_unknown_requirement() {
+    // `_Requirements: 1.1, 3.2_`: there is no requirement 3.
+    case(
+        "kiro-unknown-requirement",
+        "kiro-unknown-requirement",
+        "warning",
+        &[(".kiro/specs/login/tasks.md", 4, 25)],
+        0,
+    );
+}
+
+#[test]
+fn rule_glob_no_match() {
+    // `globs: src/app.ts,src/legacy/**` (not YAML): the second matches no file.
+    case(
+        "rule-glob-no-match",
+        "rule-glob-no-match",
+        "warning",
+        &[(".cursor/rules/legacy.mdc", 3, 19)],
+        0,
+    );
+}
+
 // ---- Markdown knowledge-base rules ----
 
 #[test]

@@ -21,6 +21,7 @@ mod mcp;
 mod quality;
 mod search;
 mod session;
+mod specs;
 mod tana;
 mod traversal;
 #[cfg(all(feature = "mcp", unix))]

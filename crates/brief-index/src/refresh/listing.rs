@@ -1,6 +1,7 @@
 //! The listing of a project's sources and the parser each file is read with.
 
 use super::*;
+use brief_sources::{kiro, speckit};
 
 /// How a file is parsed: the sources' catalogue decides.
 pub(crate) use brief_sources::catalogue::Parser;
@@ -43,7 +44,25 @@ pub(crate) fn encode_parser(parser: &Parser) -> String {
         Parser::Artifact(Placement::Folder(kind)) => format!("a\tfolder\t{kind}"),
         Parser::Tana => "t".into(),
         Parser::Markdown(fingerprint) => format!("m\t{fingerprint}"),
+        Parser::SpecKit(speckit::Role::Constitution { features }) => join(&["k", "c"], features),
+        Parser::SpecKit(speckit::Role::Feature { dir, key, files }) => {
+            join(&["k", "f", dir, key], files)
+        }
+        Parser::Kiro(kiro::Role::Spec { base, name, files }) => {
+            join(&["r", "s", base, name], files)
+        }
+        Parser::Kiro(kiro::Role::Steering { base }) => format!("r\tt\t{base}"),
     }
+}
+
+/// Tab-joined fields then a list (names hold no tabs: the listing skips such names).
+fn join(head: &[&str], list: &[String]) -> String {
+    let mut out = head.join("\t");
+    for item in list {
+        out.push('\t');
+        out.push_str(item);
+    }
+    out
 }
 
 pub(crate) fn decode_parser(text: &str) -> Option<Parser> {
@@ -65,8 +84,28 @@ pub(crate) fn decode_parser(text: &str) -> Option<Parser> {
         ["a", "folder", kind] => Some(Parser::Artifact(Placement::Folder(Kind::parse(kind)))),
         ["t"] => Some(Parser::Tana),
         ["m", fingerprint] => Some(Parser::Markdown(fingerprint.to_string())),
+        ["k", "c", features @ ..] => Some(Parser::SpecKit(speckit::Role::Constitution {
+            features: owned(features),
+        })),
+        ["k", "f", dir, key, files @ ..] => Some(Parser::SpecKit(speckit::Role::Feature {
+            dir: dir.to_string(),
+            key: key.to_string(),
+            files: owned(files),
+        })),
+        ["r", "s", base, name, files @ ..] => Some(Parser::Kiro(kiro::Role::Spec {
+            base: base.to_string(),
+            name: name.to_string(),
+            files: owned(files),
+        })),
+        ["r", "t", base] => Some(Parser::Kiro(kiro::Role::Steering {
+            base: base.to_string(),
+        })),
         _ => None,
     }
+}
+
+fn owned(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| s.to_string()).collect()
 }
 
 /// Exports are written by `write_tana`, inside the refresh's transaction.

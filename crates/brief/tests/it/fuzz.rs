@@ -447,7 +447,11 @@ proptest! {
             for source in &project.sources {
                 let path = match source {
                     brief::project::Source::SpecGraph { manifest } => manifest,
-                    brief::project::Source::Contextia { dir } | brief::project::Source::Folder { dir } | brief::project::Source::Markdown { dir } => dir,
+                    brief::project::Source::Contextia { dir }
+                    | brief::project::Source::Folder { dir }
+                    | brief::project::Source::Markdown { dir }
+                    | brief::project::Source::SpecKit { dir }
+                    | brief::project::Source::Kiro { dir } => dir,
                     brief::project::Source::Tana { export } => export,
                 };
                 let full = fs::canonicalize(path).unwrap_or_else(|_| path.clone());

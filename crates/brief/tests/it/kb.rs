@@ -252,8 +252,14 @@ fn docs_repo_agent_files_links_and_broken_links() {
     let loaded = load("docs-repo");
     let graph = &loaded.graph;
     let kind = |id: &str| node(graph, id).kind.name().to_string();
+    // Agent files are norms; the root ones apply in every context (`applies: always`).
     for id in ["AGENTS.md", "CLAUDE.md", ".github/copilot-instructions.md"] {
-        assert_eq!(kind(id), "identity", "{id}");
+        assert_eq!(kind(id), "norm", "{id}");
+        assert_eq!(
+            node(graph, id).applies(),
+            &brief::model::Applies::Always,
+            "{id}"
+        );
     }
     for id in [
         "src/providers/AGENTS.md",

@@ -12,6 +12,7 @@ mod kb;
 mod layering;
 mod quality;
 mod redaction;
+mod specs;
 mod store;
 #[cfg(unix)]
 mod watched;

@@ -1,0 +1,334 @@
+//! Files as targets: what governs a root-relative path, existing or not.
+//!
+//! A target that is no id and reads as a path (`src/billing/invoice.ts`) starts its context
+//! from every node that governs the file, in this order: the nodes its code annotations name
+//! (`@spec 003-payments/FR-003`), the tasks and specs whose `paths` name or cover it (a
+//! task's file mentions, a spec's globs, a folder), the rules whose globs match it (Cursor,
+//! Copilot, Claude Code, Kiro `fileMatch`, a nested `AGENTS.md`'s folder), then the rules that
+//! apply everywhere (a root `AGENTS.md`, `alwaysApply`, `inclusion: always`) — current rules
+//! only, matched as rule 1b matches them ([`Applies::reaches`]); each group by
+//! id. The usual traversal runs from those. When nothing governs the path, the target is read
+//! as before (an id, or words).
+
+use brief_model::{Applies, Corpus, Kind, NodeIx, StoreError};
+use brief_root::Root;
+use brief_sources::globs::{applies_to, FileMatcher};
+
+/// Why a node governs a file.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Governs {
+    /// An annotation in the file names it (`@spec`, `@decision`, `@norm`, `@test`).
+    Annotated,
+    /// Its `paths` name the file or cover it (a task's mention, a spec's glob, a folder).
+    Names,
+    /// Its globs match the file (a rule with globs, a nested agent file's folder).
+    Glob,
+    /// It applies everywhere (a root agent file, `alwaysApply`, `inclusion: always`).
+    Always,
+}
+
+/// The kinds whose nodes name files (`paths`): tasks and specs.
+const CANDIDATE_KINDS: [Kind; 2] = [Kind::Task, Kind::Spec];
+
+/// Annotation keywords read in a file.
+const ANNOTATIONS: [&str; 4] = ["@spec", "@decision", "@norm", "@test"];
+
+/// The root-relative path a target names, when it reads as one: no whitespace, beneath the
+/// root, and either present in the project or shaped like a file (a folder and a name with an
+/// extension). `None` for anything else, which stays an id or words.
+pub fn path_target(root: &Root, target: &str) -> Option<String> {
+    let target = target.trim();
+    if target.is_empty() || target.contains(char::is_whitespace) || target.contains("://") {
+        return None;
+    }
+    let rel = normalize(target)?;
+    let exists = root.kind(&root.path().join(&rel)).is_ok();
+    let name = rel.rsplit('/').next().unwrap_or(&rel);
+    let file_shaped = rel.contains('/')
+        && name.rsplit_once('.').is_some_and(|(stem, ext)| {
+            !stem.is_empty() && !ext.is_empty() && ext.chars().all(|c| c.is_ascii_alphanumeric())
+        });
+    (exists || file_shaped).then_some(rel)
+}
+
+/// `./a/b/../c` → `a/c`; `None` for a path that leaves the root or is absolute.
+fn normalize(target: &str) -> Option<String> {
+    let mut parts: Vec<&str> = Vec::new();
+    if target.starts_with('/') {
+        return None;
+    }
+    for part in target.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            other => parts.push(other),
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
+}
+
+/// The nodes that govern `path`, in the order of [`Governs`], each group by id.
+pub fn governing(
+    corpus: &dyn Corpus,
+    root: &Root,
+    path: &str,
+) -> Result<Vec<(NodeIx, Governs)>, StoreError> {
+    let mut found: Vec<(Governs, String, NodeIx)> = Vec::new();
+    for id in annotated_ids(root, path) {
+        if let Some(ix) = corpus.lookup(&id)? {
+            found.push((Governs::Annotated, id, ix));
+        }
+    }
+    // Rules: the scoped nodes the index keeps (no node loaded), current ones only.
+    for (ix, applies) in corpus.scoped()? {
+        let why = match &applies {
+            Applies::Always => Governs::Always,
+            Applies::Files(_) if applies_to(&applies, path) => Governs::Glob,
+            _ => continue,
+        };
+        if corpus.lifecycle_of(ix)?.is_current() {
+            found.push((why, corpus.id_of(ix)?, ix));
+        }
+    }
+    // Tasks and specs whose `paths` name or cover the file.
+    let mut candidates: Vec<NodeIx> = Vec::new();
+    for kind in &CANDIDATE_KINDS {
+        match corpus.nodes_of_kind(kind)? {
+            Some(nodes) => candidates.extend(nodes),
+            None => {
+                for id in corpus.all_ids()? {
+                    if let Some(ix) = corpus.lookup(&id)? {
+                        if corpus.kind_of(ix)? == *kind {
+                            candidates.push(ix);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    candidates.sort_unstable();
+    candidates.dedup();
+    let store = corpus.store(&candidates)?;
+    for ix in candidates {
+        let node = store.node(ix);
+        let named = node
+            .artifact()
+            .is_some_and(|a| !a.paths.is_empty() && FileMatcher::new(&a.paths).is_match(path));
+        if named {
+            found.push((Governs::Names, node.id.clone(), ix));
+        }
+    }
+    found.sort();
+    let mut seen = std::collections::HashSet::new();
+    Ok(found
+        .into_iter()
+        .filter(|(_, _, ix)| seen.insert(*ix))
+        .map(|(why, _, ix)| (ix, why))
+        .collect())
+}
+
+/// What governs any of `paths` (the files `--changed` lists): each file's governing nodes
+/// in turn, every node once, at the first (best) place it is met.
+pub fn governing_all(
+    corpus: &dyn Corpus,
+    root: &Root,
+    paths: &[String],
+) -> Result<Vec<(NodeIx, Governs)>, StoreError> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for path in paths {
+        for (ix, why) in governing(corpus, root, path)? {
+            if seen.insert(ix) {
+                out.push((ix, why));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The ids the file's annotations name (`@spec ID`), in file order; none when the file does
+/// not exist or cannot be read as text.
+fn annotated_ids(root: &Root, path: &str) -> Vec<String> {
+    let Ok(text) = brief_sources::read_text(root, &root.path().join(path)) else {
+        return Vec::new();
+    };
+    let mut ids = Vec::new();
+    for line in text.lines() {
+        for keyword in ANNOTATIONS {
+            let mut rest = line;
+            while let Some(at) = rest.find(keyword) {
+                let after = &rest[at + keyword.len()..];
+                let id: String = after
+                    .trim_start_matches([' ', ':'])
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '/' | '#'))
+                    .collect();
+                let id = id.trim_end_matches(['.', '/']).to_string();
+                if !id.is_empty() && !ids.contains(&id) {
+                    ids.push(id);
+                }
+                rest = after;
+            }
+        }
+    }
+    ids
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use brief_model::{ArtifactFields, Content, Graph, Location, Node, Origin};
+
+    fn node(id: &str, kind: Kind, paths: &[&str], applies: Applies) -> Node {
+        Node {
+            id: id.into(),
+            kind,
+            title: id.into(),
+            status: None,
+            origin: Origin::Markdown,
+            content: Content::Artifact(ArtifactFields {
+                paths: paths.iter().map(|p| p.to_string()).collect(),
+                applies,
+                ..ArtifactFields::default()
+            }),
+            links: Vec::new(),
+            date: None,
+            location: Location::file(id),
+        }
+    }
+
+    #[test]
+    fn paths_are_told_from_ids_and_words() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src/api")).unwrap();
+        std::fs::write(dir.path().join("Makefile"), "all:\n").unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        assert_eq!(
+            path_target(&root, "src/api/new.ts").as_deref(),
+            Some("src/api/new.ts")
+        );
+        assert_eq!(path_target(&root, "./src/api/").as_deref(), Some("src/api"));
+        assert_eq!(path_target(&root, "Makefile").as_deref(), Some("Makefile"));
+        assert_eq!(
+            path_target(&root, "003-payments/T014"),
+            None,
+            "an id shape, not a file"
+        );
+        assert_eq!(path_target(&root, "retry budget"), None);
+        assert_eq!(path_target(&root, "../outside/a.ts"), None);
+        assert_eq!(path_target(&root, "/etc/passwd"), None);
+        assert_eq!(path_target(&root, "https://x.io/a.ts"), None);
+    }
+
+    #[test]
+    fn what_governs_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src/api")).unwrap();
+        std::fs::write(
+            dir.path().join("src/api/pay.ts"),
+            "// @spec SPEC-PAY\n// @decision: DEC-1.\n",
+        )
+        .unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        let files = |g: &[&str]| Applies::Files(g.iter().map(|s| s.to_string()).collect());
+        let (graph, _) = Graph::build(vec![
+            node("SPEC-PAY", Kind::Spec, &[], Applies::Linked),
+            node("DEC-1", Kind::Decision, &[], Applies::Linked),
+            node("T2", Kind::Task, &["src/api/pay.ts"], Applies::Linked),
+            node("T1", Kind::Task, &["src/api/"], Applies::Linked),
+            node("T3", Kind::Task, &["src/web/app.ts"], Applies::Linked),
+            node("R-API", Kind::Norm, &[], files(&["src/api/**"])),
+            node("R-WEB", Kind::Norm, &[], files(&["src/web/**"])),
+            node("AGENTS.md", Kind::Norm, &[], Applies::Always),
+            node("R-LINKED", Kind::Norm, &[], Applies::Linked),
+        ]);
+        let found: Vec<(String, Governs)> = governing(&graph, &root, "src/api/pay.ts")
+            .unwrap()
+            .into_iter()
+            .map(|(ix, why)| (graph.node(ix).id.clone(), why))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("DEC-1".to_string(), Governs::Annotated),
+                ("SPEC-PAY".to_string(), Governs::Annotated),
+                ("T1".to_string(), Governs::Names),
+                ("T2".to_string(), Governs::Names),
+                ("R-API".to_string(), Governs::Glob),
+                ("AGENTS.md".to_string(), Governs::Always),
+            ]
+        );
+        // A file that does not exist yet is governed by globs and mentions alike.
+        let new: Vec<String> = governing(&graph, &root, "src/web/app.ts")
+            .unwrap()
+            .into_iter()
+            .map(|(ix, _)| graph.node(ix).id.clone())
+            .collect();
+        assert_eq!(new, ["T3", "R-WEB", "AGENTS.md"]);
+        // Two files at once: the union, each node once, in the order first met.
+        let both: Vec<String> = governing_all(
+            &graph,
+            &root,
+            &["src/web/app.ts".into(), "src/api/pay.ts".into()],
+        )
+        .unwrap()
+        .into_iter()
+        .map(|(ix, _)| graph.node(ix).id.clone())
+        .collect();
+        assert_eq!(
+            both,
+            [
+                "T3",
+                "R-WEB",
+                "AGENTS.md",
+                "DEC-1",
+                "SPEC-PAY",
+                "T1",
+                "T2",
+                "R-API"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_files_changed_against_a_revision() {
+        use std::process::Command;
+        let dir = tempfile::tempdir().unwrap();
+        let git = |args: &[&str]| {
+            let out = Command::new("git")
+                .args(args)
+                .current_dir(dir.path())
+                .env("GIT_AUTHOR_NAME", "t")
+                .env("GIT_AUTHOR_EMAIL", "t@example.com")
+                .env("GIT_COMMITTER_NAME", "t")
+                .env("GIT_COMMITTER_EMAIL", "t@example.com")
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("HOME", dir.path())
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        let project = dir.path().join("app");
+        std::fs::create_dir_all(project.join("src")).unwrap();
+        for name in ["a.ts", "b.ts", "c.ts"] {
+            std::fs::write(project.join("src").join(name), name).unwrap();
+        }
+        std::fs::write(dir.path().join("outside.txt"), "x").unwrap();
+        git(&["init", "-q"]);
+        git(&["add", "."]);
+        git(&["commit", "-q", "-m", "one"]);
+        std::fs::write(project.join("src/a.ts"), "edited").unwrap();
+        std::fs::remove_file(project.join("src/c.ts")).unwrap();
+        std::fs::write(project.join("src/new.ts"), "untracked").unwrap();
+        std::fs::write(dir.path().join("outside.txt"), "edited").unwrap();
+        let changed = crate::revision::changed(&project, "HEAD").unwrap();
+        assert_eq!(changed, ["src/a.ts", "src/c.ts"]);
+        assert!(crate::revision::changed(&project, "no-such-rev").is_err());
+    }
+}

@@ -1,0 +1,218 @@
+use super::*;
+use brief_model::Applies;
+
+fn spec_role(files: &[&str]) -> Role {
+    Role::Spec {
+        base: String::new(),
+        name: "user-auth".into(),
+        files: files.iter().map(|f| f.to_string()).collect(),
+    }
+}
+
+fn targets(node: &Node, relation: &str) -> Vec<String> {
+    let mut out: Vec<String> = node
+        .links
+        .iter()
+        .filter(|l| l.relation.name() == relation)
+        .map(|l| l.target.clone())
+        .collect();
+    out.sort();
+    out
+}
+
+fn find<'a>(nodes: &'a [Node], id: &str) -> &'a Node {
+    let ids: Vec<&str> = nodes.iter().map(|n| n.id.as_str()).collect();
+    nodes
+        .iter()
+        .find(|n| n.id == id)
+        .unwrap_or_else(|| panic!("no {id} in {ids:?}"))
+}
+
+#[test]
+fn requirement_references_as_written() {
+    let files = vec!["requirements.md".to_string()];
+    let spec = SpecRef::new("", "user-auth", &files);
+    assert_eq!(
+        spec.requirement_refs("1.1, 2.3"),
+        ["user-auth/R1.1", "user-auth/R2.3"]
+    );
+    assert_eq!(
+        spec.requirement_refs("5.2-5.4"),
+        ["user-auth/R5.2", "user-auth/R5.3", "user-auth/R5.4"]
+    );
+    assert_eq!(spec.requirement_refs("All"), ["user-auth/requirements"]);
+    assert_eq!(spec.requirement_refs("3"), ["user-auth/R3"]);
+    assert!(spec.requirement_refs("the login flow").is_empty());
+    assert_eq!(
+        requirements_line("  - _Requirements: 1.1, 2.3_"),
+        Some("1.1, 2.3")
+    );
+    assert_eq!(
+        requirements_line("**Validates: Requirements 1.2**"),
+        Some("1.2")
+    );
+}
+
+#[test]
+fn requirements_and_criteria() {
+    let text = "# Requirements Document\n\n## Introduction\n\nLog in.\n\n## Requirements\n\n\
+### Requirement 1\n\n**User Story:** As a user, I want to log in, so that I see my data.\n\n\
+#### Acceptance Criteria\n\n1. WHEN a user submits valid credentials THEN the system SHALL start a session\n\
+2. IF the password is wrong THEN the system SHALL refuse\n\n### Requirement 2: Sign out\n\n\
+#### Acceptance Criteria\n\n1. WHEN the user signs out THEN the system SHALL end the session\n";
+    let (nodes, problems) = parse(
+        ".kiro/specs/user-auth/requirements.md",
+        text,
+        &spec_role(&["requirements.md", "tasks.md"]),
+    );
+    assert!(problems.is_empty(), "{problems:?}");
+    let r1 = find(&nodes, "user-auth/R1");
+    assert_eq!(
+        r1.title,
+        "As a user, I want to log in, so that I see my data."
+    );
+    assert_eq!(
+        targets(r1, "contains"),
+        ["user-auth/R1.1", "user-auth/R1.2"]
+    );
+    let c = find(&nodes, "user-auth/R1.2");
+    assert_eq!(
+        c.artifact().unwrap().body,
+        "IF the password is wrong THEN the system SHALL refuse"
+    );
+    assert_eq!(find(&nodes, "user-auth/R2").title, "Sign out");
+    let spec = find(&nodes, "user-auth");
+    assert_eq!(
+        targets(spec, "contains"),
+        ["user-auth/requirements", "user-auth/tasks"]
+    );
+    assert!(spec.artifact().unwrap().body.contains("Log in."));
+}
+
+#[test]
+fn tasks_sub_tasks_and_links() {
+    let text = "# Implementation Plan\n\n- [x] 1. Set up `src/auth/` module\n  - Create folders\n  - _Requirements: 1.1_\n\n\
+- [ ] 2. Sessions\n- [-] 2.1 Store sessions in src/auth/session.ts\n  - _Requirements: 1.1, 2.1-2.2_\n\
+- [ ]* 2.2 Property test\n  - **Validates: Requirements 1.2**\n- [ ] 3. Wire up\n  - _Requirements: All_\n";
+    let (nodes, _) = parse(
+        ".kiro/specs/user-auth/tasks.md",
+        text,
+        &spec_role(&["requirements.md", "tasks.md"]),
+    );
+    let t21 = find(&nodes, "user-auth/2.1");
+    assert_eq!(
+        targets(t21, "implements"),
+        [
+            "user-auth/R1",
+            "user-auth/R1.1",
+            "user-auth/R2",
+            "user-auth/R2.1",
+            "user-auth/R2.2"
+        ]
+    );
+    assert_eq!(t21.artifact().unwrap().paths, ["src/auth/session.ts"]);
+    assert!(t21
+        .artifact()
+        .unwrap()
+        .extra
+        .contains(&("done".into(), "in progress".into())));
+    let t22 = find(&nodes, "user-auth/2.2");
+    assert_eq!(targets(t22, "checks"), ["user-auth/R1.2"]);
+    assert_eq!(targets(t22, "depends_on"), ["user-auth/2.1"]);
+    assert!(t22
+        .artifact()
+        .unwrap()
+        .extra
+        .contains(&("optional".into(), "yes".into())));
+    assert_eq!(
+        targets(find(&nodes, "user-auth/2"), "contains"),
+        ["user-auth/2.1", "user-auth/2.2"]
+    );
+    assert_eq!(
+        targets(find(&nodes, "user-auth/3"), "implements"),
+        ["user-auth/requirements"]
+    );
+    assert_eq!(
+        targets(find(&nodes, "user-auth/tasks"), "contains"),
+        ["user-auth/1", "user-auth/2", "user-auth/3"]
+    );
+    assert_eq!(
+        find(&nodes, "user-auth/1").artifact().unwrap().paths,
+        ["src/auth/"]
+    );
+}
+
+#[test]
+fn steering_applies_by_inclusion() {
+    let role = Role::Steering {
+        base: String::new(),
+    };
+    let (nodes, _) = parse(".kiro/steering/tech.md", "# Tech\n\nUse Rust.\n", &role);
+    assert_eq!(nodes[0].id, ".kiro/steering/tech.md");
+    assert_eq!(nodes[0].kind, Kind::Norm);
+    assert_eq!(nodes[0].applies(), &Applies::Always);
+    let (nodes, _) = parse(
+        ".kiro/steering/api.md",
+        "---\ninclusion: fileMatch\nfileMatchPattern: \"app/api/**/*.ts\"\n---\n# API\n",
+        &role,
+    );
+    assert_eq!(
+        nodes[0].applies(),
+        &Applies::Files(vec!["app/api/**/*.ts".into()])
+    );
+    let nested = Role::Steering { base: "svc".into() };
+    let (nodes, _) = parse(
+        "svc/.kiro/steering/m.md",
+        "---\ninclusion: manual\n---\nx\n",
+        &nested,
+    );
+    assert_eq!(nodes[0].applies(), &Applies::Linked);
+    assert_eq!(nodes[0].title, "m");
+}
+
+mod never_panics {
+    use super::*;
+    use proptest::prelude::*;
+
+    const PIECES: [&str; 12] = [
+        "# Requirements Document\n",
+        "### Requirement 1\n",
+        "#### Acceptance Criteria\n",
+        "1. WHEN x THEN y SHALL z\n",
+        "- [ ]* 2.1 ",
+        "- [x] 1. ",
+        "  - _Requirements: 1.1, 2.3-2.9_\n",
+        "**Validates: Requirements 1.2**\n",
+        "---\ninclusion: fileMatch\nfileMatchPattern: '*.ts'\n---\n",
+        "## Overview\n",
+        "All",
+        "\n\n",
+    ];
+
+    fn text() -> impl Strategy<Value = String> {
+        prop::collection::vec(
+            prop_oneof![
+                prop::sample::select(PIECES.to_vec()).prop_map(str::to_string),
+                ".{0,12}",
+            ],
+            0..40,
+        )
+        .prop_map(|parts| parts.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn any_kiro_file(text in text(), which in 0usize..4) {
+            let files = ["requirements.md", "design.md", "tasks.md", "bugfix.md"];
+            let role = spec_role(&files);
+            let (nodes, _) = parse(&format!(".kiro/specs/user-auth/{}", files[which]), &text, &role);
+            let mut seen = std::collections::BTreeSet::new();
+            for node in &nodes {
+                prop_assert!(seen.insert(node.id.clone()), "one id once: {}", node.id);
+            }
+            let _ = parse(".kiro/steering/x.md", &text, &Role::Steering { base: String::new() });
+            let _ = task_ids(&text);
+        }
+    }
+}
