@@ -171,6 +171,10 @@ struct ServeArgs {
     /// Do not watch files: check them on every request instead.
     #[arg(long)]
     no_watch: bool,
+    /// Stop a tool call after this many seconds and answer with a tool error that says what
+    /// to narrow (0: no limit).
+    #[arg(long, value_name = "SECONDS", default_value_t = brief_mcp::DEFAULT_TIME_LIMIT.as_secs())]
+    time_limit: u64,
 }
 
 #[derive(clap::Args)]
@@ -587,6 +591,7 @@ fn serve(root: Option<PathBuf>, cwd: PathBuf, args: ServeArgs) -> ExitCode {
         allow_remote: args.allow_remote,
         allowed_origins: args.allowed_origins,
         watch: !args.no_watch,
+        time_limit: (args.time_limit > 0).then(|| std::time::Duration::from_secs(args.time_limit)),
     };
     exited(brief_mcp::serve(options), root.as_deref())
 }

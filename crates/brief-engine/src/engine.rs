@@ -47,6 +47,10 @@ pub enum EngineError {
     /// An old revision could not be read (`diff`, `impact --since`).
     #[error(transparent)]
     Revision(#[from] crate::revision::RevisionError),
+    /// The caller gave up on the request (a client's cancellation, a time limit); nothing
+    /// was answered.
+    #[error("the request was cancelled before it finished")]
+    Cancelled,
 }
 
 impl EngineError {
@@ -104,6 +108,24 @@ pub fn located(root: &Path, location: &str) -> String {
             "{}/{location}",
             root.display().to_string().trim_end_matches('/')
         )
+    }
+}
+
+/// Asks an [`Engine`] to give up on the request it runs: checked between the stages of a
+/// request (before and after its refresh, between assemblies), so a request stops at the
+/// next boundary with [`EngineError::Cancelled`]. Cheap to clone; every clone is the same flag.
+#[derive(Debug, Clone, Default)]
+pub struct Cancel(Arc<std::sync::atomic::AtomicBool>);
+
+impl Cancel {
+    /// Asks the request to stop.
+    pub fn cancel(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Whether [`Cancel::cancel`] was called.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
     }
 }
 
@@ -262,6 +284,8 @@ pub struct Engine {
     watcher_declined: Option<String>,
     /// Up to this many files a refresh stats every file ([`FULL_CHECK_LIMIT`]).
     full_check_limit: usize,
+    /// The current request's cancellation, if its caller can cancel it.
+    cancel: Option<Cancel>,
 }
 
 impl Engine {
@@ -279,7 +303,22 @@ impl Engine {
             consult_watcher: false,
             watcher_declined: None,
             full_check_limit: FULL_CHECK_LIMIT,
+            cancel: None,
         })
+    }
+
+    /// The cancellation the next requests check between their stages (`None`: they run to
+    /// the end). A server sets one per request.
+    pub fn set_cancel(&mut self, cancel: Option<Cancel>) {
+        self.cancel = cancel;
+    }
+
+    /// Fails with [`EngineError::Cancelled`] once the request was cancelled.
+    fn go_on(&self) -> Result<(), EngineError> {
+        match &self.cancel {
+            Some(cancel) if cancel.is_cancelled() => Err(EngineError::Cancelled),
+            _ => Ok(()),
+        }
     }
 
     /// The index (for search and statistics).
@@ -373,10 +412,11 @@ impl Engine {
     /// The refresh a request starts with: always, only after a signalled change, or never
     /// when a file watcher vouches for the index.
     fn refresh_for_request(&mut self) -> Result<(), EngineError> {
-        if self.vouched_for() {
-            return Ok(());
+        self.go_on()?;
+        if !self.vouched_for() {
+            self.refresh_pending()?;
         }
-        self.refresh_pending().map(|_| ())
+        self.go_on()
     }
 
     /// Brings the index up to date with what the change signal marked (everything, without
@@ -500,6 +540,7 @@ impl Engine {
         &mut self,
         op: impl Fn(&mut Engine) -> Result<T, EngineError>,
     ) -> Result<T, EngineError> {
+        self.go_on()?;
         match op(self) {
             Err(e) if e.is_damage() => {
                 self.index.rebuild(&self.project)?;
@@ -529,6 +570,7 @@ impl Engine {
     fn context_once(&mut self, request: &ContextRequest) -> Result<ContextOutput, EngineError> {
         self.refresh_for_request()?;
         for _ in 0..3 {
+            self.go_on()?;
             self.ensure_loadable()?;
             let out = self.index.reading(|| {
                 let start = self.start(request)?;
@@ -652,6 +694,7 @@ impl Engine {
             let plans = crate::impact::Plans::new(&engine.project.defaults, request)
                 .map_err(EngineError::Context)?
                 .only(engine.project.sources.iter().map(|s| s.origin()));
+            engine.go_on()?;
             let impact = engine.index.reading(|| {
                 let mut nodes = Vec::new();
                 for id in ids {
@@ -683,6 +726,7 @@ impl Engine {
             })?
         })?;
         if explanation.included {
+            self.go_on()?;
             // The detail comes from the very assembly `brief context` makes.
             let assembly = ContextRequest {
                 target: explanation.target.clone(),
@@ -710,7 +754,9 @@ impl Engine {
         from: &str,
         to: Option<&str>,
     ) -> Result<(crate::revision::Revision, Working), EngineError> {
+        self.go_on()?;
         let old = crate::revision::load(&self.project.root, from)?;
+        self.go_on()?;
         let new = match to {
             Some(rev) => Working::Revision(crate::revision::load(&self.project.root, rev)?),
             None => {
@@ -735,6 +781,7 @@ impl Engine {
     ) -> Result<String, EngineError> {
         check_query(&request.target)?;
         let (old, new) = self.sides(from, to)?;
+        self.go_on()?;
         let (graph, defaults) = new.parts();
         let out = crate::diff::diff(
             &crate::diff::Side {
@@ -756,6 +803,7 @@ impl Engine {
     /// tree.
     pub fn since(&mut self, request: &ContextRequest, from: &str) -> Result<String, EngineError> {
         let (old, new) = self.sides(from, None)?;
+        self.go_on()?;
         let (graph, defaults) = new.parts();
         let out = crate::diff::since(
             &crate::diff::Side {

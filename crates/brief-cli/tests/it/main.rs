@@ -20,6 +20,8 @@ mod kb;
 mod mcp;
 mod quality;
 mod search;
+#[cfg(feature = "mcp")]
+mod serve;
 mod session;
 mod tana;
 mod traversal;

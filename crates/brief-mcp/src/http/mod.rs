@@ -1,0 +1,165 @@
+//! Streamable HTTP: rmcp's service behind a small hyper server. Before rmcp sees a request,
+//! [`guard`] refuses one whose `Host`, `Origin` or target is not plain or not allowed (the
+//! MCP specification's guard against DNS rebinding; by default only loopback hosts and
+//! origins are) and answers CORS preflights.
+//!
+//! Latency: accepted sockets get `TCP_NODELAY`, rmcp's SSE priming event is off (there is
+//! no event store to resume from), and the response to a POST is held until its first event
+//! is ready, so headers and the answer leave in one write. Two writes with Nagle's algorithm
+//! on made every call from a client that delays its ACKs (Node's) wait about 40 ms.
+
+mod guard;
+
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use http_body_util::BodyExt;
+use hyper::body::{Bytes, Frame, Incoming, SizeHint};
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::server::conn::auto;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tower_service::Service;
+
+use crate::served::Served;
+use crate::server::BriefServer;
+use crate::{ServeError, ServeOptions};
+use guard::{Body, Policy};
+
+pub async fn serve(options: &ServeOptions, served: Arc<Served>) -> Result<(), ServeError> {
+    let Some(addr) = options.http else {
+        return Ok(());
+    };
+    let policy =
+        Policy::new(&options.allowed_origins, options.allow_remote).map_err(ServeError::Usage)?;
+    let mut config = StreamableHttpServerConfig::default()
+        .with_allowed_origins(policy.rmcp_origins())
+        .enforce_origin_validation()
+        .with_sse_retry(None);
+    if options.allow_remote {
+        // Other machines reach us by names we cannot know; Origin checks still apply.
+        config = config.disable_allowed_hosts();
+    }
+    let mut sessions = LocalSessionManager::default();
+    sessions.session_config.sse_retry = None;
+    let service = StreamableHttpService::new(
+        move || Ok(BriefServer::new(Arc::clone(&served))),
+        Arc::new(sessions),
+        config,
+    );
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|source| ServeError::Bind { addr, source })?;
+    let local = listener.local_addr().unwrap_or(addr);
+    // The one line a caller (or a test) reads to learn the port when 0 was asked for.
+    eprintln!("brief serve: listening on http://{local}/mcp");
+    let policy = Arc::new(policy);
+    loop {
+        let (stream, _) = match listener.accept().await {
+            Ok(conn) => conn,
+            Err(e) => {
+                eprintln!("brief serve: accept failed: {e}");
+                continue;
+            }
+        };
+        // Without it a response written in parts waits for the client's delayed ACK.
+        let _ = stream.set_nodelay(true);
+        let service = service.clone();
+        let policy = Arc::clone(&policy);
+        let handler = hyper::service::service_fn(move |request: Request<Incoming>| {
+            let service = service.clone();
+            let policy = Arc::clone(&policy);
+            async move { Ok::<_, Infallible>(answer(service, &policy, request).await) }
+        });
+        tokio::spawn(async move {
+            let _ = auto::Builder::new(TokioExecutor::new())
+                .serve_connection(TokioIo::new(stream), handler)
+                .await;
+        });
+    }
+}
+
+/// One request: checked, answered by rmcp (or here, for a CORS preflight), and the response
+/// made ready to leave in one write.
+async fn answer(
+    mut service: StreamableHttpService<BriefServer, LocalSessionManager>,
+    policy: &Policy,
+    request: Request<Incoming>,
+) -> Response<Body> {
+    let origin = match policy.check(&request) {
+        Ok(origin) => origin,
+        Err(refusal) => return refusal.response(),
+    };
+    let method = request.method().clone();
+    if method == Method::OPTIONS {
+        return guard::preflight(origin);
+    }
+    let mut response = match service.call(request).await {
+        Ok(response) => response,
+        Err(never) => match never {},
+    };
+    // A session ended by DELETE is answered 202 by rmcp; clients (the Python SDK) expect 200
+    // or 204 and log a failure otherwise.
+    if method == Method::DELETE && response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::NO_CONTENT;
+    }
+    if method == Method::POST && is_event_stream(&response) {
+        response = first_event_with_headers(response).await;
+    }
+    if let Some(origin) = origin {
+        guard::allow_reading(&mut response, origin);
+    }
+    response
+}
+
+fn is_event_stream(response: &Response<Body>) -> bool {
+    response
+        .headers()
+        .get(hyper::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"))
+}
+
+/// Waits for the stream's first frame (the answer to the POST, or a notification before it),
+/// so the headers do not leave alone.
+async fn first_event_with_headers(response: Response<Body>) -> Response<Body> {
+    let (parts, mut body) = response.into_parts();
+    let first = body.frame().await;
+    let body = Prefetched {
+        first: first.and_then(Result::ok),
+        rest: body,
+    };
+    Response::from_parts(parts, BodyExt::boxed(body))
+}
+
+/// A body whose first frame was already read.
+struct Prefetched {
+    first: Option<Frame<Bytes>>,
+    rest: Body,
+}
+
+impl hyper::body::Body for Prefetched {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        if let Some(frame) = self.first.take() {
+            return Poll::Ready(Some(Ok(frame)));
+        }
+        Pin::new(&mut self.rest).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.first.is_none() && self.rest.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        SizeHint::default()
+    }
+}
