@@ -117,14 +117,15 @@ impl Served {
             let Ok(project) = brief::Project::open(None, &folder) else {
                 continue;
             };
-            let canonical = canonical(&project.root);
+            // Discovery names the root relative to where it started.
+            let root = canonical(&folder.join(&project.root));
             if let Current::Open(opened) = &*self.current.read().unwrap_or_else(|p| p.into_inner())
             {
-                if opened.canonical == canonical {
+                if opened.canonical == root {
                     break;
                 }
             }
-            match open(None, folder.clone(), self.watch) {
+            match open(Some(root.clone()), root, self.watch) {
                 Ok(opened) => {
                     say(format!(
                         "serving {} (from the client's roots)",

@@ -48,6 +48,8 @@ pub struct Framed<R> {
     pending: Option<Vec<u8>>,
     out: Option<mpsc::Sender<Vec<u8>>>,
     writer: Option<JoinHandle<io::Result<()>>>,
+    /// Whether `initialize` was passed on: rmcp ends the session on any other first message.
+    initialized: bool,
 }
 
 /// The server's stdin and stdout.
@@ -66,6 +68,7 @@ impl<R: AsyncRead + Unpin + Send> Framed<R> {
             pending: None,
             out: Some(out),
             writer: Some(tokio::spawn(write_lines(write, lines))),
+            initialized: false,
         }
     }
 
@@ -198,8 +201,12 @@ impl<R: AsyncRead + Unpin + Send> Transport<RoleServer> for Framed<R> {
                 }
                 Read::Closed => return None,
             }
-            let verdict = check(&self.line);
+            let mut verdict = check(&self.line);
             self.line.clear();
+            if !self.initialized {
+                verdict = before_initialize(verdict);
+                self.initialized = matches!(verdict, Verdict::Message(_));
+            }
             match verdict {
                 Verdict::Message(message) => return Some(*message),
                 Verdict::Reply(line) => self.pending = Some(line),
@@ -342,6 +349,40 @@ const TYPED_METHODS: &[&str] = &[
     "skills/list",
     "skills/get",
 ];
+
+/// A message before `initialize`, which rmcp would take for the end of the session: only
+/// `initialize` goes on; `ping` is answered here, another request is refused with a message
+/// saying what to send first, and a notification or a response is dropped.
+fn before_initialize(verdict: Verdict) -> Verdict {
+    let Verdict::Message(message) = verdict else {
+        return verdict;
+    };
+    match *message {
+        JsonRpcMessage::Request(request) => match request.request {
+            ClientRequest::InitializeRequest(_) => {
+                Verdict::Message(Box::new(JsonRpcMessage::Request(request)))
+            }
+            ClientRequest::PingRequest(_) => {
+                let id = serde_json::to_value(&request.id).unwrap_or(Value::Null);
+                let reply = json!({"jsonrpc": "2.0", "id": id, "result": {}});
+                let mut line = reply.to_string().into_bytes();
+                line.push(b'\n');
+                Verdict::Reply(line)
+            }
+            _ => {
+                let id = serde_json::to_value(&request.id).unwrap_or(Value::Null);
+                Verdict::Reply(error_line(
+                    &id,
+                    INVALID_REQUEST,
+                    "invalid request: the session is not initialized yet; send `initialize` \
+                     first, then `notifications/initialized`"
+                        .into(),
+                ))
+            }
+        },
+        _ => Verdict::Ignore,
+    }
+}
 
 /// An `id` with exactly one of `result` and `error`.
 fn is_response(object: &Map<String, Value>) -> bool {

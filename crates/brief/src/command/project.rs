@@ -5,7 +5,7 @@
 use std::path::{Component, Path, PathBuf};
 
 use super::{session_failure, Check, FrontEnd, Host, Outcome};
-use crate::check::{Baseline, CheckOptions};
+use crate::check::{Baseline, BaselineError, CheckOptions};
 use crate::project::{Project, ProjectError};
 use crate::render::Format;
 use crate::session::commands::{self, Command as SessionCommand};
@@ -43,9 +43,9 @@ pub(super) fn check(args: &Check, host: Host<'_>, front_end: FrontEnd) -> Outcom
         ));
     }
     let baseline = match &args.baseline {
-        Some(path) => match named_file(&project.root, path, front_end)
-            .and_then(|path| Baseline::read(&path).map_err(|e| usage(format!("error: {e}"))))
-        {
+        Some(path) => match named_file(&project.root, path, front_end).and_then(|full| {
+            Baseline::read(&full).map_err(|e| usage(format!("error: {}", named_as(e, path))))
+        }) {
             Ok(baseline) => Some(baseline),
             Err(failed) => return failed,
         },
@@ -96,6 +96,21 @@ fn write_baseline(path: &Path, baseline: &Baseline) -> Outcome {
             path.display()
         )],
         ..Outcome::default()
+    }
+}
+
+/// A baseline error naming the file as the user named it (a client of the server names it
+/// relative to the root; the root's own path is not theirs to see).
+fn named_as(error: BaselineError, named: &str) -> BaselineError {
+    match error {
+        BaselineError::Read { message, .. } => BaselineError::Read {
+            path: named.to_string(),
+            message,
+        },
+        BaselineError::Parse { message, .. } => BaselineError::Parse {
+            path: named.to_string(),
+            message,
+        },
     }
 }
 
