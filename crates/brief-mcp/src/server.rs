@@ -134,6 +134,9 @@ impl BriefServer {
         let worker = {
             let cancel = cancel.clone();
             tokio::task::spawn_blocking(move || {
+                if tools::needs_no_engine(tool) {
+                    return tools::call_at(&shared.root(), tool, args);
+                }
                 shared.with_cancel(&cancel, |engine| {
                     if tool.reads_the_index() {
                         // Waits for a refresh under way, so a change made before this call

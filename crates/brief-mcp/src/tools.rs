@@ -365,6 +365,26 @@ pub fn call(engine: &mut Engine, tool: ToolKind, args: JsonObject) -> Result<Rep
     }
 }
 
+/// Runs a tool that needs no engine (`check` reads the files itself) on the project at
+/// `root`, so a long check holds no engine another call could use.
+pub fn call_at(root: &std::path::Path, tool: ToolKind, args: JsonObject) -> Result<Reply, Failure> {
+    let command = command(tool, args)?;
+    let host = Host::Folder {
+        root: Some(root),
+        cwd: root,
+    };
+    let outcome = brief::command::run(&command, host, FrontEnd::Mcp);
+    match outcome.error_lines() {
+        Some(lines) => Err(Failure(lines.to_vec())),
+        None => Ok(Reply::new(outcome.text, outcome.notes)),
+    }
+}
+
+/// Whether the tool runs without an engine ([`call_at`]).
+pub fn needs_no_engine(tool: ToolKind) -> bool {
+    tool == ToolKind::Check
+}
+
 fn scope(p: &Scope) -> Result<ContextRequest, Failure> {
     Ok(ContextRequest {
         depth: p.depth.as_ref().map(depth).transpose()?,
