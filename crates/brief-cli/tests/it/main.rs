@@ -14,6 +14,7 @@ mod cli;
 mod diff;
 mod errors;
 mod hardening;
+mod hook;
 mod impact;
 mod kb;
 #[cfg(feature = "mcp")]

@@ -139,7 +139,9 @@ fn on_engine(
         },
         Command::Index { files, quick } => index(engine, files, *quick, progress)?,
         // Run by the project commands.
-        Command::Check(_) | Command::Init { .. } | Command::Session(_) => Outcome::default(),
+        Command::Check(_) | Command::Init { .. } | Command::Session(_) | Command::Hook(_) => {
+            Outcome::default()
+        }
     })
 }
 

@@ -4,6 +4,7 @@
 //! so the two cannot diverge; the exit codes are those of `docs/cli.md`.
 
 mod graph;
+mod hook;
 mod project;
 mod wording;
 
@@ -17,6 +18,7 @@ use crate::session::commands::Command as SessionCommand;
 use crate::session::SessionError;
 use crate::tokens::Encoding;
 
+pub use hook::{Hook, DEFAULT_BUDGET as HOOK_BUDGET, DEFAULT_TIME_LIMIT as HOOK_TIME_LIMIT};
 pub use wording::FrontEnd;
 
 /// One command with its arguments, already parsed.
@@ -65,6 +67,9 @@ pub enum Command {
     Init { write: bool },
     /// `brief session …` / the `session_*` tools.
     Session(SessionCommand),
+    /// `brief hook` (no MCP twin: an agent host runs it on its events): the context to add
+    /// for a hook event.
+    Hook(Hook),
 }
 
 /// `brief check`'s arguments.
@@ -162,6 +167,11 @@ pub fn run_with(
         Command::Check(check) => project::check(check, host, front_end),
         Command::Init { write } => project::init(*write, host),
         Command::Session(session) => project::session(session, host),
+        Command::Hook(event) => match host {
+            Host::Folder { root, cwd } => hook::run(event, root, cwd),
+            // A server has no hook events to answer.
+            Host::Engine(_) => Outcome::default(),
+        },
         Command::Context {
             request,
             session: Some(session),
