@@ -783,7 +783,19 @@ impl Engine {
         let (old, new) = self.sides(from, to)?;
         self.go_on()?;
         let (graph, defaults) = new.parts();
-        let out = crate::diff::diff(
+        let named = [&old.graph, graph]
+            .iter()
+            .any(|g| g.lookup(&request.target).is_some());
+        let (target, query) = if named {
+            (request.target.clone(), None)
+        } else {
+            self.diff_target(request)?
+        };
+        let request = &ContextRequest {
+            target,
+            ..request.clone()
+        };
+        let mut out = crate::diff::diff(
             &crate::diff::Side {
                 name: from,
                 graph: &old.graph,
@@ -796,7 +808,31 @@ impl Engine {
             },
             request,
         )?;
+        out.query = query;
         Ok(crate::diff::render_diff(&out, request.format))
+    }
+
+    /// The node `brief diff` compares when the target is no id at either side: the best
+    /// hit of its words in the working tree's index, with the words.
+    fn diff_target(
+        &mut self,
+        request: &ContextRequest,
+    ) -> Result<(String, Option<String>), EngineError> {
+        self.refresh_for_request()?;
+        let found = self.index.reading(|| {
+            let start = self.start(request)?;
+            let best = match (&start.query, start.seeds.first()) {
+                (Some(query), Some(ix)) => Some((self.index.id_of(*ix)?, query.clone())),
+                _ => None,
+            };
+            Ok::<_, EngineError>(best)
+        })?;
+        Ok(match found {
+            Ok(Some((id, query))) => (id, Some(query)),
+            // An id, or words nothing matches now: compared as given (the error, if there
+            // is one, comes from the revisions).
+            _ => (request.target.clone(), None),
+        })
     }
 
     /// `brief impact --since`: every target whose context changes from `from` to the working
