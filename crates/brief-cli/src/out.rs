@@ -18,9 +18,18 @@ pub(crate) enum Written {
     Failed(String),
 }
 
-/// Writes `bytes` to stdout and flushes.
+/// Writes `bytes` to stdout and flushes. On a terminal, control characters in the text are
+/// written out so that none can drive the terminal; to a pipe or a file the bytes are
+/// exactly the document.
 pub(crate) fn stdout(bytes: &[u8]) -> Written {
     let mut out = std::io::stdout().lock();
+    let shown;
+    let bytes = if out.is_terminal() {
+        shown = brief::command::printable(&String::from_utf8_lossy(bytes)).into_owned();
+        shown.as_bytes()
+    } else {
+        bytes
+    };
     match out.write_all(bytes).and_then(|()| out.flush()) {
         Ok(()) => Written::All,
         Err(e) if e.kind() == ErrorKind::BrokenPipe => Written::Closed,
@@ -28,10 +37,11 @@ pub(crate) fn stdout(bytes: &[u8]) -> Written {
     }
 }
 
-/// Writes one line to stderr; a stderr that cannot be written has no one left to tell.
+/// Writes one line to stderr, control characters written out (`brief::command::printable`);
+/// a stderr that cannot be written has no one left to tell.
 pub(crate) fn note(line: &str) {
     let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "{line}");
+    let _ = writeln!(err, "{}", brief::command::printable(line));
 }
 
 /// The exit code once `bytes` went to stdout (or failed to) after a command that ended

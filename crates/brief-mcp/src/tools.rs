@@ -356,12 +356,24 @@ fn depth(p: &DepthParam) -> Result<Depth, Failure> {
 pub fn call(engine: &mut Engine, tool: ToolKind, args: JsonObject) -> Result<Reply, Failure> {
     let command = command(tool, args)?;
     let outcome = brief::command::run(&command, Host::Engine(engine), FrontEnd::Mcp);
+    answer(tool, outcome)
+}
+
+/// A command's outcome as the tool's answer. Messages are written with their control
+/// characters spelled out, as the CLI prints them on stderr.
+fn answer(tool: ToolKind, outcome: brief::command::Outcome) -> Result<Reply, Failure> {
+    let shown = |lines: &[String]| -> Vec<String> {
+        lines
+            .iter()
+            .map(|l| brief::command::printable(l).into_owned())
+            .collect()
+    };
     if outcome.exit == 1 && tool.empty_is_a_result() {
-        return Ok(Reply::new(outcome.text, outcome.notes));
+        return Ok(Reply::new(outcome.text, shown(&outcome.notes)));
     }
     match outcome.error_lines() {
-        Some(lines) => Err(Failure(lines.to_vec())),
-        None => Ok(Reply::new(outcome.text, outcome.notes)),
+        Some(lines) => Err(Failure(shown(lines))),
+        None => Ok(Reply::new(outcome.text, shown(&outcome.notes))),
     }
 }
 
@@ -373,11 +385,7 @@ pub fn call_at(root: &std::path::Path, tool: ToolKind, args: JsonObject) -> Resu
         root: Some(root),
         cwd: root,
     };
-    let outcome = brief::command::run(&command, host, FrontEnd::Mcp);
-    match outcome.error_lines() {
-        Some(lines) => Err(Failure(lines.to_vec())),
-        None => Ok(Reply::new(outcome.text, outcome.notes)),
-    }
+    answer(tool, brief::command::run(&command, host, FrontEnd::Mcp))
 }
 
 /// Whether the tool runs without an engine ([`call_at`]).

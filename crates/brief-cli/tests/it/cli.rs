@@ -665,3 +665,20 @@ fn i29_the_same_short_flags_on_impact_explain_diff_and_session() {
         assert_ne!(a.0, 2, "{short:?}: {}", a.2);
     }
 }
+
+/// Issue 30: text that holds terminal escapes is never echoed raw to stderr (a target, a
+/// file's content in a message); the same message over MCP reads the same.
+#[test]
+fn i30_messages_write_out_terminal_escapes() {
+    let dir = copy_fixture(PAYMENTS);
+    let root = dir.path().to_str().unwrap();
+    let hostile = "\u{1b}]0;owned\u{7}refund\u{1b}[2J";
+    let (code, _, stderr) = run(&["search", hostile, "--root", root, "-k", "nope"]);
+    assert_eq!(code, 2, "{stderr}");
+    let (_, _, stderr) = run(&["show", hostile, "--root", root]);
+    assert!(
+        !stderr.contains('\u{1b}') && !stderr.contains('\u{7}'),
+        "{stderr:?}"
+    );
+    assert!(stderr.contains("\\x1b]0;owned\\x07"), "{stderr:?}");
+}

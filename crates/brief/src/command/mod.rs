@@ -181,6 +181,28 @@ pub fn run_with(
     wording::speak(outcome, front_end)
 }
 
+/// `text` safe to show on a terminal: control characters other than newline and tab
+/// (the escape that starts a terminal sequence among them) are written out as `\xHH` or
+/// `\u{HH}`, so a title or a message that holds one cannot retitle or repaint the terminal.
+/// The front ends print notes through it always, and documents when they go to a terminal.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.chars().any(unsafe_char) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if !unsafe_char(c) {
+            out.push(c);
+        } else if (c as u32) < 0x80 {
+            out.push_str(&format!("\\x{:02x}", c as u32));
+        } else {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// An engine error as an outcome: its exit code and lines (`path:line:col` for file problems,
 /// paths as `root` gives them).
 fn engine_failure(root: &Path, error: EngineError) -> Outcome {
@@ -193,5 +215,20 @@ fn session_failure(root: Option<&Path>, error: SessionError) -> Outcome {
     match error {
         SessionError::Engine(e) => engine_failure(root.unwrap_or(Path::new(".")), e),
         other => Outcome::failure(other.exit_code(), vec![format!("error: {other}")]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::printable;
+
+    #[test]
+    fn terminal_sequences_are_written_out() {
+        assert_eq!(printable("plain\ttext\n"), "plain\ttext\n");
+        assert_eq!(
+            printable("\u{1b}]0;owned\u{7}title\u{1b}[2J"),
+            "\\x1b]0;owned\\x07title\\x1b[2J"
+        );
+        assert_eq!(printable("a\u{9b}31mb\rc"), "a\\u{9b}31mb\\x0dc");
     }
 }
