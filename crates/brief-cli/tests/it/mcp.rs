@@ -853,6 +853,77 @@ fn python_sdk_over_http() {
     python_client("http");
 }
 
+/// The `node_modules` folder holding the official MCP TypeScript SDK and ajv:
+/// `BRIEF_MCP_NODE_MODULES` (then it must hold them and `node` must run), or a loud skip.
+fn typescript_sdk() -> Option<std::path::PathBuf> {
+    let Some(modules) = std::env::var_os("BRIEF_MCP_NODE_MODULES") else {
+        eprintln!(
+            "SKIPPED: the MCP TypeScript SDK tests need BRIEF_MCP_NODE_MODULES (a node_modules \
+             with @modelcontextprotocol/sdk and ajv; .ci/run installs them)"
+        );
+        return None;
+    };
+    let modules = std::path::PathBuf::from(modules);
+    assert!(
+        modules
+            .join("@modelcontextprotocol/sdk/package.json")
+            .is_file()
+            && modules.join("ajv/package.json").is_file(),
+        "BRIEF_MCP_NODE_MODULES={} lacks @modelcontextprotocol/sdk or ajv",
+        modules.display()
+    );
+    Some(modules)
+}
+
+/// Runs `tests/mcp/client.mjs` in `mode` beside a link to the SDK's `node_modules`.
+fn typescript_client(mode: &str) {
+    let Some(modules) = typescript_sdk() else {
+        return;
+    };
+    let dir = common::copy_fixture(EXAMPLE);
+    let runner = tempfile::tempdir().unwrap();
+    let script = runner.path().join("client.mjs");
+    std::fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp/client.mjs"),
+        &script,
+    )
+    .unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&modules, runner.path().join("node_modules")).unwrap();
+    let out = Command::new("node")
+        .arg(&script)
+        .arg(env!("CARGO_BIN_EXE_brief"))
+        .arg(dir.path())
+        .arg(mode)
+        .output()
+        .expect("run node (the TypeScript SDK tests need Node.js 18 or later)");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.contains(", 0 failed"),
+        "the TypeScript MCP client ({mode}) failed:\n{stdout}\n{stderr}"
+    );
+}
+
+// Like the Python ones: ignored unless asked for (`.ci/run` asks, with the SDK installed).
+#[test]
+#[ignore = "needs the MCP TypeScript SDK: BRIEF_MCP_NODE_MODULES=… cargo test -p brief-cli --test it -- --ignored typescript_sdk"]
+fn typescript_sdk_over_stdio() {
+    typescript_client("stdio");
+}
+
+#[test]
+#[ignore = "needs the MCP TypeScript SDK: BRIEF_MCP_NODE_MODULES=… cargo test -p brief-cli --test it -- --ignored typescript_sdk"]
+fn typescript_sdk_over_http() {
+    typescript_client("http");
+}
+
+#[test]
+#[ignore = "needs the MCP TypeScript SDK: BRIEF_MCP_NODE_MODULES=… cargo test -p brief-cli --test it -- --ignored typescript_sdk"]
+fn typescript_sdk_finds_the_project_from_roots() {
+    typescript_client("roots");
+}
+
 #[test]
 fn tana_contexts_match_the_cli() {
     let tana = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/tana");
