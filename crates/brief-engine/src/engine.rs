@@ -23,7 +23,7 @@ use brief_sources::{Problem, Severity};
 pub enum EngineError {
     #[error(transparent)]
     Project(#[from] ProjectError),
-    #[error("{0} has no sources: add specgraph/graph.json, a .contextia/ tree, a .brief/ folder of Markdown artifacts, or list them in brief.toml")]
+    #[error("{0} has no sources: add specgraph/graph.json, a .contextia/ tree or a .brief/ folder of Markdown artifacts, or name the sources in brief.toml (specgraph = \"specgraph\", contextia = \".contextia\", artifacts = [\"docs/decisions\"], tana = \"export.json\", markdown = true); `brief init` proposes one")]
     NoSources(String),
     #[error(transparent)]
     Index(#[from] IndexError),
