@@ -16,6 +16,10 @@ pub(crate) struct Prepared {
     pub(crate) sums: (i64, i64),
     pub(crate) body: String,
     pub(crate) fields: String,
+    /// When the node applies without a link, as stored in `marks` (`None`: only linked).
+    pub(crate) applies: Option<String>,
+    /// Its lifecycle when not current, as stored in `marks`.
+    pub(crate) lifecycle: Option<&'static str>,
 }
 
 pub(crate) fn prepare(node: Node) -> Result<Prepared, Problem> {
@@ -31,6 +35,14 @@ pub(crate) fn prepare(node: Node) -> Result<Prepared, Problem> {
         data_sum(&data),
     );
     let (body, fields) = search_text(&node);
+    let applies = if node.applies().is_linked() {
+        None
+    } else {
+        serde_json::to_string(node.applies()).ok()
+    };
+    let lifecycle = Some(node.lifecycle())
+        .filter(|l| !l.is_current())
+        .map(|l| l.name());
     let Node {
         id,
         kind,
@@ -49,6 +61,8 @@ pub(crate) fn prepare(node: Node) -> Result<Prepared, Problem> {
         links,
         data,
         sums,
+        applies,
+        lifecycle,
         body,
         fields,
     })

@@ -52,6 +52,7 @@ pub(crate) fn remove_file_nodes_bulk(tx: &Connection, file: &str) -> rusqlite::R
         "DELETE FROM dangling WHERE src IN (SELECT ix FROM nodes WHERE file = ?1)",
         "DELETE FROM search WHERE rowid IN (SELECT ix FROM nodes WHERE file = ?1)",
         "DELETE FROM node_data WHERE ix IN (SELECT ix FROM nodes WHERE file = ?1)",
+        "DELETE FROM marks WHERE ix IN (SELECT ix FROM nodes WHERE file = ?1)",
         "DELETE FROM nodes WHERE file = ?1",
     ] {
         run(tx, sql, [file])?;
@@ -196,6 +197,7 @@ pub(crate) fn remove_node(tx: &Connection, ix: i64, id: &str) -> rusqlite::Resul
     run(tx, "DELETE FROM edges WHERE src = ?1 OR dst = ?1", [ix])?;
     run(tx, "DELETE FROM dangling WHERE src = ?1", [ix])?;
     run(tx, "DELETE FROM search WHERE rowid = ?1", [ix])?;
+    run(tx, "DELETE FROM marks WHERE ix = ?1", [ix])?;
     run(tx, "DELETE FROM node_data WHERE ix = ?1", [ix])?;
     run(tx, "DELETE FROM nodes WHERE ix = ?1", [ix])?;
     Ok(())
@@ -220,6 +222,8 @@ pub(crate) fn upsert_node(
         sums,
         body,
         fields,
+        applies,
+        lifecycle,
     } = prepared;
     let existing: Vec<(i64, String)> = if fresh {
         Vec::new()
@@ -283,6 +287,14 @@ pub(crate) fn upsert_node(
         "INSERT INTO search(rowid, id, title, body, fields) VALUES (?1, ?2, ?3, ?4, ?5)",
         params![ix, id, title, body, fields],
     )?;
+    run(tx, "DELETE FROM marks WHERE ix = ?1", [ix])?;
+    if applies.is_some() || lifecycle.is_some() {
+        run(
+            tx,
+            "INSERT INTO marks(ix, applies, lifecycle) VALUES (?1, ?2, ?3)",
+            params![ix, applies, lifecycle],
+        )?;
+    }
     Ok(Ok(Written {
         ix: ix as NodeIx,
         id,
