@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use super::Outcome;
-use crate::context::{ContextOutput, ContextRequest};
+use crate::context::{Confidence, ContextOutput, ContextRequest};
 use crate::engine::{Engine, EngineError};
 use crate::project::Project;
 use crate::render::Format;
@@ -251,13 +251,16 @@ fn named_id(engine: &mut Engine, prompt: &str) -> Option<String> {
 }
 
 /// Whether the context found for `ask` is worth putting in front of the agent: the one
-/// decision of how sure a match must be. A node the prompt names is the prompt's subject,
-/// and a file's context is what governs it. A prompt's words match some node in most
-/// projects, so they are added only once the engine says how sure its match is.
-fn worth_adding(ask: &Ask, _out: &ContextOutput) -> bool {
+/// decision of how sure a match must be. A node the prompt names is the prompt's subject.
+/// Words match some node in almost every project, so a prompt's words, or a file's path read
+/// as words, count only when the engine is sure of its match (a file that is a node's own,
+/// or words the best node holds most of); a weak match adds nothing.
+fn worth_adding(ask: &Ask, out: &ContextOutput) -> bool {
     match ask {
-        Ask::Named(_) | Ask::File(_) => true,
-        Ask::Words(_) => false,
+        Ask::Named(_) => true,
+        Ask::Words(_) | Ask::File(_) => {
+            matches!(out.confidence, Confidence::Exact | Confidence::Strong)
+        }
     }
 }
 
