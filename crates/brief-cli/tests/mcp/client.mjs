@@ -191,7 +191,7 @@ async function fromRoots() {
   await client.close();
 }
 
-async function concurrent(url, clients, calls) {
+async function concurrent(url, clients, calls, targets = ["CHECKOUT-01"]) {
   const errors = [];
   const latencies = [];
   const started = performance.now();
@@ -199,9 +199,10 @@ async function concurrent(url, clients, calls) {
     const client = newClient();
     await client.connect(new StreamableHTTPClientTransport(url));
     for (let i = 0; i < calls; i += 1) {
+      const target = targets[(n * 7 + i) % targets.length];
       const t = performance.now();
       try {
-        const result = await client.callTool({ name: "context", arguments: { target: "CHECKOUT-01", budget: 1500 + n } });
+        const result = await client.callTool({ name: "context", arguments: { target, depth: 2, budget: 1500 + n } });
         if (result.isError) errors.push(`client ${n}: ${texts(result)}`);
       } catch (error) {
         errors.push(`client ${n}: ${error}`);
@@ -232,19 +233,25 @@ async function bench() {
   try {
     const client = newClient();
     await client.connect(new StreamableHTTPClientTransport(url));
-    const args = { target: "CHECKOUT-01" };
-    for (let i = 0; i < 20; i += 1) await client.callTool({ name: "context", arguments: args });
+    // The workload of benches/mcp_http.py and mcp_stdio: 100 targets spread over the node
+    // index, depth 2, budget 8000, each warmed once.
+    const index = await client.readResource({ uri: "brief://nodes" });
+    const ids = index.contents[0].text.split("\n").filter(Boolean).map((l) => l.split("\t")[0]);
+    const step = Math.max(1, Math.floor(ids.length / 100));
+    const targets = ids.filter((_, i) => i % step === 0).slice(0, 100);
+    const ask = (target) => client.callTool({ name: "context", arguments: { target, depth: 2, budget: 8000 } });
+    for (const target of targets) await ask(target);
     const latencies = [];
     for (let i = 0; i < calls; i += 1) {
       const t = performance.now();
-      const result = await client.callTool({ name: "context", arguments: args });
+      const result = await ask(targets[i % targets.length]);
       latencies.push(performance.now() - t);
-      expect(!result.isError, "a sequential call failed");
+      expect(!result.isError, `a sequential call failed: ${texts(result)}`);
     }
     await client.close();
-    console.log(`typescript sdk over http: ${calls} sequential context calls, median ${median(latencies).toFixed(2)} ms, p90 ${pct(latencies, 0.9).toFixed(2)} ms, max ${Math.max(...latencies).toFixed(2)} ms`);
-    const run = await concurrent(url, clients, perClient);
-    console.log(`typescript sdk over http: ${clients} concurrent clients x ${perClient} calls, ${run.errors} errors, ${(run.wall / 1000).toFixed(2)} s, median ${median(run.latencies).toFixed(2)} ms, p90 ${pct(run.latencies, 0.9).toFixed(2)} ms`);
+    console.log(`typescript sdk over http: ${calls} sequential context calls over ${targets.length} targets, median ${median(latencies).toFixed(2)} ms, p90 ${pct(latencies, 0.9).toFixed(2)} ms, p99 ${pct(latencies, 0.99).toFixed(2)} ms, max ${Math.max(...latencies).toFixed(2)} ms`);
+    const run = await concurrent(url, clients, perClient, targets);
+    console.log(`typescript sdk over http: ${clients} concurrent clients x ${perClient} calls, ${run.errors} errors, ${(run.wall / 1000).toFixed(2)} s, ${(clients * perClient / (run.wall / 1000)).toFixed(0)} calls/s, median ${median(run.latencies).toFixed(2)} ms, p90 ${pct(run.latencies, 0.9).toFixed(2)} ms, max ${Math.max(...run.latencies).toFixed(2)} ms`);
   } finally {
     server.kill();
   }
