@@ -5,8 +5,10 @@
 //!
 //! Latency: accepted sockets get `TCP_NODELAY`, rmcp's SSE priming event is off (there is
 //! no event store to resume from), and the response to a POST is held until its first event
-//! is ready, so headers and the answer leave in one write. Two writes with Nagle's algorithm
-//! on made every call from a client that delays its ACKs (Node's) wait about 40 ms.
+//! is ready; when that event is the answer and the stream ends with it, the response goes
+//! whole, with its length, so headers and answer leave in one write. Two writes with
+//! Nagle's algorithm on made every call from a client that delays its ACKs (Node's) wait
+//! about 40 ms.
 
 mod guard;
 
@@ -14,8 +16,9 @@ use std::convert::Infallible;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
-use http_body_util::BodyExt;
+use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Frame, Incoming, SizeHint};
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioExecutor, TokioIo};
@@ -123,16 +126,42 @@ fn is_event_stream(response: &Response<Body>) -> bool {
         .is_some_and(|v| v.starts_with("text/event-stream"))
 }
 
+/// How long a response that holds its answer waits for its stream to end, so that it can
+/// leave whole (the end follows the answer at once; this only bounds a surprise).
+const END_WAIT: Duration = Duration::from_millis(20);
+
 /// Waits for the stream's first frame (the answer to the POST, or a notification before it),
-/// so the headers do not leave alone.
+/// so the headers do not leave alone; when the stream ends right after it, the response is
+/// sent whole, with its length (one write: no chunk and no end-of-chunks write after it).
 async fn first_event_with_headers(response: Response<Body>) -> Response<Body> {
-    let (parts, mut body) = response.into_parts();
-    let first = body.frame().await;
-    let body = Prefetched {
-        first: first.and_then(Result::ok),
-        rest: body,
-    };
+    let (mut parts, mut body) = response.into_parts();
+    let first = body.frame().await.and_then(Result::ok);
+    let answer = first
+        .as_ref()
+        .and_then(|f| f.data_ref())
+        .is_some_and(|data| holds_an_answer(data));
+    if answer {
+        if let Ok(None) = tokio::time::timeout(END_WAIT, body.frame()).await {
+            let bytes = first.and_then(|f| f.into_data().ok()).unwrap_or_default();
+            parts.headers.remove(hyper::header::TRANSFER_ENCODING);
+            return Response::from_parts(parts, Full::new(bytes).boxed());
+        }
+    }
+    let body = Prefetched { first, rest: body };
     Response::from_parts(parts, BodyExt::boxed(body))
+}
+
+/// Whether an SSE event carries a JSON-RPC answer (a `result` or an `error`), after which
+/// rmcp ends a POST's stream.
+fn holds_an_answer(event: &Bytes) -> bool {
+    let text = String::from_utf8_lossy(event);
+    text.lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .filter_map(|data| serde_json::from_str::<serde_json::Value>(data.trim()).ok())
+        .any(|message| {
+            message.get("id").is_some()
+                && (message.get("result").is_some() || message.get("error").is_some())
+        })
 }
 
 /// A body whose first frame was already read.
