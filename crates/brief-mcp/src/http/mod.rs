@@ -139,7 +139,7 @@ async fn first_event_with_headers(response: Response<Body>) -> Response<Body> {
     let answer = first
         .as_ref()
         .and_then(|f| f.data_ref())
-        .is_some_and(|data| holds_an_answer(data));
+        .is_some_and(holds_an_answer);
     if answer {
         if let Ok(None) = tokio::time::timeout(END_WAIT, body.frame()).await {
             let bytes = first.and_then(|f| f.into_data().ok()).unwrap_or_default();
