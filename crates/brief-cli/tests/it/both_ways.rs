@@ -35,8 +35,12 @@ const CLI_ONLY: &[(&str, &str)] = &[
         "deletes stored data: left to the user, not to an agent",
     ),
     (
-        "serve, completions, man",
+        "serve, watch, completions, man",
         "the front end itself, generated from the clap definition",
+    ),
+    (
+        "hook",
+        "answers an agent host's hook events; a client of the server calls the tools itself",
     ),
 ];
 
