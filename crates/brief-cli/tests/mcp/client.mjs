@@ -153,12 +153,18 @@ async function startHttp(root, extra = []) {
     let seen = "";
     server.stderr.on("data", (chunk) => {
       seen += chunk;
-      const line = seen.split("\n").find((l) => l.includes("listening on"));
+      // Whole lines only: a chunk may end in the middle of one.
+      const line = seen.split("\n").slice(0, -1).find((l) => l.includes("listening on"));
       if (line) resolve(line.split("listening on ")[1].trim());
     });
     server.on("exit", (code) => reject(new Error(`brief serve exited ${code}: ${seen}`)));
   });
-  return { server, url: new URL(url) };
+  try {
+    return { server, url: new URL(url) };
+  } catch (error) {
+    server.kill();
+    throw error;
+  }
 }
 
 async function overStdio() {
@@ -229,7 +235,8 @@ async function bench() {
   const calls = Number(process.argv[5] ?? 500);
   const clients = Number(process.argv[6] ?? 20);
   const perClient = Number(process.argv[7] ?? 25);
-  const { server, url } = await startHttp(ROOT, ["--no-watch"]);
+  // With its file watcher, as an editor runs it: calls on an unchanged project read no file.
+  const { server, url } = await startHttp(ROOT);
   try {
     const client = newClient();
     await client.connect(new StreamableHTTPClientTransport(url));
