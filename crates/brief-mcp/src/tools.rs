@@ -420,28 +420,8 @@ fn clamp(n: u64) -> usize {
 /// The library command a tool call asks for (field mapping only).
 pub fn command(tool: ToolKind, args: JsonObject) -> Result<Run, Failure> {
     Ok(match tool {
-        ToolKind::Context => {
-            let p: ContextParams = params(tool, args)?;
-            let request = ContextRequest {
-                target: p.target,
-                format: format(p.format),
-                seeds: p.seeds.map(clamp),
-                include_fields: p.include_fields,
-                ..fit(&p.fit, scope(&p.scope)?)?
-            };
-            let session = p.session.map(|session| SessionContext {
-                session,
-                agent: p.agent.unwrap_or_default(),
-                group: p.group,
-                task: p.task,
-                model: p.model,
-                window: p.window.map(clamp),
-                used_tokens: p.used_tokens.map_or(0, clamp),
-                project: p.project,
-                iteration: p.iteration,
-                redact: !p.no_redact,
-            });
-            Run::Context { request, session }
+        ToolKind::Context | ToolKind::Impact | ToolKind::Diff | ToolKind::Explain => {
+            context_command(tool, args)?
         }
         ToolKind::Search => {
             let p: SearchParams = params(tool, args)?;
@@ -473,6 +453,41 @@ pub fn command(tool: ToolKind, args: JsonObject) -> Result<Run, Failure> {
         ToolKind::Lenses => {
             let _: NoParams = params(tool, args)?;
             Run::Lenses
+        }
+        ToolKind::PackageAdd
+        | ToolKind::PackageList
+        | ToolKind::PackageConsume
+        | ToolKind::ErrorRecord
+        | ToolKind::ErrorFeedback
+        | ToolKind::ErrorMatch => Run::Session(session_command(tool, args)?),
+    })
+}
+
+/// The tools that take the context settings: `context`, `impact`, `diff` and `explain`.
+fn context_command(tool: ToolKind, args: JsonObject) -> Result<Run, Failure> {
+    Ok(match tool {
+        ToolKind::Context => {
+            let p: ContextParams = params(tool, args)?;
+            let request = ContextRequest {
+                target: p.target,
+                format: format(p.format),
+                seeds: p.seeds.map(clamp),
+                include_fields: p.include_fields,
+                ..fit(&p.fit, scope(&p.scope)?)?
+            };
+            let session = p.session.map(|session| SessionContext {
+                session,
+                agent: p.agent.unwrap_or_default(),
+                group: p.group,
+                task: p.task,
+                model: p.model,
+                window: p.window.map(clamp),
+                used_tokens: p.used_tokens.map_or(0, clamp),
+                project: p.project,
+                iteration: p.iteration,
+                redact: !p.no_redact,
+            });
+            Run::Context { request, session }
         }
         ToolKind::Impact => {
             let p: ImpactParams = params(tool, args)?;
@@ -512,12 +527,12 @@ pub fn command(tool: ToolKind, args: JsonObject) -> Result<Run, Failure> {
                 },
             }
         }
-        ToolKind::PackageAdd
-        | ToolKind::PackageList
-        | ToolKind::PackageConsume
-        | ToolKind::ErrorRecord
-        | ToolKind::ErrorFeedback
-        | ToolKind::ErrorMatch => Run::Session(session_command(tool, args)?),
+        other => {
+            return Err(Failure::line(format!(
+                "error: `{}` takes no context settings",
+                other.name()
+            )))
+        }
     })
 }
 
