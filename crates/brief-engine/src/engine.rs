@@ -17,7 +17,7 @@ use brief_index::{
     check_query, Hit, Index, IndexError, QueryError, Refresh, Verify, FULL_CHECK_LIMIT,
 };
 use brief_model::GraphView;
-use brief_model::{Detail, StoreError};
+use brief_model::{Detail, NodeIx, StoreError};
 use brief_project::{Project, ProjectError};
 use brief_sources::{Problem, Severity};
 
@@ -633,7 +633,7 @@ impl Engine {
         if !tana && self.reads_as_id(target)? {
             return Err(self.unknown_id(target)?);
         }
-        match find(&self.index, target)? {
+        match find(&self.index, target, 0)? {
             Verdict::Nothing(weakness) => Err(self.no_match(target, weakness)?),
             Verdict::Found { hits, confidence } => {
                 let cap = request
@@ -924,8 +924,47 @@ impl Engine {
                     )));
                 }
             }
-            Ok(engine.index.search(query, limit, kind)?)
+            engine
+                .index
+                .reading(|| engine.ranked_hits(query, limit, kind))?
         })
+    }
+
+    /// Search hits in the query model's order (`find`): an exact id first, then every node
+    /// the words match, as shares of the best to two significant digits.
+    fn ranked_hits(
+        &self,
+        query: &str,
+        limit: usize,
+        kind: Option<&str>,
+    ) -> Result<Vec<Hit>, EngineError> {
+        let mut hits: Vec<Hit> = Vec::new();
+        let exact = self.index.lookup_any_case(query.trim())?;
+        let mut push = |engine: &Engine, node: NodeIx, score: f64| -> Result<(), EngineError> {
+            let found = engine.index.candidates(&[node])?;
+            if let Some(row) = found.into_iter().next() {
+                if kind.is_none_or(|k| row.kind == k) && hits.len() < limit {
+                    hits.push(Hit {
+                        id: row.id,
+                        kind: row.kind,
+                        title: row.title,
+                        score,
+                    });
+                }
+            }
+            Ok(())
+        };
+        if let Some(node) = exact {
+            push(self, node, 1.0)?;
+        }
+        if let Verdict::Found { hits: scored, .. } = find(&self.index, query, limit)? {
+            let best = scored.first().map_or(1.0, |s| s.score);
+            for s in scored.iter().filter(|s| Some(s.node) != exact) {
+                let share = if best > 0.0 { s.score / best } else { 1.0 };
+                push(self, s.node, brief_index::search::significant(share))?;
+            }
+        }
+        Ok(hits)
     }
 
     /// Every node as `ID<TAB>kind<TAB>title` lines, sorted by id (the MCP node index).

@@ -5,7 +5,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::resolve::{judge, words, Confidence, Counted, Evidence, Role, Scored, Verdict};
+use crate::resolve::{
+    judge_in, words, Confidence, Counted, Evidence, Role, Scored, Script, Verdict,
+};
 use brief_index::Index;
 use brief_model::{GraphView, IxMap, NodeIx, Relation, StoreError};
 
@@ -38,9 +40,9 @@ pub struct Match {
     pub confidence: Confidence,
 }
 
-/// Scores the query's candidates over the index. `Verdict::Nothing` when nothing matches
-/// well enough to answer.
-pub fn find(index: &Index, query: &str) -> Result<Verdict, StoreError> {
+/// Scores the query's candidates over the index, at least `wanted` of them when there are
+/// (and at least [`POOL`]). `Verdict::Nothing` when nothing matches well enough to answer.
+pub fn find(index: &Index, query: &str, wanted: usize) -> Result<Verdict, StoreError> {
     let asked = words(query);
     let texts: Vec<String> = asked.iter().map(|w| w.text.clone()).collect();
     let (terms, total) = index.terms(&texts)?;
@@ -58,19 +60,24 @@ pub fn find(index: &Index, query: &str) -> Result<Verdict, StoreError> {
         if role == Role::Stop || term.nodes == 0 {
             continue;
         }
-        for hit in index.term_hits(term, PER_WORD)? {
+        for hit in index.term_hits(term, PER_WORD.max(wanted))? {
             relevance
                 .entry(hit.node)
                 .or_insert_with(|| vec![0.0; terms.len()])[k] = hit.relevance;
         }
     }
-    let pool = first_pool(&counted, relevance);
+    let pool = first_pool(&counted, relevance, POOL.max(wanted));
     let evidence = weigh(index, pool)?;
-    Ok(judge(&counted, total, evidence))
+    let script = Script::of(query).unwrap_or(Script::Latin);
+    Ok(judge_in(&counted, total, evidence, script))
 }
 
 /// The [`POOL`] candidates with the best weighted relevance, by node index on ties.
-fn first_pool(counted: &[Counted], relevance: IxMap<Vec<f64>>) -> Vec<(NodeIx, Vec<f64>)> {
+fn first_pool(
+    counted: &[Counted],
+    relevance: IxMap<Vec<f64>>,
+    size: usize,
+) -> Vec<(NodeIx, Vec<f64>)> {
     let mut scored: Vec<(f64, NodeIx, Vec<f64>)> = relevance
         .into_iter()
         .map(|(node, rel)| {
@@ -86,7 +93,7 @@ fn first_pool(counted: &[Counted], relevance: IxMap<Vec<f64>>) -> Vec<(NodeIx, V
         })
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    scored.truncate(POOL);
+    scored.truncate(size);
     scored
         .into_iter()
         .map(|(_, node, rel)| (node, rel))
@@ -104,6 +111,7 @@ fn weigh(index: &Index, pool: Vec<(NodeIx, Vec<f64>)>) -> Result<Vec<Evidence>, 
                 node,
                 lifecycle: index.lifecycle_of(node)?,
                 id: row.id,
+                title: row.title,
                 file: row.file,
                 relevance,
             })

@@ -84,13 +84,16 @@ pub fn fill_order(
         }
     };
     let hard = members(Class::Hard);
-    // Other target-class items (a second seed) travel with the direct links.
-    let mut direct = members(Class::Target);
-    direct.extend(members(Class::Direct));
+    // The other start nodes of a query (target-class items but the target and identity).
+    let others = members(Class::Target);
+    let direct = members(Class::Direct);
     // 1. Every hard constraint's line: whenever they fit at meta, they are all there.
     class_steps(&mut steps, &hard, &[Detail::Meta]);
-    // 2. The target's own text.
-    class_steps(&mut steps, &[target], &content);
+    // 2. The start nodes' own text: the other start nodes' lines, then every start node's
+    // summary, then every one's full text (a long first start does not crowd out the next).
+    class_steps(&mut steps, &others, &[Detail::Meta]);
+    let starts: Vec<usize> = std::iter::once(target).chain(others).collect();
+    class_steps(&mut steps, &starts, &content);
     // 3. The identity's line: the project is always named.
     class_steps(&mut steps, &identities, &[Detail::Meta]);
     // 4. The hard constraints' text, then the direct links: all at meta, then summary, then

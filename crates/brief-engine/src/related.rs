@@ -17,7 +17,8 @@ pub const BACKLINKS_MAX: usize = 40;
 /// Adds related material to `selection`: nodes linking to a selected node (the start nodes
 /// first, then the others in id order), at most [`BACKLINKS_MAX`], and the search hits
 /// `words` (node, share of the best hit) not selected yet. Neither adds a part of a
-/// selected whole (a section of a selected page): its text is there already.
+/// selected whole (a section of a selected page: its text is there already), nor a node
+/// that is not current (a superseded or rejected record would mislead).
 pub fn add_related(
     graph: &dyn GraphView,
     selection: &mut Selection,
@@ -38,7 +39,9 @@ pub fn add_related(
             if !edge.relation.is_forward() || taken.contains(&edge.from) {
                 continue;
             }
-            if part_of_selected(graph, edge.from, &selected)? {
+            if part_of_selected(graph, edge.from, &selected)?
+                || !graph.lifecycle_of(edge.from)?.is_current()
+            {
                 continue;
             }
             taken.insert(edge.from);
@@ -62,7 +65,10 @@ pub fn add_related(
             reached.reasons.push(reason);
             continue;
         }
-        if taken.contains(&node) || part_of_selected(graph, node, &selected)? {
+        if taken.contains(&node)
+            || part_of_selected(graph, node, &selected)?
+            || !graph.lifecycle_of(node)?.is_current()
+        {
             continue;
         }
         taken.insert(node);

@@ -36,7 +36,7 @@ pub fn normalise(hits: &mut [Hit]) {
 }
 
 /// `x` (> 0) rounded to two significant digits; never rounds to zero.
-fn significant(x: f64) -> f64 {
+pub fn significant(x: f64) -> f64 {
     let scale = 10f64.powi(1 - x.log10().floor() as i32);
     (x * scale).round() / scale
 }

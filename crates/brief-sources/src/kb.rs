@@ -38,6 +38,9 @@ pub struct Layout {
     pub vault: bool,
     /// Agent instruction files found at the root (`AGENTS.md`, `CLAUDE.md`, …).
     pub agent_files: Vec<String>,
+    /// ADR numbers two files of one folder share (`0009-a.md`, `0009-b.md`): those records
+    /// keep their paths as ids, since the number names neither alone.
+    pub shared_numbers: std::collections::BTreeSet<(String, u32)>,
 }
 
 impl Layout {
@@ -148,15 +151,23 @@ fn clean_dir(dir: &str) -> String {
 /// The id of a knowledge-base file from its path: `ADR-` and the number padded to four
 /// digits for an ADR whose number has at most four digits, else the path itself.
 pub fn id_for(layout: &Layout, rel: &str) -> String {
-    if layout.is_adr(rel) {
-        let name = rel.rsplit('/').next().unwrap_or(rel);
-        let digits: String = name.chars().take_while(char::is_ascii_digit).collect();
-        if digits.len() <= 4 {
-            let n: u32 = digits.parse().unwrap_or(0);
-            return format!("ADR-{n:04}");
-        }
+    match adr_number(layout, rel) {
+        Some(key) if !layout.shared_numbers.contains(&key) => format!("ADR-{:04}", key.1),
+        _ => rel.to_string(),
     }
-    rel.to_string()
+}
+
+/// An ADR's folder and number, when it is an ADR whose number has at most four digits.
+fn adr_number(layout: &Layout, rel: &str) -> Option<(String, u32)> {
+    if !layout.is_adr(rel) {
+        return None;
+    }
+    let (dir, name) = rel.rsplit_once('/').unwrap_or(("", rel));
+    let digits: String = name.chars().take_while(char::is_ascii_digit).collect();
+    if digits.len() > 4 {
+        return None;
+    }
+    Some((dir.to_string(), digits.parse().unwrap_or(0)))
 }
 
 /// The Markdown files of the knowledge base, sorted, with every folder walked (stamped
@@ -219,6 +230,15 @@ impl Catalog {
             layout,
             ..Catalog::default()
         };
+        let files: Vec<String> = files.into_iter().collect();
+        let mut seen = std::collections::BTreeSet::new();
+        for rel in &files {
+            if let Some(key) = adr_number(&catalog.layout, rel) {
+                if !seen.insert(key.clone()) {
+                    catalog.layout.shared_numbers.insert(key);
+                }
+            }
+        }
         for rel in files {
             let id = id_for(&catalog.layout, &rel);
             let stem = rel.rsplit('/').next().unwrap_or(&rel);

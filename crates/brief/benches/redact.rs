@@ -1,8 +1,10 @@
 //! Secret redaction over the corpus in `tests/redaction/` (the ordinary texts, the secrets)
 //! and over a 64 KiB mix of both, plus one typical package summary without a secret (what
-//! every `session package add` pays).
+//! every `session package add` pays); and, in the group `redact-sizes`, hostile shapes
+//! (many unterminated key blocks, one long line of flags or assignments, thousands of
+//! random tokens) at 64 KiB, 256 KiB and 1 MiB, whose time per byte must stay flat.
 //!
-//! Run with `cargo bench -p brief --bench redact`.
+//! Run with `cargo bench -p brief --bench redact` (`-- redact-sizes` for the sizes alone).
 
 use std::hint::black_box;
 
@@ -74,5 +76,44 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(redaction, bench);
+/// Hostile inputs: one unit repeated to the size asked.
+const SHAPES: &[(&str, &str)] = &[
+    (
+        "unterminated-private-keys",
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n",
+    ),
+    (
+        "unterminated-putty-keys",
+        "PuTTY-User-Key-File-3: ssh-ed25519\n",
+    ),
+    (
+        "unterminated-certificates",
+        "-----BEGIN CERTIFICATE-----\nkP9zQ2wX7vB4nM1rT8yL5cD3fG6hJ0\n",
+    ),
+    ("mysql-flags-one-line", "mysql -h db -u root "),
+    ("passphrases-one-line", "Password: correct horse "),
+    ("random-tokens", "kP9zQ2wX7vB4nM1rT8yL5cD3fG6hJ0 "),
+    ("bearer-words", "Bearer "),
+    ("url-credentials", "https://a:b@"),
+    ("unclosed-quoted-tokens", "token=\"aaa "),
+    ("assignments-glued", "a="),
+    ("one-long-word", "a"),
+];
+
+fn sizes(c: &mut Criterion) {
+    let mut group = c.benchmark_group("redact-sizes");
+    group.sample_size(10);
+    for (name, unit) in SHAPES {
+        for size in [64 * 1024, 256 * 1024, 1024 * 1024] {
+            let text = unit.repeat(size / unit.len());
+            group.throughput(Throughput::Bytes(text.len() as u64));
+            group.bench_function(format!("{name}/{}k", size / 1024), |b| {
+                b.iter(|| black_box(redact(black_box(&text))))
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(redaction, bench, sizes);
 criterion_main!(redaction);

@@ -4,7 +4,8 @@
 mod words;
 
 pub use words::{
-    judge, words, Confidence, Counted, Evidence, Role, Scored, Verdict, Weakness, Word,
+    judge, judge_in, words, Confidence, Counted, Evidence, Role, Scored, Script, Verdict, Weakness,
+    Word,
 };
 
 use std::collections::BTreeSet;

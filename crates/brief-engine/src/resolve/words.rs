@@ -196,6 +196,8 @@ pub struct Counted {
 pub struct Evidence {
     pub node: NodeIx,
     pub id: String,
+    /// Its title.
+    pub title: String,
     /// Its source file, relative to the root.
     pub file: String,
     pub lifecycle: Lifecycle,
@@ -290,30 +292,40 @@ const COMMON_MIN_NODES: u64 = 3;
 
 /// Hub documents weigh this much: a changelog or an index mentions every topic.
 const HUB_FACTOR: f64 = 0.5;
+/// A node written in another script than the query (a translation in a multilingual vault
+/// whose code and names match the query's words) weighs this much.
+const OTHER_SCRIPT_FACTOR: f64 = 0.4;
 /// A node not current (superseded, deprecated, rejected…) weighs this much.
 const NOT_CURRENT_FACTOR: f64 = 0.5;
 /// A proposed node weighs this much.
 const PROPOSED_FACTOR: f64 = 0.85;
 
-/// File names (without extension, lower case) of hub documents.
+/// File names (without extension, lower case, letters and digits only) of hub documents.
 const HUB_NAMES: &[&str] = &[
     "changelog",
     "changes",
     "history",
     "news",
-    "release-notes",
-    "release_notes",
     "releasenotes",
     "releases",
     "readme",
     "index",
     "summary",
     "toc",
-    "_sidebar",
     "sidebar",
     "sitemap",
     "contents",
     "home",
+];
+
+/// Folder names (lower case, letters and digits only) whose documents are hubs: every
+/// release note mentions a dozen topics once.
+const HUB_FOLDERS: &[&str] = &[
+    "changelog",
+    "changelogs",
+    "releasenotes",
+    "releases",
+    "news",
 ];
 
 /// The inverse document frequency of a word held by `nodes` of `total` (BM25's, always > 0).
@@ -325,6 +337,16 @@ pub fn idf(nodes: u64, total: u64) -> f64 {
 
 /// Scores candidates for counted words over `total` nodes, best first, and judges the match.
 pub fn judge(words: &[Counted], total: u64, candidates: Vec<Evidence>) -> Verdict {
+    judge_in(words, total, candidates, Script::Latin)
+}
+
+/// [`judge`] for a query written in `script`.
+pub fn judge_in(
+    words: &[Counted],
+    total: u64,
+    candidates: Vec<Evidence>,
+    script: Script,
+) -> Verdict {
     let content_found = words
         .iter()
         .filter(|w| w.role == Role::Content && w.nodes > 0)
@@ -345,7 +367,7 @@ pub fn judge(words: &[Counted], total: u64, candidates: Vec<Evidence>) -> Verdic
     }
     let mut hits: Vec<Scored> = candidates
         .into_iter()
-        .map(|c| scored(words, total, informative, c))
+        .map(|c| scored(words, total, informative, script, c))
         .filter(|s| s.score > 0.0)
         .collect();
     hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
@@ -369,7 +391,7 @@ fn is_common(nodes: u64, total: u64) -> bool {
     nodes >= COMMON_MIN_NODES && nodes as f64 >= COMMON_SHARE * total as f64
 }
 
-fn scored(words: &[Counted], total: u64, informative: f64, c: Evidence) -> Scored {
+fn scored(words: &[Counted], total: u64, informative: f64, script: Script, c: Evidence) -> Scored {
     let mut raw = 0.0;
     let mut held = 0.0;
     let mut content_words = 0;
@@ -387,7 +409,14 @@ fn scored(words: &[Counted], total: u64, informative: f64, c: Evidence) -> Score
         }
     }
     let coverage = (held / informative).clamp(0.0, 1.0);
-    let factor = hub_factor(&c.file) * lifecycle_factor(c.lifecycle);
+    let other_script = Script::of(&c.title).is_some_and(|s| s != script);
+    let factor = hub_factor(&c.file)
+        * lifecycle_factor(c.lifecycle)
+        * if other_script {
+            OTHER_SCRIPT_FACTOR
+        } else {
+            1.0
+        };
     Scored {
         node: c.node,
         score: significant(raw * coverage * factor),
@@ -398,14 +427,51 @@ fn scored(words: &[Counted], total: u64, informative: f64, c: Evidence) -> Score
     }
 }
 
-/// How much a hub document weighs, by its file name.
+/// How much a hub document weighs, by its file name and folders.
 fn hub_factor(file: &str) -> f64 {
-    let name = file.rsplit('/').next().unwrap_or(file).to_ascii_lowercase();
-    let stem = name.split('.').next().unwrap_or(&name);
-    if HUB_NAMES.contains(&stem) {
+    let plain = |s: &str| -> String {
+        s.chars()
+            .filter(char::is_ascii_alphanumeric)
+            .collect::<String>()
+            .to_ascii_lowercase()
+    };
+    let (folders, name) = file.rsplit_once('/').unwrap_or(("", file));
+    let stem = plain(name.split('.').next().unwrap_or(name));
+    let in_hub_folder = folders
+        .split('/')
+        .any(|folder| HUB_FOLDERS.contains(&plain(folder).as_str()));
+    if HUB_NAMES.contains(&stem.as_str()) || in_hub_folder {
         HUB_FACTOR
     } else {
         1.0
+    }
+}
+
+/// The script a text is mostly written in, as far as telling translations apart needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Script {
+    /// Latin letters (with diacritics).
+    Latin,
+    /// Any other script (CJK, Cyrillic, Arabic, …).
+    Other,
+}
+
+impl Script {
+    /// The script most letters of `text` are in; `None` without letters.
+    pub fn of(text: &str) -> Option<Script> {
+        let (mut latin, mut other) = (0usize, 0usize);
+        for c in text.chars().filter(|c| c.is_alphabetic()) {
+            if (c as u32) < 0x0250 || (0x1E00..0x1F00).contains(&(c as u32)) {
+                latin += 1;
+            } else {
+                other += 1;
+            }
+        }
+        match (latin, other) {
+            (0, 0) => None,
+            (l, o) if l >= o => Some(Script::Latin),
+            _ => Some(Script::Other),
+        }
     }
 }
 
@@ -471,6 +537,7 @@ mod tests {
         Evidence {
             node,
             id: id.into(),
+            title: format!("{id} title"),
             file: format!("docs/{id}.md"),
             lifecycle: Lifecycle::Current,
             relevance: relevance.to_vec(),
@@ -517,6 +584,22 @@ mod tests {
         let current = evidence(2, "ADR-0009", &[2.0, 2.0]);
         let (ids, _) = found(judge(&words, 50, vec![changelog, old, current]));
         assert_eq!(ids, ["ADR-0009", "ADR-0003", "CHANGELOG"]);
+    }
+
+    #[test]
+    fn release_notes_and_translations_weigh_less() {
+        let words = [counted(Role::Content, 3)];
+        let mut note = evidence(0, "Release notes/v1.2.md", &[3.0]);
+        note.file = "Release notes/v1.2.md".into();
+        let mut translated = evidence(1, "ja/Bases/ビュー.md", &[2.9]);
+        translated.title = "ビュー".into();
+        let page = evidence(2, "en/Bases/Views.md", &[2.0]);
+        let (ids, _) = found(judge(&words, 100, vec![note, translated, page]));
+        assert_eq!(ids[0], "en/Bases/Views.md");
+        assert_eq!(Script::of("Views 2"), Some(Script::Latin));
+        assert_eq!(Script::of("Überblick"), Some(Script::Latin));
+        assert_eq!(Script::of("ビュー"), Some(Script::Other));
+        assert_eq!(Script::of("123"), None);
     }
 
     #[test]

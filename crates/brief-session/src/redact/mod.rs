@@ -2,30 +2,39 @@
 //!
 //! A rule table in the style of gitleaks and secretlint (`rules.rs`): each rule is a regex
 //! with keywords that must occur for it to run, a check that confirms a candidate (entropy
-//! thresholds, allow-lists for code and placeholders, known hash formats) and a marker. One
+//! thresholds, allow-lists for code and placeholders, known public formats) and a marker. One
 //! pass runs every rule whose keywords occur (one Aho-Corasick scan finds them), confirms
 //! the candidates, and replaces the union of the confirmed secrets, leftmost first; where
 //! the secrets of several rules overlap, the first rule in the table names the marker.
 //! Markers (`[REDACTED:aws-key]`, `[REDACTED]`) are never matched again, and passes repeat
 //! until nothing changes, so redacting twice changes nothing. See `docs/redaction.md`.
+//!
+//! Every search is linear in the text: regexes run leftmost-first and resume after each
+//! candidate, and an armored block's end is looked for only up to the next block's first
+//! line.
 
 mod checks;
 mod rules;
+mod values;
 
+use std::cell::OnceCell;
+use std::ops::Range;
 use std::sync::LazyLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use regex::bytes::{Regex, RegexBuilder};
 
-use checks::Strength;
 use rules::{
-    Check, Marker, Rule, KNOWN_HASH, KNOWN_HASH_REACH, PASSWORD_NAMES, PUBLIC_BLOCK, RULES,
+    Check, Marker, Reach, Rule, BLOCK_END, KNOWN_PUBLIC, KNOWN_PUBLIC_REACH, PUBLIC_BLOCK, RULES,
 };
 
 /// Redacted text and the kinds of secret that were found (sorted, once each).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Redacted {
+    /// The text with every secret replaced by its marker.
     pub text: String,
+    /// The kinds of secret replaced (`github-token`, `secret-assignment`, …), sorted, once
+    /// each.
     pub kinds: Vec<&'static str>,
 }
 
@@ -79,17 +88,23 @@ struct Table {
     /// Every rule's keywords; pattern `i` belongs to rule `keyword_rule[i]`.
     keywords: AhoCorasick,
     keyword_rule: Vec<usize>,
-    known_hash: Regex,
+    known_public: Regex,
     public_block: Regex,
+    block_end: Regex,
     marker: Regex,
 }
 
+/// One rule, compiled.
 struct Compiled {
     rule: &'static Rule,
     regex: Regex,
     /// The index of the `s` group, if the pattern has one.
     secret: Option<usize>,
+    /// The index of the `name` group, if the pattern has one.
     name: Option<usize>,
+    /// A block rule's end and tail patterns.
+    block: Option<(Regex, Regex)>,
+    /// The marker that replaces this rule's secrets.
     text: String,
 }
 
@@ -103,43 +118,86 @@ fn compile(pattern: &str) -> Regex {
         .unwrap_or_else(|e| panic!("redaction pattern {pattern:?}: {e}"))
 }
 
+impl Compiled {
+    fn new(rule: &'static Rule) -> Compiled {
+        let regex = compile(rule.pattern);
+        let group = |name| regex.capture_names().position(|n| n == Some(name));
+        Compiled {
+            secret: group("s"),
+            name: group("name"),
+            block: match rule.reach {
+                Reach::Match => None,
+                Reach::Block { end, tail } => Some((compile(end), compile(tail))),
+            },
+            text: match rule.marker {
+                Marker::Kind => format!("[REDACTED:{}]", rule.kind),
+                Marker::Bare => "[REDACTED]".to_string(),
+            },
+            regex,
+            rule,
+        }
+    }
+}
+
+/// What the checks may look at besides the candidate: the whole text, and whether a span of
+/// it is a known public format (computed lazily, only for the catch-all's candidates).
+struct Context<'t> {
+    text: &'t str,
+    table: &'t Table,
+    public_blocks: OnceCell<Cover>,
+}
+
+impl Context<'_> {
+    /// Whether `start..end` is a known public format or lies inside a public armored block.
+    /// The format may also be the last segment of a path whose other segments read as no
+    /// secret (`ipfs://Qm…`, `/tcp/4001/p2p/12D3KooW…`).
+    fn known_public(&self, start: usize, end: usize) -> bool {
+        let bytes = self.text.as_bytes();
+        let from = start.saturating_sub(KNOWN_PUBLIC_REACH);
+        let known = self
+            .table
+            .known_public
+            .find(&bytes[from..end])
+            .is_some_and(|m| {
+                let at = from + m.start();
+                at <= start || bytes[at - 1] == b'/' && !checks::high_entropy(&bytes[start..at])
+            });
+        known
+            || self
+                .public_blocks
+                .get_or_init(|| {
+                    let armored = self.text.contains("-----BEGIN ");
+                    let text = if armored { bytes } else { b"" };
+                    let blocks =
+                        blocks(&self.table.public_block, &self.table.block_end, None, text);
+                    Cover::new(blocks.into_iter().map(|b| (b.whole.start, b.whole.end)))
+                })
+                .contains(start, end)
+    }
+}
+
 impl Table {
     fn compile() -> Table {
         let mut patterns = Vec::new();
         let mut keyword_rule = Vec::new();
-        let rules: Vec<Compiled> = RULES
-            .iter()
-            .enumerate()
-            .map(|(i, rule)| {
-                for &k in rule.keywords {
-                    patterns.push(k);
-                    keyword_rule.push(i);
-                }
-                let regex = compile(rule.pattern);
-                let group = |name| regex.capture_names().position(|n| n == Some(name));
-                Compiled {
-                    secret: group("s"),
-                    name: group("name"),
-                    text: match rule.marker {
-                        Marker::Kind => format!("[REDACTED:{}]", rule.kind),
-                        Marker::Bare => "[REDACTED]".to_string(),
-                    },
-                    regex,
-                    rule,
-                }
-            })
-            .collect();
+        for (i, rule) in RULES.iter().enumerate() {
+            for &k in rule.keywords {
+                patterns.push(k);
+                keyword_rule.push(i);
+            }
+        }
         let keywords = AhoCorasickBuilder::new()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::Standard)
             .build(&patterns)
             .unwrap_or_else(|e| panic!("redaction keywords: {e}"));
         Table {
-            rules,
+            rules: RULES.iter().map(Compiled::new).collect(),
             keywords,
             keyword_rule,
-            known_hash: compile(KNOWN_HASH),
+            known_public: compile(KNOWN_PUBLIC),
             public_block: compile(PUBLIC_BLOCK),
+            block_end: compile(BLOCK_END),
             marker: compile(r"\[REDACTED(?::[a-z0-9-]{1,40})?\]"),
         }
     }
@@ -161,75 +219,36 @@ impl Table {
             })
             .collect();
         let active = active.get_or_insert_with(|| self.active(bytes, &markers));
-        // Public armored blocks, found only when the catch-all has a candidate in a text that
-        // has one.
-        let blocks = std::cell::OnceCell::new();
-        let known = |start: usize, end: usize| -> bool {
-            let from = start.saturating_sub(KNOWN_HASH_REACH);
-            let hash = self
-                .known_hash
-                .find(&bytes[from..end])
-                .is_some_and(|m| from + m.start() <= start);
-            hash || blocks
-                .get_or_init(|| {
-                    let armored = text.contains("-----BEGIN ");
-                    let found = self
-                        .public_block
-                        .find_iter(if armored { bytes } else { b"" })
-                        .map(|m| (m.start(), m.end()));
-                    Cover::new(found)
-                })
-                .contains(start, end)
+        let context = Context {
+            text,
+            table: self,
+            public_blocks: OnceCell::new(),
         };
         let mut found: Vec<Span> = Vec::new();
         for (ix, rule) in self.rules.iter().enumerate() {
             if !active[ix] {
                 continue;
             }
-            if rule.rule.check == Check::HighEntropy {
+            let spans = match (&rule.block, rule.rule.check) {
+                (Some((end, tail)), _) => blocks(&rule.regex, end, Some(tail), bytes),
                 // The catch-all matches nearly every long token, so its pattern is run as a
-                // byte scan (`tokens`, equal to the regex: see the tests).
-                let covered = Cover::new(found.iter().map(|s| (s.start, s.end)));
-                for (start, end) in tokens(bytes) {
-                    // A token another rule already replaces needs no second opinion.
-                    if covered.contains(start, end) {
-                        continue;
-                    }
-                    if let Some(span) = confirm(rule, text, start, start..end, None, &known) {
-                        found.push(Span { rule: ix, ..span });
-                    }
+                // byte scan (`tokens`, equal to the regex: see the tests), and a token another
+                // rule already replaces needs no second opinion.
+                (None, Check::HighEntropy) => {
+                    let covered = Cover::new(found.iter().map(|s| (s.start, s.end)));
+                    let candidates = tokens(bytes).filter(|&(s, e)| !covered.contains(s, e));
+                    candidates.map(|(s, e)| Candidate::whole(s..e)).collect()
                 }
-                continue;
-            }
-            let mut at = 0;
-            let groups = rule.secret.is_some() || rule.name.is_some();
-            // Reused across the rule's matches (no allocation per match).
-            let mut caps = rule.regex.capture_locations();
-            while at <= bytes.len() {
-                // Groups cost a second search over the match: only rules that have them
-                // ask for them.
-                let (whole, secret, name) = if groups {
-                    let Some(m) = rule.regex.captures_read_at(&mut caps, bytes, at) else {
-                        break;
-                    };
-                    let whole = m.range();
-                    let group = |g: Option<usize>| g.and_then(|g| caps.get(g)).map(|(s, e)| s..e);
-                    let secret = group(rule.secret).unwrap_or(whole.clone());
-                    let name = group(rule.name);
-                    (whole, secret, name)
-                } else {
-                    let Some(m) = rule.regex.find_at(bytes, at) else {
-                        break;
-                    };
-                    (m.range(), m.range(), None)
-                };
-                // Resume after the secret (never before `at + 1`), so a rejected candidate is
-                // not found again.
-                at = secret.end.max(whole.start + 1);
-                if let Some(span) = confirm(rule, text, whole.start, secret, name, &known) {
-                    found.push(Span { rule: ix, ..span });
-                }
-            }
+                (None, _) => matches(rule, bytes),
+            };
+            let confirmed = spans
+                .into_iter()
+                .filter_map(|candidate| confirm(rule, &context, candidate));
+            found.extend(confirmed.map(|secret| Span {
+                start: secret.start,
+                end: secret.end,
+                rule: ix,
+            }));
         }
         self.replace(text, found, &markers)
     }
@@ -314,19 +333,93 @@ impl Table {
     }
 }
 
-/// The catch-all's matches, `[A-Za-z0-9+/_-]{24,}={0,2}` found leftmost first without
+/// Where a rule's pattern matched: the whole match, the secret (group `s`, or the match) and
+/// the name (group `name`).
+#[derive(Debug, Clone)]
+struct Candidate {
+    whole: Range<usize>,
+    secret: Range<usize>,
+    name: Option<Range<usize>>,
+}
+
+impl Candidate {
+    fn whole(range: Range<usize>) -> Candidate {
+        Candidate {
+            whole: range.clone(),
+            secret: range,
+            name: None,
+        }
+    }
+}
+
+/// Every match of a rule's pattern, leftmost first, each search resuming after the previous
+/// candidate's secret (never before its start + 1), so a rejected candidate is not found
+/// again.
+fn matches(rule: &Compiled, bytes: &[u8]) -> Vec<Candidate> {
+    let mut found = Vec::new();
+    let mut at = 0;
+    let groups = rule.secret.is_some() || rule.name.is_some();
+    // Reused across the rule's matches (no allocation per match).
+    let mut caps = rule.regex.capture_locations();
+    while at <= bytes.len() {
+        // Groups cost a second search over the match: only rules that have them ask for them.
+        let candidate = if groups {
+            let Some(m) = rule.regex.captures_read_at(&mut caps, bytes, at) else {
+                break;
+            };
+            let whole = m.range();
+            let group = |g: Option<usize>| g.and_then(|g| caps.get(g)).map(|(s, e)| s..e);
+            Candidate {
+                secret: group(rule.secret).unwrap_or(whole.clone()),
+                name: group(rule.name),
+                whole,
+            }
+        } else {
+            let Some(m) = rule.regex.find_at(bytes, at) else {
+                break;
+            };
+            Candidate::whole(m.range())
+        };
+        at = candidate.secret.end.max(candidate.whole.start + 1);
+        found.push(candidate);
+    }
+    found
+}
+
+/// Armored blocks: each match of `first` runs through the first match of `end` before the
+/// next match of `first`, or, without one, over what `tail` matches right after it (nothing
+/// when there is no `tail`, and then the block is not reported). Each `end` search stops at
+/// the next block, so the whole costs one pass over `bytes`.
+fn blocks(first: &Regex, end: &Regex, tail: Option<&Regex>, bytes: &[u8]) -> Vec<Candidate> {
+    let starts: Vec<Range<usize>> = first.find_iter(bytes).map(|m| m.range()).collect();
+    let mut found = Vec::new();
+    for (i, line) in starts.iter().enumerate() {
+        let limit = starts.get(i + 1).map_or(bytes.len(), |next| next.start);
+        let body = &bytes[line.end..limit];
+        let reach = match end.find(body) {
+            Some(m) => m.end(),
+            None => match tail {
+                Some(tail) => tail.find(body).map_or(0, |m| m.end()),
+                None => continue,
+            },
+        };
+        found.push(Candidate::whole(line.start..line.end + reach));
+    }
+    found
+}
+
+/// The catch-all's matches, `[A-Za-z0-9+/_~-]{24,}={0,2}` found leftmost first without
 /// overlaps, as a scan over the bytes.
 fn tokens(bytes: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
-    let token = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'_' | b'-');
     let mut i = 0;
     std::iter::from_fn(move || {
         while i < bytes.len() {
-            if !token(bytes[i]) {
+            if !token_byte(bytes[i]) {
                 i += 1;
                 continue;
             }
             let start = i;
-            while i < bytes.len() && token(bytes[i]) {
+            while i < bytes.len() && token_byte(bytes[i]) {
                 i += 1;
             }
             if i - start >= 24 {
@@ -341,6 +434,11 @@ fn tokens(bytes: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
         }
         None
     })
+}
+
+/// A byte of the catch-all's tokens: base64, base64url and `~` (OAuth tokens, Azure secrets).
+fn token_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'_' | b'-' | b'~')
 }
 
 /// Spans sorted by start with the furthest end reached so far, so "does one of them hold
@@ -378,167 +476,40 @@ struct Span {
     rule: usize,
 }
 
-/// The secret's span when the rule's check confirms the candidate.
-fn confirm(
-    rule: &Compiled,
-    text: &str,
-    match_start: usize,
-    secret: std::ops::Range<usize>,
-    name: Option<std::ops::Range<usize>>,
-    known_hash: &dyn Fn(usize, usize) -> bool,
-) -> Option<Span> {
-    let bytes = text.as_bytes();
-    let (mut start, mut end) = (secret.start, secret.end);
-    if start >= end || !text.is_char_boundary(start) || !text.is_char_boundary(end) {
+/// The secret's bytes when the rule's check confirms the candidate.
+fn confirm(rule: &Compiled, context: &Context<'_>, candidate: Candidate) -> Option<Range<usize>> {
+    let text = context.text;
+    let secret = candidate.secret.clone();
+    if secret.is_empty()
+        || !text.is_char_boundary(secret.start)
+        || !text.is_char_boundary(secret.end)
+    {
         return None;
     }
-    let value = &bytes[start..end];
-    match rule.rule.check {
-        Check::Format => {}
-        Check::Random(min) => {
-            if !(checks::entropy(value) >= min && value.iter().any(u8::is_ascii_digit)) {
-                return None;
-            }
-        }
-        Check::HighEntropy => {
-            // A token starts after a non-token character (the regex has no look-behind).
-            let token = |b: u8| b.is_ascii_alphanumeric() || b"+/_-".contains(&b);
-            if start > 0 && (token(bytes[start - 1]) || bytes[start - 1] == b'=') {
-                return None;
-            }
-            if !checks::high_entropy(value) || checks::base64_of_words(value) {
-                return None;
-            }
-            if known_hash(start, end) {
-                return None;
-            }
-        }
-        Check::Value | Check::Flag | Check::Password | Check::Token => {
-            // The whole name: the matched word and the name characters before it.
-            let name = name.map(|word| {
-                let mut from = word.start;
-                while from > 0 && name_byte(bytes[from - 1]) {
-                    from -= 1;
-                }
-                (from..word.end, &text[word])
-            });
-            let strength = match rule.rule.check {
-                Check::Password => Strength::Password,
-                Check::Token => Strength::Token,
-                _ => {
-                    let word = name.as_ref().map_or("", |n| n.1).to_ascii_lowercase();
-                    if PASSWORD_NAMES.iter().any(|w| word.ends_with(w)) {
-                        Strength::Password
-                    } else {
-                        Strength::Token
-                    }
-                }
-            };
-            let name = name.map(|n| n.0);
-            let context_ok = match rule.rule.check {
-                Check::Value => assignment_context(text, name.as_ref(), start),
-                Check::Flag => flag_context(text, name.as_ref()),
-                _ => true,
-            };
-            if !context_ok {
-                return None;
-            }
-            let (inner_start, mut inner_end, quoted) = unquote(bytes, start, end);
-            let operator = operator(text, match_start, name.as_ref(), start);
-            // In a URL query, a bare value ends at the next parameter.
-            let in_query = name
-                .as_ref()
-                .is_some_and(|n| n.start > 0 && matches!(bytes[n.start - 1], b'?' | b'&'));
-            if !quoted && in_query {
-                if let Some(amp) = text[inner_start..inner_end].find(['&', '#']) {
-                    inner_end = inner_start + amp;
-                }
-            }
-            if inner_start >= inner_end {
-                return None;
-            }
-            let value = &text[inner_start..inner_end];
-            if !checks::secret_value(value, quoted, operator, &text[inner_end..], strength) {
-                return None;
-            }
-            (start, end) = (inner_start, inner_end);
-        }
-    }
-    Some(Span {
-        start,
-        end,
-        rule: 0,
-    })
+    let value = &text.as_bytes()[secret.clone()];
+    let confirmed = match rule.rule.check {
+        Check::Format => true,
+        Check::Random(min) => checks::entropy(value) >= min && value.iter().any(u8::is_ascii_digit),
+        Check::EncodedKey => checks::encoded_pem_label(value)
+            .is_some_and(|label| label.windows(7).any(|w| w == b"PRIVATE")),
+        Check::HighEntropy => high_entropy(context, secret.clone()),
+        Check::Value
+        | Check::Flag
+        | Check::Literal
+        | Check::Password
+        | Check::Token
+        | Check::Credential => return values::confirm(rule.rule.check, text, &candidate),
+    };
+    confirmed.then_some(secret)
 }
 
-/// A byte of a key's name (`DB_PASSWORD`, `spring.datasource.password`, `X-Api-Key`).
-fn name_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')
-}
-
-/// Whether the name is a command-line flag: `-password`, `--db-password`, after a blank,
-/// a quote or a bracket (not the end of a word in prose).
-fn flag_context(text: &str, name: Option<&std::ops::Range<usize>>) -> bool {
-    let Some(name) = name else { return false };
-    let flag = &text[name.clone()];
-    let dashes = flag.len() - flag.trim_start_matches('-').len();
-    let before = name.start.checked_sub(1).map(|i| text.as_bytes()[i]);
-    (1..=2).contains(&dashes)
-        && before.is_none_or(|b| b.is_ascii_whitespace() || b"\"'([=".contains(&b))
-}
-
-/// The secret without its quotes, and whether it had any.
-fn unquote(bytes: &[u8], start: usize, end: usize) -> (usize, usize, bool) {
-    let quote = bytes[start];
-    if end - start >= 2 && matches!(quote, b'"' | b'\'' | b'`') && bytes[end - 1] == quote {
-        (start + 1, end - 1, true)
-    } else {
-        (start, end, false)
-    }
-}
-
-/// The operator between the name and the value (`=`, `:`, `=>`, …; a blank for a flag).
-fn operator<'a>(
-    text: &'a str,
-    match_start: usize,
-    name: Option<&std::ops::Range<usize>>,
-    value_start: usize,
-) -> &'a str {
-    let from = name.map_or(match_start, |n| n.end);
-    let between = text[from..value_start].trim_matches(|c: char| c == '"' || c == '\'' || c == '`');
-    let op = between.trim();
-    if op.is_empty() {
-        " "
-    } else {
-        op
-    }
-}
-
-/// Whether a `name = value` match is an assignment rather than text that happens to look
-/// like one: not a variable being read (`$PWD`), not a comparison (`==`), not a path
-/// (`Token::Eof`), and not inside a string whose quote the value would close
-/// (`"Password: " + x`).
-fn assignment_context(
-    text: &str,
-    name: Option<&std::ops::Range<usize>>,
-    value_start: usize,
-) -> bool {
-    let bytes = text.as_bytes();
-    let Some(name) = name else { return true };
-    let before = name.start.checked_sub(1).map(|i| bytes[i]);
-    if matches!(before, Some(b'$' | b'%' | b'@')) {
-        return false;
-    }
-    if matches!(bytes.get(value_start), Some(b'=' | b':')) {
-        return false;
-    }
-    if let Some(q @ (b'"' | b'\'' | b'`')) = before {
-        let closed_before_operator = bytes.get(name.end) == Some(&q);
-        if !closed_before_operator && bytes.get(value_start) == Some(&q) {
-            return false;
-        }
-    }
-    true
+/// The catch-all's check: a token that reads as random and is no known public format.
+fn high_entropy(context: &Context<'_>, token: Range<usize>) -> bool {
+    let value = &context.text.as_bytes()[token.clone()];
+    checks::high_entropy(value)
+        && !checks::base64_of_words(value)
+        && !checks::encoded_pem_label(value).is_some_and(|label| checks::public_label(&label))
+        && !context.known_public(token.start, token.end)
 }
 
 #[cfg(test)]

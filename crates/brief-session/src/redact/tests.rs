@@ -194,6 +194,145 @@ mod unit {
     }
 
     #[test]
+    fn azure_connection_string_keys_of_any_length() {
+        // A real account key is 88 characters; one written by hand or cut short is still a key.
+        let text = "DefaultEndpointsProtocol=https;AccountName=orders;AccountKey=k3Jd8s9QmZ2xV7bN4cT1yR6uW0eP5aL8oI3hG2fD9sK7jX4vB1nM==;EndpointSuffix=core.windows.net";
+        assert_eq!(
+            one(text).0,
+            "DefaultEndpointsProtocol=https;AccountName=orders;AccountKey=[REDACTED:azure-storage-key];EndpointSuffix=core.windows.net"
+        );
+        let sas = "BlobEndpoint=https://orders.blob.core.windows.net/;SharedAccessSignature=sv=2022-11-02&ss=b&sp=rl&se=2026-01-31&sig=Q9wE2rT5yU8iO1pA4sD7fG0hJ3kL6zX9cV2bN5mM8q%3D";
+        let out = one(sas).0;
+        assert!(!out.contains("Q9wE2rT5") && !out.contains("%3D"), "{out}");
+    }
+
+    #[test]
+    fn url_encoded_signatures() {
+        let url = "https://orders.blob.core.windows.net/x.csv?sv=2022-11-02&sp=rl&se=2025-12-31T23:59:59Z&sig=Xy7k2P%2BqR9mZ4vT1wB8nC3dF6gH0jK5lL%2FaS2dE4fG8%3D&spr=https";
+        assert_eq!(
+            one(url).0,
+            "https://orders.blob.core.windows.net/x.csv?sv=2022-11-02&sp=rl&se=2025-12-31T23:59:59Z&sig=[REDACTED:url-signature]&spr=https"
+        );
+    }
+
+    #[test]
+    fn discord_webhook_urls() {
+        let url = "POST https://discord.com/api/webhooks/1187654321098765432/Zq3Xk9-Lm2Np5Rs8Vw1Xy4Ab6Cd0Ef3Gh7Ij9Kl2MnOpQrStUvWxYz01234_aBcDeFgHiJkLmN done";
+        assert_eq!(
+            one(url).0,
+            "POST https://discord.com/api/webhooks/[REDACTED:discord-webhook] done"
+        );
+        let old = "https://discordapp.com/api/webhooks/998877665544332211/abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-abcdefghij";
+        assert!(!one(old).0.contains("abcdefghijklmnop"));
+    }
+
+    #[test]
+    fn xml_password_elements() {
+        assert_eq!(
+            one("<server><id>nexus</id><password>Winter2024!</password></server>").0,
+            "<server><id>nexus</id><password>[REDACTED]</password></server>"
+        );
+        assert_eq!(
+            one("<db:Password>hunter22</db:Password>").0,
+            "<db:Password>[REDACTED]</db:Password>"
+        );
+        for kept in [
+            "<password>${env.NEXUS_PASSWORD}</password>",
+            "<passwordPolicy>strict</passwordPolicy>",
+            "<password/>",
+        ] {
+            assert_eq!(one(kept).0, kept);
+        }
+    }
+
+    #[test]
+    fn bearer_tokens_with_a_tilde_lose_their_tail() {
+        for (text, tail) in [
+            ("Authorization: Bearer ~Zq3Xk9Lm2Np5Rs8Vw1Xy4Ab6Cd0Ef", "Zq3Xk9Lm"),
+            (
+                "authorization: bearer aBcDeFgHiJkLmNoPqRsTuVwXyZ~aBcDeFgHiJkLmNoPqRsTuVwXyZ",
+                "TuVwXyZ",
+            ),
+            (
+                "token kP9zQ2wX7vB4nM1rT8yL5cD3fG6hJ0~qWmZ8xLp4RtY2vNb rejected",
+                "qWmZ8xLp",
+            ),
+            (
+                "Authorization: Bearer AAAAAAAAAAAAAAAAAAAAAjDkuAA0vaeAAAAAAHgXGzgV%2BIes%3D7kiLiUKeISCU2y5nntIcwK3xNJ",
+                "7kiLiUKe",
+            ),
+        ] {
+            let out = one(text).0;
+            assert!(!out.contains(tail), "{text} → {out}");
+        }
+    }
+
+    #[test]
+    fn passwords_after_a_colon_in_every_shape() {
+        for (text, want) in [
+            ("Password: Summer", "Password: [REDACTED]"),
+            (
+                "Password: correct horse battery staple",
+                "Password: [REDACTED]",
+            ),
+            ("Password: PURPLEMONKEY", "Password: [REDACTED]"),
+            (
+                "login: admin Password: qwerty123 host: db",
+                "login: admin Password: [REDACTED] host: db",
+            ),
+            ("password: /Gr8!Escape", "password: [REDACTED]"),
+        ] {
+            assert_eq!(one(text).0, want, "{text}");
+        }
+        for kept in [
+            "password: must be at least 12 characters",
+            "Password: too short",
+            "password: String,",
+            "password: SecretString,",
+            "Password: (hidden)",
+            "Password: incorrect",
+            "password: ${DB_PASSWORD}",
+            "password: YOUR_PASSWORD_HERE",
+        ] {
+            assert_eq!(one(kept).0, kept);
+        }
+    }
+
+    #[test]
+    fn ipfs_cids_are_not_secrets() {
+        for kept in [
+            "ipfs pin add QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG",
+            "ipfs://QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o",
+            "https://ipfs.io/ipfs/bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/readme.md",
+            "/ip4/147.75.83.83/tcp/4001/p2p/12D3KooWKqDKxdrSMDs3xNnnBJBRL84C6AHp7n1FKyKVucq95kQy",
+        ] {
+            assert_eq!(one(kept).0, kept);
+        }
+        // The same length and alphabet without the multihash prefix is still a secret.
+        assert_eq!(
+            one("salt Zm7wAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG").0,
+            "salt [REDACTED:high-entropy]"
+        );
+    }
+
+    /// A key block without its END line runs over its base64 lines and stops at the next
+    /// block, which is found and redacted on its own (each END is looked for only up to the
+    /// next block, which keeps many unterminated blocks linear).
+    #[test]
+    fn unterminated_key_blocks_end_at_the_next_block() {
+        let text = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEApU3KGCUwux1t\nnote\n-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIAEojymz1z9qwrae\n-----END EC PRIVATE KEY-----\nafter";
+        assert_eq!(
+            one(text).0,
+            "[REDACTED:private-key]\nnote\n[REDACTED:private-key]\nafter"
+        );
+        let many = "-----BEGIN PRIVATE KEY-----\nMIIEpAIBAAKCAQEApU3K\n".repeat(2_000);
+        assert_eq!(redact_str(&many), "[REDACTED:private-key]\n".repeat(2_000));
+        // A public block left open is no shelter for the tokens after it.
+        let open = "-----BEGIN CERTIFICATE-----\nMIIB\n-----BEGIN CERTIFICATE-----\nMIIC\n-----END CERTIFICATE-----\nsalt kP9zQ2wX7vB4nM1rT8yL5cD3fG6hJ0";
+        assert!(one(open).0.ends_with("salt [REDACTED:high-entropy]"));
+    }
+
+    #[test]
     fn cover_holds_only_what_a_span_holds() {
         let cover = Cover::new([(10, 20), (0, 5), (12, 30), (40, 41)].into_iter());
         assert!(cover.contains(0, 5));
@@ -225,6 +364,10 @@ mod table {
     fn every_rule_compiles() {
         for rule in RULES {
             compile(rule.pattern);
+            if let Reach::Block { end, tail } = rule.reach {
+                compile(end);
+                compile(tail);
+            }
             assert!(
                 rule.keywords
                     .iter()
@@ -239,8 +382,9 @@ mod table {
                 "{marker}"
             );
         }
-        compile(KNOWN_HASH);
+        compile(KNOWN_PUBLIC);
         compile(PUBLIC_BLOCK);
+        compile(BLOCK_END);
     }
 
     /// The keyword pre-filter never hides a match: wherever a rule's pattern matches a text
@@ -265,7 +409,7 @@ mod table {
                     .collect::<Vec<_>>()
             })
             .collect();
-        assert!(texts.len() >= 110, "{} corpus texts", texts.len());
+        assert!(texts.len() >= 250, "{} corpus texts", texts.len());
         for rule in RULES.iter().filter(|r| !r.keywords.is_empty()) {
             let regex = compile(rule.pattern);
             for text in &texts {
@@ -307,6 +451,17 @@ mod props {
             Just("://".to_string()),
             Just("@".to_string()),
             Just(":".to_string()),
+            Just("<password>".to_string()),
+            Just("</password>".to_string()),
+            Just("AccountKey=".to_string()),
+            Just("&sig=".to_string()),
+            Just("Cookie: sessionid=".to_string()),
+            Just("Password: ".to_string()),
+            Just("-----BEGIN CERTIFICATE-----".to_string()),
+            Just("LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVkt".to_string()),
+            Just("QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG".to_string()),
+            Just("~".to_string()),
+            Just("%2B".to_string()),
             "[A-Za-z0-9]{1,30}",
             "[ \n\t]{1,2}",
             "[é✓Ключ]{1,3}",

@@ -315,16 +315,27 @@ fn mixed_project_links_across_sources() {
 }
 
 #[test]
-fn duplicate_adr_number_is_an_error_at_the_second_file() {
+fn records_sharing_an_adr_number_keep_their_paths_as_ids() {
+    // Real repositories number two records alike (a merge of two branches): neither is
+    // ADR-0004 then, and nothing is refused.
     let loaded = load("duplicate-adr-number");
     let errors: Vec<String> = loaded.errors().map(|p| p.to_string()).collect();
-    assert_eq!(errors.len(), 1, "{errors:?}");
-    assert!(
-        errors[0].starts_with(
-            "doc/adr/0004-run-jobs-in-firecracker-microvms.md:1:1: duplicate id `ADR-0004`"
-        ),
-        "{errors:?}"
-    );
+    assert!(errors.is_empty(), "{errors:?}");
+    let graph = &loaded.graph;
+    assert!(graph.lookup("ADR-0004").is_none());
+    for path in [
+        "doc/adr/0004-expire-job-results-after-seven-days.md",
+        "doc/adr/0004-run-jobs-in-firecracker-microvms.md",
+    ] {
+        let ix = graph
+            .lookup(path)
+            .unwrap_or_else(|| panic!("{path} is a node"));
+        assert_eq!(
+            graph.nodes()[ix as usize].kind,
+            brief::model::Kind::Decision
+        );
+    }
+    assert!(graph.lookup("ADR-0003").is_some(), "other numbers stay ids");
 }
 
 #[test]
