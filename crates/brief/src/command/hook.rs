@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 
 use super::Outcome;
 use crate::context::{Confidence, ContextOutput, ContextRequest};
-use crate::engine::{Engine, EngineError};
+use crate::engine::{ChangeSignal, Engine, EngineError};
 use crate::project::Project;
 use crate::render::Format;
 use crate::Detail;
@@ -188,6 +188,10 @@ fn context_for(root: &Path, event: &Event, budget: usize) -> Result<Option<Strin
     let mut engine = Engine::open(Some(root), root).map_err(|e| reason(&e))?;
     // A running `brief watch` vouches for the index: no check of every file.
     engine.consult_watcher();
+    // One check (or the watcher's word) for the whole hook: the first request makes it,
+    // and a signal nothing marks tells the lookups and the context after it not to repeat it.
+    engine.identity_id().map_err(|e| reason(&e))?;
+    engine.refresh_on(ChangeSignal::default());
     let Some(ask) = ask(&mut engine, root, event) else {
         return Ok(None);
     };
