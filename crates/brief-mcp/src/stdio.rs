@@ -487,6 +487,35 @@ mod tests {
         }
     }
 
+    /// A well-formed `initialize` request, as a line.
+    const INITIALIZE: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"0\"}}}\n";
+
+    /// Before `initialize`: a notification is dropped, `ping` answered here, another request
+    /// refused; `initialize` goes on, and everything after it.
+    #[test]
+    fn messages_before_initialize() {
+        let parse = |line: &[u8]| before_initialize(check(line));
+        assert!(matches!(
+            parse(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+            Verdict::Ignore
+        ));
+        let pong = match parse(br#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#) {
+            Verdict::Reply(line) => serde_json::from_slice::<Value>(&line).unwrap(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(pong, json!({"jsonrpc": "2.0", "id": 7, "result": {}}));
+        let early = match parse(br#"{"jsonrpc":"2.0","id":"a","method":"tools/list"}"#) {
+            Verdict::Reply(line) => serde_json::from_slice::<Value>(&line).unwrap(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(early["error"]["code"], INVALID_REQUEST);
+        assert_eq!(early["id"], "a");
+        assert!(matches!(
+            parse(INITIALIZE.trim_ascii_end()),
+            Verdict::Message(_)
+        ));
+    }
+
     /// The transport end to end over in-memory pipes: an oversized line is answered and the
     /// next line is read whole.
     #[tokio::test]
@@ -498,15 +527,13 @@ mod tests {
         let writer = tokio::spawn(async move {
             let big = vec![b'x'; MAX_LINE_BYTES + 10];
             client.write_all(&big).await.unwrap();
-            client
-                .write_all(b"\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n")
-                .await
-                .unwrap();
+            client.write_all(b"\n").await.unwrap();
+            client.write_all(INITIALIZE).await.unwrap();
         });
         let message = framed
             .receive()
             .await
-            .expect("the ping after the long line");
+            .expect("the request after the long line");
         assert_eq!(serde_json::to_value(&message).unwrap()["id"], json!(2));
         writer.await.unwrap();
         framed.close().await.unwrap();
