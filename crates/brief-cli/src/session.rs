@@ -83,10 +83,6 @@ enum ErrorCommand {
     Match(MatchArgs),
 }
 
-fn parse_output(s: &str) -> Result<Output, String> {
-    s.parse()
-}
-
 #[derive(Args)]
 struct AddArgs {
     /// The session id (e.g. bazinga_20251009_085320).
@@ -117,7 +113,7 @@ struct AddArgs {
     #[arg(long, value_name = "ID")]
     supersedes: Option<i64>,
     /// Output format.
-    #[arg(long, value_name = "text|json", default_value = "text", value_parser = parse_output)]
+    #[arg(short = 'f', long, value_name = "text|json", default_value = "text", value_parser = crate::values::output(), hide_possible_values = true)]
     format: Output,
 }
 
@@ -133,13 +129,13 @@ struct ListArgs {
     #[arg(long, value_name = "G")]
     group: Option<String>,
     /// Most packages to show [default: the agent type's retrieval limit].
-    #[arg(long, value_name = "N")]
+    #[arg(short = 'l', long, value_name = "N")]
     limit: Option<usize>,
     /// Leave out what the agent consumed in this iteration [default: 1].
     #[arg(long, value_name = "I")]
     iteration: Option<i64>,
     /// Output format.
-    #[arg(long, value_name = "text|json", default_value = "text", value_parser = parse_output)]
+    #[arg(short = 'f', long, value_name = "text|json", default_value = "text", value_parser = crate::values::output(), hide_possible_values = true)]
     format: Output,
     /// Print stored text as is (secrets are still redacted before storing).
     #[arg(long)]
@@ -161,7 +157,7 @@ struct ConsumeArgs {
     #[arg(long, value_name = "I")]
     iteration: Option<i64>,
     /// Output format.
-    #[arg(long, value_name = "text|json", default_value = "text", value_parser = parse_output)]
+    #[arg(short = 'f', long, value_name = "text|json", default_value = "text", value_parser = crate::values::output(), hide_possible_values = true)]
     format: Output,
 }
 
@@ -180,7 +176,7 @@ struct RecordArgs {
     #[arg(long, value_name = "L")]
     lang: Option<String>,
     /// Output format.
-    #[arg(long, value_name = "text|json", default_value = "text", value_parser = parse_output)]
+    #[arg(short = 'f', long, value_name = "text|json", default_value = "text", value_parser = crate::values::output(), hide_possible_values = true)]
     format: Output,
     /// Print stored text as is (secrets are still redacted before storing).
     #[arg(long)]
@@ -203,7 +199,7 @@ struct FeedbackArgs {
     #[arg(long)]
     did_not_help: bool,
     /// Output format.
-    #[arg(long, value_name = "text|json", default_value = "text", value_parser = parse_output)]
+    #[arg(short = 'f', long, value_name = "text|json", default_value = "text", value_parser = crate::values::output(), hide_possible_values = true)]
     format: Output,
 }
 
@@ -216,10 +212,10 @@ struct MatchArgs {
     #[arg(long, value_name = "TEXT")]
     message: String,
     /// Most similar patterns when there is no exact one.
-    #[arg(long, value_name = "N", default_value_t = 3)]
+    #[arg(short = 'l', long, value_name = "N", default_value_t = 3)]
     limit: usize,
     /// Output format.
-    #[arg(long, value_name = "text|json", default_value = "text", value_parser = parse_output)]
+    #[arg(short = 'f', long, value_name = "text|json", default_value = "text", value_parser = crate::values::output(), hide_possible_values = true)]
     format: Output,
     /// Print stored text as is (secrets are still redacted before storing).
     #[arg(long)]
@@ -232,7 +228,7 @@ struct PruneArgs {
     #[arg(long, value_name = "DAYS")]
     older_than: i64,
     /// Output format.
-    #[arg(long, value_name = "text|json", default_value = "text", value_parser = parse_output)]
+    #[arg(short = 'f', long, value_name = "text|json", default_value = "text", value_parser = crate::values::output(), hide_possible_values = true)]
     format: Output,
 }
 

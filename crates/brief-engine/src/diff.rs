@@ -22,19 +22,40 @@ pub struct Side<'a> {
 pub struct NodeChange {
     pub id: String,
     pub kind: String,
-    /// For a changed node: the lines of its fields that differ (`- old`, `+ new`), at most
-    /// [`DIFF_LINES`].
+    /// For a changed node: each field that differs, in the node's field order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub diff: Vec<String>,
+    pub fields: Vec<FieldChange>,
 }
 
-/// Most lines of a changed node's textual diff.
-pub const DIFF_LINES: usize = 8;
+/// One field of a node that differs between two revisions.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct FieldChange {
+    /// The field's name (`title`, `status`, `links`, `body`, `rationale`, …).
+    pub field: String,
+    /// The old value, one line (`None`: the field was absent; also for a text diff).
+    pub from: Option<String>,
+    /// The new value, one line (`None`: the field is absent now; also for a text diff).
+    pub to: Option<String>,
+    /// For a value of several lines (a body): the lines that differ, `- old` / `+ new`,
+    /// with a line of context around each change (`  same`), at most [`DIFF_LINES`].
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lines: Vec<String>,
+}
+
+/// Most lines of one field's text diff.
+pub const DIFF_LINES: usize = 40;
+
+/// Most lines of a text on each side compared line by line (above it, a text shows its
+/// removed lines, then its added ones).
+const MAX_ALIGNED: usize = 2_000;
 
 /// The answer of `brief diff`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct ContextDiff {
     pub target: String,
+    /// The words the target was searched for with, when it was given as words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
     pub from: String,
     pub to: String,
     /// The document's tokens at each side (`None`: the target does not exist there).
@@ -53,28 +74,195 @@ fn same(a: &Node, b: &Node) -> bool {
     *a == b
 }
 
-/// The lines that differ between two versions of a node (its fields as JSON, without the
-/// location).
-fn node_diff(a: &Node, b: &Node) -> Vec<String> {
-    let lines = |n: &Node| -> Vec<String> {
-        let mut n = n.clone();
-        n.location = Default::default();
-        serde_json::to_string_pretty(&n)
-            .unwrap_or_default()
-            .lines()
-            .map(|l| l.trim().trim_end_matches(',').to_string())
-            .collect()
+/// A node's fields by name, in order: its own, then its content's (a Spec Graph node's,
+/// an artifact's or a Tana node's), each as JSON. Where it was read from is no field.
+fn fields(node: &Node) -> Vec<(String, serde_json::Value)> {
+    let mut node = node.clone();
+    node.location = Default::default();
+    let Ok(serde_json::Value::Object(top)) = serde_json::to_value(&node) else {
+        return Vec::new();
     };
-    let (old, new) = (lines(a), lines(b));
-    let removed = old
+    let mut out = Vec::new();
+    for (key, value) in top {
+        match (key.as_str(), value) {
+            ("location", _) => {}
+            ("content", serde_json::Value::Object(variants)) => {
+                for (_, inner) in variants {
+                    if let serde_json::Value::Object(inner) = inner {
+                        // Where the body starts in its file moves with the frontmatter.
+                        out.extend(inner.into_iter().filter(|(k, _)| k != "body_line"));
+                    }
+                }
+            }
+            (_, value) => out.push((key, value)),
+        }
+    }
+    out
+}
+
+/// A value on one line: text as it is, links as `relation target`, lists joined, anything
+/// else as compact JSON.
+fn one_line(value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match value {
+        Value::String(text) => text.clone(),
+        Value::Array(items) => items
+            .iter()
+            .map(|item| match item {
+                Value::Object(link) if link.contains_key("relation") => format!(
+                    "{} {}",
+                    link.get("relation").map(one_line).unwrap_or_default(),
+                    link.get("target").map(one_line).unwrap_or_default()
+                ),
+                other => one_line(other),
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+        other => other.to_string(),
+    }
+}
+
+/// The fields that differ between two versions of a node.
+fn node_diff(a: &Node, b: &Node) -> Vec<FieldChange> {
+    let (old, new) = (fields(a), fields(b));
+    let value_of = |list: &[(String, serde_json::Value)], key: &str| {
+        list.iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+            .filter(|v| !v.is_null())
+    };
+    let mut names: Vec<String> = old.iter().map(|(k, _)| k.clone()).collect();
+    for (k, _) in &new {
+        if !names.contains(k) {
+            names.push(k.clone());
+        }
+    }
+    let mut changes = Vec::new();
+    for name in names {
+        let (before, after) = (value_of(&old, &name), value_of(&new, &name));
+        if before == after {
+            continue;
+        }
+        let before = before.as_ref().map(one_line);
+        let after = after.as_ref().map(one_line);
+        let multiline = [&before, &after]
+            .iter()
+            .any(|v| v.as_deref().is_some_and(|t| t.contains('\n')));
+        changes.push(if multiline {
+            FieldChange {
+                field: name,
+                from: None,
+                to: None,
+                lines: text_diff(
+                    before.as_deref().unwrap_or(""),
+                    after.as_deref().unwrap_or(""),
+                ),
+            }
+        } else {
+            FieldChange {
+                field: name,
+                from: before,
+                to: after,
+                lines: Vec::new(),
+            }
+        });
+    }
+    changes
+}
+
+/// One line of a text diff.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Line<'a> {
+    Same(&'a str),
+    Removed(&'a str),
+    Added(&'a str),
+}
+
+/// The lines that differ between two texts, `- old` / `+ new`, with one line of context
+/// around each change, at most [`DIFF_LINES`] (then how many more).
+fn text_diff(old: &str, new: &str) -> Vec<String> {
+    let (old, new): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
+    let script = align(&old, &new);
+    let changed: Vec<bool> = script.iter().map(|l| !matches!(l, Line::Same(_))).collect();
+    let near = |i: usize| {
+        changed[i] || (i > 0 && changed[i - 1]) || changed.get(i + 1).copied().unwrap_or(false)
+    };
+    let shown: Vec<String> = script
         .iter()
-        .filter(|l| !new.contains(l))
-        .map(|l| format!("- {l}"));
-    let added = new
+        .enumerate()
+        .filter(|(i, _)| near(*i))
+        .map(|(_, line)| match line {
+            Line::Same(t) => format!("  {t}"),
+            Line::Removed(t) => format!("- {t}"),
+            Line::Added(t) => format!("+ {t}"),
+        })
+        .collect();
+    if shown.len() <= DIFF_LINES {
+        return shown;
+    }
+    let more = shown.len() - DIFF_LINES;
+    let mut kept: Vec<String> = shown.into_iter().take(DIFF_LINES).collect();
+    kept.push(format!(
+        "… {more} more line{}",
+        if more == 1 { "" } else { "s" }
+    ));
+    kept
+}
+
+/// An edit script from `old` to `new`: the common start and end kept, the middle aligned
+/// by a longest common subsequence while it is small enough (quadratic), else every old
+/// line removed and every new one added.
+fn align<'a>(old: &[&'a str], new: &[&'a str]) -> Vec<Line<'a>> {
+    let start = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let end = old[start..]
         .iter()
-        .filter(|l| !old.contains(l))
-        .map(|l| format!("+ {l}"));
-    removed.chain(added).take(DIFF_LINES).collect()
+        .rev()
+        .zip(new[start..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let (a, b) = (&old[start..old.len() - end], &new[start..new.len() - end]);
+    let mut script: Vec<Line> = old[..start].iter().map(|l| Line::Same(l)).collect();
+    if a.len() <= MAX_ALIGNED && b.len() <= MAX_ALIGNED {
+        script.extend(lcs_script(a, b));
+    } else {
+        script.extend(a.iter().map(|l| Line::Removed(l)));
+        script.extend(b.iter().map(|l| Line::Added(l)));
+    }
+    script.extend(old[old.len() - end..].iter().map(|l| Line::Same(l)));
+    script
+}
+
+/// The edit script of a longest common subsequence of `a` and `b`.
+fn lcs_script<'a>(a: &[&'a str], b: &[&'a str]) -> Vec<Line<'a>> {
+    let (n, m) = (a.len(), b.len());
+    // `longest[i][j]`: the LCS length of a[i..] and b[j..].
+    let mut longest = vec![vec![0u32; m + 1]; n + 1];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            longest[i][j] = if a[i] == b[j] {
+                longest[i + 1][j + 1] + 1
+            } else {
+                longest[i + 1][j].max(longest[i][j + 1])
+            };
+        }
+    }
+    let (mut i, mut j) = (0, 0);
+    let mut script = Vec::with_capacity(n + m);
+    while i < n || j < m {
+        if i < n && j < m && a[i] == b[j] {
+            script.push(Line::Same(a[i]));
+            i += 1;
+            j += 1;
+        } else if i < n && (j == m || longest[i + 1][j] >= longest[i][j + 1]) {
+            // On a tie the old line goes first: `- old` reads before `+ new`.
+            script.push(Line::Removed(a[i]));
+            i += 1;
+        } else {
+            script.push(Line::Added(b[j]));
+            j += 1;
+        }
+    }
+    script
 }
 
 /// The ids a context for `target` holds at one side (empty when the target does not exist).
@@ -123,10 +311,10 @@ pub fn diff(
             .ok()
             .map(|o| o.used)
     };
-    let change = |graph: &Graph, id: &str, diff: Vec<String>| NodeChange {
+    let change = |graph: &Graph, id: &str, fields: Vec<FieldChange>| NodeChange {
         id: id.to_string(),
         kind: node_of(graph, id).map_or(String::new(), |n| n.kind.name().to_string()),
-        diff,
+        fields,
     };
     let mut changed = Vec::new();
     for id in before.intersection(&after) {
@@ -138,6 +326,7 @@ pub fn diff(
     }
     Ok(ContextDiff {
         target: target.clone(),
+        query: None,
         from: from.name.to_string(),
         to: to.name.to_string(),
         tokens_from: tokens(from),
@@ -254,8 +443,12 @@ pub fn render_diff(d: &ContextDiff, format: Format) -> String {
     if format == Format::Json {
         return format!("{}\n", serde_json::to_string_pretty(d).unwrap_or_default());
     }
+    let searched = d
+        .query
+        .as_ref()
+        .map_or(String::new(), |q| format!(" (the best match for `{q}`)"));
     let mut out = format!(
-        "Context of {}: {} → {}, tokens {}\n",
+        "Context of {}{searched}: {} → {}, tokens {}\n",
         d.target,
         d.from,
         d.to,
@@ -272,8 +465,8 @@ pub fn render_diff(d: &ContextDiff, format: Format) -> String {
         out.push_str(&format!("{title} ({}):\n", list.len()));
         for n in list {
             out.push_str(&format!("  {sign} {} ({})\n", n.id, n.kind));
-            for line in &n.diff {
-                out.push_str(&format!("      {line}\n"));
+            for field in &n.fields {
+                render_field(&mut out, field);
             }
         }
     }
@@ -281,6 +474,28 @@ pub fn render_diff(d: &ContextDiff, format: Format) -> String {
         out.push_str("no node entered, left or changed\n");
     }
     out
+}
+
+/// One changed field: `name: old → new`, or the name and its text diff beneath.
+fn render_field(out: &mut String, field: &FieldChange) {
+    if !field.lines.is_empty() {
+        out.push_str(&format!("      {}:\n", field.field));
+        for line in &field.lines {
+            out.push_str(&format!("        {line}\n"));
+        }
+        return;
+    }
+    let show = |v: &Option<String>| match v {
+        Some(text) if text.is_empty() => "\"\"".to_string(),
+        Some(text) => text.clone(),
+        None => "(none)".to_string(),
+    };
+    out.push_str(&format!(
+        "      {}: {} → {}\n",
+        field.field,
+        show(&field.from),
+        show(&field.to)
+    ));
 }
 
 /// `brief impact --since` as text, Markdown (a pull-request comment) or JSON.
@@ -343,5 +558,43 @@ pub fn render_since(s: &Since, format: Format) -> String {
             }
             out
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_text_diff_shows_changed_lines_with_their_neighbours() {
+        let old = "a\nb\nc\nd\ne\nf\n";
+        let new = "a\nb\nC\nd\ne\nf\ng\n";
+        assert_eq!(
+            text_diff(old, new),
+            ["  b", "- c", "+ C", "  d", "  f", "+ g"]
+        );
+        assert!(text_diff("same\n", "same\n").is_empty());
+        assert_eq!(text_diff("", "new\n"), ["+ new"]);
+    }
+
+    #[test]
+    fn a_long_text_diff_is_cut_and_says_how_much_more() {
+        let old: String = (0..100).map(|i| format!("line {i}\n")).collect();
+        let new: String = (0..100).map(|i| format!("LINE {i}\n")).collect();
+        let lines = text_diff(&old, &new);
+        assert_eq!(lines.len(), DIFF_LINES + 1);
+        assert_eq!(lines.last().unwrap(), "… 160 more lines");
+    }
+
+    #[test]
+    fn texts_too_long_to_align_are_removed_then_added() {
+        let old: Vec<String> = (0..MAX_ALIGNED + 1).map(|i| format!("o{i}")).collect();
+        let new: Vec<String> = (0..3).map(|i| format!("n{i}")).collect();
+        let old: Vec<&str> = old.iter().map(String::as_str).collect();
+        let new: Vec<&str> = new.iter().map(String::as_str).collect();
+        let script = align(&old, &new);
+        assert_eq!(script.len(), old.len() + new.len());
+        assert!(matches!(script[0], Line::Removed("o0")));
+        assert!(matches!(script.last(), Some(Line::Added("n2"))));
     }
 }

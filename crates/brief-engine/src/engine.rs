@@ -26,7 +26,7 @@ use brief_sources::{Problem, Severity};
 pub enum EngineError {
     #[error(transparent)]
     Project(#[from] ProjectError),
-    #[error("{0} has no sources: add specgraph/graph.json, a .contextia/ tree, a .brief/ folder of Markdown artifacts, or list them in brief.toml")]
+    #[error("{0} has no sources: add specgraph/graph.json, a .contextia/ tree or a .brief/ folder of Markdown artifacts, or name the sources in brief.toml (specgraph = \"specgraph\", contextia = \".contextia\", artifacts = [\"docs/decisions\"], tana = \"export.json\", markdown = true); `brief init` proposes one")]
     NoSources(String),
     #[error(transparent)]
     Index(#[from] IndexError),
@@ -50,6 +50,10 @@ pub enum EngineError {
     /// An old revision could not be read (`diff`, `impact --since`).
     #[error(transparent)]
     Revision(#[from] crate::revision::RevisionError),
+    /// The caller gave up on the request (a client's cancellation, a time limit); nothing
+    /// was answered.
+    #[error("the request was cancelled before it finished")]
+    Cancelled,
 }
 
 impl EngineError {
@@ -107,6 +111,24 @@ pub fn located(root: &Path, location: &str) -> String {
             "{}/{location}",
             root.display().to_string().trim_end_matches('/')
         )
+    }
+}
+
+/// Asks an [`Engine`] to give up on the request it runs: checked between the stages of a
+/// request (before and after its refresh, between assemblies), so a request stops at the
+/// next boundary with [`EngineError::Cancelled`]. Cheap to clone; every clone is the same flag.
+#[derive(Debug, Clone, Default)]
+pub struct Cancel(Arc<std::sync::atomic::AtomicBool>);
+
+impl Cancel {
+    /// Asks the request to stop.
+    pub fn cancel(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Whether [`Cancel::cancel`] was called.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
     }
 }
 
@@ -262,6 +284,8 @@ pub struct Engine {
     watcher_declined: Option<String>,
     /// Up to this many files a refresh stats every file ([`FULL_CHECK_LIMIT`]).
     full_check_limit: usize,
+    /// The current request's cancellation, if its caller can cancel it.
+    cancel: Option<Cancel>,
 }
 
 impl Engine {
@@ -279,7 +303,22 @@ impl Engine {
             consult_watcher: false,
             watcher_declined: None,
             full_check_limit: FULL_CHECK_LIMIT,
+            cancel: None,
         })
+    }
+
+    /// The cancellation the next requests check between their stages (`None`: they run to
+    /// the end). A server sets one per request.
+    pub fn set_cancel(&mut self, cancel: Option<Cancel>) {
+        self.cancel = cancel;
+    }
+
+    /// Fails with [`EngineError::Cancelled`] once the request was cancelled.
+    fn go_on(&self) -> Result<(), EngineError> {
+        match &self.cancel {
+            Some(cancel) if cancel.is_cancelled() => Err(EngineError::Cancelled),
+            _ => Ok(()),
+        }
     }
 
     /// The index (for search and statistics).
@@ -373,10 +412,11 @@ impl Engine {
     /// The refresh a request starts with: always, only after a signalled change, or never
     /// when a file watcher vouches for the index.
     fn refresh_for_request(&mut self) -> Result<(), EngineError> {
-        if self.vouched_for() {
-            return Ok(());
+        self.go_on()?;
+        if !self.vouched_for() {
+            self.refresh_pending()?;
         }
-        self.refresh_pending().map(|_| ())
+        self.go_on()
     }
 
     /// Brings the index up to date with what the change signal marked (everything, without
@@ -500,6 +540,7 @@ impl Engine {
         &mut self,
         op: impl Fn(&mut Engine) -> Result<T, EngineError>,
     ) -> Result<T, EngineError> {
+        self.go_on()?;
         // Changed by something other than brief since it was opened (a long-lived engine):
         // opened again, which verifies the whole file before it is read.
         if !self.index.is_sealed() {
@@ -545,6 +586,7 @@ impl Engine {
     fn context_read(&mut self, request: &ContextRequest) -> Result<ContextOutput, EngineError> {
         self.refresh_for_request()?;
         for _ in 0..3 {
+            self.go_on()?;
             self.ensure_loadable()?;
             let out = self.index.reading(|| {
                 let start = self.start(request)?;
@@ -738,6 +780,7 @@ impl Engine {
             let plans = crate::impact::Plans::new(&engine.project.defaults, request)
                 .map_err(EngineError::Context)?
                 .only(engine.project.sources.iter().map(|s| s.origin()));
+            engine.go_on()?;
             let impact = engine.index.reading(|| {
                 let mut nodes = Vec::new();
                 for id in ids {
@@ -769,6 +812,7 @@ impl Engine {
             })?
         })?;
         if explanation.included {
+            self.go_on()?;
             // The detail comes from the very assembly `brief context` makes.
             let assembly = ContextRequest {
                 target: explanation.target.clone(),
@@ -796,7 +840,9 @@ impl Engine {
         from: &str,
         to: Option<&str>,
     ) -> Result<(crate::revision::Revision, Working), EngineError> {
+        self.go_on()?;
         let old = crate::revision::load(&self.project.root, from)?;
+        self.go_on()?;
         let new = match to {
             Some(rev) => Working::Revision(crate::revision::load(&self.project.root, rev)?),
             None => {
@@ -821,8 +867,21 @@ impl Engine {
     ) -> Result<String, EngineError> {
         check_query(&request.target)?;
         let (old, new) = self.sides(from, to)?;
+        self.go_on()?;
         let (graph, defaults) = new.parts();
-        let out = crate::diff::diff(
+        let named = [&old.graph, graph]
+            .iter()
+            .any(|g| g.lookup(&request.target).is_some());
+        let (target, query) = if named {
+            (request.target.clone(), None)
+        } else {
+            self.diff_target(request)?
+        };
+        let request = &ContextRequest {
+            target,
+            ..request.clone()
+        };
+        let mut out = crate::diff::diff(
             &crate::diff::Side {
                 name: from,
                 graph: &old.graph,
@@ -835,13 +894,38 @@ impl Engine {
             },
             request,
         )?;
+        out.query = query;
         Ok(crate::diff::render_diff(&out, request.format))
+    }
+
+    /// The node `brief diff` compares when the target is no id at either side: the best
+    /// hit of its words in the working tree's index, with the words.
+    fn diff_target(
+        &mut self,
+        request: &ContextRequest,
+    ) -> Result<(String, Option<String>), EngineError> {
+        self.refresh_for_request()?;
+        let found = self.index.reading(|| {
+            let start = self.start(request)?;
+            let best = match (&start.query, start.seeds.first()) {
+                (Some(query), Some(ix)) => Some((self.index.id_of(*ix)?, query.clone())),
+                _ => None,
+            };
+            Ok::<_, EngineError>(best)
+        })?;
+        Ok(match found {
+            Ok(Some((id, query))) => (id, Some(query)),
+            // An id, or words nothing matches now: compared as given (the error, if there
+            // is one, comes from the revisions).
+            _ => (request.target.clone(), None),
+        })
     }
 
     /// `brief impact --since`: every target whose context changes from `from` to the working
     /// tree.
     pub fn since(&mut self, request: &ContextRequest, from: &str) -> Result<String, EngineError> {
         let (old, new) = self.sides(from, None)?;
+        self.go_on()?;
         let (graph, defaults) = new.parts();
         let out = crate::diff::since(
             &crate::diff::Side {

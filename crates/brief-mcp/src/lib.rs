@@ -8,7 +8,10 @@
 
 mod http;
 pub mod params;
+mod schema;
+mod served;
 pub mod server;
+mod shared;
 pub mod stdio;
 pub mod tools;
 mod watch;
@@ -16,10 +19,17 @@ mod watch;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::ServiceExt;
 
-pub use server::{BriefServer, Shared};
+pub use served::Served;
+pub use server::BriefServer;
+pub use shared::{Shared, MAX_ENGINES};
+
+/// How long one tool call may run by default before it is answered with a tool error that
+/// says what to narrow (below the 60 s most clients wait).
+pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(30);
 
 /// How to serve.
 #[derive(Debug, Clone)]
@@ -36,6 +46,8 @@ pub struct ServeOptions {
     pub allowed_origins: Vec<String>,
     /// Watch the files and refresh on change (otherwise every request checks the files).
     pub watch: bool,
+    /// How long one tool call may run (`None`: no limit).
+    pub time_limit: Option<Duration>,
 }
 
 /// Why the server could not start or stopped.
@@ -54,79 +66,41 @@ pub enum ServeError {
     Runtime(std::io::Error),
     #[error("MCP session failed: {0}")]
     Session(String),
+    /// An option that cannot be used as given (what is wrong, and what to give instead).
+    #[error("{0}")]
+    Usage(String),
     /// `brief watch` cannot do its job (why, and what to do).
     #[error("{0}")]
     Watch(String),
 }
 
 /// Runs the server until the client disconnects (stdio) or the process is stopped (HTTP).
+/// A server that finds no project still starts, and answers every call with a tool error
+/// that says how to point it at one.
 pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
     if let Some(addr) = options.http {
         if !addr.ip().is_loopback() && !options.allow_remote {
             return Err(ServeError::NotLoopback(addr));
         }
     }
-    let shared = Arc::new(Shared::open(options.root.clone(), options.cwd.clone())?);
-    let say = |line: String| eprintln!("brief serve: {line}");
-    // The server's watcher also vouches for the index to other brief commands.
-    #[cfg(unix)]
-    let vouch = if options.watch {
-        match watch::claim(&shared) {
-            Ok(vouch) => Some(vouch),
-            // Another process answers already, or the index lives in memory (said below).
-            Err(watch::ClaimError::Vouch(brief::watched::VouchError::Taken))
-            | Err(watch::ClaimError::NoCache) => None,
-            Err(e) => {
-                say(format!(
-                    "other brief commands will check the files themselves: {e}"
-                ));
-                None
-            }
-        }
-    } else {
-        None
-    };
-    #[cfg(unix)]
-    let cookies = vouch.as_ref().map(|v| v.cookies());
-    #[cfg(not(unix))]
-    let cookies = None;
-    let _watcher = if options.watch {
-        watch::start(shared.root(), Arc::clone(&shared), cookies, &say)
-    } else {
-        None
-    };
-    #[cfg(unix)]
-    let _answering = match (vouch, &_watcher) {
-        (Some(vouch), Some(_)) => {
-            let current = Arc::clone(&shared);
-            let refresh = move || {
-                watch::refresh_marked(&current)
-                    .map(|_| ())
-                    .map_err(|lines| lines.join("; "))
-            };
-            watch::answer(vouch, refresh, &say)
-        }
-        _ => None,
-    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(ServeError::Runtime)?;
+    let served = Arc::new(Served::start(&options));
     runtime.block_on(async move {
-        match options.http {
-            Some(addr) => http::serve(addr, &options, shared).await,
-            None => {
-                let service = BriefServer::new(shared)
-                    .serve(stdio::stdio())
-                    .await
-                    .map_err(|e| ServeError::Session(e.to_string()))?;
-                service
-                    .waiting()
-                    .await
-                    .map_err(|e| ServeError::Session(e.to_string()))?;
-                Ok(())
-            }
+        if options.http.is_some() {
+            return http::serve(&options, served).await;
         }
+        let service = BriefServer::new(served)
+            .serve(stdio::stdio())
+            .await
+            .map_err(|e| ServeError::Session(e.to_string()))?;
+        service
+            .waiting()
+            .await
+            .map_err(|e| ServeError::Session(e.to_string()))?;
+        Ok(())
     })
 }
 

@@ -1,6 +1,11 @@
-//! The tools' parameters as the client sends them, with their JSON schemas (from schemars).
+//! The tools' parameters as the client sends them, with their JSON schemas (from schemars,
+//! made plain for strict validators by [`crate::schema`]). Context settings are defined once:
+//! [`Scope`] (what a context selects) and [`Fit`] (how it is fitted), flattened into every
+//! tool that takes them, as the CLI flattens its `ScopeArgs` and `FitArgs`.
 
-use schemars::JsonSchema;
+use std::borrow::Cow;
+
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::Deserialize;
 
 /// The most detail any node gets.
@@ -30,7 +35,7 @@ pub enum FormatParam {
     Text,
 }
 
-/// The output format of `search` and `check`.
+/// The output format of `search`, `check`, `explain`, `diff` and the session tools.
 #[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ListFormatParam {
@@ -40,61 +45,102 @@ pub enum ListFormatParam {
 }
 
 /// A number of hops, or "full".
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(untagged)]
 pub enum DepthParam {
     Hops(u32),
     Word(String),
 }
 
+impl JsonSchema for DepthParam {
+    fn schema_name() -> Cow<'static, str> {
+        "Depth".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "anyOf": [
+                {"type": "integer", "minimum": 0, "maximum": u32::MAX},
+                {"type": "string", "pattern": "^(full|all|[0-9]+)$"}
+            ]
+        })
+    }
+}
+
+/// What a context selects: how far links are followed, through which lens, with or
+/// without the project identity.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+pub struct Scope {
+    /// How many hops to follow forward links: a number or "full" (default: 2 for Spec Graph
+    /// and knowledge-base targets, full for Contextia artifacts, or the project's brief.toml).
+    pub depth: Option<DepthParam>,
+    /// A lens: which relations to explore and what to boost (the `lenses` tool lists them).
+    #[schemars(length(min = 1))]
+    pub lens: Option<String>,
+    /// Leave out the project identity document.
+    #[serde(default)]
+    pub no_identity: bool,
+}
+
+/// How a context is fitted: its budget, the most detail a node gets, the tokenizer.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+pub struct Fit {
+    /// Token budget for the whole document (default: 4000, or the project's brief.toml).
+    /// The document is never over it.
+    #[schemars(range(min = 1))]
+    pub budget: Option<u64>,
+    /// The most detail any node gets; the budget may lower it per node (default: full).
+    pub detail: Option<DetailParam>,
+    /// Tokenizer used for counting (default: cl100k).
+    pub encoding: Option<EncodingParam>,
+}
+
 /// Parameters of `context` (the CLI's `brief context`).
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct ContextParams {
     /// The node id to assemble context for (e.g. "AUTH-01", "TASK-042"), or words to search
     /// for: the best hit becomes the target (see `seeds`).
+    #[schemars(length(min = 1), regex(pattern = r"\S"))]
     pub target: String,
-    /// How many hops to follow forward links: a number or "full" (default: 2 for Spec Graph and
-    /// knowledge-base targets, full for Contextia artifacts, or the project's brief.toml).
-    pub depth: Option<DepthParam>,
-    /// The most detail any node gets; the budget may lower it per node (default: full).
-    pub detail: Option<DetailParam>,
-    /// Token budget for the whole document (default: 4000, or the project's brief.toml).
-    /// The document is never over it.
-    pub budget: Option<u64>,
-    /// Tokenizer used for counting (default: cl100k).
-    pub encoding: Option<EncodingParam>,
-    /// A lens: which relations to explore and what to boost (the `lenses` tool lists them).
-    pub lens: Option<String>,
+    #[serde(flatten)]
+    pub scope: Scope,
+    #[serde(flatten)]
+    pub fit: Fit,
     /// "markdown" (default): the document; "json": the audit view (why each node is in,
     /// what was left out); "text": compact blocks.
     #[serde(default)]
     pub format: FormatParam,
-    /// When `target` is a query: how many best search hits start the context together.
+    /// When `target` is words: how many best search hits start the context together
+    /// (ignored, with a note, when `target` is an id).
+    #[schemars(range(min = 1))]
     pub seeds: Option<u64>,
-    /// Leave out the project identity document.
-    #[serde(default)]
-    pub no_identity: bool,
     /// Show field values on cards (true, the default) or leave them out (false): Tana
     /// fields and artifacts' extra frontmatter fields.
     pub include_fields: Option<bool>,
     /// An agent session: the document becomes the token-zone document — the session's
     /// packages and error patterns for `agent`, then the graph context of `task` (or
     /// `target`), sized by how full the agent's window is.
+    #[schemars(length(min = 1))]
     pub session: Option<String>,
     /// With `session`: the agent type asking (developer, qa_expert, tech_lead, …).
+    #[schemars(length(min = 1))]
     pub agent: Option<String>,
     /// With `session`: the agent's task group.
+    #[schemars(length(min = 1))]
     pub group: Option<String>,
     /// With `session`: the node whose graph context follows the session part [default: target].
+    #[schemars(length(min = 1))]
     pub task: Option<String>,
     /// With `session`: the model, for its window size (claude, gpt-4o, gpt-4.1, o3, …).
+    #[schemars(length(min = 1))]
     pub model: Option<String>,
     /// With `session`: the window in tokens, instead of `model`.
+    #[schemars(range(min = 1))]
     pub window: Option<u64>,
     /// With `session`: tokens of the window already used (decides the zone).
     pub used_tokens: Option<u64>,
     /// With `session`: the project whose error patterns are shown.
+    #[schemars(length(min = 1))]
     pub project: Option<String>,
     /// With `session`: packages consumed in this iteration are left out [default: 1].
     pub iteration: Option<i64>,
@@ -126,43 +172,55 @@ pub enum PriorityParam {
 
 /// Parameters of `session_package_add`.
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct PackageAddParams {
     /// The session id.
+    #[schemars(length(min = 1))]
     pub session: String,
     /// The task group; without it the package is global to the session.
+    #[schemars(length(min = 1))]
     pub group: Option<String>,
     /// What the package holds.
     #[serde(rename = "type")]
     pub kind: PackageTypeParam,
     /// The package's file, relative to the project root.
+    #[schemars(length(min = 1))]
     pub file: String,
     /// The agent type that wrote it.
+    #[schemars(length(min = 1))]
     pub producer: String,
     /// Agent types it is meant for (at least one).
+    #[schemars(length(min = 1))]
     pub consumers: Vec<String>,
+    /// How urgent it is for its consumers.
     pub priority: PriorityParam,
     /// What a reader learns from it, in a sentence or two.
+    #[schemars(length(min = 1))]
     pub summary: String,
     /// The id of an earlier package of this session that this one replaces.
     pub supersedes: Option<i64>,
+    /// "text" (default) or "json".
     #[serde(default)]
     pub format: ListFormatParam,
 }
 
 /// Parameters of `session_package_list`.
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct PackageListParams {
+    /// The session id.
+    #[schemars(length(min = 1))]
     pub session: String,
     /// The agent type asking (sets the default limit and the consumer relevance).
+    #[schemars(length(min = 1))]
     pub agent: String,
     /// The agent's group: its packages and global ones rank first.
+    #[schemars(length(min = 1))]
     pub group: Option<String>,
     /// Most packages to return [default: the agent type's retrieval limit].
+    #[schemars(range(min = 1))]
     pub limit: Option<u64>,
     /// Packages this agent consumed in this iteration are left out [default: 1].
     pub iteration: Option<i64>,
+    /// "text" (default) or "json".
     #[serde(default)]
     pub format: ListFormatParam,
     /// Do not redact secrets in the output.
@@ -172,73 +230,93 @@ pub struct PackageListParams {
 
 /// Parameters of `session_package_consume`.
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct PackageConsumeParams {
+    /// The session id.
+    #[schemars(length(min = 1))]
     pub session: String,
+    /// The agent type that read the package.
+    #[schemars(length(min = 1))]
     pub agent: String,
     /// The package id.
     pub id: i64,
     /// [default: 1]
     pub iteration: Option<i64>,
+    /// "text" (default) or "json".
     #[serde(default)]
     pub format: ListFormatParam,
 }
 
 /// Parameters of `session_error_record`.
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct ErrorRecordParams {
+    /// The project the error belongs to.
+    #[schemars(length(min = 1))]
     pub project: String,
     /// The error message as seen (paths, line numbers, quoted values and secrets are
     /// blanked before it is hashed and stored).
+    #[schemars(length(min = 1))]
     pub message: String,
     /// What fixed it.
+    #[schemars(length(min = 1))]
     pub solution: String,
     /// The language (rust, ts, python, …).
+    #[schemars(length(min = 1))]
     pub lang: Option<String>,
+    /// "text" (default) or "json".
     #[serde(default)]
     pub format: ListFormatParam,
+    /// Do not redact secrets in the output.
     #[serde(default)]
     pub no_redact: bool,
 }
 
 /// Parameters of `session_error_feedback`.
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct ErrorFeedbackParams {
+    /// The project the pattern belongs to.
+    #[schemars(length(min = 1))]
     pub project: String,
     /// The pattern's signature hash (or a unique prefix of it).
+    #[schemars(length(min = 1))]
     pub hash: String,
     /// Whether the recorded solution helped this time.
     pub helped: bool,
+    /// "text" (default) or "json".
     #[serde(default)]
     pub format: ListFormatParam,
 }
 
 /// Parameters of `session_error_match`.
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct ErrorMatchParams {
+    /// The project whose patterns to look in.
+    #[schemars(length(min = 1))]
     pub project: String,
     /// The error message to look up.
+    #[schemars(length(min = 1))]
     pub message: String,
     /// Most patterns to return [default: 5].
+    #[schemars(range(min = 1))]
     pub limit: Option<u64>,
+    /// "text" (default) or "json".
     #[serde(default)]
     pub format: ListFormatParam,
+    /// Do not redact secrets in the output.
     #[serde(default)]
     pub no_redact: bool,
 }
 
 /// Parameters of `search`.
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct SearchParams {
     /// Words to look for in ids, titles, bodies and fields (BM25; an exact id first).
+    #[schemars(length(min = 1), regex(pattern = r"\S"))]
     pub query: String,
     /// Most hits to return (default 10).
+    #[schemars(range(min = 1))]
     pub limit: Option<u64>,
     /// Only nodes of this kind (behavior, decision, spec, task, …).
+    #[schemars(length(min = 1))]
     pub kind: Option<String>,
     /// "text" (default): one line per hit; "json": a list of {id, kind, title, score}.
     #[serde(default)]
@@ -247,9 +325,9 @@ pub struct SearchParams {
 
 /// Parameters of `show`.
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct ShowParams {
     /// The node id to print.
+    #[schemars(length(min = 1))]
     pub id: String,
     /// Detail level (default: full).
     pub detail: Option<DetailParam>,
@@ -262,7 +340,6 @@ pub struct ShowParams {
 
 /// Parameters of `check`.
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct CheckParams {
     /// "text" (default): `path:line:col: severity[rule]: message` lines; "json".
     #[serde(default)]
@@ -271,29 +348,25 @@ pub struct CheckParams {
     #[serde(default)]
     pub rules: Vec<String>,
     /// A baseline file (relative to the project root) whose findings are hidden.
+    #[schemars(length(min = 1))]
     pub baseline: Option<String>,
     /// Fail on warnings too, not only on errors (with a baseline: on any new finding).
     #[serde(default)]
     pub strict: bool,
 }
 
-/// Parameters of `impact`.
+/// Parameters of `impact`: `ids`, or `since`.
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct ImpactParams {
     /// The node ids whose impact to list (e.g. ["DEC-CORE-03"]).
     #[serde(default)]
     pub ids: Vec<String>,
     /// Instead of ids: every target whose context changes between this git revision and the
     /// working tree (format "markdown" gives a pull-request comment).
+    #[schemars(length(min = 1))]
     pub since: Option<String>,
-    /// Contexts' depth: a number or "full" (default: as `context` per target).
-    pub depth: Option<DepthParam>,
-    /// A lens, as for `context`.
-    pub lens: Option<String>,
-    /// Contexts without the project identity.
-    #[serde(default)]
-    pub no_identity: bool,
+    #[serde(flatten)]
+    pub scope: Scope,
     /// "text" (default): targets grouped by kind with their chains; "json":
     /// {"nodes": [...], "targets": [{"id", "kind", "chain"}]}; "markdown" (with `since`).
     #[serde(default)]
@@ -312,25 +385,20 @@ pub enum SinceFormatParam {
 
 /// Parameters of `diff`.
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct DiffParams {
-    /// The target whose context to compare.
+    /// The target whose context to compare: an id, or words as for `context`.
+    #[schemars(length(min = 1), regex(pattern = r"\S"))]
     pub target: String,
     /// The older git revision (a commit, tag, HEAD~2, …).
+    #[schemars(length(min = 1))]
     pub from: String,
     /// The newer revision (default: the working tree).
+    #[schemars(length(min = 1))]
     pub to: Option<String>,
-    /// As for `context`.
-    pub depth: Option<DepthParam>,
-    /// As for `context`.
-    pub budget: Option<u64>,
-    /// As for `context`.
-    pub encoding: Option<EncodingParam>,
-    /// As for `context`.
-    pub lens: Option<String>,
-    /// As for `context`.
-    #[serde(default)]
-    pub no_identity: bool,
+    #[serde(flatten)]
+    pub scope: Scope,
+    #[serde(flatten)]
+    pub fit: Fit,
     /// "text" (default) or "json".
     #[serde(default)]
     pub format: ListFormatParam,
@@ -338,26 +406,18 @@ pub struct DiffParams {
 
 /// Parameters of `explain`.
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct ExplainParams {
     /// The node to explain.
+    #[schemars(length(min = 1))]
     pub id: String,
     /// The target whose context is asked about.
     #[serde(rename = "for")]
+    #[schemars(length(min = 1))]
     pub target: String,
-    /// As for `context`.
-    pub depth: Option<DepthParam>,
-    /// As for `context`: the budget whose fit gives the node's detail.
-    pub budget: Option<u64>,
-    /// As for `context`.
-    pub detail: Option<DetailParam>,
-    /// As for `context`.
-    pub encoding: Option<EncodingParam>,
-    /// As for `context`.
-    pub lens: Option<String>,
-    /// As for `context`.
-    #[serde(default)]
-    pub no_identity: bool,
+    #[serde(flatten)]
+    pub scope: Scope,
+    #[serde(flatten)]
+    pub fit: Fit,
     /// "text" (default) or "json".
     #[serde(default)]
     pub format: ListFormatParam,
@@ -365,5 +425,4 @@ pub struct ExplainParams {
 
 /// Parameters of `lenses` (none).
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct NoParams {}

@@ -1,26 +1,30 @@
-//! The MCP handler: tools, resources and a prompt over one shared [`Engine`].
+//! The MCP handler: tools, resources, a prompt and completions over the project that
+//! [`Served`] holds.
 //!
-//! Every request runs on a blocking thread with the engine locked; the engine keeps its
-//! index, caches and counted tokens between requests and refreshes only after the file
-//! watcher signals a change.
+//! Every request runs on a blocking thread with an engine of its own (`Shared`'s pool), so
+//! requests run side by side; a tool call gives up at its next stage when the client cancels
+//! it (`notifications/cancelled`) and is answered with a tool error once it has run longer
+//! than the time limit.
 
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::time::Duration;
 
-use brief::engine::{ChangeSignal, Engine};
-use brief::{Detail, EngineError, Format};
+use brief::engine::Cancel;
+use brief::{Detail, Format};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
-    GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    Prompt, PromptArgument, PromptMessage, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Role, ServerCapabilities,
-    ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
+    CompletionInfo, ContentBlock, CustomRequest, CustomResult, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, Implementation, InitializeRequestParams, InitializeResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, Prompt, PromptArgument, PromptMessage, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Reference, Resource, ResourceContents,
+    ResourceTemplate, Role, ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer, ServerHandler};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 
+use crate::served::Served;
+use crate::shared::Shared;
 use crate::tools::{self, Failure, ToolKind};
 
 /// The identity resource.
@@ -31,6 +35,12 @@ pub const NODES_URI: &str = "brief://nodes";
 const NODE_PREFIX: &str = "brief://node/";
 /// The prompt that tells an agent to fetch context first.
 pub const PROMPT_NAME: &str = "brief-before-task";
+/// How long the server waits for the client to list its roots.
+const ROOTS_ANSWER: Duration = Duration::from_secs(5);
+
+/// The methods this server answers, named when a client asks for another.
+const METHODS: &str = "initialize, ping, tools/list, tools/call, resources/list, \
+resources/templates/list, resources/read, prompts/list, prompts/get, completion/complete";
 
 const INSTRUCTIONS: &str = "\
 brief assembles the context an agent needs before it works on one thing. Before you start a \
@@ -38,152 +48,39 @@ task, call the `context` tool with the task's id (or words describing it) and re
 document: it holds every decision, policy and norm that applies, why each is included, and what \
 did not fit the budget. Use `search` to find ids and `show` to read one node.";
 
-/// Where the engine comes from and what tells it files changed.
-pub struct Shared {
-    root: Option<PathBuf>,
-    cwd: PathBuf,
-    engine: Mutex<Option<Engine>>,
-    /// Marked by the watcher on any change under the root.
-    pub changes: ChangeSignal,
-    /// Marked when `brief.toml` changed: the project is opened again.
-    pub config_changed: AtomicBool,
-    /// Whether a file watcher marks `changes`; without one every request checks the files.
-    pub watching: AtomicBool,
-    /// Why the watcher stopped seeing every change (it could not watch a new folder), if it
-    /// did: from then on every request checks the files and no other process is vouched for.
-    pub lost_track: Mutex<Option<String>>,
-    /// An index file another brief put in place that this one cannot use: not adopted, and
-    /// not rebuilt either. Held open, so that its inode cannot be reused by a new index file
-    /// that would then look like it.
-    foreign_index: Mutex<Option<(std::fs::File, (u64, u64))>>,
-    /// Folders created in the last few seconds, which the watcher may not watch yet.
-    pub recent_folders: Mutex<Vec<(std::time::Instant, String)>>,
-}
-
-impl Shared {
-    /// Opens the project once, so a server started in the wrong place fails at once.
-    pub fn open(root: Option<PathBuf>, cwd: PathBuf) -> Result<Shared, EngineError> {
-        let changes = ChangeSignal::default();
-        let mut engine = Engine::open(root.as_deref(), &cwd)?;
-        engine.refresh_on(changes.clone());
-        Ok(Shared {
-            root,
-            cwd,
-            engine: Mutex::new(Some(engine)),
-            changes,
-            config_changed: AtomicBool::new(false),
-            watching: AtomicBool::new(false),
-            lost_track: Mutex::new(None),
-            foreign_index: Mutex::new(None),
-            recent_folders: Mutex::new(Vec::new()),
-        })
-    }
-
-    /// The project root.
-    pub fn root(&self) -> PathBuf {
-        self.with_engine(|e| Ok(e.project.root.clone()))
-            .unwrap_or_else(|_| self.cwd.clone())
-    }
-
-    /// Runs `op` on the engine, opening the project again first when its config changed.
-    pub fn with_engine<T>(
-        &self,
-        op: impl FnOnce(&mut Engine) -> Result<T, Failure>,
-    ) -> Result<T, Failure> {
-        // A panic in an earlier request poisons the lock; the engine itself is still whole
-        // (every write to it is a SQLite transaction), so keep serving.
-        let mut slot = self.engine.lock().unwrap_or_else(|p| p.into_inner());
-        if !self.watching.load(Ordering::SeqCst) {
-            self.changes.mark();
-        }
-        // Another process rebuilt the index file (a reset, new sources, another version):
-        // this engine's connection still reads the old one.
-        let replaced = slot.as_ref().and_then(|e| {
-            let now = e.index().file_now();
-            let foreign = self
-                .foreign_index
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .as_ref()
-                .map(|(_, id)| *id);
-            (e.index().was_replaced() && (now.is_none() || now != foreign)).then_some(now)
-        });
-        if let Some(now) = replaced {
-            if let Ok(candidate) = Engine::open(self.root.as_deref(), &self.cwd) {
-                // A file this version cannot use (another brief's schema) is left alone:
-                // rebuilding it would make the other brief rebuild ours, back and forth.
-                // The old connection keeps serving this process; it vouches for no one.
-                let held = candidate.index().cache_dir().and_then(|cache| {
-                    let file = std::fs::File::open(cache.real_path("index.db")).ok()?;
-                    // The file opened must be the one identified (it may have moved on).
-                    (identity_of(&file) == now).then_some(file)
-                });
-                if let (Some(now), Some(file), true) = (now, held, candidate.index().is_unbuilt()) {
-                    *self.foreign_index.lock().unwrap_or_else(|p| p.into_inner()) =
-                        Some((file, now));
-                } else {
-                    self.changes.mark_lost();
-                    let mut engine = candidate;
-                    engine.refresh_on(self.changes.clone());
-                    *slot = Some(engine);
-                }
-            }
-        }
-        if self.config_changed.swap(false, Ordering::SeqCst) || slot.is_none() {
-            *slot = None;
-            let mut engine = Engine::open(self.root.as_deref(), &self.cwd).map_err(|e| {
-                self.config_changed.store(true, Ordering::SeqCst);
-                Failure(e.describe(self.root.as_deref().unwrap_or(&self.cwd)))
-            })?;
-            // A new engine knows nothing of the changes the old one saw: check every file.
-            self.changes.mark_lost();
-            engine.refresh_on(self.changes.clone());
-            *slot = Some(engine);
-        }
-        match slot.as_mut() {
-            Some(engine) => op(engine),
-            None => Err(Failure(vec!["error: the project is not open".into()])),
-        }
-    }
-}
-
-/// Device and inode of an open file, as `PrivateDir::identity` gives them.
-fn identity_of(file: &std::fs::File) -> Option<(u64, u64)> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        file.metadata().ok().map(|m| (m.dev(), m.ino()))
-    }
-    #[cfg(not(unix))]
-    {
-        file.metadata().ok().map(|_| (0, 0))
-    }
-}
-
 /// The MCP server.
 #[derive(Clone)]
 pub struct BriefServer {
-    shared: Arc<Shared>,
+    served: Arc<Served>,
+}
+
+/// A request's engine failed, or the request ended some other way.
+fn internal(lines: Vec<String>) -> ErrorData {
+    ErrorData::internal_error(lines.join("\n"), None)
 }
 
 impl BriefServer {
-    /// A server over a shared engine.
-    pub fn new(shared: Arc<Shared>) -> BriefServer {
-        BriefServer { shared }
+    /// A server over the project `served` holds.
+    pub fn new(served: Arc<Served>) -> BriefServer {
+        BriefServer { served }
     }
 
-    /// Runs `op` on a blocking thread; a panic inside becomes an internal error.
+    /// The project, once any lookup of the client's roots is over.
+    async fn project(&self) -> Result<Arc<Shared>, Failure> {
+        self.served.settled().await;
+        self.served.project()
+    }
+
+    /// Runs `op` on a blocking thread with an engine of its own; a panic inside becomes an
+    /// internal error.
     async fn blocking<T: Send + 'static>(
         &self,
         op: impl FnOnce(&Shared) -> Result<T, Failure> + Send + 'static,
     ) -> Result<T, Failure> {
-        let shared = Arc::clone(&self.shared);
+        let shared = self.project().await?;
         match tokio::task::spawn_blocking(move || op(&shared)).await {
             Ok(result) => result,
-            Err(_) => Err(Failure(vec![
-                "error: internal error while serving this request (this is a bug; please report it)"
-                    .into(),
-            ])),
+            Err(_) => Err(panicked()),
         }
     }
 
@@ -194,6 +91,123 @@ impl BriefServer {
                 .map_err(|e| Failure(e.describe(&engine.project.root)))
         })
     }
+
+    /// Asks the client for its roots and serves the project they hold, in the background.
+    /// (Roots are deprecated by a protocol revision newer than the ones clients speak today.)
+    #[allow(deprecated)]
+    fn look_up_roots(&self, peer: Peer<RoleServer>) {
+        let served = Arc::clone(&self.served);
+        served.finding();
+        tokio::spawn(async move {
+            let listed = tokio::time::timeout(ROOTS_ANSWER, peer.list_roots()).await;
+            let Ok(Ok(listed)) = listed else {
+                served.not_found();
+                return;
+            };
+            let uris: Vec<String> = listed.roots.into_iter().map(|r| r.uri).collect();
+            let finder = Arc::clone(&served);
+            if tokio::task::spawn_blocking(move || finder.found(uris))
+                .await
+                .is_err()
+            {
+                served.not_found();
+            }
+        });
+    }
+
+    /// Whether the client said it has roots.
+    fn client_has_roots(peer: &Peer<RoleServer>) -> bool {
+        peer.peer_info()
+            .is_some_and(|info| info.capabilities.roots.is_some())
+    }
+
+    /// One tool call on an engine of its own, cancelled when the client cancels it and
+    /// answered with a tool error once the time limit passes.
+    async fn run_tool(
+        &self,
+        tool: ToolKind,
+        args: rmcp::model::JsonObject,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<tools::Reply, Failure> {
+        let shared = self.project().await?;
+        let cancel = Cancel::default();
+        let worker = {
+            let cancel = cancel.clone();
+            tokio::task::spawn_blocking(move || {
+                if tools::needs_no_engine(tool) {
+                    return tools::call_at(&shared.root(), tool, args);
+                }
+                shared.with_cancel(&cancel, |engine| {
+                    if tool.reads_the_index() {
+                        // Waits for a refresh under way, so a change made before this call
+                        // is in its answer.
+                        let _turn = shared.refresh_turn();
+                        let _ = engine.refresh_pending();
+                    }
+                    tools::call(engine, tool, args)
+                })
+            })
+        };
+        let limit = self.served.time_limit;
+        let expired = async {
+            match limit {
+                Some(limit) => tokio::time::sleep(limit).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            joined = worker => joined.unwrap_or_else(|_| Err(panicked())),
+            _ = context.ct.cancelled() => {
+                cancel.cancel();
+                Err(Failure::line("error: cancelled by the client"))
+            }
+            _ = expired => {
+                cancel.cancel();
+                Err(Failure::line(tool.over_time(limit.unwrap_or_default())))
+            }
+        }
+    }
+}
+
+fn panicked() -> Failure {
+    Failure::line(
+        "error: internal error while serving this request (this is a bug; please report it)",
+    )
+}
+
+/// Ids (from the node index) that complete `value`: those that start with it first, then
+/// those whose title holds it, case ignored; at most the protocol's 100.
+fn completions(catalog: &str, value: &str) -> CompletionInfo {
+    let wanted = value.trim().to_lowercase();
+    let rows: Vec<(&str, &str)> = catalog
+        .lines()
+        .filter_map(|line| {
+            let mut fields = line.splitn(3, '\t');
+            let id = fields.next()?;
+            let _kind = fields.next();
+            Some((id, fields.next().unwrap_or("")))
+        })
+        .collect();
+    let by_id = rows
+        .iter()
+        .filter(|(id, _)| id.to_lowercase().starts_with(&wanted));
+    let by_title = rows.iter().filter(|(id, title)| {
+        !wanted.is_empty()
+            && !id.to_lowercase().starts_with(&wanted)
+            && title.to_lowercase().contains(&wanted)
+    });
+    let all: Vec<String> = by_id
+        .chain(by_title)
+        .map(|(id, _)| id.to_string())
+        .collect();
+    let total = all.len();
+    let values: Vec<String> = all.into_iter().take(CompletionInfo::MAX_VALUES).collect();
+    let shown = values.len();
+    let mut info = CompletionInfo::default();
+    info.values = values;
+    info.total = Some(u32::try_from(total).unwrap_or(u32::MAX));
+    info.has_more = Some(total > shown);
+    info
 }
 
 fn text_resource(uri: &str, text: String, mime: &str) -> ReadResourceResponse {
@@ -204,13 +218,56 @@ impl ServerHandler for BriefServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
             ServerCapabilities::builder()
-                .enable_tools()
-                .enable_resources()
+                .enable_completions()
                 .enable_prompts()
+                .enable_resources()
+                .enable_tools()
                 .build(),
         )
         .with_server_info(Implementation::new("brief", env!("CARGO_PKG_VERSION")))
         .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        // Calls that come before the roots are known wait for them (`Served::settled`).
+        if request.capabilities.roots.is_some() && self.served.roots_decide() {
+            self.served.finding();
+        }
+        self.negotiate_initialize(&request)
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        if Self::client_has_roots(&context.peer) && self.served.roots_decide() {
+            self.look_up_roots(context.peer);
+        } else {
+            self.served.not_found();
+        }
+    }
+
+    async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
+        if Self::client_has_roots(&context.peer) && self.served.roots_decide() {
+            self.look_up_roots(context.peer);
+        }
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        Err(ErrorData::new(
+            rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+            format!(
+                "method not found: `{}` is not a method this server answers ({METHODS})",
+                request.method
+            ),
+            Some(serde_json::json!({"method": request.method})),
+        ))
     }
 
     async fn list_tools(
@@ -230,7 +287,7 @@ impl ServerHandler for BriefServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let Some(tool) = ToolKind::named(&request.name) else {
             let known: Vec<&str> = ToolKind::ALL.iter().map(|t| t.name()).collect();
@@ -244,22 +301,52 @@ impl ServerHandler for BriefServer {
             ));
         };
         let args = request.arguments.unwrap_or_default();
-        let result = self
-            .blocking(move |shared| shared.with_engine(|engine| tools::call(engine, tool, args)))
-            .await;
+        let result = self.run_tool(tool, args, &context).await;
         Ok(match result {
             Ok(reply) => {
                 let mut content = vec![ContentBlock::text(reply.text)];
                 if !reply.notes.is_empty() {
                     content.push(ContentBlock::text(reply.notes.join("\n") + "\n"));
                 }
-                CallToolResult::success(content)
+                let mut result = CallToolResult::success(content);
+                result.structured_content = Some(reply.structured);
+                result
             }
             Err(Failure(lines)) => {
                 CallToolResult::error(vec![ContentBlock::text(lines.join("\n") + "\n")])
             }
         }
         .into())
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let wanted = match &request.r#ref {
+            Reference::Prompt(prompt) => {
+                prompt.name == PROMPT_NAME && request.argument.name == "target"
+            }
+            Reference::Resource(template) => {
+                template.uri == format!("{NODE_PREFIX}{{id}}") && request.argument.name == "id"
+            }
+            _ => false,
+        };
+        if !wanted {
+            return Ok(CompleteResult::new(CompletionInfo::default()));
+        }
+        // A client completes while the user types: without a project there is nothing to offer.
+        let catalog = self
+            .blocking(|shared| {
+                shared.with_engine(|e| e.catalog().map_err(|e| Failure(vec![e.to_string()])))
+            })
+            .await
+            .unwrap_or_default();
+        Ok(CompleteResult::new(completions(
+            &catalog,
+            &request.argument.value,
+        )))
     }
 
     async fn list_resources(
@@ -323,7 +410,7 @@ impl ServerHandler for BriefServer {
                     shared.with_engine(|e| e.catalog().map_err(|e| Failure(vec![e.to_string()])))
                 })
                 .await
-                .map_err(|f| ErrorData::internal_error(f.0.join("\n"), None))?;
+                .map_err(|f| internal(f.0))?;
             return Ok(text_resource(&uri, text, "text/plain"));
         }
         let id = if uri == IDENTITY_URI {
@@ -331,7 +418,7 @@ impl ServerHandler for BriefServer {
                 shared.with_engine(|e| e.identity_id().map_err(|e| Failure(vec![e.to_string()])))
             })
             .await
-            .map_err(|f| ErrorData::internal_error(f.0.join("\n"), None))?
+            .map_err(|f| internal(f.0))?
             .ok_or_else(|| not_found("this project has no identity document".into()))?
         } else if let Some(id) = uri.strip_prefix(NODE_PREFIX) {
             id.to_string()

@@ -48,6 +48,8 @@ pub struct Framed<R> {
     pending: Option<Vec<u8>>,
     out: Option<mpsc::Sender<Vec<u8>>>,
     writer: Option<JoinHandle<io::Result<()>>>,
+    /// Whether `initialize` was passed on: rmcp ends the session on any other first message.
+    initialized: bool,
 }
 
 /// The server's stdin and stdout.
@@ -66,6 +68,7 @@ impl<R: AsyncRead + Unpin + Send> Framed<R> {
             pending: None,
             out: Some(out),
             writer: Some(tokio::spawn(write_lines(write, lines))),
+            initialized: false,
         }
     }
 
@@ -198,8 +201,12 @@ impl<R: AsyncRead + Unpin + Send> Transport<RoleServer> for Framed<R> {
                 }
                 Read::Closed => return None,
             }
-            let verdict = check(&self.line);
+            let mut verdict = check(&self.line);
             self.line.clear();
+            if !self.initialized {
+                verdict = before_initialize(verdict);
+                self.initialized = matches!(verdict, Verdict::Message(_));
+            }
             match verdict {
                 Verdict::Message(message) => return Some(*message),
                 Verdict::Reply(line) => self.pending = Some(line),
@@ -343,6 +350,40 @@ const TYPED_METHODS: &[&str] = &[
     "skills/get",
 ];
 
+/// A message before `initialize`, which rmcp would take for the end of the session: only
+/// `initialize` goes on; `ping` is answered here, another request is refused with a message
+/// saying what to send first, and a notification or a response is dropped.
+fn before_initialize(verdict: Verdict) -> Verdict {
+    let Verdict::Message(message) = verdict else {
+        return verdict;
+    };
+    match *message {
+        JsonRpcMessage::Request(request) => match request.request {
+            ClientRequest::InitializeRequest(_) => {
+                Verdict::Message(Box::new(JsonRpcMessage::Request(request)))
+            }
+            ClientRequest::PingRequest(_) => {
+                let id = serde_json::to_value(&request.id).unwrap_or(Value::Null);
+                let reply = json!({"jsonrpc": "2.0", "id": id, "result": {}});
+                let mut line = reply.to_string().into_bytes();
+                line.push(b'\n');
+                Verdict::Reply(line)
+            }
+            _ => {
+                let id = serde_json::to_value(&request.id).unwrap_or(Value::Null);
+                Verdict::Reply(error_line(
+                    &id,
+                    INVALID_REQUEST,
+                    "invalid request: the session is not initialized yet; send `initialize` \
+                     first, then `notifications/initialized`"
+                        .into(),
+                ))
+            }
+        },
+        _ => Verdict::Ignore,
+    }
+}
+
 /// An `id` with exactly one of `result` and `error`.
 fn is_response(object: &Map<String, Value>) -> bool {
     object.contains_key("id") && (object.contains_key("result") != object.contains_key("error"))
@@ -446,6 +487,35 @@ mod tests {
         }
     }
 
+    /// A well-formed `initialize` request, as a line.
+    const INITIALIZE: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"0\"}}}\n";
+
+    /// Before `initialize`: a notification is dropped, `ping` answered here, another request
+    /// refused; `initialize` goes on, and everything after it.
+    #[test]
+    fn messages_before_initialize() {
+        let parse = |line: &[u8]| before_initialize(check(line));
+        assert!(matches!(
+            parse(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+            Verdict::Ignore
+        ));
+        let pong = match parse(br#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#) {
+            Verdict::Reply(line) => serde_json::from_slice::<Value>(&line).unwrap(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(pong, json!({"jsonrpc": "2.0", "id": 7, "result": {}}));
+        let early = match parse(br#"{"jsonrpc":"2.0","id":"a","method":"tools/list"}"#) {
+            Verdict::Reply(line) => serde_json::from_slice::<Value>(&line).unwrap(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(early["error"]["code"], INVALID_REQUEST);
+        assert_eq!(early["id"], "a");
+        assert!(matches!(
+            parse(INITIALIZE.trim_ascii_end()),
+            Verdict::Message(_)
+        ));
+    }
+
     /// The transport end to end over in-memory pipes: an oversized line is answered and the
     /// next line is read whole.
     #[tokio::test]
@@ -457,15 +527,13 @@ mod tests {
         let writer = tokio::spawn(async move {
             let big = vec![b'x'; MAX_LINE_BYTES + 10];
             client.write_all(&big).await.unwrap();
-            client
-                .write_all(b"\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n")
-                .await
-                .unwrap();
+            client.write_all(b"\n").await.unwrap();
+            client.write_all(INITIALIZE).await.unwrap();
         });
         let message = framed
             .receive()
             .await
-            .expect("the ping after the long line");
+            .expect("the request after the long line");
         assert_eq!(serde_json::to_value(&message).unwrap()["id"], json!(2));
         writer.await.unwrap();
         framed.close().await.unwrap();

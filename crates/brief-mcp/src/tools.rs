@@ -10,9 +10,11 @@ use brief::session::render::Output;
 use brief::session::{ConsumeRequest, ErrorRecord, ListRequest, NewPackage, PackageType, Priority};
 use brief::{ContextRequest, Depth, Detail, Encoding, Format};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
 
 pub use crate::params::*;
-use serde::de::DeserializeOwned;
 
 /// A tool the server offers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,6 +72,68 @@ impl ToolKind {
             ToolKind::ErrorFeedback => "session_error_feedback",
             ToolKind::ErrorMatch => "session_error_match",
         }
+    }
+
+    /// The tool's title, for people.
+    pub fn title(self) -> &'static str {
+        match self {
+            ToolKind::Context => "Context for a task",
+            ToolKind::Search => "Search the knowledge graph",
+            ToolKind::Show => "Show one node",
+            ToolKind::Check => "Check the knowledge graph",
+            ToolKind::Lenses => "List the lenses",
+            ToolKind::Impact => "Impact of a change",
+            ToolKind::Explain => "Explain a node's place in a context",
+            ToolKind::Diff => "Diff a context between revisions",
+            ToolKind::PackageAdd => "Hand a package to other agents",
+            ToolKind::PackageList => "Packages to read first",
+            ToolKind::PackageConsume => "Mark a package read",
+            ToolKind::ErrorRecord => "Record an error's solution",
+            ToolKind::ErrorFeedback => "Say whether a solution helped",
+            ToolKind::ErrorMatch => "Look an error up",
+        }
+    }
+
+    /// Whether the tool reads the index (and so waits for a refresh under way).
+    pub fn reads_the_index(self) -> bool {
+        matches!(
+            self,
+            ToolKind::Context
+                | ToolKind::Search
+                | ToolKind::Show
+                | ToolKind::Impact
+                | ToolKind::Explain
+        )
+    }
+
+    /// Whether finding nothing is an answer rather than an error: a search without hits, a
+    /// session without packages, an error without a known pattern.
+    fn empty_is_a_result(self) -> bool {
+        matches!(
+            self,
+            ToolKind::Search | ToolKind::PackageList | ToolKind::ErrorMatch
+        )
+    }
+
+    /// The tool error of a call that ran past the time limit: what to narrow.
+    pub fn over_time(self, limit: std::time::Duration) -> String {
+        let narrow = match self {
+            ToolKind::Context => {
+                "a smaller `depth`, a `lens`, or an id instead of words as the `target`"
+            }
+            ToolKind::Impact => "fewer `ids`, a smaller `depth`, or a `lens`",
+            ToolKind::Explain => "a smaller `depth` or a `lens`",
+            ToolKind::Diff => "a smaller `depth`, a `lens`, or revisions closer together",
+            ToolKind::Check => "`rules` naming only the rules you need",
+            ToolKind::Search => "more specific words, a `kind`, or a smaller `limit`",
+            _ => "fewer items",
+        };
+        format!(
+            "error: `{}` ran longer than the server's time limit of {} s and was stopped; \
+             narrow it: {narrow} (or start the server with a larger --time-limit)",
+            self.name(),
+            limit.as_secs_f64()
+        )
     }
 
     /// Whether the tool only reads.
@@ -147,8 +211,9 @@ impl ToolKind {
         }
     }
 
-    fn schema(self) -> Arc<JsonObject> {
-        use rmcp::handler::server::common::schema_for_type;
+    /// The tool's input schema.
+    pub fn schema(self) -> Arc<JsonObject> {
+        use crate::schema::input as schema_for_type;
         match self {
             ToolKind::Context => schema_for_type::<ContextParams>(),
             ToolKind::Search => schema_for_type::<SearchParams>(),
@@ -169,21 +234,44 @@ impl ToolKind {
 
     /// The tool as `tools/list` describes it.
     pub fn tool(self) -> Tool {
-        Tool::new(self.name(), self.description(), self.schema()).with_annotations(
-            ToolAnnotations::new()
-                .read_only(self.read_only())
-                .destructive(false)
-                .idempotent(self.read_only())
-                .open_world(false),
-        )
+        Tool::new(self.name(), self.description(), self.schema())
+            .with_title(self.title())
+            .with_raw_output_schema(crate::schema::output())
+            .with_annotations(
+                ToolAnnotations::with_title(self.title())
+                    .read_only(self.read_only())
+                    .destructive(false)
+                    .idempotent(self.read_only())
+                    .open_world(false),
+            )
     }
 }
 
-/// What a successful call returns: the CLI's stdout, then its stderr notes (warnings).
+/// What a successful call returns: the CLI's stdout, then its stderr notes (warnings), and
+/// both as structured content (with the output parsed when it is JSON).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reply {
+    /// What the CLI prints on stdout.
     pub text: String,
+    /// What the CLI prints on stderr (warnings, notes).
     pub notes: Vec<String>,
+    /// The structured content, as the tool's output schema describes it.
+    pub structured: Value,
+}
+
+impl Reply {
+    fn new(text: String, notes: Vec<String>) -> Reply {
+        let mut structured = serde_json::json!({"text": text, "notes": notes});
+        // Only a JSON format prints an object or a list; Markdown and text never parse as one.
+        if let Ok(json @ (Value::Object(_) | Value::Array(_))) = serde_json::from_str(&text) {
+            structured["json"] = json;
+        }
+        Reply {
+            text,
+            notes,
+            structured,
+        }
+    }
 }
 
 /// Why a call failed, in the lines the CLI would print on stderr.
@@ -191,13 +279,28 @@ pub struct Reply {
 pub struct Failure(pub Vec<String>);
 
 impl Failure {
-    fn line(line: impl Into<String>) -> Failure {
+    /// A failure of one line.
+    pub fn line(line: impl Into<String>) -> Failure {
         Failure(vec![line.into()])
     }
 }
 
-fn params<T: DeserializeOwned>(tool: ToolKind, args: JsonObject) -> Result<T, Failure> {
-    serde_json::from_value(serde_json::Value::Object(args)).map_err(|e| {
+/// The tool's parameters from the call's arguments; a parameter the tool does not have is
+/// named (serde cannot refuse unknown fields next to flattened ones).
+fn params<T: DeserializeOwned + JsonSchema>(
+    tool: ToolKind,
+    args: JsonObject,
+) -> Result<T, Failure> {
+    let schema = tool.schema();
+    let known = crate::schema::properties(&schema);
+    if let Some(unknown) = args.keys().find(|k| !known.contains(&k.as_str())) {
+        return Err(Failure::line(format!(
+            "error: invalid arguments for `{}`: unknown parameter `{unknown}`; it takes {}",
+            tool.name(),
+            known.join(", ")
+        )));
+    }
+    serde_json::from_value(Value::Object(args)).map_err(|e| {
         Failure::line(format!(
             "error: invalid arguments for `{}`: {e}",
             tool.name()
@@ -253,51 +356,78 @@ fn depth(p: &DepthParam) -> Result<Depth, Failure> {
 pub fn call(engine: &mut Engine, tool: ToolKind, args: JsonObject) -> Result<Reply, Failure> {
     let command = command(tool, args)?;
     let outcome = brief::command::run(&command, Host::Engine(engine), FrontEnd::Mcp);
-    match outcome.error_lines() {
-        Some(lines) => Err(Failure(lines.to_vec())),
-        None => Ok(Reply {
-            text: outcome.text,
-            notes: outcome.notes,
-        }),
+    answer(tool, outcome)
+}
+
+/// A command's outcome as the tool's answer. Messages are written with their control
+/// characters spelled out, as the CLI prints them on stderr.
+fn answer(tool: ToolKind, outcome: brief::command::Outcome) -> Result<Reply, Failure> {
+    let shown = |lines: &[String]| -> Vec<String> {
+        lines
+            .iter()
+            .map(|l| brief::command::printable(l).into_owned())
+            .collect()
+    };
+    if outcome.exit == 1 && tool.empty_is_a_result() {
+        return Ok(Reply::new(outcome.text, shown(&outcome.notes)));
     }
+    match outcome.error_lines() {
+        Some(lines) => Err(Failure(shown(lines))),
+        None => Ok(Reply::new(outcome.text, shown(&outcome.notes))),
+    }
+}
+
+/// Runs a tool that needs no engine (`check` reads the files itself) on the project at
+/// `root`, so a long check holds no engine another call could use.
+pub fn call_at(root: &std::path::Path, tool: ToolKind, args: JsonObject) -> Result<Reply, Failure> {
+    let command = command(tool, args)?;
+    let host = Host::Folder {
+        root: Some(root),
+        cwd: root,
+    };
+    answer(tool, brief::command::run(&command, host, FrontEnd::Mcp))
+}
+
+/// Whether the tool runs without an engine ([`call_at`]).
+pub fn needs_no_engine(tool: ToolKind) -> bool {
+    tool == ToolKind::Check
+}
+
+fn scope(p: &Scope) -> Result<ContextRequest, Failure> {
+    Ok(ContextRequest {
+        depth: p.depth.as_ref().map(depth).transpose()?,
+        lens: p.lens.clone(),
+        no_identity: p.no_identity,
+        ..ContextRequest::default()
+    })
+}
+
+/// `request` with the fit settings of `p`.
+fn fit(p: &Fit, request: ContextRequest) -> Result<ContextRequest, Failure> {
+    Ok(ContextRequest {
+        budget: p.budget.map(clamp),
+        detail: p.detail.map(detail),
+        encoding: p.encoding.map(encoding).transpose()?,
+        ..request
+    })
+}
+
+/// A count as the library takes it (any count past what a `usize` holds means "all").
+fn clamp(n: u64) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
 }
 
 /// The library command a tool call asks for (field mapping only).
 pub fn command(tool: ToolKind, args: JsonObject) -> Result<Run, Failure> {
     Ok(match tool {
-        ToolKind::Context => {
-            let p: ContextParams = params(tool, args)?;
-            let request = ContextRequest {
-                target: p.target,
-                depth: p.depth.as_ref().map(depth).transpose()?,
-                detail: p.detail.map(detail),
-                budget: p.budget.map(|b| b as usize),
-                encoding: p.encoding.map(encoding).transpose()?,
-                format: format(p.format),
-                no_identity: p.no_identity,
-                lens: p.lens,
-                seeds: p.seeds.map(|s| s as usize),
-                include_fields: p.include_fields,
-            };
-            let session = p.session.map(|session| SessionContext {
-                session,
-                agent: p.agent.unwrap_or_default(),
-                group: p.group,
-                task: p.task,
-                model: p.model,
-                window: p.window.map(|w| w as usize),
-                used_tokens: p.used_tokens.unwrap_or(0) as usize,
-                project: p.project,
-                iteration: p.iteration,
-                redact: !p.no_redact,
-            });
-            Run::Context { request, session }
+        ToolKind::Context | ToolKind::Impact | ToolKind::Diff | ToolKind::Explain => {
+            context_command(tool, args)?
         }
         ToolKind::Search => {
             let p: SearchParams = params(tool, args)?;
             Run::Search {
                 query: p.query,
-                limit: p.limit.unwrap_or(10) as usize,
+                limit: p.limit.map_or(10, clamp),
                 kind: p.kind,
                 format: list_format(p.format),
             }
@@ -325,19 +455,51 @@ pub fn command(tool: ToolKind, args: JsonObject) -> Result<Run, Failure> {
             let _: NoParams = params(tool, args)?;
             Run::Lenses
         }
+        ToolKind::PackageAdd
+        | ToolKind::PackageList
+        | ToolKind::PackageConsume
+        | ToolKind::ErrorRecord
+        | ToolKind::ErrorFeedback
+        | ToolKind::ErrorMatch => Run::Session(session_command(tool, args)?),
+    })
+}
+
+/// The tools that take the context settings: `context`, `impact`, `diff` and `explain`.
+fn context_command(tool: ToolKind, args: JsonObject) -> Result<Run, Failure> {
+    Ok(match tool {
+        ToolKind::Context => {
+            let p: ContextParams = params(tool, args)?;
+            let request = ContextRequest {
+                target: p.target,
+                format: format(p.format),
+                seeds: p.seeds.map(clamp),
+                include_fields: p.include_fields,
+                ..fit(&p.fit, scope(&p.scope)?)?
+            };
+            let session = p.session.map(|session| SessionContext {
+                session,
+                agent: p.agent.unwrap_or_default(),
+                group: p.group,
+                task: p.task,
+                model: p.model,
+                window: p.window.map(clamp),
+                used_tokens: p.used_tokens.map_or(0, clamp),
+                project: p.project,
+                iteration: p.iteration,
+                redact: !p.no_redact,
+            });
+            Run::Context { request, session }
+        }
         ToolKind::Impact => {
             let p: ImpactParams = params(tool, args)?;
             Run::Impact {
                 request: ContextRequest {
-                    depth: p.depth.as_ref().map(depth).transpose()?,
-                    lens: p.lens,
-                    no_identity: p.no_identity,
                     format: match p.format {
                         SinceFormatParam::Text => Format::Text,
                         SinceFormatParam::Json => Format::Json,
                         SinceFormatParam::Markdown => Format::Markdown,
                     },
-                    ..ContextRequest::default()
+                    ..scope(&p.scope)?
                 },
                 ids: p.ids,
                 since: p.since,
@@ -348,13 +510,8 @@ pub fn command(tool: ToolKind, args: JsonObject) -> Result<Run, Failure> {
             Run::Diff {
                 request: ContextRequest {
                     target: p.target,
-                    depth: p.depth.as_ref().map(depth).transpose()?,
-                    budget: p.budget.map(|b| b as usize),
-                    encoding: p.encoding.map(encoding).transpose()?,
-                    lens: p.lens,
-                    no_identity: p.no_identity,
                     format: list_format(p.format),
-                    ..ContextRequest::default()
+                    ..fit(&p.fit, scope(&p.scope)?)?
                 },
                 from: p.from,
                 to: p.to,
@@ -366,23 +523,17 @@ pub fn command(tool: ToolKind, args: JsonObject) -> Result<Run, Failure> {
                 id: p.id,
                 request: ContextRequest {
                     target: p.target,
-                    depth: p.depth.as_ref().map(depth).transpose()?,
-                    detail: p.detail.map(detail),
-                    budget: p.budget.map(|b| b as usize),
-                    encoding: p.encoding.map(encoding).transpose()?,
-                    lens: p.lens,
-                    no_identity: p.no_identity,
                     format: list_format(p.format),
-                    ..ContextRequest::default()
+                    ..fit(&p.fit, scope(&p.scope)?)?
                 },
             }
         }
-        ToolKind::PackageAdd
-        | ToolKind::PackageList
-        | ToolKind::PackageConsume
-        | ToolKind::ErrorRecord
-        | ToolKind::ErrorFeedback
-        | ToolKind::ErrorMatch => Run::Session(session_command(tool, args)?),
+        other => {
+            return Err(Failure::line(format!(
+                "error: `{}` takes no context settings",
+                other.name()
+            )))
+        }
     })
 }
 
@@ -431,7 +582,7 @@ fn session_command(tool: ToolKind, args: JsonObject) -> Result<Command, Failure>
                     session: p.session,
                     agent: p.agent,
                     group: p.group,
-                    limit: p.limit.map(|l| l as usize),
+                    limit: p.limit.map(clamp),
                     iteration: p.iteration,
                     min_priority: None,
                 },
@@ -478,7 +629,7 @@ fn session_command(tool: ToolKind, args: JsonObject) -> Result<Command, Failure>
             Command::ErrorMatch {
                 project: p.project,
                 message: p.message,
-                limit: p.limit.map_or(5, |l| l as usize),
+                limit: p.limit.map_or(5, clamp),
                 format: output(p.format),
                 redact: !p.no_redact,
             }

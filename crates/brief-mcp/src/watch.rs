@@ -9,7 +9,7 @@ use std::sync::Arc;
 use notify::event::{AccessKind, EventKind};
 use notify::{RecursiveMode, Watcher};
 
-use crate::server::Shared;
+use crate::shared::Shared;
 
 #[cfg(unix)]
 pub use brief::watched::{Cookies, Vouch};
@@ -203,6 +203,54 @@ pub fn start(
     Some(watcher)
 }
 
+/// A project's file watcher and, where it can, the answers it gives other brief processes
+/// about the index (`brief::watched`). Both stop when this is dropped.
+pub struct Kept {
+    _watcher: notify::RecommendedWatcher,
+    #[cfg(unix)]
+    _answering: Option<brief::watched::Answering>,
+}
+
+/// Watches `shared`'s files for `brief serve`, and vouches for its index to the other brief
+/// commands run beside it when no other process does. `None` when the files cannot be
+/// watched: then every request checks them.
+pub fn keep(shared: &Arc<Shared>, say: &dyn Fn(String)) -> Option<Kept> {
+    #[cfg(unix)]
+    let vouch = match claim(shared) {
+        Ok(vouch) => Some(vouch),
+        // Another process answers already, or the index lives in memory (said elsewhere).
+        Err(ClaimError::Vouch(brief::watched::VouchError::Taken)) | Err(ClaimError::NoCache) => {
+            None
+        }
+        Err(e) => {
+            say(format!(
+                "other brief commands will check the files themselves: {e}"
+            ));
+            None
+        }
+    };
+    #[cfg(unix)]
+    let cookies = vouch.as_ref().map(|v| v.cookies());
+    #[cfg(not(unix))]
+    let cookies = None;
+    let watcher = start(shared.root(), Arc::clone(shared), cookies, say)?;
+    #[cfg(unix)]
+    let answering = vouch.and_then(|vouch| {
+        let current = Arc::clone(shared);
+        let refresh = move || {
+            refresh_marked(&current)
+                .map(|_| ())
+                .map_err(|lines| lines.join("; "))
+        };
+        answer(vouch, refresh, say)
+    });
+    Some(Kept {
+        _watcher: watcher,
+        #[cfg(unix)]
+        _answering: answering,
+    })
+}
+
 /// Claims the right to answer other brief processes for this project's index (see
 /// `brief::watched`).
 #[cfg(unix)]
@@ -278,6 +326,7 @@ pub fn refresh_marked(
     }
     shared
         .with_engine(|engine| {
+            let _turn = shared.refresh_turn();
             let done = engine
                 .refresh_pending()
                 .map_err(|e| crate::tools::Failure(e.describe(&engine.project.root)))?;

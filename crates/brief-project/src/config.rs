@@ -62,6 +62,16 @@ pub enum Level {
     Off,
 }
 
+/// Settings for `brief hook` (`[hook]`), all optional.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HookConfig {
+    /// Token budget of the context a hook hands the agent [default: 800].
+    pub budget: Option<usize>,
+    /// Milliseconds a hook may take before it gives up and prints nothing [default: 200].
+    pub time_limit_ms: Option<u64>,
+}
+
 /// Settings for the session store, all optional.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]

@@ -17,7 +17,7 @@ use brief_sources::specgraph;
 
 pub mod config;
 
-pub use config::{CheckConfig, Level, SessionConfig};
+pub use config::{CheckConfig, HookConfig, Level, SessionConfig};
 
 /// The budget used when neither the command line nor `brief.toml` gives one.
 pub const DEFAULT_BUDGET: usize = 4000;
@@ -52,6 +52,8 @@ pub struct Project {
     pub check: CheckConfig,
     /// Session-store settings (`[session]`): retrieval limits, model windows, margin.
     pub session: SessionConfig,
+    /// `brief hook` settings (`[hook]`): the budget and the time limit.
+    pub hook: HookConfig,
 }
 
 /// Why a project could not be opened.
@@ -88,6 +90,8 @@ struct ConfigFile {
     lenses: std::collections::BTreeMap<String, brief_model::lens::LensConfig>,
     #[serde(default)]
     session: SessionConfig,
+    #[serde(default)]
+    hook: HookConfig,
 }
 
 #[derive(Deserialize, Default)]
@@ -257,6 +261,7 @@ impl Project {
             defaults,
             check: config.check,
             session: config.session,
+            hook: config.hook,
         })
     }
 }

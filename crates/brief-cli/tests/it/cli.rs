@@ -493,3 +493,199 @@ fn p5_help_wraps_cleanly_and_explains_the_double_dash() {
         "{context}"
     );
 }
+
+// ---- issue 29: a CLI that keeps its word ----------------------------------------------------
+
+/// Runs brief with stdout sent to `stdout` (a file such as /dev/full, or a pipe closed at
+/// once); returns (exit code, stderr).
+#[cfg(unix)]
+fn run_into(args: &[&str], stdout: std::process::Stdio) -> (i32, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_brief"))
+        .args(args)
+        .stdout(stdout)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    (out.status.code().unwrap_or(-1), stderr)
+}
+
+#[cfg(unix)]
+#[test]
+fn i29_a_full_disk_is_an_error_and_a_closed_pipe_is_not() {
+    let dir = copy_fixture(PAYMENTS);
+    let root = dir.path().to_str().unwrap();
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    for args in [
+        vec!["search", "payment", "-l", "100000", "--root", root],
+        vec!["context", "CHECKOUT-01", "--root", root],
+        vec!["--help"],
+        vec!["context", "--help"],
+        vec!["man"],
+        vec!["completions", "bash"],
+    ] {
+        let (code, stderr) = run_into(&args, full().into());
+        assert_eq!(code, 2, "brief {args:?} > /dev/full: {stderr}");
+        assert!(stderr.contains("cannot write"), "{args:?}: {stderr}");
+    }
+    // A reader that went away: quiet, and not a failure.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_brief"))
+        .args(["context", "CHECKOUT-01", "-b", "8000", "--root", root])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.is_empty(), "{stderr}");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn i29_a_man_page_per_command_with_its_options_and_examples_kept() {
+    let (code, stdout, stderr) = run(&["man", "context"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains(".TH brief-context 1"), "{stdout}");
+    assert!(
+        stdout.contains("\\-\\-budget") && stdout.contains("\\-b"),
+        "options"
+    );
+    // Examples are not filled into one paragraph.
+    let extra = stdout.split(".SH EXTRA").nth(1).expect("the examples");
+    assert!(extra.trim_start().starts_with(".nf"), "{extra}");
+    let (code, stdout, _) = run(&["man", "session", "package", "add"]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains(".TH brief-session-package-add 1"));
+    // The top page names pages that exist.
+    let (_, top, _) = run(&["man"]);
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, stderr) = run(&["man", "--dir", dir.path().to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    for page in [
+        "context", "impact", "explain", "diff", "hook", "serve", "session",
+    ] {
+        assert!(top.contains(&format!("brief\\-{page}(1)")), "{page}");
+        assert!(
+            dir.path().join(format!("brief-{page}.1")).is_file(),
+            "{page}"
+        );
+    }
+    let (code, _, stderr) = run(&["man", "nope"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("`nope`") && stderr.contains("context"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn i29_completion_offers_the_values_of_value_options() {
+    let (code, bash, _) = run(&["completions", "bash"]);
+    assert_eq!(code, 0);
+    for values in ["full summary meta", "cl100k o200k", "markdown json text"] {
+        assert!(bash.contains(values), "bash completion lacks `{values}`");
+    }
+    let (_, fish, _) = run(&["completions", "fish"]);
+    assert!(fish.contains("planning"), "lenses complete in fish");
+}
+
+#[test]
+fn i29_the_same_short_flags_on_impact_explain_diff_and_session() {
+    let dir = copy_fixture(PAYMENTS);
+    let root = dir.path().to_str().unwrap();
+    let pairs: [(&[&str], &[&str]); 4] = [
+        (
+            &["impact", "POL-CHK-01", "-d", "1", "-f", "json"],
+            &["impact", "POL-CHK-01", "--depth", "1", "--format", "json"],
+        ),
+        (
+            &[
+                "explain",
+                "POL-CHK-01",
+                "--for",
+                "CHECKOUT-01",
+                "-b",
+                "900",
+                "-D",
+                "summary",
+                "-e",
+                "o200k",
+            ],
+            &[
+                "explain",
+                "POL-CHK-01",
+                "--for",
+                "CHECKOUT-01",
+                "--budget",
+                "900",
+                "--detail",
+                "summary",
+                "--encoding",
+                "o200k",
+            ],
+        ),
+        (
+            &[
+                "session",
+                "package",
+                "list",
+                "--session",
+                "s",
+                "--agent",
+                "developer",
+                "-l",
+                "2",
+                "-f",
+                "json",
+            ],
+            &[
+                "session",
+                "package",
+                "list",
+                "--session",
+                "s",
+                "--agent",
+                "developer",
+                "--limit",
+                "2",
+                "--format",
+                "json",
+            ],
+        ),
+        (&["check", "-f", "json"], &["check", "--format", "json"]),
+    ];
+    for (short, long) in pairs {
+        let with = |args: &[&str]| {
+            let mut all = args.to_vec();
+            all.extend(["--root", root]);
+            run(&all)
+        };
+        let (a, b) = (with(short), with(long));
+        assert_eq!(a, b, "{short:?} and {long:?} differ");
+        assert_ne!(a.0, 2, "{short:?}: {}", a.2);
+    }
+}
+
+/// Issue 30: text that holds terminal escapes is never echoed raw to stderr (a target, a
+/// file's content in a message); the same message over MCP reads the same.
+#[test]
+fn i30_messages_write_out_terminal_escapes() {
+    let dir = copy_fixture(PAYMENTS);
+    let root = dir.path().to_str().unwrap();
+    let hostile = "\u{1b}]0;owned\u{7}refund\u{1b}[2J";
+    let (code, _, stderr) = run(&["search", hostile, "--root", root, "-k", "nope"]);
+    assert_eq!(code, 2, "{stderr}");
+    let (_, _, stderr) = run(&["show", hostile, "--root", root]);
+    assert!(
+        !stderr.contains('\u{1b}') && !stderr.contains('\u{7}'),
+        "{stderr:?}"
+    );
+    assert!(stderr.contains("\\x1b]0;owned\\x07"), "{stderr:?}");
+}

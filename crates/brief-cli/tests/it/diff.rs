@@ -200,10 +200,11 @@ fn diff_between_two_commits_and_against_the_working_tree() {
     assert!(!changed.contains(&"POL-CHK-02".to_string()), "{d}");
     let pol =
         &d["changed"].as_array().unwrap()[changed.iter().position(|c| c == "POL-CHK-01").unwrap()];
-    assert!(
-        pol["diff"]
-            .to_string()
-            .contains("on every state-changing request"),
+    assert_eq!(
+        pol["fields"],
+        serde_json::json!([{"field": "title",
+            "from": "Idempotency key on every state-changing checkout request",
+            "to": "Idempotency key on every state-changing request"}]),
         "{pol}"
     );
     assert!(d["tokens_from"].as_u64().unwrap() > 0 && d["tokens_to"].as_u64().unwrap() > 0);
@@ -218,6 +219,15 @@ fn diff_between_two_commits_and_against_the_working_tree() {
     );
     assert!(text.contains("~ POL-CHK-02 (policy)"), "{text}");
     assert!(text.contains("+ DEC-PLAT-09 (decision)"), "{text}");
+    // Field by field, readable: no JSON lines, no escaped text.
+    assert!(
+        text.contains("      title: ") && text.contains(" → Authorization latency budget, p99\n"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("\\\"") && !text.contains("\"title\":"),
+        "{text}"
+    );
 
     assert!(
         snapshot(dir.path()) == before,
@@ -368,4 +378,72 @@ fn an_edited_identity_changes_every_context() {
         .collect();
     assert!(every.len() > 5, "{every:?}");
     assert_eq!(changed, every);
+}
+
+/// A body edited in one line reads as that line removed and added, with its neighbours; a
+/// target in words is the best hit of the working tree's search.
+#[test]
+fn diff_shows_bodies_as_text_and_takes_words() {
+    let dir = copy_fixture(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/notes-app"
+    ));
+    let root = dir.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "A"]);
+    let a = git(root, &["rev-parse", "HEAD"]);
+    let spec = root.join(".contextia/system/specs/SPEC-SYNC-001.md");
+    let text = fs::read_to_string(&spec).unwrap();
+    let body_line = text
+        .lines()
+        .rev()
+        .find(|l| l.len() > 20 && !l.starts_with('#') && !l.contains(':'))
+        .unwrap()
+        .to_string();
+    fs::write(
+        &spec,
+        text.replacen(&body_line, "Replayed operations are applied once.", 1),
+    )
+    .unwrap();
+    let out = brief(&[
+        "diff",
+        "SPEC-SYNC-001",
+        "--from",
+        &a,
+        "--root",
+        root.to_str().unwrap(),
+    ]);
+    assert!(out.contains("~ SPEC-SYNC-001 (spec)"), "{out}");
+    assert!(out.contains("      body:\n"), "{out}");
+    assert!(out.contains(&format!("        - {body_line}\n")), "{out}");
+    assert!(
+        out.contains("        + Replayed operations are applied once.\n"),
+        "{out}"
+    );
+    // Words: the search picks the node, and the header says which words.
+    let title = text
+        .lines()
+        .find_map(|l| l.strip_prefix("title: "))
+        .unwrap()
+        .trim_matches('"')
+        .to_lowercase();
+    let words: String = title
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let (code, out, stderr) = run(&[
+        "diff",
+        &words,
+        "--from",
+        &a,
+        "--root",
+        root.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        out.contains(&format!("(the best match for `{words}`)")),
+        "{out}"
+    );
 }

@@ -14,12 +14,15 @@ mod cli;
 mod diff;
 mod errors;
 mod hardening;
+mod hook;
 mod impact;
 mod kb;
 #[cfg(feature = "mcp")]
 mod mcp;
 mod quality;
 mod search;
+#[cfg(feature = "mcp")]
+mod serve;
 mod session;
 mod specs;
 mod tana;

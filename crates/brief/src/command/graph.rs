@@ -119,6 +119,11 @@ fn on_engine(
         } => Outcome::text(
             match since {
                 Some(rev) => engine.since(request, rev),
+                None if ids.is_empty() => Err(EngineError::Usage(
+                    "impact needs node ids, or --since REV: the nodes whose impact to list, or \
+                     a git revision to list every target whose context changed since then"
+                        .into(),
+                )),
                 None => engine.impact(ids, request),
             }
             .map_err(plain)?,
@@ -135,7 +140,9 @@ fn on_engine(
         },
         Command::Index { files, quick } => index(engine, files, *quick, progress)?,
         // Run by the project commands.
-        Command::Check(_) | Command::Init { .. } | Command::Session(_) => Outcome::default(),
+        Command::Check(_) | Command::Init { .. } | Command::Session(_) | Command::Hook(_) => {
+            Outcome::default()
+        }
     })
 }
 

@@ -4,6 +4,7 @@
 //! so the two cannot diverge; the exit codes are those of `docs/cli.md`.
 
 mod graph;
+mod hook;
 mod project;
 mod wording;
 
@@ -17,6 +18,7 @@ use crate::session::commands::Command as SessionCommand;
 use crate::session::SessionError;
 use crate::tokens::Encoding;
 
+pub use hook::{Hook, DEFAULT_BUDGET as HOOK_BUDGET, DEFAULT_TIME_LIMIT as HOOK_TIME_LIMIT};
 pub use wording::FrontEnd;
 
 /// One command with its arguments, already parsed.
@@ -65,6 +67,9 @@ pub enum Command {
     Init { write: bool },
     /// `brief session …` / the `session_*` tools.
     Session(SessionCommand),
+    /// `brief hook` (no MCP twin: an agent host runs it on its events): the context to add
+    /// for a hook event.
+    Hook(Hook),
 }
 
 /// `brief check`'s arguments.
@@ -164,6 +169,11 @@ pub fn run_with(
         Command::Check(check) => project::check(check, host, front_end),
         Command::Init { write } => project::init(*write, host),
         Command::Session(session) => project::session(session, host),
+        Command::Hook(event) => match host {
+            Host::Folder { root, cwd } => hook::run(event, root, cwd),
+            // A server has no hook events to answer.
+            Host::Engine(_) => Outcome::default(),
+        },
         Command::Context {
             request,
             session: Some(session),
@@ -171,6 +181,28 @@ pub fn run_with(
         _ => graph::run(command, host, progress),
     };
     wording::speak(outcome, front_end)
+}
+
+/// `text` safe to show on a terminal: control characters other than newline and tab
+/// (the escape that starts a terminal sequence among them) are written out as `\xHH` or
+/// `\u{HH}`, so a title or a message that holds one cannot retitle or repaint the terminal.
+/// The front ends print notes through it always, and documents when they go to a terminal.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.chars().any(unsafe_char) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if !unsafe_char(c) {
+            out.push(c);
+        } else if (c as u32) < 0x80 {
+            out.push_str(&format!("\\x{:02x}", c as u32));
+        } else {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// An engine error as an outcome: its exit code and lines (`path:line:col` for file problems,
@@ -185,5 +217,20 @@ fn session_failure(root: Option<&Path>, error: SessionError) -> Outcome {
     match error {
         SessionError::Engine(e) => engine_failure(root.unwrap_or(Path::new(".")), e),
         other => Outcome::failure(other.exit_code(), vec![format!("error: {other}")]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::printable;
+
+    #[test]
+    fn terminal_sequences_are_written_out() {
+        assert_eq!(printable("plain\ttext\n"), "plain\ttext\n");
+        assert_eq!(
+            printable("\u{1b}]0;owned\u{7}title\u{1b}[2J"),
+            "\\x1b]0;owned\\x07title\\x1b[2J"
+        );
+        assert_eq!(printable("a\u{9b}31mb\rc"), "a\\u{9b}31mb\\x0dc");
     }
 }

@@ -44,7 +44,7 @@ pub(super) fn check(args: &Check, host: Host<'_>, front_end: FrontEnd) -> Outcom
     };
     if project.sources.is_empty() {
         return usage(format!(
-            "error: {} has no sources to check: add specgraph/graph.json, a .contextia/ tree, a .brief/ folder of Markdown artifacts, or list them in brief.toml",
+            "error: {} has no sources to check: add specgraph/graph.json, a .contextia/ tree or a .brief/ folder of Markdown artifacts, or name the sources in brief.toml (specgraph = \"specgraph\", contextia = \".contextia\", artifacts = [\"docs/decisions\"], tana = \"export.json\", markdown = true); `brief init` proposes one",
             project.root.display()
         ));
     }

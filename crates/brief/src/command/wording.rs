@@ -79,8 +79,25 @@ pub(super) fn speak(mut outcome: Outcome, front_end: FrontEnd) -> Outcome {
     outcome
 }
 
-/// `line` with every known `--flag` named as `front_end` names it.
+/// `line` with every known `--flag` named as `front_end` names it, except inside a quoted
+/// command (`` `brief …` ``): that is a command to run, and keeps its flags.
 fn reword(line: &str, front_end: FrontEnd) -> String {
+    line.split('`')
+        .enumerate()
+        .map(|(at, part)| {
+            let quoted_command = at % 2 == 1 && part.starts_with("brief ");
+            if quoted_command {
+                part.to_string()
+            } else {
+                reword_flags(part, front_end)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("`")
+}
+
+/// `text` with every known `--flag` named as `front_end` names it.
+fn reword_flags(line: &str, front_end: FrontEnd) -> String {
     let mut out = String::with_capacity(line.len());
     let mut rest = line;
     while let Some(at) = rest.find("--") {
@@ -128,6 +145,14 @@ mod tests {
         );
         // Not a flag: inside a word, or a YAML fence.
         assert_eq!(reword("a--budget ---", FrontEnd::Mcp), "a--budget ---");
+        // A command to run keeps its flags; a flag quoted alone is a parameter.
+        assert_eq!(
+            reword(
+                "no package 4 (see `brief session package list --session s9`; `--budget`)",
+                FrontEnd::Mcp
+            ),
+            "no package 4 (see `brief session package list --session s9`; `budget`)"
+        );
     }
 
     #[test]

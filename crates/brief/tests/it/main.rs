@@ -3,6 +3,7 @@
 //! `cargo test -p brief --test it index::`.
 
 mod budget_props;
+mod cancel;
 mod fuzz;
 mod guidance;
 mod impact;

@@ -1,0 +1,124 @@
+//! Value parsers that know their values: the library parses each value (`FromStr`), and the
+//! possible values are listed for shell completion, so `--detail <TAB>` offers
+//! `full summary meta` instead of file names. Help already names the values in each
+//! option's value name, so they are not listed there twice.
+
+use std::marker::PhantomData;
+use std::str::FromStr;
+
+use brief::session::render::Output;
+use brief::{Depth, Detail, Encoding, Format};
+use clap::builder::{PossibleValue, TypedValueParser};
+
+/// Parses with `T::from_str` and offers `names` for completion.
+#[derive(Clone)]
+pub(crate) struct Choice<T> {
+    names: &'static [&'static str],
+    of: PhantomData<fn() -> T>,
+}
+
+/// A parser of `T` whose values complete as `names`.
+pub(crate) fn choice<T>(names: &'static [&'static str]) -> Choice<T> {
+    Choice {
+        names,
+        of: PhantomData,
+    }
+}
+
+impl<T> TypedValueParser for Choice<T>
+where
+    T: FromStr + Clone + Send + Sync + 'static,
+    T::Err: std::fmt::Display,
+{
+    type Value = T;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<T, clap::Error> {
+        let text = value.to_str().ok_or_else(|| {
+            clap::Error::raw(
+                clap::error::ErrorKind::InvalidUtf8,
+                "the value is not valid UTF-8\n",
+            )
+            .with_cmd(cmd)
+        })?;
+        text.parse::<T>().map_err(|e| {
+            let name = arg.map_or_else(String::new, |a| format!("--{} ", a.get_id()));
+            clap::Error::raw(
+                clap::error::ErrorKind::InvalidValue,
+                format!("invalid value for {name}`{text}`: {e}\n"),
+            )
+            .with_cmd(cmd)
+        })
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(self.names.iter().map(|n| PossibleValue::new(*n))))
+    }
+}
+
+/// `--detail`.
+pub(crate) fn detail() -> Choice<Detail> {
+    choice(&["full", "summary", "meta"])
+}
+
+/// `--encoding`.
+pub(crate) fn encoding() -> Choice<Encoding> {
+    choice(&["cl100k", "o200k"])
+}
+
+/// `--depth`: any number of hops, or `full`; completion offers the usual ones.
+pub(crate) fn depth() -> Choice<Depth> {
+    choice(&["0", "1", "2", "3", "full"])
+}
+
+/// `--format` of the commands that print a document.
+pub(crate) fn format() -> Choice<Format> {
+    choice(&["markdown", "json", "text"])
+}
+
+/// `--format` of the commands that print a list or a report.
+pub(crate) fn list_format() -> Choice<ListFormat> {
+    choice(&["text", "json"])
+}
+
+/// `--format` of the session commands.
+pub(crate) fn output() -> Choice<Output> {
+    choice(&["text", "json"])
+}
+
+/// `--lens`: any lens brief.toml defines; completion offers the built-in ones.
+pub(crate) fn lens() -> Choice<String> {
+    choice(&["general", "writing", "coding", "planning", "meeting-prep"])
+}
+
+/// Text or JSON: the formats of `search`, `check`, `explain` and `diff`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ListFormat {
+    Text,
+    Json,
+}
+
+impl FromStr for ListFormat {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "text" => Ok(ListFormat::Text),
+            "json" => Ok(ListFormat::Json),
+            other => Err(format!("unknown format `{other}`: use text or json")),
+        }
+    }
+}
+
+impl From<ListFormat> for Format {
+    fn from(format: ListFormat) -> Format {
+        match format {
+            ListFormat::Text => Format::Text,
+            ListFormat::Json => Format::Json,
+        }
+    }
+}
