@@ -137,6 +137,9 @@ fn within<T>(limit: Duration, f: impl FnOnce() -> T) -> T {
     out
 }
 
+/// What an error must look like.
+type Expect = fn(&EmbedError) -> bool;
+
 const WAIT: Duration = Duration::from_millis(300);
 
 #[test]
@@ -207,7 +210,7 @@ fn a_stalled_server_times_out_on_time() {
 
 #[test]
 fn every_bad_answer_is_a_typed_error_within_the_time_out() {
-    let cases: Vec<(Answer, fn(&EmbedError) -> bool)> = vec![
+    let cases: Vec<(Answer, Expect)> = vec![
         (Answer::Partial, |e| {
             matches!(e, EmbedError::Count { sent: 2, got: 1 })
         }),
