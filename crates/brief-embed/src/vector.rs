@@ -139,6 +139,15 @@ impl Matrix {
         true
     }
 
+    /// The vector at position `at` (in key order), as a unit vector of `f32`s; `None` past
+    /// the end.
+    pub fn vector(&self, at: usize) -> Option<Vec<f32>> {
+        let scale = *self.scales.get(at)?;
+        let row = self.values.get(at * self.dims..(at + 1) * self.dims)?;
+        let mut vector: Vec<f32> = row.iter().map(|&v| f32::from(v) * scale).collect();
+        normalize(&mut vector).then_some(vector)
+    }
+
     /// The cosine similarity of `query` (a unit vector of this length) with every vector, in
     /// key order, rounded to four places so that the last bits of the arithmetic never
     /// decide an order. Empty when `query` is of another length.

@@ -80,6 +80,9 @@ pub struct Start {
     pub query: Option<String>,
     /// Query relevance per node (0–1).
     pub relevance: HashMap<NodeIx, f64>,
+    /// Whether semantic similarity took part (the JSON audit's `embeddings`); `None` when
+    /// embeddings are off.
+    pub embeddings: Option<crate::semantic::Embeddings>,
 }
 
 /// Assembles the context for `request` over a loaded graph; the target must be an id.
@@ -366,6 +369,7 @@ pub fn assemble_from(
                 graph,
                 target,
                 query: start.query.as_deref(),
+                embeddings: start.embeddings.as_ref().map(|e| e.audit()),
                 lens: lens.as_ref().map(|l| l.name.as_str()),
                 encoding: encoding.name(),
                 limit: budget,

@@ -10,5 +10,6 @@ pub mod rank;
 pub mod render;
 pub mod resolve;
 pub mod revision;
+pub mod semantic;
 pub mod traverse;
 pub mod watched;

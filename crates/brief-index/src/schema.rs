@@ -4,7 +4,7 @@
 use super::*;
 
 /// Bumped whenever the schema or what is stored changes: older files are rebuilt.
-pub(super) const SCHEMA: &str = "brief-index-10";
+pub(super) const SCHEMA: &str = "brief-index-11";
 
 // A file's stamp is (size, mtime, ctime, ino, dev) — see `sources::Stamp`; `racy` marks a
 // stamp taken too soon after the file changed to be trusted (hashed again next time).
@@ -96,6 +96,7 @@ pub(super) fn count_sum(key: &[u8], n: i64) -> i64 {
 pub(super) fn create(conn: &Connection, project: &Project) -> rusqlite::Result<()> {
     conn.execute_batch(CREATE)?;
     conn.execute_batch(guides::CREATE)?;
+    conn.execute_batch(vectors::CREATE)?;
     conn.execute_batch(CREATE_SECONDARY)?;
     conn.execute(
         "INSERT INTO meta(key, value) VALUES ('schema', ?1), ('sources', ?2)",

@@ -15,6 +15,8 @@ struct Audit<'a> {
     target: &'a str,
     query: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    embeddings: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     lens: Option<&'a str>,
     encoding: &'a str,
     budget: BudgetOut,
@@ -89,6 +91,8 @@ pub struct AuditInput<'a> {
     pub graph: &'a dyn NodeStore,
     pub target: NodeIx,
     pub query: Option<&'a str>,
+    /// `on` or `unavailable: …` when embeddings are configured; `None` when they are off.
+    pub embeddings: Option<String>,
     pub lens: Option<&'a str>,
     pub encoding: &'a str,
     pub limit: usize,
@@ -171,6 +175,7 @@ pub fn audit(input: &AuditInput<'_>, ranked: &[Ranked], fitted: &Fitted) -> Stri
     let audit = Audit {
         target: &graph.node(input.target).id,
         query: input.query,
+        embeddings: input.embeddings.clone(),
         lens: input.lens,
         encoding: input.encoding,
         budget: BudgetOut {

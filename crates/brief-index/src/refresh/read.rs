@@ -16,6 +16,8 @@ pub(crate) struct Prepared {
     pub(crate) sums: (i64, i64),
     pub(crate) body: String,
     pub(crate) fields: String,
+    /// The hash of the text the node is embedded from (`vectors::passage`).
+    pub(crate) passage: [u8; 32],
 }
 
 pub(crate) fn prepare(node: Node) -> Result<Prepared, Problem> {
@@ -31,6 +33,7 @@ pub(crate) fn prepare(node: Node) -> Result<Prepared, Problem> {
         data_sum(&data),
     );
     let (body, fields) = search_text(&node);
+    let passage = crate::vectors::passage_hash(&node);
     let Node {
         id,
         kind,
@@ -51,6 +54,7 @@ pub(crate) fn prepare(node: Node) -> Result<Prepared, Problem> {
         sums,
         body,
         fields,
+        passage,
     })
 }
 
