@@ -32,7 +32,7 @@ pub enum EmbedError {
     #[error("the answer is not an embeddings response: {0}")]
     Malformed(String),
     /// Fewer or more vectors than texts (a partial batch).
-    #[error("the server returned {got} vectors for {sent} texts")]
+    #[error("the server returned {got} of {sent} vectors")]
     Count {
         /// Texts sent.
         sent: usize,

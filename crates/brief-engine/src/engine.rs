@@ -528,7 +528,11 @@ impl Engine {
                 "--seeds must be at least 1 (how many search hits start the context)".into(),
             ));
         }
-        self.healing(|engine| engine.context_once(request))
+        let out = self.healing(|engine| engine.context_once(request));
+        if let Some(embedder) = &self.embedder {
+            embedder.end();
+        }
+        out
     }
 
     fn context_once(&mut self, request: &ContextRequest) -> Result<ContextOutput, EngineError> {
@@ -950,12 +954,15 @@ impl Engine {
             lines.push(format!(
                 "warning: embeddings unavailable: {why}; the context was made from the graph and words"
             ));
-        } else if embedder.pending() > 0 {
-            let n = embedder.pending();
+            return lines;
+        }
+        let (pending, down) = embedder.pending();
+        if pending > 0 {
+            let why = down.unwrap_or_else(|| "the embeddings time-out ran out".into());
             lines.push(format!(
-                "note: {n} node{} no vector yet (the embeddings time-out ended this request's share); `brief index` embeds {}",
-                if n == 1 { " has" } else { "s have" },
-                if n == 1 { "it" } else { "them" }
+                "note: {pending} node{} no vector yet ({why}); `brief index` embeds {}",
+                if pending == 1 { " has" } else { "s have" },
+                if pending == 1 { "it" } else { "them" }
             ));
         }
         lines
@@ -977,15 +984,26 @@ impl Engine {
             .index
             .reading(|| self.index.lookup_any_case(target.trim()))??
             .is_some();
-        if !is_id && embedder.query(target.trim()).is_err() {
-            return Ok(());
-        }
+        let query = if is_id {
+            None
+        } else {
+            match embedder.query(target.trim()) {
+                Ok(vector) => Some(vector),
+                Err(_) => return Ok(()),
+            }
+        };
         let until = Until::Deadline(embedder.deadline());
         let done = self.index.embed(client, until, &mut |_| {})?;
-        if let Some(failure) = done.failure {
-            embedder.fail(failure.to_string());
+        embedder.passed(done.missing, done.failure.map(|f| f.to_string()));
+        // Whether the query can be compared with what is stored, known before the read.
+        let key = client.endpoint().vector_key();
+        match (self.index.vector_dims(&key)?, query) {
+            (None, _) => embedder.fail(embedder.pending().1.unwrap_or_else(no_vectors)),
+            (Some(stored), Some(query)) if stored != query.len() => {
+                embedder.fail(semantic::other_lengths(query.len(), stored))
+            }
+            _ => {}
         }
-        embedder.set_pending(done.missing);
         Ok(())
     }
 

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use brief_embed::{ApiKey, Client, Endpoint, Matrix, Role};
+use brief_embed::{ApiKey, Client, EmbedError, Endpoint, Matrix, Role};
 use brief_index::Index;
 use brief_model::{GraphView, NodeIx, StoreError};
 use brief_project::EmbeddingsConfig;
@@ -74,17 +74,25 @@ impl Embeddings {
 const REMEMBERED_QUERIES: usize = 512;
 
 /// The embeddings side of an engine: one client for its life, the query vectors it was
-/// given, and what went wrong during the current request.
+/// given, and how the current request went.
 pub(crate) struct Embedder {
     /// `Err`: the settings cannot make a client (the key's variable is not set).
     client: Result<Client, String>,
     queries: RefCell<HashMap<String, Arc<Vec<f32>>>>,
-    /// The first failure of the current request: later steps of it do not wait again.
-    trouble: RefCell<Option<String>>,
-    /// Nodes still without a vector after the current request's embedding pass.
-    pending: RefCell<usize>,
-    /// When the current request must be done with the endpoint.
-    deadline: RefCell<Option<Instant>>,
+    request: RefCell<Request>,
+}
+
+/// How the current request went with the endpoint.
+#[derive(Default)]
+struct Request {
+    /// When the request must be done with the endpoint (its time-out from the start).
+    deadline: Option<Instant>,
+    /// Why similarity is of no use to this request.
+    trouble: Option<String>,
+    /// Why the endpoint failed during this request: it is not asked again before the next.
+    down: Option<String>,
+    /// Nodes still without a vector after the request's embedding pass.
+    pending: usize,
 }
 
 /// The client for `config`, reading the API key from the variable it names.
@@ -119,9 +127,7 @@ impl Embedder {
         Embedder {
             client: client(config),
             queries: RefCell::new(HashMap::new()),
-            trouble: RefCell::new(None),
-            pending: RefCell::new(0),
-            deadline: RefCell::new(None),
+            request: RefCell::new(Request::default()),
         }
     }
 
@@ -133,57 +139,89 @@ impl Embedder {
     /// Starts a request: nothing has gone wrong yet, and the endpoint has its time-out from
     /// now.
     pub(crate) fn begin(&self) {
-        self.trouble.borrow_mut().take();
-        *self.pending.borrow_mut() = 0;
-        *self.deadline.borrow_mut() = self
+        *self.request.borrow_mut() = Request {
+            deadline: self
+                .client
+                .as_ref()
+                .ok()
+                .map(|c| Instant::now() + c.endpoint().timeout),
+            ..Request::default()
+        };
+    }
+
+    /// Ends a request: a call outside one (a caller of [`crate::engine::Engine::similar`]
+    /// of its own) gets the whole time-out and asks the endpoint again. What went wrong stays
+    /// readable until the next request begins.
+    pub(crate) fn end(&self) {
+        let mut request = self.request.borrow_mut();
+        request.deadline = None;
+        request.down = None;
+    }
+
+    /// The current request's deadline; outside a request, the time-out from now.
+    pub(crate) fn deadline(&self) -> Instant {
+        let timeout = self
             .client
             .as_ref()
-            .ok()
-            .map(|c| Instant::now() + c.endpoint().timeout);
+            .map(|c| c.endpoint().timeout)
+            .unwrap_or_default();
+        self.request
+            .borrow()
+            .deadline
+            .unwrap_or_else(|| Instant::now() + timeout)
     }
 
-    /// The current request's deadline (the time-out from its start).
-    pub(crate) fn deadline(&self) -> Instant {
-        self.deadline.borrow().unwrap_or_else(Instant::now)
-    }
-
-    /// Records the request's first failure.
+    /// Similarity is of no use to the current request (the first reason is kept).
     pub(crate) fn fail(&self, why: String) {
-        let mut trouble = self.trouble.borrow_mut();
-        if trouble.is_none() {
-            *trouble = Some(why);
+        self.request.borrow_mut().trouble.get_or_insert(why);
+    }
+
+    /// The endpoint failed during the current request's embedding pass; `pending` nodes
+    /// still have no vector.
+    pub(crate) fn passed(&self, pending: usize, failure: Option<String>) {
+        let mut request = self.request.borrow_mut();
+        request.pending = pending;
+        if let Some(why) = failure {
+            request.down.get_or_insert(why);
         }
     }
 
-    /// Why embeddings failed in the current request, if they did.
+    /// Why similarity is of no use to the current request, if it is not.
     pub(crate) fn trouble(&self) -> Option<String> {
-        self.trouble
+        self.request
             .borrow()
+            .trouble
             .clone()
             .or_else(|| self.client.as_ref().err().cloned())
     }
 
-    /// Records how many nodes the request's pass left without a vector.
-    pub(crate) fn set_pending(&self, nodes: usize) {
-        *self.pending.borrow_mut() = nodes;
-    }
-
-    /// Nodes the current request's pass left without a vector.
-    pub(crate) fn pending(&self) -> usize {
-        *self.pending.borrow()
+    /// Nodes the current request's pass left without a vector, and why the endpoint
+    /// stopped, if it failed.
+    pub(crate) fn pending(&self) -> (usize, Option<String>) {
+        let request = self.request.borrow();
+        (request.pending, request.down.clone())
     }
 
     /// The vector of `query`, from memory or from the endpoint within the request's
-    /// deadline; `Err` with the reason when there is none (the failure is remembered, so the
-    /// request does not wait twice).
+    /// deadline; `Err` with the reason when there is none (remembered: the request does not
+    /// wait twice, and says why once).
     pub(crate) fn query(&self, query: &str) -> Result<Arc<Vec<f32>>, String> {
         if let Some(vector) = self.queries.borrow().get(query) {
             return Ok(Arc::clone(vector));
         }
-        if let Some(why) = self.trouble() {
+        let vector = self.ask(query);
+        if let Err(why) = &vector {
+            self.fail(why.clone());
+        }
+        vector
+    }
+
+    /// Asks the endpoint for the vector of `query`, unless it already failed in this request.
+    fn ask(&self, query: &str) -> Result<Arc<Vec<f32>>, String> {
+        let client = self.client()?;
+        if let Some(why) = self.request.borrow().down.clone() {
             return Err(why);
         }
-        let client = self.client()?;
         let left = self
             .deadline()
             .checked_duration_since(Instant::now())
@@ -200,8 +238,16 @@ impl Embedder {
                 Ok(vector)
             }
             Err(e) => {
+                // A time-out is said as configured, not as what was left of it.
+                let e = match e {
+                    EmbedError::Timeout { url, .. } => EmbedError::Timeout {
+                        url,
+                        ms: millis(client),
+                    },
+                    other => other,
+                };
                 let why = e.to_string();
-                self.fail(why.clone());
+                self.request.borrow_mut().down.get_or_insert(why.clone());
                 Err(why)
             }
         }
@@ -210,6 +256,13 @@ impl Embedder {
 
 fn millis(client: &Client) -> u128 {
     client.endpoint().timeout.as_millis()
+}
+
+/// Why a query cannot be compared with the stored vectors.
+pub(crate) fn other_lengths(query: usize, stored: usize) -> String {
+    format!(
+        "the server answered a query with {query} dimensions where the stored vectors have {stored}; `brief index` embeds the nodes again"
+    )
 }
 
 /// The similarities of `query` (a unit vector) to the vectors of `matrix`, the best `k` as
@@ -221,11 +274,7 @@ pub(crate) fn rank(
     k: usize,
 ) -> Result<Result<Similar, String>, StoreError> {
     if matrix.dims() != query.len() {
-        return Ok(Err(format!(
-            "the query has {} dimensions and the stored vectors {}; run `brief index` to embed them again",
-            query.len(),
-            matrix.dims()
-        )));
+        return Ok(Err(other_lengths(query.len(), matrix.dims())));
     }
     let scores = matrix.scores(query);
     let hits = best(index, matrix.keys(), &scores, k)?;

@@ -35,6 +35,20 @@ impl Index {
         Ok(Some(matrix))
     }
 
+    /// The length of the vectors stored under the model key `key`; `None` when nothing was
+    /// ever embedded under it. One small lookup.
+    pub fn vector_dims(&self, key: &str) -> Result<Option<usize>, StoreError> {
+        row(
+            &self.conn,
+            "SELECT dims FROM embed_models WHERE key = ?1",
+            [key],
+            |r| r.get::<_, Option<i64>>(0),
+        )
+        .optional()
+        .map(|dims| dims.flatten().map(|d| d as usize))
+        .map_err(|e| self.fail(e))
+    }
+
     /// The blocks of `model` as one matrix; a block whose checksum or records do not hold is
     /// damage.
     fn read_blocks(&self, model: i64, dims: usize) -> Result<Matrix, StoreError> {
