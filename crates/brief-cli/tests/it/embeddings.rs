@@ -322,7 +322,9 @@ fn a_failing_endpoint_never_stops_a_context() {
             .min()
             .unwrap();
         let (code, out, err, first) = brief_with(&context_args(root), &env);
-        let took = first.min(brief_with(&context_args(root), &env).3);
+        let took = (0..2)
+            .map(|_| brief_with(&context_args(root), &env).3)
+            .fold(first, Duration::min);
         assert_eq!(code, 0, "{case}: {err}");
         let limit = without + Duration::from_millis(TIMEOUT_MS + 50);
         assert!(took <= limit, "{case}: took {took:?}, limit {limit:?}");

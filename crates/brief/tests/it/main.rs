@@ -3,6 +3,8 @@
 //! `cargo test -p brief --test it index::`.
 
 mod budget_props;
+#[cfg(feature = "embeddings")]
+mod embeddings;
 mod fuzz;
 mod guidance;
 mod impact;
