@@ -148,7 +148,7 @@ pub fn kind_weight(kind: &Kind) -> u8 {
         | Kind::DataModel
         | Kind::UiContract
         | Kind::EquivalenceContract => 3,
-        Kind::DesignToken | Kind::Pipeline | Kind::Identity | Kind::Other(_) => 2,
+        Kind::DesignToken | Kind::Pipeline | Kind::Identity | Kind::Section | Kind::Other(_) => 2,
         Kind::Feature | Kind::Layer | Kind::Foundation | Kind::Artifact => 1,
     }
 }

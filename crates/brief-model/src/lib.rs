@@ -7,6 +7,7 @@
 pub mod dates;
 pub mod guidance;
 pub mod lens;
+mod lifecycle;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -17,6 +18,7 @@ use serde_json::Value;
 
 mod view;
 
+pub use lifecycle::{Applies, Lifecycle, Retired};
 pub use view::{Corpus, Fault, GraphView, LayerGuide, NodeStore, StoreError, Subgraph};
 
 /// Index of a node inside a [`Graph`]; ordering by index is ordering by id.
@@ -84,6 +86,9 @@ pub enum Kind {
     Task,
     Spec,
     Norm,
+    /// A part of a long document under one heading (`docs/storage.md#cache-directory`),
+    /// contained by its page.
+    Section,
     /// Any other `kind:`/`type:` an artifact declares, lower-cased.
     Other(Arc<str>),
 }
@@ -110,6 +115,7 @@ impl Kind {
             "task" => Kind::Task,
             "spec" | "specification" => Kind::Spec,
             "norm" => Kind::Norm,
+            "section" => Kind::Section,
             other => Kind::Other(Arc::from(other)),
         }
     }
@@ -135,6 +141,7 @@ impl Kind {
             Kind::Task => "task",
             Kind::Spec => "spec",
             Kind::Norm => "norm",
+            Kind::Section => "section",
             Kind::Other(name) => name,
         }
     }
@@ -375,6 +382,10 @@ pub struct ArtifactFields {
     /// A decision record's rejected alternatives (MADR's considered options but the chosen).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rejected_alternatives: Vec<RejectedAlternative>,
+    /// When the artifact applies to targets it has no link with (agent files, rules with
+    /// globs, steering); [`Applies::Linked`] for ordinary artifacts.
+    #[serde(default, skip_serializing_if = "Applies::is_linked")]
+    pub applies: Applies,
 }
 
 /// One field of a Tana node: its name and its values in order.
@@ -478,6 +489,20 @@ impl Node {
         match &self.content {
             Content::Tana(fields) => Some(fields),
             _ => None,
+        }
+    }
+
+    /// Where the node stands in its lifecycle, from its status (no status: current).
+    pub fn lifecycle(&self) -> Lifecycle {
+        Lifecycle::of(self.status.as_deref())
+    }
+
+    /// When the node applies to targets it has no link with.
+    pub fn applies(&self) -> &Applies {
+        static LINKED: Applies = Applies::Linked;
+        match &self.content {
+            Content::Artifact(fields) => &fields.applies,
+            _ => &LINKED,
         }
     }
 
