@@ -19,6 +19,16 @@ impl Index {
                 return Ok(Some(Arc::clone(matrix)));
             }
         }
+        let Some(matrix) = self.read_vectors(key)? else {
+            return Ok(None);
+        };
+        let matrix = Arc::new(matrix);
+        *self.vector_cache.borrow_mut() = Some((key.to_string(), Arc::clone(&matrix)));
+        Ok(Some(matrix))
+    }
+
+    /// [`Index::vectors`] read from the file every time (nothing kept).
+    pub fn read_vectors(&self, key: &str) -> Result<Option<Matrix>, StoreError> {
         let model: Option<(i64, Option<i64>)> = row(
             &self.conn,
             "SELECT id, dims FROM embed_models WHERE key = ?1",
@@ -30,9 +40,7 @@ impl Index {
         let Some((model, Some(dims))) = model else {
             return Ok(None);
         };
-        let matrix = Arc::new(self.read_blocks(model, dims as usize)?);
-        *self.vector_cache.borrow_mut() = Some((key.to_string(), Arc::clone(&matrix)));
-        Ok(Some(matrix))
+        self.read_blocks(model, dims as usize).map(Some)
     }
 
     /// The length of the vectors stored under the model key `key`; `None` when nothing was
