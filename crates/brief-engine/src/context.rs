@@ -8,11 +8,14 @@ use brief_project::{Defaults, DEFAULT_BUDGET};
 use std::collections::HashMap;
 
 use crate::rank::{rank, RankInputs, Ranked};
+use crate::related::add_related;
 use crate::render::json::{audit, AuditInput};
 use crate::render::{card, Extras, Format, Layout, Style};
+pub use crate::resolve::Confidence;
 use crate::resolve::{resolve, UnknownTarget};
 use crate::traverse::{
-    traverse_many, traverse_tana, Depth, Selection, TraverseOptions, DEFAULT_FANOUT, TANA_FANOUT,
+    add_applying, traverse_many, traverse_tana, Depth, Selection, TraverseOptions, DEFAULT_FANOUT,
+    TANA_FANOUT,
 };
 use brief_count::{Counter, Encoding};
 use brief_model::lens::Follow;
@@ -55,6 +58,12 @@ pub struct ContextOutput {
     /// Every selected node, in rank order: its id and the detail the budget left it at
     /// (`None`: omitted). `explain` reads it.
     pub placed: Vec<(String, Option<Detail>)>,
+    /// How far the start can be trusted (exact for an id; strong or weak for words): a hook
+    /// answers a prompt only with a strong match.
+    pub confidence: Confidence,
+    /// Notes for the user about how the request was read (`note: …` lines), such as a
+    /// setting that did not apply, and the one `warning: embeddings unavailable: …` line.
+    pub notes: Vec<String>,
 }
 
 /// Why a context could not be assembled.
@@ -83,6 +92,12 @@ pub struct Start {
     /// Whether semantic similarity took part (the JSON audit's `embeddings`); `None` when
     /// embeddings are off.
     pub embeddings: Option<crate::semantic::Embeddings>,
+    /// How far the start can be trusted: exact for an id.
+    pub confidence: Confidence,
+    /// For a query: each seed's score as a share of the best, in seed order.
+    pub shares: Vec<f64>,
+    /// Further search hits (node, share of the best) added as related material.
+    pub related: Vec<(NodeIx, f64)>,
 }
 
 /// Assembles the context for `request` over a loaded graph; the target must be an id.
@@ -203,17 +218,19 @@ pub fn select(
     plan: &Plan,
     seeds: &[NodeIx],
 ) -> Result<Selection, brief_model::StoreError> {
-    if plan.tana {
+    let mut selection = if plan.tana {
         traverse_tana(
             graph,
             seeds,
             plan.options,
             plan.fields.as_deref(),
             &plan.boost,
-        )
+        )?
     } else {
-        traverse_many(graph, seeds, plan.options)
-    }
+        traverse_many(graph, seeds, plan.options)?
+    };
+    add_applying(graph, &mut selection, seeds)?;
+    Ok(selection)
 }
 
 /// Assembles the context from explicit start nodes.
@@ -236,7 +253,8 @@ pub fn assemble_from(
         fields: lens_fields,
         ..
     } = plan.clone();
-    let selection = select(corpus, &plan, &start.seeds)?;
+    let mut selection = select(corpus, &plan, &start.seeds)?;
+    add_related(corpus, &mut selection, &start.seeds, &start.related)?;
     // Everything rendering may name: selected nodes and the nodes their reasons pass through.
     let mut needed: Vec<NodeIx> = Vec::new();
     for reached in &selection.reached {
@@ -329,14 +347,19 @@ pub fn assemble_from(
     successors.sort();
     successors.dedup();
     let target_item = ranked.iter().position(|r| r.node == target).unwrap_or(0);
-    let seed_ids: Vec<String> = start
+    let seed_ids: Vec<(String, f64)> = start
         .seeds
         .iter()
-        .map(|&s| graph.node(s).id.clone())
+        .enumerate()
+        .map(|(k, &s)| {
+            let share = start.shares.get(k).copied().unwrap_or(1.0);
+            (graph.node(s).id.clone(), share)
+        })
         .collect();
     let layout = Layout::new(graph, &ranked, target, request.format.style()).with(Extras {
         query: start.query.clone(),
-        seeds: seed_ids,
+        seeds: seed_ids.clone(),
+        confidence: start.confidence,
         truncated: truncated
             .iter()
             .map(|t| {
@@ -377,6 +400,8 @@ pub fn assemble_from(
                 truncated: &truncated,
                 superseded_by: superseded
                     .then(|| successors.iter().map(|(id, _)| id.as_str()).collect()),
+                seeds: start.query.as_ref().map(|_| seed_ids.as_slice()),
+                confidence: start.confidence,
             },
             &ranked,
             &fitted,
@@ -395,6 +420,8 @@ pub fn assemble_from(
         .map(|(r, d)| (graph.node(r.node).id.clone(), *d))
         .collect();
     Ok(ContextOutput {
+        notes: Vec::new(),
+        confidence: start.confidence,
         placed,
         text,
         used: fitted.used,

@@ -6,9 +6,12 @@ use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex};
 
 use crate::context::{assemble_from, show, ContextError, ContextOutput, ContextRequest, Start};
+use crate::find::{choose, find, Match, DEFAULT_SEEDS};
 use crate::render::Format;
 use crate::resolve::UnknownTarget;
-use crate::resolve::{has_id_shape, id_shapes, resolve};
+use crate::resolve::{
+    has_id_shape, id_shapes, looks_like_an_id, resolve, Confidence, Scored, Verdict,
+};
 use crate::semantic::{self, Embedder, Embeddings, Semantic};
 use brief_count::Encoding;
 use brief_index::{
@@ -244,9 +247,6 @@ fn beneath(path: &Path) -> Option<String> {
 
 /// How many search hits an unknown target's error names.
 const HITS_NAMED: usize = 3;
-
-/// How many search hits lend their relevance to the ranking of a query's context.
-const RELEVANCE_POOL: usize = 200;
 
 /// The largest search limit taken as given: more hits than any index holds, and far from
 /// where SQLite's signed `LIMIT` would wrap (a limit of 2^64−1 once asked for none).
@@ -536,6 +536,18 @@ impl Engine {
     }
 
     fn context_once(&mut self, request: &ContextRequest) -> Result<ContextOutput, EngineError> {
+        let mut out = self.context_read(request)?;
+        out.notes.extend(self.embeddings_notes());
+        if request.seeds.is_some() && out.confidence == Confidence::Exact {
+            out.notes.push(format!(
+                "note: --seeds applies to targets in words; `{}` is an id, so its context starts from it alone",
+                request.target.trim()
+            ));
+        }
+        Ok(out)
+    }
+
+    fn context_read(&mut self, request: &ContextRequest) -> Result<ContextOutput, EngineError> {
         self.refresh_for_request()?;
         self.prepare_semantic(&request.target)?;
         for _ in 0..3 {
@@ -571,18 +583,12 @@ impl Engine {
     }
 
     /// Where a context starts: the node with the target's id or, when there is none, the
-    /// best search hits for the target as a query (`request.seeds` of them). A target is an
-    /// id when it equals one in any case or has the shape of this project's ids (`has_id_shape`);
-    /// anything else is words.
+    /// nodes its words match best (`find`). A target is an id when it equals one in any case
+    /// or reads as one ([`reads_as_id`]); anything else is words. An id-shaped target that
+    /// is no id, and words that match nothing well, are errors with suggestions.
     fn start(&self, request: &ContextRequest) -> Result<Start, EngineError> {
         let target = request.target.trim();
         if let Some(ix) = self.index.lookup_any_case(target)? {
-            if request.seeds.is_some() {
-                return Err(EngineError::Usage(format!(
-                    "--seeds applies when the target is searched for, and `{target}` is the id of {}; leave --seeds out",
-                    self.index.id_of(ix)?
-                )));
-            }
             return Ok(Start {
                 seeds: vec![ix],
                 ..Start::default()
@@ -595,57 +601,73 @@ impl Engine {
             .sources
             .iter()
             .any(|s| matches!(s, brief_project::Source::Tana { .. }));
-        let ids = || self.index.all_ids();
-        if !tana && has_id_shape(target, &id_shapes(&ids()?)) {
-            let mut unknown = match resolve(&self.index, target)? {
-                Ok(ix) => {
-                    return Ok(Start {
-                        seeds: vec![ix],
-                        ..Start::default()
-                    })
-                }
-                Err(unknown) => unknown,
-            };
-            unknown.hits = self
-                .index
-                .search(target, HITS_NAMED, None)?
-                .into_iter()
-                .map(|h| h.id)
-                .collect();
-            return Err(EngineError::Unknown(unknown));
+        if !tana && self.reads_as_id(target)? {
+            return Err(self.unknown_id(target)?);
         }
-        let hits = self.index.search(target, RELEVANCE_POOL, None)?;
-        let best = hits.first().map(|h| h.score).unwrap_or(0.0);
-        if hits.is_empty() {
-            let mut unknown = match resolve(&self.index, target)? {
-                Ok(_) => UnknownTarget::id(target, Vec::new()),
-                Err(unknown) => unknown,
-            };
-            unknown.searched = true;
-            return Err(EngineError::Unknown(unknown));
-        }
-        let mut start = Start {
-            query: Some(request.target.clone()),
-            ..Start::default()
-        };
-        for (rank, hit) in hits.iter().enumerate() {
-            if let Some(ix) = self.index.lookup(&hit.id)? {
-                // BM25 gives a term found in most of a small project's nodes (a repository's
-                // one topic) no weight at all: then the hits' order is all there is to go by.
-                let relevance = if best > 0.0 {
-                    hit.score / best
-                } else {
-                    1.0 / (rank as f64 + 1.0)
-                };
-                start
-                    .relevance
-                    .insert(ix, (relevance * 10_000.0).round() / 10_000.0);
-                if rank < request.seeds.unwrap_or(1).max(1) {
-                    start.seeds.push(ix);
-                }
+        match find(&self.index, target)? {
+            Verdict::Nothing(weakness) => Err(self.no_match(target, weakness)?),
+            Verdict::Found { hits, confidence } => {
+                let cap = request
+                    .seeds
+                    .or(self.project.defaults.seeds)
+                    .unwrap_or(DEFAULT_SEEDS);
+                let chosen = choose(&self.index, &hits, confidence, cap)?;
+                Ok(start_of(request, &hits, chosen))
             }
         }
-        Ok(start)
+    }
+
+    /// Whether a target that is no node's id reads as one: a single token in the shape of
+    /// this project's ids (`CHECKOUT-99`, shapes learned from the ids present), or in upper
+    /// case with separators (`NO-SUCH-NODE-XYZ`). Words with spaces never do.
+    fn reads_as_id(&self, target: &str) -> Result<bool, EngineError> {
+        if target.contains(char::is_whitespace) {
+            return Ok(false);
+        }
+        if looks_like_an_id(target) {
+            return Ok(true);
+        }
+        if !target.contains(['-', '_', '.']) && !target.contains(|c: char| c.is_ascii_digit()) {
+            return Ok(false);
+        }
+        Ok(has_id_shape(target, &id_shapes(&self.index.all_ids()?)))
+    }
+
+    /// The error for an id-shaped target that names no node: the closest ids and the best
+    /// search hits.
+    fn unknown_id(&self, target: &str) -> Result<EngineError, EngineError> {
+        let mut unknown = match resolve(&self.index, target)? {
+            Ok(ix) => UnknownTarget::id(&self.index.id_of(ix)?, Vec::new()),
+            Err(unknown) => unknown,
+        };
+        unknown.hits = self.hit_ids(target)?;
+        Ok(EngineError::Unknown(unknown))
+    }
+
+    /// The error for words that match nothing well enough: why, and the closest hits.
+    fn no_match(
+        &self,
+        target: &str,
+        weakness: crate::resolve::Weakness,
+    ) -> Result<EngineError, EngineError> {
+        let mut unknown = match resolve(&self.index, target)? {
+            Ok(_) => UnknownTarget::id(target, Vec::new()),
+            Err(unknown) => unknown,
+        };
+        unknown.searched = true;
+        unknown.weakness = Some(weakness);
+        unknown.hits = self.hit_ids(target)?;
+        Ok(EngineError::Unknown(unknown))
+    }
+
+    /// The ids of the best plain search hits for `text` (what `brief search` would list).
+    fn hit_ids(&self, text: &str) -> Result<Vec<String>, EngineError> {
+        Ok(self
+            .index
+            .search(text, HITS_NAMED, None)?
+            .into_iter()
+            .map(|h| h.id)
+            .collect())
     }
 
     /// `brief impact`: the targets whose context (with `request`'s depth, lens and identity)
@@ -1028,6 +1050,28 @@ impl Engine {
 /// Why there is nothing to compare with.
 fn no_vectors() -> String {
     "no node has a vector yet; `brief index` embeds them".into()
+}
+
+/// The start of a context in words: its seeds and related hits, and every hit's share of
+/// the best as its query relevance.
+fn start_of(request: &ContextRequest, hits: &[Scored], chosen: Match) -> Start {
+    let best = hits.first().map_or(1.0, |h| h.score);
+    let relevance = hits
+        .iter()
+        .map(|h| {
+            let share = if best > 0.0 { h.score / best } else { 1.0 };
+            (h.node, (share * 10_000.0).round() / 10_000.0)
+        })
+        .collect();
+    Start {
+        seeds: chosen.seeds.iter().map(|(node, _)| *node).collect(),
+        shares: chosen.seeds.iter().map(|(_, share)| *share).collect(),
+        query: Some(request.target.clone()),
+        relevance,
+        confidence: chosen.confidence,
+        related: chosen.related,
+        embeddings: None,
+    }
 }
 
 /// The newer side of a comparison.

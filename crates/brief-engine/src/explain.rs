@@ -90,7 +90,10 @@ fn rule_name(reason: &Reason) -> &'static str {
             (Direction::Linked, _) => "linked constrainer",
             (Direction::Propagated, _) => "layer guidance",
             (Direction::Forward, _) => "forward link",
+            (Direction::Backlink, _) => "backlink",
         },
+        Reason::Applies { .. } => "applies",
+        Reason::Words { .. } => "related by words",
     }
 }
 
@@ -111,6 +114,14 @@ fn reasons_for(
             let chain = match reason {
                 Reason::Target => format!("{target} (the target)"),
                 Reason::Identity => format!("{} (the project identity)", graph.id_of(node)?),
+                Reason::Applies { .. } | Reason::Words { .. } => {
+                    let mut text = target.clone();
+                    for step in crate::impact::reason_steps(graph, reason, node)? {
+                        text.push(' ');
+                        text.push_str(&step);
+                    }
+                    text
+                }
                 Reason::Edge { from, .. } => {
                     // The chain to the node the reason leaves, then this reason's steps.
                     let mut text = target.clone();

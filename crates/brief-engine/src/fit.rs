@@ -102,6 +102,16 @@ pub fn fill_order(
     // 6. Guidance, then the rest.
     class_steps(&mut steps, &members(Class::Guidance), &levels);
     class_steps(&mut steps, &members(Class::Distant), &levels);
+    // 7. Related material, one node at a time to its summary (a related node is worth its
+    // text, not a row of names), then each to full.
+    let related = members(Class::Related);
+    for &item in &related {
+        let upto_summary = levels.iter().filter(|l| **l <= Detail::Summary);
+        steps.extend(upto_summary.map(|&level| Step { item, level }));
+    }
+    if requested >= Detail::Full {
+        class_steps(&mut steps, &related, &[Detail::Full]);
+    }
     steps
 }
 
@@ -148,6 +158,9 @@ pub fn fit(
         .map(|r| r.reasons.contains(&Reason::Identity))
         .collect();
     let mut steps = fill_order(&classes, &identity, target, requested);
+    // Related material left out is counted, not named, while the walk goes on: the names go
+    // to what the links selected (the fill names more when room is left).
+    let related: Vec<bool> = classes.iter().map(|c| *c == Class::Related).collect();
 
     // The walk starts from the smallest document: the target at meta and the rest omitted,
     // or everything at meta when that is smaller still (a few short nodes cost less than the
@@ -187,10 +200,11 @@ pub fn fit(
     // every omitted id, if fewer), this is the walk's first state; when fewer fit, how many
     // is the budget's choice, not the state's.
     let omitted = plan.omitted();
-    plan.listed = omitted.min(LISTED);
+    plan.listed = plan.names(&related);
     let named = meter.measure(&plan) <= budget;
     if !named {
-        plan.listed = most_listed(&mut meter, &mut plan, 0, omitted.min(LISTED), budget);
+        let names = plan.names(&related);
+        plan.listed = most_listed(&mut meter, &mut plan, 0, names, budget);
         if meter.measure(&plan) > budget {
             // Only the whole list fits (it has no "… and N more" line).
             plan.listed = omitted;
@@ -208,7 +222,7 @@ pub fn fit(
         }
         let before = plan.clone();
         plan.details[step.item] = Some(step.level);
-        plan.listed = plan.omitted().min(LISTED);
+        plan.listed = plan.names(&related);
         let mut cost = meter.measure(&plan);
         // The Omitted section can cost more than the meta lines of what it lists: then the
         // state is the same one with everything left at meta. Which of the two is cheaper
@@ -314,6 +328,17 @@ struct Plan {
 }
 
 impl Plan {
+    /// How many omitted items a state of the walk names: the omitted items that are not
+    /// related material (they come first in rank order), at most [`LISTED`].
+    fn names(&self, related: &[bool]) -> usize {
+        self.details
+            .iter()
+            .zip(related)
+            .filter(|(d, r)| d.is_none() && !**r)
+            .count()
+            .min(LISTED)
+    }
+
     fn omitted(&self) -> usize {
         self.details.iter().filter(|d| d.is_none()).count()
     }

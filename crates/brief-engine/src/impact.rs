@@ -19,7 +19,7 @@ use crate::traverse::{Depth, Direction, Reason, Selection, TraverseOptions};
 use inverse::{Inverse, Verdict, Walks};
 
 mod inverse;
-use brief_model::{Corpus, GraphView, NodeIx, Origin, Relation, StoreError};
+use brief_model::{Corpus, GraphView, NodeIx, Origin, Relation, Scope, StoreError};
 use brief_project::Defaults;
 
 /// A target whose context holds at least one of the asked nodes.
@@ -144,6 +144,15 @@ pub fn impact(
             candidates.extend(corpus.lookup(&id)?);
         }
     }
+    // Rule 1b: a node that applies without a link is in the context of every target whose
+    // files it covers, whatever the other rules say.
+    let applied: Vec<BTreeMap<NodeIx, Scope>> = asked
+        .iter()
+        .map(|&node| applied_to(corpus, node))
+        .collect::<Result<_, _>>()?;
+    for found in &applied {
+        candidates.extend(found.keys().copied());
+    }
     let candidates: Vec<NodeIx> = candidates.into_iter().collect();
     // A target's origin picks its plan. Rules 1–4 do not depend on it, so without Tana
     // targets it is looked up only for a target that needs rule 5; with them, for every one.
@@ -177,6 +186,11 @@ pub fn impact(
         let mut selection: Option<Selection> = None;
         let mut chains: Vec<String> = Vec::new();
         for (i, &node) in asked.iter().enumerate() {
+            if let Some(scope) = applied[i].get(&candidate) {
+                let step = format!("← applies {} ({})", corpus.id_of(node)?, scope_text(scope));
+                chains.push(chain_text(corpus, candidate, vec![step])?);
+                continue;
+            }
             let everyone_here = everyone && Some(node) == identity;
             if !everyone_here && !mine[i].contains(&candidate) {
                 continue;
@@ -239,6 +253,34 @@ pub fn impact(
         targets,
         selected,
     })
+}
+
+/// The targets `node` applies to without a link (rule 1b), and how: none unless it is a
+/// current node that applies to some files or to every target.
+fn applied_to(corpus: &dyn GraphView, node: NodeIx) -> Result<BTreeMap<NodeIx, Scope>, StoreError> {
+    let mut found = BTreeMap::new();
+    let Some((_, applies)) = corpus.scoped()?.into_iter().find(|(n, _)| *n == node) else {
+        return Ok(found);
+    };
+    if !corpus.lifecycle_of(node)?.is_current() {
+        return Ok(found);
+    }
+    for id in corpus.all_ids()? {
+        let Some(target) = corpus.lookup(&id)? else {
+            continue;
+        };
+        if target == node {
+            continue;
+        }
+        let files = match applies {
+            brief_model::Applies::Always => Vec::new(),
+            _ => corpus.files_of(target)?,
+        };
+        if let Some(scope) = applies.reaches(&files) {
+            found.insert(target, scope);
+        }
+    }
+    Ok(found)
 }
 
 /// Every Tana target whose walk (both ways over the lens's families) could reach `node`.
@@ -354,6 +396,13 @@ pub fn chain_steps(
                 return Ok(Some(steps));
             }
             Reason::Identity => return Ok(Some(vec!["(the project identity)".to_string()])),
+            Reason::Applies { .. } | Reason::Words { .. } => {
+                let mut these = reason_steps(graph, reason, at)?;
+                these.reverse();
+                steps.extend(these);
+                steps.reverse();
+                return Ok(Some(steps));
+            }
             Reason::Edge {
                 relation,
                 direction,
@@ -420,6 +469,7 @@ fn rule_steps(
             }
             steps.push(format!("← {} {}", relation.name(), id(node)?));
         }
+        Direction::Backlink => steps.push(format!("← {} {}", relation.name(), id(node)?)),
         Direction::Propagated => {
             // The layer walk: each step a `depends_on` target or a grouping parent.
             let mut prev = from;
@@ -488,7 +538,26 @@ pub fn reason_steps(
             from,
             via,
         } => rule_steps(graph, *from, relation, *direction, via, node),
+        Reason::Applies { scope, .. } => Ok(vec![format!(
+            "← applies {} ({})",
+            graph.id_of(node)?,
+            scope_text(scope)
+        )]),
+        Reason::Words { share } => Ok(vec![format!(
+            "~ words {} ({:.2})",
+            graph.id_of(node)?,
+            f64::from(*share) / 10_000.0
+        )]),
         Reason::Target | Reason::Identity => Ok(Vec::new()),
+    }
+}
+
+/// How a node that applies without a link reached a target, in a few words: `always`, or
+/// "glob `src/api/**` matches src/api/orders.ts".
+pub fn scope_text(scope: &brief_model::Scope) -> String {
+    match scope {
+        brief_model::Scope::Always => "always".to_string(),
+        brief_model::Scope::Glob { glob, file } => format!("glob `{glob}` matches {file}"),
     }
 }
 
@@ -511,6 +580,7 @@ pub fn explorers(
     let rule_plans: Vec<TraverseOptions> = plans.rules().map(|p| p.options).collect();
     let mut found = Inverse::new(graph, &walks, node)?.explorers(&rule_plans)?;
     found.extend(tana_candidates(graph, plans, node)?);
+    found.extend(applied_to(graph, node)?.into_keys());
     Ok(found)
 }
 

@@ -37,6 +37,9 @@ pub enum Class {
     Guidance,
     /// Two hops or more, nearest first.
     Distant,
+    /// Related material, after everything the links and rules select: nodes that link to a
+    /// start node, and further search hits (sections of long documents among them).
+    Related,
 }
 
 impl Class {
@@ -48,6 +51,7 @@ impl Class {
             Class::Direct => "direct",
             Class::Guidance => "guidance",
             Class::Distant => "distant",
+            Class::Related => "related",
         }
     }
 }
@@ -120,13 +124,15 @@ pub fn rank(graph: &dyn NodeStore, selection: Selection, inputs: &RankInputs) ->
             .cmp(&b.class)
             // The target (a first seed) before the identity, whatever its kind.
             .then(is_target(b).cmp(&is_target(a)))
-            .then_with(|| {
+            .then_with(|| match a.class {
                 // "The rest by distance": far nodes differ most by how far they are.
-                if a.class == Class::Distant {
-                    a.distance.cmp(&b.distance)
-                } else {
-                    std::cmp::Ordering::Equal
-                }
+                Class::Distant => a.distance.cmp(&b.distance),
+                // Related material: what links to a start node, then by how well its words
+                // match.
+                Class::Related => is_backlink(b)
+                    .cmp(&is_backlink(a))
+                    .then(b.score.relevance.total_cmp(&a.score.relevance)),
+                _ => std::cmp::Ordering::Equal,
             })
             .then(b.boosted.cmp(&a.boosted))
             .then(b.weight.cmp(&a.weight))
@@ -151,6 +157,23 @@ pub fn kind_weight(kind: &Kind) -> u8 {
         Kind::DesignToken | Kind::Pipeline | Kind::Identity | Kind::Section | Kind::Other(_) => 2,
         Kind::Feature | Kind::Layer | Kind::Foundation | Kind::Artifact => 1,
     }
+}
+
+fn is_backlink(ranked: &Ranked) -> bool {
+    ranked.reasons.iter().any(|r| {
+        matches!(
+            r,
+            Reason::Edge {
+                direction: Direction::Backlink,
+                ..
+            }
+        )
+    })
+}
+
+/// Whether only related-material reasons brought the node.
+fn is_related(reached: &Reached) -> bool {
+    !reached.reasons.is_empty() && reached.reasons.iter().all(Reason::is_related)
 }
 
 fn is_root_reason(reached: &Reached) -> bool {
@@ -197,6 +220,8 @@ fn constrains_target(reached: &Reached) -> bool {
 fn class_of(node: &Node, reached: &Reached, target: NodeIx) -> Class {
     if is_root_reason(reached) {
         Class::Target
+    } else if is_related(reached) {
+        Class::Related
     } else if is_hard(node, reached) {
         Class::Hard
     } else if is_direct(reached, target) {
@@ -209,6 +234,14 @@ fn class_of(node: &Node, reached: &Reached, target: NodeIx) -> Class {
 }
 
 fn is_hard(node: &Node, reached: &Reached) -> bool {
+    // What applies to the target's files without a link is a rule the agent must follow.
+    if reached
+        .reasons
+        .iter()
+        .any(|r| matches!(r, Reason::Applies { .. }))
+    {
+        return true;
+    }
     match node.kind {
         Kind::Norm => true,
         Kind::Policy => node.severity() == Some("hard"),
@@ -238,7 +271,14 @@ const TANA_HARD_TAGS: [&str; 4] = ["policy", "norm", "rule", "constraint"];
 fn tana_class(node: &Node, reached: &Reached) -> Class {
     if is_root_reason(reached) {
         Class::Target
-    } else if is_tana_rule(node) {
+    } else if is_related(reached) {
+        Class::Related
+    } else if is_tana_rule(node)
+        || reached
+            .reasons
+            .iter()
+            .any(|r| matches!(r, Reason::Applies { .. }))
+    {
         Class::Hard
     } else if reached.distance <= 1 {
         Class::Direct

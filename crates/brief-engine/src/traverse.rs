@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use brief_model::guidance;
 use brief_model::lens::Follow;
-use brief_model::{Dangling, Edge, GraphView, IxMap, Kind, NodeIx, Relation, StoreError};
+use brief_model::{Dangling, Edge, GraphView, IxMap, Kind, NodeIx, Relation, Scope, StoreError};
 
 mod tana;
 
@@ -34,6 +34,9 @@ pub enum Direction {
     /// From target to source of an edge onto a node the target links (the constrainers of
     /// the specs a task links; `via` holds that node).
     Linked,
+    /// From target to source of a forward edge onto a start node: the node links to it
+    /// (related material, "links to ADR-0008").
+    Backlink,
 }
 
 impl Direction {
@@ -44,6 +47,7 @@ impl Direction {
             Direction::Inverse => "inverse",
             Direction::Propagated => "propagated",
             Direction::Linked => "linked",
+            Direction::Backlink => "backlink",
         }
     }
 }
@@ -64,6 +68,27 @@ pub enum Reason {
         from: NodeIx,
         via: Vec<NodeIx>,
     },
+    /// It applies to `to`, a start node, without a link: an agent file in its folder, a rule
+    /// whose glob covers one of its files, an always-on rule.
+    Applies { to: NodeIx, scope: Scope },
+    /// Related material: its words match the query, with this share of the best hit's
+    /// score (in ten-thousandths, so the reason stays exact and ordered).
+    Words { share: u16 },
+}
+
+impl Reason {
+    /// Whether this reason makes a node related material only (ranked after everything the
+    /// links and rules select).
+    pub fn is_related(&self) -> bool {
+        matches!(
+            self,
+            Reason::Words { .. }
+                | Reason::Edge {
+                    direction: Direction::Backlink,
+                    ..
+                }
+        )
+    }
 }
 
 /// A node in the selection.
@@ -474,6 +499,23 @@ pub(crate) fn reason_key(
             id(from)?,
             via.iter().map(id).collect::<Result<_, _>>()?,
         ),
+        Reason::Applies { to, scope } => (
+            3,
+            match scope {
+                Scope::Always => String::new(),
+                Scope::Glob { glob, file } => format!("{glob}\u{0}{file}"),
+            },
+            Direction::Forward,
+            id(to)?,
+            Vec::new(),
+        ),
+        Reason::Words { share } => (
+            4,
+            format!("{:05}", 10_000u16.saturating_sub(*share)),
+            Direction::Forward,
+            String::new(),
+            Vec::new(),
+        ),
     })
 }
 
@@ -489,6 +531,81 @@ pub(crate) fn edge_reason(
         from,
         via,
     }
+}
+
+/// Rule 1b, for every start node of a selection (Tana walks included): what applies to the
+/// start's files without a link — agent files, rules with globs, always-on rules — unless it
+/// is no longer current. Added at distance 1, reasons merged, the selection kept in id order.
+pub fn add_applying(
+    graph: &dyn GraphView,
+    selection: &mut Selection,
+    seeds: &[NodeIx],
+) -> Result<(), StoreError> {
+    let mut added = false;
+    for &seed in seeds {
+        for (node, scope) in applying(graph, seed)? {
+            let reason = Reason::Applies { to: seed, scope };
+            match selection.reached.iter_mut().find(|r| r.node == node) {
+                Some(reached) => {
+                    if !reached.reasons.contains(&reason) {
+                        reached.reasons.push(reason);
+                        reached.distance = reached.distance.min(1);
+                    }
+                }
+                None => {
+                    added = true;
+                    selection.reached.push(Reached {
+                        node,
+                        distance: 1,
+                        reasons: vec![reason],
+                    });
+                }
+            }
+        }
+    }
+    let id = |ix: &NodeIx| graph.id_of(*ix);
+    for reached in &mut selection.reached {
+        let mut keyed = Vec::with_capacity(reached.reasons.len());
+        for r in reached.reasons.drain(..) {
+            keyed.push((reason_key(&r, &id)?, r));
+        }
+        keyed.sort_by(|a, b| a.0.cmp(&b.0));
+        keyed.dedup_by(|a, b| a.1 == b.1);
+        reached.reasons = keyed.into_iter().map(|(_, r)| r).collect();
+    }
+    if added {
+        let mut keyed = Vec::with_capacity(selection.reached.len());
+        for r in selection.reached.drain(..) {
+            keyed.push((graph.id_of(r.node)?, r));
+        }
+        keyed.sort_by(|a, b| a.0.cmp(&b.0));
+        selection.reached = keyed.into_iter().map(|(_, r)| r).collect();
+    }
+    Ok(())
+}
+
+/// Rule 1b for one start node: the nodes that apply to it without a link, and how.
+pub(crate) fn applying(
+    graph: &dyn GraphView,
+    target: NodeIx,
+) -> Result<Vec<(NodeIx, Scope)>, StoreError> {
+    let scoped = graph.scoped()?;
+    if scoped.is_empty() {
+        return Ok(Vec::new());
+    }
+    let files = graph.files_of(target)?;
+    let mut out = Vec::new();
+    for (node, applies) in scoped {
+        if node == target {
+            continue;
+        }
+        if let Some(scope) = applies.reaches(&files) {
+            if graph.lifecycle_of(node)?.is_current() {
+                out.push((node, scope));
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Transitive `contains` ancestors of `node`: hops and the path of ancestors in between.

@@ -17,9 +17,13 @@
 //!
 //! Means are taken per target (every target weighs the same); a target without hard
 //! constraints does not count towards hard-constraint recall.
+//!
+//! [`words`] is the other evaluation: tasks written in words, as tickets are, on real
+//! repositories fetched at pinned commits (and on this crate's fixtures in CI).
 
 pub mod bm25;
 pub mod methods;
+pub mod words;
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;

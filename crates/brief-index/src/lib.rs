@@ -26,8 +26,8 @@ use rusqlite::{params, Connection, OptionalExtension};
 use brief_count::CountStore;
 use brief_model::guidance;
 use brief_model::{
-    Content, Corpus, Dangling, Edge, Fault, GraphView, Kind, Link, Location, Node, NodeIx,
-    NodeStore, Relation, StoreError, Subgraph,
+    Applies, Content, Corpus, Dangling, Edge, Fault, GraphView, Kind, Lifecycle, Link, Location,
+    Node, NodeIx, NodeStore, Relation, StoreError, Subgraph,
 };
 use brief_project::{Project, Source};
 use brief_root::{EntryKind, OpenError, PrivateDir, Root};
@@ -39,6 +39,7 @@ use brief_sources::{now_ns, read_stamped, rel_path, stamp, FolderStamp, Problem,
 
 mod build;
 mod guides;
+mod lexicon;
 mod queries;
 mod refresh;
 mod schema;
@@ -49,6 +50,7 @@ mod view;
 use build::*;
 use schema::*;
 
+pub use lexicon::{Candidate, Term, TermHit, MIN_PREFIX_CHARS};
 pub use queries::{check_query, QueryError, MAX_QUERY_BYTES, MAX_QUERY_WORDS};
 pub use vectors::{passage, Embedded, Until, PASSAGE_CHARS};
 

@@ -25,6 +25,12 @@ CREATE TABLE nodes(ix INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, kind TEXT NO
 -- the indexes of `nodes` then never reads through the bulk of the data.
 CREATE TABLE node_data(ix INTEGER PRIMARY KEY, data TEXT NOT NULL, sum INTEGER NOT NULL);
 
+-- What sets a few nodes apart, kept beside them so a context reads these short lists
+-- instead of every node: how a node applies without a link (agent files, rules with globs,
+-- steering; JSON) and a lifecycle other than current (`proposed`, `superseded`, …).
+CREATE TABLE marks(ix INTEGER PRIMARY KEY, applies TEXT, lifecycle TEXT);
+CREATE INDEX marks_applies ON marks(applies) WHERE applies IS NOT NULL;
+
 -- Keyed by (src, rel, dst) and indexed by (dst, rel): the edges of one relation at a node
 -- are one range, so a layer's one `depends_on` is read without its thousands of members.
 CREATE TABLE edges(src INTEGER NOT NULL, dst INTEGER NOT NULL, rel TEXT NOT NULL,
@@ -189,6 +195,7 @@ mod tests {
             "files",
             "nodes",
             "node_data",
+            "marks",
             "edges",
             "dangling",
             "problems",

@@ -63,6 +63,41 @@ impl GraphView for Index {
             .map_err(|e| self.fail(e))
     }
 
+    fn scoped(&self) -> Result<Vec<(NodeIx, Applies)>, StoreError> {
+        let rows = (|| -> Result<Vec<(i64, String)>, rusqlite::Error> {
+            let mut stmt = self.conn.prepare_cached(
+                "SELECT ix, applies FROM marks WHERE applies IS NOT NULL ORDER BY ix",
+            )?;
+            let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            rows.collect()
+        })()
+        .map_err(|e| self.fail(e))?;
+        rows.into_iter()
+            .map(|(ix, text)| {
+                serde_json::from_str(&text)
+                    .map(|applies| (ix as NodeIx, applies))
+                    .map_err(|e| self.damaged(format!("node {ix}: scope does not decode ({e})")))
+            })
+            .collect()
+    }
+
+    fn files_of(&self, ix: NodeIx) -> Result<Vec<String>, StoreError> {
+        Ok(self.load_node(ix)?.files())
+    }
+
+    fn lifecycle_of(&self, ix: NodeIx) -> Result<Lifecycle, StoreError> {
+        let word: Option<Option<String>> = self
+            .conn
+            .prepare_cached("SELECT lifecycle FROM marks WHERE ix = CAST(?1 AS INTEGER)")
+            .and_then(|mut s| s.query_row([ix], |r| r.get(0)).optional())
+            .map_err(|e| self.fail(e))?;
+        match word.flatten() {
+            None => Ok(Lifecycle::Current),
+            Some(word) => Lifecycle::parse(&word)
+                .ok_or_else(|| self.damaged(format!("node {ix}: unknown lifecycle `{word}`"))),
+        }
+    }
+
     fn dangling_from(&self, ix: NodeIx) -> Result<Vec<Dangling>, StoreError> {
         let result = (|| -> Result<Vec<Dangling>, rusqlite::Error> {
             let mut stmt = self.conn.prepare_cached(

@@ -18,7 +18,7 @@ use serde_json::Value;
 
 mod view;
 
-pub use lifecycle::{Applies, Lifecycle, Retired};
+pub use lifecycle::{Applies, Lifecycle, Retired, Scope};
 pub use view::{Corpus, Fault, GraphView, LayerGuide, NodeStore, StoreError, Subgraph};
 
 /// Index of a node inside a [`Graph`]; ordering by index is ordering by id.
@@ -495,6 +495,15 @@ impl Node {
     /// Where the node stands in its lifecycle, from its status (no status: current).
     pub fn lifecycle(&self) -> Lifecycle {
         Lifecycle::of(self.status.as_deref())
+    }
+
+    /// The files the node is about: its source file, then the code paths it names.
+    pub fn files(&self) -> Vec<String> {
+        let mut files = vec![self.location.path.clone()];
+        if let Some(fields) = self.artifact() {
+            files.extend(fields.paths.iter().cloned());
+        }
+        files
     }
 
     /// When the node applies to targets it has no link with.

@@ -139,6 +139,55 @@ impl Applies {
     pub fn is_linked(&self) -> bool {
         *self == Applies::Linked
     }
+
+    /// Whether the node applies to a target with these files (root-relative, `/`-separated),
+    /// and how: for globs, the first glob (in order) that matches one of the files (in
+    /// order). A glob without a `/` matches a file name in any folder, as in `.gitignore`;
+    /// a glob that does not parse matches nothing (`brief check` reports it).
+    pub fn reaches(&self, files: &[String]) -> Option<Scope> {
+        match self {
+            Applies::Linked => None,
+            Applies::Always => Some(Scope::Always),
+            Applies::Files(globs) => globs.iter().find_map(|glob| {
+                let matcher = matcher(glob)?;
+                files
+                    .iter()
+                    .find(|file| matcher.is_match(file.as_str()))
+                    .map(|file| Scope::Glob {
+                        glob: glob.clone(),
+                        file: file.clone(),
+                    })
+            }),
+        }
+    }
+}
+
+/// A glob as rule files write it: `*` stays inside one folder, `**` crosses folders, and a
+/// glob without `/` matches the file name at any depth.
+fn matcher(glob: &str) -> Option<globset::GlobMatcher> {
+    let glob = glob.trim().trim_start_matches("./");
+    if glob.is_empty() {
+        return None;
+    }
+    let pattern = if glob.contains('/') {
+        glob.trim_start_matches('/').to_string()
+    } else {
+        format!("**/{glob}")
+    };
+    globset::GlobBuilder::new(&pattern)
+        .literal_separator(true)
+        .build()
+        .ok()
+        .map(|g| g.compile_matcher())
+}
+
+/// How a node that applies without a link reached a target.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scope {
+    /// It applies to every target.
+    Always,
+    /// `glob` matched `file`, one of the target's files.
+    Glob { glob: String, file: String },
 }
 
 #[cfg(test)]
@@ -176,6 +225,30 @@ mod tests {
         for (status, expected) in cases {
             assert_eq!(Lifecycle::parse(status), Some(expected), "{status}");
         }
+    }
+
+    #[test]
+    fn globs_reach_the_files_they_cover() {
+        let files = |list: &[&str]| list.iter().map(|f| f.to_string()).collect::<Vec<_>>();
+        let api = Applies::Files(vec!["src/api/**".into(), "*.sql".into()]);
+        assert_eq!(
+            api.reaches(&files(&["docs/x.md", "src/api/v1/orders.ts"])),
+            Some(Scope::Glob {
+                glob: "src/api/**".into(),
+                file: "src/api/v1/orders.ts".into()
+            })
+        );
+        assert!(api.reaches(&files(&["db/migrations/001.sql"])).is_some());
+        assert_eq!(api.reaches(&files(&["src/apiary.ts", "README.md"])), None);
+        let star = Applies::Files(vec!["src/*.ts".into()]);
+        assert!(star.reaches(&files(&["src/a.ts"])).is_some());
+        assert!(star.reaches(&files(&["src/deep/a.ts"])).is_none());
+        assert_eq!(Applies::Always.reaches(&[]), Some(Scope::Always));
+        assert_eq!(Applies::Linked.reaches(&files(&["a"])), None);
+        assert_eq!(
+            Applies::Files(vec!["[".into(), "".into()]).reaches(&files(&["["])),
+            None
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use super::{Dangling, Edge, Graph, IxMap, Kind, Node, NodeIx, Relation};
+use super::{Applies, Dangling, Edge, Graph, IxMap, Kind, Lifecycle, Node, NodeIx, Relation};
 
 /// How a store failed, which decides what the caller does about it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,6 +96,14 @@ pub trait GraphView {
     }
     /// The project identity node, if there is one.
     fn identity(&self) -> Result<Option<NodeIx>, StoreError>;
+    /// The nodes that apply to targets without a link (agent files, rules with globs,
+    /// steering) and how, sorted by node index: a short list every context reads.
+    fn scoped(&self) -> Result<Vec<(NodeIx, Applies)>, StoreError>;
+    /// Where a node stands in its lifecycle (current unless its status says otherwise).
+    fn lifecycle_of(&self, ix: NodeIx) -> Result<Lifecycle, StoreError>;
+    /// The files a node is about: its own source file, then the code paths it names (a
+    /// spec's `paths`, a task's files), root-relative.
+    fn files_of(&self, ix: NodeIx) -> Result<Vec<String>, StoreError>;
     /// Links out of a node whose target does not exist.
     fn dangling_from(&self, ix: NodeIx) -> Result<Vec<Dangling>, StoreError>;
     /// Every id, sorted (for suggestions; may be slow on large graphs).
@@ -215,6 +223,24 @@ impl GraphView for Graph {
 
     fn identity(&self) -> Result<Option<NodeIx>, StoreError> {
         Ok(Graph::identity(self))
+    }
+
+    fn lifecycle_of(&self, ix: NodeIx) -> Result<Lifecycle, StoreError> {
+        Ok(self.node(ix).lifecycle())
+    }
+
+    fn files_of(&self, ix: NodeIx) -> Result<Vec<String>, StoreError> {
+        Ok(self.node(ix).files())
+    }
+
+    fn scoped(&self) -> Result<Vec<(NodeIx, Applies)>, StoreError> {
+        Ok(self
+            .nodes()
+            .iter()
+            .enumerate()
+            .filter(|(_, node)| !node.applies().is_linked())
+            .map(|(ix, node)| (ix as NodeIx, node.applies().clone()))
+            .collect())
     }
 
     fn all_ids(&self) -> Result<Vec<String>, StoreError> {

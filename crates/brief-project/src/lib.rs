@@ -33,6 +33,8 @@ pub struct Defaults {
     pub encoding: Option<Encoding>,
     /// Most neighbours followed over one relation of one node (`[context] fanout`).
     pub fanout: Option<usize>,
+    /// Most start nodes a target in words gets (`[context] seeds`).
+    pub seeds: Option<usize>,
     /// Custom lenses (`[lenses.NAME]`), in name order.
     pub lenses: Vec<(String, brief_model::lens::LensConfig)>,
 }
@@ -98,6 +100,7 @@ struct ContextTable {
     detail: Option<String>,
     encoding: Option<String>,
     fanout: Option<usize>,
+    seeds: Option<usize>,
 }
 
 impl Project {
@@ -384,6 +387,13 @@ fn defaults(config: &ConfigFile, path: &Path) -> Result<Defaults, ProjectError> 
         detail,
         encoding,
         fanout: table.fanout,
+        seeds: match table.seeds {
+            Some(0) => return Err(bad(
+                "[context] seeds must be at least 1 (the most start nodes a target in words gets)"
+                    .into(),
+            )),
+            other => other,
+        },
         lenses,
     })
 }

@@ -164,12 +164,25 @@ pub fn ids(v: &Value) -> BTreeSet<String> {
     order(v).into_iter().collect()
 }
 
-/// The ids of the selected nodes in rank order.
+/// The ids of the nodes the rules selected, in rank order (related material, which only
+/// fills the room the rules leave, is [`related`]).
 pub fn order(v: &Value) -> Vec<String> {
     v["nodes"]
         .as_array()
         .unwrap()
         .iter()
+        .filter(|n| n["rank"]["class"] != "related")
+        .map(|n| n["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The ids of the related material shown, in rank order.
+pub fn related(v: &Value) -> Vec<String> {
+    v["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["rank"]["class"] == "related")
         .map(|n| n["id"].as_str().unwrap().to_string())
         .collect()
 }

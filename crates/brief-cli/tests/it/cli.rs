@@ -50,12 +50,19 @@ fn p1_not_found_names_close_ids_and_search_hits_and_says_how_to_search() {
 }
 
 #[test]
-fn p1_seeds_and_empty_targets_are_usage_errors() {
+fn p1_seeds_with_an_id_is_a_note_and_empty_targets_are_usage_errors() {
     let dir = copy_fixture(PAYMENTS);
     let root = dir.path().to_str().unwrap();
-    let (code, _, stderr) = run(&["context", "REFUNDS-01", "--seeds", "3", "--root", root]);
-    assert_eq!(code, 2, "--seeds with an id target: {stderr}");
-    assert!(stderr.contains("--seeds"), "{stderr}");
+    // Clients that always send --seeds must not fail on an id: it is ignored with a note.
+    let (code, with_seeds, stderr) =
+        run(&["context", "REFUNDS-01", "--seeds", "3", "--root", root]);
+    assert_eq!(code, 0, "--seeds with an id target: {stderr}");
+    assert!(
+        stderr.contains("note: --seeds applies to targets in words"),
+        "{stderr}"
+    );
+    let (_, without, _) = run(&["context", "REFUNDS-01", "--root", root]);
+    assert_eq!(with_seeds, without);
     let (code, _, stderr) = run(&["context", "refund", "--seeds", "0", "--root", root]);
     assert_eq!(code, 2, "--seeds 0: {stderr}");
     let (code, _, stderr) = run(&["context", "", "--root", root]);

@@ -190,7 +190,7 @@ fn omitted_entries_carry_kind_and_title_in_rank_order_in_every_format() {
     assert!(omitted.len() > 3, "{omitted:?}");
     // Rank order: classes never go back up the list.
     let class = |c: &str| {
-        ["target", "hard", "direct", "guidance", "distant"]
+        ["target", "hard", "direct", "guidance", "distant", "related"]
             .iter()
             .position(|k| *k == c)
             .unwrap()
@@ -464,6 +464,8 @@ fn every_json_field_is_documented() {
         "truncated[].title",
         "lens",
         "omitted[].listed",
+        "seeds[].score",
+        "confidence",
     ] {
         assert!(seen.contains(must), "{must} not produced: {seen:?}");
     }

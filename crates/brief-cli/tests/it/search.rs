@@ -75,7 +75,8 @@ fn seeds_merge_several_hits() {
     let dir = copy_fixture(PAYMENTS);
     let root = dir.path().to_str().unwrap();
     let one = json(&[
-        "context", "refund", "--root", root, "--format", "json", "--budget", "100000",
+        "context", "refund", "--root", root, "--format", "json", "--budget", "100000", "--seeds",
+        "1",
     ]);
     let three = json(&[
         "context", "refund", "--root", root, "--format", "json", "--budget", "100000", "--seeds",

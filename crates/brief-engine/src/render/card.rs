@@ -327,6 +327,16 @@ pub fn why(graph: &dyn NodeStore, reasons: &[Reason]) -> String {
         .filter_map(|reason| match reason {
             Reason::Target => None,
             Reason::Identity => Some("project identity".to_string()),
+            Reason::Applies { to, scope } => Some(match scope {
+                brief_model::Scope::Always => "applies to every target".to_string(),
+                brief_model::Scope::Glob { glob, file } => {
+                    format!("applies to {} (glob `{glob}` matches {file})", id(to))
+                }
+            }),
+            Reason::Words { share } => Some(format!(
+                "related by words, {:.2}",
+                f64::from(*share) / 10_000.0
+            )),
             Reason::Edge {
                 relation,
                 direction,
@@ -334,6 +344,7 @@ pub fn why(graph: &dyn NodeStore, reasons: &[Reason]) -> String {
                 via,
             } => Some(match direction {
                 Direction::Forward => forward_why(relation, id(from)),
+                Direction::Backlink => format!("links to {}", id(from)),
                 Direction::Inverse => inverse_why(relation, id(from), via.iter().map(id)),
                 Direction::Linked => match via.first() {
                     Some(linked) => {

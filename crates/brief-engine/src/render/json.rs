@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::rank::Ranked;
 use crate::traverse::Reason;
-use brief_model::{NodeIx, NodeStore};
+use brief_model::{NodeIx, NodeStore, Scope};
 
 use super::{Fitted, TruncationNote};
 
@@ -14,6 +14,9 @@ use super::{Fitted, TruncationNote};
 struct Audit<'a> {
     target: &'a str,
     query: Option<&'a str>,
+    confidence: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seeds: Option<Vec<SeedOut<'a>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     embeddings: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -28,6 +31,12 @@ struct Audit<'a> {
     superseded_by: Option<Vec<&'a str>>,
     warnings: &'a [String],
     document: &'a str,
+}
+
+#[derive(Serialize)]
+struct SeedOut<'a> {
+    id: &'a str,
+    score: f64,
 }
 
 #[derive(Serialize)]
@@ -73,6 +82,63 @@ struct ReasonOut<'a> {
     from: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     via: Option<Vec<&'a str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    glob: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    score: Option<f64>,
+}
+
+impl<'a> ReasonOut<'a> {
+    fn plain(relation: &'a str) -> ReasonOut<'a> {
+        ReasonOut {
+            relation,
+            direction: None,
+            from: None,
+            via: None,
+            glob: None,
+            file: None,
+            score: None,
+        }
+    }
+}
+
+/// A reason as the audit writes it (`docs/json.md`, `nodes[].reasons[]`).
+fn reason_out<'a>(reason: &'a Reason, id: &dyn Fn(&NodeIx) -> &'a str) -> ReasonOut<'a> {
+    match reason {
+        Reason::Target => ReasonOut::plain("target"),
+        Reason::Identity => ReasonOut::plain("identity"),
+        Reason::Edge {
+            relation,
+            direction,
+            from,
+            via,
+        } => ReasonOut {
+            direction: Some(direction.name()),
+            from: Some(id(from)),
+            via: Some(via.iter().map(id).collect()),
+            ..ReasonOut::plain(relation.name())
+        },
+        Reason::Applies { to, scope } => match scope {
+            Scope::Always => ReasonOut {
+                direction: Some("always"),
+                from: Some(id(to)),
+                ..ReasonOut::plain("applies")
+            },
+            Scope::Glob { glob, file } => ReasonOut {
+                direction: Some("glob"),
+                from: Some(id(to)),
+                glob: Some(glob),
+                file: Some(file),
+                ..ReasonOut::plain("applies")
+            },
+        },
+        Reason::Words { share } => ReasonOut {
+            score: Some(f64::from(*share) / 10_000.0),
+            ..ReasonOut::plain("words")
+        },
+    }
 }
 
 #[derive(Serialize)]
@@ -100,6 +166,10 @@ pub struct AuditInput<'a> {
     pub truncated: &'a [TruncationNote],
     /// What supersedes the target, when it is superseded.
     pub superseded_by: Option<Vec<&'a str>>,
+    /// For a query: the start nodes with their share of the best hit.
+    pub seeds: Option<&'a [(String, f64)]>,
+    /// How far the start can be trusted.
+    pub confidence: crate::resolve::Confidence,
 }
 
 /// The audit JSON, pretty-printed, with a trailing newline.
@@ -129,35 +199,7 @@ pub fn audit(input: &AuditInput<'_>, ranked: &[Ranked], fitted: &Fitted) -> Stri
                 },
                 tokens: fitted.tokens[i],
                 cut: fitted.cut == Some(i),
-                reasons: item
-                    .reasons
-                    .iter()
-                    .map(|reason| match reason {
-                        Reason::Target => ReasonOut {
-                            relation: "target",
-                            direction: None,
-                            from: None,
-                            via: None,
-                        },
-                        Reason::Identity => ReasonOut {
-                            relation: "identity",
-                            direction: None,
-                            from: None,
-                            via: None,
-                        },
-                        Reason::Edge {
-                            relation,
-                            direction,
-                            from,
-                            via,
-                        } => ReasonOut {
-                            relation: relation.name(),
-                            direction: Some(direction.name()),
-                            from: Some(id(from)),
-                            via: Some(via.iter().map(id).collect()),
-                        },
-                    })
-                    .collect(),
+                reasons: item.reasons.iter().map(|r| reason_out(r, &id)).collect(),
             }),
             None => {
                 let listed = omitted.len() < fitted.listed;
@@ -175,6 +217,13 @@ pub fn audit(input: &AuditInput<'_>, ranked: &[Ranked], fitted: &Fitted) -> Stri
     let audit = Audit {
         target: &graph.node(input.target).id,
         query: input.query,
+        confidence: input.confidence.name(),
+        seeds: input.seeds.map(|seeds| {
+            seeds
+                .iter()
+                .map(|(id, score)| SeedOut { id, score: *score })
+                .collect()
+        }),
         embeddings: input.embeddings.clone(),
         lens: input.lens,
         encoding: input.encoding,

@@ -18,7 +18,7 @@ use std::fmt;
 use std::rc::Rc;
 use std::str::FromStr;
 
-use crate::rank::Ranked;
+use crate::rank::{Class, Ranked};
 use brief_model::{Detail, Kind, NodeIx, NodeStore, Origin};
 
 pub use card::{card, Card, Part};
@@ -125,11 +125,14 @@ enum Section {
     Behaviors,
     Specs,
     Tasks,
-    Related,
+    /// Spec Graph extension types (contracts, tokens, pipelines).
+    Extensions,
     Other,
     Namespace,
     /// Everything a Tana context reached, in rank order.
     Connected,
+    /// Related material: what links to a start node, further search hits.
+    Related,
 }
 
 impl Section {
@@ -152,16 +155,17 @@ impl Section {
             Section::Behaviors => "Prerequisite Behaviors".into(),
             Section::Specs => "Specs".into(),
             Section::Tasks => "Tasks".into(),
-            Section::Related => "Related Specifications".into(),
+            Section::Extensions => "Related Specifications".into(),
             Section::Other => "Other".into(),
             Section::Namespace => "Namespace".into(),
             Section::Connected => "Connected Nodes".into(),
+            Section::Related => "Related Material".into(),
         }
     }
 }
 
 /// Spec Graph order (the docs' template, extended).
-const SPEC_GRAPH_ORDER: [Section; 17] = [
+const SPEC_GRAPH_ORDER: [Section; 18] = [
     Section::Identity,
     Section::Target,
     Section::ArchitectureDecisions,
@@ -176,13 +180,14 @@ const SPEC_GRAPH_ORDER: [Section; 17] = [
     Section::Behaviors,
     Section::Specs,
     Section::Tasks,
-    Section::Related,
+    Section::Extensions,
     Section::Other,
     Section::Namespace,
+    Section::Related,
 ];
 
 /// Artifact bundle order: identity → norms → decisions → specs → task (→ code paths).
-const ARTIFACT_ORDER: [Section; 16] = [
+const ARTIFACT_ORDER: [Section; 17] = [
     Section::Identity,
     Section::Norms,
     Section::Decisions,
@@ -195,23 +200,31 @@ const ARTIFACT_ORDER: [Section; 16] = [
     Section::Foundations,
     Section::Specs,
     Section::Behaviors,
-    Section::Related,
+    Section::Extensions,
     Section::Other,
     Section::Namespace,
     Section::Tasks,
+    Section::Related,
 ];
 
 /// Tana order: the target, then every other node in rank order (a Tana graph has no
 /// normative kinds to group by).
-const TANA_ORDER: [Section; 3] = [Section::Identity, Section::Target, Section::Connected];
+const TANA_ORDER: [Section; 4] = [
+    Section::Identity,
+    Section::Target,
+    Section::Connected,
+    Section::Related,
+];
 
 /// What a document says besides its nodes.
 #[derive(Debug, Clone, Default)]
 pub struct Extras {
     /// The search text the context started from.
     pub query: Option<String>,
-    /// The ids of the start nodes.
-    pub seeds: Vec<String>,
+    /// The start nodes: ids with their score as a share of the best hit.
+    pub seeds: Vec<(String, f64)>,
+    /// How far the start can be trusted.
+    pub confidence: crate::resolve::Confidence,
     /// Sampled fan-outs, one sentence each.
     pub truncated: Vec<String>,
     /// Only these extra fields are shown on cards (a lens's field filter).
@@ -257,7 +270,9 @@ impl<'a> Layout<'a> {
         let mut sections: Vec<(Section, Vec<usize>)> =
             order.iter().map(|&s| (s, Vec::new())).collect();
         for (i, item) in ranked.iter().enumerate() {
-            let section = if tana {
+            let section = if item.class == Class::Related {
+                Section::Related
+            } else if tana {
                 match graph.node(item.node).kind {
                     Kind::Identity => Section::Identity,
                     _ if item.node == target => Section::Target,
@@ -302,15 +317,27 @@ impl<'a> Layout<'a> {
     pub fn with(mut self, extras: Extras) -> Layout<'a> {
         if let Some(query) = &extras.query {
             let target = self.graph.node(self.target);
-            let seeds = extras.seeds.join(", ");
+            let seeds = extras
+                .seeds
+                .iter()
+                .map(|(id, share)| format!("{id} ({share:.2})"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let trust = match extras.confidence {
+                crate::resolve::Confidence::Weak => {
+                    "; a weak match: the best node holds only part of the words, so check it is the right start"
+                }
+                _ => "",
+            };
+            let confidence = extras.confidence.name();
             self.header = match self.style {
                 Style::Markdown => format!(
-                    "# Context for \"{query}\": {}: {}\n\nSearch hits used as start nodes: {seeds}\n\n",
+                    "# Context for \"{query}\": {}: {}\n\nStart nodes, found by words ({confidence} match{trust}): {seeds}\n\n",
                     target.id,
                     card::one_line(&target.title)
                 ),
                 Style::Text => format!(
-                    "context: \"{query}\" → {} ({})\nstart nodes: {seeds}\n\n",
+                    "context: \"{query}\" → {} ({})\nstart nodes ({confidence} match{trust}): {seeds}\n\n",
                     target.id,
                     card::one_line(&target.title)
                 ),
@@ -627,7 +654,7 @@ fn section_of(
         Kind::Spec => Section::Specs,
         Kind::Task => Section::Tasks,
         Kind::Feature | Kind::Layer => Section::Namespace,
-        kind if kind.is_extension() => Section::Related,
+        kind if kind.is_extension() => Section::Extensions,
         _ => Section::Other,
     }
 }

@@ -18,6 +18,10 @@ pub(crate) struct Prepared {
     pub(crate) fields: String,
     /// The hash of the text the node is embedded from (`vectors::passage`).
     pub(crate) passage: [u8; 32],
+    /// When the node applies without a link, as stored in `marks` (`None`: only linked).
+    pub(crate) applies: Option<String>,
+    /// Its lifecycle when not current, as stored in `marks`.
+    pub(crate) lifecycle: Option<&'static str>,
 }
 
 pub(crate) fn prepare(node: Node) -> Result<Prepared, Problem> {
@@ -34,6 +38,14 @@ pub(crate) fn prepare(node: Node) -> Result<Prepared, Problem> {
     );
     let (body, fields) = search_text(&node);
     let passage = crate::vectors::passage_hash(&node);
+    let applies = if node.applies().is_linked() {
+        None
+    } else {
+        serde_json::to_string(node.applies()).ok()
+    };
+    let lifecycle = Some(node.lifecycle())
+        .filter(|l| !l.is_current())
+        .map(|l| l.name());
     let Node {
         id,
         kind,
@@ -52,6 +64,8 @@ pub(crate) fn prepare(node: Node) -> Result<Prepared, Problem> {
         links,
         data,
         sums,
+        applies,
+        lifecycle,
         body,
         fields,
         passage,

@@ -53,6 +53,7 @@ pub(crate) fn remove_file_nodes_bulk(tx: &Connection, file: &str) -> rusqlite::R
         "DELETE FROM dangling WHERE src IN (SELECT ix FROM nodes WHERE file = ?1)",
         "DELETE FROM search WHERE rowid IN (SELECT ix FROM nodes WHERE file = ?1)",
         "DELETE FROM node_data WHERE ix IN (SELECT ix FROM nodes WHERE file = ?1)",
+        "DELETE FROM marks WHERE ix IN (SELECT ix FROM nodes WHERE file = ?1)",
         "DELETE FROM nodes WHERE file = ?1",
     ] {
         run(tx, sql, [file])?;
@@ -198,6 +199,7 @@ pub(crate) fn remove_node(tx: &Connection, ix: i64, id: &str) -> rusqlite::Resul
     run(tx, "DELETE FROM edges WHERE src = ?1 OR dst = ?1", [ix])?;
     run(tx, "DELETE FROM dangling WHERE src = ?1", [ix])?;
     run(tx, "DELETE FROM search WHERE rowid = ?1", [ix])?;
+    run(tx, "DELETE FROM marks WHERE ix = ?1", [ix])?;
     run(tx, "DELETE FROM node_data WHERE ix = ?1", [ix])?;
     crate::vectors::removed(tx, ix)?;
     run(tx, "DELETE FROM nodes WHERE ix = ?1", [ix])?;
@@ -224,6 +226,8 @@ pub(crate) fn upsert_node(
         body,
         fields,
         passage,
+        applies,
+        lifecycle,
     } = prepared;
     let existing: Vec<(i64, String)> = if fresh {
         Vec::new()
@@ -288,6 +292,14 @@ pub(crate) fn upsert_node(
         params![ix, id, title, body, fields],
     )?;
     crate::vectors::written(tx, ix, &passage)?;
+    run(tx, "DELETE FROM marks WHERE ix = ?1", [ix])?;
+    if applies.is_some() || lifecycle.is_some() {
+        run(
+            tx,
+            "INSERT INTO marks(ix, applies, lifecycle) VALUES (?1, ?2, ?3)",
+            params![ix, applies, lifecycle],
+        )?;
+    }
     Ok(Ok(Written {
         ix: ix as NodeIx,
         id,

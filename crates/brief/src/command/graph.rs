@@ -71,7 +71,7 @@ fn on_engine(
             let out = engine.context(request).map_err(plain)?;
             let mut outcome = Outcome::text(out.text);
             outcome.notes = warnings(&root, &out.warnings);
-            outcome.notes.extend(engine.embeddings_notes());
+            outcome.notes.extend(out.notes);
             if out.omitted > 0 {
                 outcome.terminal_notes.push(format!(
                     "note: {} node{} did not fit {} tokens (used {}); raise --budget or see --format json",

@@ -1230,6 +1230,7 @@ fn class_rank(class: &str) -> u8 {
         "direct" => 2,
         "guidance" => 3,
         "distant" => 4,
+        "related" => 5,
         other => panic!("unknown class `{other}` in JSON"),
     }
 }

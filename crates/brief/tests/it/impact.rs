@@ -44,10 +44,14 @@ fn contexts(
         };
         let out = assemble(graph, defaults, &request).expect("the context assembles");
         let json: Value = serde_json::from_str(&out.text).unwrap();
+        // Related material (backlinks, search hits) is outside the rules impact answers for.
         let mut nodes = BTreeSet::new();
         for list in ["nodes", "omitted"] {
             for node in json[list].as_array().unwrap() {
-                nodes.insert(node["id"].as_str().unwrap().to_string());
+                let class = node["rank"]["class"].as_str().or(node["class"].as_str());
+                if class != Some("related") {
+                    nodes.insert(node["id"].as_str().unwrap().to_string());
+                }
             }
         }
         held.insert(id, nodes);

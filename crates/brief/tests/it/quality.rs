@@ -116,6 +116,7 @@ fn class_order(class: &str) -> u8 {
         "direct" => 2,
         "guidance" => 3,
         "distant" => 4,
+        "related" => 5,
         other => panic!("unknown class {other}"),
     }
 }

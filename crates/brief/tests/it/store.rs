@@ -70,6 +70,18 @@ impl GraphView for Failing<'_> {
         self.read()?;
         Ok(self.graph.identity())
     }
+    fn scoped(&self) -> Result<Vec<(NodeIx, brief::model::Applies)>, StoreError> {
+        self.read()?;
+        GraphView::scoped(self.graph)
+    }
+    fn files_of(&self, ix: NodeIx) -> Result<Vec<String>, StoreError> {
+        self.read()?;
+        GraphView::files_of(self.graph, ix)
+    }
+    fn lifecycle_of(&self, ix: NodeIx) -> Result<brief::model::Lifecycle, StoreError> {
+        self.read()?;
+        GraphView::lifecycle_of(self.graph, ix)
+    }
     fn dangling_from(&self, ix: NodeIx) -> Result<Vec<Dangling>, StoreError> {
         self.read()?;
         Ok(self.graph.dangling_from(ix))

@@ -1,6 +1,12 @@
 //! Resolving what the user typed to a start node: an exact id, an id in another case, or an
 //! error that names the closest ids; and telling an id from words (`has_id_shape`).
 
+mod words;
+
+pub use words::{
+    judge, words, Confidence, Counted, Evidence, Role, Scored, Verdict, Weakness, Word,
+};
+
 use std::collections::BTreeSet;
 
 use brief_model::{GraphView, NodeIx, StoreError};
@@ -19,6 +25,8 @@ pub struct UnknownTarget {
     pub hits: Vec<String>,
     /// Whether the target was searched for as words (it was not taken for an id).
     pub searched: bool,
+    /// When it was searched for: why no node matched well enough (`None`: nothing at all).
+    pub weakness: Option<Weakness>,
 }
 
 impl UnknownTarget {
@@ -29,6 +37,7 @@ impl UnknownTarget {
             suggestions,
             hits: Vec::new(),
             searched: false,
+            weakness: None,
         }
     }
 }
@@ -36,9 +45,8 @@ impl UnknownTarget {
 fn describe(unknown: &UnknownTarget) -> String {
     let target = &unknown.target;
     let mut text = if unknown.searched {
-        format!(
-            "nothing matches `{target}`: no node has that id and no node's text has those words"
-        )
+        let why = unknown.weakness.unwrap_or(Weakness::NoWord).describe();
+        format!("nothing matches `{target}` well: no node has that id, and {why}")
     } else {
         format!("no node with id `{target}`")
     };
@@ -71,6 +79,20 @@ pub fn id_shapes(ids: &[String]) -> BTreeSet<String> {
         .filter_map(|id| shape(id))
         .filter(|s| s.contains(['9', '-', '_', '.']))
         .collect()
+}
+
+/// Whether `target` reads as an id whatever the project: one token of upper-case letters and
+/// digits joined by `-`, `_` or `.`, with at least one letter (`NO-SUCH-NODE-XYZ`,
+/// `POL_7`), not a version or a date.
+pub fn looks_like_an_id(target: &str) -> bool {
+    let parts: Vec<&str> = target.split(['-', '_', '.']).collect();
+    parts.len() >= 2
+        && parts.iter().all(|p| {
+            !p.is_empty()
+                && p.chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+        })
+        && target.chars().any(|c| c.is_ascii_uppercase())
 }
 
 /// Whether `target` reads as an id of this project: it has one of `shapes` (any case).
@@ -210,6 +232,25 @@ mod tests {
             let every: Vec<String> =
                 every.into_iter().take(SUGGESTIONS).map(|(_, id)| id.to_string()).collect();
             proptest::prop_assert_eq!(closest(&ids, &wanted), every);
+        }
+    }
+
+    #[test]
+    fn upper_case_tokens_with_separators_read_as_ids() {
+        for id in ["NO-SUCH-NODE-XYZ", "POL_7", "ADR-0042", "A.B"] {
+            assert!(looks_like_an_id(id), "{id}");
+        }
+        for words in [
+            "rate-limit",
+            "Python-3.8",
+            "3.8",
+            "2026-01-01",
+            "PSP",
+            "no such",
+            "A-",
+            "-A",
+        ] {
+            assert!(!looks_like_an_id(words), "{words}");
         }
     }
 

@@ -1,0 +1,194 @@
+//! Targets in words, over the index: the query model of `resolve::words` fed with what the
+//! index knows (each word's node count, each node's relevance per word), then the start of
+//! a context chosen from its verdict — several seeds close to the best, the next hits as
+//! related material (`docs/ranking.md`, "Targets in words").
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::resolve::{judge, words, Confidence, Counted, Evidence, Role, Scored, Verdict};
+use brief_index::Index;
+use brief_model::{GraphView, IxMap, NodeIx, Relation, StoreError};
+
+/// Most nodes read per query word (best first): a word held by more is common, and its
+/// weight small, so nodes past this many gain little from it.
+const PER_WORD: usize = 1000;
+
+/// Most candidates weighed in full (their rows and status read), by a first score.
+const POOL: usize = 120;
+
+/// A node is a seed when its score is at least this share of the best.
+pub const SEED_MARGIN: f64 = 0.6;
+
+/// Seeds when neither `--seeds` nor `[context] seeds` says.
+pub const DEFAULT_SEEDS: usize = 3;
+
+/// A hit is related material when its score is at least this share of the best.
+const RELATED_FLOOR: f64 = 0.1;
+
+/// Most hits kept as related material.
+pub const RELATED_MAX: usize = 24;
+
+/// Where a context in words starts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Match {
+    /// Seeds, best first, each with its score as a share of the best (the first is 1).
+    pub seeds: Vec<(NodeIx, f64)>,
+    /// Further hits, best first, with their share of the best.
+    pub related: Vec<(NodeIx, f64)>,
+    pub confidence: Confidence,
+}
+
+/// Scores the query's candidates over the index. `Verdict::Nothing` when nothing matches
+/// well enough to answer.
+pub fn find(index: &Index, query: &str) -> Result<Verdict, StoreError> {
+    let asked = words(query);
+    let texts: Vec<String> = asked.iter().map(|w| w.text.clone()).collect();
+    let (terms, total) = index.terms(&texts)?;
+    let mut counted = Vec::with_capacity(terms.len());
+    let mut relevance: IxMap<Vec<f64>> = IxMap::default();
+    for (k, term) in terms.iter().enumerate() {
+        let role = asked
+            .iter()
+            .find(|w| w.text == term.word)
+            .map_or(Role::Content, |w| w.role);
+        counted.push(Counted {
+            role,
+            nodes: term.nodes,
+        });
+        if role == Role::Stop || term.nodes == 0 {
+            continue;
+        }
+        for hit in index.term_hits(term, PER_WORD)? {
+            relevance
+                .entry(hit.node)
+                .or_insert_with(|| vec![0.0; terms.len()])[k] = hit.relevance;
+        }
+    }
+    let pool = first_pool(&counted, relevance);
+    let evidence = weigh(index, pool)?;
+    Ok(judge(&counted, total, evidence))
+}
+
+/// The [`POOL`] candidates with the best weighted relevance, by node index on ties.
+fn first_pool(counted: &[Counted], relevance: IxMap<Vec<f64>>) -> Vec<(NodeIx, Vec<f64>)> {
+    let mut scored: Vec<(f64, NodeIx, Vec<f64>)> = relevance
+        .into_iter()
+        .map(|(node, rel)| {
+            let held: usize = rel.iter().filter(|r| **r > 0.0).count();
+            let raw: f64 = counted
+                .iter()
+                .zip(&rel)
+                .map(|(c, r)| c.role.weight() * r)
+                .sum();
+            // More words held first, then relevance: a node holding all the words is never
+            // crowded out of the pool by strong holders of one.
+            (raw * held as f64, node, rel)
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    scored.truncate(POOL);
+    scored
+        .into_iter()
+        .map(|(_, node, rel)| (node, rel))
+        .collect()
+}
+
+/// The evidence for each pooled candidate: its row and its lifecycle.
+fn weigh(index: &Index, pool: Vec<(NodeIx, Vec<f64>)>) -> Result<Vec<Evidence>, StoreError> {
+    let nodes: Vec<NodeIx> = pool.iter().map(|(n, _)| *n).collect();
+    let rows = index.candidates(&nodes)?;
+    rows.into_iter()
+        .zip(pool)
+        .map(|(row, (node, relevance))| {
+            Ok(Evidence {
+                node,
+                lifecycle: index.lifecycle_of(node)?,
+                id: row.id,
+                file: row.file,
+                relevance,
+            })
+        })
+        .collect()
+}
+
+/// Chooses the seeds and the related hits of a match: every hit within [`SEED_MARGIN`] of
+/// the best, up to `cap`, a part preferred to its whole (a section to its page, a behavior
+/// to its feature) when both qualify; then the next hits above [`RELATED_FLOOR`].
+pub fn choose(
+    graph: &dyn GraphView,
+    hits: &[Scored],
+    confidence: Confidence,
+    cap: usize,
+) -> Result<Match, StoreError> {
+    let best = hits.first().map_or(1.0, |h| h.score);
+    let share = |h: &Scored| round4(if best > 0.0 { h.score / best } else { 1.0 });
+    let qualifying: Vec<&Scored> = hits.iter().filter(|h| share(h) >= SEED_MARGIN).collect();
+    let parents = parents_among(graph, &qualifying)?;
+    let mut seeds: Vec<(NodeIx, f64)> = Vec::new();
+    let mut taken: BTreeSet<NodeIx> = BTreeSet::new();
+    for hit in &qualifying {
+        if seeds.len() >= cap.max(1) {
+            break;
+        }
+        // A whole whose part also qualifies gives way to the part, which brings it along
+        // as its namespace.
+        let has_part = parents.values().any(|p| p.contains(&hit.node));
+        let overlaps = parents
+            .get(&hit.node)
+            .is_some_and(|p| p.iter().any(|a| taken.contains(a)));
+        if has_part || overlaps {
+            continue;
+        }
+        taken.insert(hit.node);
+        seeds.push((hit.node, share(hit)));
+    }
+    if seeds.is_empty() {
+        if let Some(first) = hits.first() {
+            seeds.push((first.node, 1.0));
+            taken.insert(first.node);
+        }
+    }
+    let related = hits
+        .iter()
+        .filter(|h| !taken.contains(&h.node) && share(h) >= RELATED_FLOOR)
+        .take(RELATED_MAX)
+        .map(|h| (h.node, share(h)))
+        .collect();
+    Ok(Match {
+        seeds,
+        related,
+        confidence,
+    })
+}
+
+/// For each qualifying hit, its `contains` ancestors among the qualifying hits.
+fn parents_among(
+    graph: &dyn GraphView,
+    hits: &[&Scored],
+) -> Result<BTreeMap<NodeIx, Vec<NodeIx>>, StoreError> {
+    let set: BTreeSet<NodeIx> = hits.iter().map(|h| h.node).collect();
+    let mut out = BTreeMap::new();
+    for hit in hits {
+        let mut up = Vec::new();
+        let mut frontier = vec![hit.node];
+        let mut seen = BTreeSet::new();
+        while let Some(node) = frontier.pop() {
+            for edge in graph.edges_in_of(node, &Relation::Contains)? {
+                if seen.insert(edge.from) {
+                    if set.contains(&edge.from) {
+                        up.push(edge.from);
+                    }
+                    frontier.push(edge.from);
+                }
+            }
+        }
+        if !up.is_empty() {
+            out.insert(hit.node, up);
+        }
+    }
+    Ok(out)
+}
+
+fn round4(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
+}

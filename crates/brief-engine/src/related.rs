@@ -1,0 +1,186 @@
+//! Related material (`docs/traversal.md`, "Related material"): once the links and rules
+//! have selected what governs the start, what else bears on it — the nodes that link to a
+//! selected node (one hop back) and the further hits of a search in words. They join the
+//! selection with reasons of their own, so ranking puts them after every linked node and the
+//! fit gives them only the room everything else left.
+//!
+//! `impact` and `explain` answer for the rules, so they do not see this material.
+
+use std::collections::BTreeSet;
+
+use crate::traverse::{Direction, Reached, Reason, Selection};
+use brief_model::{GraphView, NodeIx, Relation, StoreError};
+
+/// Most nodes added as backlinks to one context.
+pub const BACKLINKS_MAX: usize = 40;
+
+/// Adds related material to `selection`: nodes linking to a selected node (the start nodes
+/// first, then the others in id order), at most [`BACKLINKS_MAX`], and the search hits
+/// `words` (node, share of the best hit) not selected yet. Neither adds a part of a
+/// selected whole (a section of a selected page): its text is there already.
+pub fn add_related(
+    graph: &dyn GraphView,
+    selection: &mut Selection,
+    seeds: &[NodeIx],
+    words: &[(NodeIx, f64)],
+) -> Result<(), StoreError> {
+    let selected: BTreeSet<NodeIx> = selection.reached.iter().map(|r| r.node).collect();
+    let mut added: Vec<Reached> = Vec::new();
+    let mut taken: BTreeSet<NodeIx> = selected.clone();
+    for (from, distance) in backlink_order(selection, seeds) {
+        if added.len() >= BACKLINKS_MAX {
+            break;
+        }
+        for edge in graph.edges_in(from)? {
+            if added.len() >= BACKLINKS_MAX {
+                break;
+            }
+            if !edge.relation.is_forward() || taken.contains(&edge.from) {
+                continue;
+            }
+            if part_of_selected(graph, edge.from, &selected)? {
+                continue;
+            }
+            taken.insert(edge.from);
+            added.push(Reached {
+                node: edge.from,
+                distance: distance + 1,
+                reasons: vec![Reason::Edge {
+                    relation: edge.relation,
+                    direction: Direction::Backlink,
+                    from,
+                    via: Vec::new(),
+                }],
+            });
+        }
+    }
+    for &(node, share) in words {
+        let reason = Reason::Words {
+            share: (share.clamp(0.0, 1.0) * 10_000.0).round() as u16,
+        };
+        if let Some(reached) = added.iter_mut().find(|r| r.node == node) {
+            reached.reasons.push(reason);
+            continue;
+        }
+        if taken.contains(&node) || part_of_selected(graph, node, &selected)? {
+            continue;
+        }
+        taken.insert(node);
+        added.push(Reached {
+            node,
+            distance: 1,
+            reasons: vec![reason],
+        });
+    }
+    if added.is_empty() {
+        return Ok(());
+    }
+    selection.reached.extend(added);
+    let mut keyed = Vec::with_capacity(selection.reached.len());
+    for r in selection.reached.drain(..) {
+        keyed.push((graph.id_of(r.node)?, r));
+    }
+    keyed.sort_by(|a, b| a.0.cmp(&b.0));
+    selection.reached = keyed.into_iter().map(|(_, r)| r).collect();
+    Ok(())
+}
+
+/// The selected nodes whose backlinks are gathered, with their distance: the start nodes in
+/// order, then every other selected node nearest first (the selection is in id order, so
+/// ties stay in id order).
+fn backlink_order(selection: &Selection, seeds: &[NodeIx]) -> Vec<(NodeIx, u32)> {
+    let distance = |node: NodeIx| {
+        selection
+            .reached
+            .iter()
+            .find(|r| r.node == node)
+            .map_or(0, |r| r.distance)
+    };
+    let mut order: Vec<(NodeIx, u32)> = seeds.iter().map(|&s| (s, distance(s))).collect();
+    let mut rest: Vec<&Reached> = selection
+        .reached
+        .iter()
+        .filter(|r| !seeds.contains(&r.node))
+        .collect();
+    rest.sort_by_key(|r| r.distance);
+    order.extend(rest.into_iter().map(|r| (r.node, r.distance)));
+    order
+}
+
+/// Whether a `contains` ancestor of `node` is selected.
+fn part_of_selected(
+    graph: &dyn GraphView,
+    node: NodeIx,
+    selected: &BTreeSet<NodeIx>,
+) -> Result<bool, StoreError> {
+    let mut frontier = vec![node];
+    let mut seen = BTreeSet::new();
+    while let Some(at) = frontier.pop() {
+        for edge in graph.edges_in_of(at, &Relation::Contains)? {
+            if selected.contains(&edge.from) {
+                return Ok(true);
+            }
+            if seen.insert(edge.from) {
+                frontier.push(edge.from);
+            }
+        }
+    }
+    Ok(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::traverse::{traverse_many, TraverseOptions};
+    use brief_model::testing::node;
+    use brief_model::{Depth, Graph, Kind};
+
+    #[test]
+    fn backlinks_and_hits_join_after_the_selection_without_parts_of_selected_wholes() {
+        let (graph, _) = Graph::build(vec![
+            node("ADR-0008", Kind::Decision, &[]),
+            node("ADR-0010", Kind::Decision, &[("links", "ADR-0008")]),
+            node(
+                "PAGE",
+                Kind::Other("note".into()),
+                &[("contains", "PAGE#part")],
+            ),
+            node("PAGE#part", Kind::Section, &[("links", "ADR-0008")]),
+            node("HIT", Kind::Other("note".into()), &[]),
+        ]);
+        let seed = graph.lookup("ADR-0008").unwrap();
+        let page = graph.lookup("PAGE").unwrap();
+        let hit = graph.lookup("HIT").unwrap();
+        let mut selection =
+            traverse_many(&graph, &[seed], TraverseOptions::at(Depth::Hops(2))).unwrap();
+        // The page is selected (as if linked): its part adds nothing.
+        selection.reached.push(Reached {
+            node: page,
+            distance: 1,
+            reasons: vec![Reason::Target],
+        });
+        add_related(&graph, &mut selection, &[seed], &[(hit, 0.5)]).unwrap();
+        let ids: Vec<(String, Vec<Reason>)> = selection
+            .reached
+            .iter()
+            .map(|r| (graph.id_of(r.node), r.reasons.clone()))
+            .collect();
+        let adr10 = graph.lookup("ADR-0010").unwrap();
+        assert!(ids.contains(&(
+            "ADR-0010".into(),
+            vec![Reason::Edge {
+                relation: Relation::Link("links".into()),
+                direction: Direction::Backlink,
+                from: seed,
+                via: Vec::new()
+            }]
+        )));
+        assert!(ids.contains(&("HIT".into(), vec![Reason::Words { share: 5000 }])));
+        assert!(!ids.iter().any(|(id, _)| id == "PAGE#part"));
+        let _ = adr10;
+        let order: Vec<&str> = ids.iter().map(|(id, _)| id.as_str()).collect();
+        let mut sorted = order.clone();
+        sorted.sort();
+        assert_eq!(order, sorted, "kept in id order");
+    }
+}

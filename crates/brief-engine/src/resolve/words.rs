@@ -1,0 +1,581 @@
+//! The query model for targets in words: task sentences such as "drop support for Python
+//! 3.8". Pure functions over what the index reports (each word's node count and each node's
+//! BM25 relevance per word), so every rule is unit-tested without SQLite
+//! (`docs/ranking.md`, "Targets in words").
+//!
+//! - Stop words weigh nothing and generic task words ("add", "remove", "support") little, so
+//!   "add" does not pick a start and "store" in a ticket does not outweigh "PostgreSQL".
+//! - A node's score is its weighted BM25 times its *coverage*: the share of the query's
+//!   informative weight (each word's weight times its IDF) the node holds. A node holding
+//!   more of the distinct words beats one holding a single rare word.
+//! - Hub documents (changelogs, release notes, indexes, READMEs) and nodes that are not
+//!   current weigh less, so an accepted decision starts the context rather than the one it
+//!   replaced, and a changelog that mentions everything does not.
+//! - The match is calibrated: [`Confidence`] says whether the best node holds enough of the
+//!   query to be trusted, and [`Verdict::Nothing`] when only stop words, generic words or one
+//!   common word matched.
+
+use brief_model::{Lifecycle, NodeIx};
+
+/// How much a word of the query counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Role {
+    /// A function word: it counts for nothing.
+    Stop,
+    /// A word every ticket uses ("add", "fix", "support"): it counts a little.
+    Generic,
+    /// A word that says what the task is about.
+    Content,
+}
+
+impl Role {
+    /// The weight of a word of this role.
+    pub fn weight(self) -> f64 {
+        match self {
+            Role::Stop => 0.0,
+            Role::Generic => 0.3,
+            Role::Content => 1.0,
+        }
+    }
+}
+
+/// One word of a query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Word {
+    /// Lower-cased; dotted, hyphenated and underscored words stay one word (`3.8`,
+    /// `pull_request_target`, `rate-limit`), which the index reads as a phrase.
+    pub text: String,
+    pub role: Role,
+}
+
+/// Function words: articles, pronouns, prepositions, auxiliaries.
+const STOP_WORDS: &[&str] = &[
+    "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any",
+    "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both",
+    "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "etc",
+    "every", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here",
+    "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just",
+    "me", "more", "most", "my", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or",
+    "other", "our", "ours", "out", "over", "own", "same", "she", "so", "some", "such", "than",
+    "that", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those",
+    "through", "to", "too", "under", "until", "up", "us", "very", "via", "was", "we", "were",
+    "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would",
+    "you", "your", "yours", "e", "g", "eg", "ie", "vs", "per",
+];
+
+/// Words every ticket uses whatever it is about: verbs of changing things and the nouns of
+/// the trade. They still count a little, so two nodes otherwise equal are told apart.
+const GENERIC_WORDS: &[&str] = &[
+    "add",
+    "adding",
+    "adds",
+    "added",
+    "allow",
+    "allows",
+    "allowing",
+    "bug",
+    "bugs",
+    "change",
+    "changes",
+    "changing",
+    "create",
+    "creates",
+    "creating",
+    "delete",
+    "deleting",
+    "drop",
+    "dropping",
+    "enable",
+    "enabling",
+    "disable",
+    "disabling",
+    "ensure",
+    "fix",
+    "fixes",
+    "fixing",
+    "get",
+    "handle",
+    "handling",
+    "implement",
+    "implementing",
+    "improve",
+    "improving",
+    "instead",
+    "issue",
+    "let",
+    "make",
+    "making",
+    "move",
+    "moving",
+    "need",
+    "needs",
+    "new",
+    "please",
+    "remove",
+    "removing",
+    "rename",
+    "replace",
+    "replacing",
+    "set",
+    "should",
+    "must",
+    "support",
+    "supporting",
+    "supports",
+    "switch",
+    "task",
+    "ticket",
+    "update",
+    "updating",
+    "use",
+    "used",
+    "uses",
+    "using",
+    "want",
+    "way",
+    "work",
+    "working",
+    "make",
+    "better",
+    "proper",
+    "properly",
+    "correctly",
+    "start",
+    "stop",
+    "put",
+    "keep",
+    "own",
+];
+
+/// Splits a query into words: runs of letters and digits, joined across `.`, `-` and `_`
+/// between two of them (`3.8`, `x86_64`, `rate-limit`), lower-cased, each word once.
+pub fn words(query: &str) -> Vec<Word> {
+    let chars: Vec<char> = query.chars().collect();
+    let mut out: Vec<Word> = Vec::new();
+    let mut current = String::new();
+    for (k, &c) in chars.iter().enumerate() {
+        let joiner = matches!(c, '.' | '-' | '_')
+            && !current.is_empty()
+            && chars.get(k + 1).is_some_and(|n| n.is_alphanumeric());
+        if c.is_alphanumeric() || joiner {
+            current.extend(c.to_lowercase());
+        } else if !current.is_empty() {
+            push_word(&mut out, std::mem::take(&mut current));
+        }
+    }
+    if !current.is_empty() {
+        push_word(&mut out, current);
+    }
+    out
+}
+
+fn push_word(out: &mut Vec<Word>, text: String) {
+    if out.iter().any(|w| w.text == text) {
+        return;
+    }
+    let role = if STOP_WORDS.contains(&text.as_str()) {
+        Role::Stop
+    } else if GENERIC_WORDS.contains(&text.as_str()) {
+        Role::Generic
+    } else {
+        Role::Content
+    };
+    out.push(Word { text, role });
+}
+
+/// A query word as the index counted it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Counted {
+    pub role: Role,
+    /// How many nodes hold it (0: none).
+    pub nodes: u64,
+}
+
+/// What the index knows of one candidate node.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evidence {
+    pub node: NodeIx,
+    pub id: String,
+    /// Its source file, relative to the root.
+    pub file: String,
+    pub lifecycle: Lifecycle,
+    /// BM25 relevance per query word (in the order of the counted words); 0 when the node
+    /// does not hold the word.
+    pub relevance: Vec<f64>,
+}
+
+/// A candidate with its score.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scored {
+    pub node: NodeIx,
+    pub id: String,
+    /// Weighted relevance × coverage × the hub and status factors, rounded to six
+    /// significant digits (so float noise never decides an order).
+    pub score: f64,
+    /// The share of the query's informative weight the node holds, in [0, 1].
+    pub coverage: f64,
+    /// How many content words it holds.
+    pub content_words: usize,
+    /// Whether every content word it holds is common ([`COMMON_SHARE`]).
+    pub only_common: bool,
+}
+
+/// How far the best node can be trusted to be what the query is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub enum Confidence {
+    /// The target named a node exactly (an id, a path).
+    #[default]
+    Exact,
+    /// The best node holds most of what the query says.
+    Strong,
+    /// The best node holds part of it: the context is an answer, and says it is a guess.
+    Weak,
+}
+
+impl Confidence {
+    /// The name used in documents and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Confidence::Exact => "exact",
+            Confidence::Strong => "strong",
+            Confidence::Weak => "weak",
+        }
+    }
+}
+
+/// The outcome of scoring: nodes best first and how much to trust the first, or why nothing
+/// matches well enough to answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    Found {
+        /// Best first; ties by id.
+        hits: Vec<Scored>,
+        confidence: Confidence,
+    },
+    /// Nothing matches well: the reason, for the user.
+    Nothing(Weakness),
+}
+
+/// Why no node matches a query well enough.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Weakness {
+    /// No node holds any word of the query.
+    NoWord,
+    /// Only stop words or generic task words matched.
+    OnlyCommonWords,
+    /// The best node holds a single word of several, and that word is common.
+    OneWeakWord,
+}
+
+impl Weakness {
+    /// One clause for the user.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Weakness::NoWord => "no node's text has those words",
+            Weakness::OnlyCommonWords => {
+                "only common words of it (like \"the\", \"add\", \"support\") occur in the nodes"
+            }
+            Weakness::OneWeakWord => "the best match holds only one of its words, and a common one",
+        }
+    }
+}
+
+/// A coverage at or above this is a strong match.
+const STRONG_COVERAGE: f64 = 0.6;
+
+/// A word held by at least this share of the nodes (and by at least [`COMMON_MIN_NODES`]) is
+/// common: alone, it does not identify what a query is about.
+const COMMON_SHARE: f64 = 0.05;
+const COMMON_MIN_NODES: u64 = 3;
+
+/// Hub documents weigh this much: a changelog or an index mentions every topic.
+const HUB_FACTOR: f64 = 0.5;
+/// A node not current (superseded, deprecated, rejected…) weighs this much.
+const NOT_CURRENT_FACTOR: f64 = 0.5;
+/// A proposed node weighs this much.
+const PROPOSED_FACTOR: f64 = 0.85;
+
+/// File names (without extension, lower case) of hub documents.
+const HUB_NAMES: &[&str] = &[
+    "changelog",
+    "changes",
+    "history",
+    "news",
+    "release-notes",
+    "release_notes",
+    "releasenotes",
+    "releases",
+    "readme",
+    "index",
+    "summary",
+    "toc",
+    "_sidebar",
+    "sidebar",
+    "sitemap",
+    "contents",
+    "home",
+];
+
+/// The inverse document frequency of a word held by `nodes` of `total` (BM25's, always > 0).
+pub fn idf(nodes: u64, total: u64) -> f64 {
+    let n = total.max(nodes) as f64;
+    let df = nodes as f64;
+    (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+}
+
+/// Scores candidates for counted words over `total` nodes, best first, and judges the match.
+pub fn judge(words: &[Counted], total: u64, candidates: Vec<Evidence>) -> Verdict {
+    let content_found = words
+        .iter()
+        .filter(|w| w.role == Role::Content && w.nodes > 0)
+        .count();
+    let informative: f64 = words
+        .iter()
+        .filter(|w| w.nodes > 0)
+        .map(|w| w.role.weight() * idf(w.nodes, total))
+        .sum();
+    if candidates.is_empty() {
+        return Verdict::Nothing(Weakness::NoWord);
+    }
+    if content_found == 0 && words.iter().any(|w| w.role == Role::Content) {
+        return Verdict::Nothing(Weakness::OnlyCommonWords);
+    }
+    if informative <= 0.0 {
+        return Verdict::Nothing(Weakness::OnlyCommonWords);
+    }
+    let mut hits: Vec<Scored> = candidates
+        .into_iter()
+        .map(|c| scored(words, total, informative, c))
+        .filter(|s| s.score > 0.0)
+        .collect();
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
+    let Some(best) = hits.first() else {
+        return Verdict::Nothing(Weakness::OnlyCommonWords);
+    };
+    let content_asked = words.iter().filter(|w| w.role == Role::Content).count();
+    if content_asked >= 2 && best.content_words <= 1 && best.only_common && best.coverage < 0.5 {
+        return Verdict::Nothing(Weakness::OneWeakWord);
+    }
+    let confidence = if best.coverage >= STRONG_COVERAGE {
+        Confidence::Strong
+    } else {
+        Confidence::Weak
+    };
+    Verdict::Found { hits, confidence }
+}
+
+/// Whether a word held by `nodes` of `total` is too common to identify a topic alone.
+fn is_common(nodes: u64, total: u64) -> bool {
+    nodes >= COMMON_MIN_NODES && nodes as f64 >= COMMON_SHARE * total as f64
+}
+
+fn scored(words: &[Counted], total: u64, informative: f64, c: Evidence) -> Scored {
+    let mut raw = 0.0;
+    let mut held = 0.0;
+    let mut content_words = 0;
+    let mut only_common = true;
+    for (word, &relevance) in words.iter().zip(&c.relevance) {
+        if relevance <= 0.0 {
+            continue;
+        }
+        let weight = word.role.weight();
+        raw += weight * relevance;
+        held += weight * idf(word.nodes, total);
+        if word.role == Role::Content {
+            content_words += 1;
+            only_common &= is_common(word.nodes, total);
+        }
+    }
+    let coverage = (held / informative).clamp(0.0, 1.0);
+    let factor = hub_factor(&c.file) * lifecycle_factor(c.lifecycle);
+    Scored {
+        node: c.node,
+        score: significant(raw * coverage * factor),
+        coverage: (coverage * 10_000.0).round() / 10_000.0,
+        content_words,
+        only_common,
+        id: c.id,
+    }
+}
+
+/// How much a hub document weighs, by its file name.
+fn hub_factor(file: &str) -> f64 {
+    let name = file.rsplit('/').next().unwrap_or(file).to_ascii_lowercase();
+    let stem = name.split('.').next().unwrap_or(&name);
+    if HUB_NAMES.contains(&stem) {
+        HUB_FACTOR
+    } else {
+        1.0
+    }
+}
+
+fn lifecycle_factor(lifecycle: Lifecycle) -> f64 {
+    match lifecycle {
+        Lifecycle::Current => 1.0,
+        Lifecycle::Proposed => PROPOSED_FACTOR,
+        Lifecycle::NotCurrent(_) => NOT_CURRENT_FACTOR,
+    }
+}
+
+/// `x` rounded to six significant digits (0 stays 0).
+fn significant(x: f64) -> f64 {
+    if x <= 0.0 || !x.is_finite() {
+        return 0.0;
+    }
+    let scale = 10f64.powi(5 - x.log10().floor() as i32);
+    (x * scale).round() / scale
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use brief_model::Retired;
+
+    fn texts(query: &str) -> Vec<(String, Role)> {
+        words(query).into_iter().map(|w| (w.text, w.role)).collect()
+    }
+
+    #[test]
+    fn task_sentences_split_into_weighted_words() {
+        assert_eq!(
+            texts("Drop support for Python 3.8!"),
+            vec![
+                ("drop".into(), Role::Generic),
+                ("support".into(), Role::Generic),
+                ("for".into(), Role::Stop),
+                ("python".into(), Role::Content),
+                ("3.8".into(), Role::Content),
+            ]
+        );
+        assert_eq!(
+            texts("never add a pull_request_target workflow, rate-limit it."),
+            vec![
+                ("never".into(), Role::Content),
+                ("add".into(), Role::Generic),
+                ("a".into(), Role::Stop),
+                ("pull_request_target".into(), Role::Content),
+                ("workflow".into(), Role::Content),
+                ("rate-limit".into(), Role::Content),
+                ("it".into(), Role::Stop),
+            ]
+        );
+        assert_eq!(texts("a A a"), vec![("a".into(), Role::Stop)]);
+        assert!(words("—…!").is_empty());
+    }
+
+    fn counted(role: Role, nodes: u64) -> Counted {
+        Counted { role, nodes }
+    }
+
+    fn evidence(node: NodeIx, id: &str, relevance: &[f64]) -> Evidence {
+        Evidence {
+            node,
+            id: id.into(),
+            file: format!("docs/{id}.md"),
+            lifecycle: Lifecycle::Current,
+            relevance: relevance.to_vec(),
+        }
+    }
+
+    fn found(verdict: Verdict) -> (Vec<String>, Confidence) {
+        match verdict {
+            Verdict::Found { hits, confidence } => {
+                (hits.into_iter().map(|h| h.id).collect(), confidence)
+            }
+            Verdict::Nothing(w) => panic!("nothing: {w:?}"),
+        }
+    }
+
+    #[test]
+    fn covering_more_words_beats_one_rare_word() {
+        // "mysql reporting database": one node holds the rare "mysql" alone, very strongly;
+        // another holds all three.
+        let words = [
+            counted(Role::Content, 1),
+            counted(Role::Content, 8),
+            counted(Role::Content, 10),
+        ];
+        let (ids, confidence) = found(judge(
+            &words,
+            100,
+            vec![
+                evidence(0, "rare-only", &[9.0, 0.0, 0.0]),
+                evidence(1, "all-three", &[4.0, 1.5, 1.2]),
+            ],
+        ));
+        assert_eq!(ids, ["all-three", "rare-only"]);
+        assert_eq!(confidence, Confidence::Strong);
+    }
+
+    #[test]
+    fn hubs_and_replaced_nodes_lose_to_their_peers() {
+        let words = [counted(Role::Content, 3), counted(Role::Content, 3)];
+        let mut changelog = evidence(0, "CHANGELOG", &[3.0, 3.0]);
+        changelog.file = "CHANGELOG.md".into();
+        let mut old = evidence(1, "ADR-0003", &[3.2, 3.2]);
+        old.lifecycle = Lifecycle::NotCurrent(Retired::Deprecated);
+        let current = evidence(2, "ADR-0009", &[2.0, 2.0]);
+        let (ids, _) = found(judge(&words, 50, vec![changelog, old, current]));
+        assert_eq!(ids, ["ADR-0009", "ADR-0003", "CHANGELOG"]);
+    }
+
+    #[test]
+    fn only_common_words_is_no_match() {
+        // "add the flux capacitor": nothing holds "flux" or "capacitor"; "add" matches.
+        let words = [
+            counted(Role::Generic, 5),
+            counted(Role::Stop, 40),
+            counted(Role::Content, 0),
+            counted(Role::Content, 0),
+        ];
+        let verdict = judge(&words, 50, vec![evidence(0, "x", &[2.0, 0.5, 0.0, 0.0])]);
+        assert_eq!(verdict, Verdict::Nothing(Weakness::OnlyCommonWords));
+        assert_eq!(
+            judge(&[counted(Role::Content, 0)], 50, Vec::new()),
+            Verdict::Nothing(Weakness::NoWord)
+        );
+    }
+
+    #[test]
+    fn one_common_word_of_several_is_no_match() {
+        // "no such node xyz": "node" is everywhere, "xyz" nowhere... and a second word that
+        // is found elsewhere but not in the best node.
+        let words = [
+            counted(Role::Stop, 30),
+            counted(Role::Content, 20),
+            counted(Role::Content, 4),
+        ];
+        let verdict = judge(
+            &words,
+            100,
+            vec![
+                evidence(0, "POL-1", &[0.0, 3.0, 0.0]),
+                evidence(1, "B", &[0.0, 0.0, 0.2]),
+            ],
+        );
+        assert_eq!(verdict, Verdict::Nothing(Weakness::OneWeakWord));
+        // One rare word of one asked is an answer.
+        let (ids, _) = found(judge(
+            &[counted(Role::Content, 1)],
+            100,
+            vec![evidence(0, "PSP", &[5.0])],
+        ));
+        assert_eq!(ids, ["PSP"]);
+    }
+
+    #[test]
+    fn a_partial_match_is_weak() {
+        let words = [counted(Role::Content, 2), counted(Role::Content, 2)];
+        let (_, confidence) = found(judge(&words, 100, vec![evidence(0, "half", &[3.0, 0.0])]));
+        assert_eq!(confidence, Confidence::Weak);
+    }
+
+    #[test]
+    fn scores_are_rounded_so_noise_never_decides() {
+        assert_eq!(significant(1.234_567_89), 1.234_57);
+        assert_eq!(significant(0.0), 0.0);
+        assert_eq!(significant(f64::NAN), 0.0);
+        assert!(idf(1, 100) > idf(50, 100));
+        assert!(idf(100, 100) > 0.0);
+    }
+}

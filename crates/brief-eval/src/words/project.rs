@@ -1,0 +1,260 @@
+//! One project of the evaluation, opened once: the files brief reads, each as the retrieval
+//! methods show it, the BM25 index over them, the map from brief's node ids to those files,
+//! and an open engine for brief's own answers.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use brief::command::{self, Command, FrontEnd, Host};
+use brief::context::ContextRequest;
+use brief::engine::Engine;
+use brief::project::Project;
+use brief::{Encoding, Format};
+
+use crate::bm25::Bm25;
+
+/// The tokenizer of the evaluation.
+pub const ENCODING: Encoding = Encoding::Cl100k;
+
+/// A project folder ready to be asked.
+pub struct WordProject {
+    root: PathBuf,
+    /// Every file brief reads, relative to the root, `/`-separated, sorted.
+    files: Vec<String>,
+    /// Each file as retrieval shows it: `<file path="…">`, its text, `</file>`.
+    pieces: Vec<String>,
+    bm25: Bm25,
+    /// Node id → index in `files`.
+    node_files: BTreeMap<String, usize>,
+    /// Per file: the title brief gives its node (empty for a file without one).
+    titles: Vec<String>,
+    /// The engine the command API runs on; `None` when it would not open (each request then
+    /// opens the folder, so the failure reads as the CLI's).
+    engine: Option<Engine>,
+}
+
+/// How much of a file a document shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Presence {
+    /// Only named: brief's one meta line (id, kind, title, why).
+    Named,
+    /// Some of its text (whole, a summary, or cut).
+    Text,
+}
+
+/// brief's answer to one request, read back from its JSON audit.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BriefAnswer {
+    /// The exact token count of the document (`budget.used`).
+    pub used: usize,
+    /// JSON `target`: the first seed.
+    pub target: Option<String>,
+    /// JSON `seeds` when the audit lists them (ids, in order).
+    pub seeds: Vec<String>,
+    /// Every shown node: id, how much of it is shown (its text at summary or full, cut or
+    /// not, or only a meta line naming it), and its tokens.
+    pub nodes: Vec<(String, Presence, usize)>,
+    /// Why there is no document: the exit code and the first line brief said.
+    pub failure: Option<(u8, String)>,
+}
+
+impl WordProject {
+    /// Opens the project at `root`: lists and reads the files brief reads, loads the graph
+    /// for the node → file map, builds the BM25 index and opens the engine.
+    pub fn open(root: &Path) -> Result<WordProject, String> {
+        let project = Project::at(root).map_err(|e| format!("{}: {e}", root.display()))?;
+        let listing = brief::sources::catalogue::list(&project.guard, root, &project.sources);
+        let mut files: Vec<String> = listing.files.into_iter().map(|f| f.rel).collect();
+        files.sort();
+        files.dedup();
+        let pieces: Vec<String> = files
+            .iter()
+            .map(|rel| {
+                let bytes = std::fs::read(root.join(rel)).unwrap_or_default();
+                piece(rel, &String::from_utf8_lossy(&bytes))
+            })
+            .collect();
+        let bm25 = Bm25::new(pieces.iter().map(String::as_str));
+        let graph = project.load().graph;
+        let mut node_files = BTreeMap::new();
+        let mut titles = vec![String::new(); files.len()];
+        for node in graph.nodes() {
+            let path = node.location.path.replace('\\', "/");
+            let rel = Path::new(&path)
+                .strip_prefix(root)
+                .map(|p| p.to_string_lossy().replace('\\', "/"))
+                .unwrap_or(path);
+            if let Ok(at) = files.binary_search(&rel) {
+                node_files.insert(node.id.clone(), at);
+                if titles[at].is_empty() {
+                    titles[at] = node.title.clone();
+                }
+            }
+        }
+        let engine = Engine::open(Some(root), root).ok();
+        Ok(WordProject {
+            root: root.to_path_buf(),
+            files,
+            pieces,
+            bm25,
+            node_files,
+            titles,
+            engine,
+        })
+    }
+
+    /// Every file brief reads, sorted.
+    pub fn files(&self) -> &[String] {
+        &self.files
+    }
+
+    /// The index of `path` among [`WordProject::files`].
+    pub fn file_index(&self, path: &str) -> Option<usize> {
+        self.files.binary_search_by(|f| f.as_str().cmp(path)).ok()
+    }
+
+    /// The file a node of brief's shows: the node's own location; a section id
+    /// (`path#slug`, `ADR-0007#context`) counts for its page; an id that is a path is the file.
+    pub fn file_of(&self, id: &str) -> Option<usize> {
+        let page = id.split_once('#').map_or(id, |(page, _)| page);
+        [id, page].into_iter().find_map(|key| {
+            self.node_files
+                .get(key)
+                .copied()
+                .or_else(|| self.file_index(key))
+        })
+    }
+
+    /// The title brief gives the node of file `file` (empty when none).
+    pub fn title(&self, file: usize) -> &str {
+        self.titles.get(file).map_or("", String::as_str)
+    }
+
+    /// Each file as retrieval shows it.
+    pub fn pieces(&self) -> &[String] {
+        &self.pieces
+    }
+
+    /// The files by BM25 score for `query`, best first; ties in path order.
+    pub fn bm25_order(&self, query: &str) -> Vec<usize> {
+        self.bm25.rank(query)
+    }
+
+    /// brief's context for `task` at `budget` through the command API, as an agent asks:
+    /// the task text as the target, JSON format.
+    pub fn brief(&mut self, task: &str, budget: usize, seeds: Option<usize>) -> BriefAnswer {
+        let request = ContextRequest {
+            target: task.to_string(),
+            budget: Some(budget),
+            encoding: Some(ENCODING),
+            format: Format::Json,
+            seeds,
+            ..ContextRequest::default()
+        };
+        let command = Command::Context {
+            request,
+            session: None,
+        };
+        let host = match self.engine.as_mut() {
+            Some(engine) => Host::Engine(engine),
+            None => Host::Folder {
+                root: Some(&self.root),
+                cwd: &self.root,
+            },
+        };
+        let outcome = command::run(&command, host, FrontEnd::Cli);
+        if outcome.exit != 0 {
+            // Paths relative to the project, as the table must not depend on where it ran.
+            let root = format!("{}/", self.root.display());
+            let line = outcome
+                .notes
+                .first()
+                .map_or(String::new(), |l| l.replace(&root, ""));
+            return BriefAnswer {
+                failure: Some((outcome.exit, line)),
+                ..BriefAnswer::default()
+            };
+        }
+        read_audit(&outcome.text)
+    }
+}
+
+/// A file as the retrieval methods show it, Repomix style.
+pub fn piece(path: &str, text: &str) -> String {
+    format!("<file path=\"{path}\">\n{text}\n</file>\n")
+}
+
+/// The length of a piece's header (`<file path="…">\n`): a piece cut inside it shows no text.
+pub fn header_len(path: &str) -> usize {
+    "<file path=\"\">\n".len() + path.len()
+}
+
+/// Reads brief's JSON audit (`docs/json.md`): a node at `meta` is named, at `summary` or
+/// `full` (cut or not) its text is shown.
+fn read_audit(text: &str) -> BriefAnswer {
+    let Ok(json) = serde_json::from_str::<serde_json::Value>(text) else {
+        return BriefAnswer {
+            failure: Some((0, "the JSON audit did not parse".into())),
+            ..BriefAnswer::default()
+        };
+    };
+    let string = |v: &serde_json::Value| v.as_str().map(str::to_string);
+    let seeds = json["seeds"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|seed| string(seed).or_else(|| string(&seed["id"])))
+        .collect();
+    let nodes = json["nodes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|node| {
+            let id = string(&node["id"]).unwrap_or_default();
+            let presence = match node["detail"].as_str() {
+                Some("meta") | None => Presence::Named,
+                Some(_) => Presence::Text,
+            };
+            let tokens = node["tokens"].as_u64().unwrap_or(0) as usize;
+            (id, presence, tokens)
+        })
+        .collect();
+    BriefAnswer {
+        used: json["budget"]["used"].as_u64().unwrap_or(0) as usize,
+        target: string(&json["target"]),
+        seeds,
+        nodes,
+        failure: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_audit_gives_target_seeds_and_details() {
+        let audit = r#"{"target": "ADR-0002", "seeds": ["ADR-0002", {"id": "b.md"}],
+            "budget": {"limit": 100, "used": 90},
+            "nodes": [{"id": "ADR-0002", "detail": "full", "tokens": 50, "cut": true},
+                      {"id": "b.md", "detail": "meta", "tokens": 9}]}"#;
+        let answer = read_audit(audit);
+        assert_eq!(answer.used, 90);
+        assert_eq!(answer.target.as_deref(), Some("ADR-0002"));
+        assert_eq!(answer.seeds, ["ADR-0002", "b.md"]);
+        assert_eq!(
+            answer.nodes,
+            [
+                ("ADR-0002".into(), Presence::Text, 50),
+                ("b.md".into(), Presence::Named, 9)
+            ]
+        );
+        assert!(read_audit("not json").failure.is_some());
+    }
+
+    #[test]
+    fn a_piece_starts_with_its_header() {
+        let p = piece("a/b.md", "text");
+        assert_eq!(&p[..header_len("a/b.md")], "<file path=\"a/b.md\">\n");
+    }
+}

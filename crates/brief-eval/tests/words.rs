@@ -1,0 +1,215 @@
+//! The evaluation of tasks in words on this crate's fixtures (`words/fixtures/`): small
+//! projects of our own writing in the shapes of the real repositories (Nygard, MADR and
+//! log4brains ADRs, status lines in their many real forms, a docs tree with agent files, an
+//! Obsidian vault). The same runner as
+//! `brief-eval words` runs on copies of them; the tests check that it runs, that every label
+//! names a file brief reads, that budgets hold, that the table is well formed and the same
+//! on every run, and that brief reaches the floors it reaches today.
+
+use std::path::{Path, PathBuf};
+
+use brief_eval::words::{self, evaluate, metric, Method, Options, WordReport};
+
+/// brief's mean must recall (with text) on the fixtures at 2,000 tokens is at least this
+/// today. Raise it as the engine improves; issue 26 asks for [`TARGET_MUST_RECALL`].
+const BRIEF_MUST_RECALL_AT_2000: f64 = 0.65;
+
+/// brief's start hit on the fixtures is at least this today.
+const BRIEF_START_HIT: f64 = 0.55;
+
+/// The acceptance of issue 26: must recall at 2,000 tokens.
+const TARGET_MUST_RECALL: f64 = 0.90;
+
+/// The acceptance of issue 26: start hit.
+const TARGET_START_HIT: f64 = 0.85;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("words/fixtures")
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Runs the evaluation on fresh copies of the fixtures (brief writes its index into a
+/// project's `.brief/`, which must not land in the source tree).
+fn run(options: &Options) -> (Vec<words::TaskFile>, WordReport) {
+    let files = words::read_dir(&fixtures()).unwrap();
+    let repos = tempfile::tempdir().unwrap();
+    for file in &files {
+        copy_dir(
+            &fixtures().join(file.folder()),
+            &repos.path().join(file.folder()),
+        );
+    }
+    let report = evaluate(repos.path(), &files, options, &mut |_| {}).unwrap();
+    (files, report)
+}
+
+#[test]
+fn the_fixtures_are_measured_with_every_label_a_file_brief_reads() {
+    let options = Options::default();
+    let (files, report) = run(&options);
+    let names: Vec<&str> = files.iter().map(|f| f.repo.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "fixture/agents",
+            "fixture/log4brains",
+            "fixture/madr",
+            "fixture/nygard",
+            "fixture/statuses",
+            "fixture/vault"
+        ]
+    );
+    let tasks: usize = files.iter().map(|f| f.tasks.len()).sum();
+    assert_eq!(
+        report.rows.len(),
+        tasks * options.budgets.len() * Method::ALL.len()
+    );
+    assert!(report.unread.is_empty(), "{:?}", report.unread);
+    for row in &report.rows {
+        assert!(row.score.used <= row.budget, "{row:?}");
+        assert!(row.failure.is_none(), "{row:?}");
+    }
+    // The retrieval methods fill their budget when the project is larger than it.
+    for row in report.rows.iter().filter(|r| r.method != Method::Brief) {
+        if row.budget == 1000 {
+            assert!(row.score.used >= 950, "{row:?}");
+        }
+    }
+    let markdown = report.markdown(&options.budgets, &options.methods, true);
+    eprintln!("{markdown}");
+    assert_tables_are_well_formed(&markdown);
+}
+
+#[test]
+fn brief_reaches_todays_floors_on_the_fixtures() {
+    let (_, report) = run(&Options::default());
+    let mean = |method, metric: metric::Metric| report.mean(None, method, 2000, metric).unwrap();
+    let recall = mean(Method::Brief, metric::MUST_TEXT);
+    assert!(recall >= BRIEF_MUST_RECALL_AT_2000, "{recall}");
+    let start = mean(Method::Brief, metric::START);
+    assert!(start >= BRIEF_START_HIT, "{start}");
+    // The baseline itself: BM25 top-k shows every must document of these small projects.
+    let bm25 = mean(Method::Bm25, metric::MUST_TEXT);
+    assert!(bm25 >= 0.95, "{bm25}");
+    // brief never shows misleading documents more often than BM25.
+    let never = |m| mean(m, metric::NEVER);
+    assert!(never(Method::Brief) <= never(Method::Bm25));
+}
+
+/// Issue 26's acceptance on the fixtures; not met today. Run it with
+/// `cargo test -p brief-eval --test words -- --ignored` while working on word targets.
+#[test]
+#[ignore = "issue 26's targets, not met by brief today"]
+fn brief_meets_the_targets_of_issue_26_on_the_fixtures() {
+    let options = Options::default();
+    let (_, report) = run(&options);
+    let mean = |method, budget, metric| report.mean(None, method, budget, metric).unwrap();
+    let recall = mean(Method::Brief, 2000, metric::MUST_TEXT);
+    assert!(recall >= TARGET_MUST_RECALL, "{recall}");
+    let start = mean(Method::Brief, 2000, metric::START);
+    assert!(start >= TARGET_START_HIT, "{start}");
+    for &budget in &options.budgets {
+        let brief = mean(Method::Brief, budget, metric::MUST_TEXT);
+        let bm25 = mean(Method::Bm25, budget, metric::MUST_TEXT);
+        assert!(brief >= bm25, "at {budget}: brief {brief}, BM25 {bm25}");
+    }
+}
+
+#[test]
+fn the_report_is_the_same_on_every_run() {
+    let options = Options {
+        budgets: vec![1000, 4000],
+        ..Options::default()
+    };
+    let (_, first) = run(&options);
+    let (_, second) = run(&options);
+    let text = |r: &WordReport| r.markdown(&options.budgets, &options.methods, true);
+    assert_eq!(text(&first), text(&second));
+}
+
+/// Every Markdown table has a header, a rule and rows with as many cells as the header.
+fn assert_tables_are_well_formed(markdown: &str) {
+    let mut tables = 0;
+    for block in markdown.split("\n\n") {
+        let rows: Vec<&str> = block.lines().filter(|l| l.starts_with('|')).collect();
+        let Some(header) = rows.first() else {
+            continue;
+        };
+        tables += 1;
+        let cells = header.matches('|').count();
+        for row in &rows {
+            assert_eq!(row.matches('|').count(), cells, "{row}\nin\n{block}");
+        }
+        assert!(rows.len() >= 3, "{block}");
+    }
+    assert_eq!(tables, 3, "{markdown}");
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .current_dir(dir)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.org")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.org")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+#[test]
+fn a_pinned_commit_is_materialised_from_a_git_directory() {
+    let work = tempfile::tempdir().unwrap();
+    let repo = work.path().join("src");
+    std::fs::create_dir_all(repo.join("docs/adr")).unwrap();
+    git(&repo, &["init", "-q"]);
+    std::fs::write(repo.join("AGENTS.md"), "# Rules\n").unwrap();
+    std::fs::write(repo.join("docs/adr/0001-a b.md"), "# 1. A\n").unwrap();
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink("AGENTS.md", repo.join("CLAUDE.md")).unwrap();
+        std::os::unix::fs::symlink("../../outside", repo.join("docs/escape.md")).unwrap();
+    }
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "first"]);
+    let pinned = git(&repo, &["rev-parse", "HEAD"]);
+    std::fs::write(repo.join("AGENTS.md"), "# Rules, changed later\n").unwrap();
+    git(&repo, &["commit", "-q", "-am", "second"]);
+
+    let into = work.path().join("out/o+n");
+    let written = words::materialise(&repo.join(".git"), &pinned, &into).unwrap();
+    assert_eq!(written.missing, 0);
+    let read = |p: &str| std::fs::read_to_string(into.join(p)).unwrap();
+    assert_eq!(read("AGENTS.md"), "# Rules\n");
+    assert_eq!(read("docs/adr/0001-a b.md"), "# 1. A\n");
+    #[cfg(unix)]
+    {
+        assert_eq!(written.files, 3);
+        assert!(into.join("CLAUDE.md").is_symlink());
+        assert_eq!(read("CLAUDE.md"), "# Rules\n");
+        assert!(!into.join("docs/escape.md").exists());
+    }
+    assert!(!into.join(".git").exists());
+    let absent = "0123456789012345678901234567890123456789";
+    let error = words::materialise(&repo.join(".git"), absent, &into).unwrap_err();
+    assert!(error.contains("cannot be listed"), "{error}");
+    assert_eq!(
+        words::git_dir(work.path(), "src"),
+        work.path().join("src/.git")
+    );
+}

@@ -1,0 +1,289 @@
+//! What the index knows about the words of a query: how its tokenizer reads each word, how
+//! many nodes hold it, and which nodes hold it with what BM25 relevance. The query model that
+//! weighs these (stop words, coverage, status) is the engine's; this module only asks SQLite.
+//!
+//! The words are tokenized by SQLite itself — a temporary FTS5 table with the search table's
+//! tokenizer — so a query word and the indexed text are stemmed and folded by one and the
+//! same code, and a word's node count is read from an `fts5vocab` table over the search
+//! index in one lookup, never by counting matches.
+
+use super::*;
+
+/// The tokenizer of the search table (`schema::CREATE`); the query's words go through the
+/// same one.
+const TOKENIZER: &str = "porter unicode61 remove_diacritics 2";
+
+/// Words shorter than this are never widened to a prefix: as a prefix they would match
+/// almost anything.
+pub const MIN_PREFIX_CHARS: usize = 5;
+
+/// One word of a query, as the index reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Term {
+    /// The word as written in the query, lower-cased (`3.8`, `pull_request_target`).
+    pub word: String,
+    /// The index's tokens for it, in order (`3`, `8`): several make a phrase.
+    pub tokens: Vec<String>,
+    /// How many nodes hold it (for a phrase, an upper bound: the rarest token's count).
+    pub nodes: u64,
+    /// No node holds the word itself, and it is long enough: it is matched as a prefix
+    /// (`idempot` finds `idempotency`), and `nodes` counts the prefix's nodes.
+    pub prefix: bool,
+}
+
+impl Term {
+    /// The FTS5 query for this term alone: the word quoted (no operator leaks in), with `*`
+    /// when it is matched as a prefix.
+    fn fts(&self) -> String {
+        let quoted = format!("\"{}\"", self.word.replace('"', "\"\""));
+        if self.prefix {
+            format!("{quoted}*")
+        } else {
+            quoted
+        }
+    }
+}
+
+/// A node holding a term, and how well (BM25 over id, title, body and fields, higher is
+/// better; only comparable within one term).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TermHit {
+    pub node: NodeIx,
+    pub relevance: f64,
+}
+
+/// A node as the query model needs it to weigh a hit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    pub node: NodeIx,
+    pub id: String,
+    pub kind: String,
+    pub title: String,
+    /// The node's source file, relative to the root.
+    pub file: String,
+}
+
+impl Index {
+    /// The terms of `words` (each a query word as the engine splits it), in order, with the
+    /// number of nodes holding each; the total number of nodes. A word the tokenizer reads
+    /// as nothing (punctuation only) is left out.
+    pub fn terms(&self, words: &[String]) -> Result<(Vec<Term>, u64), StoreError> {
+        let tokens = self.tokenize(words).map_err(|e| self.fail(e))?;
+        let mut terms = Vec::with_capacity(words.len());
+        for (word, tokens) in words.iter().zip(tokens) {
+            if tokens.is_empty() {
+                continue;
+            }
+            let mut term = Term {
+                word: word.clone(),
+                nodes: self.nodes_holding(&tokens).map_err(|e| self.fail(e))?,
+                tokens,
+                prefix: false,
+            };
+            if term.nodes == 0 && term.tokens.len() == 1 && word.chars().count() >= MIN_PREFIX_CHARS
+            {
+                let widened = self.prefix_nodes(word).map_err(|e| self.fail(e))?;
+                if widened > 0 {
+                    term.prefix = true;
+                    term.nodes = widened;
+                }
+            }
+            terms.push(term);
+        }
+        let total = self.node_total().map_err(|e| self.fail(e))?;
+        Ok((terms, total))
+    }
+
+    /// The nodes holding `term`, best first, at most `limit` (ties by node index, which is
+    /// stable within one index).
+    pub fn term_hits(&self, term: &Term, limit: usize) -> Result<Vec<TermHit>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT rowid, bm25(search, 10.0, 4.0, 1.0, 2.0) AS score FROM search
+                 WHERE search MATCH ?1 ORDER BY score, rowid LIMIT ?2",
+            )
+            .map_err(|e| self.fail(e))?;
+        let rows = stmt
+            .query_map(params![term.fts(), limit], |r| {
+                Ok(TermHit {
+                    node: r.get::<_, i64>(0)? as NodeIx,
+                    // SQLite's bm25 is the negated relevance.
+                    relevance: -r.get::<_, f64>(1)?,
+                })
+            })
+            .map_err(|e| self.fail(e))?;
+        rows.collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.fail(e))
+    }
+
+    /// The rows of `nodes` (id, kind, title, file), checked against their checksums, in the
+    /// order asked.
+    pub fn candidates(&self, nodes: &[NodeIx]) -> Result<Vec<Candidate>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT id, kind, title, file, date, sum FROM nodes WHERE ix = CAST(?1 AS INTEGER)",
+            )
+            .map_err(|e| self.fail(e))?;
+        let mut out = Vec::with_capacity(nodes.len());
+        for &node in nodes {
+            let row = stmt
+                .query_row([node], |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, String>(2)?,
+                        r.get::<_, String>(3)?,
+                        r.get::<_, Option<String>>(4)?,
+                        r.get::<_, i64>(5)?,
+                    ))
+                })
+                .optional()
+                .map_err(|e| self.fail(e))?;
+            let Some((id, kind, title, file, date, sum)) = row else {
+                return Err(self.damaged(format!("search names node {node}, which has no row")));
+            };
+            if row_sum(&id, &kind, date.as_deref(), &title) != sum {
+                return Err(self.damaged(format!("node {node}: checksum mismatch")));
+            }
+            out.push(Candidate {
+                node,
+                id,
+                kind,
+                title,
+                file,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Each word's tokens, through a temporary FTS5 table with the search table's tokenizer
+    /// (created on the first query of this connection; the temporary database is this
+    /// connection's own, so a read-only snapshot of the index stays untouched).
+    fn tokenize(&self, words: &[String]) -> rusqlite::Result<Vec<Vec<String>>> {
+        self.conn.execute_batch(&format!(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_words USING fts5(w, tokenize='{TOKENIZER}');
+             CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_tokens
+                 USING fts5vocab(temp, query_words, instance);
+             CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_terms
+                 USING fts5vocab(main, search, row);
+             DELETE FROM temp.query_words;"
+        ))?;
+        {
+            let mut insert = self
+                .conn
+                .prepare_cached("INSERT INTO temp.query_words(rowid, w) VALUES (?1, ?2)")?;
+            for (k, word) in words.iter().enumerate() {
+                insert.execute(params![k as i64 + 1, word])?;
+            }
+        }
+        let mut tokens = vec![Vec::new(); words.len()];
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT doc, term FROM temp.query_tokens ORDER BY doc, offset")?;
+        let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
+        for row in rows {
+            let (doc, term) = row?;
+            if let Some(list) = usize::try_from(doc - 1)
+                .ok()
+                .and_then(|k| tokens.get_mut(k))
+            {
+                list.push(term);
+            }
+        }
+        self.conn.execute_batch("DELETE FROM temp.query_words;")?;
+        Ok(tokens)
+    }
+
+    /// How many nodes hold every token (a phrase: its rarest token's count bounds it, and a
+    /// phrase is rare enough to be counted exactly).
+    fn nodes_holding(&self, tokens: &[String]) -> rusqlite::Result<u64> {
+        let mut rarest = u64::MAX;
+        for token in tokens {
+            let docs: Option<i64> = self
+                .conn
+                .prepare_cached("SELECT doc FROM temp.search_terms WHERE term = ?1")?
+                .query_row([token], |r| r.get(0))
+                .optional()?;
+            rarest = rarest.min(docs.unwrap_or(0).max(0) as u64);
+        }
+        if tokens.len() > 1 && rarest > 0 {
+            let phrase = format!("\"{}\"", tokens.join(" ").replace('"', "\"\""));
+            let n: i64 = self.conn.query_row(
+                "SELECT count(*) FROM search WHERE search MATCH ?1",
+                [phrase],
+                |r| r.get(0),
+            )?;
+            return Ok(n.max(0) as u64);
+        }
+        Ok(if rarest == u64::MAX { 0 } else { rarest })
+    }
+
+    /// How many nodes hold a word starting with `word` (the tokenizer's reading of a prefix
+    /// is the word lower-cased and folded, unstemmed).
+    fn prefix_nodes(&self, word: &str) -> rusqlite::Result<u64> {
+        let n: i64 = self.conn.query_row(
+            "SELECT count(*) FROM search WHERE search MATCH ?1",
+            [format!("\"{}\"*", word.replace('"', "\"\""))],
+            |r| r.get(0),
+        )?;
+        Ok(n.max(0) as u64)
+    }
+
+    /// The number of nodes, from the search index's own statistics (one row, not a count of
+    /// the nodes table).
+    fn node_total(&self) -> rusqlite::Result<u64> {
+        let n: i64 = self
+            .conn
+            .query_row("SELECT count(*) FROM nodes", [], |r| r.get(0))?;
+        Ok(n.max(0) as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::kit::*;
+
+    #[test]
+    fn words_are_read_by_the_index_tokenizer_with_their_node_counts() {
+        let dir = project(&[
+            (
+                "norms/NORM-1.md",
+                norm("NORM-1", "Caching policies", "We cache databases."),
+            ),
+            (
+                "specs/SPEC-1.md",
+                spec(
+                    "SPEC-1",
+                    "Storage",
+                    &[],
+                    "Databases everywhere, Python 3.8 too.",
+                ),
+            ),
+        ]);
+        let (_project, index) = built(dir.path());
+        let words: Vec<String> = ["policies", "databases", "3.8", "zzz", "idempot", "caching"]
+            .iter()
+            .map(|w| w.to_string())
+            .collect();
+        let (terms, total) = index.reading(|| index.terms(&words)).unwrap().unwrap();
+        assert!(total >= 2);
+        let find = |w: &str| terms.iter().find(|t| t.word == w).unwrap();
+        assert_eq!(find("policies").tokens, vec!["polici"]);
+        assert_eq!(find("policies").nodes, 1);
+        assert_eq!(find("databases").nodes, 2);
+        assert_eq!(find("3.8").tokens, vec!["3", "8"]);
+        assert_eq!(find("3.8").nodes, 1);
+        assert_eq!(find("zzz").nodes, 0);
+        assert!(!find("zzz").prefix, "too short to widen");
+        assert_eq!(find("caching").nodes, 1);
+        let hits = index
+            .reading(|| index.term_hits(find("databases"), 10))
+            .unwrap()
+            .unwrap();
+        assert_eq!(hits.len(), 2);
+        assert!(hits[0].relevance >= hits[1].relevance);
+    }
+}
