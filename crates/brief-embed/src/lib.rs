@@ -22,7 +22,8 @@
 //! the time-out it is given.
 //!
 //! The HTTP client is the `http` feature (ureq with rustls); without it every request fails
-//! with [`EmbedError::NotBuilt`], and the vector code still works.
+//! with [`EmbedError::NotBuilt`], and the vector code still works. The `stub` feature adds
+//! [`stub`], a stub server for tests and benchmarks.
 
 #![deny(missing_docs)]
 
@@ -30,6 +31,8 @@ mod client;
 mod endpoint;
 mod error;
 mod response;
+#[cfg(feature = "stub")]
+pub mod stub;
 mod vector;
 
 pub use client::Client;

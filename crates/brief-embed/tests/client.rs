@@ -1,122 +1,18 @@
-//! The client against a stub server of our own (std `TcpListener`) that answers well, with
-//! errors, with wrong or partial answers, or not at all: every case is a typed error within
-//! the time-out and a little more, never a panic or a hang.
+//! The client against the stub server (`brief_embed::stub`) answering well, with errors,
+//! with wrong or partial answers, or not at all: every case is a typed error within the
+//! time-out and a little more, never a panic or a hang. Run with
+//! `cargo test -p brief-embed --features http,stub`.
 
-#![cfg(feature = "http")]
+#![cfg(all(feature = "http", feature = "stub"))]
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
+use brief_embed::stub::{Answer, Stub};
 use brief_embed::{ApiKey, Client, EmbedError, Endpoint, Role};
 
-/// How the stub answers every request.
-#[derive(Clone)]
-enum Answer {
-    /// Vectors of this many dimensions, one per input.
-    Vectors(usize),
-    /// One vector fewer than asked.
-    Partial,
-    /// This status with this body.
-    Status(u16, &'static str),
-    /// This body with status 200.
-    Body(&'static str),
-    /// Read the request, then say nothing (until the test ends).
-    Stall,
-    /// Accept, then close without a word.
-    Close,
-    /// Bytes that are not HTTP.
-    Garbage,
-}
-
-/// A request as the stub read it.
-struct Seen {
-    headers: Vec<String>,
-    body: serde_json::Value,
-}
-
-/// Starts a stub on a free port; its URL and a receiver of the requests it read.
-fn stub(answer: Answer) -> (String, std::sync::mpsc::Receiver<Seen>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/v1", listener.local_addr().unwrap());
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(stream) = stream else { return };
-            let (answer, tx) = (answer.clone(), tx.clone());
-            std::thread::spawn(move || serve(stream, answer, tx));
-        }
-    });
-    (url, rx)
-}
-
-fn serve(mut stream: TcpStream, answer: Answer, tx: std::sync::mpsc::Sender<Seen>) {
-    if let Answer::Close = answer {
-        return;
-    }
-    let Some(seen) = read_request(&stream) else {
-        return;
-    };
-    let inputs = seen.body["input"].as_array().map(Vec::len).unwrap_or(0);
-    let _ = tx.send(seen);
-    let (status, body) = match answer {
-        Answer::Vectors(dims) => (200, vectors(inputs, dims)),
-        Answer::Partial => (200, vectors(inputs.saturating_sub(1), 4)),
-        Answer::Status(status, body) => (status, body.to_string()),
-        Answer::Body(body) => (200, body.to_string()),
-        Answer::Stall => {
-            std::thread::sleep(Duration::from_secs(30));
-            return;
-        }
-        Answer::Garbage => {
-            let _ = stream.write_all(b"\x00\x01 this is not HTTP\r\n\r\n");
-            return;
-        }
-        Answer::Close => return,
-    };
-    let _ = write!(
-        stream,
-        "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-}
-
-fn read_request(stream: &TcpStream) -> Option<Seen> {
-    let mut reader = BufReader::new(stream);
-    let mut headers = Vec::new();
-    let mut length = 0;
-    loop {
-        let mut line = String::new();
-        reader.read_line(&mut line).ok()?;
-        let line = line.trim_end().to_string();
-        if line.is_empty() {
-            break;
-        }
-        if let Some(n) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-            length = n.trim().parse().ok()?;
-        }
-        headers.push(line);
-    }
-    let mut body = vec![0; length];
-    reader.read_exact(&mut body).ok()?;
-    Some(Seen {
-        headers,
-        body: serde_json::from_slice(&body).ok()?,
-    })
-}
-
-fn vectors(n: usize, dims: usize) -> String {
-    let data: Vec<String> = (0..n)
-        .rev()
-        .map(|i| {
-            let v: Vec<String> = (0..dims).map(|d| ((i + d) % 3).to_string()).collect();
-            format!(
-                r#"{{"object":"embedding","index":{i},"embedding":[{}]}}"#,
-                v.join(",")
-            )
-        })
-        .collect();
-    format!(r#"{{"object":"list","data":[{}]}}"#, data.join(","))
+fn stub(answer: Answer) -> Stub {
+    Stub::start(answer).unwrap()
 }
 
 fn client(url: &str) -> Client {
@@ -144,8 +40,8 @@ const WAIT: Duration = Duration::from_millis(300);
 
 #[test]
 fn a_good_answer_gives_unit_vectors_in_order_and_the_request_is_the_standard_one() {
-    let (url, seen) = stub(Answer::Vectors(4));
-    let mut endpoint = Endpoint::new(&url, "test-model");
+    let server = stub(Answer::Vectors(4));
+    let mut endpoint = Endpoint::new(server.url(), "test-model");
     endpoint.dimensions = Some(4);
     endpoint.passage_prefix = "passage: ".into();
     endpoint.api_key = Some(ApiKey::new("sk-test"));
@@ -157,9 +53,14 @@ fn a_good_answer_gives_unit_vectors_in_order_and_the_request_is_the_standard_one
         let norm: f32 = vector.iter().map(|x| x * x).sum();
         assert!((norm - 1.0).abs() < 1e-5);
     }
-    // The stub's vector i is (i, i+1, i+2, i+3) mod 3: placed by index, not by position.
-    assert_ne!(v[0], v[1]);
-    let request = seen.recv().unwrap();
+    // Listed last first: placed by index, not by position.
+    let expected = |t: &str| {
+        let mut v = brief_embed::stub::vector(&format!("passage: {t}"), 4);
+        assert!(brief_embed::normalize(&mut v));
+        v
+    };
+    assert_eq!(v, vec![expected("a"), expected("b"), expected("c")]);
+    let request = server.take().remove(0);
     assert_eq!(request.body["model"], "test-model");
     assert_eq!(request.body["dimensions"], 4);
     assert_eq!(request.body["input_type"], "passage");
@@ -175,10 +76,12 @@ fn a_good_answer_gives_unit_vectors_in_order_and_the_request_is_the_standard_one
 
 #[test]
 fn without_options_the_request_has_only_model_and_input() {
-    let (url, seen) = stub(Answer::Vectors(3));
-    let v = client(&url).embed(&["q"], Role::Query, WAIT).unwrap();
+    let server = stub(Answer::Vectors(3));
+    let v = client(server.url())
+        .embed(&["q"], Role::Query, WAIT)
+        .unwrap();
     assert_eq!(v.len(), 1);
-    let request = seen.recv().unwrap();
+    let request = server.take().remove(0);
     let keys: Vec<&String> = request.body.as_object().unwrap().keys().collect();
     assert_eq!(keys, ["model", "input"]);
     assert!(!request
@@ -202,8 +105,11 @@ fn a_refused_connection_is_unreachable_at_once() {
 
 #[test]
 fn a_stalled_server_times_out_on_time() {
-    let (url, _seen) = stub(Answer::Stall);
-    let err = within(WAIT, || client(&url).embed(&["x"], Role::Query, WAIT)).unwrap_err();
+    let server = stub(Answer::Stall);
+    let err = within(WAIT, || {
+        client(server.url()).embed(&["x"], Role::Query, WAIT)
+    })
+    .unwrap_err();
     assert!(err.is_timeout(), "{err}");
     assert!(err.to_string().contains("300 ms"), "{err}");
 }
@@ -217,28 +123,30 @@ fn every_bad_answer_is_a_typed_error_within_the_time_out() {
         (
             Answer::Status(
                 500,
-                r#"{"error":{"message":"model exploded","type":"server_error"}}"#,
+                r#"{"error":{"message":"model exploded","type":"server_error"}}"#.into(),
             ),
             |e| matches!(e, EmbedError::Status { status: 500, message } if message == "model exploded"),
         ),
-        (Answer::Status(404, "no route"), |e| {
+        (Answer::Status(404, "no route".into()), |e| {
             matches!(e, EmbedError::Status { status: 404, .. })
         }),
-        (Answer::Status(302, ""), |e| {
+        (Answer::Status(302, String::new()), |e| {
             matches!(e, EmbedError::Status { status: 302, .. })
         }),
-        (Answer::Body("{not json"), |e| {
+        (Answer::Body("{not json".into()), |e| {
             matches!(e, EmbedError::Malformed(_))
         }),
         (
             Answer::Body(
-                r#"{"data":[{"index":0,"embedding":[1e39,0]},{"index":1,"embedding":[1,0]}]}"#,
+                r#"{"data":[{"index":0,"embedding":[1e39,0]},{"index":1,"embedding":[1,0]}]}"#
+                    .into(),
             ),
             |e| matches!(e, EmbedError::NotFinite { index: 0 }),
         ),
         (
             Answer::Body(
-                r#"{"data":[{"index":0,"embedding":[1,0]},{"index":1,"embedding":[1,0,0]}]}"#,
+                r#"{"data":[{"index":0,"embedding":[1,0]},{"index":1,"embedding":[1,0,0]}]}"#
+                    .into(),
             ),
             |e| matches!(e, EmbedError::Varying { .. }),
         ),
@@ -250,9 +158,9 @@ fn every_bad_answer_is_a_typed_error_within_the_time_out() {
         }),
     ];
     for (answer, expected) in cases {
-        let (url, _seen) = stub(answer);
+        let server = stub(answer);
         let err = within(WAIT, || {
-            client(&url).embed(&["a", "b"], Role::Passage, WAIT)
+            client(server.url()).embed(&["a", "b"], Role::Passage, WAIT)
         })
         .unwrap_err();
         assert!(expected(&err), "unexpected: {err:?}");
@@ -261,8 +169,8 @@ fn every_bad_answer_is_a_typed_error_within_the_time_out() {
 
 #[test]
 fn wrong_dimensions_are_refused_when_dimensions_were_asked() {
-    let (url, _seen) = stub(Answer::Vectors(5));
-    let mut endpoint = Endpoint::new(&url, "m");
+    let server = stub(Answer::Vectors(5));
+    let mut endpoint = Endpoint::new(server.url(), "m");
     endpoint.dimensions = Some(4);
     let err = Client::new(endpoint)
         .embed(&["a"], Role::Query, WAIT)
@@ -292,8 +200,8 @@ fn more_texts_than_the_batch_are_refused_before_asking() {
 
 #[test]
 fn one_client_serves_many_requests() {
-    let (url, _seen) = stub(Answer::Vectors(8));
-    let client = client(&url);
+    let server = stub(Answer::Vectors(8));
+    let client = client(server.url());
     for _ in 0..20 {
         assert_eq!(client.embed(&["a"], Role::Query, WAIT).unwrap()[0].len(), 8);
     }

@@ -1,6 +1,6 @@
 //! What semantic similarity costs a word target on warm caches, the query's embedding
 //! excluded: a generated knowledge base of 10,000 notes (`brief-corpus --kind notes`), every
-//! node embedded by an in-process stub server (384 dimensions, the size of
+//! node embedded by the stub server of `brief_embed::stub` (384 dimensions, the size of
 //! multilingual-e5-small; the stub's vectors are a hash of the words, so the figures are
 //! about the scan, not about quality), then, on one engine as `brief serve` keeps it:
 //!
@@ -16,12 +16,11 @@
 //! for another size).
 
 use std::hint::black_box;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::time::Duration;
 
 use brief::context::ContextRequest;
+use brief::embed::stub::{Answer, Stub};
 use brief::engine::Engine;
 use brief::index::Verify;
 use brief_corpus::{generate, Shape};
@@ -37,73 +36,6 @@ fn nodes() -> usize {
         .unwrap_or(10_000)
 }
 
-/// A stub embeddings server: words hashed into `DIMS` dimensions.
-fn stub() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/v1", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            std::thread::spawn(move || serve(stream));
-        }
-    });
-    url
-}
-
-fn serve(stream: TcpStream) {
-    let mut reader = BufReader::new(&stream);
-    loop {
-        let mut length = 0;
-        loop {
-            let mut line = String::new();
-            if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                return;
-            }
-            let line = line.trim_end().to_ascii_lowercase();
-            if line.is_empty() {
-                break;
-            }
-            if let Some(n) = line.strip_prefix("content-length:") {
-                length = n.trim().parse().unwrap_or(0);
-            }
-        }
-        let mut body = vec![0; length];
-        if reader.read_exact(&mut body).is_err() {
-            return;
-        }
-        let request: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
-        let data: Vec<serde_json::Value> = request["input"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .enumerate()
-            .map(|(i, t)| serde_json::json!({"index": i, "embedding": vector(t.as_str().unwrap_or(""))}))
-            .collect();
-        let body = serde_json::json!({ "data": data }).to_string();
-        let _ = write!(
-            &stream,
-            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-            body.len()
-        );
-    }
-}
-
-fn vector(text: &str) -> Vec<f32> {
-    let mut v = vec![0f32; DIMS];
-    v[0] = 0.01;
-    for word in text
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-    {
-        let h = word
-            .to_lowercase()
-            .bytes()
-            .fold(7usize, |h, b| h.wrapping_mul(31).wrapping_add(b as usize));
-        v[h % DIMS] += 1.0;
-        v[(h / DIMS) % DIMS] += 0.5;
-    }
-    v
-}
-
 fn engine(root: &Path) -> Engine {
     let mut engine = Engine::open(Some(root), root).expect("the generated project opens");
     engine.refresh(Some(Verify::Full), &mut |_| {}).unwrap();
@@ -116,11 +48,12 @@ fn benches(c: &mut Criterion) {
     let root = dir.path().join("project");
     generate(Shape::Notes, n, &root, 7).expect("corpus written");
     let mut off = engine(&root);
+    let server = Stub::start(Answer::Vectors(DIMS)).unwrap();
     std::fs::write(
         root.join("brief.toml"),
         format!(
             "[embeddings]\nurl = \"{}\"\nmodel = \"stub\"\nbatch = 256\ntimeout_ms = 60000\n",
-            stub()
+            server.url()
         ),
     )
     .unwrap();

@@ -1,16 +1,15 @@
-//! Embeddings through the binary, against a stub server of our own (std `TcpListener`): the
+//! Embeddings through the binary, against the stub server (`brief_embed::stub`): the
 //! configuration from brief.toml and the environment, `brief index` embedding each node
 //! once, and every way the endpoint can fail — refused, stalled, an HTTP error, a partial
 //! batch, wrong dimensions, bytes that are not HTTP — answered with the context from the
 //! graph and words, exit 0, one warning line and `embeddings: "unavailable: …"` in the JSON
 //! audit, within the time-out plus 50 ms.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpListener;
 use std::process::Command;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use brief_embed::stub::{Answer, Stub};
 use serde_json::Value;
 
 use crate::common::{copy_fixture, run};
@@ -23,60 +22,14 @@ const ADR_TOOLS: &str = concat!(
 /// The time-out the failure tests configure, in milliseconds.
 const TIMEOUT_MS: u64 = 300;
 
-/// How the stub answers.
-#[derive(Clone, Copy, PartialEq, Debug)]
-enum Mode {
-    /// Vectors of this many dimensions: the words of each text hashed into them.
-    Healthy(usize),
-    /// HTTP 500 with an OpenAI-style error body.
-    Error,
-    /// One vector fewer than texts.
-    Partial,
-    /// Reads the request and never answers.
-    Stall,
-    /// Answers with bytes that are not HTTP.
-    Garbage,
+/// A stub answering `answer`.
+fn stub(answer: Answer) -> Stub {
+    Stub::start(answer).unwrap()
 }
 
-/// A stub embeddings server on a free port of the loopback.
-struct Stub {
-    url: String,
-    mode: Arc<Mutex<Mode>>,
-    texts: Arc<Mutex<Vec<String>>>,
-}
-
-impl Stub {
-    fn start(mode: Mode) -> Stub {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = format!("http://{}/v1", listener.local_addr().unwrap());
-        let stub = Stub {
-            url,
-            mode: Arc::new(Mutex::new(mode)),
-            texts: Arc::default(),
-        };
-        let (m, t) = (Arc::clone(&stub.mode), Arc::clone(&stub.texts));
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let (m, t) = (Arc::clone(&m), Arc::clone(&t));
-                std::thread::spawn(move || serve(stream, &m, &t));
-            }
-        });
-        stub
-    }
-
-    fn set(&self, mode: Mode) {
-        *self.mode.lock().unwrap() = mode;
-    }
-
-    /// The texts asked for since the last call.
-    fn take(&self) -> Vec<String> {
-        std::mem::take(&mut self.texts.lock().unwrap())
-    }
-
-    /// The environment that points brief at this stub.
-    fn env(&self) -> Vec<(&'static str, String)> {
-        env_for(&self.url)
-    }
+/// The environment that points brief at `stub`.
+fn env_of(stub: &Stub) -> Vec<(&'static str, String)> {
+    env_for(stub.url())
 }
 
 fn env_for(url: &str) -> Vec<(&'static str, String)> {
@@ -86,96 +39,6 @@ fn env_for(url: &str) -> Vec<(&'static str, String)> {
         ("BRIEF_EMBEDDINGS_TIMEOUT_MS", TIMEOUT_MS.to_string()),
         ("BRIEF_EMBEDDINGS_BATCH", "4".to_string()),
     ]
-}
-
-/// The words of `text` hashed into `dims` dimensions (and a little in the first, so that no
-/// text is the zero vector).
-fn vector(text: &str, dims: usize) -> Vec<f32> {
-    let mut v = vec![0f32; dims];
-    v[0] = 0.01;
-    for word in text
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-    {
-        let h = word
-            .to_lowercase()
-            .bytes()
-            .fold(7usize, |h, b| h.wrapping_mul(31).wrapping_add(b as usize));
-        v[h % dims] += 1.0;
-    }
-    v
-}
-
-fn serve(stream: TcpStream, mode: &Mutex<Mode>, texts: &Mutex<Vec<String>>) {
-    let mut reader = BufReader::new(&stream);
-    loop {
-        let Some(body) = read_request(&mut reader) else {
-            return;
-        };
-        let request: Value = serde_json::from_slice(&body).unwrap_or_default();
-        let input: Vec<String> = request["input"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|t| t.as_str().map(String::from))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let mode = *mode.lock().unwrap();
-        texts.lock().unwrap().extend(input.iter().cloned());
-        let (status, body) = match mode {
-            Mode::Healthy(dims) => (200, vectors(&input, dims, input.len())),
-            Mode::Partial => (200, vectors(&input, 8, input.len().saturating_sub(1))),
-            Mode::Error => (
-                500,
-                r#"{"error":{"message":"the model ran out of memory","type":"server_error"}}"#
-                    .to_string(),
-            ),
-            Mode::Stall => {
-                std::thread::sleep(Duration::from_secs(30));
-                return;
-            }
-            Mode::Garbage => {
-                let _ = (&stream).write_all(b"\x00\x01 not HTTP at all\r\n\r\n");
-                return;
-            }
-        };
-        let _ = write!(
-            &stream,
-            "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-            body.len()
-        );
-    }
-}
-
-fn read_request(reader: &mut BufReader<&TcpStream>) -> Option<Vec<u8>> {
-    let mut length = 0;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).ok()? == 0 {
-            return None;
-        }
-        let line = line.trim_end().to_ascii_lowercase();
-        if line.is_empty() {
-            break;
-        }
-        if let Some(n) = line.strip_prefix("content-length:") {
-            length = n.trim().parse().ok()?;
-        }
-    }
-    let mut body = vec![0; length];
-    reader.read_exact(&mut body).ok()?;
-    Some(body)
-}
-
-fn vectors(input: &[String], dims: usize, n: usize) -> String {
-    let data: Vec<Value> = input
-        .iter()
-        .take(n)
-        .enumerate()
-        .map(|(i, t)| serde_json::json!({"object": "embedding", "index": i, "embedding": vector(t, dims)}))
-        .collect();
-    serde_json::json!({"object": "list", "data": data, "model": "stub-model"}).to_string()
 }
 
 /// Runs `brief` with `args` under the environment `env` (and no embeddings settings of the
@@ -232,12 +95,12 @@ fn warnings(stderr: &str) -> Vec<&str> {
 
 #[test]
 fn brief_index_embeds_each_node_once_then_nothing_then_only_the_edited_note() {
-    let stub = Stub::start(Mode::Healthy(16));
+    let stub = stub(Answer::Vectors(16));
     let dir = copy_fixture(ADR_TOOLS);
     let root = dir.path().to_str().unwrap();
-    let (code, out, err, _) = brief_with(&["index", "--root", root], &stub.env());
+    let (code, out, err, _) = brief_with(&["index", "--root", root], &env_of(&stub));
     assert_eq!(code, 0, "{err}");
-    let asked = stub.take();
+    let asked = stub.texts();
     assert!(asked.len() >= 10, "{asked:?}");
     assert!(
         out.contains(&format!(
@@ -247,10 +110,10 @@ fn brief_index_embeds_each_node_once_then_nothing_then_only_the_edited_note() {
         "{out}"
     );
     // Nothing changed: nothing is sent.
-    let (code, out, _, _) = brief_with(&["index", "--root", root], &stub.env());
+    let (code, out, _, _) = brief_with(&["index", "--root", root], &env_of(&stub));
     assert_eq!(code, 0);
     assert!(out.contains("0 texts embedded"), "{out}");
-    assert!(stub.take().is_empty());
+    assert!(stub.texts().is_empty());
     // One note edited: that note alone.
     let adr = dir
         .path()
@@ -261,26 +124,26 @@ fn brief_index_embeds_each_node_once_then_nothing_then_only_the_edited_note() {
         text.replace("## Context", "## Context\n\nDisks fill up.\n"),
     )
     .unwrap();
-    let (code, out, _, _) = brief_with(&["index", "--root", root], &stub.env());
+    let (code, out, _, _) = brief_with(&["index", "--root", root], &env_of(&stub));
     assert_eq!(code, 0);
     assert!(out.contains("1 text embedded"), "{out}");
-    let asked = stub.take();
+    let asked = stub.texts();
     assert_eq!(asked.len(), 1);
     assert!(asked[0].contains("Disks fill up."), "{asked:?}");
 }
 
 #[test]
 fn a_context_says_embeddings_are_on_and_stays_byte_identical() {
-    let stub = Stub::start(Mode::Healthy(16));
+    let stub = stub(Answer::Vectors(16));
     let dir = copy_fixture(ADR_TOOLS);
     let root = dir.path().to_str().unwrap();
-    brief_with(&["index", "--root", root], &stub.env());
-    let (code, first, err, _) = brief_with(&context_args(root), &stub.env());
+    brief_with(&["index", "--root", root], &env_of(&stub));
+    let (code, first, err, _) = brief_with(&context_args(root), &env_of(&stub));
     assert_eq!(code, 0, "{err}");
     assert!(warnings(&err).is_empty(), "{err}");
     let json: Value = serde_json::from_str(&first).unwrap();
     assert_eq!(json["embeddings"], "on");
-    let (_, second, _, _) = brief_with(&context_args(root), &stub.env());
+    let (_, second, _, _) = brief_with(&context_args(root), &env_of(&stub));
     assert_eq!(first, second);
     // Off: the field is absent.
     let (_, off, _, _) = brief_with(&context_args(root), &[]);
@@ -290,28 +153,37 @@ fn a_context_says_embeddings_are_on_and_stays_byte_identical() {
 
 #[test]
 fn a_failing_endpoint_never_stops_a_context() {
-    let stub = Stub::start(Mode::Healthy(8));
+    let stub = stub(Answer::Vectors(8));
     let dir = copy_fixture(ADR_TOOLS);
     let root = dir.path().to_str().unwrap();
-    let (code, _, err, _) = brief_with(&["index", "--root", root], &stub.env());
+    let (code, _, err, _) = brief_with(&["index", "--root", root], &env_of(&stub));
     assert_eq!(code, 0, "{err}");
     let off = [("BRIEF_EMBEDDINGS", "off".to_string())];
     let (_, reference, _, _) = brief_with(&context_args(root), &off);
     let reference: Value = serde_json::from_str(&reference).unwrap();
     let refused = closed_port();
-    let cases: Vec<(&str, Option<Mode>, &str)> = vec![
+    let oom = r#"{"error":{"message":"the model ran out of memory","type":"server_error"}}"#;
+    let cases: Vec<(&str, Option<Answer>, &str)> = vec![
         ("refused", None, "cannot reach"),
-        ("stalled", Some(Mode::Stall), "no answer"),
-        ("HTTP 500", Some(Mode::Error), "ran out of memory"),
-        ("partial batch", Some(Mode::Partial), "0 of 1 vectors"),
-        ("wrong dimensions", Some(Mode::Healthy(12)), "12 dimensions"),
-        ("not HTTP", Some(Mode::Garbage), ""),
+        ("stalled", Some(Answer::Stall), "no answer"),
+        (
+            "HTTP 500",
+            Some(Answer::Status(500, oom.into())),
+            "ran out of memory",
+        ),
+        ("partial batch", Some(Answer::Partial), "0 of 1 vectors"),
+        (
+            "wrong dimensions",
+            Some(Answer::Vectors(12)),
+            "12 dimensions",
+        ),
+        ("not HTTP", Some(Answer::Garbage), ""),
     ];
-    for (case, mode, says) in cases {
-        let env = match mode {
-            Some(mode) => {
-                stub.set(mode);
-                stub.env()
+    for (case, answer, says) in cases {
+        let env = match answer {
+            Some(answer) => {
+                stub.set(answer);
+                env_of(&stub)
             }
             None => env_for(&refused),
         };
@@ -367,8 +239,8 @@ fn brief_check_warns_about_an_endpoint_it_cannot_use() {
         ),
         "{err}"
     );
-    let stub = Stub::start(Mode::Healthy(8));
-    let (_, _, err, _) = brief_with(&["check", "--root", root], &stub.env());
+    let stub = stub(Answer::Vectors(8));
+    let (_, _, err, _) = brief_with(&["check", "--root", root], &env_of(&stub));
     assert!(!err.contains("embeddings"), "{err}");
 }
 
@@ -376,8 +248,8 @@ fn brief_check_warns_about_an_endpoint_it_cannot_use() {
 fn a_missing_key_variable_is_a_warning_and_a_key_in_the_file_is_refused_at_its_place() {
     let dir = copy_fixture(ADR_TOOLS);
     let root = dir.path().to_str().unwrap();
-    let stub = Stub::start(Mode::Healthy(8));
-    let mut env = stub.env();
+    let stub = stub(Answer::Vectors(8));
+    let mut env = env_of(&stub);
     env.push((
         "BRIEF_EMBEDDINGS_API_KEY_ENV",
         "BRIEF_TEST_NO_SUCH_KEY_VARIABLE".into(),
@@ -410,7 +282,7 @@ fn a_missing_key_variable_is_a_warning_and_a_key_in_the_file_is_refused_at_its_p
 
 #[test]
 fn a_brief_toml_with_only_embeddings_reads_the_same_sources() {
-    let stub = Stub::start(Mode::Healthy(8));
+    let stub = stub(Answer::Vectors(8));
     let dir = copy_fixture(ADR_TOOLS);
     let root = dir.path().to_str().unwrap();
     let (_, before, _, _) = brief_with(&["context", "ADR-0003", "--root", root], &[]);
@@ -418,7 +290,7 @@ fn a_brief_toml_with_only_embeddings_reads_the_same_sources() {
         dir.path().join("brief.toml"),
         format!(
             "[embeddings]\nurl = \"{}\"\nmodel = \"stub-model\"\ntimeout_ms = 300\n",
-            stub.url
+            stub.url()
         ),
     )
     .unwrap();
@@ -426,5 +298,5 @@ fn a_brief_toml_with_only_embeddings_reads_the_same_sources() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(before, after);
     // The file's settings are used: the nodes were embedded.
-    assert!(!stub.take().is_empty());
+    assert!(!stub.texts().is_empty());
 }

@@ -1,138 +1,24 @@
-//! The embedding pass and the stored vectors, against a stub embeddings server of our own
-//! (std `TcpListener`) that counts what it is asked and can be told to fail.
+//! The embedding pass and the stored vectors, against the stub embeddings server
+//! (`brief_embed::stub`), which counts what it is asked and can be told to fail.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use brief_embed::stub::{Answer, Stub};
 use brief_embed::{Client, EmbedError, Endpoint};
 
 use super::super::kit;
 use super::*;
 
-/// How the stub answers.
-#[derive(Clone, Copy, PartialEq)]
-enum Mode {
-    /// Vectors of `dims` dimensions: word counts hashed into them.
-    Healthy { dims: usize },
-    /// HTTP 503 to everything.
-    Down,
+/// A stub answering vectors of `dims` dimensions.
+fn stub(dims: usize) -> Stub {
+    Stub::start(Answer::Vectors(dims)).unwrap()
 }
 
-#[derive(Default)]
-struct Seen {
-    requests: usize,
-    texts: Vec<String>,
-}
-
-struct Stub {
-    url: String,
-    mode: Arc<Mutex<Mode>>,
-    seen: Arc<Mutex<Seen>>,
-}
-
-impl Stub {
-    fn start(dims: usize) -> Stub {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = format!("http://{}/v1", listener.local_addr().unwrap());
-        let mode = Arc::new(Mutex::new(Mode::Healthy { dims }));
-        let seen = Arc::new(Mutex::new(Seen::default()));
-        let (m, s) = (Arc::clone(&mode), Arc::clone(&seen));
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let (m, s) = (Arc::clone(&m), Arc::clone(&s));
-                std::thread::spawn(move || answer(stream, &m, &s));
-            }
-        });
-        Stub { url, mode, seen }
-    }
-
-    fn set(&self, mode: Mode) {
-        *self.mode.lock().unwrap() = mode;
-    }
-
-    /// Texts asked for since the last call.
-    fn take(&self) -> Vec<String> {
-        std::mem::take(&mut self.seen.lock().unwrap().texts)
-    }
-
-    fn client(&self, model: &str, batch: usize) -> Client {
-        let mut endpoint = Endpoint::new(&self.url, model);
-        endpoint.batch = batch;
-        Client::new(endpoint)
-    }
-}
-
-/// Word counts hashed into `dims` dimensions, plus a little in the first so that no text is
-/// the zero vector.
-fn vector(text: &str, dims: usize) -> Vec<f32> {
-    let mut v = vec![0f32; dims];
-    v[0] = 0.01;
-    for word in text.split(|c: char| !c.is_alphanumeric()) {
-        if word.is_empty() {
-            continue;
-        }
-        let h = blake3::hash(word.to_lowercase().as_bytes()).as_bytes()[0] as usize;
-        v[h % dims] += 1.0;
-    }
-    v
-}
-
-fn answer(stream: TcpStream, mode: &Mutex<Mode>, seen: &Mutex<Seen>) {
-    let mut reader = BufReader::new(&stream);
-    loop {
-        let mut length = 0;
-        loop {
-            let mut line = String::new();
-            if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                return;
-            }
-            let line = line.trim_end().to_ascii_lowercase();
-            if line.is_empty() {
-                break;
-            }
-            if let Some(n) = line.strip_prefix("content-length:") {
-                length = n.trim().parse().unwrap_or(0);
-            }
-        }
-        let mut body = vec![0; length];
-        if reader.read_exact(&mut body).is_err() {
-            return;
-        }
-        let request: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
-        let texts: Vec<String> = request["input"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|t| t.as_str().map(String::from))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let mode = *mode.lock().unwrap();
-        {
-            let mut seen = seen.lock().unwrap();
-            seen.requests += 1;
-            seen.texts.extend(texts.iter().cloned());
-        }
-        let (status, body) = match mode {
-            Mode::Healthy { dims } => {
-                let data: Vec<serde_json::Value> = texts
-                    .iter()
-                    .enumerate()
-                    .map(|(i, t)| serde_json::json!({"index": i, "embedding": vector(t, dims)}))
-                    .collect();
-                (200, serde_json::json!({ "data": data }).to_string())
-            }
-            Mode::Down => (503, r#"{"error":"loading model"}"#.to_string()),
-        };
-        let mut out = &stream;
-        let _ = write!(
-            out,
-            "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-            body.len()
-        );
-    }
+/// A client of `stub` for `model`, `batch` texts a request.
+fn client_of(stub: &Stub, model: &str, batch: usize) -> Client {
+    let mut endpoint = Endpoint::new(stub.url(), model);
+    endpoint.batch = batch;
+    Client::new(endpoint)
 }
 
 fn embed(index: &mut Index, client: &Client) -> Embedded {
@@ -198,11 +84,11 @@ fn a_passage_is_the_title_then_the_head_of_the_body_on_one_line_per_part() {
 
 #[test]
 fn every_node_is_embedded_once_and_a_pass_with_nothing_to_do_asks_nothing() {
-    let stub = Stub::start(16);
+    let stub = stub(16);
     let dir = notes(10);
     let (_, mut index) = kit::built(dir.path());
     assert_eq!(count(&index, "SELECT count(*) FROM passages"), 10);
-    let client = stub.client("m", 4);
+    let client = client_of(&stub, "m", 4);
     let mut steps = Vec::new();
     let done = index
         .embed(&client, Until::Done, &mut |s| steps.push(s))
@@ -210,8 +96,9 @@ fn every_node_is_embedded_once_and_a_pass_with_nothing_to_do_asks_nothing() {
     assert_eq!(done.embedded, 10);
     assert_eq!(done.missing, 0);
     assert_eq!(done.failure, None);
-    assert_eq!(stub.take().len(), 10);
-    assert_eq!(stub.seen.lock().unwrap().requests, 3, "batches of 4");
+    let requests = stub.take();
+    assert_eq!(requests.len(), 3, "batches of 4");
+    assert_eq!(requests.iter().map(|r| r.texts().len()).sum::<usize>(), 10);
     assert_eq!(steps.last().map(|s| (s.done, s.total)), Some((10, 10)));
     assert!(steps.iter().all(|s| s.unit == Unit::Vectors));
     let matrix = index
@@ -222,17 +109,17 @@ fn every_node_is_embedded_once_and_a_pass_with_nothing_to_do_asks_nothing() {
     assert_eq!(matrix.dims(), 16);
     // Nothing changed: nothing is asked.
     assert_eq!(embed(&mut index, &client), Embedded::default());
-    assert!(stub.take().is_empty());
+    assert!(stub.texts().is_empty());
 }
 
 #[test]
 fn one_edited_note_embeds_one_passage_and_a_new_model_embeds_them_all() {
-    let stub = Stub::start(16);
+    let stub = stub(16);
     let dir = notes(6);
     let (project, mut index) = kit::built(dir.path());
-    let client = stub.client("m", 32);
+    let client = client_of(&stub, "m", 32);
     embed(&mut index, &client);
-    stub.take();
+    stub.texts();
     kit::settle();
     kit::write(
         dir.path(),
@@ -242,7 +129,7 @@ fn one_edited_note_embeds_one_passage_and_a_new_model_embeds_them_all() {
     index.refresh(&project, Verify::Full, &mut |_| {}).unwrap();
     let done = embed(&mut index, &client);
     assert_eq!(done.embedded, 1);
-    let asked = stub.take();
+    let asked = stub.texts();
     assert_eq!(asked.len(), 1);
     assert!(asked[0].contains("Now the request is signed"), "{asked:?}");
     let matrix = index
@@ -265,23 +152,23 @@ fn one_edited_note_embeds_one_passage_and_a_new_model_embeds_them_all() {
     let refresh = index.refresh(&project, Verify::Full, &mut |_| {}).unwrap();
     assert_eq!(refresh.parsed, 1);
     assert_eq!(embed(&mut index, &client).embedded, 0);
-    assert!(stub.take().is_empty());
+    assert!(stub.texts().is_empty());
     // Another model (or other dimensions, or another passage prefix): everything again.
-    let other = stub.client("other-model", 32);
+    let other = client_of(&stub, "other-model", 32);
     assert_eq!(embed(&mut index, &other).embedded, 6);
-    assert_eq!(stub.take().len(), 6);
+    assert_eq!(stub.texts().len(), 6);
     // The first model's vectors are still there: switching back asks nothing.
     assert_eq!(embed(&mut index, &client).embedded, 0);
 }
 
 #[test]
 fn a_failure_keeps_what_was_stored_and_the_next_pass_fills_the_gaps() {
-    let stub = Stub::start(8);
+    let stub = stub(8);
     let dir = notes(9);
     let (_, mut index) = kit::built(dir.path());
-    let client = stub.client("m", 3);
+    let client = client_of(&stub, "m", 3);
     // Down from the start: nothing stored, every node missing, the index still whole.
-    stub.set(Mode::Down);
+    stub.set(Answer::Status(503, r#"{"error":"loading model"}"#.into()));
     let done = embed(&mut index, &client);
     assert_eq!(done.embedded, 0);
     assert_eq!(done.missing, 9);
@@ -291,25 +178,25 @@ fn a_failure_keeps_what_was_stored_and_the_next_pass_fills_the_gaps() {
     );
     assert_eq!(count(&index, "SELECT count(*) FROM vectors"), 0);
     // Back up: the next pass embeds all of them.
-    stub.set(Mode::Healthy { dims: 8 });
-    stub.take();
+    stub.set(Answer::Vectors(8));
+    stub.texts();
     let done = embed(&mut index, &client);
     assert_eq!((done.embedded, done.missing), (9, 0));
-    assert_eq!(stub.take().len(), 9);
+    assert_eq!(stub.texts().len(), 9);
 }
 
 #[test]
 fn a_pass_past_its_deadline_asks_nothing_and_says_what_is_missing() {
-    let stub = Stub::start(8);
+    let stub = stub(8);
     let dir = notes(4);
     let (_, mut index) = kit::built(dir.path());
-    let client = stub.client("m", 2);
+    let client = client_of(&stub, "m", 2);
     let past = Instant::now() - Duration::from_millis(1);
     let done = index
         .embed(&client, Until::Deadline(past), &mut |_| {})
         .unwrap();
     assert_eq!((done.embedded, done.missing), (0, 4));
-    assert!(stub.take().is_empty());
+    assert!(stub.texts().is_empty());
     let later = Instant::now() + Duration::from_secs(5);
     let done = index
         .embed(&client, Until::Deadline(later), &mut |_| {})
@@ -319,13 +206,13 @@ fn a_pass_past_its_deadline_asks_nothing_and_says_what_is_missing() {
 
 #[test]
 fn other_dimensions_under_the_same_model_start_over_only_when_indexing() {
-    let stub = Stub::start(8);
+    let stub = stub(8);
     let dir = notes(3);
     let (_, mut index) = kit::built(dir.path());
-    let client = stub.client("m", 8);
+    let client = client_of(&stub, "m", 8);
     embed(&mut index, &client);
     // The model behind the name changed; a refresh marks one node to embed again.
-    stub.set(Mode::Healthy { dims: 12 });
+    stub.set(Answer::Vectors(12));
     index
         .conn
         .execute_batch(
@@ -356,10 +243,10 @@ fn other_dimensions_under_the_same_model_start_over_only_when_indexing() {
 
 #[test]
 fn removed_nodes_leave_the_blocks_and_their_vectors_go() {
-    let stub = Stub::start(8);
+    let stub = stub(8);
     let dir = notes(5);
     let (project, mut index) = kit::built(dir.path());
-    let client = stub.client("m", 8);
+    let client = client_of(&stub, "m", 8);
     embed(&mut index, &client);
     std::fs::remove_file(dir.path().join(".contextia/system/norms/NORM-001.md")).unwrap();
     index.refresh(&project, Verify::Full, &mut |_| {}).unwrap();
@@ -372,13 +259,13 @@ fn removed_nodes_leave_the_blocks_and_their_vectors_go() {
 
 #[test]
 fn nodes_with_the_same_text_are_embedded_once() {
-    let stub = Stub::start(8);
+    let stub = stub(8);
     let dir = kit::project(&[
         ("norms/NORM-A.md", kit::norm("NORM-A", "Same", "Same body.")),
         ("norms/NORM-B.md", kit::norm("NORM-B", "Same", "Same body.")),
     ]);
     let (_, mut index) = kit::built(dir.path());
-    let client = stub.client("m", 8);
+    let client = client_of(&stub, "m", 8);
     let done = embed(&mut index, &client);
     assert_eq!((done.embedded, done.missing), (1, 0));
     let matrix = index
@@ -390,10 +277,10 @@ fn nodes_with_the_same_text_are_embedded_once() {
 
 #[test]
 fn a_damaged_block_is_damage_not_a_wrong_answer() {
-    let stub = Stub::start(8);
+    let stub = stub(8);
     let dir = notes(3);
     let (_, mut index) = kit::built(dir.path());
-    let client = stub.client("m", 8);
+    let client = client_of(&stub, "m", 8);
     embed(&mut index, &client);
     index
         .conn
