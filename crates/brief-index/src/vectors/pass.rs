@@ -10,15 +10,17 @@ use brief_embed::{Client, EmbedError, Quantized, Role};
 use super::super::*;
 use super::{block_of, passage};
 
-/// How long a batch may take when the pass has no deadline: a local server on a busy
-/// machine embeds a few texts a second.
-const BATCH_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long a batch may take when the pass has no deadline: a minute, and two seconds more
+/// per text (a small model on a busy CPU embeds a long text in a second or two).
+fn batch_timeout(texts: usize) -> Duration {
+    Duration::from_secs(60 + 2 * texts as u64)
+}
 
 /// How long an embedding pass may go on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Until {
-    /// Until every node has its vector or the endpoint fails (`brief index`, a watcher);
-    /// each batch may take up to a minute.
+    /// Until every node has its vector or the endpoint fails (`brief index`); each batch
+    /// may take a minute and two seconds per text.
     Done,
     /// Until this instant (a request that must answer in time); what is left waits for the
     /// next pass.
@@ -114,7 +116,7 @@ impl Index {
         let batch = client.endpoint().batch.max(1);
         for chunk in todo.chunks(batch) {
             let timeout = match until {
-                Until::Done => BATCH_TIMEOUT,
+                Until::Done => batch_timeout(chunk.len()),
                 Until::Deadline(at) => match at.checked_duration_since(Instant::now()) {
                     Some(left) if !left.is_zero() => left,
                     _ => break,
