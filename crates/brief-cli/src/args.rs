@@ -238,10 +238,10 @@ pub(crate) struct ServeArgs {
     /// Do not watch files: check them on every request instead.
     #[arg(long)]
     pub(crate) no_watch: bool,
-    /// Stop a tool call after this many seconds and answer with a tool error that says what
-    /// to narrow (0: no limit).
-    #[arg(long, value_name = "SECONDS", default_value_t = brief_mcp::DEFAULT_TIME_LIMIT.as_secs())]
-    pub(crate) time_limit: u64,
+    /// Stop a tool call after this long (seconds, or milliseconds as `500ms`) and answer with
+    /// a tool error that says what to narrow (0: no limit) [default: 30].
+    #[arg(long, value_name = "SECONDS", value_parser = crate::values::time_limit())]
+    pub(crate) time_limit: Option<crate::values::TimeLimit>,
 }
 
 /// `brief check`.

@@ -151,7 +151,9 @@ fn serve(root: Option<PathBuf>, cwd: PathBuf, args: args::ServeArgs) -> ExitCode
         allow_remote: args.allow_remote,
         allowed_origins: args.allowed_origins,
         watch: !args.no_watch,
-        time_limit: (args.time_limit > 0).then(|| std::time::Duration::from_secs(args.time_limit)),
+        time_limit: args
+            .time_limit
+            .map_or(Some(brief_mcp::DEFAULT_TIME_LIMIT), |limit| limit.get()),
     };
     exited(brief_mcp::serve(options), root.as_deref())
 }

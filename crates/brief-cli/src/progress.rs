@@ -10,6 +10,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 const MIN_FILES: usize = 1000;
 /// Likewise for the nodes of one Tana export (about a second's work on two cores).
 const MIN_NODES: usize = 100_000;
+/// Likewise for texts sent to an embeddings server (a few seconds' work on a local one).
+const MIN_TEXTS: usize = 64;
 
 /// A bar that appears once the work is known to be long: one for the files of a refresh and,
 /// inside it, one for the nodes of a large Tana export.
@@ -31,6 +33,8 @@ pub fn template(no_color: bool, unit: Unit) -> &'static str {
         (false, Unit::Files) => "{msg} [{bar:40.cyan/blue}] {pos}/{len} files ({eta} left)",
         (true, Unit::Nodes) => "{msg} [{bar:40}] {pos}/{len} nodes ({eta} left)",
         (false, Unit::Nodes) => "{msg} [{bar:40.cyan/blue}] {pos}/{len} nodes ({eta} left)",
+        (true, Unit::Vectors) => "{msg} [{bar:40}] {pos}/{len} texts ({eta} left)",
+        (false, Unit::Vectors) => "{msg} [{bar:40.cyan/blue}] {pos}/{len} texts ({eta} left)",
     }
 }
 
@@ -39,6 +43,7 @@ pub fn long(step: Step) -> bool {
     match step.unit {
         Unit::Files => step.total >= MIN_FILES,
         Unit::Nodes => step.total >= MIN_NODES,
+        Unit::Vectors => step.total >= MIN_TEXTS,
     }
 }
 
@@ -76,6 +81,7 @@ impl Bar {
             bar.set_message(match step.unit {
                 Unit::Files => "indexing",
                 Unit::Nodes => "indexing the Tana export",
+                Unit::Vectors => "embedding",
             });
             (step.unit, bar)
         });
@@ -105,7 +111,7 @@ mod tests {
 
     #[test]
     fn no_color_drops_the_colours() {
-        for unit in [Unit::Files, Unit::Nodes] {
+        for unit in [Unit::Files, Unit::Nodes, Unit::Vectors] {
             assert!(!template(true, unit).contains("cyan"));
             assert!(template(false, unit).contains("cyan"));
         }
@@ -123,6 +129,8 @@ mod tests {
         assert!(!long(step(999, Unit::Files)));
         assert!(!long(step(50_000, Unit::Nodes)), "a small export is quick");
         assert!(long(step(303_814, Unit::Nodes)));
+        assert!(long(step(64, Unit::Vectors)), "embedding is slow");
+        assert!(!long(step(63, Unit::Vectors)));
     }
 
     #[test]

@@ -46,7 +46,9 @@ where
             .with_cmd(cmd)
         })?;
         text.parse::<T>().map_err(|e| {
-            let name = arg.map_or_else(String::new, |a| format!("--{} ", a.get_id()));
+            let name = arg
+                .and_then(|a| a.get_long())
+                .map_or_else(String::new, |long| format!("--{long} "));
             clap::Error::raw(
                 clap::error::ErrorKind::InvalidValue,
                 format!("invalid value for {name}`{text}`: {e}\n"),
@@ -56,6 +58,9 @@ where
     }
 
     fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        if self.names.is_empty() {
+            return None;
+        }
         Some(Box::new(self.names.iter().map(|n| PossibleValue::new(*n))))
     }
 }
@@ -120,5 +125,58 @@ impl From<ListFormat> for Format {
             ListFormat::Text => Format::Text,
             ListFormat::Json => Format::Json,
         }
+    }
+}
+
+/// A time limit: seconds (`30`, `2s`) or milliseconds (`500ms`); `0` means none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TimeLimit(pub(crate) std::time::Duration);
+
+impl TimeLimit {
+    /// The limit, or `None` for `0`.
+    pub(crate) fn get(self) -> Option<std::time::Duration> {
+        (!self.0.is_zero()).then_some(self.0)
+    }
+}
+
+impl FromStr for TimeLimit {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let (digits, millis) = match s.strip_suffix("ms") {
+            Some(digits) => (digits, true),
+            None => (s.strip_suffix('s').unwrap_or(s), false),
+        };
+        let n: u64 = digits.parse().map_err(|_| {
+            format!("`{s}` is not a time: write seconds (30, 30s) or milliseconds (500ms)")
+        })?;
+        Ok(TimeLimit(if millis {
+            std::time::Duration::from_millis(n)
+        } else {
+            std::time::Duration::from_secs(n)
+        }))
+    }
+}
+
+/// Seconds or milliseconds (`30`, `30s`, `500ms`).
+pub(crate) fn time_limit() -> Choice<TimeLimit> {
+    choice(&[])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn time_limits_read_seconds_or_milliseconds() {
+        let parse = |s: &str| s.parse::<TimeLimit>().map(|t| t.get());
+        assert_eq!(parse("30"), Ok(Some(Duration::from_secs(30))));
+        assert_eq!(parse("2s"), Ok(Some(Duration::from_secs(2))));
+        assert_eq!(parse("250ms"), Ok(Some(Duration::from_millis(250))));
+        assert_eq!(parse("0"), Ok(None));
+        assert!(parse("1.5").is_err());
+        assert!(parse("ms").is_err());
+        assert!(parse("-3").is_err());
     }
 }

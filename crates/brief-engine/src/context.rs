@@ -62,7 +62,7 @@ pub struct ContextOutput {
     /// answers a prompt only with a strong match.
     pub confidence: Confidence,
     /// Notes for the user about how the request was read (`note: …` lines), such as a
-    /// setting that did not apply.
+    /// setting that did not apply, and the one `warning: embeddings unavailable: …` line.
     pub notes: Vec<String>,
 }
 
@@ -124,6 +124,9 @@ pub struct Start {
     pub query: Option<String>,
     /// Query relevance per node (0–1).
     pub relevance: HashMap<NodeIx, f64>,
+    /// Whether semantic similarity took part (the JSON audit's `embeddings`); `None` when
+    /// embeddings are off.
+    pub embeddings: Option<crate::semantic::Embeddings>,
     /// How far the start can be trusted: exact for an id.
     pub confidence: Confidence,
     /// For a query: each seed's score as a share of the best, in seed order.
@@ -424,6 +427,7 @@ pub fn assemble_from(
                 graph,
                 target,
                 query: start.query.as_deref(),
+                embeddings: start.embeddings.as_ref().map(|e| e.audit()),
                 lens: lens.as_ref().map(|l| l.name.as_str()),
                 encoding: encoding.name(),
                 limit: budget,

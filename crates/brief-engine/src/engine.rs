@@ -12,12 +12,13 @@ use crate::resolve::UnknownTarget;
 use crate::resolve::{
     has_id_shape, id_shapes, looks_like_an_id, resolve, Confidence, Scored, Verdict,
 };
+use crate::semantic::{self, Embedder, Embeddings, Semantic};
 use brief_count::Encoding;
 use brief_index::{
-    check_query, Hit, Index, IndexError, QueryError, Refresh, Verify, FULL_CHECK_LIMIT,
+    check_query, Embedded, Hit, Index, IndexError, QueryError, Refresh, Until, Verify,
+    FULL_CHECK_LIMIT,
 };
-use brief_model::GraphView;
-use brief_model::{Detail, NodeIx, StoreError};
+use brief_model::{Detail, GraphView, NodeIx, StoreError};
 use brief_project::{Project, ProjectError};
 use brief_sources::{Problem, Severity};
 
@@ -286,6 +287,8 @@ pub struct Engine {
     full_check_limit: usize,
     /// The current request's cancellation, if its caller can cancel it.
     cancel: Option<Cancel>,
+    /// The embeddings endpoint and its client (`None`: embeddings are off).
+    embedder: Option<Embedder>,
 }
 
 impl Engine {
@@ -297,13 +300,14 @@ impl Engine {
         }
         let index = Index::open(&project)?;
         Ok(Engine {
-            project,
             index,
             changes: None,
             consult_watcher: false,
             watcher_declined: None,
             full_check_limit: FULL_CHECK_LIMIT,
             cancel: None,
+            embedder: project.embeddings.as_ref().map(Embedder::new),
+            project,
         })
     }
 
@@ -569,11 +573,16 @@ impl Engine {
                 "--seeds must be at least 1 (how many search hits start the context)".into(),
             ));
         }
-        self.healing(|engine| engine.context_once(request))
+        let out = self.healing(|engine| engine.context_once(request));
+        if let Some(embedder) = &self.embedder {
+            embedder.end();
+        }
+        out
     }
 
     fn context_once(&mut self, request: &ContextRequest) -> Result<ContextOutput, EngineError> {
         let mut out = self.context_read(request)?;
+        out.notes.extend(self.embeddings_notes());
         if request.seeds.is_some() && out.confidence == Confidence::Exact {
             out.notes.push(format!(
                 "note: --seeds applies to targets in words; `{}` is an id, so its context starts from it alone",
@@ -585,11 +594,13 @@ impl Engine {
 
     fn context_read(&mut self, request: &ContextRequest) -> Result<ContextOutput, EngineError> {
         self.refresh_for_request()?;
+        self.prepare_semantic(&request.target)?;
         for _ in 0..3 {
             self.go_on()?;
             self.ensure_loadable()?;
             let out = self.index.reading(|| {
-                let start = self.start(request)?;
+                let mut start = self.start(request)?;
+                start.embeddings = self.embeddings_state();
                 Ok::<_, EngineError>(assemble_from(
                     &self.index,
                     &self.project.defaults,
@@ -606,7 +617,8 @@ impl Engine {
         // Files kept changing under three assemblies: the last one, from one snapshot.
         self.ensure_loadable()?;
         self.index.reading(|| {
-            let start = self.start(request)?;
+            let mut start = self.start(request)?;
+            start.embeddings = self.embeddings_state();
             Ok(assemble_from(
                 &self.index,
                 &self.project.defaults,
@@ -1056,6 +1068,177 @@ impl Engine {
     }
 }
 
+/// Semantic similarity: the query embedded by the configured endpoint, compared with the
+/// vectors the index keeps (`docs/embeddings.md`).
+impl Engine {
+    /// How `query` compares with every node that has a vector: the best `k` (similarity
+    /// descending, ties by id) and any node's similarity ([`semantic::Similar::of`]). The
+    /// query is embedded once per text for the engine's life, within the request's time-out;
+    /// call it inside the request's read of the index. Never an error for the endpoint's
+    /// sake: `Unavailable` says why there is nothing (and the request says so once).
+    pub fn similar(&self, query: &str, k: usize) -> Result<Semantic, StoreError> {
+        let Some(embedder) = &self.embedder else {
+            return Ok(Semantic::Off);
+        };
+        let vector = match embedder.query(query.trim()) {
+            Ok(vector) => vector,
+            Err(why) => return Ok(Semantic::Unavailable(why)),
+        };
+        self.compare(embedder, &vector, k)
+    }
+
+    /// How node `node`'s own stored vector compares with every other node's (what is
+    /// related to it), with no request to the endpoint; `Unavailable` when it has none.
+    pub fn similar_to(&self, node: NodeIx, k: usize) -> Result<Semantic, StoreError> {
+        let Some(embedder) = &self.embedder else {
+            return Ok(Semantic::Off);
+        };
+        let Some(matrix) = self.stored_vectors(embedder)? else {
+            return Ok(Semantic::Unavailable(no_vectors()));
+        };
+        let vector = match matrix.keys().binary_search(&node) {
+            Ok(at) => matrix.vector(at),
+            Err(_) => None,
+        };
+        match vector {
+            Some(vector) => self.compare(embedder, &vector, k),
+            None => Ok(Semantic::Unavailable(format!(
+                "{} has no vector yet; `brief index` embeds it",
+                self.index.id_of(node)?
+            ))),
+        }
+    }
+
+    /// Compares a unit vector with the stored ones.
+    fn compare(
+        &self,
+        embedder: &Embedder,
+        vector: &[f32],
+        k: usize,
+    ) -> Result<Semantic, StoreError> {
+        let Some(matrix) = self.stored_vectors(embedder)? else {
+            let why = no_vectors();
+            embedder.fail(why.clone());
+            return Ok(Semantic::Unavailable(why));
+        };
+        Ok(match semantic::rank(&self.index, matrix, vector, k)? {
+            Ok(similar) => Semantic::Hits(similar),
+            Err(why) => {
+                embedder.fail(why.clone());
+                Semantic::Unavailable(why)
+            }
+        })
+    }
+
+    /// The index's vectors for the endpoint's model key.
+    fn stored_vectors(
+        &self,
+        embedder: &Embedder,
+    ) -> Result<Option<std::sync::Arc<brief_embed::Matrix>>, StoreError> {
+        match embedder.client() {
+            Ok(client) => self.index.vectors(&client.endpoint().vector_key()),
+            Err(_) => Ok(None),
+        }
+    }
+
+    /// Whether semantic similarity took part in the current request, for the JSON audit:
+    /// `None` when embeddings are off.
+    pub fn embeddings_state(&self) -> Option<Embeddings> {
+        let embedder = self.embedder.as_ref()?;
+        Some(match embedder.trouble() {
+            None => Embeddings::On,
+            Some(why) => Embeddings::Unavailable(why),
+        })
+    }
+
+    /// The lines the current request adds to its output on stderr: the one warning when
+    /// embeddings were configured but could not be used, and a note when nodes still wait
+    /// for their vectors.
+    pub fn embeddings_notes(&self) -> Vec<String> {
+        let Some(embedder) = &self.embedder else {
+            return Vec::new();
+        };
+        let mut lines = Vec::new();
+        if let Some(why) = embedder.trouble() {
+            lines.push(format!(
+                "warning: embeddings unavailable: {why}; the context was made from the graph and words"
+            ));
+            return lines;
+        }
+        let (pending, down) = embedder.pending();
+        if pending > 0 {
+            let why = down.unwrap_or_else(|| "the embeddings time-out ran out".into());
+            lines.push(format!(
+                "note: {pending} node{} no vector yet ({why}); `brief index` embeds {}",
+                if pending == 1 { " has" } else { "s have" },
+                if pending == 1 { "it" } else { "them" }
+            ));
+        }
+        lines
+    }
+
+    /// Before a request reads the index: embeds a word target (within the time-out, so the
+    /// read need not wait), then, with what is left of it, the nodes that changed since
+    /// their vectors were made. A failure is remembered for the request, never an error.
+    fn prepare_semantic(&mut self, target: &str) -> Result<(), EngineError> {
+        let Some(embedder) = &self.embedder else {
+            return Ok(());
+        };
+        embedder.begin();
+        let client = match embedder.client() {
+            Ok(client) => client,
+            Err(_) => return Ok(()),
+        };
+        let is_id = self
+            .index
+            .reading(|| self.index.lookup_any_case(target.trim()))??
+            .is_some();
+        let query = if is_id {
+            None
+        } else {
+            match embedder.query(target.trim()) {
+                Ok(vector) => Some(vector),
+                Err(_) => return Ok(()),
+            }
+        };
+        let until = Until::Deadline(embedder.deadline());
+        let done = self.index.embed(client, until, &mut |_| {})?;
+        embedder.passed(done.missing, done.failure.map(|f| f.to_string()));
+        // Whether the query can be compared with what is stored, known before the read.
+        let key = client.endpoint().vector_key();
+        match (self.index.vector_dims(&key)?, query) {
+            (None, _) => embedder.fail(embedder.pending().1.unwrap_or_else(no_vectors)),
+            (Some(stored), Some(query)) if stored != query.len() => {
+                embedder.fail(semantic::other_lengths(query.len(), stored))
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Embeds every node that has no vector for the configured model (`brief index`), in
+    /// batches, reporting progress; `None` when embeddings are off. An endpoint that fails
+    /// ends the pass with what was stored ([`Embedded::failure`]); the next one goes on.
+    pub fn embed(
+        &mut self,
+        progress: &mut dyn FnMut(brief_index::Step),
+    ) -> Result<Option<Result<Embedded, String>>, EngineError> {
+        let Some(embedder) = &self.embedder else {
+            return Ok(None);
+        };
+        let client = match embedder.client() {
+            Ok(client) => client,
+            Err(why) => return Ok(Some(Err(why))),
+        };
+        Ok(Some(Ok(self.index.embed(client, Until::Done, progress)?)))
+    }
+}
+
+/// Why there is nothing to compare with.
+fn no_vectors() -> String {
+    "no node has a vector yet; `brief index` embeds them".into()
+}
+
 /// The start of a context in words: its seeds and related hits, and every hit's share of
 /// the best as its query relevance.
 fn start_of(request: &ContextRequest, hits: &[Scored], chosen: Match) -> Start {
@@ -1074,6 +1257,7 @@ fn start_of(request: &ContextRequest, hits: &[Scored], chosen: Match) -> Start {
         relevance,
         confidence: chosen.confidence,
         related: chosen.related,
+        embeddings: None,
     }
 }
 

@@ -14,5 +14,6 @@ pub mod render;
 pub mod resolve;
 pub mod revision;
 pub mod scoped;
+pub mod semantic;
 pub mod traverse;
 pub mod watched;

@@ -19,7 +19,7 @@ use brief_eval::words::{self, Method, Options};
 use brief_eval::{run, BUDGETS};
 
 const USAGE: &str = "usage: brief-eval [--budgets B1,B2,…]
-       brief-eval words --repos DIR [--tasks DIR] [--repo NAME,…] [--budgets B1,…] [--seeds N] [--verbose]
+       brief-eval words --repos DIR [--tasks DIR] [--repo NAME,…] [--budgets B1,…] [--seeds N] [--dense] [--verbose]
        brief-eval words fetch --mirrors DIR --repos DIR [--tasks DIR]";
 
 fn main() -> ExitCode {
@@ -52,6 +52,7 @@ struct Flags {
     repo: Option<String>,
     seeds: Option<usize>,
     verbose: bool,
+    dense: bool,
 }
 
 fn parse(args: &[String], allowed: &[&str]) -> Result<Flags, String> {
@@ -63,6 +64,10 @@ fn parse(args: &[String], allowed: &[&str]) -> Result<Flags, String> {
         }
         if arg == "--verbose" {
             flags.verbose = true;
+            continue;
+        }
+        if arg == "--dense" {
+            flags.dense = true;
             continue;
         }
         let value = args
@@ -146,6 +151,7 @@ fn words_eval(args: &[String]) -> Result<ExitCode, String> {
             "--budgets",
             "--seeds",
             "--verbose",
+            "--dense",
         ],
     )?;
     let repos = flags
@@ -158,7 +164,11 @@ fn words_eval(args: &[String]) -> Result<ExitCode, String> {
             .budgets
             .clone()
             .unwrap_or_else(|| words::BUDGETS.to_vec()),
-        methods: Method::ALL.to_vec(),
+        methods: if flags.dense {
+            Method::WITH_DENSE.to_vec()
+        } else {
+            Method::ALL.to_vec()
+        },
         seeds: flags.seeds,
     };
     let report = words::evaluate(&repos, &files, &options, &mut |line| eprintln!("{line}"))?;

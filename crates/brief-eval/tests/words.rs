@@ -127,6 +127,50 @@ fn brief_meets_the_targets_of_issue_26_on_the_fixtures() {
     }
 }
 
+/// Dense retrieval runs on the fixtures with the stub server of `brief_embed::stub` (its
+/// vectors hash words, so this is about the plumbing, not about meaning): every node is
+/// embedded once per project, every document holds its budget, no run fails.
+#[test]
+fn dense_retrieval_runs_on_the_fixtures() {
+    let server = brief_embed::stub::Stub::start(brief_embed::stub::Answer::Vectors(64)).unwrap();
+    let files = words::read_dir(&fixtures()).unwrap();
+    let repos = tempfile::tempdir().unwrap();
+    for file in &files {
+        let copy = repos.path().join(file.folder());
+        copy_dir(&fixtures().join(file.folder()), &copy);
+        for task in &file.tasks {
+            std::fs::write(
+                file.root_of(&copy, task).join("brief.toml"),
+                format!(
+                    "[embeddings]\nurl = \"{}\"\nmodel = \"stub\"\ntimeout_ms = 10000\n",
+                    server.url()
+                ),
+            )
+            .unwrap();
+        }
+    }
+    let options = Options {
+        budgets: vec![1000, 2000],
+        methods: Method::WITH_DENSE.to_vec(),
+        seeds: None,
+    };
+    let report = evaluate(repos.path(), &files, &options, &mut |_| {}).unwrap();
+    let dense: Vec<_> = report
+        .rows
+        .iter()
+        .filter(|r| r.method == Method::Dense)
+        .collect();
+    let tasks: usize = files.iter().map(|f| f.tasks.len()).sum();
+    assert_eq!(dense.len(), tasks * 2);
+    for row in dense {
+        assert!(row.failure.is_none(), "{row:?}");
+        assert!(row.score.used <= row.budget, "{row:?}");
+    }
+    assert!(!server.texts().is_empty());
+    let markdown = report.markdown(&options.budgets, &options.methods, false);
+    assert!(markdown.contains("dense retrieval"), "{markdown}");
+}
+
 #[test]
 fn the_report_is_the_same_on_every_run() {
     let options = Options {

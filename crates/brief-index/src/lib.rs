@@ -45,6 +45,7 @@ mod refresh;
 mod schema;
 mod seal;
 pub mod search;
+mod vectors;
 mod view;
 
 use build::*;
@@ -52,6 +53,7 @@ use schema::*;
 
 pub use lexicon::{Candidate, Term, TermHit, MIN_PREFIX_CHARS};
 pub use queries::{check_query, QueryError, MAX_QUERY_BYTES, MAX_QUERY_WORDS};
+pub use vectors::{passage, Embedded, Until, PASSAGE_CHARS};
 
 #[cfg(test)]
 mod kit;
@@ -93,6 +95,8 @@ pub enum Unit {
     Files,
     /// The nodes of the Tana export being written.
     Nodes,
+    /// Passages embedded (an embedding pass after the refresh, `Index::embed`).
+    Vectors,
 }
 
 /// What a refresh did.
@@ -184,6 +188,8 @@ pub struct Index {
     /// all): traversals revisit nodes (supersedes chains, layer closures, and `impact`'s
     /// thousands of selections), and the graph does not change between refreshes.
     edge_cache: RefCell<HashMap<EdgeKey, Vec<Edge>>>,
+    /// The vectors of one model key, read once (`Index::vectors`).
+    vector_cache: RefCell<Option<(String, std::sync::Arc<brief_embed::Matrix>)>>,
     /// The `data_version` the caches above were read at: another process's commit empties
     /// them before the next read.
     cache_version: Cell<Option<i64>>,
@@ -680,6 +686,7 @@ impl Index {
             ids: RefCell::new(HashMap::new()),
             kinds: RefCell::new(HashMap::new()),
             edge_cache: RefCell::new(HashMap::new()),
+            vector_cache: RefCell::new(None),
             cache_version: Cell::new(None),
             created,
             unbuilt: None,
@@ -740,11 +747,12 @@ impl Index {
         result
     }
 
-    /// Empties the caches of ids, kinds and edges.
+    /// Empties the caches of ids, kinds, edges and vectors.
     fn forget(&self) {
         self.ids.borrow_mut().clear();
         self.kinds.borrow_mut().clear();
         self.edge_cache.borrow_mut().clear();
+        self.vector_cache.borrow_mut().take();
     }
 
     /// Whether this index waits for its first refresh to build (no usable file was found, or

@@ -136,6 +136,7 @@ pub(super) fn count_sum(key: &[u8], n: i64) -> i64 {
 pub(super) fn create(conn: &Connection, project: &Project) -> rusqlite::Result<()> {
     conn.execute_batch(CREATE)?;
     conn.execute_batch(guides::CREATE)?;
+    conn.execute_batch(vectors::CREATE)?;
     conn.execute_batch(CREATE_SECONDARY)?;
     conn.execute(
         "INSERT INTO meta(key, value) VALUES ('schema', ?1), ('sources', ?2)",

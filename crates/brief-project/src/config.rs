@@ -1,6 +1,7 @@
 //! `brief.toml`'s tables other layers read, as plain data: `[check]` for `brief check`,
-//! `[session]` for the session store. They live here, below both readers, so the project
-//! never depends on the code that acts on its settings.
+//! `[session]` for the session store, `[embeddings]` for the embeddings endpoint. They live
+//! here, below their readers, so the project never depends on the code that acts on its
+//! settings.
 //!
 //! ```toml
 //! [check]
@@ -28,6 +29,11 @@
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
+
+mod embeddings;
+
+pub use embeddings::EmbeddingsConfig;
+pub(crate) use embeddings::{EmbeddingsTable, Invalid};
 
 /// Settings of `brief check`, from `brief.toml`'s `[check]` table.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

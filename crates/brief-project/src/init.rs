@@ -89,7 +89,54 @@ pub fn plan(project: &Project) -> Init {
     toml.push_str(&keys);
     toml.push_str("\n[context]\n");
     let _ = writeln!(toml, "budget = {}", crate::DEFAULT_BUDGET);
+    toml.push_str(&embeddings_table(project.embeddings.as_ref()));
     Init { found, toml }
+}
+
+/// The `[embeddings]` table: the settings in use (from the environment), or a commented
+/// example that says what it does and where node text goes.
+fn embeddings_table(config: Option<&crate::EmbeddingsConfig>) -> String {
+    let mut out = String::from(
+        "\n# Meaning, not only words: vectors from an OpenAI-compatible embeddings server\n\
+         # (Ollama, llama.cpp, vLLM, LM Studio, text-embeddings-inference, OpenAI). Node text\n\
+         # is sent to that endpoint and nowhere else.\n",
+    );
+    let Some(config) = config else {
+        out.push_str(
+            "# [embeddings]\n\
+             # url = \"http://localhost:11434/v1\"\n\
+             # model = \"nomic-embed-text\"\n\
+             # api_key_env = \"OPENAI_API_KEY\"  # the variable that holds the key, never the key\n",
+        );
+        return out;
+    };
+    out.push_str("[embeddings]\n");
+    let _ = writeln!(out, "url = {:?}", config.url);
+    let _ = writeln!(out, "model = {:?}", config.model);
+    let optional = [
+        ("dimensions", config.dimensions.map(|d| d.to_string())),
+        (
+            "api_key_env",
+            config.api_key_env.as_ref().map(|v| format!("{v:?}")),
+        ),
+        (
+            "query_prefix",
+            (!config.query_prefix.is_empty()).then(|| format!("{:?}", config.query_prefix)),
+        ),
+        (
+            "passage_prefix",
+            (!config.passage_prefix.is_empty()).then(|| format!("{:?}", config.passage_prefix)),
+        ),
+        ("input_type", config.input_type.then(|| "true".to_string())),
+        ("timeout_ms", config.timeout_ms.map(|t| t.to_string())),
+        ("batch", config.batch.map(|b| b.to_string())),
+    ];
+    for (key, value) in optional {
+        if let Some(value) = value {
+            let _ = writeln!(out, "{key} = {value}");
+        }
+    }
+    out
 }
 
 /// The knowledge base's parts, one line each: ADR folders (and where they were found),
@@ -271,4 +318,36 @@ pub fn write(root: &Path, toml: &str) -> Result<(), InitError> {
             path: shown,
             source,
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_proposal_mentions_embeddings_and_writes_the_ones_in_use() {
+        let commented = embeddings_table(None);
+        assert!(commented.contains("# [embeddings]"), "{commented}");
+        assert!(commented.contains("nowhere else"), "{commented}");
+        let config = crate::EmbeddingsConfig {
+            url: "http://localhost:8080/v1".into(),
+            model: "e5".into(),
+            dimensions: None,
+            api_key_env: Some("KEY".into()),
+            query_prefix: "query: ".into(),
+            passage_prefix: String::new(),
+            input_type: false,
+            timeout_ms: Some(700),
+            batch: None,
+        };
+        let written = embeddings_table(Some(&config));
+        // What it writes reads back as the same settings.
+        let table: toml::Table = toml::from_str(&written).unwrap();
+        let embeddings = table["embeddings"].as_table().unwrap();
+        assert_eq!(embeddings["url"].as_str(), Some("http://localhost:8080/v1"));
+        assert_eq!(embeddings["query_prefix"].as_str(), Some("query: "));
+        assert_eq!(embeddings["timeout_ms"].as_integer(), Some(700));
+        assert_eq!(embeddings["api_key_env"].as_str(), Some("KEY"));
+        assert!(!embeddings.contains_key("passage_prefix"));
+    }
 }

@@ -17,7 +17,7 @@ use brief_sources::specgraph;
 
 pub mod config;
 
-pub use config::{CheckConfig, HookConfig, Level, SessionConfig};
+pub use config::{CheckConfig, EmbeddingsConfig, HookConfig, Level, SessionConfig};
 
 /// The budget used when neither the command line nor `brief.toml` gives one.
 pub const DEFAULT_BUDGET: usize = 4000;
@@ -54,6 +54,8 @@ pub struct Project {
     pub session: SessionConfig,
     /// `brief hook` settings (`[hook]`): the budget and the time limit.
     pub hook: HookConfig,
+    /// The embeddings endpoint (`[embeddings]` and `BRIEF_EMBEDDINGS_*`); `None`: off.
+    pub embeddings: Option<EmbeddingsConfig>,
 }
 
 /// Why a project could not be opened.
@@ -65,6 +67,9 @@ pub enum ProjectError {
     NotFound(String),
     #[error("{location}: {message}")]
     Config { location: Location, message: String },
+    /// A setting from the environment (`BRIEF_EMBEDDINGS_…`) that cannot be used.
+    #[error("{variable} (environment): {message}")]
+    Environment { variable: String, message: String },
 }
 
 #[derive(Deserialize, Default)]
@@ -92,6 +97,7 @@ struct ConfigFile {
     session: SessionConfig,
     #[serde(default)]
     hook: HookConfig,
+    embeddings: Option<toml::Spanned<config::EmbeddingsTable>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -138,11 +144,12 @@ impl Project {
         let guard =
             Root::open(root).map_err(|_| ProjectError::NoRoot(root.display().to_string()))?;
         let config_path = root.join("brief.toml");
-        let config = match guard.kind(&config_path) {
-            Err(e) if e.is_missing() => ConfigFile::default(),
+        let (config, text) = match guard.kind(&config_path) {
+            Err(e) if e.is_missing() => (ConfigFile::default(), String::new()),
             _ => read_config(&guard, &config_path)?,
         };
         let defaults = defaults(&config, &config_path)?;
+        let embeddings = embeddings(&config, &config_path, &text)?;
         config
             .session
             .validate()
@@ -262,6 +269,7 @@ impl Project {
             check: config.check,
             session: config.session,
             hook: config.hook,
+            embeddings,
         })
     }
 }
@@ -314,7 +322,35 @@ fn relative_to(dir: &Path, start: &Path) -> PathBuf {
     }
 }
 
-fn read_config(root: &Root, path: &Path) -> Result<ConfigFile, ProjectError> {
+/// The embeddings settings of `brief.toml` (`text`, read from `path`) and the environment.
+fn embeddings(
+    config: &ConfigFile,
+    path: &Path,
+    text: &str,
+) -> Result<Option<EmbeddingsConfig>, ProjectError> {
+    let env = |name: &str| std::env::var(name).ok();
+    config::EmbeddingsTable::resolve(config.embeddings.as_ref(), &env).map_err(|invalid| {
+        match invalid {
+            config::Invalid::InFile { span, message } => {
+                let (line, col) = line_col(text, span.start);
+                ProjectError::Config {
+                    location: Location {
+                        path: path.display().to_string(),
+                        line,
+                        col,
+                    },
+                    message: format!("[embeddings] {message}"),
+                }
+            }
+            config::Invalid::InEnvironment { variable, message } => {
+                ProjectError::Environment { variable, message }
+            }
+        }
+    })
+}
+
+/// `brief.toml` parsed, and its text (for the places of later messages).
+fn read_config(root: &Root, path: &Path) -> Result<(ConfigFile, String), ProjectError> {
     let cannot = |message: String| ProjectError::Config {
         location: Location::file(path.display().to_string()),
         message,
@@ -324,7 +360,7 @@ fn read_config(root: &Root, path: &Path) -> Result<ConfigFile, ProjectError> {
         other => cannot(format!("brief.toml {other}")),
     })?;
     let text = String::from_utf8(bytes).map_err(|_| cannot("not valid UTF-8".into()))?;
-    toml::from_str(&text).map_err(|err| {
+    let config = toml::from_str(&text).map_err(|err| {
         let (line, col) = err
             .span()
             .map(|span| line_col(&text, span.start))
@@ -337,7 +373,8 @@ fn read_config(root: &Root, path: &Path) -> Result<ConfigFile, ProjectError> {
             },
             message: err.message().to_string(),
         }
-    })
+    })?;
+    Ok((config, text))
 }
 
 fn defaults(config: &ConfigFile, path: &Path) -> Result<Defaults, ProjectError> {
@@ -449,6 +486,46 @@ mod tests {
         .unwrap();
         let err = Project::at(dir.path()).unwrap_err().to_string();
         assert!(err.contains("safety_margin"), "{err}");
+    }
+
+    #[test]
+    fn a_brief_toml_with_only_embeddings_keeps_discovering_the_sources() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join(".contextia")).unwrap();
+        let discovered = Project::at(dir.path()).unwrap().sources;
+        assert_eq!(discovered.len(), 1);
+        std::fs::write(
+            dir.path().join("brief.toml"),
+            "[embeddings]\nurl = \"http://localhost:11434/v1\"\nmodel = \"nomic-embed-text\"\n",
+        )
+        .unwrap();
+        let project = Project::at(dir.path()).unwrap();
+        assert_eq!(project.sources, discovered);
+        let embeddings = project.embeddings.unwrap();
+        assert_eq!(embeddings.model, "nomic-embed-text");
+    }
+
+    #[test]
+    fn embeddings_errors_have_the_place_of_the_value() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("brief.toml"),
+            "[embeddings]\nurl = \"http://h/v1\"\nmodel = \"m\"\n  batch = 0\n",
+        )
+        .unwrap();
+        let err = Project::at(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("brief.toml:4:11"), "{err}");
+        assert!(err.contains("[embeddings] batch"), "{err}");
+        std::fs::write(
+            dir.path().join("brief.toml"),
+            "[embeddings]\nurl = \"http://h/v1\"\nmodl = \"m\"\n",
+        )
+        .unwrap();
+        let err = Project::at(dir.path()).unwrap_err().to_string();
+        assert!(
+            err.contains("brief.toml:3:1") && err.contains("modl"),
+            "{err}"
+        );
     }
 
     #[test]

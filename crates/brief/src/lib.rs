@@ -9,6 +9,7 @@
 pub use brief_check as check;
 pub mod command;
 pub use brief_count as tokens;
+pub use brief_embed as embed;
 pub use brief_engine::context;
 pub use brief_engine::diff;
 pub use brief_engine::engine;
@@ -19,6 +20,7 @@ pub use brief_engine::rank;
 pub use brief_engine::render;
 pub use brief_engine::resolve;
 pub use brief_engine::revision;
+pub use brief_engine::semantic;
 pub use brief_engine::traverse;
 pub use brief_engine::watched;
 pub use brief_index as index;

@@ -6,6 +6,9 @@
 //! tree and let concurrent tests race on one cache.
 #![allow(dead_code)]
 
+#[cfg(feature = "embeddings")]
+pub mod embed;
+
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;

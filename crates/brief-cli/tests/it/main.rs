@@ -12,6 +12,8 @@ mod budget;
 mod check;
 mod cli;
 mod diff;
+#[cfg(feature = "embeddings")]
+mod embeddings;
 mod errors;
 mod hardening;
 mod hook;

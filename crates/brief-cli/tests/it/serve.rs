@@ -537,7 +537,7 @@ fn a_slow_call_holds_up_no_other_call_and_a_time_limit_ends_it() {
     let (is_error, _) = server.call(5, "lenses", json!({}));
     assert!(!is_error);
     // Past the time limit: a tool error that says what to narrow.
-    let mut limited = Stdio::spawn(&root, &["--no-watch", "--time-limit", "1"]);
+    let mut limited = Stdio::spawn(&root, &["--no-watch", "--time-limit", "1ms"]);
     limited.initialize(json!({}));
     let (is_error, text) = limited.call(1, "check", json!({}));
     assert!(is_error, "{text}");

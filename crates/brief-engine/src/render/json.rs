@@ -18,6 +18,8 @@ struct Audit<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     seeds: Option<Vec<SeedOut<'a>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    embeddings: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     lens: Option<&'a str>,
     encoding: &'a str,
     budget: BudgetOut,
@@ -155,6 +157,8 @@ pub struct AuditInput<'a> {
     pub graph: &'a dyn NodeStore,
     pub target: NodeIx,
     pub query: Option<&'a str>,
+    /// `on` or `unavailable: …` when embeddings are configured; `None` when they are off.
+    pub embeddings: Option<String>,
     pub lens: Option<&'a str>,
     pub encoding: &'a str,
     pub limit: usize,
@@ -220,6 +224,7 @@ pub fn audit(input: &AuditInput<'_>, ranked: &[Ranked], fitted: &Fitted) -> Stri
                 .map(|(id, score)| SeedOut { id, score: *score })
                 .collect()
         }),
+        embeddings: input.embeddings.clone(),
         lens: input.lens,
         encoding: input.encoding,
         budget: BudgetOut {

@@ -2,9 +2,9 @@
 //! the same tokenizer, each giving a [`Shown`]: which files the document shows, how, and
 //! the file it starts from.
 //!
-//! A new method (dense retrieval, once brief has an embeddings client) is one more variant
-//! of [`Method`], its name, and its arm in [`Method::fill`]: a ranking method hands its
-//! order of the files to [`fill_ranked`], as BM25 does.
+//! A new method is one more variant of [`Method`], its name, and its arm in
+//! [`Method::fill`]: a ranking method hands its order of the files to [`fill_ranked`], as
+//! BM25 and dense retrieval do.
 
 use std::collections::BTreeMap;
 
@@ -20,11 +20,18 @@ pub enum Method {
     Bm25,
     /// The same files in path order (Repomix style), cut at the budget.
     Dump,
+    /// The same files by the best cosine similarity of any of their nodes to the task (the
+    /// vectors brief stores, the task embedded by the configured endpoint), best first; the
+    /// next one cut to fill the budget. Needs embeddings configured (`BRIEF_EMBEDDINGS_*`).
+    Dense,
 }
 
 impl Method {
-    /// Every method, in the order of the tables.
+    /// Every method that needs nothing but the repositories, in the order of the tables.
     pub const ALL: [Method; 3] = [Method::Brief, Method::Bm25, Method::Dump];
+
+    /// [`Method::ALL`] and dense retrieval (`words --dense`).
+    pub const WITH_DENSE: [Method; 4] = [Method::Brief, Method::Bm25, Method::Dense, Method::Dump];
 
     /// The name in the tables.
     pub fn name(self) -> &'static str {
@@ -32,6 +39,7 @@ impl Method {
             Method::Brief => "brief",
             Method::Bm25 => "BM25 top-k",
             Method::Dump => "whole-files dump",
+            Method::Dense => "dense retrieval",
         }
     }
 
@@ -60,6 +68,13 @@ impl Method {
                 shown.start = None;
                 shown
             }
+            Method::Dense => match project.dense_order(task) {
+                Ok(order) => fill_ranked(project.pieces(), project.files(), &order, budget),
+                Err(why) => Shown {
+                    failure: Some((0, why)),
+                    ..Shown::default()
+                },
+            },
         }
     }
 }

@@ -88,7 +88,14 @@ fn measure_file(
         let root = file.root_of(checkout, task);
         if !projects.contains_key(&root) {
             progress(&format!("{}: opening {}", file.repo, root.display()));
-            projects.insert(root.clone(), WordProject::open(&root)?);
+            let mut project = WordProject::open(&root)?;
+            if options.methods.contains(&Method::Dense) {
+                let sent = project
+                    .embed_all()
+                    .map_err(|e| format!("{}: {e}", root.display()))?;
+                progress(&format!("{}: {sent} texts embedded", file.repo));
+            }
+            projects.insert(root.clone(), project);
         }
         let Some(project) = projects.get_mut(&root) else {
             continue;

@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use brief::command::{self, Command, FrontEnd, Host};
 use brief::context::ContextRequest;
 use brief::engine::Engine;
+use brief::model::GraphView;
 use brief::project::Project;
+use brief::semantic::Semantic;
 use brief::{Encoding, Format};
 
 use crate::bm25::Bm25;
@@ -138,6 +140,54 @@ impl WordProject {
     /// The files by BM25 score for `query`, best first; ties in path order.
     pub fn bm25_order(&self, query: &str) -> Vec<usize> {
         self.bm25.rank(query)
+    }
+
+    /// Embeds every node that has no vector yet (what dense retrieval compares with), with
+    /// the endpoint the environment or `brief.toml` configures; how many texts were sent.
+    pub fn embed_all(&mut self) -> Result<usize, String> {
+        let engine = self
+            .engine
+            .as_mut()
+            .ok_or("the project did not open, so nothing could be embedded")?;
+        engine
+            .refresh(None, &mut |_| {})
+            .map_err(|e| e.to_string())?;
+        let done = engine
+            .embed(&mut |_| {})
+            .map_err(|e| e.to_string())?
+            .ok_or(
+            "dense retrieval needs embeddings: set BRIEF_EMBEDDINGS_URL and BRIEF_EMBEDDINGS_MODEL",
+        )??;
+        match done.failure {
+            Some(failure) => Err(format!("embedding the nodes failed: {failure}")),
+            None => Ok(done.embedded),
+        }
+    }
+
+    /// The files by the best similarity of any of their nodes to `task`, best first (ties by
+    /// node id, then path order); files with no embedded node last, in path order.
+    pub fn dense_order(&self, task: &str) -> Result<Vec<usize>, String> {
+        let engine = self.engine.as_ref().ok_or("the project did not open")?;
+        let similar = match engine
+            .similar(task, usize::MAX)
+            .map_err(|e| e.to_string())?
+        {
+            Semantic::Hits(similar) => similar,
+            Semantic::Off => return Err("embeddings are not configured".into()),
+            Semantic::Unavailable(why) => return Err(format!("embeddings unavailable: {why}")),
+        };
+        let mut seen = vec![false; self.files.len()];
+        let mut order = Vec::with_capacity(self.files.len());
+        for &(node, _) in &similar.hits {
+            let id = GraphView::id_of(engine.index(), node).map_err(|e| e.to_string())?;
+            if let Some(file) = self.file_of(&id) {
+                if !std::mem::replace(&mut seen[file], true) {
+                    order.push(file);
+                }
+            }
+        }
+        order.extend((0..self.files.len()).filter(|&f| !seen[f]));
+        Ok(order)
     }
 
     /// brief's context for `task` at `budget` through the command API, as an agent asks:

@@ -17,6 +17,8 @@ pub(crate) struct Prepared {
     pub(crate) sums: (i64, i64),
     pub(crate) body: String,
     pub(crate) fields: String,
+    /// The hash of the text the node is embedded from (`vectors::passage`).
+    pub(crate) passage: [u8; 32],
     /// When the node applies without a link, as stored in `marks` (`None`: only linked).
     pub(crate) applies: Option<String>,
     /// Its lifecycle when not current, as stored in `marks`.
@@ -36,6 +38,7 @@ pub(crate) fn prepare(node: Node) -> Result<Prepared, Problem> {
         data_sum(&data),
     );
     let (body, fields) = search_text(&node);
+    let passage = crate::vectors::passage_hash(&node);
     let applies = if node.applies().is_linked() {
         None
     } else {
@@ -66,6 +69,7 @@ pub(crate) fn prepare(node: Node) -> Result<Prepared, Problem> {
         lifecycle,
         body,
         fields,
+        passage,
     })
 }
 

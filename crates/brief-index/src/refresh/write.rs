@@ -98,6 +98,7 @@ pub(crate) fn remove_file_nodes_bulk(tx: &Connection, file: &str) -> rusqlite::R
          WHERE n.file = ?1 AND e.src NOT IN (SELECT ix FROM nodes WHERE file = ?1)",
         [file],
     )?;
+    crate::vectors::removing_file(tx, file)?;
     for sql in [
         "DELETE FROM edges WHERE src IN (SELECT ix FROM nodes WHERE file = ?1)",
         "DELETE FROM edges WHERE dst IN (SELECT ix FROM nodes WHERE file = ?1)",
@@ -193,6 +194,7 @@ pub(crate) fn write_tana(
                 }
                 insert_data.execute(params![ix, node.data, node.sums.1])?;
                 insert_search.execute(params![ix, node.id, node.title, node.body, node.fields])?;
+                crate::vectors::written(tx, ix, &node.passage)?;
                 for link in &node.links {
                     if let Some(p) = lookup(&link.target) {
                         insert_edge.execute(params![ix, base + p as i64, link.relation.name()])?;
@@ -286,6 +288,7 @@ pub(crate) fn remove_node(tx: &Connection, ix: i64, id: &str) -> rusqlite::Resul
     run(tx, "DELETE FROM search WHERE rowid = ?1", [ix])?;
     run(tx, "DELETE FROM marks WHERE ix = ?1", [ix])?;
     run(tx, "DELETE FROM node_data WHERE ix = ?1", [ix])?;
+    crate::vectors::removed(tx, ix)?;
     run(tx, "DELETE FROM nodes WHERE ix = ?1", [ix])?;
     Ok(())
 }
@@ -345,6 +348,7 @@ fn write_node(
         sums,
         body,
         fields,
+        passage,
         applies,
         lifecycle,
     } = prepared;
@@ -394,6 +398,7 @@ fn write_node(
         "INSERT INTO search(rowid, id, title, body, fields) VALUES (?1, ?2, ?3, ?4, ?5)",
         params![ix, id, title, body, fields],
     )?;
+    crate::vectors::written(tx, ix, &passage)?;
     run(tx, "DELETE FROM marks WHERE ix = ?1", [ix])?;
     if applies.is_some() || lifecycle.is_some() {
         let sum = marks_sum(ix, applies.as_deref(), lifecycle);

@@ -178,7 +178,11 @@ fn index(
     if let Err(e) = engine.ensure_loadable() {
         return Err((notes, e));
     }
-    let text = format!(
+    let embedded = match engine.embed(progress) {
+        Ok(embedded) => embedded,
+        Err(e) => return Err((notes, e)),
+    };
+    let mut text = format!(
         "{} file{} in {} ({} parsed, {} unchanged after hashing, {} removed{}{})\n",
         refresh.files,
         if refresh.files == 1 { "" } else { "s" },
@@ -193,11 +197,50 @@ fn index(
             String::new()
         }
     );
+    if let Some(embedded) = embedded {
+        let model = engine
+            .project
+            .embeddings
+            .as_ref()
+            .map(|e| e.model.as_str())
+            .unwrap_or_default();
+        embedding_report(&mut text, &mut notes, model, embedded);
+    }
     Ok(Outcome {
         text,
         notes,
         ..Outcome::default()
     })
+}
+
+/// What `brief index` says of its embedding pass: a line of the report, and a warning when
+/// the endpoint could not be used (the index is whole either way: never an error).
+fn embedding_report(
+    text: &mut String,
+    notes: &mut Vec<String>,
+    model: &str,
+    embedded: Result<crate::index::Embedded, String>,
+) {
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    match embedded {
+        Ok(done) => {
+            text.push_str(&format!(
+                "embeddings ({model}): {} embedded, {}\n",
+                plural(done.embedded, "text", "texts"),
+                match done.missing {
+                    0 => "every node has its vector".to_string(),
+                    n => format!("{} without a vector", plural(n, "node", "nodes")),
+                }
+            ));
+            if let Some(failure) = done.failure {
+                notes.push(format!(
+                    "warning: embeddings unavailable: {failure}; the next `brief index` embeds the rest"
+                ));
+            }
+        }
+        Err(why) => notes.push(format!("warning: embeddings unavailable: {why}")),
+    }
 }
 
 /// Context warnings as lines, bounded.

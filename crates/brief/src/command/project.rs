@@ -88,8 +88,22 @@ pub(super) fn check(args: &Check, host: Host<'_>, front_end: FrontEnd) -> Outcom
     };
     Outcome {
         text,
+        notes: embeddings_warning(&project).into_iter().collect(),
         exit: u8::from(report.failed()),
         ..Outcome::default()
+    }
+}
+
+/// `brief check`'s word on the embeddings endpoint: one warning when it is configured but
+/// cannot give a vector (unreachable, a key's variable not set, a wrong answer).
+fn embeddings_warning(project: &Project) -> Option<String> {
+    let config = project.embeddings.as_ref()?;
+    match crate::semantic::probe(config) {
+        Ok(_) => None,
+        Err(why) => Some(format!(
+            "warning: the embeddings endpoint {} ({}) cannot be used: {why}; contexts are made from the graph and words",
+            config.url, config.model
+        )),
     }
 }
 

@@ -34,6 +34,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("brief-tokens", &[]),
     ("brief-count", &["brief-tokens"]),
     ("brief-root", &[]),
+    ("brief-embed", &[]),
     ("brief-model", &["brief-count", "brief-tokens"]),
     (
         "brief-sources",
@@ -52,6 +53,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "brief-index",
         &[
+            "brief-embed",
             "brief-model",
             "brief-sources",
             "brief-project",
@@ -63,6 +65,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "brief-engine",
         &[
+            "brief-embed",
             "brief-index",
             "brief-model",
             "brief-sources",
@@ -86,6 +89,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "brief-session",
         &[
+            "brief-embed",
             "brief-engine",
             "brief-index",
             "brief-model",

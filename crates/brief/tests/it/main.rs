@@ -4,6 +4,8 @@
 
 mod budget_props;
 mod cancel;
+#[cfg(feature = "embeddings")]
+mod embeddings;
 mod fuzz;
 mod guidance;
 mod impact;
