@@ -1712,3 +1712,277 @@ fn without_a_store_reads_find_nothing_and_the_first_write_creates_it() {
     assert_eq!(code, 0);
     assert!(out.contains("#1 [MEDIUM] handoff handoff.md"), "{out}");
 }
+
+/// Runs `brief session error record` for `message` in project `notes`.
+#[track_caller]
+fn record(root: &str, message: &str, solution: &str) {
+    ok(&[
+        "session",
+        "error",
+        "record",
+        "--root",
+        root,
+        "--project",
+        "notes",
+        "--message",
+        message,
+        "--solution",
+        solution,
+    ]);
+}
+
+/// A store damaged past its first page (a b-tree page overwritten) is refused by writers and
+/// readers alike, with advice, and left byte for byte as it was.
+#[test]
+fn a_store_damaged_inside_is_refused_for_writes_with_advice() {
+    let dir = project();
+    let r = root(&dir);
+    seed(r);
+    for i in 0..20 {
+        record(
+            r,
+            &format!(
+                "TypeError: cannot read properties of undefined (reading 'field{i}') in module{i}"
+            ),
+            &format!("Guard field {i} before reading it"),
+        );
+    }
+    let path = dir.path().join(".brief/sessions.db");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let page = u16::from_be_bytes([bytes[16], bytes[17]]) as usize;
+    assert!(bytes.len() >= 4 * page, "{} bytes", bytes.len());
+    // Every page but the first two (header and schema) holds garbage from the middle on.
+    for start in (2 * page..bytes.len()).step_by(page) {
+        for b in &mut bytes[start + page / 2..start + page] {
+            *b = 0xA5;
+        }
+    }
+    std::fs::write(&path, &bytes).unwrap();
+    let write = add_args(
+        r,
+        "qa_expert",
+        &["--type", "research", "--file", "README.md"],
+    );
+    let feedback = [
+        "session",
+        "error",
+        "feedback",
+        "--root",
+        r,
+        "--project",
+        "notes",
+        "--hash",
+        "abcd",
+        "--helped",
+    ];
+    let list = [
+        "session",
+        "package",
+        "list",
+        "--root",
+        r,
+        "--session",
+        S,
+        "--agent",
+        "developer",
+    ];
+    let matching = [
+        "session",
+        "error",
+        "match",
+        "--root",
+        r,
+        "--project",
+        "notes",
+        "--message",
+        "TypeError: cannot read properties of null (reading 'x') in module7",
+    ];
+    let prune = ["session", "prune", "--root", r, "--older-than", "0"];
+    for args in [&write[..], &feedback, &list, &matching, &prune] {
+        let (code, _, err) = run_at(NOW, args);
+        assert_eq!(code, 2, "{args:?} exited {code}: {err}");
+        assert!(
+            err.contains("is damaged") && err.contains("move it aside"),
+            "{args:?}: {err}"
+        );
+    }
+    assert_eq!(std::fs::read(&path).unwrap(), bytes, "never written into");
+}
+
+/// A store of one byte (or any file that is not SQLite's) is refused, never replaced by a
+/// new store.
+#[test]
+fn a_one_byte_store_is_not_replaced() {
+    let dir = project();
+    let r = root(&dir);
+    std::fs::create_dir_all(dir.path().join(".brief")).unwrap();
+    let path = dir.path().join(".brief/sessions.db");
+    for junk in [&b"x"[..], b"SQLite format 3", b"\0\0\0\0\0\0\0\0"] {
+        std::fs::write(&path, junk).unwrap();
+        let (code, _, err) = run_at(
+            NOW,
+            &add_args(
+                r,
+                "qa_expert",
+                &["--type", "research", "--file", "README.md"],
+            ),
+        );
+        assert_eq!(code, 2, "{junk:?}: {err}");
+        assert!(err.contains("move it aside"), "{junk:?}: {err}");
+        assert_eq!(std::fs::read(&path).unwrap(), junk, "the file was replaced");
+    }
+}
+
+/// Summaries are stored and returned byte for byte: newlines, tabs and runs of spaces kept.
+#[test]
+fn summaries_keep_their_whitespace() {
+    let dir = project();
+    let r = root(&dir);
+    let summary = "Two findings:\n\t- replay  is not idempotent\n\t- the cursor   goes stale\n\nSee the file.";
+    let id = add_at(
+        r,
+        NOW,
+        &Pkg {
+            session: S,
+            group: None,
+            kind: "research",
+            file: "README.md",
+            producer: "developer",
+            consumers: "qa_expert",
+            priority: "high",
+            summary,
+        },
+    );
+    let v = json(&[
+        "session",
+        "package",
+        "list",
+        "--root",
+        r,
+        "--session",
+        S,
+        "--agent",
+        "qa_expert",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(v["packages"][0]["id"], id);
+    assert_eq!(v["packages"][0]["summary"].as_str(), Some(summary));
+    // The text listing keeps every line under the package, indented.
+    let text = ok(&[
+        "session",
+        "package",
+        "list",
+        "--root",
+        r,
+        "--session",
+        S,
+        "--agent",
+        "qa_expert",
+    ]);
+    assert!(
+        text.ends_with("    Two findings:\n    \t- replay  is not idempotent\n    \t- the cursor   goes stale\n    \n    See the file.\n"),
+        "{text}"
+    );
+    // Only whitespace is still an empty summary.
+    let (code, _, err) = run_at(
+        NOW,
+        &[
+            "session",
+            "package",
+            "add",
+            "--root",
+            r,
+            "--session",
+            S,
+            "--type",
+            "research",
+            "--file",
+            "README.md",
+            "--producer",
+            "developer",
+            "--consumers",
+            "qa_expert",
+            "--summary",
+            " \n\t ",
+        ],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--summary is empty"), "{err}");
+}
+
+/// `--file` names a regular file that exists beneath the root.
+#[test]
+fn package_files_must_exist_beneath_the_root() {
+    let dir = project();
+    let r = root(&dir);
+    std::fs::create_dir_all(dir.path().join("notes/folder")).unwrap();
+    for (file, says) in [
+        ("notes/missing.md", "does not exist"),
+        ("notes/folder", "is not a regular file"),
+    ] {
+        let (code, _, err) = run_at(
+            NOW,
+            &add_args(r, "qa_expert", &["--type", "research", "--file", file]),
+        );
+        assert_eq!(code, 2, "{file}: {err}");
+        assert!(err.contains(says), "{file}: {err}");
+        assert!(err.contains(file), "{file}: {err}");
+    }
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink("/etc/hostname", dir.path().join("notes/out.md")).unwrap();
+        let (code, _, err) = run_at(
+            NOW,
+            &add_args(
+                r,
+                "qa_expert",
+                &["--type", "research", "--file", "notes/out.md"],
+            ),
+        );
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("outside the project"), "{err}");
+    }
+    assert!(
+        !dir.path().join(".brief/sessions.db").exists(),
+        "a refused package creates no store"
+    );
+}
+
+/// Once the agent consumed every package in this iteration, the zone document says so (not
+/// that there are none yet).
+#[test]
+fn after_consuming_everything_the_zone_document_says_so() {
+    let dir = project();
+    let r = root(&dir);
+    seed(r);
+    for id in ["1", "2", "3", "5"] {
+        ok(&[
+            "session",
+            "package",
+            "consume",
+            "--root",
+            r,
+            "--session",
+            S,
+            "--agent",
+            "developer",
+            "--id",
+            id,
+        ]);
+    }
+    let doc = ok(&[
+        "context",
+        "--root",
+        r,
+        "--session",
+        S,
+        "--agent",
+        "developer",
+    ]);
+    assert!(!doc.contains("No context packages"), "{doc}");
+    assert!(
+        doc.contains("All 4 packages for developer were consumed in iteration 1"),
+        "{doc}"
+    );
+}
