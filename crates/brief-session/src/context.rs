@@ -17,8 +17,9 @@ use super::config::DEFAULT_MODEL;
 use super::packages::{package_list, ListRequest, Listing, Package};
 use super::patterns::{injectable, Pattern};
 use super::redact::redact_str;
+use super::render::indent;
 use super::zone::{usage, Usage, Zone};
-use super::{agent_name, group_name, id_text, Mode, Priority, SessionError, Store};
+use super::{agent_name, group_name, id_text, Location, Mode, Priority, SessionError, Store};
 use brief_engine::context::{ContextError, ContextRequest};
 use brief_engine::engine::{Engine, EngineError};
 use brief_engine::render::Format;
@@ -169,9 +170,10 @@ pub fn zone_context(
     };
     if zone != Zone::Emergency {
         let gathered = (|| -> Result<(Listing, Vec<Pattern>), SessionError> {
-            let store = Store::open(&project.root, Mode::Read)?;
+            let mut store =
+                Store::connect(&Location::for_project(&project.root, config)?, Mode::Read)?;
             let listing = package_list(
-                &store,
+                &mut store,
                 &ListRequest {
                     session: session.clone(),
                     agent: agent.clone(),
@@ -186,7 +188,7 @@ pub fn zone_context(
             let patterns = if zone == Zone::Normal {
                 let project_filter = asked.project.clone().or_else(|| config.project.clone());
                 injectable(
-                    &store,
+                    &mut store,
                     project_filter.as_deref(),
                     config.error_limit.unwrap_or(3),
                     now,
@@ -536,8 +538,18 @@ fn render_part(view: &View<'_>, material: &Material, plan: &Plan) -> String {
                 _ => ("Critical packages only", Some(100)),
             };
             section(&mut out, format!("{title} ({shown} of {total})"));
-            if total == 0 {
-                out.push_str("No context packages for this agent in this session yet.\n");
+            match listing.map_or(0, |l| l.consumed) {
+                _ if total > 0 => {}
+                0 => out.push_str("No context packages for this agent in this session yet.\n"),
+                n => out.push_str(&format!(
+                    "All {} for {} {} consumed in iteration {} (`--iteration {}` offers {} again).\n",
+                    plural_packages(n),
+                    view.agent,
+                    if n == 1 { "was" } else { "were" },
+                    listing.map_or(1, |l| l.iteration),
+                    listing.map_or(1, |l| l.iteration) + 1,
+                    if n == 1 { "it" } else { "them" }
+                )),
             }
             for p in listing.map_or(&[][..], |l| &l.packages[..shown]) {
                 let summary = scrub(&p.summary);
@@ -553,7 +565,7 @@ fn render_part(view: &View<'_>, material: &Material, plan: &Plan) -> String {
                         p.kind,
                         scrub(&p.file_path),
                         p.producer,
-                        summary
+                        indent(&summary, "  ")
                     ));
                 } else {
                     out.push_str(&format!(
@@ -563,7 +575,7 @@ fn render_part(view: &View<'_>, material: &Material, plan: &Plan) -> String {
                         p.kind,
                         scrub(&p.file_path),
                         p.producer,
-                        summary
+                        indent(&summary, "    ")
                     ));
                 }
             }
