@@ -253,7 +253,7 @@ pub fn check_file(root: &Path, file: &str) -> Result<(), SessionError> {
             root.display()
         ))
     })?;
-    match guard.kind(Path::new(file)) {
+    match guard.kind(&root.join(file)) {
         Ok(EntryKind::File) => Ok(()),
         Ok(_) | Err(OpenError::NotRegular(_)) => Err(usage(
             "is not a regular file: a package names the file that holds its detail",

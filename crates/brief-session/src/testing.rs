@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 
 use crate::store::pgurl::{Origin, PgTarget};
 use crate::store::postgres::execute_once;
-use crate::store::{Location, Mode};
+use crate::store::{Location, Mode, Table};
 use crate::Store;
 
 /// The variable naming a server the tests may create databases on.
@@ -138,6 +138,27 @@ pub fn with_database(url: &str, name: &str) -> String {
     out
 }
 
+/// Runs `sql` on the database at `url`.
+///
+/// # Panics
+/// When the server refuses it.
+pub fn execute(url: &str, sql: &str) {
+    if let Err(e) = execute_once(&target(url), sql) {
+        panic!("{e}\n{sql}");
+    }
+}
+
+/// Every row of `table`, each as its values' debug text, in key order.
+///
+/// # Panics
+/// When the store cannot be read.
+pub fn rows(store: &mut Store, table: Table) -> Vec<String> {
+    match store.backend().read_rows(table, None, usize::MAX >> 2) {
+        Ok(rows) => rows.iter().map(|r| format!("{r:?}")).collect(),
+        Err(e) => panic!("{e}"),
+    }
+}
+
 /// One store per backend for the same test: a SQLite store in a temporary folder, and a
 /// fresh PostgreSQL database when a server is here. Each comes with its label.
 pub struct Stores {
@@ -219,6 +240,13 @@ pub enum Durability {
     Durable,
 }
 
+/// Whether a cluster takes plain connections or only TLS ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Encryption {
+    None,
+    Required,
+}
+
 /// A PostgreSQL cluster this process started in a temporary folder.
 #[derive(Debug)]
 pub struct Cluster {
@@ -254,6 +282,24 @@ impl Cluster {
     /// # Panics
     /// When `initdb` or `pg_ctl` fails (the panic holds their output).
     pub fn start(bin: &Path, durability: Durability) -> Cluster {
+        Cluster::start_as(bin, durability, Encryption::None)
+    }
+
+    /// Starts a cluster that takes only TLS connections over TCP, its certificate (for the
+    /// name `brief-test.invalid` only) signed by a CA of its own ([`Cluster::ca`]).
+    ///
+    /// # Panics
+    /// When `openssl`, `initdb` or `pg_ctl` fails.
+    pub fn start_tls(bin: &Path) -> Cluster {
+        Cluster::start_as(bin, Durability::Fast, Encryption::Required)
+    }
+
+    /// The PEM file of the CA that signed a TLS cluster's certificate.
+    pub fn ca(&self) -> PathBuf {
+        self.root.join("ca.pem")
+    }
+
+    fn start_as(bin: &Path, durability: Durability, encryption: Encryption) -> Cluster {
         let root = std::env::temp_dir().join(format!(
             "brief-pg-{}-{}",
             std::process::id(),
@@ -293,10 +339,18 @@ impl Cluster {
             Durability::Fast => "off",
             Durability::Durable => "on",
         };
-        let conf = format!(
+        let mut conf = format!(
             "port = {port}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '{}'\nfsync = {fsync}\nmax_connections = 300\n",
             cluster.root.display()
         );
+        if encryption == Encryption::Required {
+            cluster.certificates(&data);
+            conf.push_str("ssl = on\nssl_cert_file = 'server.crt'\nssl_key_file = 'server.key'\n");
+            let hba = "local all all trust\nhostssl all all 127.0.0.1/32 trust\n";
+            if let Err(e) = std::fs::write(data.join("pg_hba.conf"), hba) {
+                panic!("cannot write pg_hba.conf: {e}");
+            }
+        }
         let append = std::fs::OpenOptions::new()
             .append(true)
             .open(data.join("postgresql.conf"))
@@ -309,12 +363,100 @@ impl Cluster {
         cluster
     }
 
+    /// A CA and a server certificate for `brief-test.invalid` in the data folder.
+    fn certificates(&self, data: &Path) {
+        let dir = &self.root;
+        let openssl = |args: &[&str]| {
+            run(
+                Command::new("openssl").args(args).current_dir(dir),
+                "openssl",
+            )
+        };
+        openssl(&[
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=brief test CA",
+            "-keyout",
+            "ca.key",
+            "-out",
+            "ca.pem",
+        ]);
+        openssl(&[
+            "req",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-subj",
+            "/CN=brief-test.invalid",
+            "-keyout",
+            "server.key",
+            "-out",
+            "server.csr",
+        ]);
+        if let Err(e) = std::fs::write(
+            dir.join("san.cnf"),
+            "subjectAltName=DNS:brief-test.invalid\n",
+        ) {
+            panic!("cannot write san.cnf: {e}");
+        }
+        openssl(&[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-days",
+            "2",
+            "-extfile",
+            "san.cnf",
+            "-out",
+            "server.crt",
+        ]);
+        for file in ["server.crt", "server.key"] {
+            if let Err(e) = std::fs::copy(dir.join(file), data.join(file)) {
+                panic!("cannot copy {file}: {e}");
+            }
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = std::fs::set_permissions(
+                data.join("server.key"),
+                std::fs::Permissions::from_mode(0o600),
+            );
+        }
+        if let Some(user) = &self.user {
+            run(
+                Command::new("chown")
+                    .arg(format!("{user}:"))
+                    .arg(data.join("server.crt"))
+                    .arg(data.join("server.key")),
+                "chown",
+            );
+        }
+    }
+
     /// The admin URL (database `postgres`).
     pub fn url(&self) -> String {
         format!(
             "postgres://brief@127.0.0.1:{}/postgres?sslmode=disable",
             self.port
         )
+    }
+
+    /// The server's loopback port.
+    pub fn port(&self) -> u16 {
+        self.port
     }
 
     /// Stops the server as a crash would (`-m immediate`) and starts it again.

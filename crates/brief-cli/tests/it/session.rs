@@ -4,13 +4,89 @@
 //!
 //! Time is pinned with `BRIEF_NOW` (Unix seconds) so scores and stored timestamps are
 //! reproducible.
+//!
+//! The same tests run on both stores: as written on `.brief/sessions.db`, and again in
+//! `on_postgres` with `BRIEF_SESSION_URL` naming a fresh database on a real PostgreSQL server
+//! (`brief_session::testing`: `.ci/run` starts one; without PostgreSQL binaries that half is
+//! skipped with a loud message).
 
 use crate::common;
 
+use std::cell::RefCell;
 use std::path::Path;
 use std::process::{Command, Output};
 
+use brief_session::store::{Location, Mode, Table};
+use brief_session::testing;
+use brief_session::{SessionError, Store};
 use serde_json::Value;
+
+thread_local! {
+    /// The PostgreSQL database this thread's test runs on (`None`: the SQLite store).
+    static SESSION_URL: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// The database the current test runs on, if PostgreSQL.
+fn session_url() -> Option<String> {
+    SESSION_URL.with(|u| u.borrow().clone())
+}
+
+/// `brief` pointed at the current test's store, at time `now`.
+fn brief_command(now: i64) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_brief"));
+    c.env("BRIEF_NOW", now.to_string()).env("NO_COLOR", "1");
+    match session_url() {
+        Some(url) => c.env("BRIEF_SESSION_URL", url),
+        None => c.env_remove("BRIEF_SESSION_URL"),
+    };
+    c
+}
+
+/// Runs `test` with every session command on a fresh PostgreSQL database.
+fn on_postgres(test: fn()) {
+    let Some(server) = testing::server() else {
+        return;
+    };
+    let database = testing::Database::create(server);
+    SESSION_URL.with(|u| *u.borrow_mut() = Some(database.url.clone()));
+    let outcome = std::panic::catch_unwind(test);
+    SESSION_URL.with(|u| *u.borrow_mut() = None);
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
+}
+
+/// Whether the current test's store exists (the file, or brief's tables in the database).
+fn store_exists(dir: &Path) -> bool {
+    match session_url() {
+        Some(url) => match Store::connect(&Location::named(&url).unwrap(), Mode::Read) {
+            Ok(_) => true,
+            Err(SessionError::Missing(_)) => false,
+            Err(e) => panic!("{e}"),
+        },
+        None => dir.join(".brief/sessions.db").is_file(),
+    }
+}
+
+/// Everything the current test's store holds, as bytes to search for leaks: the SQLite
+/// file and its log, or every row of the database.
+fn stored_bytes(dir: &Path) -> Vec<u8> {
+    match session_url() {
+        Some(url) => {
+            let mut store = Store::connect(&Location::named(&url).unwrap(), Mode::Read).unwrap();
+            let mut out = Vec::new();
+            for table in Table::ALL {
+                out.extend(format!("{:?}", testing::rows(&mut store, table)).into_bytes());
+            }
+            out
+        }
+        None => {
+            let mut bytes = std::fs::read(dir.join(".brief/sessions.db")).unwrap();
+            bytes.extend(std::fs::read(dir.join(".brief/sessions.db-wal")).unwrap_or_default());
+            bytes
+        }
+    }
+}
 
 const NOTES_EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/notes-app");
 /// 2025-10-09T08:53:20Z.
@@ -18,10 +94,8 @@ const NOW: i64 = 1_760_000_000;
 const DAY: i64 = 86_400;
 
 fn brief_at(now: i64, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_brief"))
+    brief_command(now)
         .args(args)
-        .env("BRIEF_NOW", now.to_string())
-        .env("NO_COLOR", "1")
         .output()
         .expect("failed to start the brief binary")
 }
@@ -78,8 +152,18 @@ struct Pkg<'a> {
     summary: &'a str,
 }
 
+/// Writes a package's file (a package must name a file that exists beneath the root).
+fn touch(root: &str, file: &str) {
+    let path = Path::new(root).join(file);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    if !path.exists() {
+        std::fs::write(&path, "# Package\n").unwrap();
+    }
+}
+
 #[track_caller]
 fn add_at(root: &str, now: i64, p: &Pkg<'_>) -> i64 {
+    touch(root, p.file);
     let mut args = vec![
         "session",
         "package",
@@ -211,7 +295,7 @@ fn package_add_list_and_consume() {
     let r = root(&dir);
     let ids_added = seed(r);
     assert_eq!(ids_added, [1, 2, 3, 4, 5]);
-    assert!(dir.path().join(".brief/sessions.db").is_file());
+    assert!(store_exists(dir.path()));
 
     let text = ok(&[
         "session",
@@ -542,6 +626,7 @@ fn ranking_order_limits_overflow_and_supersedes() {
     ]);
     assert_eq!(ids(&v), [6, 7]);
     // A superseding package hides the one it replaces.
+    touch(r, "sync-v2.md");
     let out = ok(&[
         "session",
         "package",
@@ -871,6 +956,7 @@ const LEAKS: &[&str] = &[
 fn every_redaction_pattern_on_store_and_render() {
     let dir = project();
     let r = root(&dir);
+    touch(r, "notes/env.md");
     for (i, (secret, marker)) in SECRETS.iter().enumerate() {
         let session = format!("redact-{i}");
         let (code, _, err) = run_at(
@@ -932,16 +1018,27 @@ fn every_redaction_pattern_on_store_and_render() {
     for leak in LEAKS {
         assert!(!out.contains(leak), "{leak} leaked: {out}");
     }
-    let bytes = std::fs::read(dir.path().join(".brief/sessions.db")).unwrap();
-    let wal = std::fs::read(dir.path().join(".brief/sessions.db-wal")).unwrap_or_default();
+    let bytes = stored_bytes(dir.path());
     for leak in LEAKS {
         let hit = |b: &[u8]| b.windows(leak.len()).any(|w| w == leak.as_bytes());
-        assert!(!hit(&bytes) && !hit(&wal), "{leak} reached the store");
+        assert!(!hit(&bytes), "{leak} reached the store");
     }
 }
 
 /// Inserts a raw row as another tool (or an older version) might have, bypassing redaction.
 fn insert_raw(root: &Path, session: &str, summary: &str) {
+    if let Some(url) = session_url() {
+        testing::execute(
+            &url,
+            &format!(
+                "INSERT INTO brief.sessions (id, created) VALUES ('{session}', {NOW}) ON CONFLICT DO NOTHING;
+                 WITH p AS (INSERT INTO brief.packages (session_id, type, file_path, producer, priority, summary, created)
+                     VALUES ('{session}', 'research', 'raw.md', 'developer', 'critical', '{summary}', {NOW}) RETURNING id)
+                 INSERT INTO brief.consumers (package_id, agent) SELECT id, 'developer' FROM p;"
+            ),
+        );
+        return;
+    }
     let conn = rusqlite::Connection::open(root.join(".brief/sessions.db")).unwrap();
     conn.busy_timeout(std::time::Duration::from_secs(10))
         .unwrap();
@@ -1375,6 +1472,7 @@ fn a_missing_or_corrupt_store_still_yields_the_graph_context() {
         "never rewritten"
     );
     // Writers refuse it with exit 2 and a message saying what to do.
+    touch(r, "a.md");
     let (code, _, err) = run_at(
         NOW,
         &add_args(r, "qa_expert", &["--type", "research", "--file", "a.md"]),
@@ -1527,9 +1625,12 @@ fn concurrent_writers_lose_nothing() {
     const PROCESSES: usize = 12;
     const ROUNDS: usize = 3;
     for round in 0..ROUNDS {
+        for i in 0..PROCESSES {
+            touch(&r, &format!("notes/{round}-{i}.md"));
+        }
         let children: Vec<_> = (0..PROCESSES)
             .map(|i| {
-                Command::new(env!("CARGO_BIN_EXE_brief"))
+                brief_command(NOW)
                     .args([
                         "session",
                         "package",
@@ -1605,10 +1706,9 @@ fn without_a_store_reads_find_nothing_and_the_first_write_creates_it() {
     // A plain folder: no brief sources, no store. Session commands run from inside it.
     let dir = tempfile::tempdir().unwrap();
     let here = |args: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_brief"))
+        let out = brief_command(NOW)
             .args(args)
             .current_dir(dir.path())
-            .env("BRIEF_NOW", NOW.to_string())
             .output()
             .unwrap();
         (
@@ -1674,6 +1774,7 @@ fn without_a_store_reads_find_nothing_and_the_first_write_creates_it() {
         !dir.path().join(".brief").exists(),
         "readers never create the store"
     );
+    touch(dir.path().to_str().unwrap(), "handoff.md");
     let (code, out, err) = here(&[
         "session",
         "package",
@@ -1699,7 +1800,7 @@ fn without_a_store_reads_find_nothing_and_the_first_write_creates_it() {
         ),
         "{err}"
     );
-    assert!(dir.path().join(".brief/sessions.db").is_file());
+    assert!(store_exists(dir.path()));
     let (code, out, _) = here(&[
         "session",
         "package",
@@ -1944,7 +2045,7 @@ fn package_files_must_exist_beneath_the_root() {
         assert!(err.contains("outside the project"), "{err}");
     }
     assert!(
-        !dir.path().join(".brief/sessions.db").exists(),
+        !store_exists(dir.path()),
         "a refused package creates no store"
     );
 }
@@ -1956,7 +2057,7 @@ fn after_consuming_everything_the_zone_document_says_so() {
     let dir = project();
     let r = root(&dir);
     seed(r);
-    for id in ["1", "2", "3", "5"] {
+    for id in ["1", "2", "3", "4", "5"] {
         ok(&[
             "session",
             "package",
@@ -1982,7 +2083,528 @@ fn after_consuming_everything_the_zone_document_says_so() {
     ]);
     assert!(!doc.contains("No context packages"), "{doc}");
     assert!(
-        doc.contains("All 4 packages for developer were consumed in iteration 1"),
+        doc.contains("All 5 packages for developer were consumed in iteration 1"),
         "{doc}"
+    );
+    let (code, _, err) = run_at(
+        NOW,
+        &[
+            "session",
+            "package",
+            "list",
+            "--root",
+            r,
+            "--session",
+            S,
+            "--agent",
+            "developer",
+        ],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("no packages left for developer in session bazinga_20251009_085320: all 5 packages were consumed in iteration 1 (`--iteration 2` lists them again)"),
+        "{err}"
+    );
+}
+
+/// The tests above that hold for any store, run again on PostgreSQL.
+mod on_postgres {
+    macro_rules! again {
+        ($($name:ident),* $(,)?) => {
+            $( #[test] fn $name() { super::on_postgres(super::$name); } )*
+        };
+    }
+    again!(
+        package_add_list_and_consume,
+        ranking_order_limits_overflow_and_supersedes,
+        error_record_normalizes_and_confidence_moves,
+        prune_removes_old_packages,
+        every_redaction_pattern_on_store_and_render,
+        output_redaction_and_no_redact,
+        each_zone_boundary_and_what_each_zone_holds,
+        zone_documents_are_exact_and_the_graph_part_is_byte_identical,
+        models_windows_and_help,
+        concurrent_writers_lose_nothing,
+        without_a_store_reads_find_nothing_and_the_first_write_creates_it,
+        summaries_keep_their_whitespace,
+        package_files_must_exist_beneath_the_root,
+        after_consuming_everything_the_zone_document_says_so,
+    );
+}
+
+/// One step of the script both stores run: a command line at a time (`--root` is added).
+struct Step(i64, Vec<&'static str>);
+
+/// Every session command and tool, in an order that exercises each path: nothing stored,
+/// adds, ranking, consumption, supersession, error patterns created, counted, reset,
+/// stepped, matched exactly, by similarity and not at all, every zone, pruning.
+fn script() -> Vec<Step> {
+    let list = |extra: &[&'static str]| {
+        let mut v = vec![
+            "session",
+            "package",
+            "list",
+            "--session",
+            S,
+            "--agent",
+            "developer",
+        ];
+        v.extend_from_slice(extra);
+        Step(NOW, v)
+    };
+    let zone = |window: &'static str, used: &'static str, extra: &[&'static str]| {
+        let mut v = vec![
+            "context",
+            "--session",
+            S,
+            "--agent",
+            "developer",
+            "--group",
+            "group_a",
+            "--window",
+            window,
+            "--used-tokens",
+            used,
+            "--project",
+            "notes",
+        ];
+        v.extend_from_slice(extra);
+        Step(NOW, v)
+    };
+    let record = |now: i64, message: &'static str, solution: &'static str| {
+        Step(
+            now,
+            vec![
+                "session",
+                "error",
+                "record",
+                "--project",
+                "notes",
+                "--lang",
+                "python",
+                "--message",
+                message,
+                "--solution",
+                solution,
+                "--format",
+                "json",
+            ],
+        )
+    };
+    let feedback = |hash: &'static str, verdict: &'static str| {
+        Step(
+            NOW,
+            vec![
+                "session",
+                "error",
+                "feedback",
+                "--project",
+                "notes",
+                "--hash",
+                hash,
+                verdict,
+            ],
+        )
+    };
+    let matching = |message: &'static str, extra: &[&'static str]| {
+        let mut v = vec![
+            "session",
+            "error",
+            "match",
+            "--project",
+            "notes",
+            "--message",
+            message,
+        ];
+        v.extend_from_slice(extra);
+        Step(NOW, v)
+    };
+    let mut steps = vec![
+        list(&[]),
+        matching("database is locked", &[]),
+        Step(NOW, vec!["session", "prune", "--older-than", "1"]),
+        zone("200000", "1000", &[]),
+    ];
+    // Seeded packages come first (added by `seed`); then supersession and consumption.
+    steps.extend([
+        list(&["--group", "group_a"]),
+        list(&["--format", "json", "--limit", "2"]),
+        list(&["--iteration", "2", "--no-redact"]),
+        list(&["--limit", "0"]),
+        Step(
+            NOW,
+            vec![
+                "session", "package", "add", "--session", S, "--type", "decisions", "--file",
+                "sync-v2.md", "--producer", "tech_lead", "--consumers", "developer,qa_expert",
+                "--priority", "critical", "--supersedes", "2", "--summary",
+                "Writes go through the op queue v2;\n\tsee  DEC-SYNC-002. token=ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A",
+                "--format", "json",
+            ],
+        ),
+        Step(
+            NOW,
+            vec![
+                "session", "package", "add", "--session", S, "--type", "research", "--file",
+                "sync-v2.md", "--producer", "tech_lead", "--consumers", "developer",
+                "--supersedes", "99", "--summary", "x",
+            ],
+        ),
+        Step(
+            NOW,
+            vec!["session", "package", "consume", "--session", S, "--agent", "developer", "--id", "1"],
+        ),
+        Step(
+            NOW,
+            vec!["session", "package", "consume", "--session", S, "--agent", "developer", "--id", "1"],
+        ),
+        Step(
+            NOW,
+            vec![
+                "session", "package", "consume", "--session", S, "--agent", "tech_lead", "--id",
+                "3", "--iteration", "0", "--format", "json",
+            ],
+        ),
+        Step(
+            NOW,
+            vec!["session", "package", "consume", "--session", S, "--agent", "developer", "--id", "42"],
+        ),
+        list(&["--group", "group_a", "--format", "json"]),
+        record(NOW - 10 * DAY, "sqlite3.OperationalError: database is locked at /srv/app/search/indexer.py line 142", "Open the index with WAL and a busy timeout"),
+        record(NOW - 9 * DAY, "sqlite3.OperationalError: database is locked at /home/ana/notes/search/indexer.py line 7", "Open the index with WAL and a busy timeout"),
+        record(NOW - 8 * DAY, "TypeError: Cannot read properties of undefined (reading 'id') at src/web/note.ts:12:5", "Guard the optional note before reading id"),
+        record(NOW - 7 * DAY, "TypeError: Cannot read properties of null (reading 'cursor') at src/web/tabs.ts:40:2", "Reset the tab cursor on visibility change"),
+        record(NOW - 6 * DAY, "ECONNREFUSED 127.0.0.1:5432 while syncing notes", "Start the database before the sync worker"),
+        record(NOW - 5 * DAY, "TypeError: Cannot read properties of undefined (reading 'id') at src/web/list.ts:3:1", "Check the note exists first"),
+        feedback("89ab", "--helped"),
+        Step(NOW, vec!["session", "error", "match", "--project", "notes", "--message", "database is locked", "--format", "json"]),
+    ]);
+    steps
+}
+
+/// Runs the script on the current store: every step's (what, exit code, stdout, stderr),
+/// with the project's folder and the store's name written the same way on both.
+fn run_script(dir: &tempfile::TempDir) -> Vec<(String, i32, String, String)> {
+    let r = root(dir);
+    let shown = match session_url() {
+        Some(url) => Location::named(&url).unwrap().shown(),
+        None => dir.path().join(".brief/sessions.db").display().to_string(),
+    };
+    let same = |s: String| s.replace(&shown, "<store>").replace(r, "<root>");
+    let mut out = Vec::new();
+    let mut steps = script().into_iter();
+    // Before anything is stored.
+    for step in steps.by_ref().take(4) {
+        out.push(run_step(r, step, &same));
+    }
+    seed(r);
+    touch(r, "sync-v2.md");
+    for step in steps {
+        out.push(run_step(r, step, &same));
+    }
+    // Hashes are the same on both stores: feedback and match by the hashes stored.
+    let v = json(&[
+        "session",
+        "error",
+        "match",
+        "--root",
+        r,
+        "--project",
+        "notes",
+        "--message",
+        "TypeError: Cannot read properties of undefined (reading 'x') at a.ts:1:1",
+        "--format",
+        "json",
+    ]);
+    let hash = v[0]["pattern"]["hash"].as_str().unwrap().to_string();
+    for args in [
+        vec![
+            "session",
+            "error",
+            "feedback",
+            "--project",
+            "notes",
+            "--hash",
+            &hash,
+            "--helped",
+        ],
+        vec![
+            "session",
+            "error",
+            "feedback",
+            "--project",
+            "notes",
+            "--hash",
+            &hash,
+            "--helped",
+            "--format",
+            "json",
+        ],
+        vec![
+            "session",
+            "error",
+            "feedback",
+            "--project",
+            "notes",
+            "--hash",
+            &hash[..5],
+            "--did-not-help",
+        ],
+        vec![
+            "session",
+            "error",
+            "feedback",
+            "--project",
+            "notes",
+            "--hash",
+            &hash,
+            "--helped",
+        ],
+        vec![
+            "session",
+            "error",
+            "feedback",
+            "--project",
+            "notes",
+            "--hash",
+            &hash,
+            "--helped",
+        ],
+        vec![
+            "session",
+            "error",
+            "feedback",
+            "--project",
+            "notes",
+            "--hash",
+            &hash,
+            "--helped",
+        ],
+        vec![
+            "session",
+            "error",
+            "match",
+            "--project",
+            "notes",
+            "--message",
+            "TypeError: Cannot read properties of undefined (reading 'y') at b.ts:9:9",
+        ],
+        vec![
+            "session",
+            "error",
+            "match",
+            "--project",
+            "notes",
+            "--message",
+            "Cannot read properties while syncing the database",
+            "--limit",
+            "5",
+        ],
+        vec![
+            "session",
+            "error",
+            "match",
+            "--project",
+            "notes",
+            "--message",
+            "segmentation fault",
+        ],
+        vec![
+            "session",
+            "error",
+            "match",
+            "--project",
+            "other",
+            "--message",
+            "database is locked",
+        ],
+    ] {
+        let args: Vec<&str> = args.into_iter().collect();
+        out.push(cli_step(r, NOW, &args, &same));
+    }
+    for (window, used, extra) in [
+        (
+            "200000",
+            "1000",
+            &["--task", "TASK-002", "--budget", "2500"][..],
+        ),
+        (
+            "200000",
+            "1000",
+            &["--task", "TASK-002", "--format", "json"][..],
+        ),
+        ("200000", "1000", &["--format", "text"][..]),
+        ("10000", "6500", &["--task", "TASK-002"][..]),
+        ("10000", "7000", &[][..]),
+        ("10000", "7500", &[][..]),
+        ("10000", "8200", &[][..]),
+        ("200000", "1000", &["--iteration", "2", "--no-redact"][..]),
+    ] {
+        let mut args = vec![
+            "context",
+            "--session",
+            S,
+            "--agent",
+            "developer",
+            "--group",
+            "group_a",
+            "--window",
+            window,
+            "--used-tokens",
+            used,
+            "--project",
+            "notes",
+        ];
+        args.extend_from_slice(extra);
+        out.push(cli_step(r, NOW, &args, &same));
+    }
+    #[cfg(feature = "mcp")]
+    out.extend(run_tools(dir, &same));
+    for days in ["3", "0"] {
+        out.push(cli_step(
+            r,
+            NOW,
+            &["session", "prune", "--older-than", days, "--format", "json"],
+            &same,
+        ));
+        out.push(cli_step(
+            r,
+            NOW + 200 * DAY,
+            &["session", "prune", "--older-than", days],
+            &same,
+        ));
+    }
+    out.push(cli_step(
+        r,
+        NOW,
+        &[
+            "session",
+            "package",
+            "list",
+            "--session",
+            S,
+            "--agent",
+            "developer",
+        ],
+        &same,
+    ));
+    out
+}
+
+fn run_step(r: &str, step: Step, same: &dyn Fn(String) -> String) -> (String, i32, String, String) {
+    cli_step(r, step.0, &step.1, same)
+}
+
+fn cli_step(
+    r: &str,
+    now: i64,
+    args: &[&str],
+    same: &dyn Fn(String) -> String,
+) -> (String, i32, String, String) {
+    let mut full = args.to_vec();
+    full.extend(["--root", r]);
+    let (code, stdout, stderr) = run_at(now, &full);
+    (args.join(" "), code, same(stdout), same(stderr))
+}
+
+/// The session tools through `brief serve` on the current store.
+#[cfg(feature = "mcp")]
+fn run_tools(
+    dir: &tempfile::TempDir,
+    same: &dyn Fn(String) -> String,
+) -> Vec<(String, i32, String, String)> {
+    use serde_json::json;
+    let url = session_url();
+    let now = NOW.to_string();
+    let mut env = vec![("BRIEF_NOW", now.as_str())];
+    if let Some(url) = &url {
+        env.push(("BRIEF_SESSION_URL", url.as_str()));
+    }
+    touch(root(dir), "handoff/qa.md");
+    let mut server = crate::mcp::Server::start_with(dir.path(), &env);
+    let calls = [
+        (
+            "session_package_add",
+            json!({"session": S, "type": "handoff", "file": "handoff/qa.md", "producer": "developer",
+            "consumers": ["qa_expert"], "priority": "critical", "summary": "Ready for QA:\n  three tabs", "format": "json"}),
+        ),
+        (
+            "session_package_add",
+            json!({"session": S, "type": "handoff", "file": "handoff/missing.md", "producer": "developer",
+            "consumers": ["qa_expert"], "summary": "x"}),
+        ),
+        (
+            "session_package_list",
+            json!({"session": S, "agent": "qa_expert", "format": "json"}),
+        ),
+        (
+            "session_package_list",
+            json!({"session": S, "agent": "qa_expert", "group": "group_a", "limit": 2}),
+        ),
+        (
+            "session_package_consume",
+            json!({"session": S, "agent": "qa_expert", "id": 7}),
+        ),
+        (
+            "session_package_consume",
+            json!({"session": S, "agent": "qa_expert", "id": 7, "format": "json"}),
+        ),
+        (
+            "session_error_record",
+            json!({"project": "notes", "message": "KeyError: 'note_id' in sync/merge.py line 88", "solution": "Default the id", "lang": "python"}),
+        ),
+        (
+            "session_error_feedback",
+            json!({"project": "notes", "hash": "0000", "helped": true}),
+        ),
+        (
+            "session_error_match",
+            json!({"project": "notes", "message": "KeyError: 'other' in sync/merge.py line 3"}),
+        ),
+        (
+            "session_error_match",
+            json!({"project": "notes", "message": "merge KeyError", "format": "json", "limit": 2}),
+        ),
+        (
+            "context",
+            json!({"target": "TASK-002", "session": S, "agent": "qa_expert", "window": 200000, "used_tokens": 1000}),
+        ),
+    ];
+    calls
+        .into_iter()
+        .enumerate()
+        .map(|(n, (tool, arguments))| {
+            let (failed, blocks) = server.call_blocks(500 + n as u64, tool, &arguments);
+            (
+                format!("{tool} {arguments}"),
+                i32::from(failed),
+                same(blocks.join("\n---\n")),
+                String::new(),
+            )
+        })
+        .collect()
+}
+
+/// Every session command and tool on the SQLite store and on PostgreSQL: the same bytes.
+#[test]
+fn both_stores_print_the_same_bytes() {
+    let Some(server) = testing::server() else {
+        return;
+    };
+    let sqlite = run_script(&project());
+    let database = testing::Database::create(server);
+    SESSION_URL.with(|u| *u.borrow_mut() = Some(database.url.clone()));
+    let postgres = std::panic::catch_unwind(|| run_script(&project()));
+    SESSION_URL.with(|u| *u.borrow_mut() = None);
+    let postgres = postgres.unwrap_or_else(|p| std::panic::resume_unwind(p));
+    assert_eq!(sqlite.len(), postgres.len());
+    let mut exits = Vec::new();
+    for (a, b) in sqlite.iter().zip(&postgres) {
+        assert_eq!(a, b, "the stores differ on `{}`", a.0);
+        exits.push(a.1);
+    }
+    // The script reaches successes and failures alike.
+    assert!(
+        exits.contains(&0) && exits.contains(&1) && exits.contains(&2),
+        "{exits:?}"
     );
 }

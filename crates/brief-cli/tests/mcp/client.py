@@ -134,7 +134,11 @@ async def exercise(session):
         after = await session.call_tool("show", {"id": "CHECKOUT-01", "detail": "meta"})
         expect(not after.is_error, f"no answer after {tool} {arguments}")
 
-    # A session tool through the SDK: a package handed over, then listed for its consumer.
+    # A session tool through the SDK: a package handed over, then listed for its consumer
+    # (its file written first: a package names a file that exists).
+    os.makedirs(os.path.join(ROOT, "notes"), exist_ok=True)
+    with open(os.path.join(ROOT, "notes", "handoff.md"), "w") as handoff:
+        handoff.write("# Handoff\n")
     added = await session.call_tool("session_package_add", {
         "session": "sdk", "type": "handoff", "file": "notes/handoff.md", "producer": "developer",
         "consumers": ["qa_expert"], "priority": "high", "summary": "Retry path ready for QA"})

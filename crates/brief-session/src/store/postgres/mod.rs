@@ -17,6 +17,8 @@
 
 mod queries;
 mod schema;
+#[cfg(test)]
+mod tests;
 mod tls;
 
 use std::collections::HashMap;
@@ -657,31 +659,4 @@ enum Start {
 enum Written {
     No,
     Maybe,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_urls_statement_timeout_wins() {
-        assert_eq!(statement_timeout(None), STATEMENT_TIMEOUT);
-        assert_eq!(
-            statement_timeout(Some("-c statement_timeout=120s")),
-            Duration::from_secs(120)
-        );
-        assert_eq!(
-            statement_timeout(Some("-c statement_timeout=2min -c x=1")),
-            Duration::from_secs(120)
-        );
-        assert_eq!(
-            statement_timeout(Some("-c statement_timeout=1500")),
-            Duration::from_millis(1500)
-        );
-        assert_eq!(server_options(None), "-c statement_timeout=30000");
-        assert_eq!(
-            server_options(Some("-c search_path=x")),
-            "-c statement_timeout=30000 -c search_path=x"
-        );
-    }
 }

@@ -1,0 +1,327 @@
+//! The PostgreSQL backend against real servers: TLS modes, faults (a server that is down, one
+//! that restarts mid-command), concurrent writers, schema versions, and copies both ways.
+
+use std::sync::Arc;
+
+use crate::packages::{
+    package_add, package_consume, package_list, ConsumeRequest, ListRequest, NewPackage,
+};
+use crate::patterns::{error_feedback, error_record, prune, ErrorRecord};
+use crate::store::{Location, Mode, Table};
+use crate::testing::{self, Cluster, Database, Durability};
+use crate::{PackageType, Priority, SessionConfig, SessionError, Store};
+
+const NOW: i64 = 1_760_000_000;
+
+fn package(session: &str, i: usize) -> NewPackage {
+    NewPackage {
+        session: session.into(),
+        group: None,
+        kind: PackageType::Research,
+        file: format!("notes/{i}.md"),
+        producer: "developer".into(),
+        consumers: vec!["qa_expert".into()],
+        priority: Priority::Medium,
+        summary: format!("Finding {i}"),
+        supersedes: None,
+    }
+}
+
+fn record(message: &str) -> ErrorRecord {
+    ErrorRecord {
+        project: "notes".into(),
+        message: message.into(),
+        solution: "Use WAL".into(),
+        lang: None,
+    }
+}
+
+fn connect(url: &str, mode: Mode) -> Result<Store, SessionError> {
+    Store::connect(&Location::named(url)?, mode)
+}
+
+/// `url` with `sslmode` and `sslrootcert` set.
+fn with_tls(cluster: &Cluster, host: &str, query: &str) -> String {
+    format!(
+        "postgres://brief@{host}:{}/postgres?{query}",
+        cluster.port()
+    )
+}
+
+#[test]
+fn tls_when_the_url_asks_for_it() {
+    let Some(bin) = Cluster::binaries() else {
+        return;
+    };
+    let cluster = Cluster::start_tls(&bin);
+    let ca = cluster.ca();
+    let ca = ca.to_str().unwrap();
+    // The server takes TLS only: a plain connection is refused by it.
+    let e = connect(
+        &with_tls(&cluster, "127.0.0.1", "sslmode=disable"),
+        Mode::Create,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("cannot connect to the PostgreSQL server at 127.0.0.1"),
+        "{e}"
+    );
+    // Encrypted without checks (prefer, require), with the chain checked (verify-ca, or
+    // require given a root), refused when the name does not match (verify-full).
+    for query in [
+        "sslmode=prefer".to_string(),
+        "sslmode=require".to_string(),
+        format!("sslmode=require&sslrootcert={ca}"),
+        format!("sslmode=verify-ca&sslrootcert={ca}"),
+    ] {
+        let mut store = connect(&with_tls(&cluster, "127.0.0.1", &query), Mode::Create)
+            .unwrap_or_else(|e| panic!("{query}: {e}"));
+        package_add(&mut store, &package("tls", 1), NOW).unwrap();
+    }
+    let e = connect(
+        &with_tls(
+            &cluster,
+            "127.0.0.1",
+            &format!("sslmode=verify-full&sslrootcert={ca}"),
+        ),
+        Mode::Create,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("certificate"), "{e}");
+    // A root the server's certificate does not chain to is refused.
+    let other = Cluster::start_tls(&bin);
+    let e = connect(
+        &with_tls(
+            &cluster,
+            "127.0.0.1",
+            &format!("sslmode=verify-ca&sslrootcert={}", other.ca().display()),
+        ),
+        Mode::Create,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("certificate"), "{e}");
+}
+
+#[test]
+fn a_server_that_is_down_is_named_without_its_password() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("postgres://agent:pa55word@127.0.0.1:{port}/brief?connect_timeout=2");
+    for mode in [Mode::Create, Mode::Read] {
+        let e = connect(&url, mode).unwrap_err();
+        assert!(e.is_store_problem(), "{e}");
+        let text = e.to_string();
+        assert!(text.contains(&format!("127.0.0.1:{port}")), "{text}");
+        assert!(!text.contains("pa55word"), "{text}");
+        assert_eq!(e.exit_code(), 2);
+    }
+}
+
+#[test]
+fn reads_and_writes_survive_a_server_restart() {
+    let Some(bin) = Cluster::binaries() else {
+        return;
+    };
+    let cluster = Cluster::start(&bin, Durability::Durable);
+    let url = cluster.url();
+    let mut store = connect(&url, Mode::Create).unwrap();
+    package_add(&mut store, &package("s", 1), NOW).unwrap();
+    // The connection dies under the open store; the next read and write reconnect.
+    cluster.restart_hard();
+    let request = ListRequest {
+        session: "s".into(),
+        agent: "qa_expert".into(),
+        ..ListRequest::default()
+    };
+    let listed = package_list(&mut store, &request, &SessionConfig::default(), NOW).unwrap();
+    assert_eq!(listed.total_available, 1);
+    cluster.restart_hard();
+    let added = package_add(&mut store, &package("s", 2), NOW).unwrap();
+    // A crash lets PostgreSQL's id sequence skip numbers (it logs 32 ahead): unique and
+    // increasing, not dense.
+    assert!(added.id >= 2, "{}", added.id);
+    // A server that stays down: the error says nothing was written.
+    cluster.stop();
+    let e = package_add(&mut store, &package("s", 3), NOW)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("nothing was written") || e.contains("cannot connect"),
+        "{e}"
+    );
+    cluster.start_again();
+    let listed = package_list(&mut store, &request, &SessionConfig::default(), NOW).unwrap();
+    assert_eq!(listed.total_available, 2);
+}
+
+#[test]
+fn concurrent_writers_count_exactly() {
+    let Some(server) = testing::server() else {
+        return;
+    };
+    let database = Arc::new(Database::create(server));
+    connect(&database.url, Mode::Create).unwrap();
+    const THREADS: usize = 8;
+    const EACH: usize = 15;
+    std::thread::scope(|scope| {
+        for t in 0..THREADS {
+            let url = database.url.clone();
+            scope.spawn(move || {
+                let mut store = connect(&url, Mode::Create).unwrap();
+                for i in 0..EACH {
+                    let added =
+                        package_add(&mut store, &package("race", t * EACH + i), NOW).unwrap();
+                    // Every thread consumes every package it sees, twice: once counts.
+                    for _ in 0..2 {
+                        package_consume(
+                            &mut store,
+                            &ConsumeRequest {
+                                session: "race".into(),
+                                agent: "qa_expert".into(),
+                                id: added.id,
+                                iteration: Some(1),
+                            },
+                            NOW,
+                        )
+                        .unwrap();
+                    }
+                    error_record(
+                        &mut store,
+                        &record("database is locked at /x/y.py line 3"),
+                        NOW,
+                    )
+                    .unwrap();
+                    // Four helped (+0.1) and two not (−0.2): never clamped, whatever the order.
+                    if i == 0 && (t % 2 == 0 || t < 4) {
+                        let hash = crate::signature::hash(&crate::signature::normalize(
+                            "database is locked at /x/y.py line 3",
+                        ));
+                        error_feedback(&mut store, "notes", &hash, t % 2 == 0, NOW).unwrap();
+                    }
+                    // Pruning nothing old, beside the writers.
+                    prune(&mut store, 30, NOW).unwrap();
+                }
+            });
+        }
+    });
+    let mut store = connect(&database.url, Mode::Read).unwrap();
+    let counts = store.backend().counts().unwrap();
+    assert_eq!(counts.packages, (THREADS * EACH) as i64);
+    assert_eq!(counts.consumptions, (THREADS * EACH) as i64);
+    assert_eq!(counts.error_patterns, 1);
+    let rows = testing::rows(&mut store, Table::ErrorPatterns);
+    // Confidence 50 + 4 × 10 − 2 × 20 = 50 whatever the order; occurrences THREADS × EACH.
+    assert!(
+        rows[0].contains(&format!("Int(50), Int({})", THREADS * EACH)),
+        "{rows:?}"
+    );
+}
+
+#[test]
+fn newer_and_foreign_schemas_are_refused_untouched() {
+    let Some(server) = testing::server() else {
+        return;
+    };
+    let database = Database::create(server);
+    connect(&database.url, Mode::Create).unwrap();
+    testing::execute(
+        &database.url,
+        "UPDATE brief.schema_version SET version = 99",
+    );
+    for mode in [Mode::Create, Mode::Read, Mode::Existing] {
+        let e = connect(&database.url, mode).unwrap_err();
+        assert!(matches!(e, SessionError::Newer { version: 99, .. }), "{e}");
+    }
+    let foreign = Database::create(server);
+    testing::execute(
+        &foreign.url,
+        "CREATE SCHEMA brief; CREATE TABLE brief.notes (x int)",
+    );
+    let e = connect(&foreign.url, Mode::Create).unwrap_err().to_string();
+    assert!(e.contains("not a brief session store"), "{e}");
+    let empty = Database::create(server);
+    assert!(matches!(
+        connect(&empty.url, Mode::Read),
+        Err(SessionError::Missing(_))
+    ));
+    assert!(matches!(
+        connect(&empty.url, Mode::Existing),
+        Err(SessionError::Missing(_))
+    ));
+}
+
+#[test]
+fn copies_go_both_ways_with_the_same_rows() {
+    let Some(server) = testing::server() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut sqlite = Store::open(dir.path(), Mode::Create).unwrap();
+    for i in 0..30 {
+        package_add(
+            &mut sqlite,
+            &package(&format!("s{}", i % 4), i),
+            NOW + i as i64,
+        )
+        .unwrap();
+    }
+    error_record(
+        &mut sqlite,
+        &record("database is locked at /a/b.py line 9"),
+        NOW,
+    )
+    .unwrap();
+    drop(sqlite);
+    let database = Database::create(server);
+    let from = Location::Project(dir.path().to_path_buf());
+    let to = database.location();
+    let there = crate::migrate::copy(&from, &to).unwrap();
+    assert_eq!(there.counts.packages, 30);
+    // New ids continue after the copied ones.
+    let mut store = Store::connect(&to, Mode::Create).unwrap();
+    assert_eq!(
+        package_add(&mut store, &package("s0", 99), NOW).unwrap().id,
+        31
+    );
+    drop(store);
+    let back = Location::File(dir.path().join("back.db"));
+    let copied = crate::migrate::copy(&to, &back).unwrap();
+    assert_eq!(copied.counts.packages, 31);
+    let mut a = Store::connect(&to, Mode::Read).unwrap();
+    let mut b = Store::connect(&back, Mode::Read).unwrap();
+    for table in Table::ALL {
+        assert_eq!(
+            testing::rows(&mut a, table),
+            testing::rows(&mut b, table),
+            "{table:?}"
+        );
+    }
+}
+
+#[test]
+fn the_urls_statement_timeout_wins() {
+    assert_eq!(super::statement_timeout(None), super::STATEMENT_TIMEOUT);
+    assert_eq!(
+        super::statement_timeout(Some("-c statement_timeout=120s")),
+        std::time::Duration::from_secs(120)
+    );
+    assert_eq!(
+        super::statement_timeout(Some("-c statement_timeout=2min -c x=1")),
+        std::time::Duration::from_secs(120)
+    );
+    assert_eq!(
+        super::statement_timeout(Some("-c statement_timeout=1500")),
+        std::time::Duration::from_millis(1500)
+    );
+    assert_eq!(super::server_options(None), "-c statement_timeout=30000");
+    assert_eq!(
+        super::server_options(Some("-c search_path=x")),
+        "-c statement_timeout=30000 -c search_path=x"
+    );
+}
