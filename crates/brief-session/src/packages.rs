@@ -404,11 +404,10 @@ mod tests {
     }
 
     fn add_list_consume_supersede_on(store: &mut Store) {
-        let mut store = store;
         let cfg = SessionConfig::default();
         let now = 1_760_000_000;
         let a = package_add(
-            &mut store,
+            store,
             &pkg(
                 "s1",
                 Some("group_a"),
@@ -420,7 +419,7 @@ mod tests {
         )
         .unwrap();
         let b = package_add(
-            &mut store,
+            store,
             &pkg(
                 "s1",
                 None,
@@ -432,7 +431,7 @@ mod tests {
         )
         .unwrap();
         let c = package_add(
-            &mut store,
+            store,
             &pkg(
                 "s1",
                 Some("group_b"),
@@ -449,7 +448,7 @@ mod tests {
             group: Some("group_a".into()),
             ..Default::default()
         };
-        let l = package_list(&mut store, &req, &cfg, now).unwrap();
+        let l = package_list(store, &req, &cfg, now).unwrap();
         assert_eq!(
             l.packages.iter().map(|p| p.id).collect::<Vec<_>>(),
             [a.id, b.id]
@@ -461,12 +460,12 @@ mod tests {
             limit: Some(1),
             ..req.clone()
         };
-        let l = package_list(&mut store, &all, &cfg, now).unwrap();
+        let l = package_list(store, &all, &cfg, now).unwrap();
         assert_eq!(l.packages[0].id, c.id);
         assert_eq!((l.total_available, l.overflow), (3, 2));
         // Consumed in iteration 1: gone for iteration 1, back for iteration 2.
         let done = package_consume(
-            &mut store,
+            store,
             &ConsumeRequest {
                 session: "s1".into(),
                 agent: "developer".into(),
@@ -478,7 +477,7 @@ mod tests {
         .unwrap();
         assert!(done.newly && done.designated);
         let again = package_consume(
-            &mut store,
+            store,
             &ConsumeRequest {
                 session: "s1".into(),
                 agent: "developer".into(),
@@ -489,10 +488,10 @@ mod tests {
         )
         .unwrap();
         assert!(!again.newly);
-        let l = package_list(&mut store, &req, &cfg, now).unwrap();
+        let l = package_list(store, &req, &cfg, now).unwrap();
         assert_eq!(l.packages.iter().map(|p| p.id).collect::<Vec<_>>(), [b.id]);
         let l = package_list(
-            &mut store,
+            store,
             &ListRequest {
                 iteration: Some(2),
                 ..req.clone()
@@ -505,12 +504,12 @@ mod tests {
         // Superseded packages drop out.
         let mut newer = pkg("s1", None, Priority::Low, &["developer"], "API style v2");
         newer.supersedes = Some(b.id);
-        let d = package_add(&mut store, &newer, now).unwrap();
-        let l = package_list(&mut store, &req, &cfg, now).unwrap();
+        let d = package_add(store, &newer, now).unwrap();
+        let l = package_list(store, &req, &cfg, now).unwrap();
         assert_eq!(l.packages.iter().map(|p| p.id).collect::<Vec<_>>(), [d.id]);
         // Unknown ids are "not found"; bad input is usage.
         let err = package_consume(
-            &mut store,
+            store,
             &ConsumeRequest {
                 session: "s2".into(),
                 agent: "developer".into(),
@@ -523,10 +522,7 @@ mod tests {
         assert_eq!(err.exit_code(), 1);
         let mut bad = pkg("s1", None, Priority::Low, &["developer"], "x");
         bad.file = "/etc/passwd".into();
-        assert_eq!(
-            package_add(&mut store, &bad, now).unwrap_err().exit_code(),
-            2
-        );
+        assert_eq!(package_add(store, &bad, now).unwrap_err().exit_code(), 2);
     }
 
     #[test]

@@ -288,9 +288,8 @@ mod tests {
     }
 
     fn record_upsert_feedback_and_threshold_on(store: &mut Store) {
-        let mut store = store;
         let first = error_record(
-            &mut store,
+            store,
             &rec(
                 "notes",
                 "Cannot find module '@/utils' from /home/ana/notes/src/web/app.ts:3:1",
@@ -309,7 +308,7 @@ mod tests {
         );
         assert_eq!(first.pattern.lang.as_deref(), Some("typescript"));
         let again = error_record(
-            &mut store,
+            store,
             &rec(
                 "notes",
                 "Cannot find module '@/lib' from /srv/ci/src/web/sync.ts:40:9",
@@ -324,7 +323,7 @@ mod tests {
         // 0.5 → 0.6 → 0.7 (not above 0.7) → 0.8 → 0.9 → 1.0 → 1.0.
         let mut seen = Vec::new();
         for _ in 0..6 {
-            let f = error_feedback(&mut store, "notes", &h, true, NOW).unwrap();
+            let f = error_feedback(store, "notes", &h, true, NOW).unwrap();
             seen.push((f.confidence, f.injectable));
         }
         assert_eq!(
@@ -338,27 +337,22 @@ mod tests {
                 (1.0, true)
             ]
         );
-        assert_eq!(
-            injectable(&mut store, Some("notes"), 3, NOW).unwrap().len(),
-            1
-        );
+        assert_eq!(injectable(store, Some("notes"), 3, NOW).unwrap().len(), 1);
         // Down by 0.2 to a floor of 0.1; a prefix works.
         let mut down = Vec::new();
         for _ in 0..6 {
             down.push(
-                error_feedback(&mut store, "notes", &h[..6], false, NOW)
+                error_feedback(store, "notes", &h[..6], false, NOW)
                     .unwrap()
                     .confidence,
             );
         }
         assert_eq!(down, [0.8, 0.6, 0.4, 0.2, 0.1, 0.1]);
-        assert!(injectable(&mut store, Some("notes"), 3, NOW)
-            .unwrap()
-            .is_empty());
+        assert!(injectable(store, Some("notes"), 3, NOW).unwrap().is_empty());
         // A new solution resets the confidence.
-        error_feedback(&mut store, "notes", &h, true, NOW).unwrap();
+        error_feedback(store, "notes", &h, true, NOW).unwrap();
         let changed = error_record(
-            &mut store,
+            store,
             &rec(
                 "notes",
                 "Cannot find module '@/x' from a/b.ts:1:1",
@@ -373,19 +367,19 @@ mod tests {
         );
         // Unknown hashes and other projects are not found.
         assert_eq!(
-            error_feedback(&mut store, "notes", "ffffffff", true, NOW)
+            error_feedback(store, "notes", "ffffffff", true, NOW)
                 .unwrap_err()
                 .exit_code(),
             1
         );
         assert_eq!(
-            error_feedback(&mut store, "other", &h, true, NOW)
+            error_feedback(store, "other", &h, true, NOW)
                 .unwrap_err()
                 .exit_code(),
             1
         );
         assert_eq!(
-            error_feedback(&mut store, "notes", "zz", true, NOW)
+            error_feedback(store, "notes", "zz", true, NOW)
                 .unwrap_err()
                 .exit_code(),
             2
@@ -398,10 +392,9 @@ mod tests {
     }
 
     fn match_exact_then_full_text_and_expiry_on(store: &mut Store) {
-        let mut store = store;
-        error_record(&mut store, &rec("notes", "sqlite3.OperationalError: database is locked at /app/src/search/indexer.py line 142", "Open the index with WAL and a busy timeout"), NOW).unwrap();
+        error_record(store, &rec("notes", "sqlite3.OperationalError: database is locked at /app/src/search/indexer.py line 142", "Open the index with WAL and a busy timeout"), NOW).unwrap();
         error_record(
-            &mut store,
+            store,
             &rec(
                 "notes",
                 "TypeError: Cannot read properties of undefined (reading 'id')",
@@ -411,7 +404,7 @@ mod tests {
         )
         .unwrap();
         let exact = error_match(
-            &mut store,
+            store,
             "notes",
             "sqlite3.OperationalError: database is locked at /srv/x/indexer.py line 7",
             3,
@@ -420,7 +413,7 @@ mod tests {
         .unwrap();
         assert!(exact.len() == 1 && exact[0].exact);
         let near = error_match(
-            &mut store,
+            store,
             "notes",
             "OperationalError: database is locked while vacuuming",
             3,
@@ -429,13 +422,11 @@ mod tests {
         .unwrap();
         assert!(!near.is_empty() && !near[0].exact, "{near:?}");
         assert!(near[0].pattern.solution.contains("WAL"));
-        assert!(
-            error_match(&mut store, "notes", "segmentation fault", 3, NOW)
-                .unwrap()
-                .is_empty()
-        );
+        assert!(error_match(store, "notes", "segmentation fault", 3, NOW)
+            .unwrap()
+            .is_empty());
         assert!(error_match(
-            &mut store,
+            store,
             "other",
             "TypeError: Cannot read properties of undefined (reading 'x')",
             3,
@@ -446,7 +437,7 @@ mod tests {
         // Expired after 90 idle days: no match; prune deletes it.
         let later = NOW + 91 * 86_400;
         assert!(error_match(
-            &mut store,
+            store,
             "notes",
             "TypeError: Cannot read properties of undefined (reading 'x')",
             3,
@@ -454,7 +445,7 @@ mod tests {
         )
         .unwrap()
         .is_empty());
-        let pruned = prune(&mut store, 365, later).unwrap();
+        let pruned = prune(store, 365, later).unwrap();
         assert_eq!(pruned.error_patterns, 2);
     }
 
@@ -464,7 +455,6 @@ mod tests {
     }
 
     fn prune_by_age_on(store: &mut Store) {
-        let mut store = store;
         use crate::packages::{package_add, NewPackage};
         use crate::{PackageType, Priority};
         let new = |session: &str| NewPackage {
@@ -478,9 +468,9 @@ mod tests {
             summary: "Ready for QA".into(),
             supersedes: None,
         };
-        package_add(&mut store, &new("old"), NOW - 40 * 86_400).unwrap();
-        package_add(&mut store, &new("new"), NOW - 86_400).unwrap();
-        let p = prune(&mut store, 30, NOW).unwrap();
+        package_add(store, &new("old"), NOW - 40 * 86_400).unwrap();
+        package_add(store, &new("new"), NOW - 86_400).unwrap();
+        let p = prune(store, 30, NOW).unwrap();
         assert_eq!(
             p,
             Pruned {
@@ -490,7 +480,7 @@ mod tests {
             }
         );
         assert_eq!(
-            prune(&mut store, 30, NOW).unwrap(),
+            prune(store, 30, NOW).unwrap(),
             Pruned {
                 packages: 0,
                 sessions: 0,

@@ -2608,3 +2608,596 @@ fn both_stores_print_the_same_bytes() {
         "{exits:?}"
     );
 }
+
+/// The words that tell the stress tests' error patterns apart.
+const PATTERN_WORDS: [&str; 8] = [
+    "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel",
+];
+
+/// What one writer's acknowledged writes were.
+#[derive(Default)]
+struct Acknowledged {
+    /// (package id, summary) of each package added.
+    packages: Vec<(i64, String)>,
+    /// Consumptions that were new.
+    consumptions: usize,
+    /// Records per pattern.
+    records: [i64; 8],
+    /// (helped, not) feedback per pattern.
+    feedback: [(i64, i64); 8],
+}
+
+/// Feedback each pattern may still take so that no order of them hits the 0.1 or 1.0
+/// bound (five helped and two not at most: 0.5 + 0.5 = 1.0, 0.5 − 0.4 = 0.1), which makes
+/// the final confidence exact whatever the interleaving.
+struct FeedbackBudget(std::sync::Mutex<[(i64, i64); 8]>);
+
+impl FeedbackBudget {
+    fn take(&self, pattern: usize, helped: bool) -> bool {
+        let mut left = self.0.lock().unwrap();
+        let slot = if helped {
+            &mut left[pattern].0
+        } else {
+            &mut left[pattern].1
+        };
+        if *slot == 0 {
+            return false;
+        }
+        *slot -= 1;
+        true
+    }
+}
+
+/// One writer: `writes` mixed commands against its copy of the project.
+fn writer(w: usize, root: &str, writes: usize, budget: &FeedbackBudget) -> Acknowledged {
+    let mut ack = Acknowledged::default();
+    for k in 0..writes {
+        let pattern = (w + k) % 8;
+        let message = format!(
+            "KeyError: missing field {} in the sync merge",
+            PATTERN_WORDS[pattern]
+        );
+        let helped = (w + k) % 3 != 0;
+        let last = ack.packages.last().map(|p| p.0);
+        match (k % 4, last) {
+            (1, Some(id)) => {
+                let id = id.to_string();
+                let iteration = (w % 3).to_string();
+                let out = run_at(
+                    NOW,
+                    &[
+                        "session",
+                        "package",
+                        "consume",
+                        "--root",
+                        root,
+                        "--session",
+                        "stress",
+                        "--agent",
+                        "qa_expert",
+                        "--id",
+                        &id,
+                        "--iteration",
+                        &iteration,
+                        "--format",
+                        "json",
+                    ],
+                );
+                assert_eq!(out.0, 0, "{}", out.2);
+                let v: Value = serde_json::from_str(&out.1).unwrap();
+                ack.consumptions += usize::from(v["newly"] == true);
+            }
+            (2, _) => {
+                ok(&[
+                    "session",
+                    "error",
+                    "record",
+                    "--root",
+                    root,
+                    "--project",
+                    "stress",
+                    "--message",
+                    &message,
+                    "--solution",
+                    PATTERN_WORDS[pattern],
+                ]);
+                ack.records[pattern] += 1;
+            }
+            (3, _) if budget.take(pattern, helped) => {
+                let hash = hash_of(&message);
+                let verdict = if helped { "--helped" } else { "--did-not-help" };
+                let (code, _, err) = run_at(
+                    NOW,
+                    &[
+                        "session",
+                        "error",
+                        "feedback",
+                        "--root",
+                        root,
+                        "--project",
+                        "stress",
+                        "--hash",
+                        &hash,
+                        verdict,
+                    ],
+                );
+                match code {
+                    0 if helped => ack.feedback[pattern].0 += 1,
+                    0 => ack.feedback[pattern].1 += 1,
+                    // Not recorded yet by anyone: nothing was written.
+                    1 => assert!(err.contains("no error pattern"), "{err}"),
+                    _ => panic!("feedback failed: {err}"),
+                }
+            }
+            _ => {
+                let file = format!("stress/{w}-{k}.md");
+                touch(root, &file);
+                let summary = format!("writer {w} write {k}");
+                let out = ok(&[
+                    "session",
+                    "package",
+                    "add",
+                    "--root",
+                    root,
+                    "--session",
+                    "stress",
+                    "--type",
+                    "research",
+                    "--file",
+                    &file,
+                    "--producer",
+                    "developer",
+                    "--consumers",
+                    "qa_expert",
+                    "--summary",
+                    &summary,
+                    "--format",
+                    "json",
+                ]);
+                let v: Value = serde_json::from_str(&out).unwrap();
+                ack.packages.push((v["id"].as_i64().unwrap(), summary));
+            }
+        }
+    }
+    ack
+}
+
+/// The hash `brief session error record` gives a message (read from a dry match).
+fn hash_of(message: &str) -> String {
+    use std::sync::OnceLock;
+    static HASHES: OnceLock<std::sync::Mutex<std::collections::HashMap<String, String>>> =
+        OnceLock::new();
+    let map = HASHES.get_or_init(Default::default);
+    if let Some(h) = map.lock().unwrap().get(message) {
+        return h.clone();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path().to_str().unwrap();
+    let saved = session_url();
+    SESSION_URL.with(|u| *u.borrow_mut() = None);
+    let out = ok(&[
+        "session",
+        "error",
+        "record",
+        "--root",
+        r,
+        "--project",
+        "p",
+        "--message",
+        message,
+        "--solution",
+        "x",
+        "--format",
+        "json",
+    ]);
+    SESSION_URL.with(|u| *u.borrow_mut() = saved);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let h = v["pattern"]["hash"].as_str().unwrap().to_string();
+    map.lock().unwrap().insert(message.to_string(), h.clone());
+    h
+}
+
+/// 16 writers × `BRIEF_STRESS_WRITES` mixed writes (default 8; the acceptance figure in
+/// BENCHMARKS.md is 200) from two copies of the project against one PostgreSQL database:
+/// every acknowledged package present with its text, consumptions, occurrences and
+/// confidences exactly as the acknowledged operations imply.
+#[test]
+fn many_writers_on_two_copies_lose_nothing() {
+    let Some(server) = testing::server() else {
+        return;
+    };
+    const WRITERS: usize = 16;
+    let writes: usize = std::env::var("BRIEF_STRESS_WRITES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(8);
+    let database = testing::Database::create(server);
+    let copies = [project(), project()];
+    let budget = FeedbackBudget(std::sync::Mutex::new([(5, 2); 8]));
+    for m in PATTERN_WORDS {
+        hash_of(&format!("KeyError: missing field {m} in the sync merge"));
+    }
+    let url = database.url.clone();
+    let acks: Vec<Acknowledged> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..WRITERS)
+            .map(|w| {
+                let (root, budget, url) = (root(&copies[w % 2]), &budget, url.clone());
+                scope.spawn(move || {
+                    SESSION_URL.with(|u| *u.borrow_mut() = Some(url));
+                    writer(w, root, writes, budget)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    SESSION_URL.with(|u| *u.borrow_mut() = Some(database.url.clone()));
+    let outcome = std::panic::catch_unwind(|| check_stress(&copies, &acks));
+    SESSION_URL.with(|u| *u.borrow_mut() = None);
+    outcome.unwrap_or_else(|p| std::panic::resume_unwind(p));
+}
+
+/// Checks what [`many_writers_on_two_copies_lose_nothing`] acknowledged against the store,
+/// read through both copies.
+fn check_stress(copies: &[tempfile::TempDir; 2], acks: &[Acknowledged]) {
+    let added: Vec<&(i64, String)> = acks.iter().flat_map(|a| &a.packages).collect();
+    for copy in copies {
+        let v = json(&[
+            "session",
+            "package",
+            "list",
+            "--root",
+            root(copy),
+            "--session",
+            "stress",
+            "--agent",
+            "developer",
+            "--limit",
+            "100000",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(v["total_available"].as_u64(), Some(added.len() as u64));
+        let stored: std::collections::HashMap<i64, String> = v["packages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                (
+                    p["id"].as_i64().unwrap(),
+                    p["summary"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        for (id, summary) in &added {
+            assert_eq!(stored.get(id), Some(summary), "package {id}");
+        }
+    }
+    let mut store = Store::connect(
+        &Location::named(&session_url().unwrap()).unwrap(),
+        Mode::Read,
+    )
+    .unwrap();
+    let consumptions = testing::rows(&mut store, Table::Consumptions).len();
+    assert_eq!(
+        consumptions,
+        acks.iter().map(|a| a.consumptions).sum::<usize>()
+    );
+    for (p, word) in PATTERN_WORDS.iter().enumerate() {
+        let records: i64 = acks.iter().map(|a| a.records[p]).sum();
+        let helped: i64 = acks.iter().map(|a| a.feedback[p].0).sum();
+        let not: i64 = acks.iter().map(|a| a.feedback[p].1).sum();
+        let (code, out, _) = run_at(
+            NOW,
+            &[
+                "session",
+                "error",
+                "match",
+                "--root",
+                root(&copies[p % 2]),
+                "--project",
+                "stress",
+                "--message",
+                &format!("KeyError: missing field {word} in the sync merge"),
+                "--format",
+                "json",
+            ],
+        );
+        if records == 0 {
+            assert_eq!(code, 1, "{out}");
+            continue;
+        }
+        let v: Value = serde_json::from_str(&out).unwrap();
+        let pattern = &v[0]["pattern"];
+        assert_eq!(v[0]["exact"], true);
+        assert_eq!(pattern["occurrences"].as_i64(), Some(records), "{word}");
+        let expected = (50 + 10 * helped - 20 * not) as f64 / 100.0;
+        assert_eq!(
+            pattern["confidence"].as_f64(),
+            Some(expected),
+            "{word}: +{helped} −{not}"
+        );
+    }
+}
+
+/// Writers killed with SIGKILL while a PostgreSQL server restarts as after a crash: every
+/// acknowledged package is there, and the next commands are right.
+#[cfg(unix)]
+#[test]
+fn killed_writers_and_a_server_restart_lose_nothing_acknowledged() {
+    use std::sync::{Arc, Mutex};
+    let Some(bin) = testing::Cluster::binaries() else {
+        return;
+    };
+    let cluster = testing::Cluster::start(&bin, testing::Durability::Durable);
+    let url = cluster.url();
+    let dir = project();
+    let r = root(&dir).to_string();
+    const WRITERS: usize = 6;
+    const EACH: usize = 12;
+    type Slot = Arc<Mutex<Option<std::process::Child>>>;
+    let slots: Vec<Slot> = (0..WRITERS).map(|_| Arc::new(Mutex::new(None))).collect();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let acked: Vec<Vec<(i64, String)>> = std::thread::scope(|scope| {
+        let writers: Vec<_> = slots
+            .iter()
+            .enumerate()
+            .map(|(w, slot)| {
+                let (r, url, done) = (&r, &url, &done);
+                scope.spawn(move || {
+                    let mut acked = Vec::new();
+                    for k in 0..EACH {
+                        let file = format!("killed/{w}-{k}.md");
+                        touch(r, &file);
+                        let summary = format!("survivor {w}/{k}");
+                        let child = brief_command(NOW)
+                            .env("BRIEF_SESSION_URL", url)
+                            .args([
+                                "session",
+                                "package",
+                                "add",
+                                "--root",
+                                r,
+                                "--session",
+                                "crash",
+                                "--type",
+                                "handoff",
+                                "--file",
+                                &file,
+                                "--producer",
+                                "developer",
+                                "--consumers",
+                                "qa_expert",
+                                "--summary",
+                                &summary,
+                                "--format",
+                                "json",
+                            ])
+                            .stdout(std::process::Stdio::piped())
+                            .stderr(std::process::Stdio::piped())
+                            .spawn()
+                            .unwrap();
+                        *slot.lock().unwrap() = Some(child);
+                        let out = loop {
+                            let mut held = slot.lock().unwrap();
+                            let finished = held.as_mut().unwrap().try_wait().unwrap().is_some();
+                            if finished {
+                                break held.take().unwrap().wait_with_output().unwrap();
+                            }
+                            drop(held);
+                            std::thread::sleep(std::time::Duration::from_millis(5));
+                        };
+                        if out.status.success() {
+                            let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+                            acked.push((v["id"].as_i64().unwrap(), summary));
+                        } else if out.status.code().is_some() {
+                            // Not killed: a failure must say what happened to the write.
+                            let err = String::from_utf8_lossy(&out.stderr);
+                            eprintln!("writer {w}: {err}");
+                            assert!(
+                                err.contains("nothing was written")
+                                    || err.contains("may or may not"),
+                                "{err}"
+                            );
+                        }
+                    }
+                    done.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    acked
+                })
+            })
+            .collect();
+        // Kill a running writer now and then; restart the server as a crash would, once.
+        let mut killed = 0;
+        let mut restarted = false;
+        let mut tick = 0usize;
+        while done.load(std::sync::atomic::Ordering::SeqCst) < WRITERS {
+            std::thread::sleep(std::time::Duration::from_millis(40));
+            tick += 1;
+            if tick % 3 == 0 {
+                if let Some(child) = slots[tick % WRITERS].lock().unwrap().as_mut() {
+                    if child.kill().is_ok() {
+                        killed += 1;
+                    }
+                }
+            }
+            if tick == 10 && !restarted {
+                cluster.restart_hard();
+                restarted = true;
+            }
+        }
+        assert!(
+            killed > 0 && restarted,
+            "killed {killed}, restarted {restarted}"
+        );
+        eprintln!("{killed} writers killed mid-command; the server restarted once");
+        writers.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    SESSION_URL.with(|u| *u.borrow_mut() = Some(url.clone()));
+    let check = std::panic::catch_unwind(|| {
+        let v = json(&[
+            "session",
+            "package",
+            "list",
+            "--root",
+            &r,
+            "--session",
+            "crash",
+            "--agent",
+            "qa_expert",
+            "--limit",
+            "100000",
+            "--format",
+            "json",
+        ]);
+        let stored: std::collections::HashMap<i64, String> = v["packages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                (
+                    p["id"].as_i64().unwrap(),
+                    p["summary"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        let all: Vec<&(i64, String)> = acked.iter().flatten().collect();
+        assert!(!all.is_empty());
+        eprintln!(
+            "{} of {} adds acknowledged, {} stored",
+            all.len(),
+            WRITERS * EACH,
+            stored.len()
+        );
+        for (id, summary) in &all {
+            assert_eq!(
+                stored.get(id),
+                Some(summary),
+                "acknowledged package {id} lost"
+            );
+        }
+        // The next command is right: one more package, one more in the list.
+        touch(&r, "after.md");
+        ok(&[
+            "session",
+            "package",
+            "add",
+            "--root",
+            &r,
+            "--session",
+            "crash",
+            "--type",
+            "handoff",
+            "--file",
+            "after.md",
+            "--producer",
+            "developer",
+            "--consumers",
+            "qa_expert",
+            "--summary",
+            "after the crash",
+        ]);
+        let again = json(&[
+            "session",
+            "package",
+            "list",
+            "--root",
+            &r,
+            "--session",
+            "crash",
+            "--agent",
+            "qa_expert",
+            "--limit",
+            "100000",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(
+            again["total_available"].as_u64(),
+            Some(stored.len() as u64 + 1)
+        );
+    });
+    SESSION_URL.with(|u| *u.borrow_mut() = None);
+    check.unwrap_or_else(|p| std::panic::resume_unwind(p));
+}
+
+/// brief.toml may name the server but never hold its password; a server that is down is
+/// named (without a password) and a session context still gives the graph part.
+#[test]
+fn postgres_urls_keep_passwords_out_and_a_down_server_degrades() {
+    let dir = project();
+    let r = root(&dir);
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let toml = dir.path().join("brief.toml");
+    let original = std::fs::read_to_string(&toml).unwrap_or_default();
+    std::fs::write(
+        &toml,
+        format!(
+            "{original}\n[session]\nurl = \"postgres://agent:hunter2@127.0.0.1:{port}/brief\"\n"
+        ),
+    )
+    .unwrap();
+    touch(r, "a.md");
+    let add = add_args(r, "qa_expert", &["--type", "research", "--file", "a.md"]);
+    let (code, _, err) = run_at(NOW, &add);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("holds a password") && err.contains("PGPASSWORD"),
+        "{err}"
+    );
+    assert!(!err.contains("hunter2"), "{err}");
+    // Without the password the URL is taken, and the server is down.
+    std::fs::write(
+        &toml,
+        format!("{original}\n[session]\nurl = \"postgres://agent@127.0.0.1:{port}/brief?connect_timeout=2\"\n"),
+    )
+    .unwrap();
+    let (code, _, err) = run_at(NOW, &add);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!(
+            "cannot connect to the PostgreSQL server at 127.0.0.1:{port}"
+        )),
+        "{err}"
+    );
+    // The environment wins over brief.toml and may hold the password; it is never printed.
+    let out = brief_command(NOW)
+        .env(
+            "BRIEF_SESSION_URL",
+            format!("postgres://agent:s3cr3tpw@127.0.0.1:{port}/brief?connect_timeout=2"),
+        )
+        .args([
+            "context",
+            "--root",
+            r,
+            "--session",
+            S,
+            "--agent",
+            "developer",
+            "--task",
+            "TASK-002",
+            "--budget",
+            "3000",
+        ])
+        .output()
+        .unwrap();
+    let (doc, err) = (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.starts_with("warning: session store unavailable"),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("127.0.0.1:{port}")) && !err.contains("s3cr3tpw"),
+        "{err}"
+    );
+    assert!(
+        doc.contains("Context packages unavailable") && doc.contains("# Context for TASK-002"),
+        "{doc}"
+    );
+}

@@ -564,8 +564,8 @@ fn pgpass_fields(line: &str) -> Vec<String> {
     while let Some(c) = chars.next() {
         match c {
             '\\' => {
-                if let Some(next) = chars.next() {
-                    fields.last_mut().map(|f| f.push(next));
+                if let (Some(next), Some(f)) = (chars.next(), fields.last_mut()) {
+                    f.push(next);
                 }
             }
             ':' if fields.len() < 5 => fields.push(String::new()),

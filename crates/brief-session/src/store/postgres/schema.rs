@@ -8,7 +8,7 @@ use crate::store::{Mode, SCHEMA_VERSION};
 use crate::SessionError;
 
 /// The advisory lock key that serializes migrations ("brief" in ASCII).
-const LOCK: i64 = 0x6272_6965_66;
+const LOCK: i64 = 0x0062_7269_6566;
 
 /// `STEPS[n]` takes the schema from version n to n + 1; they create the same tables as the
 /// SQLite store's steps (without its FTS5 index, which SQLite's step 2 removes). Append
