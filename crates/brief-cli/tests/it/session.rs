@@ -2840,6 +2840,14 @@ fn many_writers_on_two_copies_lose_nothing() {
 /// read through both copies.
 fn check_stress(copies: &[tempfile::TempDir; 2], acks: &[Acknowledged]) {
     let added: Vec<&(i64, String)> = acks.iter().flat_map(|a| &a.packages).collect();
+    eprintln!(
+        "{} writers acknowledged {} package adds, {} new consumptions, {} error records, {} feedback",
+        acks.len(),
+        added.len(),
+        acks.iter().map(|a| a.consumptions).sum::<usize>(),
+        acks.iter().flat_map(|a| a.records).sum::<i64>(),
+        acks.iter().flat_map(|a| a.feedback).map(|(h, n)| h + n).sum::<i64>()
+    );
     for copy in copies {
         let v = json(&[
             "session",
