@@ -153,21 +153,7 @@ pub fn run(
             redact,
         } => {
             let found = super::error_match(&mut open(Mode::Read)?, project, message, *limit, now)?;
-            if found.is_empty() {
-                Outcome {
-                    text: if *format == Output::Json {
-                        "[]\n".into()
-                    } else {
-                        String::new()
-                    },
-                    notes: Vec::new(),
-                    nothing_found: Some(format!(
-                        "no known error pattern in project {project} matches"
-                    )),
-                }
-            } else {
-                Outcome::text(render::matches(&found, *format, *redact))
-            }
+            matched(project, &found, *format, *redact)
         }
         Command::Migrate { from, to, format } => {
             let copied = super::migrate::copy(&Location::named(from)?, &Location::named(to)?)?;
@@ -190,6 +176,24 @@ pub fn run(
             Outcome::text(render::pruned(&pruned, *format))
         }
     })
+}
+
+/// What `error match` prints, or "nothing found".
+fn matched(project: &str, found: &[super::ErrorMatch], format: Output, redact: bool) -> Outcome {
+    if !found.is_empty() {
+        return Outcome::text(render::matches(found, format, redact));
+    }
+    Outcome {
+        text: if format == Output::Json {
+            "[]\n".into()
+        } else {
+            String::new()
+        },
+        notes: Vec::new(),
+        nothing_found: Some(format!(
+            "no known error pattern in project {project} matches"
+        )),
+    }
 }
 
 /// Why a listing is empty: nothing for the agent yet, or everything already read.

@@ -522,7 +522,16 @@ impl Cluster {
             data = self.root.join("data").display(),
             root = self.root.display(),
         );
-        let spawned = Command::new("sh")
+        // In a session of its own, so a signal to this process's group (a test runner's
+        // time-out) does not take the watcher with it.
+        let mut watcher = if Path::new("/usr/bin/setsid").is_file() {
+            let mut c = Command::new("/usr/bin/setsid");
+            c.arg("sh");
+            c
+        } else {
+            Command::new("sh")
+        };
+        let spawned = watcher
             .args(["-c", &script])
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
