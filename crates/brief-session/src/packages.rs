@@ -323,9 +323,12 @@ pub fn package_list(
         .take(limit)
         .collect();
     let ids: Vec<i64> = ranked.iter().map(|(c, _)| c.id).collect();
+    // A package pruned since the candidates were read is left out (the backend skips it).
     let mut packages = store.backend().packages(&ids)?;
-    for (p, (_, score)) in packages.iter_mut().zip(&ranked) {
-        p.score = (score * 10_000.0).round() / 10_000.0;
+    for p in &mut packages {
+        if let Some((_, score)) = ranked.iter().find(|(c, _)| c.id == p.id) {
+            p.score = (score * 10_000.0).round() / 10_000.0;
+        }
     }
     Ok(Listing {
         session,

@@ -468,7 +468,8 @@ pub(crate) trait Backend: Send {
         -> Result<Vec<CandidateRow>, SessionError>;
     /// How many of the listing's packages the agent consumed in the iteration.
     fn consumed(&mut self, query: &CandidateQuery<'_>) -> Result<usize, SessionError>;
-    /// Packages with their consumers, in the order of `ids` (all must exist).
+    /// Packages with their consumers, in the order of `ids`; one deleted meanwhile (a
+    /// concurrent prune) is left out.
     fn packages(&mut self, ids: &[i64]) -> Result<Vec<Package>, SessionError>;
     /// Records a consumption (once per package, agent and iteration); `None` when the
     /// package is not one of the session's.
@@ -516,7 +517,7 @@ pub(crate) trait Backend: Send {
         ids: &[i64],
         now: i64,
     ) -> Result<Vec<PatternStat>, SessionError>;
-    /// Patterns by id, in the order of `ids`.
+    /// Patterns by id, in the order of `ids`; one deleted meanwhile is left out.
     fn patterns(&mut self, ids: &[i64]) -> Result<Vec<Pattern>, SessionError>;
     /// Live patterns above a confidence, best first (confidence, occurrences, hash, project).
     fn injectable(

@@ -151,16 +151,10 @@ const COUNTS: &str = "
            (SELECT count(*) FROM brief.consumers), (SELECT count(*) FROM brief.consumptions),
            (SELECT count(*) FROM brief.error_patterns), (SELECT count(*) FROM brief.error_terms)";
 
-/// Rows in the order of `ids`, found by the id each row's `id` gives.
-fn in_order<T>(ids: &[i64], mut rows: HashMap<i64, T>) -> Result<Vec<T>, Fail> {
-    ids.iter()
-        .map(|id| {
-            rows.remove(id).ok_or_else(|| {
-                // Deleted between the two reads of one command (a concurrent prune).
-                Fail::Conflict
-            })
-        })
-        .collect()
+/// Rows in the order of `ids`; an id with no row (deleted since it was found, by a
+/// concurrent prune) is left out.
+fn in_order<T>(ids: &[i64], mut rows: HashMap<i64, T>) -> Vec<T> {
+    ids.iter().filter_map(|id| rows.remove(id)).collect()
 }
 
 async fn insert_package(conn: &mut Conn, row: &PackageRow<'_>) -> Result<Option<i64>, Fail> {
@@ -211,7 +205,7 @@ async fn packages(conn: &mut Conn, ids: &[i64]) -> Result<Vec<Package>, Fail> {
             p.consumers.push(r.get(1));
         }
     }
-    in_order(ids, found)
+    Ok(in_order(ids, found))
 }
 
 async fn record(
@@ -568,7 +562,7 @@ impl Backend for Postgres {
         self.read(async |conn| {
             let rows = conn.rows(PATTERNS, &[&list]).await?;
             let found = rows.iter().map(|r| (r.get(0), pattern(r, 1))).collect();
-            in_order(ids, found)
+            Ok(in_order(ids, found))
         })
     }
 

@@ -282,7 +282,7 @@ impl Sqlite {
             .conn
             .prepare_cached("SELECT agent FROM consumers WHERE package_id = ?1 ORDER BY agent")?;
         for &id in ids {
-            let mut p = one.query_row([id], |r| {
+            let found = one.query_row([id], |r| {
                 Ok(Package {
                     id: r.get(0)?,
                     session: r.get(1)?,
@@ -297,7 +297,11 @@ impl Sqlite {
                     consumers: Vec::new(),
                     score: 0.0,
                 })
-            })?;
+            });
+            // Deleted since it was found (a concurrent prune): left out.
+            let Some(mut p) = found.optional()? else {
+                continue;
+            };
             p.consumers = consumers
                 .query_map([id], |r| r.get(0))?
                 .collect::<Result<_, _>>()?;
@@ -390,9 +394,14 @@ impl Sqlite {
         let mut stmt = self.conn.prepare_cached(&format!(
             "SELECT {PATTERN} FROM error_patterns WHERE id = ?1"
         ))?;
-        ids.iter()
-            .map(|&id| stmt.query_row([id], pattern))
-            .collect()
+        let mut out = Vec::with_capacity(ids.len());
+        for &id in ids {
+            // One deleted since it was found (a concurrent prune) is left out.
+            if let Some(p) = stmt.query_row([id], pattern).optional()? {
+                out.push(p);
+            }
+        }
+        Ok(out)
     }
 
     fn injectable_q(
