@@ -325,3 +325,186 @@ fn the_urls_statement_timeout_wins() {
         "-c statement_timeout=30000 -c search_path=x"
     );
 }
+
+/// What the proxy does to the one message it waits for.
+#[derive(Clone, Copy)]
+enum Cut {
+    /// Drops the connection instead of passing the message on.
+    Before(&'static str),
+    /// Passes `COMMIT` on, hides the server's answer and drops the connection.
+    AfterCommit,
+}
+
+/// A TCP proxy to the server that cuts the first connection that sends the message `cut`
+/// waits for (a simple or extended query holding its text), once.
+struct Proxy {
+    port: u16,
+    armed: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Proxy {
+    fn start(server_port: u16, cut: Cut) -> Proxy {
+        use std::net::{TcpListener, TcpStream};
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let armed = Arc::new(AtomicBool::new(true));
+        let handle = armed.clone();
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                let Ok(client) = client else { return };
+                let server = TcpStream::connect(("127.0.0.1", server_port)).unwrap();
+                let muted = Arc::new(AtomicBool::new(false));
+                let (mut from_server, mut to_client) =
+                    (server.try_clone().unwrap(), client.try_clone().unwrap());
+                let hush = muted.clone();
+                std::thread::spawn(move || {
+                    use std::io::{Read, Write};
+                    let mut buf = [0u8; 16384];
+                    while let Ok(n) = from_server.read(&mut buf) {
+                        if n == 0
+                            || (!hush.load(Ordering::SeqCst)
+                                && to_client.write_all(&buf[..n]).is_err())
+                        {
+                            break;
+                        }
+                    }
+                    let _ = to_client.shutdown(std::net::Shutdown::Both);
+                });
+                let armed = armed.clone();
+                std::thread::spawn(move || forward(client, server, cut, &armed, &muted));
+            }
+        });
+        Proxy {
+            port,
+            armed: handle,
+        }
+    }
+
+    /// Whether the cut happened.
+    fn fired(&self) -> bool {
+        !self.armed.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    fn url(&self) -> String {
+        format!(
+            "postgres://brief@127.0.0.1:{}/postgres?sslmode=disable",
+            self.port
+        )
+    }
+}
+
+/// Passes the client's messages to the server, cutting at the one `cut` waits for.
+fn forward(
+    mut client: std::net::TcpStream,
+    mut server: std::net::TcpStream,
+    cut: Cut,
+    armed: &std::sync::atomic::AtomicBool,
+    muted: &std::sync::atomic::AtomicBool,
+) {
+    use std::io::{Read, Write};
+    use std::sync::atomic::Ordering;
+    let read_exact = |s: &mut std::net::TcpStream, n: usize| -> Option<Vec<u8>> {
+        let mut v = vec![0u8; n];
+        s.read_exact(&mut v).ok().map(|_| v)
+    };
+    // The startup message has no type byte.
+    let Some(len) = read_exact(&mut client, 4) else {
+        return;
+    };
+    let n = u32::from_be_bytes([len[0], len[1], len[2], len[3]]) as usize;
+    let Some(body) = read_exact(&mut client, n - 4) else {
+        return;
+    };
+    if server.write_all(&[len, body].concat()).is_err() {
+        return;
+    }
+    loop {
+        let Some(head) = read_exact(&mut client, 5) else {
+            break;
+        };
+        let n = u32::from_be_bytes([head[1], head[2], head[3], head[4]]) as usize;
+        let Some(body) = read_exact(&mut client, n - 4) else {
+            break;
+        };
+        let text = String::from_utf8_lossy(&body);
+        let query = matches!(head[0], b'Q' | b'P');
+        let hit = query
+            && match cut {
+                Cut::Before(sql) => text.contains(sql),
+                Cut::AfterCommit => head[0] == b'Q' && text.starts_with("COMMIT"),
+            };
+        if hit && armed.swap(false, Ordering::SeqCst) {
+            if let Cut::AfterCommit = cut {
+                muted.store(true, Ordering::SeqCst);
+                let _ = server.write_all(&[head, body].concat());
+                // Let the server commit, then vanish.
+                std::thread::sleep(std::time::Duration::from_millis(300));
+            }
+            let _ = client.shutdown(std::net::Shutdown::Both);
+            let _ = server.shutdown(std::net::Shutdown::Both);
+            return;
+        }
+        if server.write_all(&[head, body].concat()).is_err() {
+            break;
+        }
+    }
+}
+
+#[test]
+fn a_connection_lost_mid_command_is_run_again_or_looked_up() {
+    let Some(bin) = Cluster::binaries() else {
+        return;
+    };
+    let cluster = Cluster::start(&bin, Durability::Fast);
+    let direct = cluster.url();
+    connect(&direct, Mode::Create).unwrap();
+    let count = |table: Table| {
+        let mut store = connect(&direct, Mode::Read).unwrap();
+        testing::rows(&mut store, table).len()
+    };
+    // Lost before COMMIT: rolled back by the server, run again: one package.
+    let proxy = Proxy::start(cluster.port(), Cut::Before("INSERT INTO brief.packages"));
+    let mut store = connect(&proxy.url(), Mode::Create).unwrap();
+    let added = package_add(&mut store, &package("lost", 1), NOW).unwrap();
+    assert!(proxy.fired());
+    assert_eq!(count(Table::Packages), 1);
+    // Lost during a read: read again.
+    let proxy = Proxy::start(
+        cluster.port(),
+        Cut::Before("NOT EXISTS (SELECT 1 FROM brief.consumptions"),
+    );
+    let mut store = connect(&proxy.url(), Mode::Create).unwrap();
+    let request = ListRequest {
+        session: "lost".into(),
+        agent: "qa_expert".into(),
+        ..ListRequest::default()
+    };
+    let listed = package_list(&mut store, &request, &SessionConfig::default(), NOW).unwrap();
+    assert!(proxy.fired());
+    assert_eq!(listed.packages[0].id, added.id);
+    // Lost during COMMIT: the transaction committed, so the answer stands and it is not run
+    // again — one more package, one occurrence, not two.
+    let proxy = Proxy::start(cluster.port(), Cut::AfterCommit);
+    let mut store = connect(&proxy.url(), Mode::Create).unwrap();
+    let second = package_add(&mut store, &package("lost", 2), NOW).unwrap();
+    assert!(proxy.fired());
+    assert_eq!(count(Table::Packages), 2);
+    assert!(second.id > added.id);
+    let proxy = Proxy::start(cluster.port(), Cut::AfterCommit);
+    let mut store = connect(&proxy.url(), Mode::Create).unwrap();
+    let recorded = error_record(
+        &mut store,
+        &record("database is locked at /q.py line 1"),
+        NOW,
+    )
+    .unwrap();
+    assert_eq!(
+        (recorded.operation, recorded.pattern.occurrences),
+        ("created", 1)
+    );
+    let mut check = connect(&direct, Mode::Read).unwrap();
+    let rows = testing::rows(&mut check, Table::ErrorPatterns);
+    assert_eq!(rows.len(), 1);
+    assert!(rows[0].contains("Int(50), Int(1),"), "{rows:?}");
+}
