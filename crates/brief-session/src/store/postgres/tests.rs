@@ -508,3 +508,53 @@ fn a_connection_lost_mid_command_is_run_again_or_looked_up() {
     assert_eq!(rows.len(), 1);
     assert!(rows[0].contains("Int(50), Int(1),"), "{rows:?}");
 }
+
+#[test]
+fn pruning_beside_writers_of_the_same_session_loses_no_new_package() {
+    let Some(server) = testing::server() else {
+        return;
+    };
+    let database = Database::create(server);
+    let mut store = connect(&database.url, Mode::Create).unwrap();
+    const OLD: usize = 40;
+    for i in 0..OLD {
+        package_add(&mut store, &package("shared", i), NOW - 40 * 86_400).unwrap();
+    }
+    const WRITERS: usize = 4;
+    const EACH: usize = 20;
+    std::thread::scope(|scope| {
+        let url = &database.url;
+        scope.spawn(move || {
+            let mut store = connect(url, Mode::Create).unwrap();
+            for _ in 0..30 {
+                prune(&mut store, 30, NOW).unwrap();
+            }
+        });
+        for w in 0..WRITERS {
+            scope.spawn(move || {
+                let mut store = connect(url, Mode::Create).unwrap();
+                for i in 0..EACH {
+                    package_add(&mut store, &package("shared", 1000 + w * EACH + i), NOW).unwrap();
+                }
+            });
+        }
+    });
+    prune(&mut store, 30, NOW).unwrap();
+    let listed = package_list(
+        &mut store,
+        &ListRequest {
+            session: "shared".into(),
+            agent: "qa_expert".into(),
+            limit: Some(1000),
+            ..ListRequest::default()
+        },
+        &SessionConfig::default(),
+        NOW,
+    )
+    .unwrap();
+    assert_eq!(
+        listed.total_available,
+        WRITERS * EACH,
+        "new packages lost or old ones kept"
+    );
+}
