@@ -19,6 +19,7 @@ const BATCH: usize = 2_000;
 pub struct Copied {
     /// The source, as shown (a path, or a URL without its password).
     pub from: String,
+    /// The target, as shown.
     pub to: String,
     /// Rows per table, equal in both stores.
     pub counts: Counts,

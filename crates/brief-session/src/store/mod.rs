@@ -181,7 +181,9 @@ impl Store {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
+    /// `.brief/sessions.db`.
     Sqlite,
+    /// A PostgreSQL database.
     Postgres,
 }
 
@@ -286,11 +288,17 @@ pub(crate) struct PatternStat {
 /// Row counts of every table, to verify a migration.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Counts {
+    /// Sessions.
     pub sessions: i64,
+    /// Context packages.
     pub packages: i64,
+    /// Designated consumers (package, agent).
     pub consumers: i64,
+    /// Consumptions (package, agent, iteration).
     pub consumptions: i64,
+    /// Error patterns.
     pub error_patterns: i64,
+    /// Word postings of the patterns' signatures.
     pub error_terms: i64,
 }
 
@@ -335,11 +343,17 @@ pub(crate) fn not_empty(shown: &str, counts: &Counts) -> SessionError {
 /// The store's tables, in an order where every row's references come before it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Table {
+    /// `sessions`: id, created.
     Sessions,
+    /// `packages`.
     Packages,
+    /// `consumers`: a package's designated agent types.
     Consumers,
+    /// `consumptions`: who read a package in which iteration.
     Consumptions,
+    /// `error_patterns`.
     ErrorPatterns,
+    /// `error_terms`: the word postings of signatures.
     ErrorTerms,
 }
 

@@ -82,14 +82,19 @@ pub struct PgTarget {
     /// Host names, addresses or socket folders (a path starting with `/`), with their ports;
     /// tried in order.
     pub hosts: Vec<(String, u16)>,
+    /// The user to connect as.
     pub user: String,
+    /// The database.
     pub dbname: String,
+    /// The password, when one was given (never shown).
     pub password: Option<Secret>,
+    /// How far the connection is encrypted and checked.
     pub sslmode: SslMode,
     /// A PEM file of root certificates the server's certificate must chain to.
     pub sslrootcert: Option<PathBuf>,
     /// How long one connection attempt may take [default: 10 s].
     pub connect_timeout: Duration,
+    /// The name the server shows for the connection [default: brief].
     pub application_name: String,
     /// Server options (`-c name=value …`).
     pub options: Option<String>,
