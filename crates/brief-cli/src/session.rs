@@ -8,9 +8,12 @@ use brief::session::{ConsumeRequest, ErrorRecord, ListRequest, NewPackage, Packa
 use clap::{ArgGroup, Args, Subcommand};
 
 pub const SESSION_HELP: &str = "\
-The session store (.brief/sessions.db) keeps what agents hand each other within a session —
-context packages — and error patterns with the solutions that fixed them. It is user data:
-brief never rebuilds or deletes it, and migrates it forward in place.
+The session store keeps what agents hand each other within a session — context packages —
+and error patterns with the solutions that fixed them. It is user data: brief never rebuilds
+or deletes it, and migrates it forward in place. It is .brief/sessions.db (SQLite), or a
+PostgreSQL database shared by agents on many machines: [session] url = \"postgres://user@host/db\"
+in brief.toml (no password there: PGPASSWORD, ~/.pgpass or a pg_service.conf service), or
+BRIEF_SESSION_URL, which wins. `brief session migrate` copies a store from one to the other.
 
 Ranking of `package list` (best first; ties by id):
   score = 4 × priority (low 1, medium 2, high 3, critical 4) + 2 if the package is in --group
@@ -40,6 +43,7 @@ Examples:
   brief session error feedback --project notes --hash be1459b552d3415f --helped
   brief session error match --project notes --message \"Cannot find module '@/lib'\"
   brief session prune --older-than 30
+  brief session migrate --from .brief/sessions.db --to postgres://agents@db.example/brief
 
 Exit codes: 0 ok, 1 nothing found (no package, pattern or match), 2 bad usage or an
 unreadable store. Times: the clock, or Unix seconds from BRIEF_NOW (for reproducible tests).";
@@ -61,6 +65,9 @@ enum SessionCommand {
     Error(ErrorCommand),
     /// Delete packages and error patterns older than DAYS (and expired patterns).
     Prune(PruneArgs),
+    /// Copy every row of one store into a new, empty one (SQLite file ↔ PostgreSQL URL),
+    /// verified by counts.
+    Migrate(MigrateArgs),
 }
 
 #[derive(Subcommand)]
@@ -227,6 +234,20 @@ struct PruneArgs {
     /// Age in days.
     #[arg(long, value_name = "DAYS")]
     older_than: i64,
+    /// Output format.
+    #[arg(short = 'f', long, value_name = "text|json", default_value = "text", value_parser = crate::values::output(), hide_possible_values = true)]
+    format: Output,
+}
+
+#[derive(Args)]
+struct MigrateArgs {
+    /// The store to copy: a SQLite file (e.g. .brief/sessions.db) or a postgres:// URL.
+    #[arg(long, value_name = "FILE|URL")]
+    from: String,
+    /// The new store: a SQLite file that does not exist yet, or a postgres:// URL of a
+    /// database without brief's tables.
+    #[arg(long, value_name = "FILE|URL")]
+    to: String,
     /// Output format.
     #[arg(short = 'f', long, value_name = "text|json", default_value = "text", value_parser = crate::values::output(), hide_possible_values = true)]
     format: Output,
@@ -404,6 +425,11 @@ impl SessionArgs {
             },
             SessionCommand::Prune(a) => Run::Prune {
                 older_than_days: a.older_than,
+                format: a.format,
+            },
+            SessionCommand::Migrate(a) => Run::Migrate {
+                from: a.from,
+                to: a.to,
                 format: a.format,
             },
         }

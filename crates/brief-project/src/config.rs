@@ -20,6 +20,7 @@
 //! model = "claude-sonnet-4"  # when `--model` is not given
 //! project = "notes-app"      # error patterns shown by `brief context --session`
 //! error_limit = 3            # error patterns shown at most
+//! url = "postgres://agent@db.example/brief"  # a shared store (no password here)
 //! [session.limits]
 //! developer = 4
 //! [session.windows]
@@ -96,6 +97,9 @@ pub struct SessionConfig {
     pub project: Option<String>,
     /// Most error patterns in a zone document [default: 3].
     pub error_limit: Option<usize>,
+    /// A PostgreSQL database to keep sessions in instead of `.brief/sessions.db`
+    /// (`postgres://user@host:port/dbname`, no password; `BRIEF_SESSION_URL` wins over it).
+    pub url: Option<String>,
 }
 
 /// Built-in retrieval limits per agent type (BAZINGA's defaults).

@@ -3,9 +3,11 @@
 
 use std::path::Path;
 
+use super::packages::{check_file, Prepared};
 use super::render::{self, Output};
 use super::{
-    ConsumeRequest, ErrorRecord, ListRequest, Mode, NewPackage, SessionConfig, SessionError, Store,
+    ConsumeRequest, ErrorRecord, ListRequest, Location, Mode, NewPackage, SessionConfig,
+    SessionError, Store,
 };
 
 /// One session command with its arguments.
@@ -46,6 +48,13 @@ pub enum Command {
         older_than_days: i64,
         format: Output,
     },
+    /// Copies every row of one store into another, empty one (`--from`, `--to`: a SQLite
+    /// file or a PostgreSQL URL), verified by counts.
+    Migrate {
+        from: String,
+        to: String,
+        format: Output,
+    },
 }
 
 /// What a command produced: the text for stdout, notes for stderr, and — when it found
@@ -78,17 +87,21 @@ fn redaction_note(kinds: &[&str]) -> Vec<String> {
     }
 }
 
-/// Runs `command` on the store under `root` at time `now` (Unix seconds).
+/// Runs `command` on the project's store (`.brief/sessions.db` under `root`, or the
+/// PostgreSQL database `BRIEF_SESSION_URL` or `[session] url` names) at time `now` (Unix
+/// seconds).
 pub fn run(
     root: &Path,
     config: &SessionConfig,
     command: &Command,
     now: i64,
 ) -> Result<Outcome, SessionError> {
-    let open = |mode| Store::open(root, mode);
+    let open = |mode| Store::connect(&Location::for_project(root, config)?, mode);
     Ok(match command {
         Command::PackageAdd { package, format } => {
-            let added = super::package_add(&mut open(Mode::Create)?, package, now)?;
+            let prepared = Prepared::new(package)?;
+            check_file(root, prepared.file())?;
+            let added = prepared.store(&mut open(Mode::Create)?, now)?;
             Outcome {
                 text: render::added(&added, *format),
                 notes: redaction_note(&added.redacted),
@@ -100,16 +113,11 @@ pub fn run(
             format,
             redact,
         } => {
-            let listing = super::package_list(&open(Mode::Read)?, request, config, now)?;
+            let listing = super::package_list(&mut open(Mode::Read)?, request, config, now)?;
             Outcome {
                 text: render::listing(&listing, *format, *redact),
                 notes: Vec::new(),
-                nothing_found: (listing.total_available == 0).then(|| {
-                    format!(
-                        "no packages for {} in session {}",
-                        listing.agent, listing.session
-                    )
-                }),
+                nothing_found: (listing.total_available == 0).then(|| nothing_left(&listing)),
             }
         }
         Command::PackageConsume { request, format } => {
@@ -144,22 +152,12 @@ pub fn run(
             format,
             redact,
         } => {
-            let found = super::error_match(&open(Mode::Read)?, project, message, *limit, now)?;
-            if found.is_empty() {
-                Outcome {
-                    text: if *format == Output::Json {
-                        "[]\n".into()
-                    } else {
-                        String::new()
-                    },
-                    notes: Vec::new(),
-                    nothing_found: Some(format!(
-                        "no known error pattern in project {project} matches"
-                    )),
-                }
-            } else {
-                Outcome::text(render::matches(&found, *format, *redact))
-            }
+            let found = super::error_match(&mut open(Mode::Read)?, project, message, *limit, now)?;
+            matched(project, &found, *format, *redact)
+        }
+        Command::Migrate { from, to, format } => {
+            let copied = super::migrate::copy(&Location::named(from)?, &Location::named(to)?)?;
+            Outcome::text(render::migrated(&copied, *format))
         }
         Command::Prune {
             older_than_days,
@@ -178,6 +176,48 @@ pub fn run(
             Outcome::text(render::pruned(&pruned, *format))
         }
     })
+}
+
+/// What `error match` prints, or "nothing found".
+fn matched(project: &str, found: &[super::ErrorMatch], format: Output, redact: bool) -> Outcome {
+    if !found.is_empty() {
+        return Outcome::text(render::matches(found, format, redact));
+    }
+    Outcome {
+        text: if format == Output::Json {
+            "[]\n".into()
+        } else {
+            String::new()
+        },
+        notes: Vec::new(),
+        nothing_found: Some(format!(
+            "no known error pattern in project {project} matches"
+        )),
+    }
+}
+
+/// Why a listing is empty: nothing for the agent yet, or everything already read.
+fn nothing_left(listing: &super::Listing) -> String {
+    if listing.consumed > 0 {
+        format!(
+            "no packages left for {} in session {}: {} consumed in iteration {} (`--iteration {}` lists {} again)",
+            listing.agent,
+            listing.session,
+            if listing.consumed == 1 {
+                "the one package was".to_string()
+            } else {
+                format!("all {} packages were", listing.consumed)
+            },
+            listing.iteration,
+            listing.iteration + 1,
+            if listing.consumed == 1 { "it" } else { "them" }
+        )
+    } else {
+        format!(
+            "no packages for {} in session {}",
+            listing.agent, listing.session
+        )
+    }
 }
 
 /// Now in Unix seconds: `BRIEF_NOW` when set (tests pin time with it), else the clock.

@@ -17,8 +17,9 @@ use super::config::DEFAULT_MODEL;
 use super::packages::{package_list, ListRequest, Listing, Package};
 use super::patterns::{injectable, Pattern};
 use super::redact::redact_str;
+use super::render::indent;
 use super::zone::{usage, Usage, Zone};
-use super::{agent_name, group_name, id_text, Mode, Priority, SessionError, Store};
+use super::{agent_name, group_name, id_text, Location, Mode, Priority, SessionError, Store};
 use brief_engine::context::{ContextError, ContextRequest};
 use brief_engine::engine::{Engine, EngineError};
 use brief_engine::render::Format;
@@ -119,11 +120,66 @@ pub fn zone_context(
     request: &ZoneRequest,
     now: i64,
 ) -> Result<ZoneOutput, SessionError> {
+    let asked = &request.part;
+    let who = Who {
+        session: id_text("session", &asked.session)?,
+        agent: agent_name(&asked.agent)?,
+        group: asked.group.as_deref().map(group_name).transpose()?,
+    };
+    let settings = settings(project, request)?;
+    let mut warnings = Vec::new();
+    let material = gather(
+        project,
+        asked,
+        &who,
+        settings.usage.zone,
+        now,
+        &mut warnings,
+    )?;
+    let view = View {
+        session: &who.session,
+        agent: &who.agent,
+        group: who.group.as_deref(),
+        usage: &settings.usage,
+        style: settings.style,
+        redact: asked.redact,
+    };
+    let fitted = fit_all(engine, request, &settings, &view, &material, &mut warnings)?;
+    let text = if request.context.format == Format::Json {
+        audit(&who, &settings, &material, &fitted, asked, &warnings)
+    } else {
+        fitted.document.clone()
+    };
+    Ok(ZoneOutput {
+        text,
+        zone: settings.usage.zone,
+        used: fitted.used,
+        budget: settings.budget,
+        warnings,
+    })
+}
+
+/// Who asks, checked.
+struct Who {
+    session: String,
+    agent: String,
+    group: Option<String>,
+}
+
+/// What the request and the project settle before anything is read.
+struct Settings {
+    usage: Usage,
+    encoding: brief_count::Encoding,
+    budget: usize,
+    style: Style,
+    /// The graph part's detail, when the zone has one.
+    graph_detail: Option<Detail>,
+}
+
+/// The window, the zone, the budget and the graph part's detail.
+fn settings(project: &Project, request: &ZoneRequest) -> Result<Settings, SessionError> {
     let config = &project.session;
     let asked = &request.part;
-    let session = id_text("session", &asked.session)?;
-    let agent = agent_name(&asked.agent)?;
-    let group = asked.group.as_deref().map(group_name).transpose()?;
     let (model, window) = match (asked.window, &asked.model) {
         (Some(0), _) => {
             return Err(SessionError::Usage(
@@ -146,242 +202,315 @@ pub fn zone_context(
         }
     };
     let usage = usage(&model, window, config.margin_bp(), asked.used_tokens);
-    let zone = usage.zone;
     let defaults = &project.defaults;
-    let encoding = request
-        .context
-        .encoding
-        .or(defaults.encoding)
-        .unwrap_or_default();
     let requested = request
         .context
         .budget
         .or(defaults.budget)
         .unwrap_or(DEFAULT_BUDGET);
-    let budget = requested.min(usage.remaining().max(MIN_BUDGET));
-    let mut warnings = Vec::new();
+    let detail = request.context.detail.or(defaults.detail);
+    Ok(Settings {
+        encoding: request
+            .context
+            .encoding
+            .or(defaults.encoding)
+            .unwrap_or_default(),
+        budget: requested.min(usage.remaining().max(MIN_BUDGET)),
+        style: match request.context.format {
+            Format::Text => Style::Text,
+            _ => Style::Markdown,
+        },
+        graph_detail: match usage.zone {
+            Zone::Normal => Some(detail.unwrap_or(Detail::Full)),
+            Zone::SoftWarning => Some(Detail::Summary.min_with(detail)),
+            _ => None,
+        },
+        usage,
+    })
+}
 
-    // Gather what the zone allows, degrading around an unusable store.
+/// Gathers what the zone allows from the store, degrading around an unusable one (a
+/// warning, and `store_ok` false).
+fn gather(
+    project: &Project,
+    asked: &SessionPart,
+    who: &Who,
+    zone: Zone,
+    now: i64,
+    warnings: &mut Vec<String>,
+) -> Result<Material, SessionError> {
     let mut material = Material {
         listing: None,
         patterns: Vec::new(),
         store_ok: true,
     };
-    if zone != Zone::Emergency {
-        let gathered = (|| -> Result<(Listing, Vec<Pattern>), SessionError> {
-            let store = Store::open(&project.root, Mode::Read)?;
-            let listing = package_list(
-                &store,
-                &ListRequest {
-                    session: session.clone(),
-                    agent: agent.clone(),
-                    group: group.clone(),
-                    limit: None,
-                    iteration: asked.iteration,
-                    min_priority: (zone == Zone::Conservative).then_some(Priority::Critical),
-                },
-                config,
-                now,
-            )?;
-            let patterns = if zone == Zone::Normal {
-                let project_filter = asked.project.clone().or_else(|| config.project.clone());
-                injectable(
-                    &store,
-                    project_filter.as_deref(),
-                    config.error_limit.unwrap_or(3),
-                    now,
-                )?
-            } else {
-                Vec::new()
-            };
-            Ok((listing, patterns))
-        })();
-        match gathered {
-            Ok((listing, patterns)) => {
-                material.listing = Some(listing);
-                material.patterns = patterns;
-            }
-            Err(e) if e.is_store_problem() => {
-                material.store_ok = false;
-                warnings.push(format!(
-                    "session store unavailable, context packages and error patterns left out: {e}"
-                ));
-            }
-            Err(e) => return Err(e),
-        }
+    if zone == Zone::Emergency {
+        return Ok(material);
     }
+    let config = &project.session;
+    let gathered = (|| -> Result<(Listing, Vec<Pattern>), SessionError> {
+        let mut store = Store::connect(&Location::for_project(&project.root, config)?, Mode::Read)?;
+        let listing = package_list(
+            &mut store,
+            &ListRequest {
+                session: who.session.clone(),
+                agent: who.agent.clone(),
+                group: who.group.clone(),
+                limit: None,
+                iteration: asked.iteration,
+                min_priority: (zone == Zone::Conservative).then_some(Priority::Critical),
+            },
+            config,
+            now,
+        )?;
+        let patterns = if zone == Zone::Normal {
+            let project_filter = asked.project.clone().or_else(|| config.project.clone());
+            injectable(
+                &mut store,
+                project_filter.as_deref(),
+                config.error_limit.unwrap_or(3),
+                now,
+            )?
+        } else {
+            Vec::new()
+        };
+        Ok((listing, patterns))
+    })();
+    match gathered {
+        Ok((listing, patterns)) => {
+            material.listing = Some(listing);
+            material.patterns = patterns;
+        }
+        Err(e) if e.is_store_problem() => {
+            material.store_ok = false;
+            warnings.push(format!(
+                "session store unavailable, context packages and error patterns left out: {e}"
+            ));
+        }
+        Err(e) => return Err(e),
+    }
+    Ok(material)
+}
 
-    let style = match request.context.format {
-        Format::Text => Style::Text,
-        _ => Style::Markdown,
-    };
-    let view = View {
-        session: &session,
-        agent: &agent,
-        group: group.as_deref(),
-        usage: &usage,
-        style,
-        redact: asked.redact,
-    };
+/// The document: the session part fitted, then the graph part for what remains.
+struct Fitted {
+    document: String,
+    /// Its exact token count.
+    used: usize,
+    plan: Plan,
+    /// How many packages the listing offered before fitting.
+    shown_packages: usize,
+    /// The graph part: its budget, its count and what it left out.
+    graph: Option<(usize, usize, usize)>,
+}
+
+/// Fits the session part (half the budget when a graph part follows) and the graph part
+/// for exactly what remains; when the graph cannot fit, the session part takes it all.
+fn fit_all(
+    engine: Option<&mut Engine>,
+    request: &ZoneRequest,
+    settings: &Settings,
+    view: &View<'_>,
+    material: &Material,
+    warnings: &mut Vec<String>,
+) -> Result<Fitted, SessionError> {
+    let (budget, encoding) = (settings.budget, settings.encoding);
     let shown_packages = material.listing.as_ref().map_or(0, |l| l.packages.len());
     let mut plan = Plan {
         packages: shown_packages,
         patterns: material.patterns.len(),
         note: None,
     };
-    // The graph context, for what remains.
-    let graph_detail = match zone {
-        Zone::Normal => Some(
-            request
-                .context
-                .detail
-                .or(defaults.detail)
-                .unwrap_or(Detail::Full),
-        ),
-        Zone::SoftWarning => {
-            Some(Detail::Summary.min_with(request.context.detail.or(defaults.detail)))
-        }
-        _ => None,
-    };
     // With a task, the session part gets at most half the budget, so packages never crowd
     // the task's own context out; without one it may use all of it.
-    let graph_wanted = asked.task.is_some() && graph_detail.is_some();
-    let part_budget = if graph_wanted { budget / 2 } else { budget };
+    let task = request
+        .part
+        .task
+        .as_ref()
+        .filter(|_| settings.graph_detail.is_some());
+    let part_budget = if task.is_some() { budget / 2 } else { budget };
     let (mut part, mut part_tokens) =
-        match fit_part(&view, &material, &mut plan, part_budget, encoding) {
+        match fit_part(view, material, &mut plan, part_budget, encoding) {
             Ok(fitted) => fitted,
             // Not even the header fits in half: let it take what it needs.
-            Err(_) if graph_wanted => fit_part(&view, &material, &mut plan, budget, encoding)?,
+            Err(_) if task.is_some() => fit_part(view, material, &mut plan, budget, encoding)?,
             Err(e) => return Err(e),
         };
-    let mut graph: Option<(String, usize, usize, usize)> = None; // text, budget, used, omitted
-    if let (Some(task), Some(detail)) = (&asked.task, graph_detail) {
+    let mut graph = None;
+    if let (Some(task), Some(detail)) = (task, settings.graph_detail) {
         let engine = engine.ok_or_else(|| {
             SessionError::Usage("--task needs a project with sources (no graph was opened)".into())
         })?;
-        let mut graph_request = request.context.clone();
-        graph_request.target = task.clone();
-        graph_request.detail = Some(detail);
-        graph_request.encoding = Some(encoding);
-        graph_request.format = match style {
-            Style::Text => Format::Text,
-            Style::Markdown => Format::Markdown,
-        };
-        let mut room = budget - part_tokens;
-        for _ in 0..4 {
-            graph_request.budget = Some(room);
-            match engine.context(&graph_request) {
-                Ok(out) => {
-                    let total = encoding.count(&format!("{part}{}", out.text));
-                    if total <= budget {
-                        graph = Some((out.text, room, out.used, out.omitted));
-                        break;
+        match graph_part(
+            engine,
+            request,
+            settings,
+            detail,
+            task,
+            &part,
+            budget - part_tokens,
+        )? {
+            GraphPart::Fitted(text, room, used, omitted) => {
+                graph = Some((text, room, used, omitted))
+            }
+            GraphPart::TooSmall(note) => {
+                warnings.push(note.clone());
+                plan.note = Some(note);
+                // No graph after all: the session part may use the whole budget.
+                plan.packages = shown_packages;
+                plan.patterns = material.patterns.len();
+                // The note is best effort: keep it only if it still fits.
+                match fit_part(view, material, &mut plan, budget, encoding) {
+                    Ok((p, t)) => {
+                        part = p;
+                        part_tokens = t;
                     }
-                    room = room.saturating_sub(total - budget);
+                    Err(_) => plan.note = None,
                 }
-                Err(EngineError::Context(ContextError::TooSmall(small))) => {
-                    let note = format!(
-                        "Graph context for {task} left out: it needs at least {} tokens and {room} were left.",
-                        small.minimum
-                    );
-                    warnings.push(note.clone());
-                    plan.note = Some(note);
-                    // No graph after all: the session part may use the whole budget.
-                    plan.packages = shown_packages;
-                    plan.patterns = material.patterns.len();
-                    // The note is best effort: keep it only if it still fits.
-                    match fit_part(&view, &material, &mut plan, budget, encoding) {
-                        Ok((p, t)) => {
-                            part = p;
-                            part_tokens = t;
-                        }
-                        Err(_) => plan.note = None,
-                    }
-                    break;
-                }
-                Err(other) => return Err(other.into()),
             }
         }
     }
-    let document = match &graph {
-        Some((text, ..)) => format!("{part}{text}"),
-        None => part,
-    };
-    let used = match &graph {
-        Some(_) => encoding.count(&document),
-        None => part_tokens,
+    let (document, used) = match &graph {
+        Some((text, ..)) => {
+            let document = format!("{part}{text}");
+            let used = encoding.count(&document);
+            (document, used)
+        }
+        None => (part, part_tokens),
     };
     debug_assert_eq!(used, encoding.count(&document));
     debug_assert!(used <= budget);
-    let text = if request.context.format == Format::Json {
-        // The audit repeats package and pattern text: redacted like the document.
-        let scrub = |s: &str| {
-            if asked.redact {
-                redact_str(s)
-            } else {
-                s.to_string()
+    Ok(Fitted {
+        document,
+        used,
+        plan,
+        shown_packages,
+        graph: graph.map(|(_, room, used, omitted)| (room, used, omitted)),
+    })
+}
+
+/// The graph part of a zone document, or why it was left out.
+enum GraphPart {
+    /// Text, the budget it had, its count and what it left out.
+    Fitted(String, usize, usize, usize),
+    /// The note saying it did not fit.
+    TooSmall(String),
+}
+
+/// The graph context of `task` for `room` tokens after `part`, lowered by the excess in the
+/// rare case the join of the two parts merges tokens.
+fn graph_part(
+    engine: &mut Engine,
+    request: &ZoneRequest,
+    settings: &Settings,
+    detail: Detail,
+    task: &str,
+    part: &str,
+    mut room: usize,
+) -> Result<GraphPart, SessionError> {
+    let mut graph_request = request.context.clone();
+    graph_request.target = task.to_string();
+    graph_request.detail = Some(detail);
+    graph_request.encoding = Some(settings.encoding);
+    graph_request.format = match settings.style {
+        Style::Text => Format::Text,
+        Style::Markdown => Format::Markdown,
+    };
+    let mut fitted = None;
+    for _ in 0..4 {
+        graph_request.budget = Some(room);
+        match engine.context(&graph_request) {
+            Ok(out) => {
+                let total = settings.encoding.count(&format!("{part}{}", out.text));
+                if total <= settings.budget {
+                    fitted = Some(GraphPart::Fitted(out.text, room, out.used, out.omitted));
+                    break;
+                }
+                room = room.saturating_sub(total - settings.budget);
             }
-        };
-        let listing = material.listing.as_ref();
-        let audit = Audit {
-            session: &session,
-            agent: &agent,
-            group: group.as_deref(),
-            zone,
-            usage: &usage,
-            encoding: encoding.name(),
-            budget: BudgetJson {
-                limit: budget,
-                used,
-            },
-            total_available: listing.map_or(0, |l| l.total_available),
-            packages: listing.map_or(Vec::new(), |l| {
-                l.packages
-                    .iter()
-                    .take(plan.packages)
-                    .map(|p| Package {
-                        summary: scrub(&p.summary),
-                        file_path: scrub(&p.file_path),
-                        ..p.clone()
-                    })
-                    .collect()
-            }),
-            packages_left_out: shown_packages - plan.packages,
-            error_patterns: material
-                .patterns
+            Err(EngineError::Context(ContextError::TooSmall(small))) => {
+                return Ok(GraphPart::TooSmall(format!(
+                    "Graph context for {task} left out: it needs at least {} tokens and {room} were left.",
+                    small.minimum
+                )))
+            }
+            Err(other) => return Err(other.into()),
+        }
+    }
+    // Four tries that each lowered the room and still merged tokens: no graph part.
+    Ok(fitted.unwrap_or_else(|| {
+        GraphPart::TooSmall(format!(
+            "Graph context for {task} left out: it did not fit the {room} tokens left."
+        ))
+    }))
+}
+
+/// The JSON audit of a zone document (package and pattern text redacted like the document).
+fn audit(
+    who: &Who,
+    settings: &Settings,
+    material: &Material,
+    fitted: &Fitted,
+    asked: &SessionPart,
+    warnings: &[String],
+) -> String {
+    let scrub = |s: &str| {
+        if asked.redact {
+            redact_str(s)
+        } else {
+            s.to_string()
+        }
+    };
+    let listing = material.listing.as_ref();
+    let audit = Audit {
+        session: &who.session,
+        agent: &who.agent,
+        group: who.group.as_deref(),
+        zone: settings.usage.zone,
+        usage: &settings.usage,
+        encoding: settings.encoding.name(),
+        budget: BudgetJson {
+            limit: settings.budget,
+            used: fitted.used,
+        },
+        total_available: listing.map_or(0, |l| l.total_available),
+        packages: listing.map_or(Vec::new(), |l| {
+            l.packages
                 .iter()
-                .take(plan.patterns)
-                .map(|p| Pattern {
-                    signature: scrub(&p.signature),
-                    solution: scrub(&p.solution),
+                .take(fitted.plan.packages)
+                .map(|p| Package {
+                    summary: scrub(&p.summary),
+                    file_path: scrub(&p.file_path),
                     ..p.clone()
                 })
-                .collect(),
-            graph: match (&graph, &asked.task) {
-                (Some((_, b, u, o)), Some(task)) => Some(GraphJson {
-                    target: task,
-                    budget: *b,
-                    used: *u,
-                    omitted: *o,
-                }),
-                _ => None,
-            },
-            warnings: &warnings,
-            document: &document,
-        };
-        let mut s = serde_json::to_string_pretty(&audit).unwrap_or_else(|_| "{}".into());
-        s.push('\n');
-        s
-    } else {
-        document
-    };
-    Ok(ZoneOutput {
-        text,
-        zone,
-        used,
-        budget,
+                .collect()
+        }),
+        packages_left_out: fitted.shown_packages - fitted.plan.packages,
+        error_patterns: material
+            .patterns
+            .iter()
+            .take(fitted.plan.patterns)
+            .map(|p| Pattern {
+                signature: scrub(&p.signature),
+                solution: scrub(&p.solution),
+                ..p.clone()
+            })
+            .collect(),
+        graph: match (&fitted.graph, &asked.task) {
+            (Some((b, u, o)), Some(task)) => Some(GraphJson {
+                target: task,
+                budget: *b,
+                used: *u,
+                omitted: *o,
+            }),
+            _ => None,
+        },
         warnings,
-    })
+        document: &fitted.document,
+    };
+    let mut s = serde_json::to_string_pretty(&audit).unwrap_or_else(|_| "{}".into());
+    s.push('\n');
+    s
 }
 
 trait MinWith {
@@ -463,14 +592,6 @@ fn shorten(text: &str, max: usize) -> String {
 fn render_part(view: &View<'_>, material: &Material, plan: &Plan) -> String {
     let md = view.style == Style::Markdown;
     let u = view.usage;
-    let zone = u.zone;
-    let scrub = |s: &str| {
-        if view.redact {
-            redact_str(s)
-        } else {
-            s.to_string()
-        }
-    };
     let mut out = String::new();
     if md {
         out.push_str(&format!("# Session context for {}\n\n", view.agent));
@@ -484,7 +605,7 @@ fn render_part(view: &View<'_>, material: &Material, plan: &Plan) -> String {
     };
     let zone_line = format!(
         "Zone: {} ({} of the effective window used: {} of {}; window {}).",
-        zone.name(),
+        u.zone.name(),
         u.percent(),
         u.used_tokens,
         u.effective,
@@ -501,14 +622,7 @@ fn render_part(view: &View<'_>, material: &Material, plan: &Plan) -> String {
     if md {
         out.push('\n');
     }
-    let section = |out: &mut String, title: String| {
-        if md {
-            out.push_str(&format!("## {title}\n\n"));
-        } else {
-            out.push_str(&format!("=== {} ===\n", title.to_uppercase()));
-        }
-    };
-    match zone {
+    match u.zone {
         Zone::Emergency => {
             out.push_str("Checkpoint now: the context window is nearly full, so no context was assembled. Finish the current step, record a handoff (`brief session package add --type handoff ...`) and continue in a fresh session.\n");
         }
@@ -527,84 +641,8 @@ fn render_part(view: &View<'_>, material: &Material, plan: &Plan) -> String {
             out.push_str("Context packages unavailable: the session store could not be read. Proceed with the task context below.\n");
         }
         _ => {
-            let listing = material.listing.as_ref();
-            let total = listing.map_or(0, |l| l.total_available);
-            let shown = plan.packages;
-            let (title, max_summary) = match zone {
-                Zone::Normal => ("Context packages", None),
-                Zone::SoftWarning => ("Context packages (summaries)", Some(200)),
-                _ => ("Critical packages only", Some(100)),
-            };
-            section(&mut out, format!("{title} ({shown} of {total})"));
-            if total == 0 {
-                out.push_str("No context packages for this agent in this session yet.\n");
-            }
-            for p in listing.map_or(&[][..], |l| &l.packages[..shown]) {
-                let summary = scrub(&p.summary);
-                let summary = match max_summary {
-                    Some(max) => shorten(&summary, max),
-                    None => summary,
-                };
-                if md {
-                    out.push_str(&format!(
-                        "- **[{}]** #{} {} `{}` from {}\n  {}\n",
-                        p.priority.to_ascii_uppercase(),
-                        p.id,
-                        p.kind,
-                        scrub(&p.file_path),
-                        p.producer,
-                        summary
-                    ));
-                } else {
-                    out.push_str(&format!(
-                        "[{}] #{} {} {} from {}: {}\n",
-                        p.priority.to_ascii_uppercase(),
-                        p.id,
-                        p.kind,
-                        scrub(&p.file_path),
-                        p.producer,
-                        summary
-                    ));
-                }
-            }
-            if total > shown {
-                let more = total - shown;
-                out.push_str(&format!(
-                    "{}+{more} more package{}: brief session package list --session {} --agent {}{} --limit {}\n",
-                    if md && shown > 0 { "\n" } else { "" },
-                    if more == 1 { "" } else { "s" },
-                    view.session,
-                    view.agent,
-                    view.group
-                        .map(|g| format!(" --group {g}"))
-                        .unwrap_or_default(),
-                    total
-                ));
-            }
-            if md {
-                out.push('\n');
-            }
-            if plan.patterns > 0 {
-                section(
-                    &mut out,
-                    format!("Known error patterns ({})", plan.patterns),
-                );
-                for p in &material.patterns[..plan.patterns] {
-                    out.push_str(&format!(
-                        "{}`{}` (hash {}, confidence {:.2}, seen {}x)\n{}Solution: {}\n",
-                        if md { "- " } else { "" },
-                        scrub(&p.signature).replace('`', "'"),
-                        p.hash,
-                        p.confidence,
-                        p.occurrences,
-                        if md { "  " } else { "    " },
-                        scrub(&p.solution)
-                    ));
-                }
-                if md {
-                    out.push('\n');
-                }
-            }
+            render_packages(&mut out, view, material, plan);
+            render_patterns(&mut out, view, material, plan);
         }
     }
     if let Some(note) = &plan.note {
@@ -618,6 +656,118 @@ fn render_part(view: &View<'_>, material: &Material, plan: &Plan) -> String {
         out.push('\n');
     }
     out
+}
+
+/// A section's title line.
+fn section(out: &mut String, view: &View<'_>, title: String) {
+    if view.style == Style::Markdown {
+        out.push_str(&format!("## {title}\n\n"));
+    } else {
+        out.push_str(&format!("=== {} ===\n", title.to_uppercase()));
+    }
+}
+
+/// `s`, redacted unless the request said not to.
+fn scrubbed(view: &View<'_>, s: &str) -> String {
+    if view.redact {
+        redact_str(s)
+    } else {
+        s.to_string()
+    }
+}
+
+/// The packages section: the ranked packages the plan keeps, and what was left out.
+fn render_packages(out: &mut String, view: &View<'_>, material: &Material, plan: &Plan) {
+    let md = view.style == Style::Markdown;
+    let listing = material.listing.as_ref();
+    let total = listing.map_or(0, |l| l.total_available);
+    let shown = plan.packages;
+    let (title, max_summary) = match view.usage.zone {
+        Zone::Normal => ("Context packages", None),
+        Zone::SoftWarning => ("Context packages (summaries)", Some(200)),
+        _ => ("Critical packages only", Some(100)),
+    };
+    section(out, view, format!("{title} ({shown} of {total})"));
+    match listing.map_or(0, |l| l.consumed) {
+        _ if total > 0 => {}
+        0 => out.push_str("No context packages for this agent in this session yet.\n"),
+        n => out.push_str(&format!(
+            "All {} for {} {} consumed in iteration {} (`--iteration {}` offers {} again).\n",
+            plural_packages(n),
+            view.agent,
+            if n == 1 { "was" } else { "were" },
+            listing.map_or(1, |l| l.iteration),
+            listing.map_or(1, |l| l.iteration) + 1,
+            if n == 1 { "it" } else { "them" }
+        )),
+    }
+    for p in listing.map_or(&[][..], |l| &l.packages[..shown]) {
+        let summary = scrubbed(view, &p.summary);
+        let summary = match max_summary {
+            Some(max) => shorten(&summary, max),
+            None => summary,
+        };
+        let (head, tail) = if md {
+            ("- **[", format!("\n  {}\n", indent(&summary, "  ")))
+        } else {
+            ("[", format!(": {}\n", indent(&summary, "    ")))
+        };
+        let file = scrubbed(view, &p.file_path);
+        out.push_str(&format!(
+            "{head}{}{} #{} {} {} from {}{tail}",
+            p.priority.to_ascii_uppercase(),
+            if md { "]**" } else { "]" },
+            p.id,
+            p.kind,
+            if md { format!("`{file}`") } else { file },
+            p.producer,
+        ));
+    }
+    if total > shown {
+        let more = total - shown;
+        out.push_str(&format!(
+            "{}+{more} more package{}: brief session package list --session {} --agent {}{} --limit {}\n",
+            if md && shown > 0 { "\n" } else { "" },
+            if more == 1 { "" } else { "s" },
+            view.session,
+            view.agent,
+            view.group
+                .map(|g| format!(" --group {g}"))
+                .unwrap_or_default(),
+            total
+        ));
+    }
+    if md {
+        out.push('\n');
+    }
+}
+
+/// The error patterns section, when the plan keeps any.
+fn render_patterns(out: &mut String, view: &View<'_>, material: &Material, plan: &Plan) {
+    if plan.patterns == 0 {
+        return;
+    }
+    let md = view.style == Style::Markdown;
+    section(
+        out,
+        view,
+        format!("Known error patterns ({})", plan.patterns),
+    );
+    for p in &material.patterns[..plan.patterns] {
+        out.push_str(&format!(
+            "{}`{}` (hash {}, confidence {:.2}, seen {}x)\n{}Solution: {}\n",
+            if md { "- " } else { "" },
+            scrubbed(view, &p.signature).replace('`', "'"),
+            p.hash,
+            p.confidence,
+            p.occurrences,
+            if md { "  " } else { "    " },
+            scrubbed(view, &p.solution)
+        ));
+    }
+    if md {
+        out.push('\n');
+    }
 }
 
 fn plural_packages(n: usize) -> String {

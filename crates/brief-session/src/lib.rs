@@ -7,11 +7,14 @@
 //! "Now" is always a parameter (Unix seconds): nothing reads the clock, so output is
 //! reproducible.
 //!
-//! - [`store`] — `.brief/sessions.db`: schema, forward migrations, WAL, busy timeout.
+//! - [`store`] — the [`Store`] over its two backends: `.brief/sessions.db` (SQLite, the
+//!   default) or a PostgreSQL database (`[session] url`, feature `postgres`).
 //! - [`packages`] — add, list (ranked), consume.
 //! - [`rank`] — the package score.
 //! - [`patterns`] — error patterns: record, feedback, match, prune.
+//! - [`similar`] — the words of a signature and the score of similar patterns.
 //! - [`signature`] — error-message normalization and its hash.
+//! - [`migrate`] — copying a store between backends, verified by counts.
 //! - [`redact`] — secret redaction (on store and on render).
 //! - [`zone`] — token zones; [`context`] — the zone document.
 //! - [`render`] — text and JSON for every result.
@@ -19,13 +22,20 @@
 pub mod commands;
 pub mod config;
 pub mod context;
+pub mod migrate;
+#[cfg(all(test, feature = "postgres"))]
+mod on_postgres;
 pub mod packages;
 pub mod patterns;
 pub mod rank;
 pub mod redact;
 pub mod render;
 pub mod signature;
+mod similar;
 pub mod store;
+mod stored;
+#[cfg(any(all(test, feature = "postgres"), feature = "testing"))]
+pub mod testing;
 pub mod zone;
 
 use std::fmt;
@@ -43,7 +53,7 @@ pub use patterns::{
     error_feedback, error_match, error_record, prune, ErrorMatch, ErrorRecord, Feedback, Pattern,
     Pruned, Recorded,
 };
-pub use store::{Mode, Store};
+pub use store::{Location, Mode, Store};
 pub use zone::Zone;
 
 /// Why a session operation failed; [`SessionError::exit_code`] maps it to the CLI's codes.
@@ -68,8 +78,6 @@ pub enum SessionError {
         version: i64,
         supported: i64,
     },
-    #[error("session store: {0}")]
-    Sql(#[from] rusqlite::Error),
     /// The graph part of a zone document failed.
     #[error(transparent)]
     Engine(#[from] brief_engine::engine::EngineError),
@@ -91,31 +99,8 @@ impl SessionError {
     pub fn is_store_problem(&self) -> bool {
         matches!(
             self,
-            SessionError::Missing(_)
-                | SessionError::Store { .. }
-                | SessionError::Newer { .. }
-                | SessionError::Sql(_)
+            SessionError::Missing(_) | SessionError::Store { .. } | SessionError::Newer { .. }
         )
-    }
-
-    pub(crate) fn damaged(path: &str, e: rusqlite::Error) -> SessionError {
-        let detail = e.to_string();
-        let hint = match e.sqlite_error_code() {
-            Some(rusqlite::ErrorCode::NotADatabase) | Some(rusqlite::ErrorCode::DatabaseCorrupt) => {
-                "is damaged or not a SQLite database; move it aside (brief never deletes it) and brief starts a new one"
-            }
-            Some(rusqlite::ErrorCode::DatabaseBusy) | Some(rusqlite::ErrorCode::DatabaseLocked) => {
-                "is locked by another writer for too long; retry"
-            }
-            Some(rusqlite::ErrorCode::ReadOnly) | Some(rusqlite::ErrorCode::PermissionDenied) | Some(rusqlite::ErrorCode::CannotOpen) => {
-                "cannot be opened for writing; check its permissions and those of .brief/"
-            }
-            _ => "cannot be read; move it aside (brief never deletes it) if it keeps failing",
-        };
-        SessionError::Store {
-            path: path.to_string(),
-            message: format!("{hint} ({detail})"),
-        }
     }
 }
 

@@ -1,14 +1,18 @@
 //! Context packages: what one agent leaves for others (research notes, failure analyses,
 //! decisions, handoffs), ranked for the agent that asks.
 
-use rusqlite::{params, OptionalExtension, TransactionBehavior};
+use std::path::Path;
+
 use serde::Serialize;
 
 use super::rank::{rank, Candidate};
-use super::redact::redact;
+use super::redact::{redact, Redacted};
+use super::store::{CandidateQuery, ConsumptionRow, PackageRow};
+pub use super::stored::Package;
 use super::{
     agent_name, group_name, id_text, PackageType, Priority, SessionConfig, SessionError, Store,
 };
+use brief_root::{EntryKind, OpenError, Root};
 
 /// The longest summary accepted (characters): a summary is a pointer, the file holds detail.
 pub const MAX_SUMMARY: usize = 2000;
@@ -40,26 +44,6 @@ pub struct Added {
     pub redacted: Vec<&'static str>,
 }
 
-/// A stored package.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Package {
-    pub id: i64,
-    pub session: String,
-    pub group: Option<String>,
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub file_path: String,
-    pub producer: String,
-    pub priority: String,
-    pub summary: String,
-    /// Unix seconds.
-    pub created: i64,
-    pub supersedes: Option<i64>,
-    pub consumers: Vec<String>,
-    /// The ranking score for the request that listed it.
-    pub score: f64,
-}
-
 /// What [`package_list`] returns for.
 #[derive(Debug, Clone, Default)]
 pub struct ListRequest {
@@ -87,6 +71,13 @@ pub struct Listing {
     /// `total_available - packages.len()`.
     pub overflow: usize,
     pub packages: Vec<Package>,
+    /// The iteration asked about.
+    #[serde(skip)]
+    pub iteration: i64,
+    /// When none is left: how many of the session's packages for the agent it consumed in
+    /// this iteration (0 otherwise), so "none yet" and "all read" read differently.
+    #[serde(skip)]
+    pub consumed: usize,
 }
 
 /// A consumption to record.
@@ -111,20 +102,21 @@ pub struct Consumed {
     pub designated: bool,
 }
 
-fn clean_summary(raw: &str) -> Result<String, SessionError> {
-    let flat = raw.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.is_empty() {
+/// The summary as given, byte for byte (its whitespace is the author's), if it has text and
+/// is not too long.
+fn check_summary(raw: &str) -> Result<&str, SessionError> {
+    if raw.trim().is_empty() {
         return Err(SessionError::Usage(
             "--summary is empty: say in one or two sentences what the file holds".into(),
         ));
     }
-    let n = flat.chars().count();
+    let n = raw.chars().count();
     if n > MAX_SUMMARY {
         return Err(SessionError::Usage(format!(
             "--summary is {n} characters; keep it under {MAX_SUMMARY} and put the detail in the file"
         )));
     }
-    Ok(flat)
+    Ok(raw)
 }
 
 fn clean_path(raw: &str) -> Result<String, SessionError> {
@@ -138,89 +130,134 @@ fn clean_path(raw: &str) -> Result<String, SessionError> {
     Ok(p.trim_start_matches("./").to_string())
 }
 
-/// Adds a package (creating its session on first use) in one transaction.
-pub fn package_add(store: &mut Store, new: &NewPackage, now: i64) -> Result<Added, SessionError> {
-    let session = id_text("session", &new.session)?;
-    let group = new.group.as_deref().map(group_name).transpose()?;
-    let producer = agent_name(&new.producer)?;
-    let mut consumers = Vec::new();
-    for c in &new.consumers {
-        let c = agent_name(c)?;
-        if !consumers.contains(&c) {
-            consumers.push(c);
-        }
-    }
-    if consumers.is_empty() {
-        return Err(SessionError::Usage(
-            "--consumers needs at least one agent type (e.g. --consumers developer,qa_expert)"
-                .into(),
-        ));
-    }
-    consumers.sort();
-    let summary = redact(&clean_summary(&new.summary)?);
-    let file = redact(&clean_path(&new.file)?);
-    let mut redacted = summary.kinds.clone();
-    redacted.extend(file.kinds.iter().copied());
-    redacted.sort_unstable();
-    redacted.dedup();
+/// A package checked and redacted, ready to store.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    session: String,
+    group: Option<String>,
+    kind: PackageType,
+    /// The path as given (cleaned), before redaction: the file to check.
+    file: String,
+    stored_file: String,
+    producer: String,
+    consumers: Vec<String>,
+    priority: Priority,
+    summary: String,
+    supersedes: Option<i64>,
+    redacted: Vec<&'static str>,
+}
 
-    let tx = store
-        .conn
-        .transaction_with_behavior(TransactionBehavior::Immediate)?;
-    tx.execute(
-        "INSERT OR IGNORE INTO sessions (id, created) VALUES (?1, ?2)",
-        params![session, now],
-    )?;
-    if let Some(old) = new.supersedes {
-        let owner: Option<String> = tx
-            .query_row(
-                "SELECT session_id FROM packages WHERE id = ?1",
-                [old],
-                |r| r.get(0),
-            )
-            .optional()?;
-        if owner.as_deref() != Some(session.as_str()) {
-            return Err(SessionError::NotFound(format!(
-                "--supersedes {old}: no such package in session {session} (see `brief session package list`)"
-            )));
+impl Prepared {
+    /// Checks names, the path and the summary, and redacts secrets from the text stored.
+    pub fn new(new: &NewPackage) -> Result<Prepared, SessionError> {
+        let session = id_text("session", &new.session)?;
+        let group = new.group.as_deref().map(group_name).transpose()?;
+        let producer = agent_name(&new.producer)?;
+        let mut consumers = Vec::new();
+        for c in &new.consumers {
+            let c = agent_name(c)?;
+            if !consumers.contains(&c) {
+                consumers.push(c);
+            }
         }
-    }
-    tx.execute(
-        "INSERT INTO packages (session_id, group_id, type, file_path, producer, priority, summary, created, supersedes)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-        params![
+        if consumers.is_empty() {
+            return Err(SessionError::Usage(
+                "--consumers needs at least one agent type (e.g. --consumers developer,qa_expert)"
+                    .into(),
+            ));
+        }
+        consumers.sort();
+        let summary: Redacted = redact(check_summary(&new.summary)?);
+        let file = clean_path(&new.file)?;
+        let stored_file = redact(&file);
+        let mut redacted = summary.kinds.clone();
+        redacted.extend(stored_file.kinds.iter().copied());
+        redacted.sort_unstable();
+        redacted.dedup();
+        Ok(Prepared {
             session,
             group,
-            new.kind.as_str(),
-            file.text,
+            kind: new.kind,
+            file,
+            stored_file: stored_file.text,
             producer,
-            new.priority.as_str(),
-            summary.text,
-            now,
-            new.supersedes
-        ],
-    )?;
-    let id = tx.last_insert_rowid();
-    {
-        let mut stmt =
-            tx.prepare_cached("INSERT INTO consumers (package_id, agent) VALUES (?1, ?2)")?;
-        for c in &consumers {
-            stmt.execute(params![id, c])?;
-        }
+            consumers,
+            priority: new.priority,
+            summary: summary.text,
+            supersedes: new.supersedes,
+            redacted,
+        })
     }
-    tx.commit()?;
-    Ok(Added {
-        id,
-        session,
-        consumers,
-        redacted,
-    })
+
+    /// The package's file, relative to the project root.
+    pub fn file(&self) -> &str {
+        &self.file
+    }
+
+    /// Stores the package (creating its session on first use) in one transaction.
+    pub fn store(&self, store: &mut Store, now: i64) -> Result<Added, SessionError> {
+        let row = PackageRow {
+            session: &self.session,
+            group: self.group.as_deref(),
+            kind: self.kind.as_str(),
+            file: &self.stored_file,
+            producer: &self.producer,
+            priority: self.priority.as_str(),
+            summary: &self.summary,
+            created: now,
+            supersedes: self.supersedes,
+            consumers: &self.consumers,
+        };
+        let Some(id) = store.backend().insert_package(&row)? else {
+            return Err(SessionError::NotFound(format!(
+                "--supersedes {}: no such package in session {} (see `brief session package list`)",
+                self.supersedes.unwrap_or_default(),
+                self.session
+            )));
+        };
+        Ok(Added {
+            id,
+            session: self.session.clone(),
+            consumers: self.consumers.clone(),
+            redacted: self.redacted.clone(),
+        })
+    }
+}
+
+/// Refuses a package file that is not a regular file beneath the project root: a package
+/// points other agents at a file, so the file must be there to read.
+pub fn check_file(root: &Path, file: &str) -> Result<(), SessionError> {
+    let usage = |why: &str| SessionError::Usage(format!("--file `{file}` {why}"));
+    let guard = Root::open(root).map_err(|e| {
+        SessionError::Usage(format!(
+            "cannot open the project folder {}: {e}",
+            root.display()
+        ))
+    })?;
+    match guard.kind(&root.join(file)) {
+        Ok(EntryKind::File) => Ok(()),
+        Ok(_) | Err(OpenError::NotRegular(_)) => Err(usage(
+            "is not a regular file: a package names the file that holds its detail",
+        )),
+        Err(OpenError::Outside | OpenError::Symlink) => Err(usage(
+            "leads outside the project (through a symbolic link): name a file inside it",
+        )),
+        Err(e) if e.is_missing() => Err(usage(
+            "does not exist beneath the project root: write the package's file first, then add the package",
+        )),
+        Err(OpenError::Io(e)) => Err(usage(&format!("cannot be read: {e}"))),
+    }
+}
+
+/// Adds a package (creating its session on first use) in one transaction.
+pub fn package_add(store: &mut Store, new: &NewPackage, now: i64) -> Result<Added, SessionError> {
+    Prepared::new(new)?.store(store, now)
 }
 
 /// The ranked packages of a session for an agent: not superseded, not yet consumed by that
 /// agent in this iteration, in the group or global.
 pub fn package_list(
-    store: &Store,
+    store: &mut Store,
     request: &ListRequest,
     config: &SessionConfig,
     now: i64,
@@ -234,48 +271,45 @@ pub fn package_list(
     }
     let iteration = request.iteration.unwrap_or(1);
     let min_weight = request.min_priority.map_or(0, |p| p.weight());
-    let mut stmt = store.conn.prepare_cached(
-        "SELECT p.id, p.priority, p.group_id, p.created,
-                EXISTS (SELECT 1 FROM consumers c WHERE c.package_id = p.id AND c.agent = ?2)
-         FROM packages p
-         WHERE p.session_id = ?1
-           AND (?3 IS NULL OR p.group_id = ?3 OR p.group_id IS NULL)
-           AND NOT EXISTS (SELECT 1 FROM packages s WHERE s.supersedes = p.id)
-           AND NOT EXISTS (SELECT 1 FROM consumptions k
-                           WHERE k.package_id = p.id AND k.agent = ?2 AND k.iteration = ?4)",
-    )?;
-    let rows = stmt.query_map(params![session, agent, group, iteration], |r| {
-        Ok((
-            r.get::<_, i64>(0)?,
-            r.get::<_, String>(1)?,
-            r.get::<_, Option<String>>(2)?,
-            r.get::<_, i64>(3)?,
-            r.get::<_, bool>(4)?,
-        ))
-    })?;
-    let mut candidates = Vec::new();
+    let query = CandidateQuery {
+        session: &session,
+        agent: &agent,
+        group: group.as_deref(),
+        iteration,
+    };
+    let rows = store.backend().candidates(&query)?;
+    let mut candidates = Vec::with_capacity(rows.len());
     for row in rows {
-        let (id, priority, group_id, created, designated) = row?;
         // The CHECK constraint keeps priorities valid; a foreign value ranks lowest.
-        let priority = priority.parse().unwrap_or(Priority::Low);
+        let priority = row.priority.parse().unwrap_or(Priority::Low);
         if priority.weight() < min_weight {
             continue;
         }
         candidates.push(Candidate {
-            id,
+            id: row.id,
             priority,
-            group: group_id,
-            created,
-            designated,
+            group: row.group,
+            created: row.created,
+            designated: row.designated,
         });
     }
     let total = candidates.len();
-    let ranked = rank(candidates, group.as_deref(), now);
-    let mut packages = Vec::with_capacity(limit.min(total));
-    for (candidate, score) in ranked.into_iter().take(limit) {
-        let mut p = load(store, candidate.id)?;
-        p.score = (score * 10_000.0).round() / 10_000.0;
-        packages.push(p);
+    let consumed = if total == 0 {
+        store.backend().consumed(&query)?
+    } else {
+        0
+    };
+    let ranked: Vec<(Candidate, f64)> = rank(candidates, group.as_deref(), now)
+        .into_iter()
+        .take(limit)
+        .collect();
+    let ids: Vec<i64> = ranked.iter().map(|(c, _)| c.id).collect();
+    // A package pruned since the candidates were read is left out (the backend skips it).
+    let mut packages = store.backend().packages(&ids)?;
+    for p in &mut packages {
+        if let Some((_, score)) = ranked.iter().find(|(c, _)| c.id == p.id) {
+            p.score = (score * 10_000.0).round() / 10_000.0;
+        }
     }
     Ok(Listing {
         session,
@@ -285,38 +319,9 @@ pub fn package_list(
         total_available: total,
         overflow: total - packages.len(),
         packages,
+        iteration,
+        consumed,
     })
-}
-
-/// One package with its consumers.
-fn load(store: &Store, id: i64) -> Result<Package, SessionError> {
-    let mut p = store.conn.prepare_cached(
-        "SELECT id, session_id, group_id, type, file_path, producer, priority, summary, created, supersedes
-         FROM packages WHERE id = ?1",
-    )?
-    .query_row([id], |r| {
-        Ok(Package {
-            id: r.get(0)?,
-            session: r.get(1)?,
-            group: r.get(2)?,
-            kind: r.get(3)?,
-            file_path: r.get(4)?,
-            producer: r.get(5)?,
-            priority: r.get(6)?,
-            summary: r.get(7)?,
-            created: r.get(8)?,
-            supersedes: r.get(9)?,
-            consumers: Vec::new(),
-            score: 0.0,
-        })
-    })?;
-    let mut stmt = store
-        .conn
-        .prepare_cached("SELECT agent FROM consumers WHERE package_id = ?1 ORDER BY agent")?;
-    p.consumers = stmt
-        .query_map([id], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
-    Ok(p)
 }
 
 /// Records that `agent` consumed package `id` in an iteration (idempotent).
@@ -331,45 +336,31 @@ pub fn package_consume(
     if iteration < 0 {
         return Err(SessionError::Usage("--iteration must be 0 or more".into()));
     }
-    let tx = store
-        .conn
-        .transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let owner: Option<String> = tx
-        .query_row(
-            "SELECT session_id FROM packages WHERE id = ?1",
-            [request.id],
-            |r| r.get(0),
-        )
-        .optional()?;
-    if owner.as_deref() != Some(session.as_str()) {
+    let row = ConsumptionRow {
+        session: &session,
+        agent: &agent,
+        package: request.id,
+        iteration,
+        at: now,
+    };
+    let Some(done) = store.backend().consume(&row)? else {
         return Err(SessionError::NotFound(format!(
             "no package {} in session {session} (see `brief session package list --session {session} --agent {agent}`)",
             request.id
         )));
-    }
-    let designated: bool = tx.query_row(
-        "SELECT EXISTS (SELECT 1 FROM consumers WHERE package_id = ?1 AND agent = ?2)",
-        params![request.id, agent],
-        |r| r.get(0),
-    )?;
-    let inserted = tx.execute(
-        "INSERT OR IGNORE INTO consumptions (package_id, agent, iteration, consumed_at) VALUES (?1, ?2, ?3, ?4)",
-        params![request.id, agent, iteration, now],
-    )?;
-    tx.commit()?;
+    };
     Ok(Consumed {
         id: request.id,
         agent,
         iteration,
-        newly: inserted == 1,
-        designated,
+        newly: done.newly,
+        designated: done.designated,
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Mode;
 
     pub(crate) fn pkg(
         session: &str,
@@ -393,12 +384,14 @@ mod tests {
 
     #[test]
     fn add_list_consume_supersede() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut store = Store::open(dir.path(), Mode::Create).unwrap();
+        crate::testing::each_store(add_list_consume_supersede_on);
+    }
+
+    fn add_list_consume_supersede_on(store: &mut Store) {
         let cfg = SessionConfig::default();
         let now = 1_760_000_000;
         let a = package_add(
-            &mut store,
+            store,
             &pkg(
                 "s1",
                 Some("group_a"),
@@ -410,7 +403,7 @@ mod tests {
         )
         .unwrap();
         let b = package_add(
-            &mut store,
+            store,
             &pkg(
                 "s1",
                 None,
@@ -422,7 +415,7 @@ mod tests {
         )
         .unwrap();
         let c = package_add(
-            &mut store,
+            store,
             &pkg(
                 "s1",
                 Some("group_b"),
@@ -439,7 +432,7 @@ mod tests {
             group: Some("group_a".into()),
             ..Default::default()
         };
-        let l = package_list(&store, &req, &cfg, now).unwrap();
+        let l = package_list(store, &req, &cfg, now).unwrap();
         assert_eq!(
             l.packages.iter().map(|p| p.id).collect::<Vec<_>>(),
             [a.id, b.id]
@@ -451,12 +444,12 @@ mod tests {
             limit: Some(1),
             ..req.clone()
         };
-        let l = package_list(&store, &all, &cfg, now).unwrap();
+        let l = package_list(store, &all, &cfg, now).unwrap();
         assert_eq!(l.packages[0].id, c.id);
         assert_eq!((l.total_available, l.overflow), (3, 2));
         // Consumed in iteration 1: gone for iteration 1, back for iteration 2.
         let done = package_consume(
-            &mut store,
+            store,
             &ConsumeRequest {
                 session: "s1".into(),
                 agent: "developer".into(),
@@ -468,7 +461,7 @@ mod tests {
         .unwrap();
         assert!(done.newly && done.designated);
         let again = package_consume(
-            &mut store,
+            store,
             &ConsumeRequest {
                 session: "s1".into(),
                 agent: "developer".into(),
@@ -479,10 +472,10 @@ mod tests {
         )
         .unwrap();
         assert!(!again.newly);
-        let l = package_list(&store, &req, &cfg, now).unwrap();
+        let l = package_list(store, &req, &cfg, now).unwrap();
         assert_eq!(l.packages.iter().map(|p| p.id).collect::<Vec<_>>(), [b.id]);
         let l = package_list(
-            &store,
+            store,
             &ListRequest {
                 iteration: Some(2),
                 ..req.clone()
@@ -495,12 +488,12 @@ mod tests {
         // Superseded packages drop out.
         let mut newer = pkg("s1", None, Priority::Low, &["developer"], "API style v2");
         newer.supersedes = Some(b.id);
-        let d = package_add(&mut store, &newer, now).unwrap();
-        let l = package_list(&store, &req, &cfg, now).unwrap();
+        let d = package_add(store, &newer, now).unwrap();
+        let l = package_list(store, &req, &cfg, now).unwrap();
         assert_eq!(l.packages.iter().map(|p| p.id).collect::<Vec<_>>(), [d.id]);
         // Unknown ids are "not found"; bad input is usage.
         let err = package_consume(
-            &mut store,
+            store,
             &ConsumeRequest {
                 session: "s2".into(),
                 agent: "developer".into(),
@@ -513,25 +506,26 @@ mod tests {
         assert_eq!(err.exit_code(), 1);
         let mut bad = pkg("s1", None, Priority::Low, &["developer"], "x");
         bad.file = "/etc/passwd".into();
-        assert_eq!(
-            package_add(&mut store, &bad, now).unwrap_err().exit_code(),
-            2
-        );
+        assert_eq!(package_add(store, &bad, now).unwrap_err().exit_code(), 2);
     }
 
     #[test]
     fn secrets_are_redacted_before_storing() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut store = Store::open(dir.path(), Mode::Create).unwrap();
-        let added = package_add(&mut store, &pkg("s1", None, Priority::High, &["developer"], "Staging DB at postgres://notes:Pa55word@db.staging:5432/notes, key AKIAIOSFODNN7EXAMPLE"), 0).unwrap();
-        assert_eq!(added.redacted, vec!["aws-key", "connection-credentials"]);
-        let stored: String = store
-            .conn
-            .query_row("SELECT summary FROM packages", [], |r| r.get(0))
-            .unwrap();
-        assert!(
-            !stored.contains("Pa55word") && !stored.contains("AKIA"),
-            "{stored}"
-        );
+        let stores = crate::testing::Stores::new();
+        for (_, mut store) in stores.open() {
+            let added = package_add(&mut store, &pkg("s1", None, Priority::High, &["developer"], "Staging DB at postgres://notes:Pa55word@db.staging:5432/notes, key AKIAIOSFODNN7EXAMPLE"), 0).unwrap();
+            assert_eq!(added.redacted, vec!["aws-key", "connection-credentials"]);
+            let rows = store
+                .backend()
+                .read_rows(crate::store::Table::Packages, None, 10)
+                .unwrap();
+            let crate::store::Value::Text(stored) = &rows[0][7] else {
+                panic!("{rows:?}")
+            };
+            assert!(
+                !stored.contains("Pa55word") && !stored.contains("AKIA"),
+                "{stored}"
+            );
+        }
     }
 }

@@ -4,17 +4,19 @@
 //! hundredths so thresholds such as "above 0.7" are exact. A pattern unseen for its TTL
 //! (90 days) expires: it stops matching and `prune` deletes it.
 
-use rusqlite::{params, OptionalExtension, Row, TransactionBehavior};
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 use super::redact::redact;
 use super::signature::{hash, normalize};
+use super::similar;
+use super::store::{Adjusted, PatternRow, Recording};
+pub use super::stored::{Pattern, Pruned, DEFAULT_TTL_DAYS};
 use super::{id_text, SessionError, Store};
 
 /// Confidence of a new pattern, in hundredths.
 pub const INITIAL_CONFIDENCE: i64 = 50;
-/// Days a pattern lives after it was last seen.
-pub const DEFAULT_TTL_DAYS: i64 = 90;
 /// Confidence (hundredths) a pattern must exceed to be offered unasked in a zone document.
 pub const INJECT_ABOVE: i64 = 70;
 
@@ -25,23 +27,6 @@ pub struct ErrorRecord {
     pub message: String,
     pub solution: String,
     pub lang: Option<String>,
-}
-
-/// A stored pattern.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Pattern {
-    pub project: String,
-    pub hash: String,
-    pub signature: String,
-    pub solution: String,
-    /// 0.0–1.0 in steps of 0.01.
-    pub confidence: f64,
-    pub occurrences: i64,
-    pub lang: Option<String>,
-    /// Unix seconds.
-    pub created: i64,
-    pub last_seen: i64,
-    pub ttl_days: i64,
 }
 
 /// The result of [`error_record`].
@@ -71,35 +56,6 @@ pub struct ErrorMatch {
     pub exact: bool,
     pub pattern: Pattern,
 }
-
-/// The result of [`prune`].
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct Pruned {
-    pub packages: usize,
-    pub sessions: usize,
-    pub error_patterns: usize,
-}
-
-const COLUMNS: &str =
-    "project, hash, signature, solution, confidence, occurrences, lang, created, last_seen, ttl_days";
-
-fn pattern(r: &Row<'_>) -> rusqlite::Result<Pattern> {
-    Ok(Pattern {
-        project: r.get(0)?,
-        hash: r.get(1)?,
-        signature: r.get(2)?,
-        solution: r.get(3)?,
-        confidence: r.get::<_, i64>(4)? as f64 / 100.0,
-        occurrences: r.get(5)?,
-        lang: r.get(6)?,
-        created: r.get(7)?,
-        last_seen: r.get(8)?,
-        ttl_days: r.get(9)?,
-    })
-}
-
-/// The SQL condition "not expired at ?now" for a pattern row.
-const ALIVE: &str = "last_seen + ttl_days * 86400 >= ?now";
 
 fn non_empty(what: &str, text: &str) -> Result<String, SessionError> {
     let t = text.trim();
@@ -131,49 +87,36 @@ pub fn error_record(
     redacted.dedup();
     let signature = normalize(&message);
     let h = hash(&signature);
-
-    let tx = store
-        .conn
-        .transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let existing: Option<(i64, String)> = tx
-        .query_row(
-            "SELECT id, solution FROM error_patterns WHERE project = ?1 AND hash = ?2",
-            params![project, h],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()?;
-    let operation = match existing {
-        Some((id, old)) => {
-            let reset = old != solution.text;
-            tx.execute(
-                "UPDATE error_patterns SET occurrences = occurrences + 1, last_seen = ?2,
-                   solution = ?3, lang = coalesce(?4, lang),
-                   confidence = CASE WHEN ?5 THEN ?6 ELSE confidence END
-                 WHERE id = ?1",
-                params![id, now, solution.text, lang, reset, INITIAL_CONFIDENCE],
-            )?;
-            "updated"
-        }
-        None => {
-            tx.execute(
-                "INSERT INTO error_patterns (project, hash, signature, solution, confidence, occurrences, lang, created, last_seen, ttl_days)
-                 VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?7, ?7, ?8)",
-                params![project, h, signature, solution.text, INITIAL_CONFIDENCE, lang, now, DEFAULT_TTL_DAYS],
-            )?;
-            "created"
-        }
+    let (terms, words) = similar::terms(&signature);
+    let row = PatternRow {
+        project: &project,
+        hash: &h,
+        signature: &signature,
+        solution: &solution.text,
+        lang: lang.as_deref(),
+        now,
+        terms: &terms,
+        words,
     };
-    let pattern = tx.query_row(
-        &format!("SELECT {COLUMNS} FROM error_patterns WHERE project = ?1 AND hash = ?2"),
-        params![project, h],
-        pattern,
-    )?;
-    tx.commit()?;
+    let (recording, pattern) = store.backend().record_pattern(&row, INITIAL_CONFIDENCE)?;
     Ok(Recorded {
-        operation,
+        operation: match recording {
+            Recording::Created => "created",
+            Recording::Updated => "updated",
+        },
         pattern,
         redacted,
     })
+}
+
+/// The confidence after feedback: +0.1 (at most 1.0) when the solution helped, −0.2 (at
+/// least 0.1) when it did not, in hundredths.
+fn step(previous: i64, helped: bool) -> i64 {
+    if helped {
+        (previous + 10).min(100)
+    } else {
+        (previous - 20).max(10)
+    }
 }
 
 /// Reports whether a pattern's solution helped: +0.1 (at most 1.0) or −0.2 (at least 0.1).
@@ -192,55 +135,34 @@ pub fn error_feedback(
             "--hash `{hash_or_prefix}` must be the pattern's hex hash (or at least its first 4 digits), as printed by `brief session error record` or `match`"
         )));
     }
-    let tx = store
-        .conn
-        .transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let found: Vec<(i64, String, i64)> = {
-        let mut stmt = tx.prepare_cached(
-            "SELECT id, hash, confidence FROM error_patterns
-             WHERE project = ?1 AND substr(hash, 1, length(?2)) = ?2 ORDER BY hash LIMIT 2",
-        )?;
-        let rows = stmt.query_map(params![project, wanted], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-        })?;
-        rows.collect::<Result<_, _>>()?
-    };
-    let (id, full, previous) = match found.as_slice() {
-        [one] => one.clone(),
-        [] => {
-            return Err(SessionError::NotFound(format!(
-                "no error pattern {wanted} in project {project} (see `brief session error match`)"
-            )))
-        }
-        _ => {
-            return Err(SessionError::Usage(format!(
-                "--hash {wanted} matches several patterns ({} and {}); give more digits",
-                found[0].1, found[1].1
-            )))
-        }
-    };
-    let next = if helped {
-        (previous + 10).min(100)
-    } else {
-        (previous - 20).max(10)
-    };
-    tx.execute(
-        "UPDATE error_patterns SET confidence = ?2, last_seen = ?3 WHERE id = ?1",
-        params![id, next, now],
-    )?;
-    tx.commit()?;
-    Ok(Feedback {
-        hash: full,
-        previous_confidence: previous as f64 / 100.0,
-        confidence: next as f64 / 100.0,
-        injectable: next > INJECT_ABOVE,
-    })
+    let adjusted = store
+        .backend()
+        .adjust_confidence(&project, &wanted, now, &|previous| step(previous, helped))?;
+    match adjusted {
+        Adjusted::Done {
+            hash,
+            previous,
+            next,
+        } => Ok(Feedback {
+            hash,
+            previous_confidence: previous as f64 / 100.0,
+            confidence: next as f64 / 100.0,
+            injectable: next > INJECT_ABOVE,
+        }),
+        Adjusted::NotFound => Err(SessionError::NotFound(format!(
+            "no error pattern {wanted} in project {project} (see `brief session error match`)"
+        ))),
+        Adjusted::Ambiguous(a, b) => Err(SessionError::Usage(format!(
+            "--hash {wanted} matches several patterns ({a} and {b}); give more digits"
+        ))),
+    }
 }
 
 /// The pattern whose signature equals `message`'s, or, when there is none, up to `limit`
-/// live patterns of the project whose signatures share the most words with it (FTS5, BM25).
+/// live patterns of the project whose signatures share the most telling words with it
+/// (BM25, see `similar`).
 pub fn error_match(
-    store: &Store,
+    store: &mut Store,
     project: &str,
     message: &str,
     limit: usize,
@@ -249,76 +171,61 @@ pub fn error_match(
     let project = id_text("project", project)?;
     let signature = normalize(&non_empty("--message", message)?);
     let h = hash(&signature);
-    let exact = store
-        .conn
-        .prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM error_patterns WHERE project = ?1 AND hash = ?2 AND {}",
-            ALIVE.replace("?now", "?3")
-        ))?
-        .query_row(params![project, h, now], pattern)
-        .optional()?;
-    if let Some(p) = exact {
+    if let Some(p) = store.backend().pattern_by_hash(&project, &h, now)? {
         return Ok(vec![ErrorMatch {
             exact: true,
             pattern: p,
         }]);
     }
-    let query = fts_query(&signature);
-    if query.is_empty() {
+    let terms = similar::query_terms(&signature);
+    if terms.is_empty() || limit == 0 {
         return Ok(Vec::new());
     }
-    let mut stmt = store.conn.prepare_cached(&format!(
-        "SELECT {} FROM error_search s JOIN error_patterns e ON e.id = s.rowid
-         WHERE error_search MATCH ?1 AND e.project = ?2 AND {}
-         ORDER BY bm25(error_search), e.confidence DESC, e.hash LIMIT ?4",
-        COLUMNS
-            .split(", ")
-            .map(|c| format!("e.{c}"))
-            .collect::<Vec<_>>()
-            .join(", "),
-        ALIVE
-            .replace("last_seen", "e.last_seen")
-            .replace("ttl_days", "e.ttl_days")
-            .replace("?now", "?3")
-    ))?;
-    let rows = stmt.query_map(params![query, project, now, limit as i64], pattern)?;
-    let mut out = Vec::new();
-    for p in rows {
-        out.push(ErrorMatch {
-            exact: false,
-            pattern: p?,
-        });
+    let postings = store
+        .backend()
+        .postings(&project, &terms, similar::COMMON)?;
+    // Per candidate pattern: (document frequency, count) of each word it shares.
+    let mut shared: BTreeMap<i64, Vec<(usize, i64)>> = BTreeMap::new();
+    for list in postings.iter().filter(|l| l.len() <= similar::COMMON) {
+        for &(id, tf) in list {
+            shared.entry(id).or_default().push((list.len(), tf));
+        }
     }
-    Ok(out)
-}
-
-/// The words of a signature as an FTS5 `OR` query (placeholders and short words left out).
-fn fts_query(signature: &str) -> String {
-    let mut words: Vec<String> = signature
-        .split(|c: char| !c.is_alphanumeric() && c != '_')
-        .filter(|w| w.chars().count() >= 3 && !matches!(*w, "path" | "hex"))
-        .map(|w| format!("\"{}\"", w.to_lowercase()))
+    let ids: Vec<i64> = shared.keys().copied().collect();
+    let mut scored: Vec<(i64, i64, String, i64)> = store
+        .backend()
+        .pattern_stats(&project, &ids, now)?
+        .into_iter()
+        .map(|s| {
+            let score = similar::score(&shared[&s.id], s.words);
+            (score, s.confidence, s.hash, s.id)
+        })
         .collect();
-    words.sort();
-    words.dedup();
-    words.join(" OR ")
+    // Best score, then higher confidence, then the smaller hash (unique in a project).
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+    scored.truncate(limit);
+    let best: Vec<i64> = scored.iter().map(|s| s.3).collect();
+    Ok(store
+        .backend()
+        .patterns(&best)?
+        .into_iter()
+        .map(|pattern| ErrorMatch {
+            exact: false,
+            pattern,
+        })
+        .collect())
 }
 
 /// Patterns for a zone document: live, confidence above 0.7, best first.
 pub fn injectable(
-    store: &Store,
+    store: &mut Store,
     project: Option<&str>,
     limit: usize,
     now: i64,
 ) -> Result<Vec<Pattern>, SessionError> {
-    let mut stmt = store.conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM error_patterns
-         WHERE (?1 IS NULL OR project = ?1) AND confidence > ?2 AND {}
-         ORDER BY confidence DESC, occurrences DESC, hash, project LIMIT ?4",
-        ALIVE.replace("?now", "?3")
-    ))?;
-    let rows = stmt.query_map(params![project, INJECT_ABOVE, now, limit as i64], pattern)?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    store
+        .backend()
+        .injectable(project, INJECT_ABOVE, limit, now)
 }
 
 /// Deletes packages created more than `days` days ago (with their consumer records),
@@ -331,35 +238,12 @@ pub fn prune(store: &mut Store, days: i64, now: i64) -> Result<Pruned, SessionEr
         ));
     }
     let cutoff = now.saturating_sub(days.saturating_mul(86_400));
-    let tx = store
-        .conn
-        .transaction_with_behavior(TransactionBehavior::Immediate)?;
-    // Newer packages that superseded a pruned one keep standing on their own.
-    let packages = tx.execute("DELETE FROM packages WHERE created < ?1", [cutoff])?;
-    let sessions = tx.execute(
-        "DELETE FROM sessions WHERE created < ?1
-           AND NOT EXISTS (SELECT 1 FROM packages p WHERE p.session_id = sessions.id)",
-        [cutoff],
-    )?;
-    let error_patterns = tx.execute(
-        &format!(
-            "DELETE FROM error_patterns WHERE last_seen < ?1 OR NOT ({})",
-            ALIVE.replace("?now", "?2")
-        ),
-        params![cutoff, now],
-    )?;
-    tx.commit()?;
-    Ok(Pruned {
-        packages,
-        sessions,
-        error_patterns,
-    })
+    store.backend().prune(cutoff, now)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Mode;
 
     const NOW: i64 = 1_760_000_000;
 
@@ -374,10 +258,12 @@ mod tests {
 
     #[test]
     fn record_upsert_feedback_and_threshold() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut store = Store::open(dir.path(), Mode::Create).unwrap();
+        crate::testing::each_store(record_upsert_feedback_and_threshold_on);
+    }
+
+    fn record_upsert_feedback_and_threshold_on(store: &mut Store) {
         let first = error_record(
-            &mut store,
+            store,
             &rec(
                 "notes",
                 "Cannot find module '@/utils' from /home/ana/notes/src/web/app.ts:3:1",
@@ -396,7 +282,7 @@ mod tests {
         );
         assert_eq!(first.pattern.lang.as_deref(), Some("typescript"));
         let again = error_record(
-            &mut store,
+            store,
             &rec(
                 "notes",
                 "Cannot find module '@/lib' from /srv/ci/src/web/sync.ts:40:9",
@@ -411,7 +297,7 @@ mod tests {
         // 0.5 → 0.6 → 0.7 (not above 0.7) → 0.8 → 0.9 → 1.0 → 1.0.
         let mut seen = Vec::new();
         for _ in 0..6 {
-            let f = error_feedback(&mut store, "notes", &h, true, NOW).unwrap();
+            let f = error_feedback(store, "notes", &h, true, NOW).unwrap();
             seen.push((f.confidence, f.injectable));
         }
         assert_eq!(
@@ -425,24 +311,22 @@ mod tests {
                 (1.0, true)
             ]
         );
-        assert_eq!(injectable(&store, Some("notes"), 3, NOW).unwrap().len(), 1);
+        assert_eq!(injectable(store, Some("notes"), 3, NOW).unwrap().len(), 1);
         // Down by 0.2 to a floor of 0.1; a prefix works.
         let mut down = Vec::new();
         for _ in 0..6 {
             down.push(
-                error_feedback(&mut store, "notes", &h[..6], false, NOW)
+                error_feedback(store, "notes", &h[..6], false, NOW)
                     .unwrap()
                     .confidence,
             );
         }
         assert_eq!(down, [0.8, 0.6, 0.4, 0.2, 0.1, 0.1]);
-        assert!(injectable(&store, Some("notes"), 3, NOW)
-            .unwrap()
-            .is_empty());
+        assert!(injectable(store, Some("notes"), 3, NOW).unwrap().is_empty());
         // A new solution resets the confidence.
-        error_feedback(&mut store, "notes", &h, true, NOW).unwrap();
+        error_feedback(store, "notes", &h, true, NOW).unwrap();
         let changed = error_record(
-            &mut store,
+            store,
             &rec(
                 "notes",
                 "Cannot find module '@/x' from a/b.ts:1:1",
@@ -457,19 +341,19 @@ mod tests {
         );
         // Unknown hashes and other projects are not found.
         assert_eq!(
-            error_feedback(&mut store, "notes", "ffffffff", true, NOW)
+            error_feedback(store, "notes", "ffffffff", true, NOW)
                 .unwrap_err()
                 .exit_code(),
             1
         );
         assert_eq!(
-            error_feedback(&mut store, "other", &h, true, NOW)
+            error_feedback(store, "other", &h, true, NOW)
                 .unwrap_err()
                 .exit_code(),
             1
         );
         assert_eq!(
-            error_feedback(&mut store, "notes", "zz", true, NOW)
+            error_feedback(store, "notes", "zz", true, NOW)
                 .unwrap_err()
                 .exit_code(),
             2
@@ -478,11 +362,13 @@ mod tests {
 
     #[test]
     fn match_exact_then_full_text_and_expiry() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut store = Store::open(dir.path(), Mode::Create).unwrap();
-        error_record(&mut store, &rec("notes", "sqlite3.OperationalError: database is locked at /app/src/search/indexer.py line 142", "Open the index with WAL and a busy timeout"), NOW).unwrap();
+        crate::testing::each_store(match_exact_then_full_text_and_expiry_on);
+    }
+
+    fn match_exact_then_full_text_and_expiry_on(store: &mut Store) {
+        error_record(store, &rec("notes", "sqlite3.OperationalError: database is locked at /app/src/search/indexer.py line 142", "Open the index with WAL and a busy timeout"), NOW).unwrap();
         error_record(
-            &mut store,
+            store,
             &rec(
                 "notes",
                 "TypeError: Cannot read properties of undefined (reading 'id')",
@@ -492,7 +378,7 @@ mod tests {
         )
         .unwrap();
         let exact = error_match(
-            &store,
+            store,
             "notes",
             "sqlite3.OperationalError: database is locked at /srv/x/indexer.py line 7",
             3,
@@ -501,7 +387,7 @@ mod tests {
         .unwrap();
         assert!(exact.len() == 1 && exact[0].exact);
         let near = error_match(
-            &store,
+            store,
             "notes",
             "OperationalError: database is locked while vacuuming",
             3,
@@ -510,11 +396,11 @@ mod tests {
         .unwrap();
         assert!(!near.is_empty() && !near[0].exact, "{near:?}");
         assert!(near[0].pattern.solution.contains("WAL"));
-        assert!(error_match(&store, "notes", "segmentation fault", 3, NOW)
+        assert!(error_match(store, "notes", "segmentation fault", 3, NOW)
             .unwrap()
             .is_empty());
         assert!(error_match(
-            &store,
+            store,
             "other",
             "TypeError: Cannot read properties of undefined (reading 'x')",
             3,
@@ -525,7 +411,7 @@ mod tests {
         // Expired after 90 idle days: no match; prune deletes it.
         let later = NOW + 91 * 86_400;
         assert!(error_match(
-            &store,
+            store,
             "notes",
             "TypeError: Cannot read properties of undefined (reading 'x')",
             3,
@@ -533,14 +419,16 @@ mod tests {
         )
         .unwrap()
         .is_empty());
-        let pruned = prune(&mut store, 365, later).unwrap();
+        let pruned = prune(store, 365, later).unwrap();
         assert_eq!(pruned.error_patterns, 2);
     }
 
     #[test]
     fn prune_by_age() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut store = Store::open(dir.path(), Mode::Create).unwrap();
+        crate::testing::each_store(prune_by_age_on);
+    }
+
+    fn prune_by_age_on(store: &mut Store) {
         use crate::packages::{package_add, NewPackage};
         use crate::{PackageType, Priority};
         let new = |session: &str| NewPackage {
@@ -554,9 +442,9 @@ mod tests {
             summary: "Ready for QA".into(),
             supersedes: None,
         };
-        package_add(&mut store, &new("old"), NOW - 40 * 86_400).unwrap();
-        package_add(&mut store, &new("new"), NOW - 86_400).unwrap();
-        let p = prune(&mut store, 30, NOW).unwrap();
+        package_add(store, &new("old"), NOW - 40 * 86_400).unwrap();
+        package_add(store, &new("new"), NOW - 86_400).unwrap();
+        let p = prune(store, 30, NOW).unwrap();
         assert_eq!(
             p,
             Pruned {
@@ -566,7 +454,7 @@ mod tests {
             }
         );
         assert_eq!(
-            prune(&mut store, 30, NOW).unwrap(),
+            prune(store, 30, NOW).unwrap(),
             Pruned {
                 packages: 0,
                 sessions: 0,

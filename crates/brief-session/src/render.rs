@@ -4,6 +4,7 @@
 
 use serde::Serialize;
 
+use super::migrate::Copied;
 use super::packages::{Added, Consumed, Listing, Package};
 use super::patterns::{ErrorMatch, Feedback, Pattern, Pruned, Recorded};
 use super::redact::redact_str;
@@ -119,10 +120,16 @@ pub fn listing(l: &Listing, format: Output, redact: bool) -> String {
             p.group.as_deref().unwrap_or("global"),
             format_args!(", {}", iso_utc(p.created)),
             p.score,
-            p.summary
+            indent(&p.summary, "    ")
         ));
     }
     out
+}
+
+/// `text` with every line after the first indented by `prefix`, so a summary of several
+/// lines stays under its package.
+pub(crate) fn indent(text: &str, prefix: &str) -> String {
+    text.replace('\n', &format!("\n{prefix}"))
 }
 
 /// `brief session package consume`.
@@ -236,5 +243,30 @@ pub fn pruned(p: &Pruned, format: Output) -> String {
             plural(p.sessions, "empty session", "empty sessions"),
             plural(p.error_patterns, "error pattern", "error patterns")
         ),
+    }
+}
+
+/// `brief session migrate`.
+pub fn migrated(c: &Copied, format: Output) -> String {
+    match format {
+        Output::Json => json(c),
+        Output::Text => {
+            let n = &c.counts;
+            format!(
+                "copied {} to {}: {}, {}, {}, {} and {} ({}); the counts of both match\n",
+                c.from,
+                c.to,
+                plural(n.sessions as usize, "session", "sessions"),
+                plural(n.packages as usize, "package", "packages"),
+                plural(
+                    n.consumers as usize,
+                    "designated consumer",
+                    "designated consumers"
+                ),
+                plural(n.consumptions as usize, "consumption", "consumptions"),
+                plural(n.error_patterns as usize, "error pattern", "error patterns"),
+                plural(n.error_terms as usize, "word posting", "word postings"),
+            )
+        }
     }
 }

@@ -67,7 +67,7 @@ fn filled(root: &Path) -> Store {
 
 fn listing(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
-    let store = filled(dir.path());
+    let mut store = filled(dir.path());
     let config = SessionConfig::default();
     let mut group = c.benchmark_group("session/list-10k");
     for (name, group_id, limit) in [
@@ -87,10 +87,12 @@ fn listing(c: &mut Criterion) {
             limit,
             ..ListRequest::default()
         };
-        let first = package_list(&store, &request, &config, NOW).unwrap();
+        let first = package_list(&mut store, &request, &config, NOW).unwrap();
         assert!(first.total_available > 0);
         group.bench_function(name, |b| {
-            b.iter(|| black_box(package_list(&store, black_box(&request), &config, NOW).unwrap()))
+            b.iter(|| {
+                black_box(package_list(&mut store, black_box(&request), &config, NOW).unwrap())
+            })
         });
     }
     group.finish();
@@ -139,9 +141,9 @@ fn concurrent_writes(c: &mut Criterion) {
                         }
                     });
                     total += start.elapsed();
-                    let store = Store::open(dir.path(), Mode::Existing).unwrap();
+                    let mut store = Store::open(dir.path(), Mode::Existing).unwrap();
                     let all = package_list(
-                        &store,
+                        &mut store,
                         &ListRequest {
                             session: "bench".into(),
                             agent: "developer".into(),

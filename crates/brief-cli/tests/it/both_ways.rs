@@ -115,6 +115,12 @@ fn run_cases(fixture: &str, prepare: fn(&Path), cases: Vec<Case>) {
 
 fn unchanged(_: &Path) {}
 
+/// Writes the file the session cases' package names (a package's file must exist).
+fn with_package_file(root: &Path) {
+    std::fs::create_dir_all(root.join("notes")).unwrap();
+    std::fs::write(root.join("notes/auth.md"), "# Token refresh\n").unwrap();
+}
+
 /// Breaks one spec's YAML frontmatter.
 fn break_a_spec(root: &Path) {
     let spec = root.join(".contextia/system/specs/SPEC-SYNC-001.md");
@@ -313,7 +319,7 @@ fn session_commands_give_the_same_bytes_both_ways() {
             ],
         ),
     ];
-    run_cases(NOTES, unchanged, cases);
+    run_cases(NOTES, with_package_file, cases);
 }
 
 #[test]

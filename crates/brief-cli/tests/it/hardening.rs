@@ -693,8 +693,13 @@ fn oversized_queries_are_refused_and_repeated_words_count_once() {
     assert_eq!(repeated, once);
 }
 
-/// `brief session package add` with a small research package, as an orchestrator runs it.
+/// `brief session package add` with a small research package, as an orchestrator runs it
+/// (after writing the package's file).
 fn add_package(root: &str) -> (i32, String, String) {
+    let file = Path::new(root).join("bazinga/artifacts/bazinga_20251009_085320/retry-policy.md");
+    if fs::create_dir_all(file.parent().unwrap()).is_ok() {
+        let _ = fs::write(&file, "# Retry policy\n");
+    }
     brief(&[
         "session",
         "package",

@@ -504,6 +504,9 @@ fn malformed_lines_get_json_rpc_errors_and_the_server_keeps_serving() {
 fn absurd_numbers_are_clamped_not_misread() {
     let dir = common::copy_fixture(EXAMPLE);
     let root = dir.path().to_str().unwrap();
+    // The file the session package names (a package's file must exist).
+    std::fs::create_dir_all(dir.path().join("notes")).unwrap();
+    std::fs::write(dir.path().join("notes/r.md"), "# Retries\n").unwrap();
     let mut server = Server::start(dir.path());
     // Every hit, as a limit larger than the project asks for.
     let (is_error, all) = server.call(2, "search", json!({"query": "payment", "limit": 100_000}));
@@ -989,6 +992,14 @@ fn session_tools_do_what_the_session_commands_do() {
     let now = "1795000000";
     let over_mcp = common::copy_fixture(EXAMPLE);
     let over_cli = common::copy_fixture(EXAMPLE);
+    // The files the packages name (a package's file must exist).
+    for copy in [&over_mcp, &over_cli] {
+        for file in ["research/retries.md", "handoff/qa.md"] {
+            let path = copy.path().join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "# Package\n").unwrap();
+        }
+    }
     let cli_root = over_cli.path().to_str().unwrap().to_string();
     let mut server = Server::start_with(over_mcp.path(), &[("BRIEF_NOW", now)]);
     let mut id = 10;

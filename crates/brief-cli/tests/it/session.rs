@@ -4,13 +4,89 @@
 //!
 //! Time is pinned with `BRIEF_NOW` (Unix seconds) so scores and stored timestamps are
 //! reproducible.
+//!
+//! The same tests run on both stores: as written on `.brief/sessions.db`, and again in
+//! `on_postgres` with `BRIEF_SESSION_URL` naming a fresh database on a real PostgreSQL server
+//! (`brief_session::testing`: `.ci/run` starts one; without PostgreSQL binaries that half is
+//! skipped with a loud message).
 
 use crate::common;
 
+use std::cell::RefCell;
 use std::path::Path;
 use std::process::{Command, Output};
 
+use brief_session::store::{Location, Mode, Table};
+use brief_session::testing;
+use brief_session::{SessionError, Store};
 use serde_json::Value;
+
+thread_local! {
+    /// The PostgreSQL database this thread's test runs on (`None`: the SQLite store).
+    static SESSION_URL: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// The database the current test runs on, if PostgreSQL.
+fn session_url() -> Option<String> {
+    SESSION_URL.with(|u| u.borrow().clone())
+}
+
+/// `brief` pointed at the current test's store, at time `now`.
+fn brief_command(now: i64) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_brief"));
+    c.env("BRIEF_NOW", now.to_string()).env("NO_COLOR", "1");
+    match session_url() {
+        Some(url) => c.env("BRIEF_SESSION_URL", url),
+        None => c.env_remove("BRIEF_SESSION_URL"),
+    };
+    c
+}
+
+/// Runs `test` with every session command on a fresh PostgreSQL database.
+fn on_postgres(test: fn()) {
+    let Some(server) = testing::server() else {
+        return;
+    };
+    let database = testing::Database::create(server);
+    SESSION_URL.with(|u| *u.borrow_mut() = Some(database.url.clone()));
+    let outcome = std::panic::catch_unwind(test);
+    SESSION_URL.with(|u| *u.borrow_mut() = None);
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
+}
+
+/// Whether the current test's store exists (the file, or brief's tables in the database).
+fn store_exists(dir: &Path) -> bool {
+    match session_url() {
+        Some(url) => match Store::connect(&Location::named(&url).unwrap(), Mode::Read) {
+            Ok(_) => true,
+            Err(SessionError::Missing(_)) => false,
+            Err(e) => panic!("{e}"),
+        },
+        None => dir.join(".brief/sessions.db").is_file(),
+    }
+}
+
+/// Everything the current test's store holds, as bytes to search for leaks: the SQLite
+/// file and its log, or every row of the database.
+fn stored_bytes(dir: &Path) -> Vec<u8> {
+    match session_url() {
+        Some(url) => {
+            let mut store = Store::connect(&Location::named(&url).unwrap(), Mode::Read).unwrap();
+            let mut out = Vec::new();
+            for table in Table::ALL {
+                out.extend(format!("{:?}", testing::rows(&mut store, table)).into_bytes());
+            }
+            out
+        }
+        None => {
+            let mut bytes = std::fs::read(dir.join(".brief/sessions.db")).unwrap();
+            bytes.extend(std::fs::read(dir.join(".brief/sessions.db-wal")).unwrap_or_default());
+            bytes
+        }
+    }
+}
 
 const NOTES_EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/notes-app");
 /// 2025-10-09T08:53:20Z.
@@ -18,10 +94,8 @@ const NOW: i64 = 1_760_000_000;
 const DAY: i64 = 86_400;
 
 fn brief_at(now: i64, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_brief"))
+    brief_command(now)
         .args(args)
-        .env("BRIEF_NOW", now.to_string())
-        .env("NO_COLOR", "1")
         .output()
         .expect("failed to start the brief binary")
 }
@@ -78,8 +152,18 @@ struct Pkg<'a> {
     summary: &'a str,
 }
 
+/// Writes a package's file (a package must name a file that exists beneath the root).
+fn touch(root: &str, file: &str) {
+    let path = Path::new(root).join(file);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    if !path.exists() {
+        std::fs::write(&path, "# Package\n").unwrap();
+    }
+}
+
 #[track_caller]
 fn add_at(root: &str, now: i64, p: &Pkg<'_>) -> i64 {
+    touch(root, p.file);
     let mut args = vec![
         "session",
         "package",
@@ -211,7 +295,7 @@ fn package_add_list_and_consume() {
     let r = root(&dir);
     let ids_added = seed(r);
     assert_eq!(ids_added, [1, 2, 3, 4, 5]);
-    assert!(dir.path().join(".brief/sessions.db").is_file());
+    assert!(store_exists(dir.path()));
 
     let text = ok(&[
         "session",
@@ -542,6 +626,7 @@ fn ranking_order_limits_overflow_and_supersedes() {
     ]);
     assert_eq!(ids(&v), [6, 7]);
     // A superseding package hides the one it replaces.
+    touch(r, "sync-v2.md");
     let out = ok(&[
         "session",
         "package",
@@ -871,6 +956,7 @@ const LEAKS: &[&str] = &[
 fn every_redaction_pattern_on_store_and_render() {
     let dir = project();
     let r = root(&dir);
+    touch(r, "notes/env.md");
     for (i, (secret, marker)) in SECRETS.iter().enumerate() {
         let session = format!("redact-{i}");
         let (code, _, err) = run_at(
@@ -932,16 +1018,27 @@ fn every_redaction_pattern_on_store_and_render() {
     for leak in LEAKS {
         assert!(!out.contains(leak), "{leak} leaked: {out}");
     }
-    let bytes = std::fs::read(dir.path().join(".brief/sessions.db")).unwrap();
-    let wal = std::fs::read(dir.path().join(".brief/sessions.db-wal")).unwrap_or_default();
+    let bytes = stored_bytes(dir.path());
     for leak in LEAKS {
         let hit = |b: &[u8]| b.windows(leak.len()).any(|w| w == leak.as_bytes());
-        assert!(!hit(&bytes) && !hit(&wal), "{leak} reached the store");
+        assert!(!hit(&bytes), "{leak} reached the store");
     }
 }
 
 /// Inserts a raw row as another tool (or an older version) might have, bypassing redaction.
 fn insert_raw(root: &Path, session: &str, summary: &str) {
+    if let Some(url) = session_url() {
+        testing::execute(
+            &url,
+            &format!(
+                "INSERT INTO brief.sessions (id, created) VALUES ('{session}', {NOW}) ON CONFLICT DO NOTHING;
+                 WITH p AS (INSERT INTO brief.packages (session_id, type, file_path, producer, priority, summary, created)
+                     VALUES ('{session}', 'research', 'raw.md', 'developer', 'critical', '{summary}', {NOW}) RETURNING id)
+                 INSERT INTO brief.consumers (package_id, agent) SELECT id, 'developer' FROM p;"
+            ),
+        );
+        return;
+    }
     let conn = rusqlite::Connection::open(root.join(".brief/sessions.db")).unwrap();
     conn.busy_timeout(std::time::Duration::from_secs(10))
         .unwrap();
@@ -1375,6 +1472,7 @@ fn a_missing_or_corrupt_store_still_yields_the_graph_context() {
         "never rewritten"
     );
     // Writers refuse it with exit 2 and a message saying what to do.
+    touch(r, "a.md");
     let (code, _, err) = run_at(
         NOW,
         &add_args(r, "qa_expert", &["--type", "research", "--file", "a.md"]),
@@ -1527,9 +1625,12 @@ fn concurrent_writers_lose_nothing() {
     const PROCESSES: usize = 12;
     const ROUNDS: usize = 3;
     for round in 0..ROUNDS {
+        for i in 0..PROCESSES {
+            touch(&r, &format!("notes/{round}-{i}.md"));
+        }
         let children: Vec<_> = (0..PROCESSES)
             .map(|i| {
-                Command::new(env!("CARGO_BIN_EXE_brief"))
+                brief_command(NOW)
                     .args([
                         "session",
                         "package",
@@ -1605,10 +1706,9 @@ fn without_a_store_reads_find_nothing_and_the_first_write_creates_it() {
     // A plain folder: no brief sources, no store. Session commands run from inside it.
     let dir = tempfile::tempdir().unwrap();
     let here = |args: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_brief"))
+        let out = brief_command(NOW)
             .args(args)
             .current_dir(dir.path())
-            .env("BRIEF_NOW", NOW.to_string())
             .output()
             .unwrap();
         (
@@ -1674,6 +1774,7 @@ fn without_a_store_reads_find_nothing_and_the_first_write_creates_it() {
         !dir.path().join(".brief").exists(),
         "readers never create the store"
     );
+    touch(dir.path().to_str().unwrap(), "handoff.md");
     let (code, out, err) = here(&[
         "session",
         "package",
@@ -1699,7 +1800,7 @@ fn without_a_store_reads_find_nothing_and_the_first_write_creates_it() {
         ),
         "{err}"
     );
-    assert!(dir.path().join(".brief/sessions.db").is_file());
+    assert!(store_exists(dir.path()));
     let (code, out, _) = here(&[
         "session",
         "package",
@@ -1711,4 +1812,1412 @@ fn without_a_store_reads_find_nothing_and_the_first_write_creates_it() {
     ]);
     assert_eq!(code, 0);
     assert!(out.contains("#1 [MEDIUM] handoff handoff.md"), "{out}");
+}
+
+/// Runs `brief session error record` for `message` in project `notes`.
+#[track_caller]
+fn record(root: &str, message: &str, solution: &str) {
+    ok(&[
+        "session",
+        "error",
+        "record",
+        "--root",
+        root,
+        "--project",
+        "notes",
+        "--message",
+        message,
+        "--solution",
+        solution,
+    ]);
+}
+
+/// A store damaged past its first page (a b-tree page overwritten) is refused by writers and
+/// readers alike, with advice, and left byte for byte as it was.
+#[test]
+fn a_store_damaged_inside_is_refused_for_writes_with_advice() {
+    let dir = project();
+    let r = root(&dir);
+    seed(r);
+    for i in 0..20 {
+        record(
+            r,
+            &format!(
+                "TypeError: cannot read properties of undefined (reading 'field{i}') in module{i}"
+            ),
+            &format!("Guard field {i} before reading it"),
+        );
+    }
+    let path = dir.path().join(".brief/sessions.db");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let page = u16::from_be_bytes([bytes[16], bytes[17]]) as usize;
+    assert!(bytes.len() >= 4 * page, "{} bytes", bytes.len());
+    // Every page but the first two (header and schema) holds garbage from the middle on.
+    for start in (2 * page..bytes.len()).step_by(page) {
+        for b in &mut bytes[start + page / 2..start + page] {
+            *b = 0xA5;
+        }
+    }
+    std::fs::write(&path, &bytes).unwrap();
+    let write = add_args(
+        r,
+        "qa_expert",
+        &["--type", "research", "--file", "README.md"],
+    );
+    let feedback = [
+        "session",
+        "error",
+        "feedback",
+        "--root",
+        r,
+        "--project",
+        "notes",
+        "--hash",
+        "abcd",
+        "--helped",
+    ];
+    let list = [
+        "session",
+        "package",
+        "list",
+        "--root",
+        r,
+        "--session",
+        S,
+        "--agent",
+        "developer",
+    ];
+    let matching = [
+        "session",
+        "error",
+        "match",
+        "--root",
+        r,
+        "--project",
+        "notes",
+        "--message",
+        "TypeError: cannot read properties of null (reading 'x') in module7",
+    ];
+    let prune = ["session", "prune", "--root", r, "--older-than", "0"];
+    for args in [&write[..], &feedback, &list, &matching, &prune] {
+        let (code, _, err) = run_at(NOW, args);
+        assert_eq!(code, 2, "{args:?} exited {code}: {err}");
+        assert!(
+            err.contains("is damaged") && err.contains("move it aside"),
+            "{args:?}: {err}"
+        );
+    }
+    assert_eq!(std::fs::read(&path).unwrap(), bytes, "never written into");
+}
+
+/// A store of one byte (or any file that is not SQLite's) is refused, never replaced by a
+/// new store.
+#[test]
+fn a_one_byte_store_is_not_replaced() {
+    let dir = project();
+    let r = root(&dir);
+    std::fs::create_dir_all(dir.path().join(".brief")).unwrap();
+    let path = dir.path().join(".brief/sessions.db");
+    for junk in [&b"x"[..], b"SQLite format 3", b"\0\0\0\0\0\0\0\0"] {
+        std::fs::write(&path, junk).unwrap();
+        let (code, _, err) = run_at(
+            NOW,
+            &add_args(
+                r,
+                "qa_expert",
+                &["--type", "research", "--file", "README.md"],
+            ),
+        );
+        assert_eq!(code, 2, "{junk:?}: {err}");
+        assert!(err.contains("move it aside"), "{junk:?}: {err}");
+        assert_eq!(std::fs::read(&path).unwrap(), junk, "the file was replaced");
+    }
+}
+
+/// Summaries are stored and returned byte for byte: newlines, tabs and runs of spaces kept.
+#[test]
+fn summaries_keep_their_whitespace() {
+    let dir = project();
+    let r = root(&dir);
+    let summary = "Two findings:\n\t- replay  is not idempotent\n\t- the cursor   goes stale\n\nSee the file.";
+    let id = add_at(
+        r,
+        NOW,
+        &Pkg {
+            session: S,
+            group: None,
+            kind: "research",
+            file: "README.md",
+            producer: "developer",
+            consumers: "qa_expert",
+            priority: "high",
+            summary,
+        },
+    );
+    let v = json(&[
+        "session",
+        "package",
+        "list",
+        "--root",
+        r,
+        "--session",
+        S,
+        "--agent",
+        "qa_expert",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(v["packages"][0]["id"], id);
+    assert_eq!(v["packages"][0]["summary"].as_str(), Some(summary));
+    // The text listing keeps every line under the package, indented.
+    let text = ok(&[
+        "session",
+        "package",
+        "list",
+        "--root",
+        r,
+        "--session",
+        S,
+        "--agent",
+        "qa_expert",
+    ]);
+    assert!(
+        text.ends_with("    Two findings:\n    \t- replay  is not idempotent\n    \t- the cursor   goes stale\n    \n    See the file.\n"),
+        "{text}"
+    );
+    // Only whitespace is still an empty summary.
+    let (code, _, err) = run_at(
+        NOW,
+        &[
+            "session",
+            "package",
+            "add",
+            "--root",
+            r,
+            "--session",
+            S,
+            "--type",
+            "research",
+            "--file",
+            "README.md",
+            "--producer",
+            "developer",
+            "--consumers",
+            "qa_expert",
+            "--summary",
+            " \n\t ",
+        ],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--summary is empty"), "{err}");
+}
+
+/// `--file` names a regular file that exists beneath the root.
+#[test]
+fn package_files_must_exist_beneath_the_root() {
+    let dir = project();
+    let r = root(&dir);
+    std::fs::create_dir_all(dir.path().join("notes/folder")).unwrap();
+    for (file, says) in [
+        ("notes/missing.md", "does not exist"),
+        ("notes/folder", "is not a regular file"),
+    ] {
+        let (code, _, err) = run_at(
+            NOW,
+            &add_args(r, "qa_expert", &["--type", "research", "--file", file]),
+        );
+        assert_eq!(code, 2, "{file}: {err}");
+        assert!(err.contains(says), "{file}: {err}");
+        assert!(err.contains(file), "{file}: {err}");
+    }
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink("/etc/hostname", dir.path().join("notes/out.md")).unwrap();
+        let (code, _, err) = run_at(
+            NOW,
+            &add_args(
+                r,
+                "qa_expert",
+                &["--type", "research", "--file", "notes/out.md"],
+            ),
+        );
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("outside the project"), "{err}");
+    }
+    assert!(
+        !store_exists(dir.path()),
+        "a refused package creates no store"
+    );
+}
+
+/// Once the agent consumed every package in this iteration, the zone document says so (not
+/// that there are none yet).
+#[test]
+fn after_consuming_everything_the_zone_document_says_so() {
+    let dir = project();
+    let r = root(&dir);
+    seed(r);
+    for id in ["1", "2", "3", "4", "5"] {
+        ok(&[
+            "session",
+            "package",
+            "consume",
+            "--root",
+            r,
+            "--session",
+            S,
+            "--agent",
+            "developer",
+            "--id",
+            id,
+        ]);
+    }
+    let doc = ok(&[
+        "context",
+        "--root",
+        r,
+        "--session",
+        S,
+        "--agent",
+        "developer",
+    ]);
+    assert!(!doc.contains("No context packages"), "{doc}");
+    assert!(
+        doc.contains("All 5 packages for developer were consumed in iteration 1"),
+        "{doc}"
+    );
+    let (code, _, err) = run_at(
+        NOW,
+        &[
+            "session",
+            "package",
+            "list",
+            "--root",
+            r,
+            "--session",
+            S,
+            "--agent",
+            "developer",
+        ],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("no packages left for developer in session bazinga_20251009_085320: all 5 packages were consumed in iteration 1 (`--iteration 2` lists them again)"),
+        "{err}"
+    );
+}
+
+/// The tests above that hold for any store, run again on PostgreSQL.
+mod on_postgres {
+    macro_rules! again {
+        ($($name:ident),* $(,)?) => {
+            $( #[test] fn $name() { super::on_postgres(super::$name); } )*
+        };
+    }
+    again!(
+        package_add_list_and_consume,
+        ranking_order_limits_overflow_and_supersedes,
+        error_record_normalizes_and_confidence_moves,
+        prune_removes_old_packages,
+        every_redaction_pattern_on_store_and_render,
+        output_redaction_and_no_redact,
+        each_zone_boundary_and_what_each_zone_holds,
+        zone_documents_are_exact_and_the_graph_part_is_byte_identical,
+        models_windows_and_help,
+        concurrent_writers_lose_nothing,
+        without_a_store_reads_find_nothing_and_the_first_write_creates_it,
+        summaries_keep_their_whitespace,
+        package_files_must_exist_beneath_the_root,
+        after_consuming_everything_the_zone_document_says_so,
+    );
+}
+
+/// One step of the script both stores run: a command line at a time (`--root` is added).
+struct Step(i64, Vec<&'static str>);
+
+/// Every session command and tool, in an order that exercises each path: nothing stored,
+/// adds, ranking, consumption, supersession, error patterns created, counted, reset,
+/// stepped, matched exactly, by similarity and not at all, every zone, pruning.
+fn script() -> Vec<Step> {
+    let list = |extra: &[&'static str]| {
+        let mut v = vec![
+            "session",
+            "package",
+            "list",
+            "--session",
+            S,
+            "--agent",
+            "developer",
+        ];
+        v.extend_from_slice(extra);
+        Step(NOW, v)
+    };
+    let zone = |window: &'static str, used: &'static str, extra: &[&'static str]| {
+        let mut v = vec![
+            "context",
+            "--session",
+            S,
+            "--agent",
+            "developer",
+            "--group",
+            "group_a",
+            "--window",
+            window,
+            "--used-tokens",
+            used,
+            "--project",
+            "notes",
+        ];
+        v.extend_from_slice(extra);
+        Step(NOW, v)
+    };
+    let record = |now: i64, message: &'static str, solution: &'static str| {
+        Step(
+            now,
+            vec![
+                "session",
+                "error",
+                "record",
+                "--project",
+                "notes",
+                "--lang",
+                "python",
+                "--message",
+                message,
+                "--solution",
+                solution,
+                "--format",
+                "json",
+            ],
+        )
+    };
+    let feedback = |hash: &'static str, verdict: &'static str| {
+        Step(
+            NOW,
+            vec![
+                "session",
+                "error",
+                "feedback",
+                "--project",
+                "notes",
+                "--hash",
+                hash,
+                verdict,
+            ],
+        )
+    };
+    let matching = |message: &'static str, extra: &[&'static str]| {
+        let mut v = vec![
+            "session",
+            "error",
+            "match",
+            "--project",
+            "notes",
+            "--message",
+            message,
+        ];
+        v.extend_from_slice(extra);
+        Step(NOW, v)
+    };
+    let mut steps = vec![
+        list(&[]),
+        matching("database is locked", &[]),
+        Step(NOW, vec!["session", "prune", "--older-than", "1"]),
+        zone("200000", "1000", &[]),
+    ];
+    // Seeded packages come first (added by `seed`); then supersession and consumption.
+    steps.extend([
+        list(&["--group", "group_a"]),
+        list(&["--format", "json", "--limit", "2"]),
+        list(&["--iteration", "2", "--no-redact"]),
+        list(&["--limit", "0"]),
+        Step(
+            NOW,
+            vec![
+                "session", "package", "add", "--session", S, "--type", "decisions", "--file",
+                "sync-v2.md", "--producer", "tech_lead", "--consumers", "developer,qa_expert",
+                "--priority", "critical", "--supersedes", "2", "--summary",
+                "Writes go through the op queue v2;\n\tsee  DEC-SYNC-002. token=ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A",
+                "--format", "json",
+            ],
+        ),
+        Step(
+            NOW,
+            vec![
+                "session", "package", "add", "--session", S, "--type", "research", "--file",
+                "sync-v2.md", "--producer", "tech_lead", "--consumers", "developer",
+                "--supersedes", "99", "--summary", "x",
+            ],
+        ),
+        Step(
+            NOW,
+            vec!["session", "package", "consume", "--session", S, "--agent", "developer", "--id", "1"],
+        ),
+        Step(
+            NOW,
+            vec!["session", "package", "consume", "--session", S, "--agent", "developer", "--id", "1"],
+        ),
+        Step(
+            NOW,
+            vec![
+                "session", "package", "consume", "--session", S, "--agent", "tech_lead", "--id",
+                "3", "--iteration", "0", "--format", "json",
+            ],
+        ),
+        Step(
+            NOW,
+            vec!["session", "package", "consume", "--session", S, "--agent", "developer", "--id", "42"],
+        ),
+        list(&["--group", "group_a", "--format", "json"]),
+        record(NOW - 10 * DAY, "sqlite3.OperationalError: database is locked at /srv/app/search/indexer.py line 142", "Open the index with WAL and a busy timeout"),
+        record(NOW - 9 * DAY, "sqlite3.OperationalError: database is locked at /home/ana/notes/search/indexer.py line 7", "Open the index with WAL and a busy timeout"),
+        record(NOW - 8 * DAY, "TypeError: Cannot read properties of undefined (reading 'id') at src/web/note.ts:12:5", "Guard the optional note before reading id"),
+        record(NOW - 7 * DAY, "TypeError: Cannot read properties of null (reading 'cursor') at src/web/tabs.ts:40:2", "Reset the tab cursor on visibility change"),
+        record(NOW - 6 * DAY, "ECONNREFUSED 127.0.0.1:5432 while syncing notes", "Start the database before the sync worker"),
+        record(NOW - 5 * DAY, "TypeError: Cannot read properties of undefined (reading 'id') at src/web/list.ts:3:1", "Check the note exists first"),
+        feedback("89ab", "--helped"),
+        Step(NOW, vec!["session", "error", "match", "--project", "notes", "--message", "database is locked", "--format", "json"]),
+    ]);
+    steps
+}
+
+/// Runs the script on the current store: every step's (what, exit code, stdout, stderr),
+/// with the project's folder and the store's name written the same way on both.
+fn run_script(dir: &tempfile::TempDir) -> Vec<(String, i32, String, String)> {
+    let r = root(dir);
+    let shown = match session_url() {
+        Some(url) => Location::named(&url).unwrap().shown(),
+        None => dir.path().join(".brief/sessions.db").display().to_string(),
+    };
+    let same = |s: String| s.replace(&shown, "<store>").replace(r, "<root>");
+    let mut out = Vec::new();
+    let mut steps = script().into_iter();
+    // Before anything is stored.
+    for step in steps.by_ref().take(4) {
+        out.push(run_step(r, step, &same));
+    }
+    seed(r);
+    touch(r, "sync-v2.md");
+    for step in steps {
+        out.push(run_step(r, step, &same));
+    }
+    // Hashes are the same on both stores: feedback and match by the hashes stored.
+    let v = json(&[
+        "session",
+        "error",
+        "match",
+        "--root",
+        r,
+        "--project",
+        "notes",
+        "--message",
+        "TypeError: Cannot read properties of undefined (reading 'x') at a.ts:1:1",
+        "--format",
+        "json",
+    ]);
+    let hash = v[0]["pattern"]["hash"].as_str().unwrap().to_string();
+    for args in [
+        vec![
+            "session",
+            "error",
+            "feedback",
+            "--project",
+            "notes",
+            "--hash",
+            &hash,
+            "--helped",
+        ],
+        vec![
+            "session",
+            "error",
+            "feedback",
+            "--project",
+            "notes",
+            "--hash",
+            &hash,
+            "--helped",
+            "--format",
+            "json",
+        ],
+        vec![
+            "session",
+            "error",
+            "feedback",
+            "--project",
+            "notes",
+            "--hash",
+            &hash[..5],
+            "--did-not-help",
+        ],
+        vec![
+            "session",
+            "error",
+            "feedback",
+            "--project",
+            "notes",
+            "--hash",
+            &hash,
+            "--helped",
+        ],
+        vec![
+            "session",
+            "error",
+            "feedback",
+            "--project",
+            "notes",
+            "--hash",
+            &hash,
+            "--helped",
+        ],
+        vec![
+            "session",
+            "error",
+            "feedback",
+            "--project",
+            "notes",
+            "--hash",
+            &hash,
+            "--helped",
+        ],
+        vec![
+            "session",
+            "error",
+            "match",
+            "--project",
+            "notes",
+            "--message",
+            "TypeError: Cannot read properties of undefined (reading 'y') at b.ts:9:9",
+        ],
+        vec![
+            "session",
+            "error",
+            "match",
+            "--project",
+            "notes",
+            "--message",
+            "Cannot read properties while syncing the database",
+            "--limit",
+            "5",
+        ],
+        vec![
+            "session",
+            "error",
+            "match",
+            "--project",
+            "notes",
+            "--message",
+            "segmentation fault",
+        ],
+        vec![
+            "session",
+            "error",
+            "match",
+            "--project",
+            "other",
+            "--message",
+            "database is locked",
+        ],
+    ] {
+        let args: Vec<&str> = args.into_iter().collect();
+        out.push(cli_step(r, NOW, &args, &same));
+    }
+    for (window, used, extra) in [
+        (
+            "200000",
+            "1000",
+            &["--task", "TASK-002", "--budget", "2500"][..],
+        ),
+        (
+            "200000",
+            "1000",
+            &["--task", "TASK-002", "--format", "json"][..],
+        ),
+        ("200000", "1000", &["--format", "text"][..]),
+        ("10000", "6500", &["--task", "TASK-002"][..]),
+        ("10000", "7000", &[][..]),
+        ("10000", "7500", &[][..]),
+        ("10000", "8200", &[][..]),
+        ("200000", "1000", &["--iteration", "2", "--no-redact"][..]),
+    ] {
+        let mut args = vec![
+            "context",
+            "--session",
+            S,
+            "--agent",
+            "developer",
+            "--group",
+            "group_a",
+            "--window",
+            window,
+            "--used-tokens",
+            used,
+            "--project",
+            "notes",
+        ];
+        args.extend_from_slice(extra);
+        out.push(cli_step(r, NOW, &args, &same));
+    }
+    #[cfg(feature = "mcp")]
+    out.extend(run_tools(dir, &same));
+    for days in ["3", "0"] {
+        out.push(cli_step(
+            r,
+            NOW,
+            &["session", "prune", "--older-than", days, "--format", "json"],
+            &same,
+        ));
+        out.push(cli_step(
+            r,
+            NOW + 200 * DAY,
+            &["session", "prune", "--older-than", days],
+            &same,
+        ));
+    }
+    out.push(cli_step(
+        r,
+        NOW,
+        &[
+            "session",
+            "package",
+            "list",
+            "--session",
+            S,
+            "--agent",
+            "developer",
+        ],
+        &same,
+    ));
+    out
+}
+
+fn run_step(r: &str, step: Step, same: &dyn Fn(String) -> String) -> (String, i32, String, String) {
+    cli_step(r, step.0, &step.1, same)
+}
+
+fn cli_step(
+    r: &str,
+    now: i64,
+    args: &[&str],
+    same: &dyn Fn(String) -> String,
+) -> (String, i32, String, String) {
+    let mut full = args.to_vec();
+    full.extend(["--root", r]);
+    let (code, stdout, stderr) = run_at(now, &full);
+    (args.join(" "), code, same(stdout), same(stderr))
+}
+
+/// The session tools through `brief serve` on the current store.
+#[cfg(feature = "mcp")]
+fn run_tools(
+    dir: &tempfile::TempDir,
+    same: &dyn Fn(String) -> String,
+) -> Vec<(String, i32, String, String)> {
+    use serde_json::json;
+    let url = session_url();
+    let now = NOW.to_string();
+    let mut env = vec![("BRIEF_NOW", now.as_str())];
+    if let Some(url) = &url {
+        env.push(("BRIEF_SESSION_URL", url.as_str()));
+    }
+    touch(root(dir), "handoff/qa.md");
+    let mut server = crate::mcp::Server::start_with(dir.path(), &env);
+    let calls = [
+        (
+            "session_package_add",
+            json!({"session": S, "type": "handoff", "file": "handoff/qa.md", "producer": "developer",
+            "consumers": ["qa_expert"], "priority": "critical", "summary": "Ready for QA:\n  three tabs", "format": "json"}),
+        ),
+        (
+            "session_package_add",
+            json!({"session": S, "type": "handoff", "file": "handoff/missing.md", "producer": "developer",
+            "consumers": ["qa_expert"], "summary": "x"}),
+        ),
+        (
+            "session_package_list",
+            json!({"session": S, "agent": "qa_expert", "format": "json"}),
+        ),
+        (
+            "session_package_list",
+            json!({"session": S, "agent": "qa_expert", "group": "group_a", "limit": 2}),
+        ),
+        (
+            "session_package_consume",
+            json!({"session": S, "agent": "qa_expert", "id": 7}),
+        ),
+        (
+            "session_package_consume",
+            json!({"session": S, "agent": "qa_expert", "id": 7, "format": "json"}),
+        ),
+        (
+            "session_error_record",
+            json!({"project": "notes", "message": "KeyError: 'note_id' in sync/merge.py line 88", "solution": "Default the id", "lang": "python"}),
+        ),
+        (
+            "session_error_feedback",
+            json!({"project": "notes", "hash": "0000", "helped": true}),
+        ),
+        (
+            "session_error_match",
+            json!({"project": "notes", "message": "KeyError: 'other' in sync/merge.py line 3"}),
+        ),
+        (
+            "session_error_match",
+            json!({"project": "notes", "message": "merge KeyError", "format": "json", "limit": 2}),
+        ),
+        (
+            "context",
+            json!({"target": "TASK-002", "session": S, "agent": "qa_expert", "window": 200000, "used_tokens": 1000}),
+        ),
+    ];
+    calls
+        .into_iter()
+        .enumerate()
+        .map(|(n, (tool, arguments))| {
+            let (failed, blocks) = server.call_blocks(500 + n as u64, tool, &arguments);
+            (
+                format!("{tool} {arguments}"),
+                i32::from(failed),
+                same(blocks.join("\n---\n")),
+                String::new(),
+            )
+        })
+        .collect()
+}
+
+/// Every session command and tool on the SQLite store and on PostgreSQL: the same bytes.
+#[test]
+fn both_stores_print_the_same_bytes() {
+    let Some(server) = testing::server() else {
+        return;
+    };
+    let sqlite = run_script(&project());
+    let database = testing::Database::create(server);
+    SESSION_URL.with(|u| *u.borrow_mut() = Some(database.url.clone()));
+    let postgres = std::panic::catch_unwind(|| run_script(&project()));
+    SESSION_URL.with(|u| *u.borrow_mut() = None);
+    let postgres = postgres.unwrap_or_else(|p| std::panic::resume_unwind(p));
+    assert_eq!(sqlite.len(), postgres.len());
+    let mut exits = Vec::new();
+    for (a, b) in sqlite.iter().zip(&postgres) {
+        assert_eq!(a, b, "the stores differ on `{}`", a.0);
+        exits.push(a.1);
+    }
+    // The script reaches successes and failures alike.
+    assert!(
+        exits.contains(&0) && exits.contains(&1) && exits.contains(&2),
+        "{exits:?}"
+    );
+}
+
+/// The words that tell the stress tests' error patterns apart.
+const PATTERN_WORDS: [&str; 8] = [
+    "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel",
+];
+
+/// What one writer's acknowledged writes were.
+#[derive(Default)]
+struct Acknowledged {
+    /// (package id, summary) of each package added.
+    packages: Vec<(i64, String)>,
+    /// Consumptions that were new.
+    consumptions: usize,
+    /// Records per pattern.
+    records: [i64; 8],
+    /// (helped, not) feedback per pattern.
+    feedback: [(i64, i64); 8],
+}
+
+/// Feedback each pattern may still take so that no order of them hits the 0.1 or 1.0
+/// bound (five helped and two not at most: 0.5 + 0.5 = 1.0, 0.5 − 0.4 = 0.1), which makes
+/// the final confidence exact whatever the interleaving.
+struct FeedbackBudget(std::sync::Mutex<[(i64, i64); 8]>);
+
+impl FeedbackBudget {
+    fn take(&self, pattern: usize, helped: bool) -> bool {
+        let mut left = self.0.lock().unwrap();
+        let slot = if helped {
+            &mut left[pattern].0
+        } else {
+            &mut left[pattern].1
+        };
+        if *slot == 0 {
+            return false;
+        }
+        *slot -= 1;
+        true
+    }
+}
+
+/// One writer: `writes` mixed commands against its copy of the project.
+fn writer(w: usize, root: &str, writes: usize, budget: &FeedbackBudget) -> Acknowledged {
+    let mut ack = Acknowledged::default();
+    for k in 0..writes {
+        let pattern = (w + k) % 8;
+        let message = format!(
+            "KeyError: missing field {} in the sync merge",
+            PATTERN_WORDS[pattern]
+        );
+        let helped = !(w + k).is_multiple_of(3);
+        let last = ack.packages.last().map(|p| p.0);
+        match (k % 4, last) {
+            (1, Some(id)) => {
+                let id = id.to_string();
+                let iteration = (w % 3).to_string();
+                let out = run_at(
+                    NOW,
+                    &[
+                        "session",
+                        "package",
+                        "consume",
+                        "--root",
+                        root,
+                        "--session",
+                        "stress",
+                        "--agent",
+                        "qa_expert",
+                        "--id",
+                        &id,
+                        "--iteration",
+                        &iteration,
+                        "--format",
+                        "json",
+                    ],
+                );
+                assert_eq!(out.0, 0, "{}", out.2);
+                let v: Value = serde_json::from_str(&out.1).unwrap();
+                ack.consumptions += usize::from(v["newly"] == true);
+            }
+            (2, _) => {
+                ok(&[
+                    "session",
+                    "error",
+                    "record",
+                    "--root",
+                    root,
+                    "--project",
+                    "stress",
+                    "--message",
+                    &message,
+                    "--solution",
+                    PATTERN_WORDS[pattern],
+                ]);
+                ack.records[pattern] += 1;
+            }
+            (3, _) if budget.take(pattern, helped) => {
+                let hash = hash_of(&message);
+                let verdict = if helped { "--helped" } else { "--did-not-help" };
+                let (code, _, err) = run_at(
+                    NOW,
+                    &[
+                        "session",
+                        "error",
+                        "feedback",
+                        "--root",
+                        root,
+                        "--project",
+                        "stress",
+                        "--hash",
+                        &hash,
+                        verdict,
+                    ],
+                );
+                match code {
+                    0 if helped => ack.feedback[pattern].0 += 1,
+                    0 => ack.feedback[pattern].1 += 1,
+                    // Not recorded yet by anyone: nothing was written.
+                    1 => assert!(err.contains("no error pattern"), "{err}"),
+                    _ => panic!("feedback failed: {err}"),
+                }
+            }
+            _ => {
+                let file = format!("stress/{w}-{k}.md");
+                touch(root, &file);
+                let summary = format!("writer {w} write {k}");
+                let out = ok(&[
+                    "session",
+                    "package",
+                    "add",
+                    "--root",
+                    root,
+                    "--session",
+                    "stress",
+                    "--type",
+                    "research",
+                    "--file",
+                    &file,
+                    "--producer",
+                    "developer",
+                    "--consumers",
+                    "qa_expert",
+                    "--summary",
+                    &summary,
+                    "--format",
+                    "json",
+                ]);
+                let v: Value = serde_json::from_str(&out).unwrap();
+                ack.packages.push((v["id"].as_i64().unwrap(), summary));
+            }
+        }
+    }
+    ack
+}
+
+/// The hash `brief session error record` gives a message (read from a dry match).
+fn hash_of(message: &str) -> String {
+    use std::sync::OnceLock;
+    static HASHES: OnceLock<std::sync::Mutex<std::collections::HashMap<String, String>>> =
+        OnceLock::new();
+    let map = HASHES.get_or_init(Default::default);
+    if let Some(h) = map.lock().unwrap().get(message) {
+        return h.clone();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path().to_str().unwrap();
+    let saved = session_url();
+    SESSION_URL.with(|u| *u.borrow_mut() = None);
+    let out = ok(&[
+        "session",
+        "error",
+        "record",
+        "--root",
+        r,
+        "--project",
+        "p",
+        "--message",
+        message,
+        "--solution",
+        "x",
+        "--format",
+        "json",
+    ]);
+    SESSION_URL.with(|u| *u.borrow_mut() = saved);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let h = v["pattern"]["hash"].as_str().unwrap().to_string();
+    map.lock().unwrap().insert(message.to_string(), h.clone());
+    h
+}
+
+/// 16 writers × `BRIEF_STRESS_WRITES` mixed writes (default 8; the acceptance figure in
+/// BENCHMARKS.md is 200) from two copies of the project against one PostgreSQL database:
+/// every acknowledged package present with its text, consumptions, occurrences and
+/// confidences exactly as the acknowledged operations imply.
+#[test]
+fn many_writers_on_two_copies_lose_nothing() {
+    let Some(server) = testing::server() else {
+        return;
+    };
+    const WRITERS: usize = 16;
+    let writes: usize = std::env::var("BRIEF_STRESS_WRITES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(8);
+    let database = testing::Database::create(server);
+    let copies = [project(), project()];
+    let budget = FeedbackBudget(std::sync::Mutex::new([(5, 2); 8]));
+    for m in PATTERN_WORDS {
+        hash_of(&format!("KeyError: missing field {m} in the sync merge"));
+    }
+    let url = database.url.clone();
+    let acks: Vec<Acknowledged> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..WRITERS)
+            .map(|w| {
+                let (root, budget, url) = (root(&copies[w % 2]), &budget, url.clone());
+                scope.spawn(move || {
+                    SESSION_URL.with(|u| *u.borrow_mut() = Some(url));
+                    writer(w, root, writes, budget)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    SESSION_URL.with(|u| *u.borrow_mut() = Some(database.url.clone()));
+    let outcome = std::panic::catch_unwind(|| check_stress(&copies, &acks));
+    SESSION_URL.with(|u| *u.borrow_mut() = None);
+    outcome.unwrap_or_else(|p| std::panic::resume_unwind(p));
+}
+
+/// Checks what [`many_writers_on_two_copies_lose_nothing`] acknowledged against the store,
+/// read through both copies.
+fn check_stress(copies: &[tempfile::TempDir; 2], acks: &[Acknowledged]) {
+    let added: Vec<&(i64, String)> = acks.iter().flat_map(|a| &a.packages).collect();
+    eprintln!(
+        "{} writers acknowledged {} package adds, {} new consumptions, {} error records, {} feedback",
+        acks.len(),
+        added.len(),
+        acks.iter().map(|a| a.consumptions).sum::<usize>(),
+        acks.iter().flat_map(|a| a.records).sum::<i64>(),
+        acks.iter().flat_map(|a| a.feedback).map(|(h, n)| h + n).sum::<i64>()
+    );
+    for copy in copies {
+        let v = json(&[
+            "session",
+            "package",
+            "list",
+            "--root",
+            root(copy),
+            "--session",
+            "stress",
+            "--agent",
+            "developer",
+            "--limit",
+            "100000",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(v["total_available"].as_u64(), Some(added.len() as u64));
+        let stored: std::collections::HashMap<i64, String> = v["packages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                (
+                    p["id"].as_i64().unwrap(),
+                    p["summary"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        for (id, summary) in &added {
+            assert_eq!(stored.get(id), Some(summary), "package {id}");
+        }
+    }
+    let mut store = Store::connect(
+        &Location::named(&session_url().unwrap()).unwrap(),
+        Mode::Read,
+    )
+    .unwrap();
+    let consumptions = testing::rows(&mut store, Table::Consumptions).len();
+    assert_eq!(
+        consumptions,
+        acks.iter().map(|a| a.consumptions).sum::<usize>()
+    );
+    for (p, word) in PATTERN_WORDS.iter().enumerate() {
+        let records: i64 = acks.iter().map(|a| a.records[p]).sum();
+        let helped: i64 = acks.iter().map(|a| a.feedback[p].0).sum();
+        let not: i64 = acks.iter().map(|a| a.feedback[p].1).sum();
+        let (code, out, _) = run_at(
+            NOW,
+            &[
+                "session",
+                "error",
+                "match",
+                "--root",
+                root(&copies[p % 2]),
+                "--project",
+                "stress",
+                "--message",
+                &format!("KeyError: missing field {word} in the sync merge"),
+                "--format",
+                "json",
+            ],
+        );
+        if records == 0 {
+            assert_eq!(code, 1, "{out}");
+            continue;
+        }
+        let v: Value = serde_json::from_str(&out).unwrap();
+        let pattern = &v[0]["pattern"];
+        assert_eq!(v[0]["exact"], true);
+        assert_eq!(pattern["occurrences"].as_i64(), Some(records), "{word}");
+        let expected = (50 + 10 * helped - 20 * not) as f64 / 100.0;
+        assert_eq!(
+            pattern["confidence"].as_f64(),
+            Some(expected),
+            "{word}: +{helped} −{not}"
+        );
+    }
+}
+
+/// Counts a finished writer when dropped.
+struct Finished<'a>(&'a std::sync::atomic::AtomicUsize);
+
+impl Drop for Finished<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// Writers killed with SIGKILL while a PostgreSQL server restarts as after a crash: every
+/// acknowledged package is there, and the next commands are right.
+#[cfg(unix)]
+#[test]
+fn killed_writers_and_a_server_restart_lose_nothing_acknowledged() {
+    use std::sync::{Arc, Mutex};
+    let Some(bin) = testing::Cluster::binaries() else {
+        return;
+    };
+    let cluster = testing::Cluster::start(&bin, testing::Durability::Durable);
+    let url = cluster.url();
+    let dir = project();
+    let r = root(&dir).to_string();
+    const WRITERS: usize = 6;
+    const EACH: usize = 12;
+    type Slot = Arc<Mutex<Option<std::process::Child>>>;
+    let slots: Vec<Slot> = (0..WRITERS).map(|_| Arc::new(Mutex::new(None))).collect();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let acked: Vec<Vec<(i64, String)>> = std::thread::scope(|scope| {
+        let writers: Vec<_> = slots
+            .iter()
+            .enumerate()
+            .map(|(w, slot)| {
+                let (r, url, done) = (&r, &url, &done);
+                scope.spawn(move || {
+                    // Counted done however the thread ends, so the killer loop stops.
+                    let _done = Finished(done);
+                    let mut acked = Vec::new();
+                    for k in 0..EACH {
+                        let file = format!("killed/{w}-{k}.md");
+                        touch(r, &file);
+                        let summary = format!("survivor {w}/{k}");
+                        let child = brief_command(NOW)
+                            .env("BRIEF_SESSION_URL", url)
+                            .args([
+                                "session",
+                                "package",
+                                "add",
+                                "--root",
+                                r,
+                                "--session",
+                                "crash",
+                                "--type",
+                                "handoff",
+                                "--file",
+                                &file,
+                                "--producer",
+                                "developer",
+                                "--consumers",
+                                "qa_expert",
+                                "--summary",
+                                &summary,
+                                "--format",
+                                "json",
+                            ])
+                            .stdout(std::process::Stdio::piped())
+                            .stderr(std::process::Stdio::piped())
+                            .spawn()
+                            .unwrap();
+                        *slot.lock().unwrap() = Some(child);
+                        let out = loop {
+                            let mut held = slot.lock().unwrap();
+                            let finished = held.as_mut().unwrap().try_wait().unwrap().is_some();
+                            if finished {
+                                break held.take().unwrap().wait_with_output().unwrap();
+                            }
+                            drop(held);
+                            std::thread::sleep(std::time::Duration::from_millis(5));
+                        };
+                        if out.status.success() {
+                            let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+                            acked.push((v["id"].as_i64().unwrap(), summary));
+                        } else if out.status.code().is_some() {
+                            // Not killed: the server was down when the command started
+                            // (refused at once: nothing written), or the error says what
+                            // became of the write.
+                            let err = String::from_utf8_lossy(&out.stderr);
+                            assert!(
+                                err.contains("cannot connect to the PostgreSQL server")
+                                    || err.contains("nothing was written")
+                                    || err.contains("may or may not"),
+                                "{err}"
+                            );
+                        }
+                    }
+                    acked
+                })
+            })
+            .collect();
+        // Kill a running writer now and then; restart the server as a crash would, once.
+        let mut killed = 0;
+        let mut restarted = false;
+        let mut tick = 0usize;
+        while done.load(std::sync::atomic::Ordering::SeqCst) < WRITERS {
+            std::thread::sleep(std::time::Duration::from_millis(40));
+            tick += 1;
+            if tick.is_multiple_of(3) {
+                if let Some(child) = slots[tick % WRITERS].lock().unwrap().as_mut() {
+                    if child.kill().is_ok() {
+                        killed += 1;
+                    }
+                }
+            }
+            if tick == 10 && !restarted {
+                cluster.restart_hard();
+                restarted = true;
+            }
+        }
+        assert!(
+            killed > 0 && restarted,
+            "killed {killed}, restarted {restarted}"
+        );
+        eprintln!("{killed} writers killed mid-command; the server restarted once");
+        writers.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    SESSION_URL.with(|u| *u.borrow_mut() = Some(url.clone()));
+    let check = std::panic::catch_unwind(|| {
+        let v = json(&[
+            "session",
+            "package",
+            "list",
+            "--root",
+            &r,
+            "--session",
+            "crash",
+            "--agent",
+            "qa_expert",
+            "--limit",
+            "100000",
+            "--format",
+            "json",
+        ]);
+        let stored: std::collections::HashMap<i64, String> = v["packages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                (
+                    p["id"].as_i64().unwrap(),
+                    p["summary"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        let all: Vec<&(i64, String)> = acked.iter().flatten().collect();
+        assert!(!all.is_empty());
+        eprintln!(
+            "{} of {} adds acknowledged, {} stored",
+            all.len(),
+            WRITERS * EACH,
+            stored.len()
+        );
+        for (id, summary) in &all {
+            assert_eq!(
+                stored.get(id),
+                Some(summary),
+                "acknowledged package {id} lost"
+            );
+        }
+        // The next command is right: one more package, one more in the list.
+        touch(&r, "after.md");
+        ok(&[
+            "session",
+            "package",
+            "add",
+            "--root",
+            &r,
+            "--session",
+            "crash",
+            "--type",
+            "handoff",
+            "--file",
+            "after.md",
+            "--producer",
+            "developer",
+            "--consumers",
+            "qa_expert",
+            "--summary",
+            "after the crash",
+        ]);
+        let again = json(&[
+            "session",
+            "package",
+            "list",
+            "--root",
+            &r,
+            "--session",
+            "crash",
+            "--agent",
+            "qa_expert",
+            "--limit",
+            "100000",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(
+            again["total_available"].as_u64(),
+            Some(stored.len() as u64 + 1)
+        );
+    });
+    SESSION_URL.with(|u| *u.borrow_mut() = None);
+    check.unwrap_or_else(|p| std::panic::resume_unwind(p));
+}
+
+/// brief.toml may name the server but never hold its password; a server that is down is
+/// named (without a password) and a session context still gives the graph part.
+#[test]
+fn postgres_urls_keep_passwords_out_and_a_down_server_degrades() {
+    let dir = project();
+    let r = root(&dir);
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let toml = dir.path().join("brief.toml");
+    let original = std::fs::read_to_string(&toml).unwrap_or_default();
+    std::fs::write(
+        &toml,
+        format!(
+            "{original}\n[session]\nurl = \"postgres://agent:hunter2@127.0.0.1:{port}/brief\"\n"
+        ),
+    )
+    .unwrap();
+    touch(r, "a.md");
+    let add = add_args(r, "qa_expert", &["--type", "research", "--file", "a.md"]);
+    let (code, _, err) = run_at(NOW, &add);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("holds a password") && err.contains("PGPASSWORD"),
+        "{err}"
+    );
+    assert!(!err.contains("hunter2"), "{err}");
+    // Without the password the URL is taken, and the server is down.
+    std::fs::write(
+        &toml,
+        format!("{original}\n[session]\nurl = \"postgres://agent@127.0.0.1:{port}/brief?connect_timeout=2\"\n"),
+    )
+    .unwrap();
+    let (code, _, err) = run_at(NOW, &add);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!(
+            "cannot connect to the PostgreSQL server at 127.0.0.1:{port}"
+        )),
+        "{err}"
+    );
+    // The environment wins over brief.toml and may hold the password; it is never printed.
+    let out = brief_command(NOW)
+        .env(
+            "BRIEF_SESSION_URL",
+            format!("postgres://agent:s3cr3tpw@127.0.0.1:{port}/brief?connect_timeout=2"),
+        )
+        .args([
+            "context",
+            "--root",
+            r,
+            "--session",
+            S,
+            "--agent",
+            "developer",
+            "--task",
+            "TASK-002",
+            "--budget",
+            "3000",
+        ])
+        .output()
+        .unwrap();
+    let (doc, err) = (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.starts_with("warning: session store unavailable"),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("127.0.0.1:{port}")) && !err.contains("s3cr3tpw"),
+        "{err}"
+    );
+    assert!(
+        doc.contains("Context packages unavailable") && doc.contains("# Context for TASK-002"),
+        "{doc}"
+    );
 }

@@ -138,7 +138,11 @@ async def exercise(session):
     expect(not empty.is_error, f"a search without hits is a tool error: {text_of(empty)}")
     expect("no match" in "".join(text_of(empty)), f"no note for an empty search: {text_of(empty)}")
 
-    # A session tool through the SDK: a package handed over, then listed for its consumer.
+    # A session tool through the SDK: a package handed over, then listed for its consumer
+    # (its file written first: a package names a file that exists).
+    os.makedirs(os.path.join(ROOT, "notes"), exist_ok=True)
+    with open(os.path.join(ROOT, "notes", "handoff.md"), "w") as handoff:
+        handoff.write("# Handoff\n")
     added = await session.call_tool("session_package_add", {
         "session": "sdk", "type": "handoff", "file": "notes/handoff.md", "producer": "developer",
         "consumers": ["qa_expert"], "priority": "high", "summary": "Retry path ready for QA"})

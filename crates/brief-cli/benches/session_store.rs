@@ -1,0 +1,363 @@
+//! The session store on both backends: latency and throughput of `package add`,
+//! `package list` and `error match`, as agents run them (one `brief` process per command,
+//! the release binary) and in process (the library call alone, one open store), on a store of
+//! `BRIEF_BENCH_PACKAGES` packages (default 10,000; in sessions of 1,000) and a tenth as many
+//! error patterns.
+//!
+//! `cargo bench -p brief-cli --bench session_store` (set `BRIEF_BENCH_PACKAGES=1000000` for
+//! the large store, `BRIEF_BENCH_RUNS` for the commands timed per figure). PostgreSQL is
+//! `BRIEF_TEST_POSTGRES_URL`, else a cluster started here (`brief_session::testing`).
+//! The SQLite store is filled through the library, one transaction per package as
+//! `package add` writes; the PostgreSQL one is a `brief session migrate` copy of it.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use brief_session::packages::{package_add, package_list, ListRequest, NewPackage};
+use brief_session::patterns::{error_match, error_record, ErrorRecord};
+use brief_session::store::{Location, Mode};
+use brief_session::testing::{self, Database};
+use brief_session::{PackageType, Priority, SessionConfig, Store};
+
+const NOW: i64 = 1_760_000_000;
+const PER_SESSION: usize = 1_000;
+const AGENTS: [&str; 4] = [
+    "developer",
+    "qa_expert",
+    "tech_lead",
+    "senior_software_engineer",
+];
+const WORDS: [&str; 16] = [
+    "database",
+    "locked",
+    "timeout",
+    "socket",
+    "refused",
+    "module",
+    "missing",
+    "undefined",
+    "property",
+    "cursor",
+    "stale",
+    "replay",
+    "merge",
+    "conflict",
+    "token",
+    "expired",
+];
+
+fn env_or(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn package(i: usize) -> NewPackage {
+    NewPackage {
+        session: format!("bench_{}", i / PER_SESSION),
+        group: (!i.is_multiple_of(10)).then(|| format!("group_{}", i % 12)),
+        kind: [
+            PackageType::Research,
+            PackageType::Failures,
+            PackageType::Handoff,
+        ][i % 3],
+        file: "notes/package.md".into(),
+        producer: AGENTS[i % 4].into(),
+        consumers: AGENTS[..1 + i % 3].iter().map(|s| s.to_string()).collect(),
+        priority: [
+            Priority::Low,
+            Priority::Medium,
+            Priority::High,
+            Priority::Critical,
+        ][i % 7 % 4],
+        summary: format!(
+            "Package {i}: replay of offline edits in group {} dedupes ops by (client_id, op_seq).",
+            i % 12
+        ),
+        supersedes: None,
+    }
+}
+
+/// An error message of five words drawn from a fixed list, and a number that keeps it apart.
+fn message(i: usize) -> String {
+    let w = |k: usize| WORDS[(i / 16usize.pow(k as u32)) % 16];
+    format!(
+        "E{i}: {} {} {} while {} the {} store",
+        w(0),
+        w(1),
+        w(2),
+        w(3),
+        w(4)
+    )
+}
+
+fn fill(root: &Path, packages: usize) -> Duration {
+    let started = Instant::now();
+    let mut store = Store::open(root, Mode::Create).unwrap();
+    for i in 0..packages {
+        package_add(&mut store, &package(i), NOW - (i % 30) as i64 * 86_400).unwrap();
+    }
+    for i in 0..packages / 10 {
+        let record = ErrorRecord {
+            project: "bench".into(),
+            message: message(i),
+            solution: format!("Solution {i}"),
+            lang: None,
+        };
+        error_record(&mut store, &record, NOW).unwrap();
+    }
+    started.elapsed()
+}
+
+struct Figures {
+    sorted: Vec<Duration>,
+}
+
+impl Figures {
+    fn of(mut times: Vec<Duration>) -> Figures {
+        times.sort();
+        Figures { sorted: times }
+    }
+
+    fn at(&self, p: f64) -> Duration {
+        self.sorted[((self.sorted.len() as f64 - 1.0) * p).round() as usize]
+    }
+
+    fn line(&self, what: &str) -> String {
+        format!(
+            "| {what} | {:.2} ms | {:.2} ms | {:.0}/s |",
+            self.at(0.5).as_secs_f64() * 1000.0,
+            self.at(0.95).as_secs_f64() * 1000.0,
+            1.0 / self.at(0.5).as_secs_f64()
+        )
+    }
+}
+
+/// `brief` with the session store of `url` (or SQLite), at the bench's clock.
+fn brief(root: &Path, url: Option<&str>) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_brief"));
+    c.env("BRIEF_NOW", NOW.to_string()).arg("--root").arg(root);
+    match url {
+        Some(u) => c.env("BRIEF_SESSION_URL", u),
+        None => c.env_remove("BRIEF_SESSION_URL"),
+    };
+    c
+}
+
+fn timed(mut command: Command) -> Duration {
+    let started = Instant::now();
+    let out = command.output().unwrap();
+    let elapsed = started.elapsed();
+    assert!(
+        out.status.code().is_some_and(|c| c <= 1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    elapsed
+}
+
+/// The three commands through the binary, `runs` times each.
+fn through_the_binary(root: &Path, url: Option<&str>, runs: usize, packages: usize) -> Vec<String> {
+    let sessions = (packages / PER_SESSION).max(1);
+    let add = (0..runs)
+        .map(|i| {
+            let mut c = brief(root, url);
+            c.args([
+                "session",
+                "package",
+                "add",
+                "--session",
+                &format!("bench_{}", i % sessions),
+                "--type",
+                "handoff",
+                "--file",
+                "notes/package.md",
+                "--producer",
+                "developer",
+                "--consumers",
+                "qa_expert",
+                "--summary",
+                "Added by the bench",
+            ]);
+            timed(c)
+        })
+        .collect();
+    let list = (0..runs)
+        .map(|i| {
+            let mut c = brief(root, url);
+            c.args([
+                "session",
+                "package",
+                "list",
+                "--session",
+                &format!("bench_{}", i % sessions),
+                "--agent",
+                "developer",
+                "--group",
+                "group_5",
+            ]);
+            timed(c)
+        })
+        .collect();
+    let matching = (0..runs)
+        .map(|i| {
+            let mut c = brief(root, url);
+            c.args([
+                "session",
+                "error",
+                "match",
+                "--project",
+                "bench",
+                "--message",
+                &format!(
+                    "{} {} while {}",
+                    WORDS[i % 16],
+                    WORDS[(i * 7) % 16],
+                    WORDS[(i * 3) % 16]
+                ),
+            ]);
+            timed(c)
+        })
+        .collect();
+    vec![
+        Figures::of(add).line("`brief session package add`"),
+        Figures::of(list).line("`brief session package list` (a session of 1,000)"),
+        Figures::of(matching).line("`brief session error match` (similar, BM25)"),
+    ]
+}
+
+/// The library calls alone on one open store.
+fn in_process(location: &Location, runs: usize, packages: usize) -> Vec<String> {
+    let sessions = (packages / PER_SESSION).max(1);
+    let mut store = Store::connect(location, Mode::Create).unwrap();
+    let config = SessionConfig::default();
+    let time = |f: &mut dyn FnMut(usize)| {
+        Figures::of(
+            (0..runs)
+                .map(|i| {
+                    let started = Instant::now();
+                    f(i);
+                    started.elapsed()
+                })
+                .collect(),
+        )
+    };
+    let add = time(&mut |i| {
+        package_add(&mut store, &package(packages + i), NOW).unwrap();
+    });
+    let list = time(&mut |i| {
+        let request = ListRequest {
+            session: format!("bench_{}", i % sessions),
+            agent: "developer".into(),
+            group: Some("group_5".into()),
+            ..ListRequest::default()
+        };
+        package_list(&mut store, &request, &config, NOW).unwrap();
+    });
+    let matching = time(&mut |i| {
+        let m = format!(
+            "{} {} while {}",
+            WORDS[i % 16],
+            WORDS[(i * 7) % 16],
+            WORDS[(i * 3) % 16]
+        );
+        error_match(&mut store, "bench", &m, 3, NOW).unwrap();
+    });
+    vec![
+        add.line("`package_add`"),
+        list.line("`package_list`"),
+        matching.line("`error_match`"),
+    ]
+}
+
+/// `workers` processes adding `each` packages at once: packages per second.
+fn concurrent_adds(root: &Path, url: Option<&str>, workers: usize, each: usize) -> f64 {
+    let started = Instant::now();
+    std::thread::scope(|scope| {
+        for w in 0..workers {
+            scope.spawn(move || {
+                for _ in 0..each {
+                    let mut c = brief(root, url);
+                    c.args([
+                        "session",
+                        "package",
+                        "add",
+                        "--session",
+                        &format!("bench_{w}"),
+                        "--type",
+                        "handoff",
+                        "--file",
+                        "notes/package.md",
+                        "--producer",
+                        "developer",
+                        "--consumers",
+                        "qa_expert",
+                        "--summary",
+                        "Concurrent add",
+                    ]);
+                    timed(c);
+                }
+            });
+        }
+    });
+    (workers * each) as f64 / started.elapsed().as_secs_f64()
+}
+
+fn main() {
+    if !std::env::args().any(|a| a == "--bench") {
+        return;
+    }
+    let packages = env_or("BRIEF_BENCH_PACKAGES", 10_000);
+    let runs = env_or("BRIEF_BENCH_RUNS", 100);
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("notes")).unwrap();
+    std::fs::write(root.join("notes/package.md"), "# Package\n").unwrap();
+    let filled = fill(root, packages);
+    println!(
+        "filled SQLite with {packages} packages and {} patterns in {:.1} s",
+        packages / 10,
+        filled.as_secs_f64()
+    );
+    let Some(server) = testing::server() else {
+        return;
+    };
+    let database = Database::create(server);
+    let started = Instant::now();
+    let copied =
+        brief_session::migrate::copy(&Location::Project(root.to_path_buf()), &database.location())
+            .unwrap();
+    println!(
+        "`brief session migrate` to PostgreSQL: {} rows in {:.1} s",
+        copied.counts.sessions
+            + copied.counts.packages
+            + copied.counts.consumers
+            + copied.counts.error_patterns
+            + copied.counts.error_terms,
+        started.elapsed().as_secs_f64()
+    );
+    for (name, url, location) in [
+        ("SQLite", None, Location::Project(root.to_path_buf())),
+        (
+            "PostgreSQL",
+            Some(database.url.as_str()),
+            database.location(),
+        ),
+    ] {
+        println!(
+            "\n{name}, {packages} packages: | what | median | p95 | per second at the median |"
+        );
+        for line in through_the_binary(root, url, runs, packages) {
+            println!("{line}");
+        }
+        for line in in_process(&location, runs, packages) {
+            println!("{line}");
+        }
+        println!(
+            "8 processes × 25 adds at once: {:.0} packages/s",
+            concurrent_adds(root, url, 8, 25)
+        );
+    }
+}
