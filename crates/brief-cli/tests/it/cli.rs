@@ -432,8 +432,12 @@ fn p5_every_help_example_runs_on_the_examples() {
             .iter()
             .map(|dir| run_in(dir, args))
             .collect();
+        // An example naming a database server of the reader's (a `postgres://` URL) can
+        // only get as far as connecting to it: parsed, and refused for the server alone.
+        let needs_a_server = command.contains("postgres://");
         assert!(
-            outcomes.iter().any(|(code, _)| *code == 0),
+            outcomes.iter().any(|(code, stderr)| *code == 0
+                || (needs_a_server && stderr.contains("cannot connect to the PostgreSQL server"))),
             "the help example `{example}` fails on both examples: {outcomes:?}"
         );
     }
