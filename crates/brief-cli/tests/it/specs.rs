@@ -450,3 +450,31 @@ fn changed_files_start_from_the_union_of_what_governs_them() {
     ]);
     assert_eq!(again, out);
 }
+
+#[test]
+fn a_rule_whose_words_match_a_task_in_words_is_a_hard_constraint() {
+    let dir = copy_fixture(&format!("{FIXTURES}/rules/repo"));
+    let root = dir.path().to_str().unwrap();
+    std::fs::create_dir_all(dir.path().join("docs")).unwrap();
+    std::fs::write(
+        dir.path().join("docs/invoices.md"),
+        "# Invoices\n\nHow invoices are totalled: line amounts, summed, then tax.\n",
+    )
+    .unwrap();
+    let json = audit(root, "sum invoice amounts as integer money", "4000");
+    let nodes = json["nodes"].as_array().unwrap();
+    let billing = nodes
+        .iter()
+        .find(|n| n["id"] == "src/billing/AGENTS.md")
+        .unwrap_or_else(|| panic!("the billing rule is not in: {json}"));
+    assert_ne!(billing["detail"], "omitted", "{billing}");
+    let reason = &billing["reasons"][0];
+    assert_eq!(reason["relation"], "applies", "{billing}");
+    assert_eq!(reason["direction"], "words", "{billing}");
+    assert!(reason["score"].as_f64().unwrap() >= 0.25, "{billing}");
+    // A rule whose words do not match stays out.
+    assert!(
+        !nodes.iter().any(|n| n["id"] == ".cursor/rules/sql.mdc"),
+        "{json}"
+    );
+}
