@@ -9,7 +9,7 @@ use crate::resolve::{
     judge_in, words, Confidence, Counted, Evidence, Role, Scored, Script, Verdict,
 };
 use brief_index::Index;
-use brief_model::{Applies, GraphView, IxMap, NodeIx, Relation, StoreError};
+use brief_model::{Applies, GraphView, IxMap, Kind, NodeIx, Relation, StoreError};
 
 /// Most nodes read per query word (best first): a word held by more is common, and its
 /// weight small, so nodes past this many gain little from it.
@@ -147,6 +147,7 @@ pub fn choose(
     let parents = parents_among(graph, &qualifying)?;
     let mut seeds: Vec<(NodeIx, f64)> = Vec::new();
     let mut taken: BTreeSet<NodeIx> = BTreeSet::new();
+    let mut pages: Vec<Option<NodeIx>> = Vec::new();
     for hit in &qualifying {
         if seeds.len() >= cap.max(1) {
             break;
@@ -160,6 +161,13 @@ pub fn choose(
         if has_part || overlaps {
             continue;
         }
+        // One seed per page: a second section of a page already started from adds its
+        // siblings' namespace again rather than another topic.
+        let page = page_of(graph, hit.node)?;
+        if page.is_some() && pages.contains(&page) {
+            continue;
+        }
+        pages.push(page);
         taken.insert(hit.node);
         seeds.push((hit.node, share(hit)));
     }
@@ -210,6 +218,23 @@ fn rules_among(
         .take(RULE_MAX)
         .map(|h| (h.node, share(h)))
         .collect())
+}
+
+/// The outermost `contains` ancestor of a section (its page), `None` for a node that is no
+/// section.
+fn page_of(graph: &dyn GraphView, node: NodeIx) -> Result<Option<NodeIx>, StoreError> {
+    if graph.kind_of(node)? != Kind::Section {
+        return Ok(None);
+    }
+    let mut current = node;
+    let mut seen = BTreeSet::from([node]);
+    while let Some(edge) = graph.edges_in_of(current, &Relation::Contains)?.first() {
+        if !seen.insert(edge.from) {
+            break;
+        }
+        current = edge.from;
+    }
+    Ok((current != node).then_some(current))
 }
 
 /// For each qualifying hit, its `contains` ancestors among the qualifying hits.
