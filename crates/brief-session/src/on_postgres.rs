@@ -486,3 +486,94 @@ fn pruning_beside_writers_of_the_same_session_loses_no_new_package() {
         "new packages lost or old ones kept"
     );
 }
+
+/// `url` with its user replaced by `user`.
+fn as_user(url: &str, user: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap();
+    let (_, host) = rest.split_once('@').unwrap();
+    format!("{scheme}://{user}@{host}")
+}
+
+/// The database `url` names.
+fn database_name(url: &str) -> &str {
+    let path = url.split_once('?').map_or(url, |(base, _)| base);
+    path.rsplit_once('/').unwrap().1
+}
+
+/// What docs/session.md says roles other than the owner need is enough: a writer with
+/// `CONNECT`, `USAGE` and `SELECT, INSERT, UPDATE, DELETE` runs every session write, and a
+/// reader with `USAGE` and `SELECT` every read but no write.
+#[test]
+fn the_documented_grants_are_enough_for_writers_and_readers() {
+    let Some(server) = testing::server() else {
+        return;
+    };
+    let database = Database::create(server);
+    let mut owner = connect(&database.url, Mode::Create).unwrap();
+    let first = package_add(&mut owner, &package("grants", 1), NOW).unwrap();
+    drop(owner);
+    let (writer, reader) = (
+        format!("brief_writer_{}", std::process::id()),
+        format!("brief_reader_{}", std::process::id()),
+    );
+    let name = database_name(&database.url);
+    testing::execute(
+        &database.url,
+        &format!(
+            "CREATE ROLE {writer} LOGIN; CREATE ROLE {reader} LOGIN;
+             REVOKE ALL ON DATABASE {name} FROM PUBLIC;
+             GRANT CONNECT ON DATABASE {name} TO {writer}, {reader};
+             GRANT USAGE ON SCHEMA brief TO {writer}, {reader};
+             GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA brief TO {writer};
+             GRANT SELECT ON ALL TABLES IN SCHEMA brief TO {reader};"
+        ),
+    );
+    let outcome = std::panic::catch_unwind(|| {
+        let config = SessionConfig::default();
+        let request = ListRequest {
+            session: "grants".into(),
+            agent: "qa_expert".into(),
+            ..ListRequest::default()
+        };
+        let mut store = connect(&as_user(&database.url, &writer), Mode::Create).unwrap();
+        let added = package_add(&mut store, &package("grants", 2), NOW).unwrap();
+        assert!(added.id > first.id);
+        let consume = ConsumeRequest {
+            session: "grants".into(),
+            agent: "qa_expert".into(),
+            id: added.id,
+            iteration: Some(1),
+        };
+        assert!(package_consume(&mut store, &consume, NOW).unwrap().newly);
+        let message = "database is locked at /g.py line 2";
+        let hash = error_record(&mut store, &record(message), NOW)
+            .unwrap()
+            .pattern
+            .hash;
+        error_record(&mut store, &record(message), NOW).unwrap();
+        error_feedback(&mut store, "notes", &hash, true, NOW).unwrap();
+        let listed = package_list(&mut store, &request, &config, NOW).unwrap();
+        assert_eq!(listed.total_available, 1);
+        let pruned = prune(&mut store, 0, NOW + 86_400).unwrap();
+        assert_eq!((pruned.packages, pruned.error_patterns), (2, 1));
+        package_add(&mut store, &package("grants", 3), NOW).unwrap();
+        error_record(&mut store, &record(message), NOW).unwrap();
+        drop(store);
+        let mut store = connect(&as_user(&database.url, &reader), Mode::Read).unwrap();
+        let listed = package_list(&mut store, &request, &config, NOW).unwrap();
+        assert_eq!(listed.total_available, 1);
+        let found = crate::patterns::error_match(&mut store, "notes", message, 3, NOW).unwrap();
+        assert_eq!(found.len(), 1);
+        let mut store = connect(&as_user(&database.url, &reader), Mode::Create).unwrap();
+        let e = package_add(&mut store, &package("grants", 4), NOW).unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.contains("lacks a permission brief needs") && text.contains(&reader),
+            "{text}"
+        );
+    });
+    let admin = server.admin.clone();
+    drop(database);
+    testing::execute(&admin, &format!("DROP ROLE {writer}; DROP ROLE {reader}"));
+    outcome.unwrap_or_else(|p| std::panic::resume_unwind(p));
+}
