@@ -2521,6 +2521,9 @@ fn run_tools(
     }
     touch(root(dir), "handoff/qa.md");
     let mut server = crate::mcp::Server::start_with(dir.path(), &env);
+    let recorded = brief_session::signature::hash(&brief_session::signature::normalize(
+        "KeyError: 'note_id' in sync/merge.py line 88",
+    ));
     let calls = [
         (
             "session_package_add",
@@ -2555,6 +2558,10 @@ fn run_tools(
         (
             "session_error_feedback",
             json!({"project": "notes", "hash": "0000", "helped": true}),
+        ),
+        (
+            "session_error_feedback",
+            json!({"project": "notes", "hash": recorded, "helped": false, "format": "json"}),
         ),
         (
             "session_error_match",
