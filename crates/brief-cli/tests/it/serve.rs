@@ -386,7 +386,7 @@ fn the_project_is_found_from_the_clients_roots_and_again_when_they_change() {
 #[test]
 fn protocol_edge_cases() {
     let dir = common::copy_fixture(EXAMPLE);
-    // The file the package below names: a package points at a file that exists.
+    // The file the session package below names (packages name files that exist).
     std::fs::create_dir_all(dir.path().join("notes")).unwrap();
     std::fs::write(dir.path().join("notes/r.md"), "# Retries\n").unwrap();
     let mut server = Stdio::spawn(dir.path(), &["--no-watch"]);
