@@ -244,3 +244,65 @@ fn a_folder_reached_through_a_symlink_does_not_hide_its_changes() {
     edit_and_let_the_watcher_refresh(dir.path(), &mut watcher, adr, "pangolin");
     assert_eq!(found(&root, "pangolin"), vec!["ADR-0002"]);
 }
+
+/// A socket at `.brief/cache/watch.sock` that answers like a watcher: `heard`, then `answer`.
+/// Every connection gets the same answer until the test ends.
+fn impostor(cache: &Path, answer: &'static [u8]) -> std::path::PathBuf {
+    use std::io::{Read, Write};
+    std::fs::create_dir_all(cache).unwrap();
+    let socket = cache.join("watch.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().map_while(Result::ok) {
+            let mut asked = [0u8; 64];
+            let _ = stream.read(&mut asked);
+            let _ = stream.write_all(b"heard\n");
+            let _ = stream.write_all(answer);
+        }
+    });
+    socket
+}
+
+#[test]
+fn another_users_socket_answering_fresh_is_not_believed() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        // Only root can give a socket file to another user.
+        return;
+    }
+    let dir = common::copy_fixture(ADR_TOOLS);
+    let root = root_arg(dir.path());
+    common::run(&["index", "--root", &root]);
+    let socket = impostor(&dir.path().join(".brief/cache"), b"fresh\n");
+    std::os::unix::fs::chown(&socket, Some(65534), Some(65534)).unwrap();
+    let runbook = dir.path().join("doc/runbooks/carrier-outage.md");
+    let text = std::fs::read_to_string(&runbook).unwrap();
+    std::fs::write(&runbook, format!("{text}\nquokka\n")).unwrap();
+    let (code, out, err) = common::run(&["context", "quokka", "--root", &root]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("quokka"), "a stale context:\n{out}");
+    assert!(
+        err.contains("not a socket of the cache folder's owner"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_watchers_answer_is_never_echoed_with_its_escapes() {
+    let dir = common::copy_fixture(ADR_TOOLS);
+    let root = root_arg(dir.path());
+    common::run(&["index", "--root", &root]);
+    impostor(
+        &dir.path().join(".brief/cache"),
+        b"\x1b]0;owned\x07\x1b[2Jbusy\n",
+    );
+    let runbook = dir.path().join("doc/runbooks/carrier-outage.md");
+    let text = std::fs::read_to_string(&runbook).unwrap();
+    std::fs::write(&runbook, format!("{text}\nwombat\n")).unwrap();
+    let (code, out, err) = common::run(&["search", "wombat", "--root", &root]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("carrier-outage.md"), "{out}");
+    assert!(err.contains("did not vouch"), "{err}");
+    assert!(!err.contains('\x1b') && !err.contains('\x07'), "{err:?}");
+    assert!(err.contains("\\x1b]0;owned"), "{err:?}");
+}
