@@ -63,6 +63,9 @@ pub struct Project {
 pub enum ProjectError {
     #[error("{0}: no such directory")]
     NoRoot(String),
+    /// `--root` names something that is not a folder (a file, a FIFO).
+    #[error("{0} is not a folder: --root names the project's folder (the one holding brief.toml or its sources)")]
+    RootNotAFolder(String),
     #[error("no brief project found in {0} or any parent: expected brief.toml, specgraph/graph.json, graph.json (with specgraphVersion), .contextia/, .brief/, .specify/, specs/NNN-*/, .kiro/ or a Markdown knowledge base (use --root DIR)")]
     NotFound(String),
     #[error("{location}: {message}")]
@@ -122,7 +125,12 @@ impl Project {
         match root {
             Some(root) => {
                 if !root.is_dir() {
-                    return Err(ProjectError::NoRoot(root.display().to_string()));
+                    let name = root.display().to_string();
+                    return Err(if root.exists() {
+                        ProjectError::RootNotAFolder(name)
+                    } else {
+                        ProjectError::NoRoot(name)
+                    });
                 }
                 Project::at(root)
             }

@@ -21,7 +21,9 @@ use brief_root::Root;
 /// `specgraphVersion`) or `specgraph/graph.json`.
 pub fn discover(root: &Root) -> Option<std::path::PathBuf> {
     let nested = root.path().join("specgraph").join("graph.json");
-    if root.is_file(&nested) {
+    // Anything there (a FIFO, a folder) is the manifest, refused when read at its path,
+    // rather than a project said to have no sources.
+    if root.kind(&nested).is_ok() {
         return Some(nested);
     }
     let top = root.path().join("graph.json");

@@ -1181,3 +1181,47 @@ fn entries_that_name_one_file_under_other_ids_are_refused_by_both() {
     );
     assert!(err.contains("DUP-"), "{err}");
 }
+
+/// Item 14: a message names the real cause. A discovered `specgraph/graph.json` that is a
+/// FIFO is refused at its path (not "no sources"); `--root` naming a file says it is not a
+/// folder (not "no such directory").
+#[cfg(unix)]
+#[test]
+fn messages_name_the_real_cause() {
+    let limit = Duration::from_secs(20);
+    let dir = common::copy_fixture(EXAMPLE);
+    let root = root_arg(dir.path());
+    let manifest = dir.path().join("specgraph/graph.json");
+    fs::remove_file(&manifest).unwrap();
+    mkfifo(&manifest);
+    assert!(!dir.path().join("brief.toml").exists());
+    let (code, _, err) = run_within(limit, &["context", "CHECKOUT-01", "--root", &root]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("graph.json:1:1: file is a FIFO"), "{err}");
+    assert!(!err.contains("no sources"), "{err}");
+    let (code, out, err) = run_within(limit, &["check", "--root", &root]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        out.contains("graph.json:1:1: error[parse-error]: file is a FIFO"),
+        "{out}"
+    );
+
+    let file = dir.path().join("README.md");
+    fs::write(&file, "# A file\n").unwrap();
+    let named = root_arg(&file);
+    for args in [
+        vec!["context", "CHECKOUT-01", "--root", &named],
+        vec!["check", "--root", &named],
+    ] {
+        let (code, _, err) = run_within(limit, &args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains("README.md is not a folder"), "{args:?}: {err}");
+        assert!(!err.contains("no such directory"), "{args:?}: {err}");
+    }
+    let (code, _, err) = run_within(
+        limit,
+        &["check", "--root", &root_arg(&dir.path().join("gone"))],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("gone: no such directory"), "{err}");
+}
