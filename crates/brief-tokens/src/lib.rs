@@ -58,6 +58,11 @@ fn count_with<S: Split>(vocab: &Vocab, index: usize, text: &str, limit: usize) -
         let mut i = 0;
         while i < bytes.len() {
             let end = S::end(bytes, i);
+            // A token is at most `max_len` bytes, so a piece longer than the rest of the
+            // limit allows is over it without merging (a megabyte-long word costs a scan).
+            if end - i > (limit - count).saturating_mul(vocab.max_len) {
+                return None;
+            }
             count += memo.count(vocab, bytes, i, end);
             if count > limit {
                 return None;
@@ -105,6 +110,16 @@ impl Encoding {
         }
     }
 
+    /// The length in bytes of the encoding's longest token.
+    fn max_token_len(self) -> usize {
+        match self {
+            #[cfg(feature = "cl100k")]
+            Encoding::Cl100k => vocab::cl100k::VOCAB.max_len,
+            #[cfg(feature = "o200k")]
+            Encoding::O200k => vocab::o200k::VOCAB.max_len,
+        }
+    }
+
     /// The pre-tokens of `text` in order (the pieces the encoding's regex cuts it into before
     /// byte-pair merging); they tile the text.
     pub fn pre_tokens(self, text: &str) -> PreTokens<'_> {
@@ -149,6 +164,14 @@ impl Encoding {
         if self.count_till_limit(text, limit).is_some() {
             return text;
         }
+        // No prefix longer than `limit` of the longest tokens fits: the search stays within
+        // that, however long one unbroken word of the text is.
+        let reach = limit.saturating_mul(self.max_token_len()).saturating_add(1);
+        let mut cut = reach.min(text.len());
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let text = &text[..cut];
         let prefixes = Prefixes::new(self, text, limit);
         let bounds: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
         let (mut lo, mut hi) = (0usize, bounds.len());
@@ -449,6 +472,36 @@ mod tests {
                 assert!(text.starts_with(prefix));
             }
             assert_eq!(encoding.prefix_within("héllo wörld", 100), "héllo wörld");
+        }
+    }
+
+    /// One unbroken word is cut like any text: the prefix plain bisection over the whole word
+    /// finds, though the search now stays within the reach of the limit's longest tokens.
+    #[test]
+    fn an_unbroken_word_is_cut_within_the_limit() {
+        let word = "é".repeat(300) + &"a".repeat(20_000);
+        let bounds: Vec<usize> = word.char_indices().map(|(i, _)| i).collect();
+        for &encoding in Encoding::ALL {
+            let whole = encoding.count(&word);
+            assert_eq!(encoding.count_till_limit(&word, whole), Some(whole));
+            assert_eq!(encoding.count_till_limit(&word, whole - 1), None);
+            assert_eq!(encoding.count_till_limit(&word, 10), None);
+            for limit in [1, 7, 40] {
+                let (mut lo, mut hi) = (0usize, bounds.len());
+                while lo < hi {
+                    let mid = (lo + hi).div_ceil(2);
+                    let end = bounds.get(mid).copied().unwrap_or(word.len());
+                    if encoding.count(&word[..end]) <= limit {
+                        lo = mid;
+                    } else {
+                        hi = mid - 1;
+                    }
+                }
+                let plain = &word[..bounds.get(lo).copied().unwrap_or(word.len())];
+                let prefix = encoding.prefix_within(&word, limit);
+                assert!(encoding.count(prefix) <= limit);
+                assert_eq!(prefix.len(), plain.len(), "{limit}");
+            }
         }
     }
 }
