@@ -15,6 +15,35 @@ use super::layering::{lex, rust_files, workspace_root, Tok};
 /// The most lines one production function may take.
 const MOST_LINES: usize = 120;
 
+/// The functions still over [`MOST_LINES`], each to be split into named phases: the list only
+/// shrinks. A function not listed here fails the test when it grows past the limit, and a
+/// listed one that no longer does fails it until it is taken off.
+const NOT_YET_SPLIT: &[(&str, &str)] = &[
+    ("crates/brief-check/src/graph.rs", "ambiguity"),
+    ("crates/brief-check/src/schema/mod.rs", "manifest"),
+    (
+        "crates/brief-check/src/schema/node.rs",
+        "contract_conditionals",
+    ),
+    ("crates/brief-corpus/src/labels.rs", "spec_graph"),
+    ("crates/brief-corpus/src/layered.rs", "generate"),
+    ("crates/brief-corpus/src/lib.rs", "spec_graph"),
+    ("crates/brief-corpus/src/tana.rs", "generate"),
+    ("crates/brief-engine/src/context.rs", "assemble_from"),
+    ("crates/brief-engine/src/explain.rs", "why_not"),
+    ("crates/brief-engine/src/fit.rs", "fit"),
+    ("crates/brief-engine/src/impact.rs", "impact"),
+    ("crates/brief-engine/src/render/card.rs", "card"),
+    ("crates/brief-engine/src/traverse/tana.rs", "traverse_tana"),
+    ("crates/brief-engine/src/traverse.rs", "traverse"),
+    ("crates/brief-index/src/refresh/mod.rs", "apply"),
+    ("crates/brief-project/src/lib.rs", "at"),
+    ("crates/brief-sources/src/artifacts.rs", "parse_artifact"),
+    ("crates/brief-sources/src/specgraph.rs", "parse_node"),
+    ("crates/brief-sources/src/tana/lenient.rs", "check_doc"),
+    ("crates/brief-sources/src/tana/workspace.rs", "new"),
+];
+
 /// A function with a body: where it starts and how many lines it takes.
 #[derive(Debug, PartialEq)]
 struct Function {
@@ -118,8 +147,9 @@ fn functions(src: &str) -> (Vec<Function>, Vec<String>) {
     (found, test_files)
 }
 
-/// Every production function over [`MOST_LINES`], as `path:line name (lines)`.
-fn too_long(root: &Path) -> Vec<String> {
+/// Every production function over [`MOST_LINES`]: its file (from the workspace root), line,
+/// name and length.
+fn too_long(root: &Path) -> Vec<(String, usize, String, usize)> {
     let mut files = Vec::new();
     for member in fs::read_dir(root.join("crates")).expect("crates/") {
         rust_files(&member.expect("entry").path().join("src"), &mut files);
@@ -154,13 +184,8 @@ fn too_long(root: &Path) -> Vec<String> {
             continue;
         }
         for f in found.into_iter().filter(|f| f.lines > MOST_LINES) {
-            out.push(format!(
-                "{}:{} {} ({} lines)",
-                rel.display(),
-                f.line,
-                f.name,
-                f.lines
-            ));
+            let path = rel.to_string_lossy().replace('\\', "/");
+            out.push((path, f.line, f.name, f.lines));
         }
     }
     out
@@ -169,11 +194,27 @@ fn too_long(root: &Path) -> Vec<String> {
 #[test]
 fn no_production_function_is_over_the_limit() {
     let long = too_long(&workspace_root());
+    let listed = |path: &str, name: &str| NOT_YET_SPLIT.contains(&(path, name));
+    let new: Vec<String> = long
+        .iter()
+        .filter(|(path, _, name, _)| !listed(path, name))
+        .map(|(path, line, name, lines)| format!("{path}:{line} {name} ({lines} lines)"))
+        .collect();
     assert!(
-        long.is_empty(),
+        new.is_empty(),
         "{} production functions over {MOST_LINES} lines; split each into named phases:\n{}",
-        long.len(),
-        long.join("\n")
+        new.len(),
+        new.join("\n")
+    );
+    let split: Vec<String> = NOT_YET_SPLIT
+        .iter()
+        .filter(|(path, name)| !long.iter().any(|(p, _, n, _)| p == path && n == name))
+        .map(|(path, name)| format!("{path} {name}"))
+        .collect();
+    assert!(
+        split.is_empty(),
+        "within {MOST_LINES} lines now: take them off NOT_YET_SPLIT:\n{}",
+        split.join("\n")
     );
 }
 
