@@ -34,9 +34,6 @@ const NOT_YET_SPLIT: &[(&str, &str)] = &[
     ("crates/brief-engine/src/impact.rs", "impact"),
     ("crates/brief-engine/src/render/card.rs", "card"),
     ("crates/brief-index/src/refresh/mod.rs", "apply"),
-    ("crates/brief-sources/src/artifacts.rs", "parse_artifact"),
-    ("crates/brief-sources/src/specgraph.rs", "parse_node"),
-    ("crates/brief-sources/src/tana/lenient.rs", "check_doc"),
     ("crates/brief-sources/src/tana/workspace.rs", "new"),
 ];
 
