@@ -25,9 +25,7 @@ const NOT_YET_SPLIT: &[(&str, &str)] = &[
     ("crates/brief-corpus/src/tana.rs", "generate"),
     ("crates/brief-engine/src/context.rs", "assemble_from"),
     ("crates/brief-engine/src/explain.rs", "why_not"),
-    ("crates/brief-engine/src/fit.rs", "fit"),
     ("crates/brief-engine/src/impact.rs", "impact"),
-    ("crates/brief-engine/src/render/card.rs", "card"),
     ("crates/brief-index/src/refresh/mod.rs", "apply"),
     ("crates/brief-sources/src/tana/workspace.rs", "new"),
 ];
