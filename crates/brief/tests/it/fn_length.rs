@@ -24,8 +24,6 @@ const NOT_YET_SPLIT: &[(&str, &str)] = &[
     ("crates/brief-corpus/src/lib.rs", "spec_graph"),
     ("crates/brief-corpus/src/tana.rs", "generate"),
     ("crates/brief-engine/src/context.rs", "assemble_from"),
-    ("crates/brief-engine/src/explain.rs", "why_not"),
-    ("crates/brief-engine/src/impact.rs", "impact"),
     ("crates/brief-index/src/refresh/mod.rs", "apply"),
     ("crates/brief-sources/src/tana/workspace.rs", "new"),
 ];
