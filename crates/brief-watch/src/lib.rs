@@ -3,6 +3,8 @@
 //! answers other brief processes ([`keep`], for `brief serve`), and `brief watch` itself
 //! ([`watch`]). No async code: `brief watch` needs neither the MCP server nor tokio.
 
+#![warn(missing_docs, unreachable_pub)]
+
 mod events;
 mod shared;
 
