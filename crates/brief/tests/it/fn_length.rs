@@ -24,7 +24,6 @@ const NOT_YET_SPLIT: &[(&str, &str)] = &[
     ("crates/brief-corpus/src/tana.rs", "generate"),
     ("crates/brief-engine/src/context.rs", "assemble_from"),
     ("crates/brief-index/src/refresh/mod.rs", "apply"),
-    ("crates/brief-sources/src/tana/workspace.rs", "new"),
 ];
 
 /// A function with a body: where it starts and how many lines it takes.
