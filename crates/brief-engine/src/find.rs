@@ -159,7 +159,9 @@ pub fn fuse(
 /// One node similar to the query.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Meaning {
+    /// The node.
     pub node: NodeIx,
+    /// Its id (ties go to the smaller).
     pub id: String,
     /// Its cosine similarity to the query (rounded to four places).
     pub cosine: f32,
