@@ -8,7 +8,8 @@
 //! the large store, `BRIEF_BENCH_RUNS` for the commands timed per figure). PostgreSQL is
 //! `BRIEF_TEST_POSTGRES_URL`, else a cluster started here (`brief_session::testing`).
 //! The SQLite store is filled through the library, one transaction per package as
-//! `package add` writes; the PostgreSQL one is a `brief session migrate` copy of it.
+//! `package add` writes; the PostgreSQL one is a `brief session migrate` copy of it. The two
+//! stores take turns run by run, so the machine's load falls on both alike.
 
 use std::path::Path;
 use std::process::Command;
@@ -158,18 +159,66 @@ fn timed(mut command: Command) -> Duration {
     elapsed
 }
 
-/// The three commands through the binary, `runs` times each.
-fn through_the_binary(root: &Path, url: Option<&str>, runs: usize, packages: usize) -> Vec<String> {
-    let sessions = (packages / PER_SESSION).max(1);
-    let add = (0..runs)
-        .map(|i| {
-            let mut c = brief(root, url);
-            c.args([
+/// A store the bench measures: its label, its URL (`None`: SQLite) and its location.
+struct Measured {
+    name: &'static str,
+    url: Option<String>,
+    location: Location,
+}
+
+/// Times `step(store, run)` `runs` times on each store, the stores taking turns run by run
+/// so that a busy moment of the machine falls on both alike.
+fn interleaved<S>(
+    stores: &mut [S],
+    runs: usize,
+    mut step: impl FnMut(&mut S, usize),
+) -> Vec<Figures> {
+    let mut times = vec![Vec::with_capacity(runs); stores.len()];
+    for run in 0..runs {
+        for (store, times) in stores.iter_mut().zip(&mut times) {
+            let started = Instant::now();
+            step(store, run);
+            times.push(started.elapsed());
+        }
+    }
+    times.into_iter().map(Figures::of).collect()
+}
+
+/// The commands the bench times through the binary.
+#[derive(Clone, Copy)]
+enum Timed {
+    Add,
+    List,
+    Match,
+}
+
+impl Timed {
+    const ALL: [Timed; 3] = [Timed::Add, Timed::List, Timed::Match];
+
+    fn label(self) -> &'static str {
+        match self {
+            Timed::Add => "`brief session package add`",
+            Timed::List => "`brief session package list` (a session of 1,000)",
+            Timed::Match => "`brief session error match` (similar, BM25)",
+        }
+    }
+
+    /// The command's arguments for run `i`.
+    fn args(self, i: usize, sessions: usize) -> Vec<String> {
+        let session = format!("bench_{}", i % sessions);
+        let message = format!(
+            "{} {} while {}",
+            WORDS[i % 16],
+            WORDS[(i * 7) % 16],
+            WORDS[(i * 3) % 16]
+        );
+        let args: Vec<&str> = match self {
+            Timed::Add => vec![
                 "session",
                 "package",
                 "add",
                 "--session",
-                &format!("bench_{}", i % sessions),
+                &session,
                 "--type",
                 "handoff",
                 "--file",
@@ -180,96 +229,92 @@ fn through_the_binary(root: &Path, url: Option<&str>, runs: usize, packages: usi
                 "qa_expert",
                 "--summary",
                 "Added by the bench",
-            ]);
-            timed(c)
-        })
-        .collect();
-    let list = (0..runs)
-        .map(|i| {
-            let mut c = brief(root, url);
-            c.args([
+            ],
+            Timed::List => vec![
                 "session",
                 "package",
                 "list",
                 "--session",
-                &format!("bench_{}", i % sessions),
+                &session,
                 "--agent",
                 "developer",
                 "--group",
                 "group_5",
-            ]);
-            timed(c)
-        })
-        .collect();
-    let matching = (0..runs)
-        .map(|i| {
-            let mut c = brief(root, url);
-            c.args([
+            ],
+            Timed::Match => vec![
                 "session",
                 "error",
                 "match",
                 "--project",
                 "bench",
                 "--message",
-                &format!(
-                    "{} {} while {}",
-                    WORDS[i % 16],
-                    WORDS[(i * 7) % 16],
-                    WORDS[(i * 3) % 16]
-                ),
-            ]);
-            timed(c)
-        })
-        .collect();
-    vec![
-        Figures::of(add).line("`brief session package add`"),
-        Figures::of(list).line("`brief session package list` (a session of 1,000)"),
-        Figures::of(matching).line("`brief session error match` (similar, BM25)"),
-    ]
+                &message,
+            ],
+        };
+        args.into_iter().map(String::from).collect()
+    }
 }
 
-/// The library calls alone on one open store.
-fn in_process(location: &Location, runs: usize, packages: usize) -> Vec<String> {
+/// The three commands through the binary, `runs` times each on every store.
+fn through_the_binary(
+    root: &Path,
+    stores: &mut [&Measured],
+    runs: usize,
+    packages: usize,
+) -> Vec<Vec<String>> {
     let sessions = (packages / PER_SESSION).max(1);
-    let mut store = Store::connect(location, Mode::Create).unwrap();
+    let mut lines = vec![Vec::new(); stores.len()];
+    for what in Timed::ALL {
+        let figures = interleaved(stores, runs, |store, i| {
+            let mut c = brief(root, store.url.as_deref());
+            c.args(what.args(i, sessions));
+            timed(c);
+        });
+        for (lines, f) in lines.iter_mut().zip(figures) {
+            lines.push(f.line(what.label()));
+        }
+    }
+    lines
+}
+
+/// The library calls alone on one open store per backend.
+fn in_process(stores: &[Measured], runs: usize, packages: usize) -> Vec<Vec<String>> {
+    let sessions = (packages / PER_SESSION).max(1);
+    let mut open: Vec<Store> = stores
+        .iter()
+        .map(|m| Store::connect(&m.location, Mode::Create).unwrap())
+        .collect();
     let config = SessionConfig::default();
-    let time = |f: &mut dyn FnMut(usize)| {
-        Figures::of(
-            (0..runs)
-                .map(|i| {
-                    let started = Instant::now();
-                    f(i);
-                    started.elapsed()
-                })
-                .collect(),
-        )
-    };
-    let add = time(&mut |i| {
-        package_add(&mut store, &package(packages + i), NOW).unwrap();
+    let add = interleaved(&mut open, runs, |store, i| {
+        package_add(store, &package(packages + i), NOW).unwrap();
     });
-    let list = time(&mut |i| {
+    let list = interleaved(&mut open, runs, |store, i| {
         let request = ListRequest {
             session: format!("bench_{}", i % sessions),
             agent: "developer".into(),
             group: Some("group_5".into()),
             ..ListRequest::default()
         };
-        package_list(&mut store, &request, &config, NOW).unwrap();
+        package_list(store, &request, &config, NOW).unwrap();
     });
-    let matching = time(&mut |i| {
+    let matching = interleaved(&mut open, runs, |store, i| {
         let m = format!(
             "{} {} while {}",
             WORDS[i % 16],
             WORDS[(i * 7) % 16],
             WORDS[(i * 3) % 16]
         );
-        error_match(&mut store, "bench", &m, 3, NOW).unwrap();
+        error_match(store, "bench", &m, 3, NOW).unwrap();
     });
-    vec![
-        add.line("`package_add`"),
-        list.line("`package_list`"),
-        matching.line("`error_match`"),
-    ]
+    (0..stores.len())
+        .map(|s| {
+            vec![
+                add[s].line("`package_add`"),
+                list[s].line("`package_list`"),
+                matching[s].line("`error_match`"),
+            ]
+        })
+        .collect()
 }
 
 /// `workers` processes adding `each` packages at once: packages per second.
@@ -338,26 +383,48 @@ fn main() {
             + copied.counts.error_terms,
         started.elapsed().as_secs_f64()
     );
-    for (name, url, location) in [
-        ("SQLite", None, Location::Project(root.to_path_buf())),
-        (
-            "PostgreSQL",
-            Some(database.url.as_str()),
-            database.location(),
-        ),
-    ] {
+    // What autovacuum does within minutes of a bulk load; measured before it, the first
+    // commands plan without statistics and set hint bits on millions of fresh rows.
+    let started = Instant::now();
+    let joiner = if database.url.contains('?') { '&' } else { '?' };
+    testing::execute(
+        &format!("{}{joiner}options=-c%20statement_timeout%3D0", database.url),
+        "VACUUM ANALYZE",
+    );
+    println!(
+        "VACUUM ANALYZE after the copy: {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    let stores = [
+        Measured {
+            name: "SQLite",
+            url: None,
+            location: Location::Project(root.to_path_buf()),
+        },
+        Measured {
+            name: "PostgreSQL",
+            url: Some(database.url.clone()),
+            location: database.location(),
+        },
+    ];
+    let mut refs: Vec<&Measured> = stores.iter().collect();
+    let binary = through_the_binary(root, &mut refs, runs, packages);
+    let library = in_process(&stores, runs, packages);
+    let concurrent: Vec<f64> = stores
+        .iter()
+        .map(|m| concurrent_adds(root, m.url.as_deref(), 8, 25))
+        .collect();
+    for (s, store) in stores.iter().enumerate() {
         println!(
-            "\n{name}, {packages} packages: | what | median | p95 | per second at the median |"
+            "\n{}, {packages} packages: | what | median | p95 | per second at the median |",
+            store.name
         );
-        for line in through_the_binary(root, url, runs, packages) {
-            println!("{line}");
-        }
-        for line in in_process(&location, runs, packages) {
+        for line in binary[s].iter().chain(&library[s]) {
             println!("{line}");
         }
         println!(
             "8 processes × 25 adds at once: {:.0} packages/s",
-            concurrent_adds(root, url, 8, 25)
+            concurrent[s]
         );
     }
 }

@@ -367,6 +367,7 @@ Examples:
   brief context TASK-002 --budget 2000 --encoding o200k
   brief context CHECKOUT-01 --format json | jq '.nodes[] | {id, detail, reasons}'
   brief context \"refund retries\" --seeds 2
+  brief context src/billing/invoice.ts         what governs a file (tasks, specs, rules, annotations)
 
 Options go before `--`: everything after it is the target, so a target that starts with a
 dash (a Tana id) reads `brief context --budget 600 -- -S4ggiefqZE`.";
@@ -431,8 +432,12 @@ impl FitArgs {
 pub(crate) struct ContextArgs {
     /// The node id to assemble context for (e.g. AUTH-01, TASK-042), or words to search
     /// for: the best hit becomes the target (see --seeds).
-    #[arg(required_unless_present = "session")]
+    #[arg(required_unless_present_any = ["session", "changed"])]
     pub(crate) target: Option<String>,
+    /// Instead of a target: every file changed in the working tree against REV [default:
+    /// HEAD], all at once — what governs the change, for a review.
+    #[arg(long, value_name = "REV", num_args = 0..=1, default_missing_value = "HEAD", conflicts_with = "target")]
+    pub(crate) changed: Option<String>,
     #[command(flatten)]
     pub(crate) scope: ScopeArgs,
     #[command(flatten)]
@@ -458,6 +463,7 @@ impl ContextArgs {
     pub(crate) fn request(&self) -> ContextRequest {
         ContextRequest {
             target: self.target.clone().unwrap_or_default(),
+            changed: self.changed.clone(),
             format: self.format,
             seeds: self.seeds,
             include_fields: (self.include_fields || self.no_include_fields)

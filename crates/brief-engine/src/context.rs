@@ -14,8 +14,8 @@ use crate::render::{card, Extras, Format, Layout, Style};
 pub use crate::resolve::Confidence;
 use crate::resolve::{resolve, UnknownTarget};
 use crate::traverse::{
-    add_applying, traverse_many, traverse_tana, Depth, Selection, TraverseOptions, DEFAULT_FANOUT,
-    TANA_FANOUT,
+    add_applying, add_found_rules, traverse_many, traverse_tana, Depth, Selection, TraverseOptions,
+    DEFAULT_FANOUT, TANA_FANOUT,
 };
 use brief_count::{Counter, Encoding};
 use brief_model::lens::Follow;
@@ -39,6 +39,9 @@ pub struct ContextRequest {
     /// Show field values on cards (`--include-fields`, the default) or leave them out
     /// (`--no-include-fields`: Tana fields and artifacts' extra frontmatter fields).
     pub include_fields: Option<bool>,
+    /// Instead of `target`: every file changed in the working tree against this git revision
+    /// (anything `git rev-parse` accepts) is a file target, all at once (`--changed`).
+    pub changed: Option<String>,
 }
 
 /// An assembled context.
@@ -131,6 +134,9 @@ pub struct Start {
     pub confidence: Confidence,
     /// For a query: each seed's score as a share of the best, in seed order.
     pub shares: Vec<f64>,
+    /// Rules covering part of the tree whose words match the query (node, share of the
+    /// best): hard constraints, as if their globs had matched.
+    pub rules: Vec<(NodeIx, f64)>,
     /// Further search hits (node, share of the best) added as related material.
     pub related: Vec<(NodeIx, f64)>,
 }
@@ -289,6 +295,9 @@ pub fn assemble_from(
         ..
     } = plan.clone();
     let mut selection = select(corpus, &plan, &start.seeds)?;
+    if let Some(&first) = start.seeds.first() {
+        add_found_rules(corpus, &mut selection, first, &start.rules)?;
+    }
     add_related(corpus, &mut selection, &start.seeds, &start.related)?;
     // Everything rendering may name: selected nodes and the nodes their reasons pass through.
     let mut needed: Vec<NodeIx> = Vec::new();

@@ -563,7 +563,7 @@ impl Engine {
     pub fn context(&mut self, request: &ContextRequest) -> Result<ContextOutput, EngineError> {
         // A target is an id or a query: either way one over the limits is refused first.
         check_query(&request.target)?;
-        if request.target.trim().is_empty() {
+        if request.target.trim().is_empty() && request.changed.is_none() {
             return Err(EngineError::Usage(
                 "the target is empty: name a node id or words to search for".into(),
             ));
@@ -633,6 +633,9 @@ impl Engine {
     /// or reads as one ([`reads_as_id`]); anything else is words. An id-shaped target that
     /// is no id, and words that match nothing well, are errors with suggestions.
     fn start(&self, request: &ContextRequest) -> Result<Start, EngineError> {
+        if let Some(rev) = &request.changed {
+            return self.changed_start(rev);
+        }
         let target = request.target.trim();
         if let Some(ix) = self.index.lookup_any_case(target)? {
             return Ok(Start {
@@ -788,6 +791,34 @@ impl Engine {
             query: Some(path),
             ..Start::default()
         }))
+    }
+
+    /// The start of `--changed REV`: what governs any file changed against `rev`, each
+    /// node once, the first file's first.
+    fn changed_start(&self, rev: &str) -> Result<Start, EngineError> {
+        let files = crate::revision::changed(&self.project.root, rev)?;
+        if files.is_empty() {
+            return Err(EngineError::Usage(format!(
+                "no file changed against {rev}: name a file or an id as the target instead"
+            )));
+        }
+        let governing = crate::files::governing_all(&self.index, &self.project.guard, &files)?;
+        if governing.is_empty() {
+            return Err(EngineError::Usage(format!(
+                "nothing governs the {} file{} changed against {rev} ({}): no task, spec, rule or annotation names or covers them",
+                files.len(),
+                if files.len() == 1 { "" } else { "s" },
+                shorten_list(&files)
+            )));
+        }
+        Ok(Start {
+            seeds: governing.into_iter().map(|(ix, _)| ix).collect(),
+            query: Some(format!(
+                "files changed against {rev}: {}",
+                shorten_list(&files)
+            )),
+            ..Start::default()
+        })
     }
 
     /// `brief impact`: the targets whose context (with `request`'s depth, lens and identity)
@@ -1270,6 +1301,7 @@ fn start_of(request: &ContextRequest, hits: &[Scored], chosen: Match) -> Start {
         query: Some(request.target.clone()),
         relevance,
         confidence: chosen.confidence,
+        rules: chosen.rules,
         related: chosen.related,
         embeddings: None,
     }
@@ -1288,4 +1320,19 @@ impl Working {
             Working::Tree(g, d) => (g, d),
         }
     }
+}
+
+/// Up to five items joined by ", ", then how many more.
+fn shorten_list(items: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let mut text = items
+        .iter()
+        .take(SHOWN)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if items.len() > SHOWN {
+        text.push_str(&format!(" and {} more", items.len() - SHOWN));
+    }
+    text
 }

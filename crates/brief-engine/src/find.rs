@@ -10,7 +10,7 @@ use crate::resolve::{
     Verdict,
 };
 use brief_index::Index;
-use brief_model::{GraphView, IxMap, NodeIx, Relation, StoreError};
+use brief_model::{Applies, GraphView, IxMap, Kind, NodeIx, Relation, StoreError};
 
 /// Most nodes read per query word (best first): a word held by more is common, and its
 /// weight small, so nodes past this many gain little from it.
@@ -31,11 +31,22 @@ const RELATED_FLOOR: f64 = 0.1;
 /// Most hits kept as related material.
 pub const RELATED_MAX: usize = 24;
 
+/// A rule that covers part of the tree (a nested agent file, a rule with globs) is a hard
+/// constraint of a context in words when its score is at least this share of the best: its
+/// words say it governs the task, though no file of the task is known to match its globs.
+pub const RULE_MARGIN: f64 = 0.25;
+
+/// Most rules brought in this way.
+pub const RULE_MAX: usize = 2;
+
 /// Where a context in words starts.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Match {
     /// Seeds, best first, each with its score as a share of the best (the first is 1).
     pub seeds: Vec<(NodeIx, f64)>,
+    /// Rules covering part of the tree whose words match (within [`RULE_MARGIN`]), best
+    /// first, with their share of the best: hard constraints of the context.
+    pub rules: Vec<(NodeIx, f64)>,
     /// Further hits, best first, with their share of the best.
     pub related: Vec<(NodeIx, f64)>,
     pub confidence: Confidence,
@@ -218,7 +229,8 @@ pub fn blend(hits: Vec<Scored>, similar: Vec<Meaning>, weight: f64) -> Vec<Score
 
 /// Chooses the seeds and the related hits of a match: every hit within [`SEED_MARGIN`] of
 /// the best, up to `cap`, a part preferred to its whole (a section to its page, a behavior
-/// to its feature) when both qualify; then the next hits above [`RELATED_FLOOR`].
+/// to its feature) when both qualify; up to [`RULE_MAX`] rules covering part of the tree
+/// within [`RULE_MARGIN`], as hard constraints; then the next hits above [`RELATED_FLOOR`].
 pub fn choose(
     graph: &dyn GraphView,
     hits: &[Scored],
@@ -231,6 +243,7 @@ pub fn choose(
     let parents = parents_among(graph, &qualifying)?;
     let mut seeds: Vec<(NodeIx, f64)> = Vec::new();
     let mut taken: BTreeSet<NodeIx> = BTreeSet::new();
+    let mut pages: Vec<Option<NodeIx>> = Vec::new();
     for hit in &qualifying {
         if seeds.len() >= cap.max(1) {
             break;
@@ -244,6 +257,13 @@ pub fn choose(
         if has_part || overlaps {
             continue;
         }
+        // One seed per page: a second section of a page already started from adds its
+        // siblings' namespace again rather than another topic.
+        let page = page_of(graph, hit.node)?;
+        if page.is_some() && pages.contains(&page) {
+            continue;
+        }
+        pages.push(page);
         taken.insert(hit.node);
         seeds.push((hit.node, share(hit)));
     }
@@ -253,6 +273,8 @@ pub fn choose(
             taken.insert(first.node);
         }
     }
+    let rules = rules_among(graph, hits, &taken, share)?;
+    taken.extend(rules.iter().map(|(node, _)| *node));
     let related = hits
         .iter()
         .filter(|h| !taken.contains(&h.node) && share(h) >= RELATED_FLOOR)
@@ -261,9 +283,54 @@ pub fn choose(
         .collect();
     Ok(Match {
         seeds,
+        rules,
         related,
         confidence,
     })
+}
+
+/// The rules covering part of the tree among the hits not yet taken, within [`RULE_MARGIN`]
+/// of the best, best first, at most [`RULE_MAX`]. Rules that apply everywhere are in every
+/// context already; linked ones are ordinary documents.
+fn rules_among(
+    graph: &dyn GraphView,
+    hits: &[Scored],
+    taken: &BTreeSet<NodeIx>,
+    share: impl Fn(&Scored) -> f64,
+) -> Result<Vec<(NodeIx, f64)>, StoreError> {
+    let scoped: BTreeSet<NodeIx> = graph
+        .scoped()?
+        .into_iter()
+        .filter(|(_, applies)| matches!(applies, Applies::Files(_)))
+        .map(|(node, _)| node)
+        .collect();
+    if scoped.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(hits
+        .iter()
+        .filter(|h| scoped.contains(&h.node) && !taken.contains(&h.node))
+        .filter(|h| share(h) >= RULE_MARGIN)
+        .take(RULE_MAX)
+        .map(|h| (h.node, share(h)))
+        .collect())
+}
+
+/// The outermost `contains` ancestor of a section (its page), `None` for a node that is no
+/// section.
+fn page_of(graph: &dyn GraphView, node: NodeIx) -> Result<Option<NodeIx>, StoreError> {
+    if graph.kind_of(node)? != Kind::Section {
+        return Ok(None);
+    }
+    let mut current = node;
+    let mut seen = BTreeSet::from([node]);
+    while let Some(edge) = graph.edges_in_of(current, &Relation::Contains)?.first() {
+        if !seen.insert(edge.from) {
+            break;
+        }
+        current = edge.from;
+    }
+    Ok((current != node).then_some(current))
 }
 
 /// For each qualifying hit, its `contains` ancestors among the qualifying hits.

@@ -597,6 +597,9 @@ pub fn scope_text(scope: &brief_model::Scope) -> String {
     match scope {
         brief_model::Scope::Always => "always".to_string(),
         brief_model::Scope::Glob { glob, file } => format!("glob `{glob}` matches {file}"),
+        brief_model::Scope::Words { share } => {
+            format!("its words match, {:.2}", f64::from(*share) / 10_000.0)
+        }
     }
 }
 

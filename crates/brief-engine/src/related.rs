@@ -18,7 +18,8 @@ pub const BACKLINKS_MAX: usize = 40;
 /// first, then the others in id order), at most [`BACKLINKS_MAX`], and the search hits
 /// `words` (node, share of the best hit) not selected yet. Neither adds a part of a
 /// selected whole (a section of a selected page: its text is there already), nor a node
-/// that is not current (a superseded or rejected record would mislead).
+/// that is not current (a superseded or rejected record would mislead), nor a node of a
+/// document that only gathers others (a change log, a table of contents).
 pub fn add_related(
     graph: &dyn GraphView,
     selection: &mut Selection,
@@ -41,6 +42,7 @@ pub fn add_related(
             }
             if part_of_selected(graph, edge.from, &selected)?
                 || !graph.lifecycle_of(edge.from)?.is_current()
+                || in_aggregate(graph, edge.from)?
             {
                 continue;
             }
@@ -68,6 +70,7 @@ pub fn add_related(
         if taken.contains(&node)
             || part_of_selected(graph, node, &selected)?
             || !graph.lifecycle_of(node)?.is_current()
+            || in_aggregate(graph, node)?
         {
             continue;
         }
@@ -111,6 +114,16 @@ fn backlink_order(selection: &Selection, seeds: &[NodeIx]) -> Vec<(NodeIx, u32)>
     rest.sort_by_key(|r| r.distance);
     order.extend(rest.into_iter().map(|r| (r.node, r.distance)));
     order
+}
+
+/// Whether `node` lives in a document that only gathers others (a change log, release notes,
+/// a table of contents): it links to and mentions everything, so it is related to every
+/// topic and tells about none.
+fn in_aggregate(graph: &dyn GraphView, node: NodeIx) -> Result<bool, StoreError> {
+    Ok(graph
+        .files_of(node)?
+        .first()
+        .is_some_and(|file| crate::resolve::is_aggregate(file)))
 }
 
 /// Whether a `contains` ancestor of `node` is selected.

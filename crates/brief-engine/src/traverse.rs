@@ -549,6 +549,7 @@ pub(crate) fn reason_key(
             match scope {
                 Scope::Always => String::new(),
                 Scope::Glob { glob, file } => format!("{glob}\u{0}{file}"),
+                Scope::Words { share } => format!("{share:05}"),
             },
             Direction::Forward,
             id(to)?,
@@ -586,25 +587,64 @@ pub fn add_applying(
     selection: &mut Selection,
     seeds: &[NodeIx],
 ) -> Result<(), StoreError> {
-    let mut added = false;
+    let mut found = Vec::new();
     for &seed in seeds {
         for (node, scope) in applying(graph, seed)? {
-            let reason = Reason::Applies { to: seed, scope };
-            match selection.reached.iter_mut().find(|r| r.node == node) {
-                Some(reached) => {
-                    if !reached.reasons.contains(&reason) {
-                        reached.reasons.push(reason);
-                        reached.distance = reached.distance.min(1);
-                    }
+            found.push((node, Reason::Applies { to: seed, scope }));
+        }
+    }
+    add_reasons(graph, selection, found)
+}
+
+/// Adds the rules a target in words found by their own words (node, share of the best) as
+/// hard constraints of the first start node, reason [`Reason::Applies`] with
+/// [`Scope::Words`]; a rule that is not current is left out.
+pub fn add_found_rules(
+    graph: &dyn GraphView,
+    selection: &mut Selection,
+    first: NodeIx,
+    rules: &[(NodeIx, f64)],
+) -> Result<(), StoreError> {
+    let mut found = Vec::new();
+    for &(node, share) in rules {
+        if node == first || !graph.lifecycle_of(node)?.is_current() {
+            continue;
+        }
+        let share = (share.clamp(0.0, 1.0) * 10_000.0).round() as u16;
+        found.push((
+            node,
+            Reason::Applies {
+                to: first,
+                scope: Scope::Words { share },
+            },
+        ));
+    }
+    add_reasons(graph, selection, found)
+}
+
+/// Gives each node its reason: a reason more for a node already reached (at distance 1 at
+/// most), a new node at distance 1 otherwise; reasons and nodes stay in their stable order.
+fn add_reasons(
+    graph: &dyn GraphView,
+    selection: &mut Selection,
+    found: Vec<(NodeIx, Reason)>,
+) -> Result<(), StoreError> {
+    let mut added = false;
+    for (node, reason) in found {
+        match selection.reached.iter_mut().find(|r| r.node == node) {
+            Some(reached) => {
+                if !reached.reasons.contains(&reason) {
+                    reached.reasons.push(reason);
+                    reached.distance = reached.distance.min(1);
                 }
-                None => {
-                    added = true;
-                    selection.reached.push(Reached {
-                        node,
-                        distance: 1,
-                        reasons: vec![reason],
-                    });
-                }
+            }
+            None => {
+                added = true;
+                selection.reached.push(Reached {
+                    node,
+                    distance: 1,
+                    reasons: vec![reason],
+                });
             }
         }
     }

@@ -188,6 +188,9 @@ pub enum Scope {
     Always,
     /// `glob` matched `file`, one of the target's files.
     Glob { glob: String, file: String },
+    /// A target in words: the rule's own words match the task's, at this share of the best
+    /// hit (in ten-thousandths), though no file of the task is known to match its globs.
+    Words { share: u16 },
 }
 
 #[cfg(test)]

@@ -273,8 +273,15 @@ struct Proxy {
     armed: Arc<std::sync::atomic::AtomicBool>,
 }
 
+/// What the proxy runs at the cut, before it drops the connection (the client still waits).
+type Hook = Arc<dyn Fn() + Send + Sync>;
+
 impl Proxy {
     fn start(server_port: u16, cut: Cut) -> Proxy {
+        Proxy::start_with(server_port, cut, None)
+    }
+
+    fn start_with(server_port: u16, cut: Cut, hook: Option<Hook>) -> Proxy {
         use std::net::{TcpListener, TcpStream};
         use std::sync::atomic::{AtomicBool, Ordering};
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -284,7 +291,10 @@ impl Proxy {
         std::thread::spawn(move || {
             for client in listener.incoming() {
                 let Ok(client) = client else { return };
-                let server = TcpStream::connect(("127.0.0.1", server_port)).unwrap();
+                // A server down for a restart: the client sees its connection refused.
+                let Ok(server) = TcpStream::connect(("127.0.0.1", server_port)) else {
+                    continue;
+                };
                 let muted = Arc::new(AtomicBool::new(false));
                 let (mut from_server, mut to_client) =
                     (server.try_clone().unwrap(), client.try_clone().unwrap());
@@ -300,10 +310,13 @@ impl Proxy {
                             break;
                         }
                     }
-                    let _ = to_client.shutdown(std::net::Shutdown::Both);
+                    // A muted connection is ended by the cut, not by the server going away.
+                    if !hush.load(Ordering::SeqCst) {
+                        let _ = to_client.shutdown(std::net::Shutdown::Both);
+                    }
                 });
-                let armed = armed.clone();
-                std::thread::spawn(move || forward(client, server, cut, &armed, &muted));
+                let (armed, hook) = (armed.clone(), hook.clone());
+                std::thread::spawn(move || forward(client, server, cut, &armed, &muted, hook));
             }
         });
         Proxy {
@@ -332,6 +345,7 @@ fn forward(
     cut: Cut,
     armed: &std::sync::atomic::AtomicBool,
     muted: &std::sync::atomic::AtomicBool,
+    hook: Option<Hook>,
 ) {
     use std::io::{Read, Write};
     use std::sync::atomic::Ordering;
@@ -368,6 +382,10 @@ fn forward(
                 let _ = server.write_all(&[head, body].concat());
                 // Let the server commit, then vanish.
                 std::thread::sleep(std::time::Duration::from_millis(300));
+            }
+            if let Some(hook) = &hook {
+                muted.store(true, Ordering::SeqCst);
+                hook();
             }
             let _ = client.shutdown(std::net::Shutdown::Both);
             let _ = server.shutdown(std::net::Shutdown::Both);
@@ -485,4 +503,140 @@ fn pruning_beside_writers_of_the_same_session_loses_no_new_package() {
         WRITERS * EACH,
         "new packages lost or old ones kept"
     );
+}
+
+/// `url` with its user replaced by `user`.
+fn as_user(url: &str, user: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap();
+    let (_, host) = rest.split_once('@').unwrap();
+    format!("{scheme}://{user}@{host}")
+}
+
+/// The database `url` names.
+fn database_name(url: &str) -> &str {
+    let path = url.split_once('?').map_or(url, |(base, _)| base);
+    path.rsplit_once('/').unwrap().1
+}
+
+/// What docs/session.md says roles other than the owner need is enough: a writer with
+/// `CONNECT`, `USAGE` and `SELECT, INSERT, UPDATE, DELETE` runs every session write, and a
+/// reader with `USAGE` and `SELECT` every read but no write.
+#[test]
+fn the_documented_grants_are_enough_for_writers_and_readers() {
+    let Some(server) = testing::server() else {
+        return;
+    };
+    let database = Database::create(server);
+    let mut owner = connect(&database.url, Mode::Create).unwrap();
+    let first = package_add(&mut owner, &package("grants", 1), NOW).unwrap();
+    drop(owner);
+    let (writer, reader) = (
+        format!("brief_writer_{}", std::process::id()),
+        format!("brief_reader_{}", std::process::id()),
+    );
+    let name = database_name(&database.url);
+    testing::execute(
+        &database.url,
+        &format!(
+            "CREATE ROLE {writer} LOGIN; CREATE ROLE {reader} LOGIN;
+             REVOKE ALL ON DATABASE {name} FROM PUBLIC;
+             GRANT CONNECT ON DATABASE {name} TO {writer}, {reader};
+             GRANT USAGE ON SCHEMA brief TO {writer}, {reader};
+             GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA brief TO {writer};
+             GRANT SELECT ON ALL TABLES IN SCHEMA brief TO {reader};"
+        ),
+    );
+    let outcome = std::panic::catch_unwind(|| {
+        let config = SessionConfig::default();
+        let request = ListRequest {
+            session: "grants".into(),
+            agent: "qa_expert".into(),
+            ..ListRequest::default()
+        };
+        let mut store = connect(&as_user(&database.url, &writer), Mode::Create).unwrap();
+        let added = package_add(&mut store, &package("grants", 2), NOW).unwrap();
+        assert!(added.id > first.id);
+        let consume = ConsumeRequest {
+            session: "grants".into(),
+            agent: "qa_expert".into(),
+            id: added.id,
+            iteration: Some(1),
+        };
+        assert!(package_consume(&mut store, &consume, NOW).unwrap().newly);
+        let message = "database is locked at /g.py line 2";
+        let hash = error_record(&mut store, &record(message), NOW)
+            .unwrap()
+            .pattern
+            .hash;
+        error_record(&mut store, &record(message), NOW).unwrap();
+        error_feedback(&mut store, "notes", &hash, true, NOW).unwrap();
+        let listed = package_list(&mut store, &request, &config, NOW).unwrap();
+        assert_eq!(listed.total_available, 1);
+        let pruned = prune(&mut store, 0, NOW + 86_400).unwrap();
+        assert_eq!((pruned.packages, pruned.error_patterns), (2, 1));
+        package_add(&mut store, &package("grants", 3), NOW).unwrap();
+        error_record(&mut store, &record(message), NOW).unwrap();
+        drop(store);
+        let mut store = connect(&as_user(&database.url, &reader), Mode::Read).unwrap();
+        let listed = package_list(&mut store, &request, &config, NOW).unwrap();
+        assert_eq!(listed.total_available, 1);
+        let found = crate::patterns::error_match(&mut store, "notes", message, 3, NOW).unwrap();
+        assert_eq!(found.len(), 1);
+        let mut store = connect(&as_user(&database.url, &reader), Mode::Create).unwrap();
+        let e = package_add(&mut store, &package("grants", 4), NOW).unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.contains("lacks a permission brief needs") && text.contains(&reader),
+            "{text}"
+        );
+    });
+    let admin = server.admin.clone();
+    drop(database);
+    testing::execute(&admin, &format!("DROP ROLE {writer}; DROP ROLE {reader}"));
+    outcome.unwrap_or_else(|p| std::panic::resume_unwind(p));
+}
+
+/// A `COMMIT` that never reached a server which then crashed: its transaction left nothing
+/// durable, so after the restart its id is handed out again and a later transaction commits
+/// under it. The lookup must not take that for this write having happened.
+#[test]
+fn a_transaction_id_reused_after_a_crash_is_not_taken_for_a_commit() {
+    let Some(bin) = Cluster::binaries() else {
+        return;
+    };
+    let cluster = Arc::new(Cluster::start(&bin, Durability::Fast));
+    let direct = cluster.url();
+    connect(&direct, Mode::Create).unwrap();
+    let crash = cluster.clone();
+    let hook: Hook = Arc::new(move || {
+        crash.restart_hard();
+        // Hand out and commit enough ids to pass the lost one.
+        testing::execute(
+            &crash.url(),
+            "DO $$ BEGIN FOR i IN 1..50 LOOP PERFORM txid_current(); COMMIT; END LOOP; END $$",
+        );
+    });
+    let proxy = Proxy::start_with(cluster.port(), Cut::Before("COMMIT"), Some(hook));
+    let mut store = connect(&proxy.url(), Mode::Create).unwrap();
+    let outcome = package_add(&mut store, &package("reused", 1), NOW);
+    assert!(proxy.fired());
+    let mut check = connect(&direct, Mode::Read).unwrap();
+    let stored = testing::rows(&mut check, Table::Packages);
+    match outcome {
+        Ok(added) => assert!(
+            stored
+                .iter()
+                .any(|r| r.starts_with(&format!("[Int({}),", added.id))),
+            "package {} acknowledged but not stored: {stored:?}",
+            added.id
+        ),
+        Err(e) => {
+            let text = e.to_string();
+            assert!(
+                text.contains("restarted before it confirmed the write")
+                    && text.contains("may or may not"),
+                "{text}"
+            );
+        }
+    }
 }

@@ -428,9 +428,29 @@ fn p5_every_help_example_runs_on_the_examples() {
         let command = example.split(" | ").next().unwrap();
         let words = shell_words(command);
         let args = &words[1..];
+        // An example naming a PostgreSQL server runs against a fresh database on the test
+        // server (skipped, loudly, where there is none).
+        let server = if command.contains("postgres://") {
+            let Some(server) = brief_session::testing::server() else {
+                continue;
+            };
+            Some(server)
+        } else {
+            None
+        };
         let outcomes: Vec<(i32, String)> = [payments.path(), notes.path()]
             .iter()
-            .map(|dir| run_in(dir, args))
+            .map(|dir| {
+                let database = server.map(brief_session::testing::Database::create);
+                let args: Vec<String> = args
+                    .iter()
+                    .map(|a| match &database {
+                        Some(d) if a.starts_with("postgres://") => d.url.clone(),
+                        _ => a.clone(),
+                    })
+                    .collect();
+                run_in(dir, &args)
+            })
             .collect();
         assert!(
             outcomes.iter().any(|(code, _)| *code == 0),

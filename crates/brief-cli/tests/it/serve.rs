@@ -386,6 +386,9 @@ fn the_project_is_found_from_the_clients_roots_and_again_when_they_change() {
 #[test]
 fn protocol_edge_cases() {
     let dir = common::copy_fixture(EXAMPLE);
+    // The file the session package below names (packages name files that exist).
+    std::fs::create_dir_all(dir.path().join("notes")).unwrap();
+    std::fs::write(dir.path().join("notes/r.md"), "# Retries\n").unwrap();
     let mut server = Stdio::spawn(dir.path(), &["--no-watch"]);
     // A notification before `initialize` is ignored, not fatal; a request before it is
     // answered with an error that says what to send.

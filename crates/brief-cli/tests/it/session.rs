@@ -2521,6 +2521,9 @@ fn run_tools(
     }
     touch(root(dir), "handoff/qa.md");
     let mut server = crate::mcp::Server::start_with(dir.path(), &env);
+    let recorded = brief_session::signature::hash(&brief_session::signature::normalize(
+        "KeyError: 'note_id' in sync/merge.py line 88",
+    ));
     let calls = [
         (
             "session_package_add",
@@ -2555,6 +2558,10 @@ fn run_tools(
         (
             "session_error_feedback",
             json!({"project": "notes", "hash": "0000", "helped": true}),
+        ),
+        (
+            "session_error_feedback",
+            json!({"project": "notes", "hash": recorded, "helped": false, "format": "json"}),
         ),
         (
             "session_error_match",
@@ -2936,12 +2943,310 @@ impl Drop for Finished<'_> {
     }
 }
 
+/// A child process a killer thread may SIGKILL while its writer waits for it.
+#[cfg(unix)]
+type Slot = std::sync::Arc<std::sync::Mutex<Option<std::process::Child>>>;
+
+#[cfg(unix)]
+/// The error messages of the crash test: one word per pattern.
+const CRASH_PATTERNS: [&str; 2] = ["alpha", "bravo"];
+
+#[cfg(unix)]
+fn crash_message(pattern: usize) -> String {
+    format!(
+        "OSError: disk quota exceeded in worker {}",
+        CRASH_PATTERNS[pattern]
+    )
+}
+
+#[cfg(unix)]
+/// What one writer of the crash test knows of its writes.
+#[derive(Default)]
+struct CrashAcks {
+    /// (package id, summary) of each acknowledged add.
+    packages: Vec<(i64, String)>,
+    /// Acknowledged records per pattern.
+    records: [i64; 2],
+    /// Records per pattern whose writer was killed or told the write may have happened.
+    maybe: [i64; 2],
+}
+
+#[cfg(unix)]
+/// How a command of the crash test ended.
+enum Ended {
+    /// Exit 0 with this stdout.
+    Acknowledged(Vec<u8>),
+    /// A clean failure that wrote nothing.
+    NothingWritten,
+    /// Killed, or the error says the write may or may not have happened.
+    Unknown,
+}
+
+/// Runs `args` as a child in `slot` (where the killer finds it) and says how it ended.
+#[cfg(unix)]
+fn crash_step(slot: &Slot, url: &str, args: &[&str]) -> Ended {
+    let child = brief_command(NOW)
+        .env("BRIEF_SESSION_URL", url)
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    *slot.lock().unwrap() = Some(child);
+    let out = loop {
+        let mut held = slot.lock().unwrap();
+        if held.as_mut().unwrap().try_wait().unwrap().is_some() {
+            break held.take().unwrap().wait_with_output().unwrap();
+        }
+        drop(held);
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    if out.status.success() {
+        return Ended::Acknowledged(out.stdout);
+    }
+    if out.status.code().is_none() {
+        return Ended::Unknown;
+    }
+    // Not killed: the server was down when the command started (refused at once: nothing
+    // written), or the error says what became of the write.
+    let err = String::from_utf8_lossy(&out.stderr);
+    if err.contains("may or may not") {
+        return Ended::Unknown;
+    }
+    assert!(
+        err.contains("cannot connect to the PostgreSQL server")
+            || err.contains("nothing was written"),
+        "{err}"
+    );
+    Ended::NothingWritten
+}
+
+/// One writer of the crash test: package adds, and every third write an error record.
+#[cfg(unix)]
+fn crash_writer(w: usize, each: usize, r: &str, url: &str, slot: &Slot) -> CrashAcks {
+    let mut acks = CrashAcks::default();
+    for k in 0..each {
+        if k % 3 == 2 {
+            let pattern = (w + k) % 2;
+            let message = crash_message(pattern);
+            let args = [
+                "session",
+                "error",
+                "record",
+                "--root",
+                r,
+                "--project",
+                "crash",
+                "--message",
+                &message,
+                "--solution",
+                "Raise the quota",
+            ];
+            match crash_step(slot, url, &args) {
+                Ended::Acknowledged(_) => acks.records[pattern] += 1,
+                Ended::Unknown => acks.maybe[pattern] += 1,
+                Ended::NothingWritten => {}
+            }
+            continue;
+        }
+        let file = format!("killed/{w}-{k}.md");
+        touch(r, &file);
+        let summary = format!("survivor {w}/{k}");
+        let args = [
+            "session",
+            "package",
+            "add",
+            "--root",
+            r,
+            "--session",
+            "crash",
+            "--type",
+            "handoff",
+            "--file",
+            &file,
+            "--producer",
+            "developer",
+            "--consumers",
+            "qa_expert",
+            "--summary",
+            &summary,
+            "--format",
+            "json",
+        ];
+        if let Ended::Acknowledged(stdout) = crash_step(slot, url, &args) {
+            let v: Value = serde_json::from_slice(&stdout).unwrap();
+            acks.packages.push((v["id"].as_i64().unwrap(), summary));
+        }
+    }
+    acks
+}
+
+/// Kills a running writer now and then and restarts the server as a crash would, once,
+/// until every writer is done.
+#[cfg(unix)]
+fn kill_and_restart(
+    cluster: &testing::Cluster,
+    slots: &[Slot],
+    done: &std::sync::atomic::AtomicUsize,
+) {
+    let (mut killed, mut restarted, mut tick) = (0, false, 0usize);
+    while done.load(std::sync::atomic::Ordering::SeqCst) < slots.len() {
+        std::thread::sleep(std::time::Duration::from_millis(40));
+        tick += 1;
+        if tick.is_multiple_of(3) {
+            if let Some(child) = slots[tick % slots.len()].lock().unwrap().as_mut() {
+                if child.kill().is_ok() {
+                    killed += 1;
+                }
+            }
+        }
+        if tick == 10 && !restarted {
+            cluster.restart_hard();
+            restarted = true;
+        }
+    }
+    assert!(
+        killed > 0 && restarted,
+        "killed {killed}, restarted {restarted}"
+    );
+    eprintln!("{killed} writers killed mid-command; the server restarted once");
+}
+
+#[cfg(unix)]
+/// The crash test's packages as `brief session package list` gives them: id → summary.
+fn crash_packages(r: &str) -> std::collections::HashMap<i64, String> {
+    let v = json(&[
+        "session",
+        "package",
+        "list",
+        "--root",
+        r,
+        "--session",
+        "crash",
+        "--agent",
+        "qa_expert",
+        "--limit",
+        "100000",
+        "--format",
+        "json",
+    ]);
+    v["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["id"].as_i64().unwrap(),
+                p["summary"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[cfg(unix)]
+/// The occurrences of a crash-test pattern (`None`: not stored).
+fn crash_occurrences(r: &str, pattern: usize) -> Option<i64> {
+    let message = crash_message(pattern);
+    let (code, out, err) = run_at(
+        NOW,
+        &[
+            "session",
+            "error",
+            "match",
+            "--root",
+            r,
+            "--project",
+            "crash",
+            "--message",
+            &message,
+            "--format",
+            "json",
+        ],
+    );
+    if code == 1 {
+        return None;
+    }
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v[0]["exact"], true, "{out}");
+    v[0]["pattern"]["occurrences"].as_i64()
+}
+
+#[cfg(unix)]
+/// After the crash: every acknowledged package with its text, each pattern's occurrences
+/// between what was acknowledged and what may have happened, and the next commands exact.
+fn check_after_crash(r: &str, acks: &[CrashAcks], attempted: usize) {
+    let stored = crash_packages(r);
+    let all: Vec<&(i64, String)> = acks.iter().flat_map(|a| &a.packages).collect();
+    assert!(!all.is_empty());
+    eprintln!(
+        "{} of {attempted} writes acknowledged as adds, {} as records; {} packages stored",
+        all.len(),
+        acks.iter().flat_map(|a| a.records).sum::<i64>(),
+        stored.len()
+    );
+    for (id, summary) in &all {
+        assert_eq!(
+            stored.get(id),
+            Some(summary),
+            "acknowledged package {id} lost"
+        );
+    }
+    for p in 0..CRASH_PATTERNS.len() {
+        let acked: i64 = acks.iter().map(|a| a.records[p]).sum();
+        let maybe: i64 = acks.iter().map(|a| a.maybe[p]).sum();
+        let found = crash_occurrences(r, p).unwrap_or(0);
+        eprintln!("pattern {p}: {found} occurrences, {acked} acknowledged, {maybe} unknown");
+        assert!(
+            (acked..=acked + maybe).contains(&found),
+            "pattern {p}: {found} occurrences, {acked} acknowledged, {maybe} unknown"
+        );
+        // The next record counts exactly once.
+        ok(&[
+            "session",
+            "error",
+            "record",
+            "--root",
+            r,
+            "--project",
+            "crash",
+            "--message",
+            &crash_message(p),
+            "--solution",
+            "Raise the quota",
+        ]);
+        assert_eq!(crash_occurrences(r, p), Some(found + 1), "pattern {p}");
+    }
+    // The next add is one more package in the list.
+    touch(r, "after.md");
+    ok(&[
+        "session",
+        "package",
+        "add",
+        "--root",
+        r,
+        "--session",
+        "crash",
+        "--type",
+        "handoff",
+        "--file",
+        "after.md",
+        "--producer",
+        "developer",
+        "--consumers",
+        "qa_expert",
+        "--summary",
+        "after the crash",
+    ]);
+    assert_eq!(crash_packages(r).len(), stored.len() + 1);
+}
+
 /// Writers killed with SIGKILL while a PostgreSQL server restarts as after a crash: every
-/// acknowledged package is there, and the next commands are right.
+/// acknowledged package is there, every error pattern counts each acknowledged record once
+/// (and no write twice), and the next commands are right.
 #[cfg(unix)]
 #[test]
 fn killed_writers_and_a_server_restart_lose_nothing_acknowledged() {
-    use std::sync::{Arc, Mutex};
     let Some(bin) = testing::Cluster::binaries() else {
         return;
     };
@@ -2951,10 +3256,9 @@ fn killed_writers_and_a_server_restart_lose_nothing_acknowledged() {
     let r = root(&dir).to_string();
     const WRITERS: usize = 6;
     const EACH: usize = 12;
-    type Slot = Arc<Mutex<Option<std::process::Child>>>;
-    let slots: Vec<Slot> = (0..WRITERS).map(|_| Arc::new(Mutex::new(None))).collect();
+    let slots: Vec<Slot> = (0..WRITERS).map(|_| Slot::default()).collect();
     let done = std::sync::atomic::AtomicUsize::new(0);
-    let acked: Vec<Vec<(i64, String)>> = std::thread::scope(|scope| {
+    let acks: Vec<CrashAcks> = std::thread::scope(|scope| {
         let writers: Vec<_> = slots
             .iter()
             .enumerate()
@@ -2963,178 +3267,15 @@ fn killed_writers_and_a_server_restart_lose_nothing_acknowledged() {
                 scope.spawn(move || {
                     // Counted done however the thread ends, so the killer loop stops.
                     let _done = Finished(done);
-                    let mut acked = Vec::new();
-                    for k in 0..EACH {
-                        let file = format!("killed/{w}-{k}.md");
-                        touch(r, &file);
-                        let summary = format!("survivor {w}/{k}");
-                        let child = brief_command(NOW)
-                            .env("BRIEF_SESSION_URL", url)
-                            .args([
-                                "session",
-                                "package",
-                                "add",
-                                "--root",
-                                r,
-                                "--session",
-                                "crash",
-                                "--type",
-                                "handoff",
-                                "--file",
-                                &file,
-                                "--producer",
-                                "developer",
-                                "--consumers",
-                                "qa_expert",
-                                "--summary",
-                                &summary,
-                                "--format",
-                                "json",
-                            ])
-                            .stdout(std::process::Stdio::piped())
-                            .stderr(std::process::Stdio::piped())
-                            .spawn()
-                            .unwrap();
-                        *slot.lock().unwrap() = Some(child);
-                        let out = loop {
-                            let mut held = slot.lock().unwrap();
-                            let finished = held.as_mut().unwrap().try_wait().unwrap().is_some();
-                            if finished {
-                                break held.take().unwrap().wait_with_output().unwrap();
-                            }
-                            drop(held);
-                            std::thread::sleep(std::time::Duration::from_millis(5));
-                        };
-                        if out.status.success() {
-                            let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-                            acked.push((v["id"].as_i64().unwrap(), summary));
-                        } else if out.status.code().is_some() {
-                            // Not killed: the server was down when the command started
-                            // (refused at once: nothing written), or the error says what
-                            // became of the write.
-                            let err = String::from_utf8_lossy(&out.stderr);
-                            assert!(
-                                err.contains("cannot connect to the PostgreSQL server")
-                                    || err.contains("nothing was written")
-                                    || err.contains("may or may not"),
-                                "{err}"
-                            );
-                        }
-                    }
-                    acked
+                    crash_writer(w, EACH, r, url, slot)
                 })
             })
             .collect();
-        // Kill a running writer now and then; restart the server as a crash would, once.
-        let mut killed = 0;
-        let mut restarted = false;
-        let mut tick = 0usize;
-        while done.load(std::sync::atomic::Ordering::SeqCst) < WRITERS {
-            std::thread::sleep(std::time::Duration::from_millis(40));
-            tick += 1;
-            if tick.is_multiple_of(3) {
-                if let Some(child) = slots[tick % WRITERS].lock().unwrap().as_mut() {
-                    if child.kill().is_ok() {
-                        killed += 1;
-                    }
-                }
-            }
-            if tick == 10 && !restarted {
-                cluster.restart_hard();
-                restarted = true;
-            }
-        }
-        assert!(
-            killed > 0 && restarted,
-            "killed {killed}, restarted {restarted}"
-        );
-        eprintln!("{killed} writers killed mid-command; the server restarted once");
+        kill_and_restart(&cluster, &slots, &done);
         writers.into_iter().map(|h| h.join().unwrap()).collect()
     });
     SESSION_URL.with(|u| *u.borrow_mut() = Some(url.clone()));
-    let check = std::panic::catch_unwind(|| {
-        let v = json(&[
-            "session",
-            "package",
-            "list",
-            "--root",
-            &r,
-            "--session",
-            "crash",
-            "--agent",
-            "qa_expert",
-            "--limit",
-            "100000",
-            "--format",
-            "json",
-        ]);
-        let stored: std::collections::HashMap<i64, String> = v["packages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| {
-                (
-                    p["id"].as_i64().unwrap(),
-                    p["summary"].as_str().unwrap().to_string(),
-                )
-            })
-            .collect();
-        let all: Vec<&(i64, String)> = acked.iter().flatten().collect();
-        assert!(!all.is_empty());
-        eprintln!(
-            "{} of {} adds acknowledged, {} stored",
-            all.len(),
-            WRITERS * EACH,
-            stored.len()
-        );
-        for (id, summary) in &all {
-            assert_eq!(
-                stored.get(id),
-                Some(summary),
-                "acknowledged package {id} lost"
-            );
-        }
-        // The next command is right: one more package, one more in the list.
-        touch(&r, "after.md");
-        ok(&[
-            "session",
-            "package",
-            "add",
-            "--root",
-            &r,
-            "--session",
-            "crash",
-            "--type",
-            "handoff",
-            "--file",
-            "after.md",
-            "--producer",
-            "developer",
-            "--consumers",
-            "qa_expert",
-            "--summary",
-            "after the crash",
-        ]);
-        let again = json(&[
-            "session",
-            "package",
-            "list",
-            "--root",
-            &r,
-            "--session",
-            "crash",
-            "--agent",
-            "qa_expert",
-            "--limit",
-            "100000",
-            "--format",
-            "json",
-        ]);
-        assert_eq!(
-            again["total_available"].as_u64(),
-            Some(stored.len() as u64 + 1)
-        );
-    });
+    let check = std::panic::catch_unwind(|| check_after_crash(&r, &acks, WRITERS * EACH));
     SESSION_URL.with(|u| *u.borrow_mut() = None);
     check.unwrap_or_else(|p| std::panic::resume_unwind(p));
 }

@@ -355,3 +355,126 @@ fn a_bare_task_id_resolves_in_the_current_feature() {
         "{stderr}"
     );
 }
+
+fn git(dir: &std::path::Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn changed_files_start_from_the_union_of_what_governs_them() {
+    let dir = copy_fixture(&format!("{FIXTURES}/rules/repo"));
+    let root = dir.path().to_str().unwrap();
+    git(dir.path(), &["init", "-q", "-b", "main"]);
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-q", "-m", "fixture"]);
+    // Nothing changed yet: said so, exit 2.
+    let (code, _, stderr) = run(&["context", "--changed", "--root", root]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("no file changed against HEAD"), "{stderr}");
+    for file in ["web/src/App.tsx", "scripts/report.py"] {
+        let path = dir.path().join(file);
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push_str("\n// edited\n");
+        std::fs::write(&path, text).unwrap();
+    }
+    let out = brief(&[
+        "context",
+        "--changed",
+        "--root",
+        root,
+        "--budget",
+        "20000",
+        "--format",
+        "json",
+    ]);
+    let json: Value = serde_json::from_str(&out).unwrap();
+    holds(
+        &json,
+        &[
+            ".cursor/rules/react.mdc",
+            "web/.cursor/rules/ui.mdc",
+            ".github/instructions/python.instructions.md",
+            ".cursor/rules/always.mdc",
+            "AGENTS.md",
+        ],
+    );
+    let shown = shown(&json);
+    for not in [
+        ".cursor/rules/api.mdc",
+        ".cursor/rules/sql.mdc",
+        "src/billing/AGENTS.md",
+    ] {
+        assert!(!shown.iter().any(|s| s == not), "{not}: {shown:?}");
+    }
+    let ids: Vec<&str> = json["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["id"].as_str().unwrap())
+        .collect();
+    let mut unique = ids.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), ids.len(), "a node twice: {ids:?}");
+    let query = json["query"].as_str().unwrap_or_default();
+    assert!(
+        query.contains("scripts/report.py") && query.contains("web/src/App.tsx"),
+        "{query}"
+    );
+    // The same against a named revision.
+    let again = brief(&[
+        "context",
+        "--changed",
+        "HEAD",
+        "--root",
+        root,
+        "--budget",
+        "20000",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(again, out);
+}
+
+#[test]
+fn a_rule_whose_words_match_a_task_in_words_is_a_hard_constraint() {
+    let dir = copy_fixture(&format!("{FIXTURES}/rules/repo"));
+    let root = dir.path().to_str().unwrap();
+    std::fs::create_dir_all(dir.path().join("docs")).unwrap();
+    std::fs::write(
+        dir.path().join("docs/invoices.md"),
+        "# Invoices\n\nHow invoices are totalled: line amounts, summed, then tax.\n",
+    )
+    .unwrap();
+    let json = audit(root, "sum invoice amounts as integer money", "4000");
+    let nodes = json["nodes"].as_array().unwrap();
+    let billing = nodes
+        .iter()
+        .find(|n| n["id"] == "src/billing/AGENTS.md")
+        .unwrap_or_else(|| panic!("the billing rule is not in: {json}"));
+    assert_ne!(billing["detail"], "omitted", "{billing}");
+    let reason = &billing["reasons"][0];
+    assert_eq!(reason["relation"], "applies", "{billing}");
+    assert_eq!(reason["direction"], "words", "{billing}");
+    assert!(reason["score"].as_f64().unwrap() >= 0.25, "{billing}");
+    // A rule whose words do not match stays out.
+    assert!(
+        !nodes.iter().any(|n| n["id"] == ".cursor/rules/sql.mdc"),
+        "{json}"
+    );
+}

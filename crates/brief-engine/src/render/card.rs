@@ -341,6 +341,10 @@ pub fn why(graph: &dyn NodeStore, reasons: &[Reason]) -> String {
                 brief_model::Scope::Glob { glob, file } => {
                     format!("applies to {} (glob `{glob}` matches {file})", id(to))
                 }
+                brief_model::Scope::Words { share } => format!(
+                    "a rule whose words match the task, {:.2}",
+                    f64::from(*share) / 10_000.0
+                ),
             }),
             Reason::Words { share } => Some(format!(
                 "related by words, {:.2}",

@@ -133,6 +133,12 @@ fn reason_out<'a>(reason: &'a Reason, id: &dyn Fn(&NodeIx) -> &'a str) -> Reason
                 file: Some(file),
                 ..ReasonOut::plain("applies")
             },
+            Scope::Words { share } => ReasonOut {
+                direction: Some("words"),
+                from: Some(id(to)),
+                score: Some(f64::from(*share) / 10_000.0),
+                ..ReasonOut::plain("applies")
+            },
         },
         Reason::Words { share } => ReasonOut {
             score: Some(f64::from(*share) / 10_000.0),

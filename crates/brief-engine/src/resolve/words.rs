@@ -455,14 +455,47 @@ pub fn standing(c: &Evidence, script: Script) -> f64 {
         }
 }
 
+/// File names (as [`HUB_NAMES`]) of documents that only gather what others say: a change
+/// log, release notes, upgrade notes, a table of contents.
+const AGGREGATE_NAMES: &[&str] = &[
+    "changelog",
+    "changes",
+    "history",
+    "news",
+    "releasenotes",
+    "releases",
+    "upgradeinstructions",
+    "upgrading",
+    "summary",
+    "toc",
+    "sidebar",
+    "sitemap",
+    "contents",
+];
+
+/// Whether a file only gathers what other documents say (a change log, release notes, a
+/// table of contents): it mentions and links to every topic, so neither its mentions nor its
+/// links are evidence of what bears on one. A README or an index page is a hub for ranking
+/// (it mentions much) but may well be the one page about a module: it is not an aggregate.
+pub fn is_aggregate(file: &str) -> bool {
+    let (folders, name) = file.rsplit_once('/').unwrap_or(("", file));
+    let stem = plain(name.split('.').next().unwrap_or(name));
+    AGGREGATE_NAMES.contains(&stem.as_str())
+        || folders
+            .split('/')
+            .any(|folder| HUB_FOLDERS.contains(&plain(folder).as_str()))
+}
+
+/// Lower-case letters and digits only: how file and folder names are compared.
+fn plain(s: &str) -> String {
+    s.chars()
+        .filter(char::is_ascii_alphanumeric)
+        .collect::<String>()
+        .to_ascii_lowercase()
+}
+
 /// How much a hub document weighs, by its file name and folders.
 fn hub_factor(file: &str) -> f64 {
-    let plain = |s: &str| -> String {
-        s.chars()
-            .filter(char::is_ascii_alphanumeric)
-            .collect::<String>()
-            .to_ascii_lowercase()
-    };
     let (folders, name) = file.rsplit_once('/').unwrap_or(("", file));
     let stem = plain(name.split('.').next().unwrap_or(name));
     let in_hub_folder = folders

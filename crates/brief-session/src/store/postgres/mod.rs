@@ -11,7 +11,9 @@
 //! again; a write whose transaction had not reached `COMMIT` is run again (the server rolled
 //! it back); a write lost during its `COMMIT` is looked up by its transaction id
 //! (`txid_status`) — committed, it stands and its answer is returned; aborted, it is run
-//! again; unknown, the error says the write may have happened. Serialization failures,
+//! again; unknown, the error says the write may have happened. A server that restarted in
+//! between may have handed the id out again (an id whose transaction left nothing durable
+//! before a crash is reused), so there "committed" is unknown too. Serialization failures,
 //! deadlocks and a foreign key that a concurrent prune removed roll the transaction back and
 //! run it again.
 
@@ -155,6 +157,8 @@ enum Outcome {
     Committed,
     Aborted,
     Unknown,
+    /// The server restarted since the transaction began: "committed" may be another's.
+    Restarted,
 }
 
 impl Postgres {
@@ -284,6 +288,17 @@ impl Postgres {
         }
     }
 
+    /// The error for a write whose server restarted before it could say what became of it.
+    fn restarted(&self) -> SessionError {
+        SessionError::Store {
+            path: self.shown.clone(),
+            message: format!(
+                "{} restarted before it confirmed the write; the write may or may not have happened: check (e.g. with `package list`) before running it again",
+                self.target.hosts_shown(),
+            ),
+        }
+    }
+
     /// The error for a command that ran out of time.
     fn timed_out(&self, written: Written) -> SessionError {
         SessionError::Store {
@@ -350,12 +365,12 @@ impl Postgres {
             let step = match self.conn.as_mut() {
                 Some(conn) => {
                     let body = bounded(&self.runtime, self.patience, async {
-                        let xid = begin(conn).await?;
+                        let began = begin(conn).await?;
                         let value = op(conn).await?;
-                        Ok::<_, Fail>((xid, value))
+                        Ok::<_, Fail>((began, value))
                     });
                     match body {
-                        Ok(Ok((xid, value))) => {
+                        Ok(Ok((began, value))) => {
                             let commit = bounded(
                                 &self.runtime,
                                 self.patience,
@@ -364,10 +379,10 @@ impl Postgres {
                             match commit {
                                 Ok(Ok(())) => return Ok(value),
                                 Ok(Err(e)) => match Fail::from(e) {
-                                    Fail::Lost(_) => Step::CommitLost(xid, value),
+                                    Fail::Lost(_) => Step::CommitLost(began, value),
                                     other => Step::Refused(other),
                                 },
-                                Err(_) => Step::CommitLost(xid, value),
+                                Err(_) => Step::CommitLost(began, value),
                             }
                         }
                         Ok(Err(Fail::Lost(e))) => Step::Lost(e),
@@ -381,12 +396,13 @@ impl Postgres {
                 None => continue,
             };
             match step {
-                Step::CommitLost(xid, value) => {
+                Step::CommitLost(began, value) => {
                     self.conn = None;
-                    match self.outcome(xid, deadline) {
+                    match self.outcome(&began, deadline) {
                         Outcome::Committed => return Ok(value),
                         Outcome::Aborted => {}
                         Outcome::Unknown => return Err(self.timed_out(Written::Maybe)),
+                        Outcome::Restarted => return Err(self.restarted()),
                     }
                 }
                 Step::Lost(e) => {
@@ -428,9 +444,9 @@ impl Postgres {
         done
     }
 
-    /// What became of transaction `xid` whose `COMMIT` got no answer: asked on a new
+    /// What became of the transaction whose `COMMIT` got no answer: asked on a new
     /// connection, waiting while it is still in progress.
-    fn outcome(&mut self, xid: i64, deadline: Instant) -> Outcome {
+    fn outcome(&mut self, began: &Began, deadline: Instant) -> Outcome {
         loop {
             if self.conn.is_none() && self.reconnect(deadline, Start::Again).is_err() {
                 return Outcome::Unknown;
@@ -441,12 +457,17 @@ impl Postgres {
             let status = bounded(
                 &self.runtime,
                 self.patience,
-                conn.client
-                    .query_one("SELECT txid_status($1::bigint)", &[&xid]),
+                conn.client.query_one(
+                    "SELECT txid_status($1::bigint), pg_postmaster_start_time()::text",
+                    &[&began.xid],
+                ),
             );
             match status {
                 Ok(Ok(row)) => match row.get::<_, Option<String>>(0).as_deref() {
-                    Some("committed") => return Outcome::Committed,
+                    Some("committed") if row.get::<_, String>(1) == began.server_start => {
+                        return Outcome::Committed
+                    }
+                    Some("committed") => return Outcome::Restarted,
                     Some("aborted") => return Outcome::Aborted,
                     Some(_) if Instant::now() < deadline => {
                         std::thread::sleep(Duration::from_millis(100))
@@ -464,10 +485,16 @@ impl Postgres {
     }
 }
 
+/// A transaction as it began: its id and when the server it runs on started.
+struct Began {
+    xid: i64,
+    server_start: String,
+}
+
 /// Where one attempt of a write ended, when it did not simply commit.
 enum Step<T> {
     /// `COMMIT` was sent and no answer came.
-    CommitLost(i64, T),
+    CommitLost(Began, T),
     /// Lost before `COMMIT`.
     Lost(tokio_postgres::Error),
     /// Refused by the server (rolled back).
@@ -484,16 +511,19 @@ fn bounded<F: std::future::Future>(
     runtime.block_on(async move { tokio::time::timeout(limit, work).await })
 }
 
-/// Starts a transaction and returns its id (one round trip).
-async fn begin(conn: &mut Conn) -> Result<i64, Fail> {
+/// Starts a transaction and returns its id and the server's start time (one round trip).
+async fn begin(conn: &mut Conn) -> Result<Began, Fail> {
     let messages = conn
         .client
-        .simple_query("BEGIN; SELECT txid_current()")
+        .simple_query("BEGIN; SELECT txid_current(), pg_postmaster_start_time()::text")
         .await?;
     messages
         .iter()
         .find_map(|m| match m {
-            tokio_postgres::SimpleQueryMessage::Row(row) => row.get(0)?.parse().ok(),
+            tokio_postgres::SimpleQueryMessage::Row(row) => Some(Began {
+                xid: row.get(0)?.parse().ok()?,
+                server_start: row.get(1)?.to_string(),
+            }),
             _ => None,
         })
         .ok_or_else(|| Fail::Store(SessionError::Usage("txid_current() gave no id".into())))
