@@ -1247,6 +1247,26 @@ fn text_blocks(text: &str) -> std::collections::BTreeSet<String> {
         .collect()
 }
 
+/// The documents at the case's budget and `extra` tokens more; `None` when the smaller is too
+/// small (nothing to compare), a failure when only the larger fails or another error occurs.
+fn both_budgets(
+    small: Result<ContextOutput, ContextError>,
+    large: Result<ContextOutput, ContextError>,
+    case: &Case,
+    extra: usize,
+) -> Result<Option<(ContextOutput, ContextOutput)>, TestCaseError> {
+    match (small, large) {
+        (Ok(small), Ok(large)) => Ok(Some((small, large))),
+        (Err(ContextError::TooSmall(_)), _) => Ok(None),
+        (Ok(_), Err(err)) => Err(TestCaseError::fail(format!(
+            "budget {} works, {} does not: {err}",
+            case.budget,
+            case.budget + extra
+        ))),
+        (Err(err), _) => Err(TestCaseError::fail(format!("unexpected error: {err}"))),
+    }
+}
+
 /// At `budget` and at `budget + extra`: every node shown at the smaller budget is shown at
 /// the larger one at the same whole level or higher, in the Markdown/JSON layout and in the
 /// text layout; and no hard constraint is omitted while a softer node other than the target
@@ -1254,27 +1274,11 @@ fn text_blocks(text: &str) -> std::collections::BTreeSet<String> {
 fn check_monotone(case: &Case, extra: usize) -> Result<(), TestCaseError> {
     let graph = case.graph();
     let defaults = Defaults::default();
-    let small = assemble(
-        &graph,
-        &defaults,
-        &case.request_as(case.budget, Format::Json),
-    );
-    let large = assemble(
-        &graph,
-        &defaults,
-        &case.request_as(case.budget + extra, Format::Json),
-    );
-    let (small, large) = match (small, large) {
-        (Ok(small), Ok(large)) => (small, large),
-        (Err(ContextError::TooSmall(_)), _) => return Ok(()),
-        (Ok(_), Err(err)) => {
-            return Err(TestCaseError::fail(format!(
-                "budget {} works, {} does not: {err}",
-                case.budget,
-                case.budget + extra
-            )))
-        }
-        (Err(err), _) => return Err(TestCaseError::fail(format!("unexpected error: {err}"))),
+    let run = |budget: usize| assemble(&graph, &defaults, &case.request_as(budget, Format::Json));
+    let Some((small, large)) =
+        both_budgets(run(case.budget), run(case.budget + extra), case, extra)?
+    else {
+        return Ok(());
     };
     let (before, after) = (levels_of(&small)?, levels_of(&large)?);
     for (id, (_, level)) in &before {
@@ -1441,17 +1445,10 @@ fn check_word_start(case: &Case, extra: usize) -> Result<(), TestCaseError> {
             &start,
         )
     };
-    let (small, large) = match (run(case.budget), run(case.budget + extra)) {
-        (Ok(small), Ok(large)) => (small, large),
-        (Err(ContextError::TooSmall(_)), _) => return Ok(()),
-        (Ok(_), Err(err)) => {
-            return Err(TestCaseError::fail(format!(
-                "budget {} works, {} does not: {err}",
-                case.budget,
-                case.budget + extra
-            )))
-        }
-        (Err(err), _) => return Err(TestCaseError::fail(format!("unexpected error: {err}"))),
+    let Some((small, large)) =
+        both_budgets(run(case.budget), run(case.budget + extra), case, extra)?
+    else {
+        return Ok(());
     };
     let again = run(case.budget).map_err(|e| TestCaseError::fail(e.to_string()))?;
     prop_assert_eq!(&again.text, &small.text, "not deterministic");
