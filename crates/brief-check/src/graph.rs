@@ -377,22 +377,7 @@ fn ambiguity(graph: &Graph, sink: &mut Sink) {
                 candidates.entry(c).or_default().insert(layer);
             }
         }
-        // Supersedes pruning among the candidates.
-        let mut removed: BTreeSet<u32> = BTreeSet::new();
-        for &c in candidates.keys() {
-            let mut seen = BTreeSet::from([c]);
-            let mut queue = VecDeque::from([c]);
-            while let Some(x) = queue.pop_front() {
-                for edge in graph.outgoing(x) {
-                    if edge.relation == Relation::Supersedes && seen.insert(edge.to) {
-                        if candidates.contains_key(&edge.to) {
-                            removed.insert(edge.to);
-                        }
-                        queue.push_back(edge.to);
-                    }
-                }
-            }
-        }
+        let removed = superseded(graph, &candidates);
         let mut by_category: BTreeMap<String, Vec<u32>> = BTreeMap::new();
         for &c in candidates.keys() {
             let node = graph.node(c);
@@ -416,6 +401,36 @@ fn ambiguity(graph: &Graph, sink: &mut Sink) {
             entry.1.extend(layers_in);
         }
     }
+    report_conflicts(graph, sink, &succ, conflicts);
+}
+
+/// The candidates another candidate supersedes, directly or through a chain.
+fn superseded(graph: &Graph, candidates: &BTreeMap<u32, BTreeSet<u32>>) -> BTreeSet<u32> {
+    let mut removed: BTreeSet<u32> = BTreeSet::new();
+    for &c in candidates.keys() {
+        let mut seen = BTreeSet::from([c]);
+        let mut queue = VecDeque::from([c]);
+        while let Some(x) = queue.pop_front() {
+            for edge in graph.outgoing(x) {
+                if edge.relation == Relation::Supersedes && seen.insert(edge.to) {
+                    if candidates.contains_key(&edge.to) {
+                        removed.insert(edge.to);
+                    }
+                    queue.push_back(edge.to);
+                }
+            }
+        }
+    }
+    removed
+}
+
+/// One finding per conflict, placed where it starts.
+fn report_conflicts(
+    graph: &Graph,
+    sink: &mut Sink,
+    succ: &[Vec<u32>],
+    conflicts: BTreeMap<(String, Vec<u32>), Conflict>,
+) {
     for ((category, decisions), (affected, via)) in conflicts {
         // Report where the conflict starts: an affected node whose own depends_on targets and
         // feature/layer parents are not affected (e.g. the feature that depends on both layers).

@@ -109,7 +109,6 @@ pub(crate) enum Command {
     Serve(ServeArgs),
     /// Keep the index current while this runs, so every other brief command in the project
     /// skips its check of every file (faster on large projects). Stop with Ctrl-C.
-    #[cfg(feature = "mcp")]
     #[command(after_help = WATCH_HELP)]
     Watch,
     /// Print a shell completion script (bash, zsh, fish, powershell or elvish) to stdout.
@@ -204,7 +203,6 @@ HTTP: `brief serve --http 127.0.0.1:8765` serves http://127.0.0.1:8765/mcp. Only
 addresses unless --allow-remote; requests from browser origins other than localhost are
 refused unless named with --allow-origin (which also answers their CORS preflight).";
 
-#[cfg(feature = "mcp")]
 const WATCH_HELP: &str = "\
 Examples:
   brief watch &                     in the project, in the background

@@ -50,7 +50,6 @@ fn main() -> ExitCode {
         Command::Man(args) => return man_pages(&args),
         #[cfg(feature = "mcp")]
         Command::Serve(args) => return serve(root, cwd, args),
-        #[cfg(feature = "mcp")]
         Command::Watch => return watch(root, cwd),
         Command::Hook(args) => match hook(args) {
             Ok(command) => command,
@@ -159,15 +158,29 @@ fn serve(root: Option<PathBuf>, cwd: PathBuf, args: args::ServeArgs) -> ExitCode
 }
 
 /// `brief watch`: hands over to the watcher, which says what it does on stderr.
-#[cfg(feature = "mcp")]
 fn watch(root: Option<PathBuf>, cwd: PathBuf) -> ExitCode {
-    let options = brief_mcp::WatchOptions {
+    let options = brief::watch::WatchOptions {
         root: root.clone(),
         cwd,
     };
-    let say: brief_mcp::Say =
+    let say: brief::watch::Say =
         std::sync::Arc::new(|line: String| out::note(&format!("brief watch: {line}")));
-    exited(brief_mcp::watch(options, say), root.as_deref())
+    match brief::watch::watch(options, say) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(brief::watch::WatchError::Engine(e)) => engine_failed(&e, root.as_deref()),
+        Err(other) => {
+            out::note(&format!("error: {other}"));
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// An engine that would not open: what to do on stderr, and its exit code.
+fn engine_failed(e: &brief::EngineError, root: Option<&Path>) -> ExitCode {
+    for line in e.describe(root.unwrap_or(Path::new("."))) {
+        out::note(&line);
+    }
+    ExitCode::from(e.exit_code())
 }
 
 /// How a long-running process ended, on stderr and as the exit code.
@@ -175,12 +188,7 @@ fn watch(root: Option<PathBuf>, cwd: PathBuf) -> ExitCode {
 fn exited(result: Result<(), brief_mcp::ServeError>, root: Option<&Path>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(brief_mcp::ServeError::Engine(e)) => {
-            for line in e.describe(root.unwrap_or(Path::new("."))) {
-                out::note(&line);
-            }
-            ExitCode::from(e.exit_code())
-        }
+        Err(brief_mcp::ServeError::Engine(e)) => engine_failed(&e, root),
         Err(other) => {
             out::note(&format!("error: {other}"));
             ExitCode::from(2)
@@ -251,8 +259,9 @@ impl Command {
             }),
             Command::Session(args) => Run::Session(args.command()),
             Command::Completions(_) | Command::Man(_) | Command::Hook(_) => return None,
+            Command::Watch => return None,
             #[cfg(feature = "mcp")]
-            Command::Serve(_) | Command::Watch => return None,
+            Command::Serve(_) => return None,
         })
     }
 }

@@ -129,9 +129,11 @@ impl From<ListFormat> for Format {
 }
 
 /// A time limit: seconds (`30`, `2s`) or milliseconds (`500ms`); `0` means none.
+#[cfg(feature = "mcp")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct TimeLimit(pub(crate) std::time::Duration);
 
+#[cfg(feature = "mcp")]
 impl TimeLimit {
     /// The limit, or `None` for `0`.
     pub(crate) fn get(self) -> Option<std::time::Duration> {
@@ -139,6 +141,7 @@ impl TimeLimit {
     }
 }
 
+#[cfg(feature = "mcp")]
 impl FromStr for TimeLimit {
     type Err = String;
 
@@ -159,11 +162,12 @@ impl FromStr for TimeLimit {
 }
 
 /// Seconds or milliseconds (`30`, `30s`, `500ms`).
+#[cfg(feature = "mcp")]
 pub(crate) fn time_limit() -> Choice<TimeLimit> {
     choice(&[])
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "mcp"))]
 mod tests {
     use super::*;
     use std::time::Duration;

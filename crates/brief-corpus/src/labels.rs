@@ -161,37 +161,7 @@ pub(crate) fn spec_graph(nodes: &[SgNode], count: usize) -> Vec<TargetLabels> {
         .map(|target| {
             let node = by_id[target];
             let feature = parent.get(target).copied().unwrap_or("");
-            // The features the target's feature builds on, and the layers they reach.
-            let mut features = BTreeSet::from([feature]);
-            let mut stack = vec![feature];
-            let mut layers = BTreeSet::new();
-            while let Some(f) = stack.pop() {
-                for dep in by_id
-                    .get(f)
-                    .map(|n| links(n, "depends_on"))
-                    .into_iter()
-                    .flatten()
-                {
-                    if dep.starts_with("LAYER-") {
-                        layers.insert(dep);
-                    } else if features.insert(dep) {
-                        stack.push(dep);
-                    }
-                }
-            }
-            let mut stack: Vec<&str> = layers.iter().copied().collect();
-            while let Some(layer) = stack.pop() {
-                for dep in by_id
-                    .get(layer)
-                    .map(|n| links(n, "depends_on"))
-                    .into_iter()
-                    .flatten()
-                {
-                    if dep.starts_with("LAYER-") && layers.insert(dep) {
-                        stack.push(dep);
-                    }
-                }
-            }
+            let (features, layers) = reach(&by_id, feature);
             let mut hard = BTreeSet::new();
             let mut direct = BTreeSet::new();
             for other in nodes {
@@ -262,6 +232,44 @@ pub(crate) fn spec_graph(nodes: &[SgNode], count: usize) -> Vec<TargetLabels> {
             }
         })
         .collect()
+}
+
+/// The features `feature` builds on (itself included), and the layers they reach.
+fn reach<'a>(
+    by_id: &BTreeMap<&'a str, &'a SgNode>,
+    feature: &'a str,
+) -> (BTreeSet<&'a str>, BTreeSet<&'a str>) {
+    let mut features = BTreeSet::from([feature]);
+    let mut stack = vec![feature];
+    let mut layers = BTreeSet::new();
+    while let Some(f) = stack.pop() {
+        for dep in by_id
+            .get(f)
+            .map(|n| links(n, "depends_on"))
+            .into_iter()
+            .flatten()
+        {
+            if dep.starts_with("LAYER-") {
+                layers.insert(dep);
+            } else if features.insert(dep) {
+                stack.push(dep);
+            }
+        }
+    }
+    let mut stack: Vec<&str> = layers.iter().copied().collect();
+    while let Some(layer) = stack.pop() {
+        for dep in by_id
+            .get(layer)
+            .map(|n| links(n, "depends_on"))
+            .into_iter()
+            .flatten()
+        {
+            if dep.starts_with("LAYER-") && layers.insert(dep) {
+                stack.push(dep);
+            }
+        }
+    }
+    (features, layers)
 }
 
 /// The links the artifact generator wrote, by index.

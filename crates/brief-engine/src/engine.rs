@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex};
 
 use crate::context::{assemble_from, show, ContextError, ContextOutput, ContextRequest, Start};
-use crate::find::{choose, find, Match, DEFAULT_SEEDS};
+use crate::find::{choose, find, fuse, Match, DEFAULT_SEEDS, SIMILAR_POOL};
 use crate::render::Format;
 use crate::resolve::UnknownTarget;
 use crate::resolve::{
@@ -667,6 +667,7 @@ impl Engine {
         match find(&self.index, target, 0)? {
             Verdict::Nothing(weakness) => Err(self.no_match(target, weakness)?),
             Verdict::Found { hits, confidence } => {
+                let hits = self.with_meaning(target, hits)?;
                 let cap = request
                     .seeds
                     .or(self.project.defaults.seeds)
@@ -674,6 +675,19 @@ impl Engine {
                 let chosen = choose(&self.index, &hits, confidence, cap)?;
                 Ok(start_of(request, &hits, chosen))
             }
+        }
+    }
+
+    /// The hits of a target in words fused with the query's similarity to the nodes
+    /// ([`fuse`]), when embeddings are on and usable; the hits as they are otherwise.
+    fn with_meaning(&self, target: &str, hits: Vec<Scored>) -> Result<Vec<Scored>, EngineError> {
+        match self.similar(target, SIMILAR_POOL)? {
+            Semantic::Hits(similar) => {
+                let script =
+                    crate::resolve::Script::of(target).unwrap_or(crate::resolve::Script::Latin);
+                Ok(fuse(&self.index, hits, &similar.hits, script)?)
+            }
+            Semantic::Off | Semantic::Unavailable(_) => Ok(hits),
         }
     }
 

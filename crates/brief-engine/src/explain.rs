@@ -249,6 +249,26 @@ fn why_not(
             });
         }
     }
+    by_structure(graph, target, node, &mut found)?;
+    if found.is_empty() {
+        found.push(WhyNot {
+            rule: "no link".into(),
+            explanation: format!("no chain of links connects {t} to {n}"),
+        });
+    }
+    Ok(found)
+}
+
+/// The reasons in the graph's shape: a constrainer only a task's links bring, a relation never
+/// followed forward on the way, a chain that runs the other way.
+fn by_structure(
+    graph: &dyn GraphView,
+    target: NodeIx,
+    node: NodeIx,
+    found: &mut Vec<WhyNot>,
+) -> Result<(), StoreError> {
+    let id = |ix: NodeIx| graph.id_of(ix);
+    let (n, t) = (id(node)?, id(target)?);
     // A rule-3b constrainer of something the target links, when the target is no task.
     if graph.kind_of(target)? != Kind::Task {
         for edge in graph.edges_out(node)? {
@@ -315,13 +335,7 @@ fn why_not(
             ),
         });
     }
-    if found.is_empty() {
-        found.push(WhyNot {
-            rule: "no link".into(),
-            explanation: format!("no chain of links connects {t} to {n}"),
-        });
-    }
-    Ok(found)
+    Ok(())
 }
 
 fn within(depth: Depth, hops: u32) -> bool {

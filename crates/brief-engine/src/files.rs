@@ -292,6 +292,7 @@ mod tests {
         );
     }
 
+    #[cfg(feature = "git")]
     #[test]
     fn the_files_changed_against_a_revision() {
         use std::process::Command;

@@ -6,7 +6,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::resolve::{
-    judge_in, words, Confidence, Counted, Evidence, Role, Scored, Script, Verdict,
+    judge_in, significant, standing, words, Confidence, Counted, Evidence, Role, Scored, Script,
+    Verdict,
 };
 use brief_index::Index;
 use brief_model::{Applies, GraphView, IxMap, Kind, NodeIx, Relation, StoreError};
@@ -129,6 +130,101 @@ fn weigh(index: &Index, pool: Vec<(NodeIx, Vec<f64>)>) -> Result<Vec<Evidence>, 
             })
         })
         .collect()
+}
+
+/// How much meaning weighs in a fused score; the words weigh the rest. Measured on the
+/// evaluation of tasks in words (BENCHMARKS.md): from 0.35 to 0.45 must recall gains most
+/// at every budget; at 0.6 the words' good starts are lost to near neighbours.
+const MEANING_WEIGHT: f64 = 0.4;
+
+/// The nodes most similar to a query that take part in a fused score (best first): the
+/// similarity of the last is where the scale of meaning starts.
+pub const SIMILAR_POOL: usize = 50;
+
+/// Fuses the hits of a target in words with the query's similarity to the nodes
+/// (`similar`: the [`SIMILAR_POOL`] best, cosine rounded, best first): reads the standing of
+/// each similar node (hub, status, normative) and [`blend`]s.
+pub fn fuse(
+    index: &Index,
+    hits: Vec<Scored>,
+    similar: &[(NodeIx, f32)],
+    script: Script,
+) -> Result<Vec<Scored>, StoreError> {
+    let pool = similar
+        .iter()
+        .map(|&(node, _)| (node, Vec::new()))
+        .collect();
+    let meaning = weigh(index, pool)?
+        .into_iter()
+        .zip(similar)
+        .map(|(evidence, &(_, cosine))| Meaning {
+            node: evidence.node,
+            standing: standing(&evidence, script),
+            id: evidence.id,
+            cosine,
+        })
+        .collect();
+    Ok(blend(hits, meaning, MEANING_WEIGHT))
+}
+
+/// One node similar to the query.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Meaning {
+    /// The node.
+    pub node: NodeIx,
+    /// Its id (ties go to the smaller).
+    pub id: String,
+    /// Its cosine similarity to the query (rounded to four places).
+    pub cosine: f32,
+    /// What its score is multiplied by ([`standing`]).
+    pub standing: f64,
+}
+
+/// A node's fused score is `(1 − weight) × words + weight × meaning`: `words` its score as a
+/// share of the best hit's, `meaning` where its cosine lies between the least (0) and the
+/// most (1) similar of `similar`, times its standing. A similar node no word matched joins
+/// with its meaning alone. Best first, ties by id; scores rounded before they are compared.
+pub fn blend(hits: Vec<Scored>, similar: Vec<Meaning>, weight: f64) -> Vec<Scored> {
+    let top = similar
+        .iter()
+        .map(|m| f64::from(m.cosine))
+        .fold(f64::MIN, f64::max);
+    let floor = similar
+        .iter()
+        .map(|m| f64::from(m.cosine))
+        .fold(f64::MAX, f64::min);
+    let closeness = |cosine: f32| {
+        if top > floor {
+            ((f64::from(cosine) - floor) / (top - floor)).clamp(0.0, 1.0)
+        } else {
+            1.0
+        }
+    };
+    let mut meaning: BTreeMap<NodeIx, (f64, String)> = similar
+        .into_iter()
+        .map(|m| (m.node, (closeness(m.cosine) * m.standing, m.id)))
+        .collect();
+    let best = hits.first().map_or(0.0, |h| h.score);
+    let mut fused: Vec<Scored> = hits
+        .into_iter()
+        .map(|mut hit| {
+            let words = if best > 0.0 { hit.score / best } else { 0.0 };
+            let sense = meaning.remove(&hit.node).map_or(0.0, |(value, _)| value);
+            hit.score = significant((1.0 - weight) * words + weight * sense);
+            hit
+        })
+        .collect();
+    fused.extend(meaning.into_iter().map(|(node, (value, id))| Scored {
+        node,
+        id,
+        score: significant(weight * value),
+        coverage: 0.0,
+        content_words: 0,
+        only_common: false,
+    }));
+    fused.retain(|hit| hit.score > 0.0);
+    fused.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
+    fused
 }
 
 /// Chooses the seeds and the related hits of a match: every hit within [`SEED_MARGIN`] of
@@ -267,4 +363,88 @@ fn parents_among(
 
 fn round4(x: f64) -> f64 {
     (x * 10_000.0).round() / 10_000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hit(node: NodeIx, id: &str, score: f64) -> Scored {
+        Scored {
+            node,
+            id: id.into(),
+            score,
+            coverage: 1.0,
+            content_words: 1,
+            only_common: false,
+        }
+    }
+
+    fn similar(node: NodeIx, id: &str, cosine: f32, standing: f64) -> Meaning {
+        Meaning {
+            node,
+            id: id.into(),
+            cosine,
+            standing,
+        }
+    }
+
+    fn order(fused: &[Scored]) -> Vec<(&str, f64)> {
+        fused.iter().map(|h| (h.id.as_str(), h.score)).collect()
+    }
+
+    #[test]
+    fn a_node_near_in_meaning_joins_and_one_strong_in_both_leads() {
+        // Words: A best, B half as good. Meaning: C (no word matched) closest, then B, then D.
+        let fused = blend(
+            vec![hit(0, "A", 8.0), hit(1, "B", 4.0)],
+            vec![
+                similar(2, "C", 0.90, 1.0),
+                similar(1, "B", 0.88, 1.0),
+                similar(3, "D", 0.80, 1.0),
+            ],
+            0.5,
+        );
+        assert_eq!(
+            order(&fused),
+            [("B", 0.65), ("A", 0.5), ("C", 0.5), ("D", 0.0)][..3],
+            "the least similar of the pool adds nothing and is left out"
+        );
+    }
+
+    #[test]
+    fn standing_weighs_meaning_and_ties_go_to_the_smaller_id() {
+        // The same similarity: a superseded record (standing 0.5) and a changelog count less.
+        let fused = blend(
+            Vec::new(),
+            vec![
+                similar(4, "ADR-0009", 0.9, 1.0),
+                similar(3, "ADR-0003", 0.9, 0.5),
+                similar(2, "ADR-0001", 0.9, 1.0),
+                similar(1, "LAST", 0.7, 1.0),
+            ],
+            0.5,
+        );
+        assert_eq!(
+            order(&fused),
+            [("ADR-0001", 0.5), ("ADR-0009", 0.5), ("ADR-0003", 0.25)]
+        );
+    }
+
+    #[test]
+    fn without_meaning_the_order_of_the_words_stays() {
+        let hits = vec![hit(0, "A", 3.0), hit(1, "B", 2.0), hit(2, "C", 1.0)];
+        let fused = blend(hits, Vec::new(), 0.5);
+        assert_eq!(
+            fused.iter().map(|h| h.id.as_str()).collect::<Vec<_>>(),
+            ["A", "B", "C"]
+        );
+        // Float noise never decides: shares are rounded to six significant digits.
+        let fused = blend(
+            vec![hit(0, "X", 3.0), hit(1, "Y", 3.000_000_1)],
+            Vec::new(),
+            0.5,
+        );
+        assert_eq!(order(&fused), [("X", 0.5), ("Y", 0.5)]);
+    }
 }

@@ -134,8 +134,7 @@ pub fn fit(
         cache: vec![[UNCOUNTED; 4]; items],
     };
     // Count every block at the requested level up front, on all cores.
-    let blocks: Vec<_> = (0..items).map(|i| layout.block(i, requested)).collect();
-    counter.prime(&blocks.iter().map(|b| &**b).collect::<Vec<&str>>());
+    prime(layout, counter, requested);
 
     // When everything fits at the requested detail, that is the end of any walk (and no
     // other level needs rendering). A larger budget fits it too, so this keeps the fit
@@ -152,8 +151,7 @@ pub fn fit(
     // meta line up front, on all cores. (Summaries are counted as the walk reaches them; a
     // tight budget on a large context never needs most of them.)
     if requested > Detail::Meta {
-        let metas: Vec<_> = (0..items).map(|i| layout.block(i, Detail::Meta)).collect();
-        counter.prime(&metas.iter().map(|b| &**b).collect::<Vec<&str>>());
+        prime(layout, counter, Detail::Meta);
     }
     let classes: Vec<Class> = ranked.iter().map(|r| r.class).collect();
     let identity: Vec<bool> = ranked
@@ -213,40 +211,10 @@ pub fn fit(
             plan.listed = omitted;
         }
     }
-    let mut used = meter.measure(&plan);
+    let used = meter.measure(&plan);
 
     // The walk: every step while the document fits, stopping at the first that does not.
-    let mut next = steps.len();
-    let mut walked = false;
-    for (k, step) in steps.iter().enumerate() {
-        let old = plan.details[step.item];
-        if old >= Some(step.level) {
-            continue;
-        }
-        let before = plan.clone();
-        plan.details[step.item] = Some(step.level);
-        plan.listed = plan.names(&related);
-        let mut cost = meter.measure(&plan);
-        // The Omitted section can cost more than the meta lines of what it lists: then the
-        // state is the same one with everything left at meta. Which of the two is cheaper
-        // depends on the state only, never on the budget, so the walk stays one fixed
-        // sequence; and once nothing is omitted, it stays so.
-        if plan.omitted() > 0 {
-            let rest_at_meta = plan.rest_at_meta();
-            let rest_cost = meter.measure(&rest_at_meta);
-            if rest_cost < cost {
-                plan = rest_at_meta;
-                cost = rest_cost;
-            }
-        }
-        if cost > budget {
-            plan = before;
-            next = k;
-            break;
-        }
-        used = cost;
-        walked = true;
-    }
+    let Walked { next, walked, used } = walk(&mut meter, &mut plan, &steps, &related, used, budget);
 
     // Fill what is left: cut the step that did not fit short, or else a later pending block
     // of a node already shown; then list more omitted nodes. The step that did not fit
@@ -261,25 +229,7 @@ pub fn fit(
     // vanish until the walk reaches it). So there the cut only lengthens a node already
     // shown, and the room goes to names.
     let settled = walked || named;
-    let mut cut = None;
-    let pending: Vec<Step> = steps
-        .get(next)
-        .filter(|s| settled || plan.details[s.item].is_some())
-        .into_iter()
-        .chain(steps.iter().skip(next + 1).filter(|s| {
-            s.level > Detail::Meta
-                && plan.details[s.item].is_some_and(|d| d.higher() == Some(s.level))
-        }))
-        .take(CUT_TRIES)
-        .copied()
-        .collect();
-    for step in pending {
-        if let Some(filled) = fill_with_cut(&mut meter, &mut plan, step, used, budget) {
-            used = filled;
-            cut = Some(step.item);
-            break;
-        }
-    }
+    let (mut used, cut) = cut_short(&mut meter, &mut plan, &steps[next..], settled, used, budget);
     let omitted = plan.omitted();
     if plan.listed < omitted {
         let from = plan.listed;
@@ -288,6 +238,98 @@ pub fn fit(
     }
 
     Ok(finish(layout, &mut meter, plan, used, cut))
+}
+
+/// Counts every item's block at `level` up front, on all cores.
+fn prime(layout: &Layout<'_>, counter: &Counter<'_>, level: Detail) {
+    let blocks: Vec<_> = (0..layout.ranked().len())
+        .map(|i| layout.block(i, level))
+        .collect();
+    counter.prime(&blocks.iter().map(|b| &**b).collect::<Vec<&str>>());
+}
+
+/// The fill after the walk: the first of `rest` (the step that did not fit) cut short, or else
+/// a later pending block of a node already shown; its tokens and the item cut, if any.
+fn cut_short(
+    meter: &mut Meter<'_, '_>,
+    plan: &mut Plan,
+    rest: &[Step],
+    settled: bool,
+    mut used: usize,
+    budget: usize,
+) -> (usize, Option<usize>) {
+    let mut cut = None;
+    let pending: Vec<Step> = rest
+        .first()
+        .filter(|s| settled || plan.details[s.item].is_some())
+        .into_iter()
+        .chain(rest.iter().skip(1).filter(|s| {
+            s.level > Detail::Meta
+                && plan.details[s.item].is_some_and(|d| d.higher() == Some(s.level))
+        }))
+        .take(CUT_TRIES)
+        .copied()
+        .collect();
+    for step in pending {
+        if let Some(filled) = fill_with_cut(meter, plan, step, used, budget) {
+            used = filled;
+            cut = Some(step.item);
+            break;
+        }
+    }
+    (used, cut)
+}
+
+/// Where the walk stopped: the first step that did not fit (`steps.len()` when all did),
+/// whether any step was taken, and the tokens of the plan it rests on.
+struct Walked {
+    next: usize,
+    walked: bool,
+    used: usize,
+}
+
+/// Takes every step of the fill order while the document fits, leaving `plan` on the last
+/// state that did.
+fn walk(
+    meter: &mut Meter<'_, '_>,
+    plan: &mut Plan,
+    steps: &[Step],
+    related: &[bool],
+    mut used: usize,
+    budget: usize,
+) -> Walked {
+    let mut next = steps.len();
+    let mut walked = false;
+    for (k, step) in steps.iter().enumerate() {
+        let old = plan.details[step.item];
+        if old >= Some(step.level) {
+            continue;
+        }
+        let before = plan.clone();
+        plan.details[step.item] = Some(step.level);
+        plan.listed = plan.names(related);
+        let mut cost = meter.measure(plan);
+        // The Omitted section can cost more than the meta lines of what it lists: then the
+        // state is the same one with everything left at meta. Which of the two is cheaper
+        // depends on the state only, never on the budget, so the walk stays one fixed
+        // sequence; and once nothing is omitted, it stays so.
+        if plan.omitted() > 0 {
+            let rest_at_meta = plan.rest_at_meta();
+            let rest_cost = meter.measure(&rest_at_meta);
+            if rest_cost < cost {
+                *plan = rest_at_meta;
+                cost = rest_cost;
+            }
+        }
+        if cost > budget {
+            *plan = before;
+            next = k;
+            break;
+        }
+        used = cost;
+        walked = true;
+    }
+    Walked { next, walked, used }
 }
 
 /// The document of a chosen plan, with each item's tokens.

@@ -139,66 +139,20 @@ pub fn impact(
             asked.push(node);
         }
     }
-    let rule_plans: Vec<TraverseOptions> = plans.rules().map(|p| p.options).collect();
     let identity = corpus.identity()?;
     let walks = Walks::default();
-    let mut inverses: Vec<Inverse> = Vec::new();
-    let mut mine: Vec<BTreeSet<NodeIx>> = Vec::new();
-    let mut candidates: BTreeSet<NodeIx> = BTreeSet::new();
-    let mut everyone = false;
-    for &node in &asked {
-        let mut inverse = Inverse::new(corpus, &walks, node)?;
-        let mut found = inverse.candidates(&rule_plans)?;
-        if plans.possible.contains(&Origin::Tana) {
-            found.extend(tana_candidates(corpus, plans, node)?);
-        }
-        if Some(node) == identity && plans.by_origin.iter().any(|(_, p)| p.options.identity) {
-            everyone = true;
-        }
-        candidates.extend(found.iter().copied());
-        inverses.push(inverse);
-        mine.push(found);
-    }
-    if everyone {
-        // The identity is in every context: every node is a candidate.
-        for id in corpus.all_ids()? {
-            candidates.extend(corpus.lookup(&id)?);
-        }
-    }
-    // Rule 1b: a node that applies without a link is in the context of every target whose
-    // files it covers, whatever the other rules say.
-    let applied: Vec<BTreeMap<NodeIx, Scope>> = asked
-        .iter()
-        .map(|&node| applied_to(corpus, node))
-        .collect::<Result<_, _>>()?;
-    for found in &applied {
-        candidates.extend(found.keys().copied());
-    }
+    let Candidates {
+        mut inverses,
+        mine,
+        applied,
+        candidates,
+        everyone,
+    } = candidates(corpus, plans, &asked, identity, &walks)?;
     let candidates: Vec<NodeIx> = candidates.into_iter().collect();
     // A target's origin picks its plan. Rules 1–4 do not depend on it, so without Tana
     // targets it is looked up only for a target that needs rule 5; with them, for every one.
     let tana_possible = plans.possible.contains(&Origin::Tana);
-    let sole = match plans.possible.as_slice() {
-        [origin] => Some(*origin),
-        _ => None,
-    };
-    let mut origins: HashMap<NodeIx, Origin> = HashMap::new();
-    if tana_possible && sole.is_none() {
-        let store = corpus.store(&candidates)?;
-        origins.extend(candidates.iter().map(|&c| (c, store.node(c).origin)));
-    }
-    let origin_of =
-        |origins: &mut HashMap<NodeIx, Origin>, c: NodeIx| -> Result<Origin, StoreError> {
-            if let Some(origin) = sole {
-                return Ok(origin);
-            }
-            if let Some(&origin) = origins.get(&c) {
-                return Ok(origin);
-            }
-            let origin = corpus.store(&[c])?.node(c).origin;
-            origins.insert(c, origin);
-            Ok(origin)
-        };
+    let mut origins = Origins::new(corpus, plans, &candidates)?;
     let shared = plans.rules().next().map(|p| p.options);
     let mut targets: Vec<Affected> = Vec::new();
     let mut selected = 0;
@@ -239,7 +193,7 @@ pub fn impact(
             let verdict = match standing {
                 Some(steps) => Verdict::In(steps),
                 None => {
-                    let plan = plans.of(origin_of(&mut origins, candidate)?);
+                    let plan = plans.of(origins.of(corpus, candidate)?);
                     if plan.tana {
                         match inverses[i].given(candidate, &plan.options) {
                             Some(steps) => Verdict::In(steps),
@@ -257,7 +211,7 @@ pub fn impact(
                 Verdict::In(steps) => Some(steps),
                 Verdict::Out => None,
                 Verdict::Unsure => {
-                    let plan = plans.of(origin_of(&mut origins, candidate)?);
+                    let plan = plans.of(origins.of(corpus, candidate)?);
                     let selection = match &mut selection {
                         Some(selection) => selection,
                         None => {
@@ -291,6 +245,109 @@ pub fn impact(
         targets,
         selected,
         visited: walks.visited(),
+    })
+}
+
+/// A candidate's origin, which picks its plan: when only one origin is possible, that one;
+/// with Tana and others, every candidate's read up front; else each read once when asked.
+struct Origins {
+    sole: Option<Origin>,
+    known: HashMap<NodeIx, Origin>,
+}
+
+impl Origins {
+    fn new(
+        corpus: &dyn Corpus,
+        plans: &Plans,
+        candidates: &[NodeIx],
+    ) -> Result<Origins, StoreError> {
+        let sole = match plans.possible.as_slice() {
+            [origin] => Some(*origin),
+            _ => None,
+        };
+        let mut known: HashMap<NodeIx, Origin> = HashMap::new();
+        if plans.possible.contains(&Origin::Tana) && sole.is_none() {
+            let store = corpus.store(candidates)?;
+            known.extend(candidates.iter().map(|&c| (c, store.node(c).origin)));
+        }
+        Ok(Origins { sole, known })
+    }
+
+    fn of(&mut self, corpus: &dyn Corpus, c: NodeIx) -> Result<Origin, StoreError> {
+        if let Some(origin) = self.sole {
+            return Ok(origin);
+        }
+        if let Some(&origin) = self.known.get(&c) {
+            return Ok(origin);
+        }
+        let origin = corpus.store(&[c])?.node(c).origin;
+        self.known.insert(c, origin);
+        Ok(origin)
+    }
+}
+
+/// The candidate targets of the nodes asked about, and what decides each.
+struct Candidates<'g> {
+    /// Per node asked: its inverse walk, which decides a candidate.
+    inverses: Vec<Inverse<'g>>,
+    /// Per node asked: the candidates its inverse walk found.
+    mine: Vec<BTreeSet<NodeIx>>,
+    /// Per node asked: the targets it applies to without a link (rule 1b), and how.
+    applied: Vec<BTreeMap<NodeIx, Scope>>,
+    /// Every candidate, of any node.
+    candidates: BTreeSet<NodeIx>,
+    /// Whether the identity was asked about and is in every context.
+    everyone: bool,
+}
+
+/// Gathers the candidates: the rules walked backwards from each node, Tana's, every node when
+/// the identity is asked about, and the targets each node applies to.
+fn candidates<'g>(
+    corpus: &'g dyn Corpus,
+    plans: &Plans,
+    asked: &[NodeIx],
+    identity: Option<NodeIx>,
+    walks: &'g Walks,
+) -> Result<Candidates<'g>, ContextError> {
+    let rule_plans: Vec<TraverseOptions> = plans.rules().map(|p| p.options).collect();
+    let mut inverses: Vec<Inverse> = Vec::new();
+    let mut mine: Vec<BTreeSet<NodeIx>> = Vec::new();
+    let mut candidates: BTreeSet<NodeIx> = BTreeSet::new();
+    let mut everyone = false;
+    for &node in asked {
+        let mut inverse = Inverse::new(corpus, walks, node)?;
+        let mut found = inverse.candidates(&rule_plans)?;
+        if plans.possible.contains(&Origin::Tana) {
+            found.extend(tana_candidates(corpus, plans, node)?);
+        }
+        if Some(node) == identity && plans.by_origin.iter().any(|(_, p)| p.options.identity) {
+            everyone = true;
+        }
+        candidates.extend(found.iter().copied());
+        inverses.push(inverse);
+        mine.push(found);
+    }
+    if everyone {
+        // The identity is in every context: every node is a candidate.
+        for id in corpus.all_ids()? {
+            candidates.extend(corpus.lookup(&id)?);
+        }
+    }
+    // Rule 1b: a node that applies without a link is in the context of every target whose
+    // files it covers, whatever the other rules say.
+    let applied: Vec<BTreeMap<NodeIx, Scope>> = asked
+        .iter()
+        .map(|&node| applied_to(corpus, node))
+        .collect::<Result<_, _>>()?;
+    for found in &applied {
+        candidates.extend(found.keys().copied());
+    }
+    Ok(Candidates {
+        inverses,
+        mine,
+        applied,
+        candidates,
+        everyone,
     })
 }
 

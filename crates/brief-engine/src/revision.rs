@@ -1,12 +1,15 @@
 //! Old revisions of a project, read from git's object database with gix (never by running
 //! git, never touching the working tree or the index): the files of the project's folder at a
 //! revision are written into a private temporary folder, which the ordinary loaders then read
-//! as a project (`docs/impact.md`).
+//! as a project (`docs/impact.md`). gix is compiled in only with the `git` feature; without
+//! it every revision is [`RevisionError::NotBuilt`].
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+#[cfg(feature = "git")]
+use std::path::PathBuf;
 
 use brief_model::Graph;
-use brief_project::{Defaults, Project};
+use brief_project::Defaults;
 
 /// Why a revision could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -21,6 +24,8 @@ pub enum RevisionError {
     Read(String, String),
     #[error("revision `{0}` does not load: {1}")]
     Load(String, String),
+    #[error("this brief was built without git history (cargo feature `git`): build it with that feature to compare revisions")]
+    NotBuilt,
 }
 
 /// A project as it was at a revision: its graph and defaults. The temporary folder holding its
@@ -28,11 +33,34 @@ pub enum RevisionError {
 pub struct Revision {
     pub graph: Graph,
     pub defaults: Defaults,
+    #[cfg(feature = "git")]
     _files: tempfile::TempDir,
 }
 
-/// The project at `root` as of `rev` (anything `git rev-parse` accepts).
-pub fn load(root: &Path, rev: &str) -> Result<Revision, RevisionError> {
+/// The project at `root` as of `rev`: never, without the `git` feature.
+#[cfg(not(feature = "git"))]
+pub fn load(_root: &Path, _rev: &str) -> Result<Revision, RevisionError> {
+    Err(RevisionError::NotBuilt)
+}
+
+/// The files changed since `rev`: never known, without the `git` feature.
+#[cfg(not(feature = "git"))]
+pub fn changed(_root: &Path, _rev: &str) -> Result<Vec<String>, RevisionError> {
+    Err(RevisionError::NotBuilt)
+}
+
+/// A revision's tree: the repository, the project's folder within it (`/` separators) and
+/// every entry of the tree.
+#[cfg(feature = "git")]
+struct Tree {
+    repo: gix::Repository,
+    prefix: String,
+    records: Vec<gix::traverse::tree::recorder::Entry>,
+}
+
+/// The tree of `rev` in the repository that holds `root`.
+#[cfg(feature = "git")]
+fn tree(root: &Path, rev: &str) -> Result<Tree, RevisionError> {
     let shown = root.display().to_string();
     let repo = gix::discover(root)
         .map_err(|e| RevisionError::NoRepository(shown.clone(), e.to_string()))?;
@@ -42,7 +70,6 @@ pub fn load(root: &Path, rev: &str) -> Result<Revision, RevisionError> {
     let read = |e: &dyn std::fmt::Display| RevisionError::Read(rev.to_string(), e.to_string());
     let top = workdir.canonicalize().map_err(|e| read(&e))?;
     let here = root.canonicalize().map_err(|e| read(&e))?;
-    // The project's folder within the repository, with `/` separators.
     let prefix: String = here
         .strip_prefix(&top)
         .map_err(|e| read(&e))?
@@ -61,11 +88,28 @@ pub fn load(root: &Path, rev: &str) -> Result<Revision, RevisionError> {
     tree.traverse()
         .breadthfirst(&mut recorder)
         .map_err(|e| read(&e))?;
+    drop(tree);
+    Ok(Tree {
+        repo,
+        prefix,
+        records: recorder.records,
+    })
+}
+
+/// The project at `root` as of `rev` (anything `git rev-parse` accepts).
+#[cfg(feature = "git")]
+pub fn load(root: &Path, rev: &str) -> Result<Revision, RevisionError> {
+    let read = |e: &dyn std::fmt::Display| RevisionError::Read(rev.to_string(), e.to_string());
+    let Tree {
+        repo,
+        prefix,
+        records,
+    } = tree(root, rev)?;
     let files = tempfile::Builder::new()
         .prefix("brief-rev-")
         .tempdir()
         .map_err(|e| read(&e))?;
-    for entry in &recorder.records {
+    for entry in &records {
         if !entry.mode.is_blob() {
             continue;
         }
@@ -85,7 +129,7 @@ pub fn load(root: &Path, rev: &str) -> Result<Revision, RevisionError> {
         let object = repo.find_object(entry.oid).map_err(|e| read(&e))?;
         std::fs::write(&out, &object.data).map_err(|e| read(&e))?;
     }
-    let project = Project::at(files.path())
+    let project = brief_project::Project::at(files.path())
         .map_err(|e| RevisionError::Load(rev.to_string(), e.to_string()))?;
     let loaded = project.load();
     if let Some(problem) = loaded.errors().next() {
@@ -106,38 +150,18 @@ pub fn load(root: &Path, rev: &str) -> Result<Revision, RevisionError> {
 /// deleted since. Files git does not track are not listed (as `git diff REV` does not), and
 /// content is compared as stored (no line-ending or LFS filters). `brief context --changed`
 /// takes them as its targets.
+#[cfg(feature = "git")]
 pub fn changed(root: &Path, rev: &str) -> Result<Vec<String>, RevisionError> {
-    let shown = root.display().to_string();
-    let repo = gix::discover(root)
-        .map_err(|e| RevisionError::NoRepository(shown.clone(), e.to_string()))?;
-    let workdir = repo
-        .workdir()
-        .ok_or_else(|| RevisionError::Bare(shown.clone()))?;
     let read = |e: &dyn std::fmt::Display| RevisionError::Read(rev.to_string(), e.to_string());
-    let top = workdir.canonicalize().map_err(|e| read(&e))?;
-    let here = root.canonicalize().map_err(|e| read(&e))?;
-    let prefix: String = here
-        .strip_prefix(&top)
-        .map_err(|e| read(&e))?
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join("/");
-    let tree = repo
-        .rev_parse_single(rev)
-        .map_err(|e| RevisionError::Unknown(rev.to_string(), e.to_string()))?
-        .object()
-        .map_err(|e| read(&e))?
-        .peel_to_tree()
-        .map_err(|e| read(&e))?;
-    let mut recorder = gix::traverse::tree::Recorder::default();
-    tree.traverse()
-        .breadthfirst(&mut recorder)
-        .map_err(|e| read(&e))?;
+    let Tree {
+        repo,
+        prefix,
+        records,
+    } = tree(root, rev)?;
     let guard = brief_root::Root::open(root).map_err(|e| read(&e))?;
     let kind = repo.object_hash();
     let mut out = Vec::new();
-    for entry in &recorder.records {
+    for entry in &records {
         if !entry.mode.is_blob() {
             continue;
         }
@@ -163,6 +187,7 @@ pub fn changed(root: &Path, rev: &str) -> Result<Vec<String>, RevisionError> {
 }
 
 /// `path` relative to `prefix` (a folder), if it lies beneath it.
+#[cfg(feature = "git")]
 fn beneath<'a>(path: &'a str, prefix: &str) -> Option<&'a str> {
     if prefix.is_empty() {
         return Some(path);
@@ -172,6 +197,7 @@ fn beneath<'a>(path: &'a str, prefix: &str) -> Option<&'a str> {
 
 /// `base/relative`, refusing `..`, absolute and empty components (a tree entry is a name, but
 /// a hostile repository is still input).
+#[cfg(feature = "git")]
 fn safe_join(base: &Path, relative: &str) -> Option<PathBuf> {
     let mut out = base.to_path_buf();
     for part in relative.split('/') {
@@ -181,4 +207,29 @@ fn safe_join(base: &Path, relative: &str) -> Option<PathBuf> {
         out.push(part);
     }
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    /// Without gix, a revision is refused with what to do, never read some other way.
+    #[cfg(not(feature = "git"))]
+    #[test]
+    fn without_git_every_revision_says_how_to_get_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let loaded = super::load(dir.path(), "HEAD");
+        assert!(matches!(loaded, Err(super::RevisionError::NotBuilt)));
+        let changed = super::changed(dir.path(), "HEAD").unwrap_err();
+        assert!(changed.to_string().contains("cargo feature `git`"));
+    }
+
+    #[cfg(feature = "git")]
+    #[test]
+    fn outside_a_repository_is_no_repository() {
+        let dir = tempfile::tempdir().unwrap();
+        let loaded = super::load(dir.path(), "HEAD");
+        assert!(matches!(
+            loaded,
+            Err(super::RevisionError::NoRepository(..))
+        ));
+    }
 }

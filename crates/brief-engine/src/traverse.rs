@@ -339,12 +339,27 @@ pub fn traverse(
     }
 
     // Rule 5: forward relations from the target (distance 0) and guidance (distance 1).
+    let truncated = forward(graph, target, &guidance, &options, &mut acc)?;
+
+    acc.finish(graph, target, truncated)
+}
+
+/// Rule 5: walks forward relations breadth first from the target (distance 0) and the
+/// guidance (distance 1) up to the depth, adding what it reaches to `acc`; returns the fan-outs
+/// it sampled.
+fn forward(
+    graph: &dyn GraphView,
+    target: NodeIx,
+    guidance: &BTreeSet<NodeIx>,
+    options: &TraverseOptions,
+    acc: &mut Acc,
+) -> Result<Vec<Truncation>, StoreError> {
     let mut truncated: Vec<Truncation> = Vec::new();
     let mut best: HashMap<NodeIx, u32> = HashMap::new();
     let mut queue: VecDeque<(NodeIx, u32)> = VecDeque::new();
     best.insert(target, 0);
     queue.push_back((target, 0));
-    for &node in &guidance {
+    for &node in guidance {
         if best.insert(node, 1).is_none() {
             queue.push_back((node, 1));
         }
@@ -361,8 +376,8 @@ pub fn traverse(
             graph,
             node,
             graph.edges_out(node)?,
-            &options,
-            &acc,
+            options,
+            acc,
             &mut truncated,
         )? {
             if edge.to == target {
@@ -379,8 +394,7 @@ pub fn traverse(
             }
         }
     }
-
-    acc.finish(graph, target, truncated)
+    Ok(truncated)
 }
 
 /// Whether rule 5 follows `relation` forward under a lens's families (`contains` only when

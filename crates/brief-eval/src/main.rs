@@ -19,7 +19,8 @@ use brief_eval::words::{self, Method, Options};
 use brief_eval::{run, BUDGETS};
 
 const USAGE: &str = "usage: brief-eval [--budgets B1,B2,…]
-       brief-eval words --repos DIR [--tasks DIR] [--repo NAME,…] [--budgets B1,…] [--seeds N] [--dense] [--verbose]
+       brief-eval words --repos DIR [--tasks DIR] [--repo NAME,…] [--budgets B1,…] [--seeds N] [--dense]
+                 [--embeddings URL MODEL] [--verbose]
        brief-eval words fetch --mirrors DIR --repos DIR [--tasks DIR]";
 
 fn main() -> ExitCode {
@@ -53,6 +54,8 @@ struct Flags {
     seeds: Option<usize>,
     verbose: bool,
     dense: bool,
+    /// `--embeddings URL MODEL`: the endpoint brief + embeddings and dense retrieval use.
+    embeddings: Option<(String, String)>,
 }
 
 fn parse(args: &[String], allowed: &[&str]) -> Result<Flags, String> {
@@ -73,6 +76,13 @@ fn parse(args: &[String], allowed: &[&str]) -> Result<Flags, String> {
         let value = args
             .next()
             .ok_or_else(|| format!("{arg} takes a value\n{USAGE}"))?;
+        if arg == "--embeddings" {
+            let model = args
+                .next()
+                .ok_or_else(|| format!("--embeddings takes a URL and a model\n{USAGE}"))?;
+            flags.embeddings = Some((value.clone(), model.clone()));
+            continue;
+        }
         match arg.as_str() {
             "--budgets" => flags.budgets = Some(numbers(value)?),
             "--seeds" => {
@@ -152,6 +162,7 @@ fn words_eval(args: &[String]) -> Result<ExitCode, String> {
             "--seeds",
             "--verbose",
             "--dense",
+            "--embeddings",
         ],
     )?;
     let repos = flags
@@ -164,7 +175,13 @@ fn words_eval(args: &[String]) -> Result<ExitCode, String> {
             .budgets
             .clone()
             .unwrap_or_else(|| words::BUDGETS.to_vec()),
-        methods: if flags.dense {
+        methods: if let Some((url, model)) = &flags.embeddings {
+            // Read when each project opens; the other settings (prefixes, `input_type`,
+            // time-out) come from the environment as they would for brief.
+            std::env::set_var("BRIEF_EMBEDDINGS_URL", url);
+            std::env::set_var("BRIEF_EMBEDDINGS_MODEL", model);
+            Method::WITH_EMBEDDINGS.to_vec()
+        } else if flags.dense {
             Method::WITH_DENSE.to_vec()
         } else {
             Method::ALL.to_vec()

@@ -8,10 +8,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-use crate::shared::Shared;
 use crate::tools::Failure;
-use crate::watch;
 use crate::ServeOptions;
+use brief::watch::Shared;
 
 /// How long a request waits for the client's roots to be looked up before it goes on.
 const ROOTS_WAIT: Duration = Duration::from_secs(10);
@@ -46,7 +45,7 @@ pub struct Opened {
     /// The canonical root, to tell whether a root found later is the same project.
     canonical: PathBuf,
     /// The file watcher and the answers to other brief processes; stop when dropped.
-    _kept: Option<watch::Kept>,
+    _kept: Option<brief::watch::Kept>,
 }
 
 /// Says what the server does, on stderr.
@@ -187,7 +186,7 @@ fn open(root: Option<PathBuf>, cwd: PathBuf, watching: bool) -> Result<Opened, V
         }
     };
     let kept = if watching {
-        watch::keep(&shared, &say)
+        brief::watch::keep(&shared, &say)
     } else {
         None
     };

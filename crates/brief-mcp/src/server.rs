@@ -24,8 +24,8 @@ use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 
 use crate::served::Served;
-use crate::shared::Shared;
 use crate::tools::{self, Failure, ToolKind};
+use brief::watch::Shared;
 
 /// The identity resource.
 pub const IDENTITY_URI: &str = "brief://identity";

@@ -274,16 +274,7 @@ impl Reply {
     }
 }
 
-/// Why a call failed, in the lines the CLI would print on stderr.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Failure(pub Vec<String>);
-
-impl Failure {
-    /// A failure of one line.
-    pub fn line(line: impl Into<String>) -> Failure {
-        Failure(vec![line.into()])
-    }
-}
+pub use brief::watch::Failure;
 
 /// The tool's parameters from the call's arguments; a parameter the tool does not have is
 /// named (serde cannot refuse unknown fields next to flattened ones).

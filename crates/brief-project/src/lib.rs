@@ -165,110 +165,11 @@ impl Project {
                 location: Location::file(config_path.display().to_string()),
                 message,
             })?;
-        let mut sources = Vec::new();
-        let declared = config.specgraph.is_some()
-            || config.contextia.is_some()
-            || !config.artifacts.is_empty()
-            || config.tana.is_some()
-            || config.markdown.is_some()
-            || config.speckit.is_some()
-            || config.kiro.is_some();
-        if declared {
-            let bad = |message: String| ProjectError::Config {
-                location: Location::file(config_path.display().to_string()),
-                message,
-            };
-            // Every source must lie under the root: checked here, before anything is listed
-            // (and again whenever a file is opened).
-            let inside = |key: &str, value: &str| -> Result<PathBuf, ProjectError> {
-                let path = root.join(value);
-                match guard.kind(&path) {
-                    Ok(_) => Ok(path),
-                    Err(OpenError::Outside) => Err(bad(format!(
-                        "{key} = {value:?} is outside the project root; brief reads only files under {}",
-                        root.display()
-                    ))),
-                    Err(e) if e.is_missing() => {
-                        Err(bad(format!("source {} does not exist", path.display())))
-                    }
-                    Err(e) => Err(bad(format!("source {}: {e}", path.display()))),
-                }
-            };
-            if let Some(dir) = &config.specgraph {
-                let path = inside("specgraph", dir)?;
-                let manifest = if guard.is_dir(&path) {
-                    path.join("graph.json")
-                } else {
-                    path
-                };
-                // A folder without its graph.json: reported like any missing source.
-                inside(
-                    "specgraph",
-                    &format!("{}", rel_or(&manifest, root).display()),
-                )?;
-                sources.push(Source::SpecGraph { manifest });
-            }
-            if let Some(dir) = &config.contextia {
-                sources.push(Source::Contextia {
-                    dir: inside("contextia", dir)?,
-                });
-            }
-            for dir in &config.artifacts {
-                sources.push(Source::Folder {
-                    dir: inside("artifacts", dir)?,
-                });
-            }
-            if let Some(file) = &config.tana {
-                let export = inside("tana", file)?;
-                if !guard.is_file(&export) {
-                    return Err(bad(format!(
-                        "tana = {file:?}: {} is not a file (expected a Tana workspace export, .json)",
-                        export.display()
-                    )));
-                }
-                sources.push(Source::Tana { export });
-            }
-            if config.markdown == Some(true) {
-                sources.push(Source::Markdown {
-                    dir: root.to_path_buf(),
-                });
-            }
-            if config.speckit == Some(true) {
-                sources.push(Source::SpecKit {
-                    dir: root.to_path_buf(),
-                });
-            }
-            if config.kiro == Some(true) {
-                sources.extend(kiro_sources(&guard, root));
-            }
+        let sources = if declared(&config) {
+            declared_sources(&guard, root, &config, &config_path)?
         } else {
-            if let Some(manifest) = specgraph::discover(&guard) {
-                sources.push(Source::SpecGraph { manifest });
-            }
-            let contextia = root.join(".contextia");
-            if guard.is_dir(&contextia) {
-                sources.push(Source::Contextia { dir: contextia });
-            }
-            // brief's own `.brief/` is an artifact source only when it holds artifacts, not
-            // just the cache and the session store.
-            let brief = root.join(".brief");
-            if guard.is_dir(&brief)
-                && !brief_sources::markdown_files(&guard, &brief, &["cache"]).is_empty()
-            {
-                sources.push(Source::Folder { dir: brief });
-            }
-            if brief_sources::kb::Layout::detect(&guard).found() {
-                sources.push(Source::Markdown {
-                    dir: root.to_path_buf(),
-                });
-            }
-            if brief_sources::speckit::detect(&guard) {
-                sources.push(Source::SpecKit {
-                    dir: root.to_path_buf(),
-                });
-            }
-            sources.extend(kiro_sources(&guard, root));
-        }
+            discovered_sources(&guard, root)
+        };
         Ok(Project {
             root: root.to_path_buf(),
             guard,
@@ -280,6 +181,126 @@ impl Project {
             embeddings,
         })
     }
+}
+
+/// Whether `brief.toml` names any source: then only those are read, nothing is discovered.
+fn declared(config: &ConfigFile) -> bool {
+    config.specgraph.is_some()
+        || config.contextia.is_some()
+        || !config.artifacts.is_empty()
+        || config.tana.is_some()
+        || config.markdown.is_some()
+        || config.speckit.is_some()
+        || config.kiro.is_some()
+}
+
+/// The sources `brief.toml` names, each checked to lie under the root.
+fn declared_sources(
+    guard: &Root,
+    root: &Path,
+    config: &ConfigFile,
+    config_path: &Path,
+) -> Result<Vec<Source>, ProjectError> {
+    let mut sources = Vec::new();
+    let bad = |message: String| ProjectError::Config {
+        location: Location::file(config_path.display().to_string()),
+        message,
+    };
+    // Every source must lie under the root: checked here, before anything is listed
+    // (and again whenever a file is opened).
+    let inside = |key: &str, value: &str| -> Result<PathBuf, ProjectError> {
+        let path = root.join(value);
+        match guard.kind(&path) {
+            Ok(_) => Ok(path),
+            Err(OpenError::Outside) => Err(bad(format!(
+                "{key} = {value:?} is outside the project root; brief reads only files under {}",
+                root.display()
+            ))),
+            Err(e) if e.is_missing() => {
+                Err(bad(format!("source {} does not exist", path.display())))
+            }
+            Err(e) => Err(bad(format!("source {}: {e}", path.display()))),
+        }
+    };
+    if let Some(dir) = &config.specgraph {
+        let path = inside("specgraph", dir)?;
+        let manifest = if guard.is_dir(&path) {
+            path.join("graph.json")
+        } else {
+            path
+        };
+        // A folder without its graph.json: reported like any missing source.
+        inside(
+            "specgraph",
+            &format!("{}", rel_or(&manifest, root).display()),
+        )?;
+        sources.push(Source::SpecGraph { manifest });
+    }
+    if let Some(dir) = &config.contextia {
+        sources.push(Source::Contextia {
+            dir: inside("contextia", dir)?,
+        });
+    }
+    for dir in &config.artifacts {
+        sources.push(Source::Folder {
+            dir: inside("artifacts", dir)?,
+        });
+    }
+    if let Some(file) = &config.tana {
+        let export = inside("tana", file)?;
+        if !guard.is_file(&export) {
+            return Err(bad(format!(
+                "tana = {file:?}: {} is not a file (expected a Tana workspace export, .json)",
+                export.display()
+            )));
+        }
+        sources.push(Source::Tana { export });
+    }
+    if config.markdown == Some(true) {
+        sources.push(Source::Markdown {
+            dir: root.to_path_buf(),
+        });
+    }
+    if config.speckit == Some(true) {
+        sources.push(Source::SpecKit {
+            dir: root.to_path_buf(),
+        });
+    }
+    if config.kiro == Some(true) {
+        sources.extend(kiro_sources(guard, root));
+    }
+    Ok(sources)
+}
+
+/// The sources found in the usual places when `brief.toml` names none.
+fn discovered_sources(guard: &Root, root: &Path) -> Vec<Source> {
+    let mut sources = Vec::new();
+    if let Some(manifest) = specgraph::discover(guard) {
+        sources.push(Source::SpecGraph { manifest });
+    }
+    let contextia = root.join(".contextia");
+    if guard.is_dir(&contextia) {
+        sources.push(Source::Contextia { dir: contextia });
+    }
+    // brief's own `.brief/` is an artifact source only when it holds artifacts, not
+    // just the cache and the session store.
+    let brief = root.join(".brief");
+    if guard.is_dir(&brief) && !brief_sources::markdown_files(guard, &brief, &["cache"]).is_empty()
+    {
+        sources.push(Source::Folder { dir: brief });
+    }
+    if brief_sources::kb::Layout::detect(guard).found() {
+        sources.push(Source::Markdown {
+            dir: root.to_path_buf(),
+        });
+    }
+    if brief_sources::speckit::detect(guard) {
+        sources.push(Source::SpecKit {
+            dir: root.to_path_buf(),
+        });
+    }
+    sources.extend(kiro_sources(guard, root));
+    sources
 }
 
 impl fmt::Display for Project {

@@ -220,6 +220,45 @@ pub fn parse_artifact(
         .or_else(|| map.get("project").and_then(scalar))
         .or_else(|| first_h1(split.body))
         .unwrap_or_else(|| id.clone());
+    let links = links(path, text, &map)?;
+    let mut fields = ArtifactFields {
+        description: map.get("description").and_then(scalar),
+        tags: string_list(map.get("tags")),
+        paths: string_list(map.get("paths")),
+        scope: string_list(map.get("scope")),
+        body: split.body.to_string(),
+        body_line: split.body_line,
+        ..ArtifactFields::default()
+    };
+    for (key, value) in &map {
+        let is_kind_key = key == "kind" && matches!(placement, Placement::Loose);
+        if FIELD_KEYS.contains(&key.as_str()) || LINK_KEYS.contains(&key.as_str()) || is_kind_key {
+            continue;
+        }
+        if let Some(line) = one_line(value) {
+            fields.extra.push((key.clone(), line));
+        }
+    }
+    let date = ["updated", "date", "created"]
+        .iter()
+        .filter_map(|key| map.get(*key).and_then(scalar))
+        .find(|value| looks_like_date(value));
+    Ok(Some(Node {
+        id,
+        kind,
+        title,
+        status: map.get("status").and_then(scalar),
+        origin: Origin::Artifact,
+        content: Content::Artifact(fields),
+        links,
+        date,
+        location: Location::file(path),
+    }))
+}
+
+/// The links of a frontmatter's link keys: an id, a list of ids, or a map of relation to ids
+/// each; any other value is refused at its key.
+fn links(path: &str, text: &str, map: &Map<String, Value>) -> Result<Vec<Link>, Problem> {
     let mut links = Vec::new();
     for key in LINK_KEYS {
         // A link value of the wrong type is refused, never dropped: `check` and `context`
@@ -256,39 +295,7 @@ pub fn parse_artifact(
             None => {}
         }
     }
-    let mut fields = ArtifactFields {
-        description: map.get("description").and_then(scalar),
-        tags: string_list(map.get("tags")),
-        paths: string_list(map.get("paths")),
-        scope: string_list(map.get("scope")),
-        body: split.body.to_string(),
-        body_line: split.body_line,
-        ..ArtifactFields::default()
-    };
-    for (key, value) in &map {
-        let is_kind_key = key == "kind" && matches!(placement, Placement::Loose);
-        if FIELD_KEYS.contains(&key.as_str()) || LINK_KEYS.contains(&key.as_str()) || is_kind_key {
-            continue;
-        }
-        if let Some(line) = one_line(value) {
-            fields.extra.push((key.clone(), line));
-        }
-    }
-    let date = ["updated", "date", "created"]
-        .iter()
-        .filter_map(|key| map.get(*key).and_then(scalar))
-        .find(|value| looks_like_date(value));
-    Ok(Some(Node {
-        id,
-        kind,
-        title,
-        status: map.get("status").and_then(scalar),
-        origin: Origin::Artifact,
-        content: Content::Artifact(fields),
-        links,
-        date,
-        location: Location::file(path),
-    }))
+    Ok(links)
 }
 
 /// The kind an id's prefix suggests (`SPEC-…`, `DEC-…`, `NORM-…`, `TASK-…`), else `note`.

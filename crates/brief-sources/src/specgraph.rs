@@ -532,14 +532,31 @@ pub fn parse_node(path: &str, text: &str) -> Result<Node, Problem> {
             }
         }
     }
+    let fields = spec_fields(&map);
+    Ok(Node {
+        id,
+        kind,
+        title,
+        status: string(&map, "status"),
+        origin: Origin::SpecGraph,
+        content: Content::Spec(fields),
+        links,
+        date: None,
+        location: Location::file(path),
+    })
+}
+
+/// The fields of a node's object besides its id, type, title, links and status: the known
+/// ones by name, `metadata`, `pins` and `artifact` unpacked, the rest kept as they are.
+fn spec_fields(map: &Map<String, Value>) -> SpecFields {
     let mut fields = SpecFields {
-        description: string(&map, "description"),
-        expectation: string(&map, "expectation"),
-        statement: string(&map, "statement"),
+        description: string(map, "description"),
+        expectation: string(map, "expectation"),
+        statement: string(map, "statement"),
         constraints: string_list(map.get("constraints")),
         verification: verification(map.get("verification")),
-        category: string(&map, "category"),
-        severity: string(&map, "severity"),
+        category: string(map, "category"),
+        severity: string(map, "severity"),
         ..SpecFields::default()
     };
     if let Some(Value::Object(meta)) = map.get("metadata") {
@@ -612,17 +629,7 @@ pub fn parse_node(path: &str, text: &str) -> Result<Node, Problem> {
         .filter(|(key, _)| !KNOWN.contains(&key.as_str()))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    Ok(Node {
-        id,
-        kind,
-        title,
-        status: string(&map, "status"),
-        origin: Origin::SpecGraph,
-        content: Content::Spec(fields),
-        links,
-        date: None,
-        location: Location::file(path),
-    })
+    fields
 }
 
 fn verification(value: Option<&Value>) -> Vec<Verification> {

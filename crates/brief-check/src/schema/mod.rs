@@ -203,6 +203,48 @@ pub(super) fn manifest(rel: &str, raw: &Value, sink: &mut Sink) -> ManifestFacts
         sink.extend(out.findings);
         return facts;
     };
+    top_level(&mut out, map, &mut facts);
+    let nodes = match map.get("nodes") {
+        Some(Value::Array(nodes)) if !nodes.is_empty() => nodes,
+        Some(Value::Array(_)) => {
+            out.push(
+                "schema",
+                path(&["nodes"]),
+                "`nodes` is empty: list every node as {\"id\": …, \"path\": …}".into(),
+            );
+            sink.extend(out.findings);
+            return facts;
+        }
+        Some(other) => {
+            out.push(
+                "schema",
+                path(&["nodes"]),
+                format!(
+                    "`nodes` must be a list of {{\"id\", \"path\"}} entries, not {}",
+                    json_type(other)
+                ),
+            );
+            sink.extend(out.findings);
+            return facts;
+        }
+        None => {
+            out.push(
+                "schema",
+                Vec::new(),
+                "graph.json has no `nodes`: list every node as {\"id\": …, \"path\": …}".into(),
+            );
+            sink.extend(out.findings);
+            return facts;
+        }
+    };
+    entries(&mut out, nodes, &mut facts);
+    sink.extend(out.findings);
+    facts
+}
+
+/// graph.json's top-level fields besides `nodes`: known keys, the version, `$schema`, `root`,
+/// `nodeSearchPaths` and `defaults`.
+fn top_level(out: &mut Out<'_>, map: &Map<String, Value>, facts: &mut ManifestFacts) {
     const KEYS: [&str; 6] = [
         "$schema",
         "specgraphVersion",
@@ -278,39 +320,11 @@ pub(super) fn manifest(rel: &str, raw: &Value, sink: &mut Sink) -> ManifestFacts
             format!("`defaults` must be an object, not {}", json_type(other)),
         ),
     }
-    let nodes = match map.get("nodes") {
-        Some(Value::Array(nodes)) if !nodes.is_empty() => nodes,
-        Some(Value::Array(_)) => {
-            out.push(
-                "schema",
-                path(&["nodes"]),
-                "`nodes` is empty: list every node as {\"id\": …, \"path\": …}".into(),
-            );
-            sink.extend(out.findings);
-            return facts;
-        }
-        Some(other) => {
-            out.push(
-                "schema",
-                path(&["nodes"]),
-                format!(
-                    "`nodes` must be a list of {{\"id\", \"path\"}} entries, not {}",
-                    json_type(other)
-                ),
-            );
-            sink.extend(out.findings);
-            return facts;
-        }
-        None => {
-            out.push(
-                "schema",
-                Vec::new(),
-                "graph.json has no `nodes`: list every node as {\"id\": …, \"path\": …}".into(),
-            );
-            sink.extend(out.findings);
-            return facts;
-        }
-    };
+}
+
+/// Every entry of graph.json's `nodes`: an object with a valid, unique id, a node path, and
+/// optionally a hash and an expected type.
+fn entries(out: &mut Out<'_>, nodes: &[Value], facts: &mut ManifestFacts) {
     let mut seen: HashSet<&str> = HashSet::new();
     for (i, entry) in nodes.iter().enumerate() {
         let at = vec![Seg::key("nodes"), Seg::Index(i)];
@@ -399,8 +413,6 @@ pub(super) fn manifest(rel: &str, raw: &Value, sink: &mut Sink) -> ManifestFacts
             ),
         }
     }
-    sink.extend(out.findings);
-    facts
 }
 
 /// A value as quoted in messages, cut short.

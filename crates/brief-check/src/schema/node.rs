@@ -290,7 +290,12 @@ fn contract_conditionals(out: &mut Out, map: &Map<String, Value>, kind: &str) {
         ),
         _ => {}
     }
-    match map.get("pins") {
+    pins(out, map.get("pins"));
+}
+
+/// `pins`: a list of `{"id", "sha256"}` objects, each with a valid id and a 64-hex-digit hash.
+fn pins(out: &mut Out, pins: Option<&Value>) {
+    match pins {
         None => {}
         Some(Value::Array(pins)) => {
             for (i, pin) in pins.iter().enumerate() {

@@ -5,8 +5,11 @@
 use crate::common;
 
 use std::fs;
+// The server tests (feature `mcp`) use the pipes and readers.
+#[cfg_attr(not(feature = "mcp"), allow(unused_imports))]
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
+#[cfg_attr(not(feature = "mcp"), allow(unused_imports))]
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 

@@ -29,5 +29,5 @@ mod session;
 mod specs;
 mod tana;
 mod traversal;
-#[cfg(all(feature = "mcp", unix))]
+#[cfg(unix)]
 mod watch;

@@ -5,7 +5,7 @@
 //! what it found. Fixtures: `tests/fixtures/{speckit,kiro,rules}/repo` (copied: contexts write
 //! an index).
 
-use crate::common::{copy_fixture, run};
+use crate::common::{copy_fixture, git, run};
 use serde_json::Value;
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
@@ -353,25 +353,6 @@ fn a_bare_task_id_resolves_in_the_current_feature() {
     assert!(
         stderr.contains("billing/2.1") && stderr.contains("user-auth/2.1"),
         "{stderr}"
-    );
-}
-
-fn git(dir: &std::path::Path, args: &[&str]) {
-    let out = std::process::Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", dir)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
     );
 }
 

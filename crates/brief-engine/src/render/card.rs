@@ -6,7 +6,10 @@ use serde_json::Value;
 
 use super::body;
 use crate::traverse::{Direction, Reason};
-use brief_model::{Content, Detail, Kind, Node, NodeIx, NodeStore, Relation, Verification};
+use brief_model::{
+    ArtifactFields, Content, Detail, Kind, Node, NodeIx, NodeStore, Relation, SpecFields,
+    TanaFields, Verification,
+};
 
 /// Links of one relation listed on a card before the rest is counted ("+N more").
 const LINKS_SHOWN: usize = 8;
@@ -75,126 +78,10 @@ pub fn card(
         }
     }
     match &node.content {
-        Content::Spec(spec) => {
-            if detail >= Detail::Summary {
-                for text in [&spec.expectation, &spec.statement, &spec.description]
-                    .into_iter()
-                    .flatten()
-                {
-                    parts.push(Part::Text(text.trim().to_string()));
-                }
-                if detail == Detail::Full && !spec.constraints.is_empty() {
-                    parts.push(Part::List("Constraints", spec.constraints.clone()));
-                }
-                // Decisions always carry their rationale and rejected alternatives above meta,
-                // so agents do not re-propose what was already turned down.
-                if let Some(rationale) = &spec.rationale {
-                    parts.push(Part::Labeled("Rationale", rationale.trim().to_string()));
-                }
-                if !spec.rejected_alternatives.is_empty() {
-                    parts.push(Part::List(
-                        "Rejected alternatives",
-                        spec.rejected_alternatives
-                            .iter()
-                            .map(|alt| format!("{}: {}", alt.title, alt.reason))
-                            .collect(),
-                    ));
-                }
-            }
-            if detail == Detail::Full {
-                if !spec.verification.is_empty() && node.kind != Kind::Behavior {
-                    parts.push(Part::List(
-                        "Verification",
-                        verification_lines(&spec.verification),
-                    ));
-                }
-                if !spec.pins.is_empty() {
-                    parts.push(Part::List(
-                        "Pins",
-                        spec.pins
-                            .iter()
-                            .map(|pin| format!("{} sha256 {}", pin.id, pin.sha256))
-                            .collect(),
-                    ));
-                }
-                if !spec.artifact.is_empty() {
-                    parts.push(Part::Labeled("Artifact", key_values(&spec.artifact)));
-                }
-                if !spec.metadata.is_empty() {
-                    parts.push(Part::Labeled("Metadata", key_values(&spec.metadata)));
-                }
-                if !spec.extra.is_empty() {
-                    parts.push(Part::Labeled("Other fields", key_values(&spec.extra)));
-                }
-            }
-        }
-        Content::Tana(tana) => {
-            if !tana.tags.is_empty() {
-                facts.push(("tags".into(), hash_tags(&tana.tags)));
-            }
-            if !tana.inherited.is_empty() {
-                facts.push(("extends".into(), hash_tags(&tana.inherited)));
-            }
-            if detail >= Detail::Summary {
-                for (key, time) in [("created", &tana.created), ("modified", &tana.modified)] {
-                    if let Some(time) = time {
-                        facts.push((key.into(), time.get(..10).unwrap_or(time).to_string()));
-                    }
-                }
-                let fields: Vec<(String, String)> = tana
-                    .fields
-                    .iter()
-                    .filter(|f| brief_model::lens::field_selected(shown_fields, &f.name))
-                    .map(|f| (f.name.clone(), f.values.join(", ")))
-                    .collect();
-                if !fields.is_empty() {
-                    parts.push(Part::Fields(fields));
-                }
-                if let Some(description) = &tana.description {
-                    parts.push(Part::Text(description.trim().to_string()));
-                }
-                // The outline: all kept child names at full, the first few at summary.
-                let shown = match detail {
-                    Detail::Full => tana.children.len(),
-                    _ => tana.children.len().min(TANA_SUMMARY_CHILDREN),
-                };
-                if shown > 0 {
-                    let mut items: Vec<String> = tana.children[..shown].to_vec();
-                    if tana.child_count > shown {
-                        items.push(format!("… {} more", tana.child_count - shown));
-                    }
-                    parts.push(Part::List("Children", items));
-                }
-            }
-        }
+        Content::Spec(spec) => spec_parts(spec, &node.kind, detail, &mut parts),
+        Content::Tana(tana) => tana_card(tana, detail, shown_fields, &mut facts, &mut parts),
         Content::Artifact(fields) => {
-            let shown = shown_fields;
-            if detail >= Detail::Summary {
-                if let Some(description) = &fields.description {
-                    facts.push(("description".into(), description.clone()));
-                }
-                for (key, list) in [
-                    ("paths", &fields.paths),
-                    ("scope", &fields.scope),
-                    ("tags", &fields.tags),
-                ] {
-                    if !list.is_empty() {
-                        facts.push((key.into(), list.join(", ")));
-                    }
-                }
-                for (key, value) in &fields.extra {
-                    if shown.is_none_or(|keep| keep.iter().any(|k| k.eq_ignore_ascii_case(key))) {
-                        facts.push((key.clone(), value.clone()));
-                    }
-                }
-                let text = match detail {
-                    Detail::Full => body::full(&fields.body),
-                    _ => body::first_section(&fields.body),
-                };
-                if !text.is_empty() {
-                    parts.push(Part::Markdown(text));
-                }
-            }
+            artifact_card(fields, detail, shown_fields, &mut facts, &mut parts)
         }
     }
     Card {
@@ -203,6 +90,145 @@ pub fn card(
         title: one_line(&node.title).into_owned(),
         facts,
         parts,
+    }
+}
+
+/// A Spec Graph node's texts, lists and (at full) its verification, pins and other fields.
+fn spec_parts(spec: &SpecFields, kind: &Kind, detail: Detail, parts: &mut Vec<Part>) {
+    if detail >= Detail::Summary {
+        for text in [&spec.expectation, &spec.statement, &spec.description]
+            .into_iter()
+            .flatten()
+        {
+            parts.push(Part::Text(text.trim().to_string()));
+        }
+        if detail == Detail::Full && !spec.constraints.is_empty() {
+            parts.push(Part::List("Constraints", spec.constraints.clone()));
+        }
+        // Decisions always carry their rationale and rejected alternatives above meta,
+        // so agents do not re-propose what was already turned down.
+        if let Some(rationale) = &spec.rationale {
+            parts.push(Part::Labeled("Rationale", rationale.trim().to_string()));
+        }
+        if !spec.rejected_alternatives.is_empty() {
+            parts.push(Part::List(
+                "Rejected alternatives",
+                spec.rejected_alternatives
+                    .iter()
+                    .map(|alt| format!("{}: {}", alt.title, alt.reason))
+                    .collect(),
+            ));
+        }
+    }
+    if detail == Detail::Full {
+        if !spec.verification.is_empty() && *kind != Kind::Behavior {
+            parts.push(Part::List(
+                "Verification",
+                verification_lines(&spec.verification),
+            ));
+        }
+        if !spec.pins.is_empty() {
+            parts.push(Part::List(
+                "Pins",
+                spec.pins
+                    .iter()
+                    .map(|pin| format!("{} sha256 {}", pin.id, pin.sha256))
+                    .collect(),
+            ));
+        }
+        if !spec.artifact.is_empty() {
+            parts.push(Part::Labeled("Artifact", key_values(&spec.artifact)));
+        }
+        if !spec.metadata.is_empty() {
+            parts.push(Part::Labeled("Metadata", key_values(&spec.metadata)));
+        }
+        if !spec.extra.is_empty() {
+            parts.push(Part::Labeled("Other fields", key_values(&spec.extra)));
+        }
+    }
+}
+
+/// A Tana node's tags and times as facts; its fields, description and outline as parts.
+fn tana_card(
+    tana: &TanaFields,
+    detail: Detail,
+    shown_fields: Option<&[String]>,
+    facts: &mut Vec<(String, String)>,
+    parts: &mut Vec<Part>,
+) {
+    if !tana.tags.is_empty() {
+        facts.push(("tags".into(), hash_tags(&tana.tags)));
+    }
+    if !tana.inherited.is_empty() {
+        facts.push(("extends".into(), hash_tags(&tana.inherited)));
+    }
+    if detail >= Detail::Summary {
+        for (key, time) in [("created", &tana.created), ("modified", &tana.modified)] {
+            if let Some(time) = time {
+                facts.push((key.into(), time.get(..10).unwrap_or(time).to_string()));
+            }
+        }
+        let fields: Vec<(String, String)> = tana
+            .fields
+            .iter()
+            .filter(|f| brief_model::lens::field_selected(shown_fields, &f.name))
+            .map(|f| (f.name.clone(), f.values.join(", ")))
+            .collect();
+        if !fields.is_empty() {
+            parts.push(Part::Fields(fields));
+        }
+        if let Some(description) = &tana.description {
+            parts.push(Part::Text(description.trim().to_string()));
+        }
+        // The outline: all kept child names at full, the first few at summary.
+        let shown = match detail {
+            Detail::Full => tana.children.len(),
+            _ => tana.children.len().min(TANA_SUMMARY_CHILDREN),
+        };
+        if shown > 0 {
+            let mut items: Vec<String> = tana.children[..shown].to_vec();
+            if tana.child_count > shown {
+                items.push(format!("… {} more", tana.child_count - shown));
+            }
+            parts.push(Part::List("Children", items));
+        }
+    }
+}
+
+/// An artifact's description, lists and extra frontmatter as facts; its body as a part.
+fn artifact_card(
+    fields: &ArtifactFields,
+    detail: Detail,
+    shown_fields: Option<&[String]>,
+    facts: &mut Vec<(String, String)>,
+    parts: &mut Vec<Part>,
+) {
+    let shown = shown_fields;
+    if detail >= Detail::Summary {
+        if let Some(description) = &fields.description {
+            facts.push(("description".into(), description.clone()));
+        }
+        for (key, list) in [
+            ("paths", &fields.paths),
+            ("scope", &fields.scope),
+            ("tags", &fields.tags),
+        ] {
+            if !list.is_empty() {
+                facts.push((key.into(), list.join(", ")));
+            }
+        }
+        for (key, value) in &fields.extra {
+            if shown.is_none_or(|keep| keep.iter().any(|k| k.eq_ignore_ascii_case(key))) {
+                facts.push((key.clone(), value.clone()));
+            }
+        }
+        let text = match detail {
+            Detail::Full => body::full(&fields.body),
+            _ => body::first_section(&fields.body),
+        };
+        if !text.is_empty() {
+            parts.push(Part::Markdown(text));
+        }
     }
 }
 

@@ -7,6 +7,7 @@ pub use words::{
     is_aggregate, judge, judge_in, words, Confidence, Counted, Evidence, Role, Scored, Script,
     Verdict, Weakness, Word,
 };
+pub(crate) use words::{significant, standing};
 
 use std::collections::BTreeSet;
 

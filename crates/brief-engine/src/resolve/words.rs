@@ -429,15 +429,7 @@ fn scored(words: &[Counted], total: u64, informative: f64, script: Script, c: Ev
         }
     }
     let coverage = (held / informative).clamp(0.0, 1.0);
-    let other_script = Script::of(&c.title).is_some_and(|s| s != script);
-    let factor = hub_factor(&c.file)
-        * lifecycle_factor(c.lifecycle)
-        * if c.normative { NORMATIVE_FACTOR } else { 1.0 }
-        * if other_script {
-            OTHER_SCRIPT_FACTOR
-        } else {
-            1.0
-        };
+    let factor = standing(&c, script);
     Scored {
         node: c.node,
         score: significant(raw * coverage * factor),
@@ -446,6 +438,21 @@ fn scored(words: &[Counted], total: u64, informative: f64, script: Script, c: Ev
         only_common,
         id: c.id,
     }
+}
+
+/// What a candidate's score is multiplied by whatever matched it (words or meaning): less
+/// for a hub document, a node that is not current or proposed, one in another script than
+/// the query; more for a normative node.
+pub fn standing(c: &Evidence, script: Script) -> f64 {
+    let other_script = Script::of(&c.title).is_some_and(|s| s != script);
+    hub_factor(&c.file)
+        * lifecycle_factor(c.lifecycle)
+        * if c.normative { NORMATIVE_FACTOR } else { 1.0 }
+        * if other_script {
+            OTHER_SCRIPT_FACTOR
+        } else {
+            1.0
+        }
 }
 
 /// File names (as [`HUB_NAMES`]) of documents that only gather what others say: a change
@@ -538,7 +545,7 @@ fn lifecycle_factor(lifecycle: Lifecycle) -> f64 {
 }
 
 /// `x` rounded to six significant digits (0 stays 0).
-fn significant(x: f64) -> f64 {
+pub(crate) fn significant(x: f64) -> f64 {
     if x <= 0.0 || !x.is_finite() {
         return 0.0;
     }

@@ -45,16 +45,6 @@ pub fn traverse_tana(
             }
         }
     }
-    let field_followed = |relation: &Relation| match relation {
-        Relation::Field(name) => {
-            options.follow.field
-                && brief_model::lens::field_selected(
-                    fields,
-                    name.strip_prefix("field:").unwrap_or(name),
-                )
-        }
-        _ => false,
-    };
     let mut truncated: Vec<Truncation> = Vec::new();
     while let Some((node, distance)) = queue.pop_front() {
         if best.get(&node) != Some(&distance) {
@@ -64,39 +54,7 @@ pub fn traverse_tana(
         if !options.depth.allows(next) {
             continue;
         }
-        // Neighbours grouped by (relation, direction), in the order edges come (by id).
-        let mut groups: Vec<((Relation, Direction), Vec<NodeIx>)> = Vec::new();
-        let mut push = |key: (Relation, Direction), other: NodeIx| match groups
-            .iter_mut()
-            .find(|(k, _)| *k == key)
-        {
-            Some((_, list)) => list.push(other),
-            None => groups.push((key, vec![other])),
-        };
-        for edge in graph.edges_out(node)? {
-            let followed = match &edge.relation {
-                Relation::Child => options.follow.child,
-                Relation::Reference => options.follow.reference,
-                field @ Relation::Field(_) => field_followed(field),
-                // Links from other sources into or out of a Tana node read as references.
-                other => other.is_forward() && options.follow.reference,
-            };
-            if followed {
-                push((edge.relation, Direction::Forward), edge.to);
-            }
-        }
-        for edge in graph.edges_in(node)? {
-            let followed = match &edge.relation {
-                Relation::Child => options.follow.parent,
-                Relation::Reference => options.follow.reference,
-                field @ Relation::Field(_) => field_followed(field),
-                _ => false,
-            };
-            if followed {
-                push((edge.relation, Direction::Inverse), edge.from);
-            }
-        }
-        for ((relation, direction), mut list) in groups {
+        for ((relation, direction), mut list) in neighbours(graph, node, &options, fields)? {
             list.dedup();
             let total = list.len();
             let mut kept = total;
@@ -147,4 +105,59 @@ pub fn traverse_tana(
         }
     }
     acc.finish(graph, seeds.first().copied().unwrap_or(0), truncated)
+}
+
+/// Neighbours reached by one relation in one direction.
+type Group = ((Relation, Direction), Vec<NodeIx>);
+
+/// The neighbours of `node` the lens follows, grouped by (relation, direction) in the order
+/// edges come (by id).
+fn neighbours(
+    graph: &dyn GraphView,
+    node: NodeIx,
+    options: &TraverseOptions,
+    fields: Option<&[String]>,
+) -> Result<Vec<Group>, StoreError> {
+    let field_followed = |relation: &Relation| match relation {
+        Relation::Field(name) => {
+            options.follow.field
+                && brief_model::lens::field_selected(
+                    fields,
+                    name.strip_prefix("field:").unwrap_or(name),
+                )
+        }
+        _ => false,
+    };
+    let mut groups: Vec<((Relation, Direction), Vec<NodeIx>)> = Vec::new();
+    let mut push = |key: (Relation, Direction), other: NodeIx| match groups
+        .iter_mut()
+        .find(|(k, _)| *k == key)
+    {
+        Some((_, list)) => list.push(other),
+        None => groups.push((key, vec![other])),
+    };
+    for edge in graph.edges_out(node)? {
+        let followed = match &edge.relation {
+            Relation::Child => options.follow.child,
+            Relation::Reference => options.follow.reference,
+            field @ Relation::Field(_) => field_followed(field),
+            // Links from other sources into or out of a Tana node read as references.
+            other => other.is_forward() && options.follow.reference,
+        };
+        if followed {
+            push((edge.relation, Direction::Forward), edge.to);
+        }
+    }
+    for edge in graph.edges_in(node)? {
+        let followed = match &edge.relation {
+            Relation::Child => options.follow.parent,
+            Relation::Reference => options.follow.reference,
+            field @ Relation::Field(_) => field_followed(field),
+            _ => false,
+        };
+        if followed {
+            push((edge.relation, Direction::Inverse), edge.from);
+        }
+    }
+    Ok(groups)
 }

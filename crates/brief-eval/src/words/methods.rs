@@ -8,13 +8,16 @@
 
 use std::collections::BTreeMap;
 
-use super::project::{header_len, Presence, WordProject, ENCODING};
+use super::project::{header_len, Meaning, Presence, WordProject, ENCODING};
 
 /// A way to fill a budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Method {
-    /// `brief context "<task>" --format json` through the command API.
+    /// `brief context "<task>" --format json` through the command API, embeddings off.
     Brief,
+    /// The same with embeddings on (the endpoint the environment or `brief.toml`
+    /// configures): the words fused with the task's similarity to the nodes.
+    BriefEmbeddings,
     /// The files brief reads, whole, by BM25 score for the task text, best first; the next
     /// one cut to fill the budget.
     Bm25,
@@ -33,10 +36,25 @@ impl Method {
     /// [`Method::ALL`] and dense retrieval (`words --dense`).
     pub const WITH_DENSE: [Method; 4] = [Method::Brief, Method::Bm25, Method::Dense, Method::Dump];
 
+    /// Every method, brief with and without embeddings (`words --embeddings`).
+    pub const WITH_EMBEDDINGS: [Method; 5] = [
+        Method::Brief,
+        Method::BriefEmbeddings,
+        Method::Bm25,
+        Method::Dense,
+        Method::Dump,
+    ];
+
+    /// Whether the method compares with the stored vectors (every node is embedded first).
+    pub fn needs_vectors(self) -> bool {
+        matches!(self, Method::BriefEmbeddings | Method::Dense)
+    }
+
     /// The name in the tables.
     pub fn name(self) -> &'static str {
         match self {
             Method::Brief => "brief",
+            Method::BriefEmbeddings => "brief + embeddings",
             Method::Bm25 => "BM25 top-k",
             Method::Dump => "whole-files dump",
             Method::Dense => "dense retrieval",
@@ -57,7 +75,8 @@ impl Method {
         seeds: Option<usize>,
     ) -> Shown {
         match self {
-            Method::Brief => brief(project, task, budget, seeds),
+            Method::Brief => brief(project, task, budget, seeds, Meaning::Off),
+            Method::BriefEmbeddings => brief(project, task, budget, seeds, Meaning::On),
             Method::Bm25 => {
                 let order = project.bm25_order(task);
                 fill_ranked(project.pieces(), project.files(), &order, budget)
@@ -118,8 +137,14 @@ impl Shown {
     }
 }
 
-fn brief(project: &mut WordProject, task: &str, budget: usize, seeds: Option<usize>) -> Shown {
-    let answer = project.brief(task, budget, seeds);
+fn brief(
+    project: &mut WordProject,
+    task: &str,
+    budget: usize,
+    seeds: Option<usize>,
+    meaning: Meaning,
+) -> Shown {
+    let answer = project.brief(task, budget, seeds, meaning);
     let mut shown = Shown {
         used: answer.used,
         start: answer.target.as_deref().and_then(|t| project.file_of(t)),

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 pub use labels::{read, read_dir, Label, Task, TaskFile};
 pub use materialise::{git_dir, materialise, Written};
 pub use methods::{fill_ranked, FileShown, Method, Shown};
-pub use project::{BriefAnswer, Presence, WordProject, ENCODING};
+pub use project::{BriefAnswer, Meaning, Presence, WordProject, ENCODING};
 pub use report::{metric, RepoLine, Row, WordReport};
 pub use score::{score, Resolved, TaskScore};
 
@@ -89,7 +89,7 @@ fn measure_file(
         if !projects.contains_key(&root) {
             progress(&format!("{}: opening {}", file.repo, root.display()));
             let mut project = WordProject::open(&root)?;
-            if options.methods.contains(&Method::Dense) {
+            if options.methods.iter().any(|m| m.needs_vectors()) {
                 let sent = project
                     .embed_all()
                     .map_err(|e| format!("{}: {e}", root.display()))?;

@@ -30,9 +30,20 @@ pub struct WordProject {
     node_files: BTreeMap<String, usize>,
     /// Per file: the title brief gives its node (empty for a file without one).
     titles: Vec<String>,
-    /// The engine the command API runs on; `None` when it would not open (each request then
-    /// opens the folder, so the failure reads as the CLI's).
+    /// The engine the command API runs on, embeddings off; `None` when it would not open
+    /// (each request then opens the folder, so the failure reads as the CLI's).
     engine: Option<Engine>,
+    /// The engine with embeddings as configured (the environment, `brief.toml`).
+    meaning: Option<Engine>,
+}
+
+/// Whether brief answers with embeddings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Meaning {
+    /// Embeddings off (`BRIEF_EMBEDDINGS=off`): the graph and words alone.
+    Off,
+    /// Embeddings as configured.
+    On,
 }
 
 /// How much of a file a document shows.
@@ -93,7 +104,8 @@ impl WordProject {
                 }
             }
         }
-        let engine = Engine::open(Some(root), root).ok();
+        let meaning = Engine::open(Some(root), root).ok();
+        let engine = without_embeddings(|| Engine::open(Some(root), root).ok());
         Ok(WordProject {
             root: root.to_path_buf(),
             files,
@@ -102,6 +114,7 @@ impl WordProject {
             node_files,
             titles,
             engine,
+            meaning,
         })
     }
 
@@ -146,7 +159,7 @@ impl WordProject {
     /// the endpoint the environment or `brief.toml` configures; how many texts were sent.
     pub fn embed_all(&mut self) -> Result<usize, String> {
         let engine = self
-            .engine
+            .meaning
             .as_mut()
             .ok_or("the project did not open, so nothing could be embedded")?;
         engine
@@ -167,7 +180,7 @@ impl WordProject {
     /// The files by the best similarity of any of their nodes to `task`, best first (ties by
     /// node id, then path order); files with no embedded node last, in path order.
     pub fn dense_order(&self, task: &str) -> Result<Vec<usize>, String> {
-        let engine = self.engine.as_ref().ok_or("the project did not open")?;
+        let engine = self.meaning.as_ref().ok_or("the project did not open")?;
         let similar = match engine
             .similar(task, usize::MAX)
             .map_err(|e| e.to_string())?
@@ -191,8 +204,14 @@ impl WordProject {
     }
 
     /// brief's context for `task` at `budget` through the command API, as an agent asks:
-    /// the task text as the target, JSON format.
-    pub fn brief(&mut self, task: &str, budget: usize, seeds: Option<usize>) -> BriefAnswer {
+    /// the task text as the target, JSON format; with embeddings or without.
+    pub fn brief(
+        &mut self,
+        task: &str,
+        budget: usize,
+        seeds: Option<usize>,
+        meaning: Meaning,
+    ) -> BriefAnswer {
         let request = ContextRequest {
             target: task.to_string(),
             budget: Some(budget),
@@ -205,7 +224,11 @@ impl WordProject {
             request,
             session: None,
         };
-        let host = match self.engine.as_mut() {
+        let engine = match meaning {
+            Meaning::Off => self.engine.as_mut(),
+            Meaning::On => self.meaning.as_mut(),
+        };
+        let host = match engine {
             Some(engine) => Host::Engine(engine),
             None => Host::Folder {
                 root: Some(&self.root),
@@ -227,6 +250,19 @@ impl WordProject {
         }
         read_audit(&outcome.text)
     }
+}
+
+/// Runs `open` with embeddings turned off through the environment (`BRIEF_EMBEDDINGS=off`,
+/// read when a project opens), restoring the variable after.
+fn without_embeddings<T>(open: impl FnOnce() -> T) -> T {
+    let before = std::env::var_os("BRIEF_EMBEDDINGS");
+    std::env::set_var("BRIEF_EMBEDDINGS", "off");
+    let out = open();
+    match before {
+        Some(value) => std::env::set_var("BRIEF_EMBEDDINGS", value),
+        None => std::env::remove_var("BRIEF_EMBEDDINGS"),
+    }
+    out
 }
 
 /// A file as the retrieval methods show it, Repomix style.

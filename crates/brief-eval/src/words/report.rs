@@ -347,7 +347,7 @@ fn describe(row: &Row) -> String {
     }
     let shown = row.must - row.missed.len();
     let _ = write!(text, ", must {shown}/{}", row.must);
-    if row.method == Method::Brief {
+    if matches!(row.method, Method::Brief | Method::BriefEmbeddings) {
         let named = (row.score.must_named * row.must as f64).round() as usize;
         let _ = write!(text, " ({named} named)");
     }

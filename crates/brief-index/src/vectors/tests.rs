@@ -297,3 +297,48 @@ fn nothing_embedded_under_a_key_is_no_vectors() {
     let (_, index) = kit::built(dir.path());
     assert!(index.vectors("model=nobody").unwrap().is_none());
 }
+
+#[test]
+fn one_edited_section_of_a_long_note_embeds_that_section_alone() {
+    let stub = stub(16);
+    let part = |name: &str, fill: &str| format!("## {name}\n\n{}\n\n", fill.repeat(60));
+    let body = |third: &str| {
+        format!(
+            "{}{}{}",
+            part("Intake", "Requests are read in the order they arrive. "),
+            part("Checks", "Each request is checked against the schema. "),
+            part("Storage", third)
+        )
+    };
+    let note = |third: &str| format!("# Handling requests\n\n{}", body(third));
+    // A vault of Markdown pages: a knowledge base, whose long pages have sections.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".obsidian")).unwrap();
+    let page = dir.path().join("docs/handling.md");
+    std::fs::create_dir_all(page.parent().unwrap()).unwrap();
+    std::fs::write(&page, note("Stored requests are kept for a year. ")).unwrap();
+    std::fs::write(
+        dir.path().join("docs/other.md"),
+        "# Other\n\nA short page.\n",
+    )
+    .unwrap();
+    let (project, mut index) = kit::built(dir.path());
+    let client = client_of(&stub, "m", 32);
+    let first = embed(&mut index, &client);
+    assert_eq!(first.embedded, 5, "two pages and three sections");
+    stub.texts();
+    kit::settle();
+    std::fs::write(
+        &page,
+        note("Stored requests are deleted after ninety days. "),
+    )
+    .unwrap();
+    index.refresh(&project, Verify::Full, &mut |_| {}).unwrap();
+    let done = embed(&mut index, &client);
+    let asked = stub.texts();
+    // The note's own text (its title and the head of its body) did not change: only the
+    // edited section is embedded again.
+    assert_eq!(done.embedded, 1, "{asked:?}");
+    assert!(asked[0].contains("ninety days"), "{asked:?}");
+    assert_eq!(embed(&mut index, &client), Embedded::default());
+}

@@ -438,6 +438,7 @@ impl Table {
 
     /// The table whose integer id is given explicitly on import and whose id sequence must
     /// then move past it.
+    #[cfg(feature = "postgres")]
     pub(crate) fn has_id_sequence(self) -> bool {
         matches!(self, Table::Packages | Table::ErrorPatterns)
     }

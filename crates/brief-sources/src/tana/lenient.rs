@@ -547,6 +547,40 @@ pub(super) fn millis(
     }
 }
 
+/// A doc's `children`: the string ids, each other value reported at its index.
+fn children_of<'a>(
+    raw: Option<List<'a>>,
+    path: &[Seg],
+    found: &mut Vec<Found>,
+) -> Vec<Cow<'a, str>> {
+    let mut children = Vec::new();
+    match raw {
+        None => {}
+        Some(List::Other("null")) => {}
+        Some(List::Other(what)) => error(
+            found,
+            path,
+            &[Seg::Key("children")],
+            format!("expected an array of ids, found {what}"),
+        ),
+        Some(List::Items(items)) => {
+            children.reserve_exact(items.len());
+            for (i, item) in items.into_iter().enumerate() {
+                match item {
+                    Val::Str(child) => children.push(child),
+                    other => error(
+                        found,
+                        path,
+                        &[Seg::Key("children"), Seg::Index(i)],
+                        format!("expected a string id, found {}", other.found()),
+                    ),
+                }
+            }
+        }
+    }
+    children
+}
+
 pub(super) fn check_doc<'a>(
     raw: RawDoc<'a>,
     path: &[Seg],
@@ -630,31 +664,7 @@ pub(super) fn check_doc<'a>(
         .created
         .as_ref()
         .and_then(|v| millis(v, found, path, &p("created")));
-    let mut children = Vec::new();
-    match raw.children {
-        None => {}
-        Some(List::Other("null")) => {}
-        Some(List::Other(what)) => error(
-            found,
-            path,
-            &[Seg::Key("children")],
-            format!("expected an array of ids, found {what}"),
-        ),
-        Some(List::Items(items)) => {
-            children.reserve_exact(items.len());
-            for (i, item) in items.into_iter().enumerate() {
-                match item {
-                    Val::Str(child) => children.push(child),
-                    other => error(
-                        found,
-                        path,
-                        &[Seg::Key("children"), Seg::Index(i)],
-                        format!("expected a string id, found {}", other.found()),
-                    ),
-                }
-            }
-        }
-    }
+    let children = children_of(raw.children, path, found);
     // `modifiedTs` is one time per editor (or a string in some exports): the newest counts.
     let modified = match raw.modified {
         Some(List::Items(items)) => items

@@ -94,83 +94,7 @@ impl<'e, 'a> Workspace<'e, 'a> {
                 .and_then(|o| by_id.get(o).copied())
                 .filter(|&o| o as usize != i)
         };
-        // Hidden: in the trash (at any depth: 4), or owned at any depth by a system doc (2).
-        // Memoized walk up the owner chain; a cycle counts as not hidden.
-        // 0 unknown, 1 visible, 2 under a system doc, 3 on the stack, 4 trashed.
-        let mut hidden: Vec<u8> = vec![0; docs.len()];
-        let mut stack: Vec<usize> = Vec::new();
-        for start in 0..docs.len() {
-            let mut at = start;
-            let verdict = loop {
-                match hidden[at] {
-                    0 => {}
-                    3 => {
-                        // Back at a doc of this walk: an ownership cycle. Its docs stay (as
-                        // content, children of each other); the export is said to be wrong.
-                        let from = stack.iter().position(|&s| s == at).unwrap_or(0);
-                        let chain: Vec<&str> = stack[from..]
-                            .iter()
-                            .chain(std::iter::once(&at))
-                            .map(|&d| docs[d].id.as_ref())
-                            .collect();
-                        let mut path = prefix.to_vec();
-                        path.extend([
-                            Seg::Key("docs"),
-                            Seg::Index(at),
-                            Seg::Key("props"),
-                            Seg::Key("_ownerId"),
-                        ]);
-                        found.push(Found {
-                            severity: Severity::Warning,
-                            path,
-                            message: format!(
-                                "ownership cycle: {} (each `_ownerId` names the next); the nodes \
-                                 are kept as children of each other",
-                                chain.join(" → ")
-                            ),
-                        });
-                        break 1;
-                    }
-                    known => break known,
-                }
-                hidden[at] = 3;
-                stack.push(at);
-                match owner_of(at) {
-                    None => break 1,
-                    Some(o) => {
-                        let owner = &docs[o as usize];
-                        if is_trash(&owner.id) {
-                            break 4;
-                        }
-                        if is_system(owner.doc_type.as_deref()) && hidden[o as usize] != 4 {
-                            // Still trashed if the system doc is: keep walking for that.
-                            let mut up = o as usize;
-                            let mut steps = 0;
-                            let trashed = loop {
-                                if hidden[up] == 4 {
-                                    break true;
-                                }
-                                match owner_of(up) {
-                                    Some(next) if steps < 64 => {
-                                        if is_trash(&docs[next as usize].id) {
-                                            break true;
-                                        }
-                                        up = next as usize;
-                                        steps += 1;
-                                    }
-                                    _ => break false,
-                                }
-                            };
-                            break if trashed { 4 } else { 2 };
-                        }
-                        at = o as usize;
-                    }
-                }
-            };
-            for i in stack.drain(..) {
-                hidden[i] = verdict;
-            }
-        }
+        let hidden = visibility(docs, &by_id, found, prefix);
         let trashed: Vec<bool> = hidden.iter().map(|&h| h == 4).collect();
         let role: Vec<Role> = docs
             .iter()
@@ -214,17 +138,25 @@ impl<'e, 'a> Workspace<'e, 'a> {
             position: Vec::new(),
         };
 
-        // Supertags and fields from their definitions.
+        ws.read_definitions();
+
+        ws.find_unlisted();
+        ws.order_content();
+        ws
+    }
+
+    /// Supertags and fields from their definitions, each tag with its transitive parents.
+    fn read_definitions(&mut self) {
         let mut parents: HashMap<u32, Vec<u32>> = HashMap::new();
-        for (i, doc) in docs.iter().enumerate() {
-            if ws.trashed[i] {
+        for (i, doc) in self.docs.iter().enumerate() {
+            if self.trashed[i] {
                 continue;
             }
             let mut tag = doc.doc_type.as_deref() == Some("tagDef");
             let mut field = doc.doc_type.as_deref() == Some("attrDef");
             let mut supers = Vec::new();
-            for tuple in ws.meta_tuples(i as u32) {
-                let ids = &docs[tuple as usize].children;
+            for tuple in self.meta_tuples(i as u32) {
+                let ids = &self.docs[tuple as usize].children;
                 if ids.first().map(|c| c.as_ref()) != Some("SYS_A13") {
                     continue;
                 }
@@ -233,7 +165,7 @@ impl<'e, 'a> Workspace<'e, 'a> {
                     supers.extend(
                         ids.iter()
                             .filter(|c| !c.starts_with("SYS_"))
-                            .filter_map(|c| ws.by_id.get(c.as_ref()).copied()),
+                            .filter_map(|c| self.by_id.get(c.as_ref()).copied()),
                     );
                 }
                 if ids.iter().any(|c| c == "SYS_T02") {
@@ -245,13 +177,13 @@ impl<'e, 'a> Workspace<'e, 'a> {
                 continue;
             }
             if tag {
-                ws.tags.insert(i as u32, (name, Vec::new()));
+                self.tags.insert(i as u32, (name, Vec::new()));
                 parents.insert(i as u32, supers);
             } else if field {
-                ws.fields.insert(i as u32, name);
+                self.fields.insert(i as u32, name);
             }
         }
-        let tag_ids: Vec<u32> = ws.tags.keys().copied().collect();
+        let tag_ids: Vec<u32> = self.tags.keys().copied().collect();
         for tag in tag_ids {
             // Transitive parents, cycles cut by the visited set.
             let mut seen = BTreeSet::from([tag]);
@@ -261,52 +193,58 @@ impl<'e, 'a> Workspace<'e, 'a> {
                 if !seen.insert(p) {
                     continue;
                 }
-                if let Some((name, _)) = ws.tags.get(&p) {
+                if let Some((name, _)) = self.tags.get(&p) {
                     names.insert(name.clone());
                     todo.extend(parents.get(&p).into_iter().flatten());
                 }
             }
-            if let Some(entry) = ws.tags.get_mut(&tag) {
+            if let Some(entry) = self.tags.get_mut(&tag) {
                 names.remove(&entry.0);
                 entry.1 = names.into_iter().collect();
             }
         }
+    }
 
-        // Owned children their owner does not list.
-        let mut listed = vec![false; docs.len()];
-        for (i, doc) in docs.iter().enumerate() {
+    /// Owned children their owner does not list, by owner, sorted by id.
+    fn find_unlisted(&mut self) {
+        let docs = self.docs;
+        let mut listed = vec![false; self.docs.len()];
+        for (i, doc) in self.docs.iter().enumerate() {
             for child in &doc.children {
-                if let Some(&c) = ws.by_id.get(child.as_ref()) {
-                    if ws.owner(c) == Some(i as u32) {
+                if let Some(&c) = self.by_id.get(child.as_ref()) {
+                    if self.owner(c) == Some(i as u32) {
                         listed[c as usize] = true;
                     }
                 }
             }
         }
         for (i, &is_listed) in listed.iter().enumerate() {
-            if !is_listed && ws.role[i] == Role::Content {
-                if let Some(o) = ws.owner(i as u32) {
-                    if ws.role[o as usize] == Role::Content {
-                        ws.unlisted.entry(o).or_default().push(i as u32);
+            if !is_listed && self.role[i] == Role::Content {
+                if let Some(o) = self.owner(i as u32) {
+                    if self.role[o as usize] == Role::Content {
+                        self.unlisted.entry(o).or_default().push(i as u32);
                     }
                 }
             }
         }
-        for list in ws.unlisted.values_mut() {
+        for list in self.unlisted.values_mut() {
             list.sort_by(|a, b| docs[*a as usize].id.cmp(&docs[*b as usize].id));
         }
+    }
 
+    /// The content docs sorted by id, and each doc's place among them.
+    fn order_content(&mut self) {
+        let docs = self.docs;
         let mut content: Vec<u32> = (0..docs.len() as u32)
-            .filter(|&i| ws.role[i as usize] == Role::Content)
+            .filter(|&i| self.role[i as usize] == Role::Content)
             .collect();
         content.par_sort_unstable_by(|a, b| docs[*a as usize].id.cmp(&docs[*b as usize].id));
         let mut position = vec![u32::MAX; docs.len()];
         for (p, &d) in content.iter().enumerate() {
             position[d as usize] = p as u32;
         }
-        ws.content = content;
-        ws.position = position;
-        ws
+        self.content = content;
+        self.position = position;
     }
 
     pub(super) fn get(&self, id: &str) -> Option<u32> {
@@ -529,4 +467,97 @@ impl<'e, 'a> Workspace<'e, 'a> {
             None => fields.push(TanaField { name, values }),
         }
     }
+}
+
+/// Whether each doc is hidden: in the trash at any depth (4), owned at any depth by a system
+/// doc (2), or visible (1). A memoized walk up the owner chain; a cycle counts as not hidden
+/// and is reported. (3 marks a doc on the current walk's stack, 0 one not yet seen.)
+fn visibility(
+    docs: &[Doc<'_>],
+    by_id: &HashMap<&str, u32>,
+    found: &mut Vec<Found>,
+    prefix: &[Seg],
+) -> Vec<u8> {
+    let owner_of = |i: usize| -> Option<u32> {
+        docs[i]
+            .owner
+            .as_deref()
+            .and_then(|o| by_id.get(o).copied())
+            .filter(|&o| o as usize != i)
+    };
+    let mut hidden: Vec<u8> = vec![0; docs.len()];
+    let mut stack: Vec<usize> = Vec::new();
+    for start in 0..docs.len() {
+        let mut at = start;
+        let verdict = loop {
+            match hidden[at] {
+                0 => {}
+                3 => {
+                    // Back at a doc of this walk: an ownership cycle. Its docs stay (as
+                    // content, children of each other); the export is said to be wrong.
+                    let from = stack.iter().position(|&s| s == at).unwrap_or(0);
+                    let chain: Vec<&str> = stack[from..]
+                        .iter()
+                        .chain(std::iter::once(&at))
+                        .map(|&d| docs[d].id.as_ref())
+                        .collect();
+                    let mut path = prefix.to_vec();
+                    path.extend([
+                        Seg::Key("docs"),
+                        Seg::Index(at),
+                        Seg::Key("props"),
+                        Seg::Key("_ownerId"),
+                    ]);
+                    found.push(Found {
+                        severity: Severity::Warning,
+                        path,
+                        message: format!(
+                            "ownership cycle: {} (each `_ownerId` names the next); the nodes \
+                             are kept as children of each other",
+                            chain.join(" → ")
+                        ),
+                    });
+                    break 1;
+                }
+                known => break known,
+            }
+            hidden[at] = 3;
+            stack.push(at);
+            match owner_of(at) {
+                None => break 1,
+                Some(o) => {
+                    let owner = &docs[o as usize];
+                    if is_trash(&owner.id) {
+                        break 4;
+                    }
+                    if is_system(owner.doc_type.as_deref()) && hidden[o as usize] != 4 {
+                        // Still trashed if the system doc is: keep walking for that.
+                        let mut up = o as usize;
+                        let mut steps = 0;
+                        let trashed = loop {
+                            if hidden[up] == 4 {
+                                break true;
+                            }
+                            match owner_of(up) {
+                                Some(next) if steps < 64 => {
+                                    if is_trash(&docs[next as usize].id) {
+                                        break true;
+                                    }
+                                    up = next as usize;
+                                    steps += 1;
+                                }
+                                _ => break false,
+                            }
+                        };
+                        break if trashed { 4 } else { 2 };
+                    }
+                    at = o as usize;
+                }
+            }
+        };
+        for i in stack.drain(..) {
+            hidden[i] = verdict;
+        }
+    }
+    hidden
 }

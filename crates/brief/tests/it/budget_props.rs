@@ -17,7 +17,7 @@
 
 use std::sync::Mutex;
 
-use brief::context::{assemble, ContextError, ContextOutput, ContextRequest};
+use brief::context::{assemble, assemble_from, ContextError, ContextOutput, ContextRequest, Start};
 use brief::model::{
     ArtifactFields, Content, Detail, Graph, Kind, Link, Location, Node, Origin, Pin,
     RejectedAlternative, Relation, SpecFields, Verification,
@@ -1247,6 +1247,26 @@ fn text_blocks(text: &str) -> std::collections::BTreeSet<String> {
         .collect()
 }
 
+/// The documents at the case's budget and `extra` tokens more; `None` when the smaller is too
+/// small (nothing to compare), a failure when only the larger fails or another error occurs.
+fn both_budgets(
+    small: Result<ContextOutput, ContextError>,
+    large: Result<ContextOutput, ContextError>,
+    case: &Case,
+    extra: usize,
+) -> Result<Option<(ContextOutput, ContextOutput)>, TestCaseError> {
+    match (small, large) {
+        (Ok(small), Ok(large)) => Ok(Some((small, large))),
+        (Err(ContextError::TooSmall(_)), _) => Ok(None),
+        (Ok(_), Err(err)) => Err(TestCaseError::fail(format!(
+            "budget {} works, {} does not: {err}",
+            case.budget,
+            case.budget + extra
+        ))),
+        (Err(err), _) => Err(TestCaseError::fail(format!("unexpected error: {err}"))),
+    }
+}
+
 /// At `budget` and at `budget + extra`: every node shown at the smaller budget is shown at
 /// the larger one at the same whole level or higher, in the Markdown/JSON layout and in the
 /// text layout; and no hard constraint is omitted while a softer node other than the target
@@ -1254,27 +1274,11 @@ fn text_blocks(text: &str) -> std::collections::BTreeSet<String> {
 fn check_monotone(case: &Case, extra: usize) -> Result<(), TestCaseError> {
     let graph = case.graph();
     let defaults = Defaults::default();
-    let small = assemble(
-        &graph,
-        &defaults,
-        &case.request_as(case.budget, Format::Json),
-    );
-    let large = assemble(
-        &graph,
-        &defaults,
-        &case.request_as(case.budget + extra, Format::Json),
-    );
-    let (small, large) = match (small, large) {
-        (Ok(small), Ok(large)) => (small, large),
-        (Err(ContextError::TooSmall(_)), _) => return Ok(()),
-        (Ok(_), Err(err)) => {
-            return Err(TestCaseError::fail(format!(
-                "budget {} works, {} does not: {err}",
-                case.budget,
-                case.budget + extra
-            )))
-        }
-        (Err(err), _) => return Err(TestCaseError::fail(format!("unexpected error: {err}"))),
+    let run = |budget: usize| assemble(&graph, &defaults, &case.request_as(budget, Format::Json));
+    let Some((small, large)) =
+        both_budgets(run(case.budget), run(case.budget + extra), case, extra)?
+    else {
+        return Ok(());
     };
     let (before, after) = (levels_of(&small)?, levels_of(&large)?);
     for (id, (_, level)) in &before {
@@ -1397,8 +1401,81 @@ fn check_hard_constraints_at_their_threshold(case: &Case) -> Result<(), TestCase
     Ok(())
 }
 
+/// The start of a target in words, drawn from the case: the target and up to two more nodes
+/// as seeds (shares below 1), up to four others as related hits.
+fn word_start(case: &Case, graph: &Graph) -> Option<Start> {
+    let target = graph.lookup(&case.target)?;
+    let mut others: Vec<brief::model::NodeIx> =
+        (0..graph.len() as u32).filter(|ix| *ix != target).collect();
+    let n = others.len().max(1) as u64;
+    others.rotate_left((case.shuffle_seed % n) as usize);
+    let seeds: Vec<_> = std::iter::once(target)
+        .chain(others.iter().take(2).copied())
+        .collect();
+    let shares: Vec<f64> = (0..seeds.len()).map(|k| 1.0 - 0.15 * k as f64).collect();
+    let related = others
+        .iter()
+        .skip(2)
+        .take(4)
+        .enumerate()
+        .map(|(k, ix)| (*ix, 0.5 - 0.1 * k as f64))
+        .collect();
+    Some(Start {
+        seeds,
+        shares,
+        query: Some("words of a task".into()),
+        related,
+        ..Start::default()
+    })
+}
+
+/// A target in words keeps the fit's promises: exact and under the budget, deterministic,
+/// and every node shown at one budget is shown, at no less detail, at a larger one.
+fn check_word_start(case: &Case, extra: usize) -> Result<(), TestCaseError> {
+    let graph = case.graph();
+    let Some(start) = word_start(case, &graph) else {
+        return Ok(());
+    };
+    let defaults = Defaults::default();
+    let run = |budget: usize| {
+        assemble_from(
+            &graph,
+            &defaults,
+            &case.request_as(budget, Format::Json),
+            &start,
+        )
+    };
+    let Some((small, large)) =
+        both_budgets(run(case.budget), run(case.budget + extra), case, extra)?
+    else {
+        return Ok(());
+    };
+    let again = run(case.budget).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    prop_assert_eq!(&again.text, &small.text, "not deterministic");
+    let mut json_case = case.clone();
+    json_case.format = Format::Json;
+    check_success(&small, &json_case, case.budget)?;
+    check_success(&large, &json_case, case.budget + extra)?;
+    let (before, after) = (levels_of(&small)?, levels_of(&large)?);
+    for (id, (_, level)) in &before {
+        let now = after.get(id).map_or(0, |(_, l)| *l);
+        prop_assert!(
+            now >= *level,
+            "{id} at level {level} at {} but {now} at {}",
+            case.budget,
+            case.budget + extra
+        );
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(config(128))]
+
+    #[test]
+    fn word_targets_are_exact_deterministic_and_monotone(case in case(), extra in 1usize..600) {
+        check_word_start(&case, extra)?;
+    }
 
     #[test]
     fn hard_constraints_are_all_shown_once_they_fit_at_meta(case in case()) {

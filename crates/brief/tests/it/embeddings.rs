@@ -131,3 +131,45 @@ fn a_node_finds_its_neighbours_by_its_own_vector() {
     assert_eq!(similar.hits[0].0, node);
     assert!(similar.hits[0].1 > 0.99, "{:?}", similar.hits);
 }
+
+/// The first seed of the context of `query` (the JSON audit's `target`), or the error.
+fn start_of(engine: &mut Engine, query: &str) -> Result<String, String> {
+    let request = brief::context::ContextRequest {
+        target: query.into(),
+        budget: Some(2000),
+        format: brief::Format::Json,
+        ..brief::context::ContextRequest::default()
+    };
+    let out = engine.context(&request).map_err(|e| e.to_string())?;
+    let json: serde_json::Value = serde_json::from_str(&out.text).unwrap();
+    assert_eq!(json["embeddings"], "on", "{query}");
+    Ok(json["target"].as_str().unwrap_or_default().to_string())
+}
+
+#[test]
+fn a_task_in_words_starts_from_the_record_it_means() {
+    let Some(url) = real_server("a_task_in_words_starts_from_the_record_it_means") else {
+        return;
+    };
+    let (_dir, mut engine) = embedded(&url);
+    // Words the records do hold, but not the ones that decide: the fused score finds them.
+    for (query, expected) in [
+        ("put my published notes on my own web address", "ADR-0003"),
+        ("keep copies of the data unreadable if stolen", "ADR-0007"),
+        ("what time zone should log lines use", "ADR-0008"),
+    ] {
+        let start = start_of(&mut engine, query);
+        assert_eq!(start.as_deref(), Ok(expected), "{query}");
+        // The same files and vectors, the same document.
+        assert_eq!(start_of(&mut engine, query), start);
+    }
+    // Only common words match: meaning alone does not answer (a small model's cosines do
+    // not tell a related record from an unrelated one reliably enough), it says so.
+    let refused = start_of(&mut engine, "make the app speak other languages");
+    assert!(
+        refused
+            .as_ref()
+            .is_err_and(|e| e.contains("only common words")),
+        "{refused:?}"
+    );
+}

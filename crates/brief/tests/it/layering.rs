@@ -100,6 +100,20 @@ const LAYERS: &[(&str, &[&str])] = &[
             "brief-tokens",
         ],
     ),
+    (
+        "brief-watch",
+        &[
+            "brief-embed",
+            "brief-engine",
+            "brief-index",
+            "brief-model",
+            "brief-sources",
+            "brief-project",
+            "brief-root",
+            "brief-count",
+            "brief-tokens",
+        ],
+    ),
 ];
 
 /// The crates above the stages: the façade, which re-exports them and holds the command API, and
@@ -120,7 +134,7 @@ fn allowed(from: &str, to: &str) -> Option<bool> {
     Some(deps.contains(&to))
 }
 
-fn workspace_root() -> PathBuf {
+pub(super) fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .ancestors()
         .nth(2)
@@ -162,7 +176,7 @@ fn members(root: &Path) -> Vec<Member> {
     out
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+pub(super) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
@@ -193,7 +207,7 @@ fn module_of(src: &Path, file: &Path) -> Vec<String> {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-enum Tok {
+pub(super) enum Tok {
     Ident(String),
     Punct(char),
     /// `::`
@@ -201,7 +215,7 @@ enum Tok {
 }
 
 /// Rust source to tokens, without comments, string, byte-string, raw-string and char literals.
-fn lex(src: &str) -> Vec<(Tok, usize)> {
+pub(super) fn lex(src: &str) -> Vec<(Tok, usize)> {
     let b: Vec<char> = src.chars().collect();
     let mut out = Vec::new();
     let mut i = 0;

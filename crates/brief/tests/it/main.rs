@@ -6,6 +6,7 @@ mod budget_props;
 mod cancel;
 #[cfg(feature = "embeddings")]
 mod embeddings;
+mod fn_length;
 mod fuzz;
 mod guidance;
 mod impact;

@@ -13,10 +13,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use brief::engine::{Cancel, ChangeSignal, Engine};
-use brief::EngineError;
+use brief_engine::engine::EngineError;
+use brief_engine::engine::{Cancel, ChangeSignal, Engine};
 
-use crate::tools::Failure;
+use crate::Failure;
 
 /// The most engines (SQLite connections) one project keeps open: requests beyond that many
 /// at once wait for one to be free.

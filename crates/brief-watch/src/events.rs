@@ -1,6 +1,6 @@
 //! Watches the project's files: marks the engine's change signal with the files that
 //! changed, so requests refresh the index only after something changed, and reports cookie
-//! files to the [`Vouch`] that answers other brief processes (see `brief::watched`).
+//! files to the [`Vouch`] that answers other brief processes (see `brief_engine::watched`).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -12,12 +12,12 @@ use notify::{RecursiveMode, Watcher};
 use crate::shared::Shared;
 
 #[cfg(unix)]
-pub use brief::watched::{Cookies, Vouch};
+use brief_engine::watched::{Cookies, Vouch};
 
 /// Stands in for the cookie handle where there are no Unix sockets (no watcher answers).
 #[cfg(not(unix))]
 #[derive(Clone)]
-pub struct Cookies;
+pub(crate) struct Cookies;
 
 #[cfg(not(unix))]
 impl Cookies {
@@ -28,7 +28,7 @@ impl Cookies {
 
 /// Whether a change at `path` may change what brief serves. brief's own writes (the index
 /// cache, the session store) and version-control internals do not.
-pub fn relevant(root: &Path, path: &Path) -> bool {
+pub(crate) fn relevant(root: &Path, path: &Path) -> bool {
     let Ok(relative) = path.strip_prefix(root) else {
         return true;
     };
@@ -165,7 +165,7 @@ fn watch_root(root: &Path) -> PathBuf {
 
 /// Starts watching `root`; the watcher lives as long as the returned value. `None` when the
 /// platform refuses (e.g. out of inotify watches): then every request checks the files.
-pub fn start(
+pub(crate) fn start(
     root: PathBuf,
     shared: Arc<Shared>,
     cookies: Option<Cookies>,
@@ -204,11 +204,11 @@ pub fn start(
 }
 
 /// A project's file watcher and, where it can, the answers it gives other brief processes
-/// about the index (`brief::watched`). Both stop when this is dropped.
+/// about the index (`brief_engine::watched`). Both stop when this is dropped.
 pub struct Kept {
     _watcher: notify::RecommendedWatcher,
     #[cfg(unix)]
-    _answering: Option<brief::watched::Answering>,
+    _answering: Option<brief_engine::watched::Answering>,
 }
 
 /// Watches `shared`'s files for `brief serve`, and vouches for its index to the other brief
@@ -219,9 +219,8 @@ pub fn keep(shared: &Arc<Shared>, say: &dyn Fn(String)) -> Option<Kept> {
     let vouch = match claim(shared) {
         Ok(vouch) => Some(vouch),
         // Another process answers already, or the index lives in memory (said elsewhere).
-        Err(ClaimError::Vouch(brief::watched::VouchError::Taken)) | Err(ClaimError::NoCache) => {
-            None
-        }
+        Err(ClaimError::Vouch(brief_engine::watched::VouchError::Taken))
+        | Err(ClaimError::NoCache) => None,
         Err(e) => {
             say(format!(
                 "other brief commands will check the files themselves: {e}"
@@ -252,9 +251,9 @@ pub fn keep(shared: &Arc<Shared>, say: &dyn Fn(String)) -> Option<Kept> {
 }
 
 /// Claims the right to answer other brief processes for this project's index (see
-/// `brief::watched`).
+/// `brief_engine::watched`).
 #[cfg(unix)]
-pub fn claim(shared: &Arc<Shared>) -> Result<Vouch, ClaimError> {
+pub(crate) fn claim(shared: &Arc<Shared>) -> Result<Vouch, ClaimError> {
     let cache = shared
         .with_engine(|e| Ok(e.index().cache_dir()))
         .ok()
@@ -266,23 +265,23 @@ pub fn claim(shared: &Arc<Shared>) -> Result<Vouch, ClaimError> {
 /// Why a watcher cannot answer for the index.
 #[cfg(unix)]
 #[derive(Debug, thiserror::Error)]
-pub enum ClaimError {
+pub(crate) enum ClaimError {
     /// The index lives in memory: there is no file to vouch for.
     #[error("the index is not kept in .brief/cache")]
     NoCache,
     #[error(transparent)]
-    Vouch(brief::watched::VouchError),
+    Vouch(brief_engine::watched::VouchError),
 }
 
 /// Starts answering, once the running watcher is seen to report cookies (a watcher that
 /// does not see `.brief/cache` could never vouch, so it then does not listen). `current`
 /// brings the index up to date with the changes seen so far. `None` when it does not answer.
 #[cfg(unix)]
-pub fn answer(
+pub(crate) fn answer(
     vouch: Vouch,
     current: impl Fn() -> Result<(), String> + Send + Sync + 'static,
     say: &dyn Fn(String),
-) -> Option<brief::watched::Answering> {
+) -> Option<brief_engine::watched::Answering> {
     if !vouch.sees_cookies() {
         say(
             "other brief commands will check the files themselves: the watcher does not see \
@@ -296,9 +295,9 @@ pub fn answer(
 
 /// Brings the shared engine's index up to date with the changes marked so far: what it did
 /// and how long that took, or the lines that say why it failed.
-pub fn refresh_marked(
+pub(crate) fn refresh_marked(
     shared: &Shared,
-) -> Result<(Option<brief::index::Refresh>, std::time::Duration), Vec<String>> {
+) -> Result<(Option<brief_index::Refresh>, std::time::Duration), Vec<String>> {
     let started = std::time::Instant::now();
     // Folders created a moment ago are listed again: a file written there before notify
     // watched them was never reported.
@@ -329,10 +328,10 @@ pub fn refresh_marked(
             let _turn = shared.refresh_turn();
             let done = engine
                 .refresh_pending()
-                .map_err(|e| crate::tools::Failure(e.describe(&engine.project.root)))?;
+                .map_err(|e| crate::Failure(e.describe(&engine.project.root)))?;
             // Commands read `.brief/cache/index.db`: vouch only for that file.
             if !engine.index().is_the_index_file() {
-                return Err(crate::tools::Failure(vec![
+                return Err(crate::Failure(vec![
                     "its index is not the one in .brief/cache (kept in memory, or replaced \
                      while it refreshed); ask again"
                         .into(),
@@ -465,7 +464,7 @@ mod tests {
             b"another brief's index"
         );
         // A file it can use appears (a command of this brief rebuilt it): adopted.
-        let mut rebuilt = brief::engine::Engine::open(Some(&root), &root).unwrap();
+        let mut rebuilt = brief_engine::engine::Engine::open(Some(&root), &root).unwrap();
         rebuilt.refresh(None, &mut |_| {}).unwrap();
         assert!(refresh_marked(&shared).is_ok());
     }
