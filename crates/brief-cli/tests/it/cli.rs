@@ -709,3 +709,53 @@ fn i30_messages_write_out_terminal_escapes() {
     );
     assert!(stderr.contains("\\x1b]0;owned\\x07"), "{stderr:?}");
 }
+
+/// Runs `brief` with stdout and stderr on a terminal (`script` gives it one); `None` where
+/// there is no `script`.
+#[cfg(target_os = "linux")]
+fn on_a_terminal(args: &[&str]) -> Option<String> {
+    let quoted: Vec<String> = std::iter::once(env!("CARGO_BIN_EXE_brief"))
+        .chain(args.iter().copied())
+        .map(|a| format!("'{}'", a.replace('\'', "'\\''")))
+        .collect();
+    let out = std::process::Command::new("script")
+        .args(["-qec", &quoted.join(" "), "/dev/null"])
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Issue 30, item 13: a title and a link holding terminal escapes (an OSC sequence retitles
+/// the terminal) are written out by `search`, `context` and `check` on a terminal.
+#[cfg(target_os = "linux")]
+#[test]
+fn i30_titles_with_escapes_are_written_out_on_a_terminal() {
+    let dir = copy_fixture(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/kb/adr-tools/repo"
+    ));
+    std::fs::write(
+        dir.path().join("doc/runbooks/esc.md"),
+        "# \u{1b}]0;owned\u{7}Okapi drill\n\nSee [gone](\u{1b}[2Jgone.md) for the okapi.\n",
+    )
+    .unwrap();
+    let root = dir.path().to_str().unwrap();
+    let runs = [
+        vec!["search", "okapi", "--root", root],
+        vec!["context", "doc/runbooks/esc.md", "--root", root],
+        vec!["check", "--root", root],
+    ];
+    for args in runs {
+        let Some(shown) = on_a_terminal(&args) else {
+            return;
+        };
+        assert!(shown.contains("esc.md"), "{args:?}: {shown:?}");
+        assert!(
+            !shown.contains('\u{1b}') && !shown.contains('\u{7}'),
+            "{args:?}: {shown:?}"
+        );
+        assert!(shown.contains("\\x1b"), "{args:?}: {shown:?}");
+    }
+}
