@@ -6,8 +6,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::resolve::{
-    judge_in, significant, standing, words, Confidence, Counted, Evidence, Role, Scored, Script,
-    Verdict,
+    judge_in, significant, standing, translations, words, Confidence, Counted, Evidence, Role,
+    Scored, Script, Verdict,
 };
 use brief_index::Index;
 use brief_model::{Applies, GraphView, IxMap, Kind, NodeIx, Relation, StoreError};
@@ -116,9 +116,12 @@ fn first_pool(
 fn weigh(index: &Index, pool: Vec<(NodeIx, Vec<f64>)>) -> Result<Vec<Evidence>, StoreError> {
     let nodes: Vec<NodeIx> = pool.iter().map(|(n, _)| *n).collect();
     let rows = index.candidates(&nodes)?;
+    let files: Vec<&str> = rows.iter().map(|row| row.file.as_str()).collect();
+    let translation = translations(&files);
     rows.into_iter()
         .zip(pool)
-        .map(|(row, (node, relevance))| {
+        .zip(translation)
+        .map(|((row, (node, relevance)), translation)| {
             Ok(Evidence {
                 node,
                 lifecycle: index.lifecycle_of(node)?,
@@ -127,6 +130,7 @@ fn weigh(index: &Index, pool: Vec<(NodeIx, Vec<f64>)>) -> Result<Vec<Evidence>, 
                 title: row.title,
                 file: row.file,
                 relevance,
+                translation,
             })
         })
         .collect()

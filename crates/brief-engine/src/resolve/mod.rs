@@ -4,8 +4,8 @@
 mod words;
 
 pub use words::{
-    is_aggregate, judge, judge_in, words, Confidence, Counted, Evidence, Role, Scored, Script,
-    Verdict, Weakness, Word,
+    is_aggregate, judge, judge_in, translations, words, Confidence, Counted, Evidence, Role,
+    Scored, Script, Verdict, Weakness, Word,
 };
 pub(crate) use words::{significant, standing};
 

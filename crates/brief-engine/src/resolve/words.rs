@@ -206,6 +206,9 @@ pub struct Evidence {
     /// BM25 relevance per query word (in the order of the counted words); 0 when the node
     /// does not hold the word.
     pub relevance: Vec<f64>,
+    /// Whether it is a translation: it lives in a language folder (`de/`, `pt-br/`) beside an
+    /// `en/` one ([`translations`]).
+    pub translation: bool,
 }
 
 /// A candidate with its score.
@@ -444,7 +447,7 @@ fn scored(words: &[Counted], total: u64, informative: f64, script: Script, c: Ev
 /// for a hub document, a node that is not current or proposed, one in another script than
 /// the query; more for a normative node.
 pub fn standing(c: &Evidence, script: Script) -> f64 {
-    let other_script = Script::of(&c.title).is_some_and(|s| s != script);
+    let other_script = c.translation || Script::of(&c.title).is_some_and(|s| s != script);
     hub_factor(&c.file)
         * lifecycle_factor(c.lifecycle)
         * if c.normative { NORMATIVE_FACTOR } else { 1.0 }
@@ -453,6 +456,55 @@ pub fn standing(c: &Evidence, script: Script) -> f64 {
         } else {
             1.0
         }
+}
+
+/// Folder names of translations: language codes as documentation sites name their copies.
+const LANGUAGE_FOLDERS: &[&str] = &[
+    "ar", "bg", "bn", "ca", "cs", "da", "de", "el", "es", "et", "fa", "fi", "fr", "he", "hi", "hr",
+    "hu", "id", "it", "ja", "km", "ko", "lt", "lv", "nb", "nl", "no", "pl", "pt", "ptbr", "ptpt",
+    "ro", "ru", "sk", "sl", "sr", "sv", "th", "tr", "uk", "vi", "zh", "zhcn", "zhtw", "zhhans",
+    "zhhant",
+];
+
+/// For each file, whether it is a translation: one of its folders is a language code other
+/// than English, and its parent folder also holds an `en` folder among `files` — the shape of
+/// a multilingual help site or vault (`en/…` beside `de/…`). Without an `en` sibling a folder
+/// named like a language (`it/`, `id/`) is an ordinary folder.
+pub fn translations(files: &[&str]) -> Vec<bool> {
+    let parents_of_en: std::collections::BTreeSet<&str> = files
+        .iter()
+        .flat_map(|file| {
+            let parts: Vec<&str> = file.split('/').collect();
+            let mut found = Vec::new();
+            let mut at = 0;
+            for part in &parts[..parts.len().saturating_sub(1)] {
+                if plain(part) == "en" {
+                    found.push(&file[..at]);
+                }
+                at += part.len() + 1;
+            }
+            found
+        })
+        .collect();
+    if parents_of_en.is_empty() {
+        return vec![false; files.len()];
+    }
+    files
+        .iter()
+        .map(|file| {
+            let parts: Vec<&str> = file.split('/').collect();
+            let mut at = 0;
+            for part in &parts[..parts.len().saturating_sub(1)] {
+                if LANGUAGE_FOLDERS.contains(&plain(part).as_str())
+                    && parents_of_en.contains(&file[..at])
+                {
+                    return true;
+                }
+                at += part.len() + 1;
+            }
+            false
+        })
+        .collect()
 }
 
 /// File names (as [`HUB_NAMES`]) of documents that only gather what others say: a change
@@ -603,7 +655,30 @@ mod tests {
             lifecycle: Lifecycle::Current,
             normative: false,
             relevance: relevance.to_vec(),
+            translation: false,
         }
+    }
+
+    #[test]
+    fn translations_are_language_folders_beside_english() {
+        let files = [
+            "en/Sync/Set up.md",
+            "de/Sync/Einrichten.md",
+            "id/Impor/Evernote.md",
+            "docs/it/ops.md",
+            "site/i18n/fr/guide.md",
+            "site/i18n/en/guide.md",
+            "README.md",
+        ];
+        assert_eq!(
+            translations(&files),
+            [false, true, true, false, true, false, false]
+        );
+        // Without an English sibling, `it/` is an ordinary folder.
+        assert_eq!(
+            translations(&["docs/it/ops.md", "docs/db/x.md"]),
+            [false, false]
+        );
     }
 
     fn found(verdict: Verdict) -> (Vec<String>, Confidence) {
