@@ -548,8 +548,10 @@ fn a_slow_call_holds_up_no_other_call_and_a_time_limit_ends_it() {
         text.contains("time limit") && text.contains("rules"),
         "{text}"
     );
-    let (is_error, _) = limited.call(2, "lenses", json!({}));
-    assert!(!is_error);
+    // The server goes on answering; with a limit this short even `lenses` may run past it,
+    // and is then told so like any other call.
+    let (is_error, text) = limited.call(2, "lenses", json!({}));
+    assert!(!is_error || text.contains("time limit"), "{text}");
 }
 
 #[test]
