@@ -317,6 +317,12 @@ impl Engine {
         self.cancel = cancel;
     }
 
+    /// Turns embeddings off for this engine whatever the project configures: its contexts are
+    /// made from the graph and words alone (an evaluation compares both on one project).
+    pub fn embeddings_off(&mut self) {
+        self.embedder = None;
+    }
+
     /// Fails with [`EngineError::Cancelled`] once the request was cancelled.
     fn go_on(&self) -> Result<(), EngineError> {
         match &self.cancel {

@@ -40,7 +40,7 @@ pub struct WordProject {
 /// Whether brief answers with embeddings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Meaning {
-    /// Embeddings off (`BRIEF_EMBEDDINGS=off`): the graph and words alone.
+    /// Embeddings off (`Engine::embeddings_off`): the graph and words alone.
     Off,
     /// Embeddings as configured.
     On,
@@ -105,7 +105,10 @@ impl WordProject {
             }
         }
         let meaning = Engine::open(Some(root), root).ok();
-        let engine = without_embeddings(|| Engine::open(Some(root), root).ok());
+        let engine = Engine::open(Some(root), root).ok().map(|mut engine| {
+            engine.embeddings_off();
+            engine
+        });
         Ok(WordProject {
             root: root.to_path_buf(),
             files,
@@ -250,19 +253,6 @@ impl WordProject {
         }
         read_audit(&outcome.text)
     }
-}
-
-/// Runs `open` with embeddings turned off through the environment (`BRIEF_EMBEDDINGS=off`,
-/// read when a project opens), restoring the variable after.
-fn without_embeddings<T>(open: impl FnOnce() -> T) -> T {
-    let before = std::env::var_os("BRIEF_EMBEDDINGS");
-    std::env::set_var("BRIEF_EMBEDDINGS", "off");
-    let out = open();
-    match before {
-        Some(value) => std::env::set_var("BRIEF_EMBEDDINGS", value),
-        None => std::env::remove_var("BRIEF_EMBEDDINGS"),
-    }
-    out
 }
 
 /// A file as the retrieval methods show it, Repomix style.
