@@ -127,6 +127,9 @@ pub struct Start {
     pub query: Option<String>,
     /// Query relevance per node (0–1).
     pub relevance: HashMap<NodeIx, f64>,
+    /// With embeddings: the cosine similarity of the query to each of the most similar
+    /// nodes (four places), shown in the audit.
+    pub similarity: HashMap<NodeIx, f64>,
     /// Whether semantic similarity took part (the JSON audit's `embeddings`); `None` when
     /// embeddings are off.
     pub embeddings: Option<crate::semantic::Embeddings>,
@@ -446,6 +449,7 @@ pub fn assemble_from(
                     .then(|| successors.iter().map(|(id, _)| id.as_str()).collect()),
                 seeds: start.query.as_ref().map(|_| seed_ids.as_slice()),
                 confidence: start.confidence,
+                similarity: &start.similarity,
             },
             &ranked,
             &fitted,

@@ -1,7 +1,7 @@
 //! The engine: a project, its index kept fresh, and the requests the CLI and the MCP server
 //! make of it. Both front ends hold an `Engine` and print what it returns, byte for byte.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex};
 
@@ -673,27 +673,41 @@ impl Engine {
         match find(&self.index, target, 0)? {
             Verdict::Nothing(weakness) => Err(self.no_match(target, weakness)?),
             Verdict::Found { hits, confidence } => {
-                let hits = self.with_meaning(target, hits)?;
+                let (hits, similarity) = self.with_meaning(target, hits)?;
                 let cap = request
                     .seeds
                     .or(self.project.defaults.seeds)
                     .unwrap_or(DEFAULT_SEEDS);
                 let chosen = choose(&self.index, &hits, confidence, cap)?;
-                Ok(start_of(request, &hits, chosen))
+                let mut start = start_of(request, &hits, chosen);
+                start.similarity = similarity;
+                Ok(start)
             }
         }
     }
 
     /// The hits of a target in words fused with the query's similarity to the nodes
-    /// ([`fuse`]), when embeddings are on and usable; the hits as they are otherwise.
-    fn with_meaning(&self, target: &str, hits: Vec<Scored>) -> Result<Vec<Scored>, EngineError> {
+    /// ([`fuse`]), and each similar node's cosine for the audit, when embeddings are on and
+    /// usable; the hits as they are otherwise.
+    fn with_meaning(
+        &self,
+        target: &str,
+        hits: Vec<Scored>,
+    ) -> Result<(Vec<Scored>, HashMap<NodeIx, f64>), EngineError> {
         match self.similar(target, SIMILAR_POOL)? {
             Semantic::Hits(similar) => {
                 let script =
                     crate::resolve::Script::of(target).unwrap_or(crate::resolve::Script::Latin);
-                Ok(fuse(&self.index, hits, &similar.hits, script)?)
+                let cosines = similar
+                    .hits
+                    .iter()
+                    .map(|&(node, cosine)| {
+                        (node, (f64::from(cosine) * 10_000.0).round() / 10_000.0)
+                    })
+                    .collect();
+                Ok((fuse(&self.index, hits, &similar.hits, script)?, cosines))
             }
-            Semantic::Off | Semantic::Unavailable(_) => Ok(hits),
+            Semantic::Off | Semantic::Unavailable(_) => Ok((hits, HashMap::new())),
         }
     }
 
@@ -1310,6 +1324,7 @@ fn start_of(request: &ContextRequest, hits: &[Scored], chosen: Match) -> Start {
         rules: chosen.rules,
         related: chosen.related,
         embeddings: None,
+        similarity: HashMap::new(),
     }
 }
 

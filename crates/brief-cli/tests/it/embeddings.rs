@@ -61,12 +61,22 @@ fn a_context_says_embeddings_are_on_and_stays_byte_identical() {
     assert!(warnings(&err).is_empty(), "{err}");
     let json: Value = serde_json::from_str(&first).unwrap();
     assert_eq!(json["embeddings"], "on");
+    // The semantic component of the rank, for the nodes similar to the query.
+    let similarities: Vec<f64> = json["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|n| n["rank"]["similarity"].as_f64())
+        .collect();
+    assert!(!similarities.is_empty(), "{first}");
+    assert!(similarities.iter().all(|s| (-1.0..=1.0).contains(s)), "{similarities:?}");
     let (_, second, _, _) = brief_with(&context_args(root), &env_of(&stub));
     assert_eq!(first, second);
-    // Off: the field is absent.
+    // Off: the fields are absent.
     let (_, off, _, _) = brief_with(&context_args(root), &[]);
     let json: Value = serde_json::from_str(&off).unwrap();
     assert!(json.get("embeddings").is_none(), "{off}");
+    assert!(!off.contains("\"similarity\""), "{off}");
 }
 
 #[test]

@@ -69,6 +69,9 @@ struct RankOut {
     weight: u8,
     distance: f64,
     relevance: f64,
+    /// The semantic component: the query's cosine similarity to the node, with embeddings.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    similarity: Option<f64>,
     recency: f64,
     priority: f64,
 }
@@ -176,6 +179,8 @@ pub struct AuditInput<'a> {
     pub seeds: Option<&'a [(String, f64)]>,
     /// How far the start can be trusted.
     pub confidence: crate::resolve::Confidence,
+    /// With embeddings, the query's cosine similarity to the nodes most similar to it.
+    pub similarity: &'a std::collections::HashMap<NodeIx, f64>,
 }
 
 /// The audit JSON, pretty-printed, with a trailing newline.
@@ -200,6 +205,7 @@ pub fn audit(input: &AuditInput<'_>, ranked: &[Ranked], fitted: &Fitted) -> Stri
                     weight: item.weight,
                     distance: item.score.distance,
                     relevance: item.score.relevance,
+                    similarity: input.similarity.get(&item.node).copied(),
                     recency: item.score.recency,
                     priority: item.score.priority,
                 },
