@@ -69,7 +69,10 @@ fn a_context_says_embeddings_are_on_and_stays_byte_identical() {
         .filter_map(|n| n["rank"]["similarity"].as_f64())
         .collect();
     assert!(!similarities.is_empty(), "{first}");
-    assert!(similarities.iter().all(|s| (-1.0..=1.0).contains(s)), "{similarities:?}");
+    assert!(
+        similarities.iter().all(|s| (-1.0..=1.0).contains(s)),
+        "{similarities:?}"
+    );
     let (_, second, _, _) = brief_with(&context_args(root), &env_of(&stub));
     assert_eq!(first, second);
     // Off: the fields are absent.
