@@ -110,16 +110,6 @@ impl Encoding {
         }
     }
 
-    /// The length in bytes of the encoding's longest token.
-    fn max_token_len(self) -> usize {
-        match self {
-            #[cfg(feature = "cl100k")]
-            Encoding::Cl100k => vocab::cl100k::VOCAB.max_len,
-            #[cfg(feature = "o200k")]
-            Encoding::O200k => vocab::o200k::VOCAB.max_len,
-        }
-    }
-
     /// The pre-tokens of `text` in order (the pieces the encoding's regex cuts it into before
     /// byte-pair merging); they tile the text.
     pub fn pre_tokens(self, text: &str) -> PreTokens<'_> {
@@ -164,14 +154,6 @@ impl Encoding {
         if self.count_till_limit(text, limit).is_some() {
             return text;
         }
-        // No prefix longer than `limit` of the longest tokens fits: the search stays within
-        // that, however long one unbroken word of the text is.
-        let reach = limit.saturating_mul(self.max_token_len()).saturating_add(1);
-        let mut cut = reach.min(text.len());
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        let text = &text[..cut];
         let prefixes = Prefixes::new(self, text, limit);
         let bounds: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
         let (mut lo, mut hi) = (0usize, bounds.len());
