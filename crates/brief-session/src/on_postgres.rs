@@ -640,3 +640,52 @@ fn a_transaction_id_reused_after_a_crash_is_not_taken_for_a_commit() {
         }
     }
 }
+
+/// Both ways between SQLite and PostgreSQL: the same rows, ids continuing after the copy.
+#[test]
+fn copies_go_both_ways_with_the_same_rows() {
+    let Some(server) = testing::server() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut sqlite = Store::open(dir.path(), Mode::Create).unwrap();
+    for i in 0..30 {
+        package_add(
+            &mut sqlite,
+            &package(&format!("s{}", i % 4), i),
+            NOW + i as i64,
+        )
+        .unwrap();
+    }
+    error_record(
+        &mut sqlite,
+        &record("database is locked at /a/b.py line 9"),
+        NOW,
+    )
+    .unwrap();
+    drop(sqlite);
+    let database = Database::create(server);
+    let from = Location::Project(dir.path().to_path_buf());
+    let to = database.location();
+    let there = crate::migrate::copy(&from, &to).unwrap();
+    assert_eq!(there.counts.packages, 30);
+    // New ids continue after the copied ones.
+    let mut store = Store::connect(&to, Mode::Create).unwrap();
+    assert_eq!(
+        package_add(&mut store, &package("s0", 99), NOW).unwrap().id,
+        31
+    );
+    drop(store);
+    let back = Location::File(dir.path().join("back.db"));
+    let copied = crate::migrate::copy(&to, &back).unwrap();
+    assert_eq!(copied.counts.packages, 31);
+    let mut a = Store::connect(&to, Mode::Read).unwrap();
+    let mut b = Store::connect(&back, Mode::Read).unwrap();
+    for table in Table::ALL {
+        assert_eq!(
+            testing::rows(&mut a, table),
+            testing::rows(&mut b, table),
+            "{table:?}"
+        );
+    }
+}
