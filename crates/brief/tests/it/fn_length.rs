@@ -36,7 +36,7 @@ struct Function {
 
 /// Whether the attribute starting at `toks[i]` (`#`) is `#[cfg(test)]` or a `cfg(all(test, …))`
 /// and the like: `cfg` with `test` among its words. Returns the index after it.
-fn cfg_test_attribute(toks: &[(Tok, usize)], i: usize) -> Option<(bool, usize)> {
+pub(super) fn cfg_test_attribute(toks: &[(Tok, usize)], i: usize) -> Option<(bool, usize)> {
     if toks.get(i)?.0 != Tok::Punct('#') || toks.get(i + 1)?.0 != Tok::Punct('[') {
         return None;
     }
@@ -63,7 +63,7 @@ fn cfg_test_attribute(toks: &[(Tok, usize)], i: usize) -> Option<(bool, usize)> 
 }
 
 /// The index of the brace that closes the one at `toks[open]`.
-fn closing(toks: &[(Tok, usize)], open: usize) -> usize {
+pub(super) fn closing(toks: &[(Tok, usize)], open: usize) -> usize {
     let mut depth = 0usize;
     for (j, (tok, _)) in toks.iter().enumerate().skip(open) {
         match tok {

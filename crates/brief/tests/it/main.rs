@@ -14,6 +14,7 @@ mod index;
 mod index_damage;
 mod kb;
 mod layering;
+mod pub_api;
 mod quality;
 mod redaction;
 mod specs;

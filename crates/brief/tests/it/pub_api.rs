@@ -1,0 +1,288 @@
+//! Every library crate's public API is as wide as its users: a `pub` item that no other crate
+//! names is `pub(crate)` or private instead.
+//!
+//! The scan: in each library crate's `src/` (test code left out, as in `fn_length`), every
+//! item declared `pub` without a restriction (`pub fn`, `struct`, `enum`, `trait`, `type`,
+//! `const`, `static`, `mod`, `union`, methods included; `pub use` re-exports are the curation,
+//! not items). An item counts as used when its name appears as an identifier in another crate's
+//! Rust files — the other members' sources, tests, benches and examples, and this crate's own
+//! `tests/`, `benches/` and `examples/` (each of which Cargo builds as a crate of its own).
+//! Matching by name over-counts uses (a `new` anywhere uses every `new`), so the figure is a
+//! floor of the unused items, never a guess above it.
+//!
+//! Run `cargo test -p brief --test it pub_api -- --nocapture` to print the figures per crate.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::fn_length::{cfg_test_attribute, closing};
+use super::layering::{lex, rust_files, workspace_root, Tok};
+
+/// Items that stay public although no other crate names them: documented extension points
+/// (ARCHITECTURE.md, "Public APIs"), as (crate, item).
+const EXTENSION_POINTS: &[(&str, &str)] = &[];
+
+/// Crates whose API is not curated yet, with their count of unused `pub` items: the list only
+/// shrinks, and a figure must match exactly (a crate that improved takes the new figure).
+const NOT_YET_CURATED: &[(&str, usize)] = &[
+    ("brief", 1),
+    ("brief-check", 7),
+    ("brief-embed", 4),
+    ("brief-engine", 110),
+    ("brief-eval", 25),
+    ("brief-index", 9),
+    ("brief-mcp", 42),
+    ("brief-model", 3),
+    ("brief-project", 2),
+    ("brief-root", 13),
+    ("brief-session", 40),
+    ("brief-sources", 56),
+    ("brief-tokens", 20),
+    ("brief-watch", 3),
+];
+
+/// One `pub` item: its file (from the workspace root), line, kind and name.
+#[derive(Debug, Clone, PartialEq)]
+struct Item {
+    file: String,
+    line: usize,
+    kind: String,
+    name: String,
+}
+
+const KINDS: &[&str] = &[
+    "fn", "struct", "enum", "trait", "type", "const", "static", "mod", "union",
+];
+
+/// The unrestricted `pub` items of one file's source, and the `#[cfg(test)] mod x;` files it
+/// declares.
+fn pub_items(src: &str) -> (Vec<(usize, String, String)>, Vec<String>) {
+    let toks = lex(src);
+    let mut found = Vec::new();
+    let mut test_files = Vec::new();
+    let mut i = 0;
+    while i < toks.len() {
+        if let Some((true, after)) = cfg_test_attribute(&toks, i) {
+            let mut j = after;
+            while j < toks.len() && !matches!(toks[j].0, Tok::Punct('{') | Tok::Punct(';')) {
+                j += 1;
+            }
+            if toks.get(j).is_some_and(|t| t.0 == Tok::Punct(';')) {
+                if let (Some((Tok::Ident(m), _)), Some((Tok::Ident(name), _))) =
+                    (toks.get(j.wrapping_sub(2)), toks.get(j.wrapping_sub(1)))
+                {
+                    if m == "mod" {
+                        test_files.push(name.clone());
+                    }
+                }
+                i = j + 1;
+            } else {
+                i = closing(&toks, j) + 1;
+            }
+            continue;
+        }
+        if toks[i].0 == Tok::Ident("pub".into())
+            && toks.get(i + 1).map(|t| &t.0) != Some(&Tok::Punct('('))
+        {
+            let mut j = i + 1;
+            // Qualifiers before the keyword: `pub const fn`, `pub unsafe fn`, `pub async fn`,
+            // `pub extern "C" fn` (the lexer drops the string).
+            while let Some((Tok::Ident(w), _)) = toks.get(j) {
+                let next_is_keyword = matches!(toks.get(j + 1), Some((Tok::Ident(n), _)) if KINDS.contains(&n.as_str()) || n == "unsafe" || n == "extern");
+                if matches!(w.as_str(), "unsafe" | "async" | "extern")
+                    || (w == "const" && next_is_keyword)
+                {
+                    j += 1;
+                } else {
+                    break;
+                }
+            }
+            if let (Some((Tok::Ident(kind), line)), Some((Tok::Ident(name), _))) =
+                (toks.get(j), toks.get(j + 1))
+            {
+                if KINDS.contains(&kind.as_str()) {
+                    found.push((*line, kind.clone(), name.clone()));
+                }
+            }
+        }
+        i += 1;
+    }
+    (found, test_files)
+}
+
+/// One workspace member: its directory name and whether it is a library.
+fn members(root: &Path) -> Vec<(String, PathBuf)> {
+    let mut dirs: Vec<PathBuf> = fs::read_dir(root.join("crates"))
+        .expect("crates/")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.join("Cargo.toml").is_file())
+        .collect();
+    dirs.sort();
+    dirs.into_iter()
+        .map(|d| {
+            (
+                d.file_name()
+                    .expect("a name")
+                    .to_string_lossy()
+                    .into_owned(),
+                d,
+            )
+        })
+        .collect()
+}
+
+/// Every identifier in the given files.
+fn identifiers(files: &[PathBuf]) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for file in files {
+        let text = fs::read_to_string(file).expect("a readable source file");
+        for (tok, _) in lex(&text) {
+            if let Tok::Ident(word) = tok {
+                out.insert(word);
+            }
+        }
+    }
+    out
+}
+
+/// Each library crate's `pub` items and which of them no other crate names.
+fn scan(root: &Path) -> BTreeMap<String, (Vec<Item>, Vec<Item>)> {
+    let members = members(root);
+    let mut result = BTreeMap::new();
+    for (name, dir) in &members {
+        if !dir.join("src/lib.rs").is_file() {
+            continue;
+        }
+        let mut own = Vec::new();
+        rust_files(&dir.join("src"), &mut own);
+        let mut declared = Vec::new();
+        let mut test_files = BTreeSet::new();
+        for file in &own {
+            let text = fs::read_to_string(file).expect("a readable source file");
+            let (items, tests) = pub_items(&text);
+            test_files.extend(tests);
+            let rel = file.strip_prefix(root).expect("under the root");
+            declared.push((rel.to_string_lossy().into_owned(), file.clone(), items));
+        }
+        let is_test_file = |path: &Path| {
+            let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+            let parent = path
+                .parent()
+                .and_then(|p| p.file_name())
+                .and_then(|s| s.to_str());
+            stem == "tests"
+                || path.components().any(|c| c.as_os_str() == "tests")
+                || test_files.contains(stem)
+                || (stem == "mod" && parent.is_some_and(|p| test_files.contains(p)))
+        };
+        let mut users = Vec::new();
+        for (other, other_dir) in &members {
+            if other == name {
+                for part in ["tests", "benches", "examples"] {
+                    rust_files(&other_dir.join(part), &mut users);
+                }
+            } else {
+                rust_files(other_dir, &mut users);
+            }
+        }
+        let used = identifiers(&users);
+        let mut items = Vec::new();
+        for (rel, file, found) in declared {
+            if is_test_file(file.strip_prefix(dir).expect("in the crate")) {
+                continue;
+            }
+            for (line, kind, item) in found {
+                items.push(Item {
+                    file: rel.clone(),
+                    line,
+                    kind,
+                    name: item,
+                });
+            }
+        }
+        let unused = items
+            .iter()
+            .filter(|i| !used.contains(&i.name))
+            .filter(|i| !EXTENSION_POINTS.contains(&(name.as_str(), i.name.as_str())))
+            .cloned()
+            .collect();
+        result.insert(name.clone(), (items, unused));
+    }
+    result
+}
+
+#[test]
+fn no_public_item_is_wider_than_its_users() {
+    let scan = scan(&workspace_root());
+    let mut problems = Vec::new();
+    for (krate, (items, unused)) in &scan {
+        println!(
+            "{krate:<14} {:>4} pub items, {:>4} used by no other crate",
+            items.len(),
+            unused.len()
+        );
+        let allowed = NOT_YET_CURATED
+            .iter()
+            .find(|(c, _)| c == krate)
+            .map(|(_, n)| *n);
+        match allowed {
+            Some(n) if n == unused.len() => {}
+            Some(n) => problems.push(format!(
+                "{krate}: {} unused pub items, NOT_YET_CURATED says {n}: set it to {}{}",
+                unused.len(),
+                unused.len(),
+                if unused.is_empty() {
+                    " (or take the crate off the list)"
+                } else {
+                    ""
+                }
+            )),
+            None if unused.is_empty() => {}
+            None => problems.push(format!(
+                "{krate}: pub items no other crate names (make them pub(crate) or private):\n{}",
+                unused
+                    .iter()
+                    .map(|i| format!("  {}:{} {} {}", i.file, i.line, i.kind, i.name))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            )),
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_scan_finds_unrestricted_pub_items_outside_test_code() {
+    let src = "\
+pub fn open() {}
+pub(crate) fn inner() {}
+pub const fn size() -> usize { 0 }
+pub const LIMIT: usize = 3;
+pub use other::Thing;
+pub struct S { pub field: u8 }
+impl S { pub unsafe fn raw(&self) {} }
+// pub fn commented() {}
+const TEXT: &str = \"pub fn quoted() {}\";
+#[cfg(test)]
+mod tests { pub fn helper() {} }
+#[cfg(test)]
+mod kit;
+";
+    let (items, test_files) = pub_items(src);
+    let names: Vec<(&str, &str)> = items
+        .iter()
+        .map(|(_, k, n)| (k.as_str(), n.as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("fn", "open"),
+            ("fn", "size"),
+            ("const", "LIMIT"),
+            ("struct", "S"),
+            ("fn", "raw")
+        ]
+    );
+    assert_eq!(test_files, ["kit"]);
+}
