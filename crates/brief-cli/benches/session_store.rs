@@ -11,6 +11,10 @@
 //! `package add` writes; the PostgreSQL one is a `brief session migrate` copy of it. The two
 //! stores take turns run by run, so the machine's load falls on both alike.
 
+// Test and bench code: a failed unwrap is the failure report (clippy.toml's test allowances
+// do not reach these crates).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};

@@ -8,6 +8,9 @@
 //! bound is about brief, not about a machine busy with 200 other tests. Each side is the
 //! best of three runs, since a loaded machine only ever adds time.
 
+// Test and bench code: a failed unwrap is the failure report (clippy.toml's test allowances
+// do not reach these crates).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 #![cfg(feature = "embeddings")]
 
 #[path = "common/mod.rs"]

@@ -1,6 +1,10 @@
 //! Snapshot tests of the three formats on the shipped examples. A change to a rendered
 //! document must show up here as a reviewed snapshot diff.
 
+// Test and bench code: a failed unwrap is the failure report (clippy.toml's test allowances
+// do not reach these crates).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::process::Command;
 
 fn brief(args: &[&str]) -> String {

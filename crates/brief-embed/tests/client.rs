@@ -3,6 +3,9 @@
 //! time-out and a little more, never a panic or a hang. Run with
 //! `cargo test -p brief-embed --features http,stub`.
 
+// Test and bench code: a failed unwrap is the failure report (clippy.toml's test allowances
+// do not reach these crates).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 #![cfg(all(feature = "http", feature = "stub"))]
 
 use std::net::TcpListener;

@@ -1,6 +1,10 @@
 //! The evaluation on the payments example: every method stays within the exact budget and
 //! uses it, the hand labels name real nodes, and brief keeps every hard constraint.
 
+// Test and bench code: a failed unwrap is the failure report (clippy.toml's test allowances
+// do not reach these crates).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::path::Path;
 
 use brief::Encoding;

@@ -6,6 +6,10 @@
 //! names a file brief reads, that budgets hold, that the table is well formed and the same
 //! on every run, and that brief reaches the floors it reaches today.
 
+// Test and bench code: a failed unwrap is the failure report (clippy.toml's test allowances
+// do not reach these crates).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::path::{Path, PathBuf};
 
 use brief_eval::words::{self, evaluate, metric, Method, Options, WordReport};

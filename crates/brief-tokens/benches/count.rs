@@ -17,6 +17,10 @@
 //! Run with `cargo bench -p brief-tokens --bench count`; add `--features compare-bpe-openai`
 //! for the bpe-openai rows (asserted equal too).
 
+// Test and bench code: a failed unwrap is the failure report (clippy.toml's test allowances
+// do not reach these crates).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Duration;

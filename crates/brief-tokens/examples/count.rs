@@ -5,6 +5,10 @@
 //! text and counts nothing (the process's baseline); `--time` prints the first count's latency
 //! to standard error; `--repeat N` counts N times (for profiling).
 
+// Test and bench code: a failed unwrap is the failure report (clippy.toml's test allowances
+// do not reach these crates).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::io::Read;
 use std::process::ExitCode;
 use std::time::Instant;

@@ -29,7 +29,7 @@ const ASCII: [u8; 128] = {
 /// The flags and byte length of the character starting at `at`, which must be a character
 /// boundary before the end of `bytes` (valid UTF-8).
 #[inline(always)]
-pub fn at(bytes: &[u8], at: usize) -> (u8, usize) {
+pub(crate) fn at(bytes: &[u8], at: usize) -> (u8, usize) {
     let b0 = bytes[at];
     if b0 < 0x80 {
         return (ASCII[b0 as usize], 1);
@@ -52,7 +52,7 @@ pub fn at(bytes: &[u8], at: usize) -> (u8, usize) {
 
 /// The end of the run of characters from `from` that have any of `flags`.
 #[inline(always)]
-pub fn run(bytes: &[u8], mut from: usize, flags: u8) -> usize {
+pub(crate) fn run(bytes: &[u8], mut from: usize, flags: u8) -> usize {
     while from < bytes.len() {
         let (f, len) = at(bytes, from);
         if f & flags == 0 {
@@ -65,7 +65,7 @@ pub fn run(bytes: &[u8], mut from: usize, flags: u8) -> usize {
 
 /// The end of the run of punctuation (`[^\s\p{L}\p{N}]`) from `from`.
 #[inline(always)]
-pub fn run_punct(bytes: &[u8], mut from: usize) -> usize {
+pub(crate) fn run_punct(bytes: &[u8], mut from: usize) -> usize {
     while from < bytes.len() {
         let (f, len) = at(bytes, from);
         if !class::is_punct(f) {
@@ -78,7 +78,7 @@ pub fn run_punct(bytes: &[u8], mut from: usize) -> usize {
 
 /// The end of the run of bytes from `from` that satisfy `keep` (ASCII bytes only).
 #[inline(always)]
-pub fn run_bytes(bytes: &[u8], mut from: usize, keep: impl Fn(u8) -> bool) -> usize {
+pub(crate) fn run_bytes(bytes: &[u8], mut from: usize, keep: impl Fn(u8) -> bool) -> usize {
     while from < bytes.len() && keep(bytes[from]) {
         from += 1;
     }

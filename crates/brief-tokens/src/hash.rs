@@ -28,7 +28,7 @@ fn half(bytes: &[u8], at: usize) -> u64 {
 /// The 64-bit hash of `bytes`. Short strings are read as at most two overlapping words, which is
 /// safe because the length is mixed in.
 #[inline(always)]
-pub fn hash(bytes: &[u8]) -> u64 {
+pub(crate) fn hash(bytes: &[u8]) -> u64 {
     let len = bytes.len();
     let (a, b) = if len >= 16 {
         let mut h = K1;

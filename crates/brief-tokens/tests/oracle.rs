@@ -4,6 +4,10 @@
 //! whitespace runs, digits, contractions, mixed scripts, emoji, CJK, combining marks, long
 //! pieces and the texts in `examples/`.
 
+// Test and bench code: a failed unwrap is the failure report (clippy.toml's test allowances
+// do not reach these crates).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 

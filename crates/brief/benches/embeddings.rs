@@ -15,6 +15,10 @@
 //! `cargo bench -p brief --bench embeddings --features embeddings` (set `BRIEF_BENCH_NODES`
 //! for another size).
 
+// Test and bench code: a failed unwrap is the failure report (clippy.toml's test allowances
+// do not reach these crates).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::hint::black_box;
 use std::path::Path;
 use std::time::Duration;

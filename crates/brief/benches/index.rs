@@ -5,6 +5,10 @@
 //! more); the 100k-node whole-process figures in BENCHMARKS.md come from `hyperfine` on the
 //! `brief` binary.
 
+// Test and bench code: a failed unwrap is the failure report (clippy.toml's test allowances
+// do not reach these crates).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::hint::black_box;
 use std::path::Path;
 use std::time::Duration;

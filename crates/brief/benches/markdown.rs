@@ -5,6 +5,10 @@
 //!
 //! Run with `cargo bench -p brief --bench markdown`.
 
+// Test and bench code: a failed unwrap is the failure report (clippy.toml's test allowances
+// do not reach these crates).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::hint::black_box;
 
 use brief::sources::kb::{Catalog, Layout};

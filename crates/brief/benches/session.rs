@@ -4,6 +4,10 @@
 //!
 //! Run with `cargo bench -p brief --bench session`.
 
+// Test and bench code: a failed unwrap is the failure report (clippy.toml's test allowances
+// do not reach these crates).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::hint::black_box;
 use std::path::Path;
 use std::time::{Duration, Instant};

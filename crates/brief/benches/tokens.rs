@@ -11,6 +11,10 @@
 //!
 //! Run with `cargo bench -p brief --bench tokens`.
 
+// Test and bench code: a failed unwrap is the failure report (clippy.toml's test allowances
+// do not reach these crates).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::Duration;

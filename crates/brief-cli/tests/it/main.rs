@@ -3,6 +3,10 @@
 //! (most of a cold `cargo test`'s time on two cores). Run one part with
 //! `cargo test -p brief-cli --test it search::`.
 
+// Test and bench code: a failed unwrap is the failure report (clippy.toml's test allowances
+// do not reach these crates).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 #[path = "../common/mod.rs"]
 mod common;
 

@@ -2,6 +2,10 @@
 //! dev-dependencies instead of one per file). Run one part with
 //! `cargo test -p brief --test it index::`.
 
+// Test and bench code: a failed unwrap is the failure report (clippy.toml's test allowances
+// do not reach these crates).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod budget_props;
 mod cancel;
 #[cfg(feature = "embeddings")]

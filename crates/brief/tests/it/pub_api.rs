@@ -19,9 +19,14 @@ use std::path::{Path, PathBuf};
 use super::fn_length::{cfg_test_attribute, closing};
 use super::layering::{lex, rust_files, workspace_root, Tok};
 
-/// Items that stay public although no other crate names them: documented extension points
-/// (ARCHITECTURE.md, "Public APIs"), as (crate, item).
-const EXTENSION_POINTS: &[(&str, &str)] = &[];
+/// Items that stay public although no other crate names them, each with the reason: a type
+/// other crates only receive from a public signature, or a documented extension point
+/// (ARCHITECTURE.md, "Public APIs"). As (crate, item, why).
+const STAY_PUBLIC: &[(&str, &str, &str)] = &[(
+    "brief-tokens",
+    "PreTokens",
+    "the iterator `Encoding::pre_tokens` returns",
+)];
 
 /// Crates whose API is not curated yet, with their count of unused `pub` items: the list only
 /// shrinks, and a figure must match exactly (a crate that improved takes the new figure).
@@ -38,7 +43,6 @@ const NOT_YET_CURATED: &[(&str, usize)] = &[
     ("brief-root", 13),
     ("brief-session", 40),
     ("brief-sources", 56),
-    ("brief-tokens", 20),
     ("brief-watch", 3),
 ];
 
@@ -204,7 +208,11 @@ fn scan(root: &Path) -> BTreeMap<String, (Vec<Item>, Vec<Item>)> {
         let unused = items
             .iter()
             .filter(|i| !used.contains(&i.name))
-            .filter(|i| !EXTENSION_POINTS.contains(&(name.as_str(), i.name.as_str())))
+            .filter(|i| {
+                !STAY_PUBLIC
+                    .iter()
+                    .any(|(c, n, _)| *c == name && *n == i.name)
+            })
             .cloned()
             .collect();
         result.insert(name.clone(), (items, unused));
@@ -222,6 +230,9 @@ fn no_public_item_is_wider_than_its_users() {
             items.len(),
             unused.len()
         );
+        for i in unused {
+            println!("  unused {}:{} {} {}", i.file, i.line, i.kind, i.name);
+        }
         let allowed = NOT_YET_CURATED
             .iter()
             .find(|(c, _)| c == krate)
