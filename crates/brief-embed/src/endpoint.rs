@@ -5,10 +5,10 @@ use std::time::Duration;
 
 /// The time-out of one query's embedding when none is configured: a context made without
 /// embeddings is better than one that waits.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(500);
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_millis(500);
 
 /// Texts per request when none is configured.
-pub const DEFAULT_BATCH: usize = 32;
+pub(crate) const DEFAULT_BATCH: usize = 32;
 
 /// Everything a request needs, resolved: the URL posted to, the model, what to ask for and
 /// how long to wait.
@@ -138,7 +138,7 @@ impl fmt::Debug for ApiKey {
 /// The URL requests are posted to: `url` itself when its path ends in `/embeddings`,
 /// otherwise `url` with `/embeddings` appended (`http://localhost:11434/v1` →
 /// `http://localhost:11434/v1/embeddings`). Trailing slashes are dropped first.
-pub fn embeddings_url(url: &str) -> String {
+pub(crate) fn embeddings_url(url: &str) -> String {
     let url = url.trim().trim_end_matches('/');
     if url.ends_with("/embeddings") {
         url.to_string()

@@ -36,6 +36,6 @@ pub mod stub;
 mod vector;
 
 pub use client::Client;
-pub use endpoint::{embeddings_url, ApiKey, Endpoint, Role};
+pub use endpoint::{ApiKey, Endpoint, Role};
 pub use error::EmbedError;
 pub use vector::{normalize, Matrix, Quantized};

@@ -52,8 +52,10 @@ impl Quantized {
     }
 
     /// Reads the stored form; `None` when it is too short or its scale is not a positive
-    /// finite number.
-    pub fn from_bytes(bytes: &[u8]) -> Option<Quantized> {
+    /// finite number. Only the round-trip test reads one back: stored vectors are read
+    /// straight into a [`Matrix`] (`Matrix::push_bytes`).
+    #[cfg(test)]
+    pub(crate) fn from_bytes(bytes: &[u8]) -> Option<Quantized> {
         let (scale, values) = split(bytes)?;
         Some(Quantized {
             scale,

@@ -100,8 +100,11 @@ impl From<std::io::Error> for OpenError {
 /// What a folder entry is (without following a symlink).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EntryKind {
+    /// A regular file: the loaders read it.
     File,
+    /// A folder: listings descend into it.
     Dir,
+    /// A symbolic link, not followed by the listing (opens resolve it beneath the root).
     Symlink,
     /// A FIFO, socket or device.
     Other,
@@ -110,7 +113,9 @@ pub enum EntryKind {
 /// One entry of a folder listed by [`Root::list_dir`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DirEntry {
+    /// The entry's file name within the listed folder (no path).
     pub name: OsString,
+    /// What the entry is, read without following a symlink.
     pub kind: EntryKind,
 }
 
@@ -675,5 +680,6 @@ mod sys;
 
 pub use stat::{stat_files, FileStat};
 
-#[cfg(all(test, unix))]
+#[cfg(test)]
+#[cfg(unix)]
 mod tests;

@@ -20,8 +20,10 @@ pub struct FileStat {
     pub modified_ns: Option<i64>,
     /// Last status change, nanoseconds since the epoch (creation where there is none).
     pub changed_ns: i64,
-    /// Inode and device (zero where the platform has none).
+    /// Inode number (zero where the platform has none): with `device`, tells a replaced
+    /// file from one rewritten in place.
     pub inode: u64,
+    /// Device number (zero where the platform has none).
     pub device: u64,
 }
 

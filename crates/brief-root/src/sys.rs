@@ -12,9 +12,9 @@ use super::{DirEntry, EntryKind, OpenError};
 
 /// Flags that open a path just to look at it (no read permission needed on Linux).
 #[cfg(any(target_os = "linux", target_os = "android"))]
-pub const O_LOOKUP: libc::c_int = libc::O_PATH;
+pub(crate) const O_LOOKUP: libc::c_int = libc::O_PATH;
 #[cfg(not(any(target_os = "linux", target_os = "android")))]
-pub const O_LOOKUP: libc::c_int = libc::O_RDONLY;
+pub(crate) const O_LOOKUP: libc::c_int = libc::O_RDONLY;
 
 /// How many symlinks one open may expand (the kernel's own limit).
 const MAX_SYMLINKS: usize = 40;
@@ -57,7 +57,7 @@ fn openat(
 }
 
 /// Opens a folder by path (the root itself).
-pub fn open_dir_at(_dir: Option<BorrowedFd>, path: &Path) -> io::Result<OwnedFd> {
+pub(crate) fn open_dir_at(_dir: Option<BorrowedFd>, path: &Path) -> io::Result<OwnedFd> {
     let name = cstr(path.as_os_str())?;
     // SAFETY: a NUL-terminated path.
     let fd = unsafe {
@@ -71,7 +71,7 @@ pub fn open_dir_at(_dir: Option<BorrowedFd>, path: &Path) -> io::Result<OwnedFd>
 
 /// Opens `rel` beneath `root` with `flags`: never outside it, whatever symlinks or `..`
 /// the path holds. With `no_symlinks`, any symlink on the way is refused.
-pub fn open_beneath(
+pub(crate) fn open_beneath(
     root: BorrowedFd,
     rel: &Path,
     flags: libc::c_int,
@@ -88,7 +88,7 @@ pub fn open_beneath(
 /// The fallback: one component at a time, each opened with `O_NOFOLLOW`, each symlink
 /// read and expanded here (relative ones only; absolute ones lead outside), `..`
 /// taking back the last folder opened and never the root.
-pub fn by_hand(
+pub(crate) fn by_hand(
     root: BorrowedFd,
     rel: &Path,
     flags: libc::c_int,
@@ -197,7 +197,7 @@ fn readlink(dir: BorrowedFd, name: &OsStr) -> io::Result<OsString> {
 }
 
 /// `fstatat` without following a final symlink.
-pub fn stat_nofollow(dir: BorrowedFd, name: impl AsRef<OsStr>) -> io::Result<libc::stat> {
+pub(crate) fn stat_nofollow(dir: BorrowedFd, name: impl AsRef<OsStr>) -> io::Result<libc::stat> {
     let name = cstr(name.as_ref())?;
     // SAFETY: zeroed `stat` is a valid out-parameter.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
@@ -217,7 +217,7 @@ pub fn stat_nofollow(dir: BorrowedFd, name: impl AsRef<OsStr>) -> io::Result<lib
     }
 }
 
-pub fn kind_of_mode(mode: libc::mode_t) -> EntryKind {
+pub(crate) fn kind_of_mode(mode: libc::mode_t) -> EntryKind {
     match mode & libc::S_IFMT {
         libc::S_IFREG => EntryKind::File,
         libc::S_IFDIR => EntryKind::Dir,
@@ -227,7 +227,7 @@ pub fn kind_of_mode(mode: libc::mode_t) -> EntryKind {
 }
 
 /// Opens or creates the plain folder `name` in `dir` (a symlink is refused).
-pub fn mkdir_plain(dir: BorrowedFd, name: &OsStr) -> Result<OwnedFd, OpenError> {
+pub(crate) fn mkdir_plain(dir: BorrowedFd, name: &OsStr) -> Result<OwnedFd, OpenError> {
     let cname = cstr(name)?;
     // SAFETY: a valid folder handle and a NUL-terminated name.
     let rc = unsafe { libc::mkdirat(dir.as_raw_fd(), cname.as_ptr(), 0o755) };
@@ -256,7 +256,7 @@ pub fn mkdir_plain(dir: BorrowedFd, name: &OsStr) -> Result<OwnedFd, OpenError> 
 }
 
 /// `instead` for the errors a symlink under `O_NOFOLLOW` gives, else the error itself.
-pub fn symlink_or(e: io::Error, instead: OpenError) -> OpenError {
+pub(crate) fn symlink_or(e: io::Error, instead: OpenError) -> OpenError {
     match e.raw_os_error() {
         Some(libc::ELOOP | libc::ENOTDIR | libc::EMLINK) => instead,
         _ => OpenError::Io(e),
@@ -264,11 +264,11 @@ pub fn symlink_or(e: io::Error, instead: OpenError) -> OpenError {
 }
 
 /// Opens a file directly in `dir` (no path walk), never through a symlink.
-pub fn open_in(dir: BorrowedFd, name: &str, flags: libc::c_int) -> io::Result<File> {
+pub(crate) fn open_in(dir: BorrowedFd, name: &str, flags: libc::c_int) -> io::Result<File> {
     openat(dir, OsStr::new(name), flags | libc::O_NOFOLLOW, 0o644).map(File::from)
 }
 
-pub fn unlink_in(dir: BorrowedFd, name: &str) -> io::Result<()> {
+pub(crate) fn unlink_in(dir: BorrowedFd, name: &str) -> io::Result<()> {
     let name = cstr(OsStr::new(name))?;
     // SAFETY: a valid folder handle and a NUL-terminated name.
     if unsafe { libc::unlinkat(dir.as_raw_fd(), name.as_ptr(), 0) } < 0 {
@@ -278,7 +278,7 @@ pub fn unlink_in(dir: BorrowedFd, name: &str) -> io::Result<()> {
     }
 }
 
-pub fn rename_in(dir: BorrowedFd, from: &str, to: &str) -> io::Result<()> {
+pub(crate) fn rename_in(dir: BorrowedFd, from: &str, to: &str) -> io::Result<()> {
     let (from, to) = (cstr(OsStr::new(from))?, cstr(OsStr::new(to))?);
     // SAFETY: valid folder handles and NUL-terminated names.
     if unsafe { libc::renameat(dir.as_raw_fd(), from.as_ptr(), dir.as_raw_fd(), to.as_ptr()) } < 0 {
@@ -289,7 +289,7 @@ pub fn rename_in(dir: BorrowedFd, from: &str, to: &str) -> io::Result<()> {
 }
 
 /// The entries of an open folder (the handle is consumed).
-pub fn list(fd: OwnedFd) -> Result<Vec<DirEntry>, OpenError> {
+pub(crate) fn list(fd: OwnedFd) -> Result<Vec<DirEntry>, OpenError> {
     use std::os::fd::IntoRawFd;
     let raw = fd.into_raw_fd();
     // SAFETY: `raw` is an open folder handle whose ownership passes to the DIR stream.
@@ -342,7 +342,7 @@ pub fn list(fd: OwnedFd) -> Result<Vec<DirEntry>, OpenError> {
 }
 
 #[cfg(any(target_os = "linux", target_os = "android"))]
-pub mod openat2 {
+pub(crate) mod openat2 {
     //! `openat2(2)` with `RESOLVE_BENEATH`: the kernel refuses any path that would leave
     //! the folder, including through symlinks and `..`, atomically.
 
@@ -365,7 +365,7 @@ pub mod openat2 {
     static AVAILABLE: AtomicU8 = AtomicU8::new(0);
 
     /// `None` when the kernel does not offer `openat2` (use the fallback).
-    pub fn open(
+    pub(crate) fn open(
         root: BorrowedFd,
         rel: &Path,
         flags: libc::c_int,
