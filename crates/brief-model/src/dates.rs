@@ -11,9 +11,16 @@ const EPOCH: Date = Date::constant(1970, 1, 1);
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DateError {
     #[error("`{0}` is not a YYYY-MM-DD date")]
+    /// Not of the form `YYYY-MM-DD`; holds the text as written.
     Shape(String),
+    /// Of the form but not a day of the calendar (`2026-02-31`).
     #[error("`{text}` is no calendar date: {reason}")]
-    Calendar { text: String, reason: String },
+    Calendar {
+        /// The text as written.
+        text: String,
+        /// What the calendar says is wrong with it (jiff's words).
+        reason: String,
+    },
 }
 
 /// The date a `YYYY-MM-DD…` text starts with (a time may follow), checked against the

@@ -15,9 +15,13 @@ use serde::Deserialize;
 /// Which relation families a lens follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Follow {
+    /// Children: `child` edges walked forward (the nodes a node owns).
     pub child: bool,
+    /// Parents: `child` edges walked backward (a node's owner, its namespace).
     pub parent: bool,
+    /// References: `reference` edges, and the forward links of other sources.
     pub reference: bool,
+    /// Fields: `field:<Name>` edges, the Tana field values that are other nodes.
     pub field: bool,
 }
 
@@ -34,8 +38,11 @@ impl Follow {
 /// A lens.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Lens {
+    /// The name `--lens` takes.
     pub name: String,
+    /// One line for `brief lenses`: what the lens is for.
     pub description: String,
+    /// The relation families a traversal under this lens walks.
     pub follow: Follow,
     /// Kinds, categories or tags (lower case) whose nodes get +0.1 on their score.
     pub boost: Vec<String>,
@@ -52,14 +59,18 @@ pub const BOOST: f64 = 0.1;
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct LensConfig {
+    /// One line for `brief lenses` (empty when not given).
     #[serde(default)]
     pub description: Option<String>,
     /// Relation families: child, parent, reference, field.
     pub follow: Vec<String>,
+    /// Kinds, categories or tags (any case) whose nodes get [`BOOST`].
     #[serde(default)]
     pub boost: Vec<String>,
+    /// When set, only these extra fields are shown on cards.
     #[serde(default)]
     pub fields: Option<Vec<String>>,
+    /// The deepest `--depth` the lens allows.
     #[serde(default)]
     pub max_depth: Option<u32>,
 }
@@ -67,14 +78,26 @@ pub struct LensConfig {
 /// An unknown lens name, or a bad custom lens.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LensError {
+    /// `--lens` names no built-in or configured lens.
     #[error(
         "unknown lens `{name}`: available lenses are {available} (`brief lenses` describes them)"
     )]
-    Unknown { name: String, available: String },
+    Unknown {
+        /// The name asked for.
+        name: String,
+        /// The lens names there are, listed for the message.
+        available: String,
+    },
+    /// A configured lens's `follow` names a family there is not.
     #[error(
         "lens `{name}`: unknown relation family `{family}` (use child, parent, reference, field)"
     )]
-    Family { name: String, family: String },
+    Family {
+        /// The custom lens that names it.
+        name: String,
+        /// The family word that is not one of the four.
+        family: String,
+    },
 }
 
 fn lens(
@@ -101,7 +124,7 @@ fn lens(
 }
 
 /// The five built-in lenses (supertag.md §1.3), boosts applied for real.
-pub fn builtin() -> Vec<Lens> {
+pub(crate) fn builtin() -> Vec<Lens> {
     vec![
         lens(
             "general",

@@ -70,23 +70,41 @@ pub enum Origin {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(into = "String", from = "String")]
 pub enum Kind {
+    /// Spec Graph `feature`: a grouping of behaviors (weight 1).
     Feature,
+    /// Spec Graph `layer`: what a layer propagates to the nodes it contains (rule 4).
     Layer,
+    /// Spec Graph `foundation`: groundwork other nodes depend on.
     Foundation,
+    /// Spec Graph `behavior`: one expected behaviour, with its verification.
     Behavior,
+    /// A decision: Spec Graph `decision`, an ADR or a decision artifact (`adr`, `rationale`).
     Decision,
+    /// Spec Graph `domain`: a concept the work must match.
     Domain,
+    /// Spec Graph `policy`: a rule, hard or soft (`severity`).
     Policy,
+    /// Spec Graph extension `design_token`.
     DesignToken,
+    /// Spec Graph extension `ui_contract`.
     UiContract,
+    /// Spec Graph extension `api_contract`.
     ApiContract,
+    /// Spec Graph extension `data_model`.
     DataModel,
+    /// Spec Graph extension `artifact`: an exported file the graph records.
     Artifact,
+    /// Spec Graph extension `equivalence_contract`.
     EquivalenceContract,
+    /// Spec Graph extension `pipeline`.
     Pipeline,
+    /// An `identity` artifact: what the project is, shown first in every context.
     Identity,
+    /// A `task` artifact (or a Spec Kit / Kiro task).
     Task,
+    /// A `spec` artifact (`specification`), or a Spec Kit / Kiro feature spec.
     Spec,
+    /// A `norm` artifact: a project rule, applied by its `scope` or `Applies`.
     Norm,
     /// A part of a long document under one heading (`docs/storage.md#cache-directory`),
     /// contained by its page.
@@ -192,12 +210,19 @@ impl fmt::Display for Kind {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(into = "String", from = "String")]
 pub enum Relation {
+    /// `contains`: the parent holds the child (features hold behaviors, pages hold sections).
     Contains,
+    /// `depends_on`: the source needs the target.
     DependsOn,
+    /// `constrains`: the source (a policy, decision or layer) limits the target.
     Constrains,
+    /// `implements`: the source realises the target.
     Implements,
+    /// `derived_from`: the source was made from the target (with a pinned hash, see [`Pin`]).
     DerivedFrom,
+    /// `verified_by`: the target checks the source.
     VerifiedBy,
+    /// `supersedes`: the source replaces the target, which is no longer current.
     Supersedes,
     /// Tana ownership, stored once from the owner to the node it owns (`_ownerId`). Walked
     /// forward it gives a node's children, inversely its parent: one stored direction keeps
@@ -290,8 +315,11 @@ impl fmt::Display for Relation {
 /// Where something was read from: a path relative to the project root (with `/`), 1-based.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize)]
 pub struct Location {
+    /// The file, relative to the project root, with `/` separators.
     pub path: String,
+    /// 1-based line.
     pub line: u32,
+    /// 1-based column, in characters.
     pub col: u32,
 }
 
@@ -315,10 +343,13 @@ impl fmt::Display for Location {
 /// One verification entry of a Spec Graph node: a plain string or a typed entry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Verification {
+    /// A plain-string entry.
     Text(String),
     /// `{kind: command|http|manual|observation|policy, …}` with its fields in file order.
     Entry {
+        /// The entry's `kind` value.
         kind: String,
+        /// Its other keys and values, in file order.
         fields: Vec<(String, Value)>,
     },
 }
@@ -326,14 +357,18 @@ pub enum Verification {
 /// A rejected alternative recorded on a decision (`metadata.rejected_alternatives`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RejectedAlternative {
+    /// The alternative that was considered.
     pub title: String,
+    /// Why it was not chosen.
     pub reason: String,
 }
 
 /// A pinned hash of a `derived_from` source.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Pin {
+    /// The id of the `derived_from` source the pin is for.
     pub id: String,
+    /// The source's SHA-256 when the node was derived, as written (hex).
     pub sha256: String,
 }
 
@@ -346,16 +381,21 @@ pub struct SpecFields {
     pub expectation: Option<String>,
     /// `statement` (contract types).
     pub statement: Option<String>,
+    /// `constraints`: the node's own rules, one line each.
     pub constraints: Vec<String>,
+    /// `verification`: how the node is checked.
     pub verification: Vec<Verification>,
     /// Decision category: architecture, stack, pattern, interface.
     pub category: Option<String>,
     /// Policy severity: hard or soft.
     pub severity: Option<String>,
+    /// A decision's `rationale` (metadata), shown in full on its card.
     pub rationale: Option<String>,
+    /// A decision's `rejected_alternatives` (metadata).
     pub rejected_alternatives: Vec<RejectedAlternative>,
     /// Other metadata (`notes`, `owner`, `tags`, free-form keys) in file order.
     pub metadata: Vec<(String, Value)>,
+    /// `pins`: hashes pinned on `derived_from` sources.
     pub pins: Vec<Pin>,
     /// `artifact` info (`sha256`, `source`, `format`) for artifact nodes.
     pub artifact: Vec<(String, Value)>,
@@ -366,7 +406,9 @@ pub struct SpecFields {
 /// The content of a Markdown artifact.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ArtifactFields {
+    /// Frontmatter `description`, shown before the body.
     pub description: Option<String>,
+    /// Frontmatter `tags` (and `#tags` of a note), matched by lens boosts.
     pub tags: Vec<String>,
     /// Code paths (globs) the artifact covers (`paths`).
     pub paths: Vec<String>,
@@ -393,6 +435,7 @@ pub struct ArtifactFields {
 /// One field of a Tana node: its name and its values in order.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct TanaField {
+    /// The field's name (its definition's name in the export).
     pub name: String,
     /// Each value as text; a value that is another node reads `[[its name]]`.
     pub values: Vec<String>,
@@ -407,6 +450,7 @@ pub struct TanaFields {
     /// Supertags the applied ones extend (transitively), by name, sorted; not in `tags`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub inherited: Vec<String>,
+    /// The node's field values, in the order the export lists them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fields: Vec<TanaField>,
     /// `props.description`, spans resolved.
@@ -441,31 +485,43 @@ impl TanaFields {
 /// What a node holds besides its identity.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Content {
+    /// A Spec Graph node's fields.
     Spec(SpecFields),
+    /// An artifact's frontmatter and body (Markdown, Spec Kit, Kiro, rules).
     Artifact(ArtifactFields),
+    /// A Tana node's tags, fields and outline.
     Tana(TanaFields),
 }
 
 /// A link as written in a source, before its target is resolved.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Link {
+    /// The relation the link stands for.
     pub relation: Relation,
+    /// The target's id as written (resolved when the graph is built).
     pub target: String,
 }
 
 /// A node of the knowledge graph.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Node {
+    /// The node's unique id, as users type it (`BH-007`, `ADR-0007`, `docs/setup.md#install`).
     pub id: String,
+    /// What the node is; decides its kind weight and card.
     pub kind: Kind,
+    /// The title shown on its card and searched.
     pub title: String,
+    /// `status` as written (`accepted`, `superseded`, …); read by the lifecycle rules.
     pub status: Option<String>,
+    /// Which source family produced it; decides the default depth.
     pub origin: Origin,
+    /// Everything else it holds, by source family.
     pub content: Content,
     /// Outgoing links in source order (targets may be missing from the graph).
     pub links: Vec<Link>,
     /// A date (`YYYY-MM-DD…`) used for recency; never the file's mtime.
     pub date: Option<String>,
+    /// Where it was read from (its file's first line for whole-file nodes).
     pub location: Location,
 }
 
@@ -534,16 +590,22 @@ impl Node {
 /// A resolved edge between two nodes of a graph.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Edge {
+    /// The node the edge leaves.
     pub from: NodeIx,
+    /// The node the edge reaches.
     pub to: NodeIx,
+    /// What the edge means.
     pub relation: Relation,
 }
 
 /// A link whose target is not in the graph.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Dangling {
+    /// The node the link was written on.
     pub from: NodeIx,
+    /// What the link would have meant.
     pub relation: Relation,
+    /// The id it names, which no node has.
     pub target: String,
 }
 
@@ -562,8 +624,11 @@ pub struct Graph {
 /// Two nodes claim one id.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DuplicateId {
+    /// The id both nodes claim.
     pub id: String,
+    /// Where the node that was kept was read.
     pub first: Location,
+    /// Where the node that was dropped was read.
     pub second: Location,
 }
 
@@ -754,8 +819,11 @@ impl Graph {
 /// or `meta` (id, kind, title, status and links only).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub enum Detail {
+    /// Id, kind, title, status and links only.
     Meta,
+    /// Metadata plus the first section of the body.
     Summary,
+    /// Everything the node holds.
     #[default]
     Full,
 }

@@ -187,10 +187,18 @@ pub enum Scope {
     /// It applies to every target.
     Always,
     /// `glob` matched `file`, one of the target's files.
-    Glob { glob: String, file: String },
+    Glob {
+        /// The rule's glob, as written.
+        glob: String,
+        /// The target's file it matched (relative to the root).
+        file: String,
+    },
     /// A target in words: the rule's own words match the task's, at this share of the best
     /// hit (in ten-thousandths), though no file of the task is known to match its globs.
-    Words { share: u16 },
+    Words {
+        /// The rule's score over the best hit's, in ten-thousandths.
+        share: u16,
+    },
 }
 
 #[cfg(test)]

@@ -27,7 +27,9 @@ pub enum Fault {
 pub struct StoreError {
     /// The store that failed (`index .brief/cache/index.db`).
     pub store: String,
+    /// What went wrong, in words for the user.
     pub message: String,
+    /// The class of the failure, which decides how the caller recovers.
     pub fault: Fault,
 }
 
@@ -185,7 +187,9 @@ impl Corpus for Graph {
 /// The nodes a context needs, taken out of a larger graph (see [`GraphView`]).
 #[derive(Debug, Default)]
 pub struct Subgraph {
+    /// The nodes, by their index in the larger graph.
     pub nodes: IxMap<Node>,
+    /// The newest date of the whole graph (recency is relative to it, not to the subset).
     pub newest_date: Option<String>,
 }
 

@@ -22,11 +22,23 @@ use super::layering::{lex, rust_files, workspace_root, Tok};
 /// Items that stay public although no other crate names them, each with the reason: a type
 /// other crates only receive from a public signature, or a documented extension point
 /// (ARCHITECTURE.md, "Public APIs"). As (crate, item, why).
-const STAY_PUBLIC: &[(&str, &str, &str)] = &[(
-    "brief-tokens",
-    "PreTokens",
-    "the iterator `Encoding::pre_tokens` returns",
-)];
+const STAY_PUBLIC: &[(&str, &str, &str)] = &[
+    (
+        "brief-tokens",
+        "PreTokens",
+        "the iterator `Encoding::pre_tokens` returns",
+    ),
+    (
+        "brief-model",
+        "IxHasher",
+        "the hasher of the public `IxMap` and `IxSet`",
+    ),
+    (
+        "brief-model",
+        "DateError",
+        "the error `dates::date` returns",
+    ),
+];
 
 /// Crates whose API is not curated yet, with their count of unused `pub` items: the list only
 /// shrinks, and a figure must match exactly (a crate that improved takes the new figure).
@@ -37,7 +49,6 @@ const NOT_YET_CURATED: &[(&str, usize)] = &[
     ("brief-eval", 25),
     ("brief-index", 9),
     ("brief-mcp", 42),
-    ("brief-model", 3),
     ("brief-project", 2),
     ("brief-session", 40),
     ("brief-sources", 56),
