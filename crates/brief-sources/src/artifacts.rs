@@ -17,7 +17,7 @@ use brief_model::{ArtifactFields, Content, Kind, Link, Location, Node, Origin, R
 use brief_root::Root;
 
 /// The id every project's identity document gets.
-pub const IDENTITY_ID: &str = "IDENTITY";
+pub(crate) const IDENTITY_ID: &str = "IDENTITY";
 
 /// Frontmatter keys whose values are links to other artifacts.
 const LINK_KEYS: [&str; 12] = [
@@ -61,7 +61,9 @@ const CONTEXTIA_FOLDERS: [(&str, Kind); 4] = [
 /// it was listed, for the index's quick check).
 #[derive(Debug, Default)]
 pub struct Listing {
+    /// Each artifact file found, with where it sits (which decides its kind).
     pub files: Vec<(PathBuf, Placement)>,
+    /// Every folder listed, stamped before its listing.
     pub folders: Vec<FolderStamp>,
     /// Folders that exist but could not be listed (errors).
     pub problems: Vec<Problem>,
@@ -69,7 +71,7 @@ pub struct Listing {
 
 /// The artifact files of a `.contextia/` tree: `system/identity.md` and the four artifact
 /// folders. Other files (session logs, proposals, caches) are not artifacts.
-pub fn contextia_files(root: &Root, dir: &Path) -> Vec<(PathBuf, Placement)> {
+pub(crate) fn contextia_files(root: &Root, dir: &Path) -> Vec<(PathBuf, Placement)> {
     contextia_listing(root, dir).files
 }
 
@@ -97,7 +99,7 @@ pub fn contextia_listing(root: &Root, dir: &Path) -> Listing {
 
 /// The Markdown files under `dir` (a `.brief/` folder or a folder from `brief.toml`). Files
 /// without frontmatter there are documentation, not artifacts.
-pub fn folder_files(root: &Root, dir: &Path) -> Vec<(PathBuf, Placement)> {
+pub(crate) fn folder_files(root: &Root, dir: &Path) -> Vec<(PathBuf, Placement)> {
     folder_listing(root, dir).files
 }
 
@@ -116,12 +118,12 @@ pub fn folder_listing(root: &Root, dir: &Path) -> Listing {
 }
 
 /// Loads a `.contextia/` tree.
-pub fn load_contextia(root: &Root, dir: &Path) -> SourceOutput {
+pub(crate) fn load_contextia(root: &Root, dir: &Path) -> SourceOutput {
     load_files(root, contextia_files(root, dir))
 }
 
 /// Loads every Markdown file with frontmatter under `dir`.
-pub fn load_folder(root: &Root, dir: &Path) -> SourceOutput {
+pub(crate) fn load_folder(root: &Root, dir: &Path) -> SourceOutput {
     load_files(root, folder_files(root, dir))
 }
 
@@ -154,7 +156,11 @@ fn load_files(root: &Root, files: Vec<(PathBuf, Placement)>) -> SourceOutput {
 }
 
 /// Reads and parses one artifact file (`None` for a loose file without frontmatter).
-pub fn load_file(root: &Root, file: &Path, placement: &Placement) -> Result<Option<Node>, Problem> {
+pub(crate) fn load_file(
+    root: &Root,
+    file: &Path,
+    placement: &Placement,
+) -> Result<Option<Node>, Problem> {
     let text = read_text(root, file)?;
     parse_artifact(&rel_path(root.path(), file), &text, placement)
 }

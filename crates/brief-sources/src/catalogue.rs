@@ -21,21 +21,42 @@ use brief_root::Root;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Source {
     /// A Spec Graph, by its `graph.json`.
-    SpecGraph { manifest: PathBuf },
+    SpecGraph {
+        /// The `graph.json` file.
+        manifest: PathBuf,
+    },
     /// A `.contextia/` tree.
-    Contextia { dir: PathBuf },
+    Contextia {
+        /// The `.contextia/` folder.
+        dir: PathBuf,
+    },
     /// A folder of Markdown artifacts (`.brief/` or one named in `brief.toml`).
-    Folder { dir: PathBuf },
+    Folder {
+        /// The folder.
+        dir: PathBuf,
+    },
     /// A Tana workspace export (`tana = "export.json"`): one file, many nodes.
-    Tana { export: PathBuf },
+    Tana {
+        /// The export's JSON file.
+        export: PathBuf,
+    },
     /// The Markdown knowledge base under the root: ADRs, docs, agent files, notes
     /// (`markdown = true` in `brief.toml`, or found by its layout).
-    Markdown { dir: PathBuf },
+    Markdown {
+        /// The folder the knowledge base is listed from (the root).
+        dir: PathBuf,
+    },
     /// GitHub Spec Kit under the root: the constitution and the feature folders of `specs/`
     /// (`speckit = true`, or found by `.specify/` or a numbered feature folder).
-    SpecKit { dir: PathBuf },
+    SpecKit {
+        /// The folder Spec Kit's files are found in (the root).
+        dir: PathBuf,
+    },
     /// One Kiro workspace: a `.kiro/` folder (its specs and steering), at the root or nested.
-    Kiro { dir: PathBuf },
+    Kiro {
+        /// The `.kiro/` folder.
+        dir: PathBuf,
+    },
 }
 
 impl Source {
@@ -182,7 +203,7 @@ pub fn read_source(guard: &Root, all: &[Source], source: &Source) -> SourceOutpu
 
 /// The knowledge-base catalogue of a project: its knowledge-base files (relative paths), the
 /// node files of its Spec Graph manifests and the pages of its Spec Kit features.
-pub fn kb_catalog(guard: &Root, sources: &[Source], files: &[String]) -> kb::Catalog {
+pub(crate) fn kb_catalog(guard: &Root, sources: &[Source], files: &[String]) -> kb::Catalog {
     let layout = kb_layout(guard, sources);
     let mut catalog = kb::Catalog::new(layout, files.iter().cloned());
     catalog.set_repository(kb::Repository::detect(guard));
@@ -223,7 +244,7 @@ pub fn kb_layout(guard: &Root, sources: &[Source]) -> kb::Layout {
 }
 
 /// Loads the knowledge base under the root (every file, in parallel).
-pub fn load_kb(guard: &Root, sources: &[Source]) -> SourceOutput {
+pub(crate) fn load_kb(guard: &Root, sources: &[Source]) -> SourceOutput {
     let kb = load_kb_warnings(guard, sources);
     SourceOutput {
         nodes: kb.nodes,
@@ -239,9 +260,11 @@ pub fn load_kb(guard: &Root, sources: &[Source]) -> SourceOutput {
 /// about (`brief check` gives each its rule).
 #[derive(Debug, Default)]
 pub struct KbOutput {
+    /// The pages and sections of every file that parsed.
     pub nodes: Vec<Node>,
     /// Files and folders that could not be read.
     pub problems: Vec<Problem>,
+    /// The parse warnings, each with its concern.
     pub warnings: Vec<markdown::Warning>,
 }
 
@@ -307,15 +330,18 @@ impl Parser {
 /// One source file and the parser that reads it.
 #[derive(Debug, Clone)]
 pub struct CatalogueFile {
+    /// The file's path as opened (beneath the root).
     pub path: PathBuf,
     /// Relative to the root, `/`-separated.
     pub rel: String,
+    /// The parser that reads it, whose name the index stores with the file.
     pub parser: Parser,
 }
 
 /// Every source file of a project, sorted by relative path (a file listed twice is read once).
 #[derive(Debug, Default)]
 pub struct Listing {
+    /// Every source file, sorted by `rel`.
     pub files: Vec<CatalogueFile>,
     /// The manifests' own problems (entries that name no file, bad JSON) and the folders that
     /// could not be listed.

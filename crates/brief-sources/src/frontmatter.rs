@@ -14,6 +14,7 @@ pub struct Split<'a> {
     pub yaml: Option<&'a str>,
     /// 1-based line of the first YAML line.
     pub yaml_line: u32,
+    /// The text after the closing fence (the whole file without frontmatter).
     pub body: &'a str,
     /// 1-based line of the body's first line.
     pub body_line: u32,
@@ -98,7 +99,7 @@ pub fn split<'a>(path: &str, text: &'a str) -> Result<Split<'a>, Problem> {
 
 /// A frontmatter value as one piece of text: a string trimmed, a number or a boolean as
 /// written; `None` for lists, maps and nothing. The one rule every reader of frontmatter uses.
-pub fn scalar(value: &Value) -> Option<String> {
+pub(crate) fn scalar(value: &Value) -> Option<String> {
     match value {
         Value::String(text) => Some(text.trim().to_string()),
         Value::Number(n) => Some(n.to_string()),
@@ -126,7 +127,7 @@ pub fn one_line(value: &Value) -> Option<String> {
 }
 
 /// The 1-based file line of a top-level key in frontmatter that starts on `yaml_line`.
-pub fn key_line(yaml: &str, yaml_line: u32, key: &str) -> Option<u32> {
+pub(crate) fn key_line(yaml: &str, yaml_line: u32, key: &str) -> Option<u32> {
     yaml.lines()
         .position(|line| {
             line.strip_prefix(key)

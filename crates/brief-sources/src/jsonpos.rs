@@ -15,6 +15,7 @@ pub enum Seg {
 }
 
 impl Seg {
+    /// A segment naming the object key `key`.
     pub fn key(key: &str) -> Seg {
         Seg::Key(key.to_string())
     }
@@ -137,6 +138,7 @@ enum Node {
 }
 
 impl<'t> Locator<'t> {
+    /// A locator over one JSON document's text, positioned at its first value.
     pub fn new(text: &'t str) -> Locator<'t> {
         let b = text.as_bytes();
         let start = skip_ws(b, 0);

@@ -13,7 +13,7 @@ use super::{folder_stamp, rel_path, Walk};
 use brief_root::{EntryKind, Root};
 
 /// Folders holding ADRs when nothing names them (`.adr-dir`, `.log4brains.yml`).
-pub const CONVENTIONAL_ADR_DIRS: [&str; 6] = [
+pub(crate) const CONVENTIONAL_ADR_DIRS: [&str; 6] = [
     "doc/adr",
     "docs/adr",
     "doc/architecture/decisions",
@@ -26,7 +26,7 @@ pub const CONVENTIONAL_ADR_DIRS: [&str; 6] = [
 const SKIPPED_DIRS: [&str; 4] = ["node_modules", "vendor", "target", "dist"];
 
 /// Agent instruction files and rule folders whose presence at the root marks a knowledge base.
-pub const AGENT_MARKERS: [&str; 8] = [
+pub(crate) const AGENT_MARKERS: [&str; 8] = [
     "AGENTS.md",
     "CLAUDE.md",
     ".claude/CLAUDE.md",
@@ -161,7 +161,7 @@ fn clean_dir(dir: &str) -> String {
 
 /// The id of a knowledge-base file from its path: `ADR-` and the number padded to four
 /// digits for an ADR whose number has at most four digits, else the path itself.
-pub fn id_for(layout: &Layout, rel: &str) -> String {
+pub(crate) fn id_for(layout: &Layout, rel: &str) -> String {
     match adr_number(layout, rel) {
         Some(key) if !layout.shared_numbers.contains(&key) => format!("ADR-{:04}", key.1),
         _ => rel.to_string(),
@@ -259,6 +259,7 @@ fn rule_files(root: &Root, walk: &mut Walk, dir: &Path, suffix: &str) {
 /// (for wikilinks), and the node files of other sources by path.
 #[derive(Debug, Clone, Default)]
 pub struct Catalog {
+    /// Where the knowledge base's parts are (ADR folders, templates, files Spec Kit claims).
     pub layout: Layout,
     /// Knowledge-base files (relative paths) and their ids.
     files: BTreeMap<String, String>,
@@ -367,7 +368,7 @@ impl Catalog {
     }
 
     /// Whether a node of the knowledge base (or a file of another source) has this id.
-    pub fn has_id(&self, id: &str) -> bool {
+    pub(crate) fn has_id(&self, id: &str) -> bool {
         self.ids.contains(id)
     }
 
@@ -375,7 +376,7 @@ impl Catalog {
     /// repository: `https://HOST/OWNER/NAME/blob/REF/PATH` (also `/tree/`, `/raw/`, GitLab's
     /// `/-/blob/`) and `https://raw.githubusercontent.com/OWNER/NAME/REF/PATH`. With no
     /// `origin` known, such a URL is the project's when its path is a knowledge-base file.
-    pub fn own_path(&self, url: &str) -> Option<String> {
+    pub(crate) fn own_path(&self, url: &str) -> Option<String> {
         let (_, rest) = url.split_once("://")?;
         let rest = rest.split(['?']).next().unwrap_or(rest);
         let (host, path) = rest.split_once('/')?;
@@ -415,7 +416,7 @@ impl Catalog {
     }
 
     /// The id of the node a file (relative path) holds, if it is a node.
-    pub fn id_of_path(&self, rel: &str) -> Option<&str> {
+    pub(crate) fn id_of_path(&self, rel: &str) -> Option<&str> {
         self.files
             .get(rel)
             .or_else(|| self.others.get(rel))
@@ -424,7 +425,7 @@ impl Catalog {
 
     /// The file a wikilink names, seen from `from`: by path when it has a folder, else by
     /// base name, case-insensitively; of several, the one sharing most folders with `from`.
-    pub fn wikilink(&self, from: &str, target: &str) -> Option<&str> {
+    pub(crate) fn wikilink(&self, from: &str, target: &str) -> Option<&str> {
         let key = strip_md(target.trim()).to_lowercase();
         if let Some(key) = key.strip_prefix('/').or(key.contains('/').then_some(&key)) {
             // From the root, else from each folder above the note: a vault kept in a

@@ -31,15 +31,21 @@ pub use catalogue::{load, Source};
 /// How bad a load problem is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Severity {
+    /// Worth fixing, but the graph is still fit for context assembly.
     Warning,
+    /// The graph is unfit for context assembly until it is fixed (a file that cannot be read or
+    /// parsed, a duplicate id).
     Error,
 }
 
 /// A problem found while loading, located in a file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Problem {
+    /// Whether the graph is still fit for use.
     pub severity: Severity,
+    /// Where the problem is (`path:line:col`).
     pub location: Location,
+    /// What is wrong and what to do, as printed.
     pub message: String,
 }
 
@@ -54,7 +60,7 @@ impl Problem {
     }
 
     /// A warning at a location.
-    pub fn warning(location: Location, message: impl Into<String>) -> Problem {
+    pub(crate) fn warning(location: Location, message: impl Into<String>) -> Problem {
         Problem {
             severity: Severity::Warning,
             location,
@@ -72,14 +78,18 @@ impl fmt::Display for Problem {
 /// What one loader produced.
 #[derive(Debug, Default)]
 pub struct SourceOutput {
+    /// The nodes, in the order the loader made them.
     pub nodes: Vec<Node>,
+    /// Everything the loader could not use.
     pub problems: Vec<Problem>,
 }
 
 /// The loaded project: its graph and every problem met on the way, sorted by location.
 #[derive(Debug)]
 pub struct Loaded {
+    /// Every node of every source, built into one graph.
     pub graph: Graph,
+    /// Every load problem and every duplicate id.
     pub problems: Vec<Problem>,
 }
 
@@ -135,10 +145,15 @@ pub fn read_text(root: &Root, path: &Path) -> Result<String, Problem> {
 /// inode. Folders have size 0.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Stamp {
+    /// Size in bytes.
     pub size: i64,
+    /// Modification time.
     pub mtime: i64,
+    /// Status change time.
     pub ctime: i64,
+    /// Inode number.
     pub inode: i64,
+    /// Device number.
     pub device: i64,
 }
 
@@ -240,7 +255,9 @@ pub type FolderStamp = (PathBuf, Option<(Stamp, i64)>);
 /// listed) and the folders that could not be listed.
 #[derive(Debug, Default)]
 pub struct Walk {
+    /// The files found, sorted.
     pub files: Vec<PathBuf>,
+    /// Every folder walked, stamped before it was listed.
     pub folders: Vec<FolderStamp>,
     /// An error per folder that exists but could not be listed: like a file that cannot be
     /// read, it stops a context (its files would be missing without a word).
@@ -250,7 +267,7 @@ pub struct Walk {
 impl Walk {
     /// Lists `path`, or records why it could not be listed (a missing folder is no problem:
     /// most folders of a layout are optional).
-    pub fn list(&mut self, root: &Root, path: &Path) -> Option<Vec<DirEntry>> {
+    pub(crate) fn list(&mut self, root: &Root, path: &Path) -> Option<Vec<DirEntry>> {
         match root.list_dir(path) {
             Ok(entries) => Some(entries),
             Err(err) if err.is_missing() => None,
@@ -267,13 +284,13 @@ impl Walk {
 
 /// [`markdown_files`], with the stamp of every folder walked and the folders that could not be
 /// listed.
-pub fn markdown_listing(root: &Root, dir: &Path, skip: &[&str]) -> Walk {
+pub(crate) fn markdown_listing(root: &Root, dir: &Path, skip: &[&str]) -> Walk {
     walk_markdown(root, dir, skip, &mut |_, _| {})
 }
 
 /// [`markdown_listing`], telling `hidden` of every hidden folder met (its path and name),
 /// which the walk does not enter.
-pub fn walk_markdown(
+pub(crate) fn walk_markdown(
     root: &Root,
     dir: &Path,
     skip: &[&str],
@@ -312,7 +329,7 @@ pub fn walk_markdown(
 }
 
 /// A path's stamp now (following symlinks), with the time it was taken.
-pub fn folder_stamp(path: &Path) -> FolderStamp {
+pub(crate) fn folder_stamp(path: &Path) -> FolderStamp {
     let taken = now_ns();
     (
         path.to_path_buf(),

@@ -27,8 +27,6 @@ use lines::{clean, Lines};
 use links::{body_links, Placed, Resolver};
 use meta::{Meta, Status};
 
-pub use sections::SECTION_MIN_BYTES;
-
 /// What a knowledge-base warning is about: `brief check` gives each its rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Concern {
@@ -49,11 +47,12 @@ pub enum Concern {
 
 /// The longest title kept, in characters: a title is one line of a card and of every
 /// header, counted again at each detail, so a megabyte-long one is cut (with a warning).
-pub const MAX_TITLE_CHARS: usize = 1_000;
+pub(crate) const MAX_TITLE_CHARS: usize = 1_000;
 
 /// A warning met while parsing, and what it is about.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Warning {
+    /// What the warning is about: `brief check` maps it to a rule.
     pub concern: Concern,
     /// Where and what, as `brief check` prints it (the path is the file's).
     pub problem: Problem,
@@ -73,12 +72,13 @@ impl Warning {
 pub struct Parsed {
     /// The page first, then its sections in document order (a section before its own).
     pub nodes: Vec<Node>,
+    /// Everything the parse noticed but could still read past.
     pub warnings: Vec<Warning>,
 }
 
 impl Parsed {
     /// The warnings as plain problems.
-    pub fn problems(&self) -> impl Iterator<Item = &Problem> {
+    pub(crate) fn problems(&self) -> impl Iterator<Item = &Problem> {
         self.warnings.iter().map(|w| &w.problem)
     }
 }

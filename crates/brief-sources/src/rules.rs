@@ -25,17 +25,29 @@ use brief_model::Applies;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RuleFile {
     /// `AGENTS.md` or `CLAUDE.md` in `dir` (also `dir/.claude/CLAUDE.md`).
-    AgentFile { dir: String },
+    AgentFile {
+        /// The folder the file applies from, root-relative.
+        dir: String,
+    },
     /// `.github/copilot-instructions.md`: the repository's Copilot instructions.
     CopilotInstructions,
     /// `.github/instructions/**/*.instructions.md` (`applyTo`).
     CopilotScoped,
     /// `<base>/.claude/rules/**/*.md` (`paths`).
-    ClaudeRule { base: String },
+    ClaudeRule {
+        /// The folder holding `.claude/`, root-relative.
+        base: String,
+    },
     /// `<base>/.cursor/rules/**/*.mdc` (`alwaysApply`, `globs`).
-    Cursor { base: String },
+    Cursor {
+        /// The folder holding `.cursor/`, root-relative.
+        base: String,
+    },
     /// `<base>/.kiro/steering/*.md` (`inclusion`, `fileMatchPattern`).
-    Steering { base: String },
+    Steering {
+        /// The folder holding `.kiro/`, root-relative.
+        base: String,
+    },
 }
 
 impl RuleFile {
@@ -159,7 +171,7 @@ impl RuleFile {
     }
 
     /// The globs as written, for display (`scope` on the card).
-    pub fn written_globs(&self, front: &Map<String, Value>) -> Vec<String> {
+    pub(crate) fn written_globs(&self, front: &Map<String, Value>) -> Vec<String> {
         let keys: &[&str] = match self {
             RuleFile::AgentFile { .. } | RuleFile::CopilotInstructions => &[],
             RuleFile::CopilotScoped => &["applyTo"],
@@ -175,7 +187,7 @@ impl RuleFile {
 }
 
 /// Frontmatter keys that say when a rule applies: read into [`Applies`], not kept as fields.
-pub const SCOPE_KEYS: [&str; 8] = [
+pub(crate) const SCOPE_KEYS: [&str; 8] = [
     "globs",
     "applyTo",
     "paths",
@@ -201,7 +213,7 @@ fn truthy(value: Option<&Value>) -> bool {
 /// Frontmatter that is not YAML, read one `key: value` per line (Cursor writes `globs:
 /// **/*.ts,**/*.tsx` unquoted; `*` opens a YAML alias). Values stay strings; an empty value
 /// is null.
-pub fn lenient_front(yaml: &str) -> Map<String, Value> {
+pub(crate) fn lenient_front(yaml: &str) -> Map<String, Value> {
     let mut map = Map::new();
     for line in yaml.lines() {
         if line.starts_with([' ', '\t', '-', '#']) {

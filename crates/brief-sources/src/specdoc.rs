@@ -33,7 +33,7 @@ pub(crate) struct Doc<'t> {
 
 impl<'t> Doc<'t> {
     /// Reads `text`, whose first line is line `first` of its file.
-    pub fn new(text: &'t str, first: u32) -> Doc<'t> {
+    pub(crate) fn new(text: &'t str, first: u32) -> Doc<'t> {
         let mut lines = Vec::new();
         let mut fence: Option<(u8, usize)> = None;
         for (i, raw) in text.split('\n').enumerate() {
@@ -83,7 +83,7 @@ impl<'t> Doc<'t> {
     }
 
     /// The first level-1 heading: its line index and text.
-    pub fn title(&self) -> Option<(usize, &'t str)> {
+    pub(crate) fn title(&self) -> Option<(usize, &'t str)> {
         self.lines
             .iter()
             .enumerate()
@@ -95,12 +95,12 @@ impl<'t> Doc<'t> {
 
     /// The index just past the section a heading at `i` opens (the end of the file for a
     /// line that is not a heading).
-    pub fn end(&self, i: usize) -> usize {
+    pub(crate) fn end(&self, i: usize) -> usize {
         self.ends.get(i).copied().unwrap_or(self.lines.len())
     }
 
     /// The lines `from..to` as text, without leading and trailing blank lines.
-    pub fn text(&self, from: usize, to: usize) -> String {
+    pub(crate) fn text(&self, from: usize, to: usize) -> String {
         let to = to.min(self.lines.len());
         let mut from = from.min(to);
         let mut to = to;
@@ -123,7 +123,7 @@ impl<'t> Doc<'t> {
     /// The line after the list item (or item-like line) at `start`: its continuation lines and
     /// nested items belong to it; a heading, an item at its indent or less, or text at its indent
     /// after a blank line ends it. Trailing blank lines are not part of it.
-    pub fn item_end(&self, start: usize, to: usize) -> usize {
+    pub(crate) fn item_end(&self, start: usize, to: usize) -> usize {
         let doc = self;
         let item_indent = indent(doc.lines[start].text);
         let mut i = start + 1;
@@ -153,7 +153,7 @@ impl<'t> Doc<'t> {
 
     /// The lines not marked in `used`, as text: what a page keeps once its items are nodes.
     /// A heading whose whole section was used goes too.
-    pub fn rest(&self, used: &[bool]) -> String {
+    pub(crate) fn rest(&self, used: &[bool]) -> String {
         let mut keep: Vec<bool> = (0..self.lines.len())
             .map(|i| !used.get(i).copied().unwrap_or(false))
             .collect();

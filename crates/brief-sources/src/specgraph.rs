@@ -217,7 +217,7 @@ pub fn read_manifest(root: &Root, manifest: &Path) -> (Vec<Entry>, Vec<Problem>)
 
 /// Parses the node file of a manifest entry and checks it against the entry and every other
 /// entry that names the same file ([`Entry::also`]).
-pub fn parse_entry(entry: &Entry, file_rel: &str, text: &str) -> Result<Node, Problem> {
+pub(crate) fn parse_entry(entry: &Entry, file_rel: &str, text: &str) -> Result<Node, Problem> {
     let node = parse_node(file_rel, text)?;
     for listed in entry.listings() {
         if let Some(mismatch) = listed.mismatch(&node) {
@@ -235,7 +235,7 @@ pub fn parse_entry(entry: &Entry, file_rel: &str, text: &str) -> Result<Node, Pr
 }
 
 /// Reads and parses the node file of an entry.
-pub fn load_entry(root: &Root, entry: &Entry) -> Result<Node, Problem> {
+pub(crate) fn load_entry(root: &Root, entry: &Entry) -> Result<Node, Problem> {
     let file_rel = rel_path(root.path(), &entry.file);
     let text = read_text(root, &entry.file).map_err(|mut problem| {
         problem.message = format!(
@@ -319,7 +319,7 @@ impl Places {
 /// Where each entry of a manifest names its file (the `path` member of the first entry with
 /// each id): where a node file that does not exist is reported, as `check` reports it. The
 /// manifest is read and walked once, for the problems of a run.
-pub fn entry_places(root: &Root, manifest: &Path) -> HashMap<String, Location> {
+pub(crate) fn entry_places(root: &Root, manifest: &Path) -> HashMap<String, Location> {
     let Ok(text) = read_text(root, manifest) else {
         return HashMap::new();
     };

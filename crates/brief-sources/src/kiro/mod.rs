@@ -37,7 +37,10 @@ pub enum Role {
         files: Vec<String>,
     },
     /// A steering file of the workspace at `base`.
-    Steering { base: String },
+    Steering {
+        /// The workspace's folder, root-relative (`""` = the root).
+        base: String,
+    },
 }
 
 /// The `.kiro/` folders under the root: the root's, and nested ones up to three folders deep
@@ -73,7 +76,7 @@ pub fn workspaces(root: &Root) -> Vec<String> {
 }
 
 /// The workspace folder a `.kiro/` path belongs to (`apps/web/.kiro` → `apps/web`).
-pub fn base_of(kiro_dir: &str) -> String {
+pub(crate) fn base_of(kiro_dir: &str) -> String {
     kiro_dir
         .strip_suffix(".kiro")
         .unwrap_or(kiro_dir)
@@ -213,12 +216,12 @@ impl<'a> SpecRef<'a> {
     }
 
     /// `key/local`.
-    pub fn id(&self, local: &str) -> String {
+    pub(crate) fn id(&self, local: &str) -> String {
         format!("{}/{local}", self.key)
     }
 
     /// `requirements.md` → `key/requirements`.
-    pub fn page_id(&self, file: &str) -> String {
+    pub(crate) fn page_id(&self, file: &str) -> String {
         self.id(file.trim_end_matches(".md"))
     }
 
@@ -232,7 +235,7 @@ impl<'a> SpecRef<'a> {
     /// The ids a requirement reference names: `1.1` a criterion (`R1.1`), `1` a
     /// requirement (`R1`), `5.2-5.5` each criterion of the range, `All` the requirements
     /// page. Anything else is prose and names nothing.
-    pub fn requirement_refs(&self, text: &str) -> Vec<String> {
+    pub(crate) fn requirement_refs(&self, text: &str) -> Vec<String> {
         let mut out = Vec::new();
         for item in text.split([',', ';']) {
             let item = item.trim().trim_matches(['_', '*', '.', ' ']);

@@ -27,7 +27,7 @@ pub(crate) struct Line<'t> {
 impl Line<'_> {
     /// A cursor that turns increasing byte offsets of this line into locations, counting
     /// each character once however many offsets are asked.
-    pub fn columns(&self) -> Columns<'_> {
+    pub(super) fn columns(&self) -> Columns<'_> {
         Columns {
             text: &self.text,
             number: self.number,
@@ -37,7 +37,7 @@ impl Line<'_> {
     }
 
     /// The location of one byte offset.
-    pub fn at(&self, byte: usize) -> Location {
+    pub(super) fn at(&self, byte: usize) -> Location {
         self.columns().at(byte)
     }
 }
@@ -52,7 +52,7 @@ pub(crate) struct Columns<'l> {
 
 impl Columns<'_> {
     /// The location of a byte offset (an offset before the last one asked restarts).
-    pub fn at(&mut self, byte: usize) -> Location {
+    pub(super) fn at(&mut self, byte: usize) -> Location {
         let mut byte = byte.min(self.text.len());
         while !self.text.is_char_boundary(byte) {
             byte -= 1;
@@ -104,7 +104,7 @@ enum Block {
 
 impl<'t> Lines<'t> {
     /// Splits a body that starts on file line `first`.
-    pub fn new(body: &'t str, first: u32) -> Lines<'t> {
+    pub(super) fn new(body: &'t str, first: u32) -> Lines<'t> {
         let mut lines = Vec::new();
         let mut block = Block::Text;
         let mut start = 0;
@@ -137,7 +137,7 @@ impl<'t> Lines<'t> {
     }
 
     /// The plain text of the first level-1 heading.
-    pub fn title(&self) -> Option<&str> {
+    pub(super) fn title(&self) -> Option<&str> {
         self.headings
             .iter()
             .find(|h| h.level == 1)
@@ -145,12 +145,12 @@ impl<'t> Lines<'t> {
     }
 
     /// Whether line `i` belongs to a heading.
-    pub fn is_heading(&self, i: usize) -> bool {
+    pub(crate) fn is_heading(&self, i: usize) -> bool {
         self.heading_line.get(i).copied().unwrap_or(false)
     }
 
     /// The lines before the first heading below the title (metadata lives there).
-    pub fn preamble(&self) -> &[Line<'t>] {
+    pub(crate) fn preamble(&self) -> &[Line<'t>] {
         let end = self
             .headings
             .iter()
@@ -161,7 +161,7 @@ impl<'t> Lines<'t> {
 
     /// The index range of heading `h`'s content: after it, up to the next heading of the same
     /// or a shallower level.
-    pub fn extent(&self, h: usize) -> std::ops::Range<usize> {
+    pub(crate) fn extent(&self, h: usize) -> std::ops::Range<usize> {
         let heading = &self.headings[h];
         let end = self.headings[h + 1..]
             .iter()
@@ -172,7 +172,7 @@ impl<'t> Lines<'t> {
 
     /// The lines of the first section below the title whose heading is one of these names
     /// (lower case).
-    pub fn section(&self, names: &[&str]) -> &[Line<'t>] {
+    pub(super) fn section(&self, names: &[&str]) -> &[Line<'t>] {
         let found = self
             .headings
             .iter()
@@ -184,13 +184,13 @@ impl<'t> Lines<'t> {
     }
 
     /// [`Lines::section`]'s text, trimmed, HTML removed; `None` when there is no such section.
-    pub fn section_text(&self, names: &[&str]) -> Option<String> {
+    pub(crate) fn section_text(&self, names: &[&str]) -> Option<String> {
         let lines = self.section(names);
         (!lines.is_empty()).then(|| clean(lines).trim().to_string())
     }
 
     /// The body text of a range of lines as written (raw, code included).
-    pub fn raw(&self, range: std::ops::Range<usize>) -> &'t str {
+    pub(super) fn raw(&self, range: std::ops::Range<usize>) -> &'t str {
         let start = self
             .lines
             .get(range.start)

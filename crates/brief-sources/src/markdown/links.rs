@@ -36,7 +36,7 @@ pub(super) struct Resolver<'c> {
 impl Resolver<'_> {
     /// A Markdown link's target: a path relative to the file or to the root (`/docs/x.md`),
     /// or this repository's own URL (`https://github.com/OWNER/REPO/blob/main/docs/x.md`).
-    pub fn path(&self, target: &str) -> Resolved {
+    pub(super) fn path(&self, target: &str) -> Resolved {
         let target = target.trim();
         if target.is_empty() || target.starts_with('#') || target.starts_with("mailto:") {
             return Resolved::NotNode;
@@ -98,7 +98,7 @@ impl Resolver<'_> {
 
     /// A wikilink's note (`Note`, `Folder/Note`, `Note#Heading`): `None` when no note has
     /// that name.
-    pub fn wikilink(&self, target: &str) -> Option<Resolved> {
+    pub(crate) fn wikilink(&self, target: &str) -> Option<Resolved> {
         let (base, heading) = split_heading(target);
         if base.is_empty() {
             return Some(Resolved::NotNode);
@@ -115,7 +115,7 @@ impl Resolver<'_> {
 
     /// An ADR named by its number (`ADR-0009`, `ADR 9`, `0009`): its id, when the knowledge
     /// base has it.
-    pub fn adr(&self, number: u32) -> Resolved {
+    pub(super) fn adr(&self, number: u32) -> Resolved {
         let id = format!("ADR-{number:04}");
         if self.catalog.has_id(&id) {
             Resolved::Node(id, None)

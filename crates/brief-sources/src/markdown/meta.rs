@@ -37,7 +37,7 @@ pub(super) struct Status {
 
 impl Status {
     /// A status value as written (`**Accepted** ✅`, `[Deprecated](…)`, `Superseded by …`).
-    pub fn read(value: &str, at: Location) -> Option<Status> {
+    pub(super) fn read(value: &str, at: Location) -> Option<Status> {
         let word = normal_word(&plain(value).to_lowercase())?;
         Some(Status { word, at })
     }

@@ -14,7 +14,7 @@ use crate::mdtext::Slugs;
 use brief_model::{ArtifactFields, Content, Kind, Link, Location, Node, Origin, Relation};
 
 /// The body size, in bytes, from which a page (or a section) is split into sections.
-pub const SECTION_MIN_BYTES: usize = 4_000;
+pub(crate) const SECTION_MIN_BYTES: usize = 4_000;
 
 /// What a section inherits from its page.
 pub(super) struct Page<'p> {

@@ -13,7 +13,7 @@ use super::spec::{body_doc, strip_prefix_label};
 use crate::specdoc::{self, Doc};
 
 /// The id of the constitution node.
-pub const ID: &str = "constitution";
+pub(crate) const ID: &str = "constitution";
 
 pub(super) fn parse(rel: &str, text: &str, features: &[String]) -> Vec<Node> {
     let (doc, _) = body_doc(rel, text);

@@ -25,9 +25,10 @@ use brief_model::{Node, Relation};
 use brief_root::{EntryKind, Root};
 
 /// Where Spec Kit keeps the features, tried in order.
-pub const SPEC_ROOTS: [&str; 2] = ["specs", ".specify/specs"];
+pub(crate) const SPEC_ROOTS: [&str; 2] = ["specs", ".specify/specs"];
 /// Where the constitution is, tried in order (`memory/` is Spec Kit's first layout).
-pub const CONSTITUTIONS: [&str; 2] = [".specify/memory/constitution.md", "memory/constitution.md"];
+pub(crate) const CONSTITUTIONS: [&str; 2] =
+    [".specify/memory/constitution.md", "memory/constitution.md"];
 /// Folders of retired features inside a spec root; their features are archived.
 const ARCHIVES: [&str; 4] = ["_archived", "_archive", "archived", "archive"];
 /// The design documents of a feature, in the order that picks which one holds the feature
@@ -50,7 +51,10 @@ const CONTRACT_EXTENSIONS: [&str; 13] = [
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Role {
     /// The constitution, with the keys of every feature its principles constrain.
-    Constitution { features: Vec<String> },
+    Constitution {
+        /// The feature keys, sorted.
+        features: Vec<String>,
+    },
     /// A file of a feature folder.
     Feature {
         /// The folder, root-relative (`specs/003-payments`).
@@ -71,8 +75,11 @@ pub fn is_archived(key: &str) -> bool {
 /// A feature folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Feature {
+    /// The folder, root-relative (`specs/003-payments`).
     pub dir: String,
+    /// The id prefix (`003-payments`, `_archived/001-old`).
     pub key: String,
+    /// Every file of the folder Spec Kit reads, relative to it, sorted.
     pub files: Vec<String>,
 }
 
@@ -114,7 +121,7 @@ impl Layout {
 
     /// Every file's root-relative path and the node that stands for the file as a whole
     /// (the feature for its spec.md, the page for the others), for links into them.
-    pub fn page_ids(&self) -> Vec<(String, String)> {
+    pub(crate) fn page_ids(&self) -> Vec<(String, String)> {
         let mut out = Vec::new();
         if let Some(rel) = &self.constitution {
             out.push((rel.clone(), constitution::ID.to_string()));
@@ -309,8 +316,11 @@ pub fn parse(rel: &str, text: &str, role: &Role) -> (Vec<Node>, Vec<Problem>) {
 /// A task id as written in a tasks file, with its 1-based line and column.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskId {
+    /// The id (`T001`).
     pub id: String,
+    /// 1-based line.
     pub line: u32,
+    /// 1-based column.
     pub col: u32,
 }
 
@@ -368,17 +378,17 @@ pub(crate) struct FeatureRef<'a> {
 
 impl FeatureRef<'_> {
     /// `key/local`.
-    pub fn id(&self, local: &str) -> String {
+    pub(crate) fn id(&self, local: &str) -> String {
         format!("{}/{local}", self.key)
     }
 
     /// Whether the folder holds this file.
-    pub fn has(&self, file: &str) -> bool {
+    pub(crate) fn has(&self, file: &str) -> bool {
         self.files.iter().any(|f| f == file)
     }
 
     /// The file that holds the feature node: `spec.md`, else the first design document.
-    pub fn owner(&self) -> Option<&str> {
+    pub(crate) fn owner(&self) -> Option<&str> {
         DOCUMENTS
             .iter()
             .find(|d| self.has(d))
@@ -387,13 +397,13 @@ impl FeatureRef<'_> {
     }
 
     /// Under an archive folder.
-    pub fn archived(&self) -> bool {
+    pub(crate) fn archived(&self) -> bool {
         is_archived(self.key)
     }
 
     /// The page node id of a file of the feature (`plan.md` → `key/plan`); `None` for the
     /// spec, which is the feature node itself.
-    pub fn page_id(&self, file: &str) -> Option<String> {
+    pub(crate) fn page_id(&self, file: &str) -> Option<String> {
         if file == "spec.md" {
             return None;
         }
@@ -406,7 +416,7 @@ impl FeatureRef<'_> {
 
     /// The design pages a task needs before it starts (tasks.md's `Prerequisites`, else every
     /// design document present): the plan, research, data model and contracts.
-    pub fn design_pages(&self) -> Vec<String> {
+    pub(crate) fn design_pages(&self) -> Vec<String> {
         ["plan.md", "research.md", "data-model.md"]
             .iter()
             .filter(|f| self.has(f))
@@ -552,7 +562,7 @@ pub(crate) enum Mention {
 
 impl Mention {
     /// The link key a node uses for a mention of this kind.
-    pub fn relation(self) -> Relation {
+    pub(crate) fn relation(self) -> Relation {
         Relation::Link(
             match self {
                 Mention::Story => "story",

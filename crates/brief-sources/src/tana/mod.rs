@@ -89,7 +89,7 @@ const MAX_FIELD_TUPLE: usize = 50;
 const MAX_PROBLEMS: usize = 100;
 
 /// The kind of untagged content nodes.
-pub const UNTAGGED: &str = "node";
+pub(crate) const UNTAGGED: &str = "node";
 
 mod lenient;
 mod rich;
@@ -105,12 +105,13 @@ use workspace::*;
 // Parsing and the workspace model.
 
 /// An id's position among an export's content nodes (sorted by id), if it is one.
-pub type Lookup<'l> = &'l (dyn Fn(&str) -> Option<usize> + Sync);
+pub(crate) type Lookup<'l> = &'l (dyn Fn(&str) -> Option<usize> + Sync);
 
 /// Receives the built nodes of an export chunk by chunk: the position of the chunk's first
 /// node, the number of content nodes in the whole export (for progress), the nodes, and the
 /// lookup of any id's position.
-pub type ChunkSink<'s, E> = dyn FnMut(usize, usize, Vec<Node>, Lookup<'_>) -> Result<(), E> + 's;
+pub(crate) type ChunkSink<'s, E> =
+    dyn FnMut(usize, usize, Vec<Node>, Lookup<'_>) -> Result<(), E> + 's;
 
 /// A parsed export: its docs, and the problems met reading them.
 pub struct Export<'a> {
@@ -220,11 +221,6 @@ fn problem_at(rel: &str, text: &str, path: &[Seg], severity: Severity, message: 
 }
 
 impl<'a> Export<'a> {
-    /// Every doc, content or not.
-    pub fn doc_count(&self) -> usize {
-        self.docs.len()
-    }
-
     /// Builds the nodes in chunks of `chunk` (in id order, built on all cores) and hands each
     /// to `sink` with the position of its first node and a lookup from an id to its position
     /// among all content nodes. Returns the problems, sorted by location.
@@ -335,7 +331,7 @@ pub fn load(root: &Root, export: &Path) -> SourceOutput {
 }
 
 /// Loads an export from its text.
-pub fn load_text(rel: &str, text: &str) -> SourceOutput {
+pub(crate) fn load_text(rel: &str, text: &str) -> SourceOutput {
     match parse(rel, text) {
         Err(problem) => SourceOutput {
             nodes: Vec::new(),
