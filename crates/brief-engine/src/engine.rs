@@ -1103,7 +1103,7 @@ impl Engine {
             let best = scored.first().map_or(1.0, |s| s.score);
             for s in scored.iter().filter(|s| Some(s.node) != exact) {
                 let share = if best > 0.0 { s.score / best } else { 1.0 };
-                push(self, s.node, brief_index::search::significant(share))?;
+                push(self, s.node, brief_index::significant(share))?;
             }
         }
         Ok(hits)

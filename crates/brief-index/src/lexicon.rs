@@ -15,7 +15,7 @@ const TOKENIZER: &str = "porter unicode61 remove_diacritics 2";
 
 /// Words shorter than this are never widened to a prefix: as a prefix they would match
 /// almost anything.
-pub const MIN_PREFIX_CHARS: usize = 5;
+pub(crate) const MIN_PREFIX_CHARS: usize = 5;
 
 /// One word of a query, as the index reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,16 +48,22 @@ impl Term {
 /// better; only comparable within one term).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TermHit {
+    /// The node.
     pub node: NodeIx,
+    /// Its BM25 relevance for the term, higher is better.
     pub relevance: f64,
 }
 
 /// A node as the query model needs it to weigh a hit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Candidate {
+    /// The node's index.
     pub node: NodeIx,
+    /// Its id, matched against the query words.
     pub id: String,
+    /// Its kind's name, which sets its kind factor.
     pub kind: String,
+    /// Its title, where a word counts more.
     pub title: String,
     /// The node's source file, relative to the root.
     pub file: String,

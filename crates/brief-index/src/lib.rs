@@ -44,16 +44,17 @@ mod queries;
 mod refresh;
 mod schema;
 mod seal;
-pub mod search;
+mod search;
 mod vectors;
 mod view;
 
 use build::*;
 use schema::*;
 
-pub use lexicon::{Candidate, Term, TermHit, MIN_PREFIX_CHARS};
-pub use queries::{check_query, QueryError, MAX_QUERY_BYTES, MAX_QUERY_WORDS};
-pub use vectors::{passage, Embedded, Until, PASSAGE_CHARS};
+pub use lexicon::{Candidate, Term, TermHit};
+pub use queries::{check_query, QueryError};
+pub use search::significant;
+pub use vectors::{Embedded, Until};
 
 #[cfg(test)]
 mod kit;
@@ -84,14 +85,18 @@ pub enum Verify {
 /// one Tana export (a single file of up to millions of nodes), `done` of `total` nodes written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Step {
+    /// How many are done.
     pub done: usize,
+    /// How many there are in all.
     pub total: usize,
+    /// What is counted.
     pub unit: Unit,
 }
 
 /// What a [`Step`] counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Unit {
+    /// Source files parsed.
     Files,
     /// The nodes of the Tana export being written.
     Nodes,
@@ -121,7 +126,9 @@ pub struct Refresh {
 #[derive(Debug, thiserror::Error)]
 #[error("index {path}: {message}")]
 pub struct IndexError {
+    /// The index file's path, as the message shows it.
     pub path: String,
+    /// What failed, in SQLite's or the decoder's words.
     pub message: String,
     /// The file is damaged: SQLite said so, or what was read did not decode or did not match
     /// its checksum. The index is then deleted and rebuilt.
@@ -154,8 +161,11 @@ impl From<StoreError> for IndexError {
 /// A search hit.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Hit {
+    /// The node's id.
     pub id: String,
+    /// Its kind's name.
     pub kind: String,
+    /// Its title.
     pub title: String,
     /// Relevance as a share of the query's best hit (1), two significant digits; an exact
     /// id match ranks first with 1.
@@ -165,8 +175,11 @@ pub struct Hit {
 /// One node as the node index lists it.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct CatalogEntry {
+    /// The node's id.
     pub id: String,
+    /// Its kind's name.
     pub kind: String,
+    /// Its title.
     pub title: String,
 }
 

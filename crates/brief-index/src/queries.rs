@@ -5,18 +5,26 @@ use super::*;
 
 /// The longest query brief searches, in bytes (a search, or a context target that is not an
 /// id): a longer one is refused before anything runs.
-pub const MAX_QUERY_BYTES: usize = 8192;
+pub(crate) const MAX_QUERY_BYTES: usize = 8192;
 
 /// The most distinct words a query may hold (a word repeated counts once).
-pub const MAX_QUERY_WORDS: usize = 256;
+pub(crate) const MAX_QUERY_WORDS: usize = 256;
 
 /// A query over the limits.
 #[derive(Debug, thiserror::Error)]
 pub enum QueryError {
+    /// Longer than [`MAX_QUERY_BYTES`].
     #[error("the query is {bytes} bytes long; brief searches at most {max} bytes (ask with fewer words)", max = MAX_QUERY_BYTES)]
-    TooLong { bytes: usize },
+    TooLong {
+        /// The query's length in bytes.
+        bytes: usize,
+    },
+    /// More distinct words than [`MAX_QUERY_WORDS`].
     #[error("the query has {words} distinct words; brief searches at most {max} (ask with fewer words)", max = MAX_QUERY_WORDS)]
-    TooManyWords { words: usize },
+    TooManyWords {
+        /// How many distinct words it has.
+        words: usize,
+    },
 }
 
 /// Refuses a query over [`MAX_QUERY_BYTES`] or [`MAX_QUERY_WORDS`].

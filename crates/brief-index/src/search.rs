@@ -9,7 +9,7 @@ const MIN_PREFIX_CHARS: usize = 3;
 /// The FTS5 term for one lower-cased query word: quoted (no operator leaks in) and, when long
 /// enough, a prefix too. The index's tokenizer (porter over unicode61, diacritics removed)
 /// stems and folds the word the same way it did the text.
-pub fn fts_term(word: &str) -> String {
+pub(crate) fn fts_term(word: &str) -> String {
     let quoted = format!("\"{}\"", word.replace('"', "\"\""));
     if word.chars().count() >= MIN_PREFIX_CHARS {
         format!("{quoted}*")
@@ -22,7 +22,7 @@ pub fn fts_term(word: &str) -> String {
 /// others their share of it, to two significant digits. A word found in most nodes has a
 /// BM25 weight near zero, yet its best hit still scores 1: scores compare hits of one
 /// query, never across queries.
-pub fn normalise(hits: &mut [Hit]) {
+pub(crate) fn normalise(hits: &mut [Hit]) {
     let best = hits.iter().map(|h| h.score).fold(0.0_f64, f64::max);
     for hit in hits.iter_mut() {
         hit.score = if best > 0.0 && hit.score > 0.0 {

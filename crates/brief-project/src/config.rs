@@ -64,8 +64,11 @@ pub struct CheckConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
+    /// A finding fails `brief check`.
     Error,
+    /// A finding is shown but does not fail.
     Warning,
+    /// The rule does not run.
     Off,
 }
 

@@ -21,11 +21,15 @@ pub struct Init {
 /// Why `brief init --write` could not write.
 #[derive(Debug, thiserror::Error)]
 pub enum InitError {
+    /// The file to write is already there (its path).
     #[error("{0}: already exists; brief init never overwrites it (remove it, or edit it)")]
     Exists(String),
+    /// Writing a file failed.
     #[error("{path}: cannot write: {source}")]
     Write {
+        /// The file that could not be written.
         path: String,
+        /// The system's error.
         source: std::io::Error,
     },
 }

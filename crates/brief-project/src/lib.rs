@@ -27,9 +27,13 @@ pub use brief_sources::Source;
 /// Defaults for `context`, from `brief.toml`'s `[context]` table.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Defaults {
+    /// `[context] budget`: tokens when `--budget` is not given.
     pub budget: Option<usize>,
+    /// `[context] depth`: when `--depth` is not given.
     pub depth: Option<Depth>,
+    /// `[context] detail`: the starting detail level when `--detail` is not given.
     pub detail: Option<Detail>,
+    /// `[context] encoding`: the tokenizer when `--encoding` is not given.
     pub encoding: Option<Encoding>,
     /// Most neighbours followed over one relation of one node (`[context] fanout`).
     pub fanout: Option<usize>,
@@ -46,7 +50,9 @@ pub struct Project {
     pub root: PathBuf,
     /// The root as a boundary: every file of the project is opened beneath it.
     pub guard: Root,
+    /// Where nodes are read from: declared in `brief.toml` or found by layout.
     pub sources: Vec<Source>,
+    /// `[context]` defaults and custom lenses.
     pub defaults: Defaults,
     /// `brief check` settings (`[check]`).
     pub check: CheckConfig,
@@ -61,18 +67,31 @@ pub struct Project {
 /// Why a project could not be opened.
 #[derive(Debug, thiserror::Error)]
 pub enum ProjectError {
+    /// The root given does not exist (its path).
     #[error("{0}: no such directory")]
     NoRoot(String),
     /// `--root` names something that is not a folder (a file, a FIFO).
     #[error("{0} is not a folder: --root names the project's folder (the one holding brief.toml or its sources)")]
     RootNotAFolder(String),
+    /// No project marker in the start folder or any parent (the start folder).
     #[error("no brief project found in {0} or any parent: expected brief.toml, specgraph/graph.json, graph.json (with specgraphVersion), .contextia/, .brief/, .specify/, specs/NNN-*/, .kiro/ or a Markdown knowledge base (use --root DIR)")]
     NotFound(String),
+    /// A setting of `brief.toml` that cannot be used.
     #[error("{location}: {message}")]
-    Config { location: Location, message: String },
+    Config {
+        /// Where in `brief.toml` (or the file it names) the setting is.
+        location: Location,
+        /// What is wrong with it.
+        message: String,
+    },
     /// A setting from the environment (`BRIEF_EMBEDDINGS_…`) that cannot be used.
     #[error("{variable} (environment): {message}")]
-    Environment { variable: String, message: String },
+    Environment {
+        /// The variable's name.
+        variable: String,
+        /// What is wrong with its value.
+        message: String,
+    },
 }
 
 #[derive(Deserialize, Default)]

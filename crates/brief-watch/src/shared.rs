@@ -63,7 +63,7 @@ struct Pool {
 }
 
 /// An engine leased to one request; it goes back to the pool when dropped.
-pub struct Lease<'a> {
+pub(crate) struct Lease<'a> {
     shared: &'a Shared,
     engine: Option<Engine>,
     generation: u64,
@@ -71,7 +71,7 @@ pub struct Lease<'a> {
 
 impl Lease<'_> {
     /// The leased engine.
-    pub fn engine(&mut self) -> Result<&mut Engine, Failure> {
+    pub(crate) fn engine(&mut self) -> Result<&mut Engine, Failure> {
         self.engine
             .as_mut()
             .ok_or_else(|| Failure::line("error: the project is not open"))
@@ -130,8 +130,9 @@ impl Shared {
         self.project_root.clone()
     }
 
-    /// How many engines are open now (idle or leased).
-    pub fn engines_open(&self) -> usize {
+    /// How many engines are open now (idle or leased): what the pool's tests watch.
+    #[cfg(test)]
+    pub(crate) fn engines_open(&self) -> usize {
         lock(&self.pool).open
     }
 
@@ -165,7 +166,7 @@ impl Shared {
 
     /// An engine for one request: an idle one, or a new one while fewer than the most are
     /// open, or the next one given back.
-    pub fn lease(&self, cancel: Option<&Cancel>) -> Result<Lease<'_>, Failure> {
+    pub(crate) fn lease(&self, cancel: Option<&Cancel>) -> Result<Lease<'_>, Failure> {
         if !self.watching.load(Ordering::SeqCst) {
             self.changes.mark();
         }

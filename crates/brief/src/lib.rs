@@ -34,7 +34,6 @@ pub use brief_root as root;
 pub use brief_session as session;
 pub use brief_sources as sources;
 pub use brief_watch as watch;
-pub use index::search;
 
 pub use context::{assemble, show, ContextError, ContextOutput, ContextRequest};
 pub use engine::{Engine, EngineError};

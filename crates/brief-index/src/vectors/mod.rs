@@ -34,13 +34,13 @@ CREATE TABLE vector_blocks(block INTEGER NOT NULL, model INTEGER NOT NULL, data 
 const BLOCK_SHIFT: u32 = 8;
 
 /// The most characters of a node's body embedded after its title.
-pub const PASSAGE_CHARS: usize = 1000;
+pub(crate) const PASSAGE_CHARS: usize = 1000;
 
 /// The text a node is embedded from: its title, then the first [`PASSAGE_CHARS`] characters
 /// of its body (what search reads as the body: an artifact's Markdown, a spec's statement,
 /// expectation, description and rationale, a Tana node's description), every run of white
 /// space made one space, cut at a word boundary. The passage prefix is the client's.
-pub fn passage(node: &Node) -> String {
+pub(crate) fn passage(node: &Node) -> String {
     let (body, _) = refresh::search_text(node);
     let title = if node.title.trim().is_empty() {
         node.id.as_str()
