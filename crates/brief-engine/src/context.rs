@@ -2,7 +2,7 @@
 //! render. The CLI and the MCP server call these and print what they return, byte for byte.
 
 use crate::fit::{fit, TooSmall};
-pub use crate::render::TruncationNote;
+pub(crate) use crate::render::TruncationNote;
 use brief_model::{Corpus, Detail, NodeIx, Origin};
 use brief_project::{Defaults, DEFAULT_BUDGET};
 use std::collections::HashMap;
@@ -25,10 +25,15 @@ use brief_model::lens::Follow;
 pub struct ContextRequest {
     /// A node id.
     pub target: String,
+    /// How far to walk (`--depth`); `None`: the origin's default.
     pub depth: Option<Depth>,
+    /// The detail every node starts from before the budget lowers it (`--detail`).
     pub detail: Option<Detail>,
+    /// The token budget (`--budget`).
     pub budget: Option<usize>,
+    /// The tokenizer the budget is counted in (`--encoding`).
     pub encoding: Option<Encoding>,
+    /// How the document is written (`--format`).
     pub format: Format,
     /// Leave out the project identity.
     pub no_identity: bool,
@@ -51,6 +56,7 @@ pub struct ContextOutput {
     pub text: String,
     /// The exact token count of the document (for JSON, of the embedded Markdown).
     pub used: usize,
+    /// The budget the document was fitted to.
     pub budget: usize,
     /// Nodes left out for the budget.
     pub omitted: usize,
@@ -72,10 +78,13 @@ pub struct ContextOutput {
 /// Why a context could not be assembled.
 #[derive(Debug, thiserror::Error)]
 pub enum ContextError {
+    /// The target is no node and matched nothing.
     #[error(transparent)]
     UnknownTarget(#[from] UnknownTarget),
+    /// The budget cannot hold even the target's meta line.
     #[error(transparent)]
     TooSmall(#[from] TooSmall),
+    /// The lens is unknown or badly configured.
     #[error(transparent)]
     Lens(#[from] brief_model::lens::LensError),
     /// The graph could not be read; nothing was assembled.
@@ -163,15 +172,21 @@ pub fn assemble(
 /// all select through this, so they agree on depth, lens and rules.
 #[derive(Debug, Clone)]
 pub struct Plan {
+    /// The lens in force, if any.
     pub lens: Option<brief_model::lens::Lens>,
+    /// Depth, identity, relation families and fan-out for the walk.
     pub options: TraverseOptions,
     /// A Tana target walks both directions (`traverse_tana`); others use the rule set.
     pub tana: bool,
     /// The lens's field filter.
     pub fields: Option<Vec<String>>,
+    /// Kinds, categories or tags (lower case) whose nodes the ranking boosts.
     pub boost: Vec<String>,
+    /// The detail nodes start from.
     pub detail: Detail,
+    /// The token budget.
     pub budget: usize,
+    /// The tokenizer the budget is counted in.
     pub encoding: Encoding,
 }
 
@@ -191,7 +206,7 @@ pub fn plan(
 }
 
 /// [`plan`] for a target of a known origin, with the lens already found.
-pub fn plan_for(
+pub(crate) fn plan_for(
     defaults: &Defaults,
     request: &ContextRequest,
     lens: Option<brief_model::lens::Lens>,

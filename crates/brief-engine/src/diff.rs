@@ -12,15 +12,20 @@ use brief_project::Defaults;
 
 /// One side of a comparison: a revision's graph and defaults, and how to name it.
 pub struct Side<'a> {
+    /// The revision as the user named it, for the answer.
     pub name: &'a str,
+    /// The project's graph at that revision.
     pub graph: &'a Graph,
+    /// Its `brief.toml` defaults at that revision.
     pub defaults: &'a Defaults,
 }
 
 /// A node that entered, left or changed within a context.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct NodeChange {
+    /// The node's id.
     pub id: String,
+    /// Its kind's name.
     pub kind: String,
     /// For a changed node: each field that differs, in the node's field order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -43,7 +48,7 @@ pub struct FieldChange {
 }
 
 /// Most lines of one field's text diff.
-pub const DIFF_LINES: usize = 40;
+pub(crate) const DIFF_LINES: usize = 40;
 
 /// Most lines of a text on each side compared line by line (above it, a text shows its
 /// removed lines, then its added ones).
@@ -52,17 +57,24 @@ const MAX_ALIGNED: usize = 2_000;
 /// The answer of `brief diff`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct ContextDiff {
+    /// The target as the user gave it.
     pub target: String,
     /// The words the target was searched for with, when it was given as words.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub query: Option<String>,
+    /// The old side's name.
     pub from: String,
+    /// The new side's name.
     pub to: String,
     /// The document's tokens at each side (`None`: the target does not exist there).
     pub tokens_from: Option<usize>,
+    /// The same on the new side.
     pub tokens_to: Option<usize>,
+    /// Nodes in the new context only.
     pub entered: Vec<NodeChange>,
+    /// Nodes in the old context only.
     pub left: Vec<NodeChange>,
+    /// Nodes in both whose content differs.
     pub changed: Vec<NodeChange>,
 }
 
@@ -346,17 +358,24 @@ pub fn diff(
 /// One target whose context changes (`impact --since`).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Changed {
+    /// The target's id.
     pub id: String,
+    /// Its kind's name.
     pub kind: String,
+    /// Changed nodes that its new context holds and its old one did not.
     pub entered: Vec<String>,
+    /// Changed nodes that its old context held and its new one does not.
     pub left: Vec<String>,
+    /// Changed nodes in both contexts whose content differs.
     pub changed: Vec<String>,
 }
 
 /// The answer of `brief impact --since`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Since {
+    /// The old side's name.
     pub from: String,
+    /// The new side's name.
     pub to: String,
     /// Nodes added, removed or edited between the two sides, sorted.
     pub nodes: Vec<String>,
@@ -439,7 +458,7 @@ fn signed(from: Option<usize>, to: Option<usize>) -> String {
 }
 
 /// `brief diff` as text (Markdown prints the same) or JSON.
-pub fn render_diff(d: &ContextDiff, format: Format) -> String {
+pub(crate) fn render_diff(d: &ContextDiff, format: Format) -> String {
     if format == Format::Json {
         return format!("{}\n", serde_json::to_string_pretty(d).unwrap_or_default());
     }
@@ -499,7 +518,7 @@ fn render_field(out: &mut String, field: &FieldChange) {
 }
 
 /// `brief impact --since` as text, Markdown (a pull-request comment) or JSON.
-pub fn render_since(s: &Since, format: Format) -> String {
+pub(crate) fn render_since(s: &Since, format: Format) -> String {
     let list = |ids: &[String], sign: &str| {
         ids.iter()
             .map(|id| format!("{sign}{id}"))

@@ -25,10 +25,13 @@ use brief_sources::{Problem, Severity};
 /// Why a request failed, with the exit code the CLI maps it to.
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
+    /// The project could not be found or its `brief.toml` read.
     #[error(transparent)]
     Project(#[from] ProjectError),
+    /// The project names no source of nodes (its root, as shown).
     #[error("{0} has no sources: add specgraph/graph.json, a .contextia/ tree or a .brief/ folder of Markdown artifacts, or name the sources in brief.toml (specgraph = \"specgraph\", contextia = \".contextia\", artifacts = [\"docs/decisions\"], tana = \"export.json\", markdown = true); `brief init` proposes one")]
     NoSources(String),
+    /// The index could not be opened or refreshed.
     #[error(transparent)]
     Index(#[from] IndexError),
     /// The index could not be read mid-request; nothing was answered.
@@ -37,8 +40,10 @@ pub enum EngineError {
     /// Files that could not be loaded; nothing was assembled.
     #[error("{} file problem(s); fix them first (nothing was assembled)", .0.len())]
     Load(Vec<Problem>),
+    /// The context could not be assembled.
     #[error(transparent)]
     Context(#[from] ContextError),
+    /// The target is no node and matched nothing.
     #[error(transparent)]
     Unknown(#[from] UnknownTarget),
     /// A query (or a target) over the input limits; nothing was searched.
@@ -244,7 +249,9 @@ impl ChangeSignal {
 /// What `brief index FILE…` named: root-relative paths, and the ones that do not exist.
 #[derive(Debug, Default)]
 pub struct NamedPaths {
+    /// The named files that exist, root-relative.
     pub files: Vec<String>,
+    /// The named paths that do not exist, as given.
     pub missing: Vec<String>,
 }
 
@@ -271,10 +278,11 @@ const HITS_NAMED: usize = 3;
 
 /// The largest search limit taken as given: more hits than any index holds, and far from
 /// where SQLite's signed `LIMIT` would wrap (a limit of 2^64−1 once asked for none).
-pub const MAX_SEARCH_LIMIT: usize = u32::MAX as usize;
+pub(crate) const MAX_SEARCH_LIMIT: usize = u32::MAX as usize;
 
 /// A project with its index.
 pub struct Engine {
+    /// The project the engine serves (its root, sources and settings).
     pub project: Project,
     index: Index,
     /// When set, requests refresh only after a change was signalled.
@@ -1208,7 +1216,7 @@ impl Engine {
 
     /// Whether semantic similarity took part in the current request, for the JSON audit:
     /// `None` when embeddings are off.
-    pub fn embeddings_state(&self) -> Option<Embeddings> {
+    pub(crate) fn embeddings_state(&self) -> Option<Embeddings> {
         let embedder = self.embedder.as_ref()?;
         Some(match embedder.trouble() {
             None => Embeddings::On,

@@ -26,20 +26,27 @@ pub struct WhyNot {
     /// What stops it: `depth`, `lens`, `fan-out`, `supersedes`, `never forward`,
     /// `linked constrainer`, `reverse link`, `identity`, `no link`.
     pub rule: String,
+    /// Why, in a sentence for the user.
     pub explanation: String,
 }
 
 /// The answer of `brief explain`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Explanation {
+    /// The node asked about.
     pub node: String,
+    /// The target whose context was examined.
     pub target: String,
+    /// Whether the node is in that context (at any detail, or omitted for the budget).
     pub included: bool,
     /// The detail the budget left the node at (`full`, `summary`, `meta`, `omitted`), when
     /// it is in the context.
     pub detail: Option<String>,
+    /// The budget the context was fitted to.
     pub budget: usize,
+    /// Every rule that brings the node in (empty when it is not selected).
     pub reasons: Vec<Because>,
+    /// When it is not selected: the nearest ways in and what stops each.
     pub why_not: Vec<WhyNot>,
 }
 
@@ -71,7 +78,7 @@ pub fn explain(
 }
 
 /// The detail's name for output, `omitted` when the budget left the node out.
-pub fn detail_name(detail: Option<Detail>) -> String {
+pub(crate) fn detail_name(detail: Option<Detail>) -> String {
     detail.map_or("omitted", Detail::name).to_string()
 }
 
@@ -417,7 +424,7 @@ pub fn render_text(e: &Explanation) -> String {
 }
 
 /// The explanation as JSON.
-pub fn render_json(e: &Explanation) -> String {
+pub(crate) fn render_json(e: &Explanation) -> String {
     let mut text = serde_json::to_string_pretty(e).unwrap_or_default();
     text.push('\n');
     text

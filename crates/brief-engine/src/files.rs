@@ -16,7 +16,7 @@ use brief_sources::globs::{applies_to, FileMatcher};
 
 /// Why a node governs a file.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Governs {
+pub(crate) enum Governs {
     /// An annotation in the file names it (`@spec`, `@decision`, `@norm`, `@test`).
     Annotated,
     /// Its `paths` name the file or cover it (a task's mention, a spec's glob, a folder).
@@ -36,7 +36,7 @@ const ANNOTATIONS: [&str; 4] = ["@spec", "@decision", "@norm", "@test"];
 /// The root-relative path a target names, when it reads as one: no whitespace, beneath the
 /// root, and either present in the project or shaped like a file (a folder and a name with an
 /// extension). `None` for anything else, which stays an id or words.
-pub fn path_target(root: &Root, target: &str) -> Option<String> {
+pub(crate) fn path_target(root: &Root, target: &str) -> Option<String> {
     let target = target.trim();
     if target.is_empty() || target.contains(char::is_whitespace) || target.contains("://") {
         return None;
@@ -70,7 +70,7 @@ fn normalize(target: &str) -> Option<String> {
 }
 
 /// The nodes that govern `path`, in the order of [`Governs`], each group by id.
-pub fn governing(
+pub(crate) fn governing(
     corpus: &dyn Corpus,
     root: &Root,
     path: &str,
@@ -131,7 +131,7 @@ pub fn governing(
 
 /// What governs any of `paths` (the files `--changed` lists): each file's governing nodes
 /// in turn, every node once, at the first (best) place it is met.
-pub fn governing_all(
+pub(crate) fn governing_all(
     corpus: &dyn Corpus,
     root: &Root,
     paths: &[String],

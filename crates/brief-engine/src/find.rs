@@ -20,28 +20,28 @@ const PER_WORD: usize = 1000;
 const POOL: usize = 120;
 
 /// A node is a seed when its score is at least this share of the best.
-pub const SEED_MARGIN: f64 = 0.6;
+pub(crate) const SEED_MARGIN: f64 = 0.6;
 
 /// Seeds when neither `--seeds` nor `[context] seeds` says.
-pub const DEFAULT_SEEDS: usize = 3;
+pub(crate) const DEFAULT_SEEDS: usize = 3;
 
 /// A hit is related material when its score is at least this share of the best.
 const RELATED_FLOOR: f64 = 0.1;
 
 /// Most hits kept as related material.
-pub const RELATED_MAX: usize = 24;
+pub(crate) const RELATED_MAX: usize = 24;
 
 /// A rule that covers part of the tree (a nested agent file, a rule with globs) is a hard
 /// constraint of a context in words when its score is at least this share of the best: its
 /// words say it governs the task, though no file of the task is known to match its globs.
-pub const RULE_MARGIN: f64 = 0.25;
+pub(crate) const RULE_MARGIN: f64 = 0.25;
 
 /// Most rules brought in this way.
-pub const RULE_MAX: usize = 2;
+pub(crate) const RULE_MAX: usize = 2;
 
 /// Where a context in words starts.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Match {
+pub(crate) struct Match {
     /// Seeds, best first, each with its score as a share of the best (the first is 1).
     pub seeds: Vec<(NodeIx, f64)>,
     /// Rules covering part of the tree whose words match (within [`RULE_MARGIN`]), best
@@ -54,7 +54,7 @@ pub struct Match {
 
 /// Scores the query's candidates over the index, at least `wanted` of them when there are
 /// (and at least [`POOL`]). `Verdict::Nothing` when nothing matches well enough to answer.
-pub fn find(index: &Index, query: &str, wanted: usize) -> Result<Verdict, StoreError> {
+pub(crate) fn find(index: &Index, query: &str, wanted: usize) -> Result<Verdict, StoreError> {
     let asked = words(query);
     let texts: Vec<String> = asked.iter().map(|w| w.text.clone()).collect();
     let (terms, total) = index.terms(&texts)?;
@@ -143,12 +143,12 @@ const MEANING_WEIGHT: f64 = 0.4;
 
 /// The nodes most similar to a query that take part in a fused score (best first): the
 /// similarity of the last is where the scale of meaning starts.
-pub const SIMILAR_POOL: usize = 50;
+pub(crate) const SIMILAR_POOL: usize = 50;
 
 /// Fuses the hits of a target in words with the query's similarity to the nodes
 /// (`similar`: the [`SIMILAR_POOL`] best, cosine rounded, best first): reads the standing of
 /// each similar node (hub, status, normative) and [`blend`]s.
-pub fn fuse(
+pub(crate) fn fuse(
     index: &Index,
     hits: Vec<Scored>,
     similar: &[(NodeIx, f32)],
@@ -173,7 +173,7 @@ pub fn fuse(
 
 /// One node similar to the query.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Meaning {
+pub(crate) struct Meaning {
     /// The node.
     pub node: NodeIx,
     /// Its id (ties go to the smaller).
@@ -188,7 +188,7 @@ pub struct Meaning {
 /// share of the best hit's, `meaning` where its cosine lies between the least (0) and the
 /// most (1) similar of `similar`, times its standing. A similar node no word matched joins
 /// with its meaning alone. Best first, ties by id; scores rounded before they are compared.
-pub fn blend(hits: Vec<Scored>, similar: Vec<Meaning>, weight: f64) -> Vec<Scored> {
+pub(crate) fn blend(hits: Vec<Scored>, similar: Vec<Meaning>, weight: f64) -> Vec<Scored> {
     let top = similar
         .iter()
         .map(|m| f64::from(m.cosine))
@@ -235,7 +235,7 @@ pub fn blend(hits: Vec<Scored>, similar: Vec<Meaning>, weight: f64) -> Vec<Score
 /// the best, up to `cap`, a part preferred to its whole (a section to its page, a behavior
 /// to its feature) when both qualify; up to [`RULE_MAX`] rules covering part of the tree
 /// within [`RULE_MARGIN`], as hard constraints; then the next hits above [`RELATED_FLOOR`].
-pub fn choose(
+pub(crate) fn choose(
     graph: &dyn GraphView,
     hits: &[Scored],
     confidence: Confidence,

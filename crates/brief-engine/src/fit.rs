@@ -31,7 +31,7 @@ use brief_model::Detail;
 
 /// Omitted nodes listed by name before any step of the fill order is taken; the rest are
 /// counted (and listed afterwards if room is left).
-pub const LISTED: usize = 10;
+pub(crate) const LISTED: usize = 10;
 
 /// Pending blocks tried for the cut that fills the remaining room.
 const CUT_TRIES: usize = 8;
@@ -40,6 +40,7 @@ const CUT_TRIES: usize = 8;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("a budget of {budget} tokens cannot hold even the target's meta line: the smallest budget that works is {minimum}")]
 pub struct TooSmall {
+    /// The budget asked for.
     pub budget: usize,
     /// The exact count of the smallest document (target at meta, everything else omitted
     /// and only counted — or everything at meta, when that is smaller).
@@ -49,14 +50,16 @@ pub struct TooSmall {
 /// One step of the fill order: raise `item` to `level`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Step {
+    /// The ranked item to raise (its position in the ranking).
     pub item: usize,
+    /// The detail it is raised to.
     pub level: Detail,
 }
 
 /// The fill order for ranked items of these classes (best first). `target` is the target's
 /// item; `identity` tells the identity items apart from the target. Levels above
 /// `requested` are left out.
-pub fn fill_order(
+pub(crate) fn fill_order(
     classes: &[Class],
     identity: &[bool],
     target: usize,

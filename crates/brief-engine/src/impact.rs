@@ -14,7 +14,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
-pub use crate::context::WorkLimit;
+pub(crate) use crate::context::WorkLimit;
 use crate::context::{plan_for, select, ContextError, ContextRequest, Plan};
 use crate::traverse::{Depth, Direction, Reason, Selection, TraverseOptions};
 use inverse::{Inverse, Verdict, Walks};
@@ -26,7 +26,9 @@ use brief_project::Defaults;
 /// A target whose context holds at least one of the asked nodes.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Affected {
+    /// The target's id.
     pub id: String,
+    /// Its kind's name.
     pub kind: String,
     /// Per asked node the context holds, in the order asked: the chain of links from the
     /// target to it (`CHECKOUT-01 ← contains SHOP ← constrains POL-SHOP-01`).
@@ -55,7 +57,7 @@ pub struct Impact {
 /// inverse visits few per target; a target it cannot decide alone is selected forward, and
 /// where that is most targets of a large dense region (a fan-out over the limit inside it)
 /// the work grows with the square of the region: stopped here, in seconds, with a message.
-pub const IMPACT_WORK_LIMIT: usize = 2_000_000;
+pub(crate) const IMPACT_WORK_LIMIT: usize = 2_000_000;
 
 /// The settings of a context per target origin, so a candidate is selected as `brief
 /// context` would select it.
@@ -110,6 +112,7 @@ impl Plans {
     }
 
     /// The plan for a target of `origin`.
+    #[allow(clippy::expect_used)] // `Plans::new` makes a plan for each of the four origins
     pub fn of(&self, origin: Origin) -> &Plan {
         &self
             .by_origin
@@ -466,7 +469,7 @@ fn chain_text(
 
 /// The steps after the target, e.g. `["← contains SHOP", "← constrains POL-SHOP-01"]`;
 /// `["(the target)"]` for the target and `["(the project identity)"]` for the identity.
-pub fn chain_steps(
+pub(crate) fn chain_steps(
     graph: &dyn GraphView,
     selection: &Selection,
     node: NodeIx,
@@ -614,7 +617,7 @@ pub fn render_text(impact: &Impact) -> String {
 }
 
 /// The impact as JSON (`{"nodes": [...], "targets": [{"id", "kind", "chain"}]}`).
-pub fn render_json(impact: &Impact) -> String {
+pub(crate) fn render_json(impact: &Impact) -> String {
     let mut text = serde_json::to_string_pretty(impact).unwrap_or_default();
     text.push('\n');
     text
@@ -622,7 +625,7 @@ pub fn render_json(impact: &Impact) -> String {
 
 /// The steps one reason of `node` stands for, from the node the reason leaves (the target,
 /// for every rule but forward links).
-pub fn reason_steps(
+pub(crate) fn reason_steps(
     graph: &dyn GraphView,
     reason: &Reason,
     node: NodeIx,
@@ -650,7 +653,7 @@ pub fn reason_steps(
 
 /// How a node that applies without a link reached a target, in a few words: `always`, or
 /// "glob `src/api/**` matches src/api/orders.ts".
-pub fn scope_text(scope: &brief_model::Scope) -> String {
+pub(crate) fn scope_text(scope: &brief_model::Scope) -> String {
     match scope {
         brief_model::Scope::Always => "always".to_string(),
         brief_model::Scope::Glob { glob, file } => format!("glob `{glob}` matches {file}"),
@@ -662,7 +665,7 @@ pub fn scope_text(scope: &brief_model::Scope) -> String {
 
 /// Every target whose traversal could read `node` or its links, under some origin's plan
 /// ([`Inverse::explorers`], and the Tana walk). When `node` changes, only these contexts can.
-pub fn explorers(
+pub(crate) fn explorers(
     graph: &dyn GraphView,
     plans: &Plans,
     node: NodeIx,

@@ -59,25 +59,35 @@ impl Class {
 /// The score of a node and its components, each in [0, 1].
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Score {
+    /// The weighted sum of the components (plus a lens boost), rounded to four places.
     pub total: f64,
+    /// `1 / (1 + distance)`: nearer is higher.
     pub distance: f64,
+    /// The node's search score over the best hit's, when the context started from a query.
     pub relevance: f64,
+    /// `1 − age/365`, the age measured from the graph's newest date.
     pub recency: f64,
+    /// From `severity` or `priority`: 1 for hard or critical down to 0.25 for low.
     pub priority: f64,
 }
 
 /// A selected node with its rank.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ranked {
+    /// The node.
     pub node: NodeIx,
+    /// Hops from the target.
     pub distance: u32,
+    /// Why it was selected, sorted.
     pub reasons: Vec<Reason>,
+    /// Its class, the first sort key (see [`Class`]).
     pub class: Class,
     /// Whether a lens boosts the node's kind, category or tags (boosted nodes go first
     /// within their class).
     pub boosted: bool,
     /// The weight of the node's kind within its class ([`kind_weight`]): higher first.
     pub weight: u8,
+    /// Its score, the tie-breaker within a class and weight.
     pub score: Score,
 }
 
@@ -85,6 +95,7 @@ pub struct Ranked {
 /// context started from a search) and a lens's boost terms.
 #[derive(Debug, Clone, Default)]
 pub struct RankInputs {
+    /// Each node's query relevance (0–1); absent nodes have none.
     pub relevance: HashMap<NodeIx, f64>,
     /// Kinds, categories or tags (lower case) whose nodes get [`brief_model::lens::BOOST`].
     pub boost: Vec<String>,
@@ -145,7 +156,7 @@ pub fn rank(graph: &dyn NodeStore, selection: Selection, inputs: &RankInputs) ->
 /// How much a node of this kind matters within its class, 1–5: normative kinds first, then
 /// what the work is about, then contracts and concepts, then derived material, then
 /// grouping and groundwork. The table is in `docs/ranking.md`.
-pub fn kind_weight(kind: &Kind) -> u8 {
+pub(crate) fn kind_weight(kind: &Kind) -> u8 {
     match kind {
         Kind::Decision | Kind::Policy | Kind::Norm => 5,
         Kind::Behavior | Kind::Spec | Kind::Task => 4,

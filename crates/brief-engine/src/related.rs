@@ -12,7 +12,7 @@ use crate::traverse::{Direction, Reached, Reason, Selection};
 use brief_model::{GraphView, NodeIx, Relation, StoreError};
 
 /// Most nodes added as backlinks to one context.
-pub const BACKLINKS_MAX: usize = 40;
+pub(crate) const BACKLINKS_MAX: usize = 40;
 
 /// Adds related material to `selection`: nodes linking to a selected node (the start nodes
 /// first, then the others in id order), at most [`BACKLINKS_MAX`], and the search hits
@@ -20,7 +20,7 @@ pub const BACKLINKS_MAX: usize = 40;
 /// selected whole (a section of a selected page: its text is there already), nor a node
 /// that is not current (a superseded or rejected record would mislead), nor a node of a
 /// document that only gathers others (a change log, a table of contents).
-pub fn add_related(
+pub(crate) fn add_related(
     graph: &dyn GraphView,
     selection: &mut Selection,
     seeds: &[NodeIx],

@@ -14,16 +14,22 @@ use brief_project::Defaults;
 /// Why a revision could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum RevisionError {
+    /// The folder is not in a git repository (the folder, gix's reason).
     #[error("{0}: not inside a git repository ({1})")]
     NoRepository(String, String),
+    /// The repository has no working tree (its path).
     #[error("{0}: the repository has no working tree")]
     Bare(String),
+    /// The revision does not resolve (the revision, gix's reason).
     #[error("unknown revision `{0}`: {1}")]
     Unknown(String, String),
+    /// A file of the revision could not be read (the revision, the reason).
     #[error("revision `{0}`: {1}")]
     Read(String, String),
+    /// The revision's files do not load (the revision, the problems).
     #[error("revision `{0}` does not load: {1}")]
     Load(String, String),
+    /// This brief was built without the `git` feature.
     #[error("this brief was built without git history (cargo feature `git`): build it with that feature to compare revisions")]
     NotBuilt,
 }
@@ -31,7 +37,9 @@ pub enum RevisionError {
 /// A project as it was at a revision: its graph and defaults. The temporary folder holding its
 /// files lives as long as this.
 pub struct Revision {
+    /// The project's graph at the revision.
     pub graph: Graph,
+    /// Its `brief.toml` defaults at the revision.
     pub defaults: Defaults,
     #[cfg(feature = "git")]
     _files: tempfile::TempDir,

@@ -10,7 +10,7 @@ use brief_root::Root;
 
 /// How a bare local id resolves.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Scoped {
+pub(crate) enum Scoped {
     /// No node has that local id (or the target is no local id).
     None,
     /// One node: the only one, or the current feature's.
@@ -21,7 +21,7 @@ pub enum Scoped {
 
 /// Resolves `target` as a local id: `ids` are the project's ids (sorted), `current` the
 /// current feature's folder name, if one is known.
-pub fn resolve_local(
+pub(crate) fn resolve_local(
     graph: &dyn GraphView,
     ids: &[String],
     target: &str,
@@ -52,7 +52,7 @@ pub fn resolve_local(
 /// branch `.git/HEAD` names (`ref: refs/heads/003-payments`; the last part of a branch such
 /// as `feature/003-payments`). A detached head, or a `.git` that is not a folder beneath the
 /// root (a worktree's link), names none.
-pub fn current_feature(root: &Root, specify_feature: Option<&str>) -> Option<String> {
+pub(crate) fn current_feature(root: &Root, specify_feature: Option<&str>) -> Option<String> {
     if let Some(feature) = specify_feature.map(str::trim).filter(|f| !f.is_empty()) {
         return Some(feature.to_string());
     }

@@ -62,7 +62,7 @@ pub enum Embeddings {
 
 impl Embeddings {
     /// The audit's value: `on`, or `unavailable: REASON`.
-    pub fn audit(&self) -> String {
+    pub(crate) fn audit(&self) -> String {
         match self {
             Embeddings::On => "on".into(),
             Embeddings::Unavailable(why) => format!("unavailable: {why}"),

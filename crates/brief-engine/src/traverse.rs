@@ -18,7 +18,7 @@ use brief_model::{Dangling, Edge, GraphView, IxMap, Kind, NodeIx, Relation, Scop
 
 mod tana;
 
-pub use tana::{traverse_tana, TANA_FANOUT, TANA_MAX_NODES};
+pub(crate) use tana::{traverse_tana, TANA_FANOUT};
 
 pub use brief_model::Depth;
 
@@ -41,7 +41,7 @@ pub enum Direction {
 
 impl Direction {
     /// The name used in JSON.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Direction::Forward => "forward",
             Direction::Inverse => "inverse",
@@ -63,23 +63,35 @@ pub enum Reason {
     /// nodes in between (the constrained ancestor, the path to a layer); for forward edges
     /// `from` is the node the edge leaves.
     Edge {
+        /// The edge's relation.
         relation: Relation,
+        /// Which way it was walked.
         direction: Direction,
+        /// Where the walk along it started.
         from: NodeIx,
+        /// The nodes between `from` and this one, in order.
         via: Vec<NodeIx>,
     },
     /// It applies to `to`, a start node, without a link: an agent file in its folder, a rule
     /// whose glob covers one of its files, an always-on rule.
-    Applies { to: NodeIx, scope: Scope },
+    Applies {
+        /// The start node it applies to.
+        to: NodeIx,
+        /// How it reached that node (always, a glob, words).
+        scope: Scope,
+    },
     /// Related material: its words match the query, with this share of the best hit's
     /// score (in ten-thousandths, so the reason stays exact and ordered).
-    Words { share: u16 },
+    Words {
+        /// The share, in ten-thousandths.
+        share: u16,
+    },
 }
 
 impl Reason {
     /// Whether this reason makes a node related material only (ranked after everything the
     /// links and rules select).
-    pub fn is_related(&self) -> bool {
+    pub(crate) fn is_related(&self) -> bool {
         matches!(
             self,
             Reason::Words { .. }
@@ -94,6 +106,7 @@ impl Reason {
 /// A node in the selection.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reached {
+    /// The node.
     pub node: NodeIx,
     /// Hops from the target (0 for the target and the identity; 1 for guidance).
     pub distance: u32,
@@ -104,7 +117,9 @@ pub struct Reached {
 /// The result of a traversal, sorted by node index (i.e. by id).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Selection {
+    /// The start node.
     pub target: NodeIx,
+    /// Every node selected, by node index.
     pub reached: Vec<Reached>,
     /// Forward links out of selected nodes whose target does not exist: context they would
     /// have brought is missing.
@@ -116,6 +131,7 @@ pub struct Selection {
 /// Traversal settings.
 #[derive(Debug, Clone, Copy)]
 pub struct TraverseOptions {
+    /// How many hops to walk.
     pub depth: Depth,
     /// Include the project identity node, if there is one.
     pub identity: bool,
@@ -127,11 +143,12 @@ pub struct TraverseOptions {
 }
 
 /// The default fan-out limit.
-pub const DEFAULT_FANOUT: usize = 200;
+pub(crate) const DEFAULT_FANOUT: usize = 200;
 
 impl TraverseOptions {
-    /// The defaults of docs/traversal.md at a depth.
-    pub fn at(depth: Depth) -> TraverseOptions {
+    /// The defaults of docs/traversal.md at a depth (what the ranking tests start from).
+    #[cfg(test)]
+    pub(crate) fn at(depth: Depth) -> TraverseOptions {
         TraverseOptions {
             depth,
             identity: true,
@@ -144,9 +161,13 @@ impl TraverseOptions {
 /// A node whose neighbours over one relation were too many to follow all.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Truncation {
+    /// The node whose neighbours were sampled.
     pub node: NodeIx,
+    /// The relation over which they were.
     pub relation: Relation,
+    /// How many neighbours it has over it.
     pub total: usize,
+    /// How many were followed.
     pub kept: usize,
 }
 
@@ -399,7 +420,7 @@ fn forward(
 
 /// Whether rule 5 follows `relation` forward under a lens's families (`contains` only when
 /// the lens walks children; `constrains` and `supersedes` never).
-pub fn follows_forward(follow: Follow, relation: &Relation) -> bool {
+pub(crate) fn follows_forward(follow: Follow, relation: &Relation) -> bool {
     match relation {
         Relation::Contains => follow.child,
         // `field:` keys parse as `Relation::Field` now; either spelling is a field link.
@@ -461,7 +482,7 @@ fn sample(
 /// Selects the nodes of a context that starts from several nodes (search hits): the union
 /// of their selections, each node once with the smallest distance and every reason. The
 /// first seed is the target.
-pub fn traverse_many(
+pub(crate) fn traverse_many(
     graph: &dyn GraphView,
     seeds: &[NodeIx],
     options: TraverseOptions,
@@ -596,7 +617,7 @@ pub(crate) fn edge_reason(
 /// Rule 1b, for every start node of a selection (Tana walks included): what applies to the
 /// start's files without a link — agent files, rules with globs, always-on rules — unless it
 /// is no longer current. Added at distance 1, reasons merged, the selection kept in id order.
-pub fn add_applying(
+pub(crate) fn add_applying(
     graph: &dyn GraphView,
     selection: &mut Selection,
     seeds: &[NodeIx],
@@ -613,7 +634,7 @@ pub fn add_applying(
 /// Adds the rules a target in words found by their own words (node, share of the best) as
 /// hard constraints of the first start node, reason [`Reason::Applies`] with
 /// [`Scope::Words`]; a rule that is not current is left out.
-pub fn add_found_rules(
+pub(crate) fn add_found_rules(
     graph: &dyn GraphView,
     selection: &mut Selection,
     first: NodeIx,
@@ -807,13 +828,13 @@ pub(crate) fn walk_step(graph: &dyn GraphView, at: NodeIx) -> Result<WalkStep, S
 
 impl LayerWalk {
     /// Walks from `target`.
-    pub fn new(graph: &dyn GraphView, target: NodeIx) -> Result<LayerWalk, StoreError> {
+    pub(crate) fn new(graph: &dyn GraphView, target: NodeIx) -> Result<LayerWalk, StoreError> {
         LayerWalk::with_steps(target, |at| walk_step(graph, at).map(std::rc::Rc::new))
     }
 
     /// Walks from `target` with each node's step from `step` (which may remember them: the
     /// inverse walks from thousands of targets over the same features and layers).
-    pub fn with_steps(
+    pub(crate) fn with_steps(
         target: NodeIx,
         mut step: impl FnMut(NodeIx) -> Result<std::rc::Rc<WalkStep>, StoreError>,
     ) -> Result<LayerWalk, StoreError> {
@@ -845,7 +866,7 @@ impl LayerWalk {
     }
 
     /// The path from the target to a reached `layer`, without the target.
-    pub fn path(&self, layer: NodeIx) -> Vec<NodeIx> {
+    pub(crate) fn path(&self, layer: NodeIx) -> Vec<NodeIx> {
         let mut path = vec![layer];
         let mut at = layer;
         while let Some(&prev) = self.previous.get(&at) {
@@ -861,7 +882,7 @@ impl LayerWalk {
 
     /// The reason `guide` of `layer` (reached over `path`) gives its node, or `None` when the
     /// guide is the target itself.
-    pub fn reason(
+    pub(crate) fn reason(
         &self,
         layer: NodeIx,
         path: &[NodeIx],
@@ -913,7 +934,7 @@ fn superseded_among(
 
 /// Rule 4's dropped candidates for `target`: each layer-guidance candidate another candidate
 /// supersedes, with one that does (what `explain` reports).
-pub fn superseded_guidance(
+pub(crate) fn superseded_guidance(
     graph: &dyn GraphView,
     target: NodeIx,
 ) -> Result<BTreeMap<NodeIx, NodeIx>, StoreError> {

@@ -15,11 +15,11 @@ use std::path::Path;
 use std::time::Duration;
 
 /// What a client sends: the protocol name and version, then what it asks.
-pub const ASK: &[u8] = b"brief-watch/2 fresh?\n";
+pub(crate) const ASK: &[u8] = b"brief-watch/2 fresh?\n";
 /// The watcher's first line, at once: it is alive and working on the answer.
-pub const HEARD: &[u8] = b"heard\n";
+pub(crate) const HEARD: &[u8] = b"heard\n";
 /// The watcher's answer when the index holds every change made before the question.
-pub const FRESH: &[u8] = b"fresh\n";
+pub(crate) const FRESH: &[u8] = b"fresh\n";
 /// The socket's name in `.brief/cache`.
 pub const SOCKET: &str = "watch.sock";
 /// The lock a watcher holds while it answers (one per index).
@@ -29,13 +29,13 @@ pub const COOKIE_PREFIX: &str = "watch-cookie-";
 /// How long a client waits to connect and for [`HEARD`]: a live watcher says it at once
 /// (well under a millisecond; the margin is for a loaded machine), so a stopped one costs a
 /// command no more than this.
-pub const HEARD_WAIT: Duration = Duration::from_millis(500);
+pub(crate) const HEARD_WAIT: Duration = Duration::from_millis(500);
 /// How long a client waits for its answer after [`HEARD`]. Longer than a no-change refresh of
 /// a large project; a watcher that is rebuilding a changed index may take longer, and the
 /// client then checks the files itself (and waits for the rebuild's lock like any reader).
-pub const ANSWER_WAIT: Duration = Duration::from_secs(5);
+pub(crate) const ANSWER_WAIT: Duration = Duration::from_secs(5);
 /// How long a watcher waits to see its own cookie before it gives up on one question.
-pub const COOKIE_WAIT: Duration = Duration::from_secs(2);
+pub(crate) const COOKIE_WAIT: Duration = Duration::from_secs(2);
 
 /// What asking the watcher gave.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,7 +63,7 @@ pub fn ask(cache: &Path, wait: Duration) -> Answer {
 }
 
 /// The process id and number in a cookie file's name, when `name` is one.
-pub fn cookie_of(name: &str) -> Option<(u32, u64)> {
+pub(crate) fn cookie_of(name: &str) -> Option<(u32, u64)> {
     let (pid, number) = name.strip_prefix(COOKIE_PREFIX)?.split_once('-')?;
     Some((pid.parse().ok()?, number.parse().ok()?))
 }
@@ -187,13 +187,18 @@ mod unix {
         /// Another process (a `brief watch` or `brief serve`) already answers for it.
         #[error("another brief process (watch or serve) already answers for this project's index")]
         Taken,
+        /// The socket's path is too long for the system (the path).
         #[error("the socket path {0} is longer than the system allows ({MAX_SOCKET_PATH} bytes); move the project to a shorter path")]
         PathTooLong(PathBuf),
+        /// This system does not guarantee the order of file events.
         #[error("a watcher vouches for the index only on Linux, where the order of its file events is guaranteed")]
         Unsupported,
+        /// Listening on the socket failed.
         #[error("cannot listen on {path}: {source}")]
         Io {
+            /// The socket's path.
             path: PathBuf,
+            /// The system's error.
             source: std::io::Error,
         },
     }

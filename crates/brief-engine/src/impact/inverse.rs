@@ -226,7 +226,7 @@ type RegionKey = (Depth, brief_model::lens::Follow, usize);
 
 impl<'g> Inverse<'g> {
     /// The inverse for `node`.
-    pub fn new(
+    pub(super) fn new(
         graph: &'g dyn GraphView,
         walks: &'g Walks,
         node: NodeIx,
@@ -246,7 +246,7 @@ impl<'g> Inverse<'g> {
     /// Every target whose context could hold the node under one of `plans` (the rule-set
     /// plans, not Tana's): a superset of the exact answer, tight enough that deciding each
     /// candidate is the whole remaining cost.
-    pub fn candidates(
+    pub(super) fn candidates(
         &mut self,
         plans: &[TraverseOptions],
     ) -> Result<BTreeSet<NodeIx>, StoreError> {
@@ -296,7 +296,7 @@ impl<'g> Inverse<'g> {
 
     /// The chain when the node is in every selection of `target` whatever its rules: the
     /// target itself, or the identity (every traversal, Tana's included, adds it first).
-    pub fn given(&self, target: NodeIx, options: &TraverseOptions) -> Option<Vec<String>> {
+    pub(super) fn given(&self, target: NodeIx, options: &TraverseOptions) -> Option<Vec<String>> {
         if self.node == target {
             return Some(vec!["(the target)".to_string()]);
         }
@@ -310,7 +310,7 @@ impl<'g> Inverse<'g> {
     /// constrainers, layer guidance), and the chain. These rules read only the families and
     /// the identity setting, which every rule-set plan of one request shares, so the answer
     /// holds whatever the target's origin (Tana targets aside).
-    pub fn probe_standing(
+    pub(crate) fn probe_standing(
         &mut self,
         target: NodeIx,
         options: &TraverseOptions,
@@ -330,7 +330,7 @@ impl<'g> Inverse<'g> {
     }
 
     /// Whether `target`'s context, selected with `options`, holds the node, and the chain.
-    pub fn probe(
+    pub(super) fn probe(
         &mut self,
         target: NodeIx,
         options: &TraverseOptions,
@@ -343,7 +343,7 @@ impl<'g> Inverse<'g> {
 
     /// Rule 5 only, for a target rules 1–4 do not bring the node into: a walk from the target
     /// and its guidance inside the region.
-    pub fn probe_forward(
+    pub(crate) fn probe_forward(
         &mut self,
         target: NodeIx,
         options: &TraverseOptions,
@@ -648,7 +648,10 @@ impl<'g> Inverse<'g> {
     /// change of it can matter where it is pruned), what the node contains (whose namespace
     /// walk passes it) and every node whose layer walk passes through it. When the node
     /// changes, only these contexts can (`impact --since`).
-    pub fn explorers(&mut self, plans: &[TraverseOptions]) -> Result<BTreeSet<NodeIx>, StoreError> {
+    pub(crate) fn explorers(
+        &mut self,
+        plans: &[TraverseOptions],
+    ) -> Result<BTreeSet<NodeIx>, StoreError> {
         let node = self.node;
         // Every target that may hold it, what it contains, and where rule 4 would propagate it
         // before pruning (a pruned superseder still prunes, so its change matters there)...

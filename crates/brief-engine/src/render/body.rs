@@ -49,14 +49,14 @@ fn level_num(level: HeadingLevel) -> usize {
 }
 
 /// The body without a leading H1, trimmed, with headings demoted.
-pub fn full(body: &str) -> String {
+pub(super) fn full(body: &str) -> String {
     let (rest, offset_headings) = without_title(body);
     demote(rest, &offset_headings)
 }
 
 /// The first section of the body: the text before the first heading, or else the first
 /// heading and everything up to the next heading of the same or a higher level.
-pub fn first_section(body: &str) -> String {
+pub(crate) fn first_section(body: &str) -> String {
     let (rest, hs) = without_title(body);
     let cut = match hs.first() {
         None => rest.len(),

@@ -31,7 +31,7 @@ pub enum Part {
 
 /// What one node shows at one detail level.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Card {
+pub(crate) struct Card {
     pub id: String,
     pub kind: String,
     pub title: String,
@@ -42,7 +42,7 @@ pub struct Card {
 
 /// Builds the card of `node` at `detail`; `reasons` explain why it is in the context.
 /// `fields`, when given, limits the extra frontmatter fields shown (a lens's filter).
-pub fn card(
+pub(crate) fn card(
     graph: &dyn NodeStore,
     ix: NodeIx,
     detail: Detail,
@@ -235,7 +235,7 @@ fn artifact_card(
 /// A title as one line: a title written over several lines has each run of whitespace that
 /// holds a line break or a tab made one space, so a `title:` line, a heading or a name in the
 /// omitted list never spills onto the next line. A one-line title is kept as written.
-pub fn one_line(title: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn one_line(title: &str) -> std::borrow::Cow<'_, str> {
     if !title.contains(['\n', '\r', '\t']) {
         return title.into();
     }
@@ -257,7 +257,7 @@ fn hash_tags(tags: &[String]) -> String {
 }
 
 /// The verification of a Spec Graph node as lines (the target's Verification section).
-pub fn verification_of(node: &Node) -> Vec<String> {
+pub(crate) fn verification_of(node: &Node) -> Vec<String> {
     node.spec()
         .map(|spec| verification_lines(&spec.verification))
         .unwrap_or_default()
@@ -355,7 +355,7 @@ fn links_line(node: &Node) -> Option<String> {
 
 /// Why a node is in the context, in a few words per reason, read from the node's side:
 /// "linked from TASK-002 as a spec", "constrains CHECKOUT, which contains CHECKOUT-01".
-pub fn why(graph: &dyn NodeStore, reasons: &[Reason]) -> String {
+pub(crate) fn why(graph: &dyn NodeStore, reasons: &[Reason]) -> String {
     let id = |ix: &NodeIx| graph.node(*ix).id.as_str();
     reasons
         .iter()

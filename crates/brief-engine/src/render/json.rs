@@ -163,15 +163,23 @@ struct OmittedOut<'a> {
 
 /// What the audit needs besides the ranking and the fit.
 pub struct AuditInput<'a> {
+    /// The nodes, for ids, kinds, titles and locations.
     pub graph: &'a dyn NodeStore,
+    /// The start node.
     pub target: NodeIx,
+    /// The words the target was searched for with, when it was given as words.
     pub query: Option<&'a str>,
     /// `on` or `unavailable: …` when embeddings are configured; `None` when they are off.
     pub embeddings: Option<String>,
+    /// The lens in force, by name.
     pub lens: Option<&'a str>,
+    /// The tokenizer's name.
     pub encoding: &'a str,
+    /// The budget.
     pub limit: usize,
+    /// The warnings the document carries (links to missing nodes).
     pub warnings: &'a [String],
+    /// The fan-outs that were sampled.
     pub truncated: &'a [TruncationNote],
     /// What supersedes the target, when it is superseded.
     pub superseded_by: Option<Vec<&'a str>>,

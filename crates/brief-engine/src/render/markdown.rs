@@ -4,13 +4,13 @@ use super::card::{Card, Part};
 use brief_model::Detail;
 
 /// What separates a meta line's title from its facts.
-pub const META_FACTS: &str = " — ";
+pub(crate) const META_FACTS: &str = " — ";
 
 /// The Markdown block of a card. `bare` cards (the target, the identity) sit under a section
 /// heading of their own and get no heading; at `meta` every card is one bullet line: id,
 /// kind and title first, then the facts (why, status, links), so a line cut short still
 /// names the node.
-pub fn block(card: &Card, detail: Detail, bare: bool) -> String {
+pub(super) fn block(card: &Card, detail: Detail, bare: bool) -> String {
     let mut out = String::new();
     if detail == Detail::Meta {
         out.push_str(&format!(

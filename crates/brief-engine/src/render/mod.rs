@@ -6,7 +6,7 @@
 //! try many assignments cheaply.
 
 mod body;
-pub mod card;
+pub(crate) mod card;
 pub mod json;
 mod markdown;
 pub mod search;
@@ -21,7 +21,8 @@ use std::str::FromStr;
 use crate::rank::{Class, Ranked};
 use brief_model::{Detail, Kind, NodeIx, NodeStore, Origin};
 
-pub use card::{card, Card, Part};
+pub use card::Part;
+pub(crate) use card::{card, Card};
 
 /// The chosen levels and the document they give.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,6 +32,7 @@ pub struct Fitted {
     pub details: Vec<Option<Detail>>,
     /// Per ranked item: the tokens of its block at the chosen detail (0 when omitted).
     pub tokens: Vec<usize>,
+    /// The document as printed.
     pub document: String,
     /// The exact token count of `document`.
     pub used: usize,
@@ -47,16 +49,22 @@ pub struct Fitted {
 pub struct TruncationNote {
     /// The node whose links were sampled.
     pub id: String,
+    /// Its kind's name.
     pub kind: String,
+    /// Its title.
     pub title: String,
+    /// The relation that was sampled.
     pub relation: String,
+    /// How many neighbours it has over that relation.
     pub total: usize,
+    /// How many were followed.
     pub kept: usize,
 }
 
 /// An output format of `context` and `show`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Format {
+    /// The Markdown document (`--format markdown`, the default).
     #[default]
     Markdown,
     /// The audit view: the Markdown document plus why each node is in it.
@@ -103,7 +111,9 @@ impl fmt::Display for Format {
 /// How a document is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Style {
+    /// Markdown (also the document inside the JSON audit).
     Markdown,
+    /// Compact text: one `=== KIND: ID ===` block per node.
     Text,
 }
 
@@ -392,7 +402,7 @@ impl<'a> Layout<'a> {
 
     /// The block of `item` at `detail` cut to its first `keep` bytes (a char boundary), with
     /// a line saying so. The result is still a unit (see [`Layout::units`]).
-    pub fn cut_block(&self, item: usize, detail: Detail, keep: usize) -> Rc<str> {
+    pub(crate) fn cut_block(&self, item: usize, detail: Detail, keep: usize) -> Rc<str> {
         let full = self.full_block(item, detail);
         let mut end = keep.min(full.len());
         while !full.is_char_boundary(end) {
@@ -430,7 +440,7 @@ impl<'a> Layout<'a> {
     }
 
     /// Where the part of a meta block that names the node (id, kind, title) ends.
-    pub fn meta_head(&self, block: &str) -> usize {
+    pub(crate) fn meta_head(&self, block: &str) -> usize {
         match self.style {
             Style::Markdown => block
                 .find(markdown::META_FACTS)
@@ -443,7 +453,7 @@ impl<'a> Layout<'a> {
     }
 
     /// The uncut block (ignores a cut set with [`Layout::set_cut`]).
-    pub fn full_block(&self, item: usize, detail: Detail) -> Rc<str> {
+    pub(crate) fn full_block(&self, item: usize, detail: Detail) -> Rc<str> {
         let cut = self.cut.borrow_mut().take();
         let block = self.block(item, detail);
         *self.cut.borrow_mut() = cut;
@@ -451,17 +461,17 @@ impl<'a> Layout<'a> {
     }
 
     /// Makes `item`'s block the given cut text, whatever its detail.
-    pub fn set_cut(&self, item: usize, text: Rc<str>) {
+    pub(crate) fn set_cut(&self, item: usize, text: Rc<str>) {
         *self.cut.borrow_mut() = Some((item, text));
     }
 
     /// Removes the cut.
-    pub fn clear_cut(&self) {
+    pub(crate) fn clear_cut(&self) {
         *self.cut.borrow_mut() = None;
     }
 
     /// The item whose block is cut, if any.
-    pub fn cut_item(&self) -> Option<usize> {
+    pub(crate) fn cut_item(&self) -> Option<usize> {
         self.cut.borrow().as_ref().map(|(item, _)| *item)
     }
 
@@ -621,6 +631,7 @@ pub enum Unit {
     Block(usize, Detail),
     /// An omitted item's line in the omitted list.
     Omitted(usize),
+    /// Fixed text of the document, between the blocks.
     Text(Rc<str>),
 }
 
@@ -663,7 +674,7 @@ fn section_of(
 const SHORT_TITLE: usize = 80;
 
 /// A title cut to [`SHORT_TITLE`] characters at a word boundary, with an ellipsis.
-pub fn short_title(title: &str) -> String {
+pub(crate) fn short_title(title: &str) -> String {
     let title = card::one_line(title);
     if title.chars().count() <= SHORT_TITLE {
         return title.to_string();
@@ -724,7 +735,7 @@ fn title_case(name: &str) -> String {
 }
 
 /// Writes one card on its own (for `brief show`), with its heading.
-pub fn write_card(card: &Card, kind: &Kind, detail: Detail, style: Style) -> String {
+pub(crate) fn write_card(card: &Card, kind: &Kind, detail: Detail, style: Style) -> String {
     match style {
         Style::Markdown => markdown::block(card, detail, false),
         Style::Text => text::block(card, kind, detail),

@@ -5,7 +5,7 @@ use super::card::{Card, Part};
 use brief_model::{Detail, Kind};
 
 /// The text block of a card.
-pub fn block(card: &Card, kind: &Kind, detail: Detail) -> String {
+pub(super) fn block(card: &Card, kind: &Kind, detail: Detail) -> String {
     let mut out = String::new();
     if *kind == Kind::Identity {
         out.push_str("=== IDENTITY ===\n");

@@ -3,11 +3,10 @@
 
 mod words;
 
-pub use words::{
-    is_aggregate, judge, judge_in, translations, words, Confidence, Counted, Evidence, Role,
-    Scored, Script, Verdict, Weakness, Word,
+pub(crate) use words::{
+    is_aggregate, judge_in, significant, standing, translations, Counted, Evidence, Script,
 };
-pub(crate) use words::{significant, standing};
+pub use words::{words, Confidence, Role, Scored, Verdict, Weakness, Word};
 
 use std::collections::BTreeSet;
 
@@ -20,6 +19,7 @@ const SUGGESTIONS: usize = 3;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{}", describe(self))]
 pub struct UnknownTarget {
+    /// The target as the user gave it.
     pub target: String,
     /// The closest ids, best first.
     pub suggestions: Vec<String>,
@@ -33,7 +33,7 @@ pub struct UnknownTarget {
 
 impl UnknownTarget {
     /// An id that is not there, with the closest ids.
-    pub fn id(target: &str, suggestions: Vec<String>) -> UnknownTarget {
+    pub(crate) fn id(target: &str, suggestions: Vec<String>) -> UnknownTarget {
         UnknownTarget {
             target: target.to_string(),
             suggestions,
@@ -76,7 +76,7 @@ fn describe(unknown: &UnknownTarget) -> String {
 /// The shapes of a project's ids that set them apart from words: letters, digits and
 /// separators with runs collapsed (`DEC-PAY-01` → `a-a-9`, `TASK_7` → `a_9`). A plain word
 /// (`CHECKOUT`) has no such shape: a word target is searched unless it is an id exactly.
-pub fn id_shapes(ids: &[String]) -> BTreeSet<String> {
+pub(crate) fn id_shapes(ids: &[String]) -> BTreeSet<String> {
     ids.iter()
         .filter_map(|id| shape(id))
         .filter(|s| s.contains(['9', '-', '_', '.']))
@@ -86,7 +86,7 @@ pub fn id_shapes(ids: &[String]) -> BTreeSet<String> {
 /// Whether `target` reads as an id whatever the project: one token of upper-case letters and
 /// digits joined by `-`, `_` or `.`, with at least one letter (`NO-SUCH-NODE-XYZ`,
 /// `POL_7`), not a version or a date.
-pub fn looks_like_an_id(target: &str) -> bool {
+pub(crate) fn looks_like_an_id(target: &str) -> bool {
     let parts: Vec<&str> = target.split(['-', '_', '.']).collect();
     parts.len() >= 2
         && parts.iter().all(|p| {
@@ -98,7 +98,7 @@ pub fn looks_like_an_id(target: &str) -> bool {
 }
 
 /// Whether `target` reads as an id of this project: it has one of `shapes` (any case).
-pub fn has_id_shape(target: &str, shapes: &BTreeSet<String>) -> bool {
+pub(crate) fn has_id_shape(target: &str, shapes: &BTreeSet<String>) -> bool {
     shape(target.trim()).is_some_and(|s| shapes.contains(&s))
 }
 

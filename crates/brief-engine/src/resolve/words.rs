@@ -45,6 +45,7 @@ pub struct Word {
     /// Lower-cased; dotted, hyphenated and underscored words stay one word (`3.8`,
     /// `pull_request_target`, `rate-limit`), which the index reads as a phrase.
     pub text: String,
+    /// What the word weighs in a match.
     pub role: Role,
 }
 
@@ -185,7 +186,7 @@ fn push_word(out: &mut Vec<Word>, text: String) {
 
 /// A query word as the index counted it.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Counted {
+pub(crate) struct Counted {
     pub role: Role,
     /// How many nodes hold it (0: none).
     pub nodes: u64,
@@ -193,7 +194,7 @@ pub struct Counted {
 
 /// What the index knows of one candidate node.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Evidence {
+pub(crate) struct Evidence {
     pub node: NodeIx,
     pub id: String,
     /// Its title.
@@ -214,7 +215,9 @@ pub struct Evidence {
 /// A candidate with its score.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Scored {
+    /// The node.
     pub node: NodeIx,
+    /// Its id (the tie-breaker).
     pub id: String,
     /// Weighted relevance × coverage × the hub and status factors, rounded to six
     /// significant digits (so float noise never decides an order).
@@ -254,9 +257,11 @@ impl Confidence {
 /// matches well enough to answer.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Verdict {
+    /// Nodes match: the best ones and how far to trust the first.
     Found {
         /// Best first; ties by id.
         hits: Vec<Scored>,
+        /// How far the first hit can be trusted.
         confidence: Confidence,
     },
     /// Nothing matches well: the reason, for the user.
@@ -276,7 +281,7 @@ pub enum Weakness {
 
 impl Weakness {
     /// One clause for the user.
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             Weakness::NoWord => "no node's text has those words",
             Weakness::OnlyCommonWords => {
@@ -352,19 +357,21 @@ const HUB_FOLDERS: &[&str] = &[
 ];
 
 /// The inverse document frequency of a word held by `nodes` of `total` (BM25's, always > 0).
-pub fn idf(nodes: u64, total: u64) -> f64 {
+pub(super) fn idf(nodes: u64, total: u64) -> f64 {
     let n = total.max(nodes) as f64;
     let df = nodes as f64;
     (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
 }
 
-/// Scores candidates for counted words over `total` nodes, best first, and judges the match.
-pub fn judge(words: &[Counted], total: u64, candidates: Vec<Evidence>) -> Verdict {
+/// Scores candidates for counted words over `total` nodes, best first, and judges the match
+/// (Latin script: what the unit tests use).
+#[cfg(test)]
+pub(crate) fn judge(words: &[Counted], total: u64, candidates: Vec<Evidence>) -> Verdict {
     judge_in(words, total, candidates, Script::Latin)
 }
 
 /// [`judge`] for a query written in `script`.
-pub fn judge_in(
+pub(crate) fn judge_in(
     words: &[Counted],
     total: u64,
     candidates: Vec<Evidence>,
@@ -446,7 +453,7 @@ fn scored(words: &[Counted], total: u64, informative: f64, script: Script, c: Ev
 /// What a candidate's score is multiplied by whatever matched it (words or meaning): less
 /// for a hub document, a node that is not current or proposed, one in another script than
 /// the query; more for a normative node.
-pub fn standing(c: &Evidence, script: Script) -> f64 {
+pub(crate) fn standing(c: &Evidence, script: Script) -> f64 {
     let other_script = c.translation || Script::of(&c.title).is_some_and(|s| s != script);
     hub_factor(&c.file)
         * lifecycle_factor(c.lifecycle)
@@ -470,7 +477,7 @@ const LANGUAGE_FOLDERS: &[&str] = &[
 /// than English, and its parent folder also holds an `en` folder among `files` — the shape of
 /// a multilingual help site or vault (`en/…` beside `de/…`). Without an `en` sibling a folder
 /// named like a language (`it/`, `id/`) is an ordinary folder.
-pub fn translations(files: &[&str]) -> Vec<bool> {
+pub(crate) fn translations(files: &[&str]) -> Vec<bool> {
     let parents_of_en: std::collections::BTreeSet<&str> = files
         .iter()
         .flat_map(|file| {
@@ -529,7 +536,7 @@ const AGGREGATE_NAMES: &[&str] = &[
 /// table of contents): it mentions and links to every topic, so neither its mentions nor its
 /// links are evidence of what bears on one. A README or an index page is a hub for ranking
 /// (it mentions much) but may well be the one page about a module: it is not an aggregate.
-pub fn is_aggregate(file: &str) -> bool {
+pub(crate) fn is_aggregate(file: &str) -> bool {
     let (folders, name) = file.rsplit_once('/').unwrap_or(("", file));
     let stem = plain(name.split('.').next().unwrap_or(name));
     AGGREGATE_NAMES.contains(&stem.as_str())
@@ -562,7 +569,7 @@ fn hub_factor(file: &str) -> f64 {
 
 /// The script a text is mostly written in, as far as telling translations apart needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Script {
+pub(crate) enum Script {
     /// Latin letters (with diacritics).
     Latin,
     /// Any other script (CJK, Cyrillic, Arabic, …).
@@ -571,7 +578,7 @@ pub enum Script {
 
 impl Script {
     /// The script most letters of `text` are in; `None` without letters.
-    pub fn of(text: &str) -> Option<Script> {
+    pub(crate) fn of(text: &str) -> Option<Script> {
         let (mut latin, mut other) = (0usize, 0usize);
         for c in text.chars().filter(|c| c.is_alphabetic()) {
             if (c as u32) < 0x0250 || (0x1E00..0x1F00).contains(&(c as u32)) {

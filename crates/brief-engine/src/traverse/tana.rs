@@ -8,12 +8,12 @@ use brief_model::{GraphView, NodeIx, Relation, StoreError};
 
 /// Neighbours of one Tana node followed over one relation in one direction, unless
 /// `[context] fanout` says otherwise: a node with hundreds of children is sampled.
-pub const TANA_FANOUT: usize = 50;
+pub(crate) const TANA_FANOUT: usize = 50;
 
 /// Most nodes one Tana context selects. Tana graphs are dense (every child, backlink and
 /// field value is an edge both ways), so depth alone would pull in thousands of nodes on a
 /// large workspace; the walk is breadth-first, so what is left out is the farthest.
-pub const TANA_MAX_NODES: usize = 400;
+pub(crate) const TANA_MAX_NODES: usize = 400;
 
 /// Selects the nodes of a Tana context (docs/traversal.md, Tana): breadth-first from the seeds,
 /// both ways over ownership (`child` forward = children, inverse = parent), `reference`
@@ -22,7 +22,7 @@ pub const TANA_MAX_NODES: usize = 400;
 /// filter). Over the fan-out limit a relation's neighbours are sampled by rank: nodes
 /// already selected, then nodes whose supertag the lens boosts, then by id; every cut is
 /// reported as a [`Truncation`].
-pub fn traverse_tana(
+pub(crate) fn traverse_tana(
     graph: &dyn GraphView,
     seeds: &[NodeIx],
     options: TraverseOptions,
