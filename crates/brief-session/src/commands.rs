@@ -13,46 +13,77 @@ use super::{
 /// One session command with its arguments.
 #[derive(Debug, Clone)]
 pub enum Command {
+    /// `brief session package add`: store a package.
     PackageAdd {
+        /// The package.
         package: NewPackage,
+        /// Text or JSON.
         format: Output,
     },
+    /// `brief session package list`: the packages an agent should read, ranked.
     PackageList {
+        /// Whose packages, and how many.
         request: ListRequest,
+        /// Text or JSON.
         format: Output,
+        /// Redact secrets in what is printed.
         redact: bool,
     },
+    /// `brief session package consume`: record that an agent read a package.
     PackageConsume {
+        /// Which package, by whom, in which iteration.
         request: ConsumeRequest,
+        /// Text or JSON.
         format: Output,
     },
+    /// `brief session error record`: store an error and its solution.
     ErrorRecord {
+        /// The error, its solution and project.
         record: ErrorRecord,
+        /// Text or JSON.
         format: Output,
+        /// Redact secrets before storing.
         redact: bool,
     },
+    /// `brief session error feedback`: whether a stored solution helped.
     ErrorFeedback {
+        /// The pattern's project.
         project: String,
+        /// The pattern's signature hash.
         hash: String,
+        /// Whether it helped (raises its confidence) or not (lowers it).
         helped: bool,
+        /// Text or JSON.
         format: Output,
     },
+    /// `brief session error match`: stored solutions for an error message.
     ErrorMatch {
+        /// The project whose patterns are searched.
         project: String,
+        /// The error message as the agent met it.
         message: String,
+        /// Most answers.
         limit: usize,
+        /// Text or JSON.
         format: Output,
+        /// Redact secrets in what is printed.
         redact: bool,
     },
+    /// `brief session prune`: delete old packages, empty sessions and stale error patterns.
     Prune {
+        /// The age in days past which they go.
         older_than_days: i64,
+        /// Text or JSON.
         format: Output,
     },
     /// Copies every row of one store into another, empty one (`--from`, `--to`: a SQLite
     /// file or a PostgreSQL URL), verified by counts.
     Migrate {
+        /// The store copied from.
         from: String,
+        /// The empty store copied into.
         to: String,
+        /// Text or JSON.
         format: Output,
     },
 }
@@ -61,8 +92,11 @@ pub enum Command {
 /// nothing — the exit code and message the CLI ends with (the text is printed first).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
+    /// What to print on stdout.
     pub text: String,
+    /// Lines for stderr (`note: …`).
     pub notes: Vec<String>,
+    /// When the command found nothing: the message the CLI ends with (exit 2).
     pub nothing_found: Option<String>,
 }
 

@@ -28,13 +28,16 @@ use brief_project::{Project, DEFAULT_BUDGET};
 
 /// The smallest budget a zone document gets even when the window is (nearly) full, so that
 /// the checkpoint notice always fits.
-pub const MIN_BUDGET: usize = 128;
+pub(crate) const MIN_BUDGET: usize = 128;
 
 /// The session part of `brief context --session`: who asks, in which session and window.
 #[derive(Debug, Clone, Default)]
 pub struct SessionPart {
+    /// The session the agent works in.
     pub session: String,
+    /// The agent type asking (sets the retrieval limit).
     pub agent: String,
+    /// The agent's group: its packages and global ones are shown.
     pub group: Option<String>,
     /// A node id whose graph context follows the session part (Normal and Soft Warning).
     pub task: Option<String>,
@@ -55,6 +58,7 @@ pub struct SessionPart {
 /// What `brief context --session` asks for.
 #[derive(Debug, Clone, Default)]
 pub struct ZoneRequest {
+    /// Who asks, in which session and window.
     pub part: SessionPart,
     /// Budget, encoding, format, detail, depth, lens and identity for the graph part; its
     /// `target` is ignored (the part's task is used).
@@ -66,9 +70,11 @@ pub struct ZoneRequest {
 pub struct ZoneOutput {
     /// Exactly what to print.
     pub text: String,
+    /// The zone the agent's window is in, which decided what the document holds.
     pub zone: Zone,
     /// The exact token count of the document (for JSON, of the embedded document).
     pub used: usize,
+    /// The budget the document was fitted to.
     pub budget: usize,
     /// One-line problems that did not stop assembly (store unavailable, graph left out).
     pub warnings: Vec<String>,

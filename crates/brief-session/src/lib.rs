@@ -23,7 +23,8 @@ pub mod commands;
 pub mod config;
 pub mod context;
 pub mod migrate;
-#[cfg(all(test, feature = "postgres"))]
+#[cfg(test)]
+#[cfg(feature = "postgres")]
 mod on_postgres;
 pub mod packages;
 pub mod patterns;
@@ -44,17 +45,14 @@ use std::str::FromStr;
 use serde::Serialize;
 
 pub use config::SessionConfig;
-pub use context::{zone_context, SessionPart, ZoneOutput, ZoneRequest};
+pub use context::{zone_context, SessionPart, ZoneRequest};
+pub(crate) use packages::package_consume;
 pub use packages::{
-    package_add, package_consume, package_list, Added, ConsumeRequest, Consumed, ListRequest,
-    Listing, NewPackage, Package,
+    package_add, package_list, Added, ConsumeRequest, ListRequest, Listing, NewPackage, Package,
 };
-pub use patterns::{
-    error_feedback, error_match, error_record, prune, ErrorMatch, ErrorRecord, Feedback, Pattern,
-    Pruned, Recorded,
-};
+pub(crate) use patterns::{error_feedback, Pruned};
+pub use patterns::{error_match, error_record, prune, ErrorMatch, ErrorRecord, Feedback, Pattern};
 pub use store::{Location, Mode, Store};
-pub use zone::Zone;
 
 /// Why a session operation failed; [`SessionError::exit_code`] maps it to the CLI's codes.
 #[derive(Debug, thiserror::Error)]
@@ -70,12 +68,20 @@ pub enum SessionError {
     Missing(String),
     /// The store cannot be opened or read.
     #[error("{path}: {message}")]
-    Store { path: String, message: String },
+    Store {
+        /// The store, as shown (a path, or a URL without its password).
+        path: String,
+        /// What failed.
+        message: String,
+    },
     /// A store written by a newer brief.
     #[error("{path} has schema version {version}, newer than this brief understands ({supported}); upgrade brief (the store was left untouched)")]
     Newer {
+        /// The store, as shown.
         path: String,
+        /// Its schema version.
         version: i64,
+        /// The newest version this brief reads.
         supported: i64,
     },
     /// The graph part of a zone document failed.
@@ -96,7 +102,7 @@ impl SessionError {
 
     /// Whether the store itself is unusable (missing, damaged, too new), as opposed to a bad
     /// request: the cases a zone document degrades around.
-    pub fn is_store_problem(&self) -> bool {
+    pub(crate) fn is_store_problem(&self) -> bool {
         matches!(
             self,
             SessionError::Missing(_) | SessionError::Store { .. } | SessionError::Newer { .. }
@@ -108,10 +114,15 @@ impl SessionError {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PackageType {
+    /// Research findings (`research`).
     Research,
+    /// Failures met, so others avoid them (`failures`).
     Failures,
+    /// Decisions taken (`decisions`).
     Decisions,
+    /// Work handed over to the next agent (`handoff`).
     Handoff,
+    /// The findings of an investigation (`investigation`).
     Investigation,
 }
 
@@ -150,9 +161,13 @@ impl FromStr for PackageType {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Priority {
+    /// Weight 1.
     Low,
+    /// Weight 2.
     Medium,
+    /// Weight 3.
     High,
+    /// Weight 4; the only packages shown in the Conservative zone.
     Critical,
 }
 
@@ -197,7 +212,7 @@ impl fmt::Display for Priority {
 }
 
 /// Checks an agent type name (`developer`, `qa_expert`) and returns it lower-cased.
-pub fn agent_name(raw: &str) -> Result<String, SessionError> {
+pub(crate) fn agent_name(raw: &str) -> Result<String, SessionError> {
     let name = raw.trim().to_ascii_lowercase();
     if name.is_empty()
         || name.len() > 64
@@ -213,7 +228,7 @@ pub fn agent_name(raw: &str) -> Result<String, SessionError> {
 }
 
 /// Checks a session or project id: 1–128 printable characters, no whitespace.
-pub fn id_text(what: &str, raw: &str) -> Result<String, SessionError> {
+pub(crate) fn id_text(what: &str, raw: &str) -> Result<String, SessionError> {
     let id = raw.trim();
     if id.is_empty()
         || id.chars().count() > 128
@@ -227,7 +242,7 @@ pub fn id_text(what: &str, raw: &str) -> Result<String, SessionError> {
 }
 
 /// Checks a group id: 1–64 letters, digits, `_`, `-` or `.`.
-pub fn group_name(raw: &str) -> Result<String, SessionError> {
+pub(crate) fn group_name(raw: &str) -> Result<String, SessionError> {
     let g = raw.trim();
     if g.is_empty()
         || g.len() > 64

@@ -15,20 +15,26 @@ use super::{
 use brief_root::{EntryKind, OpenError, Root};
 
 /// The longest summary accepted (characters): a summary is a pointer, the file holds detail.
-pub const MAX_SUMMARY: usize = 2000;
+pub(crate) const MAX_SUMMARY: usize = 2000;
 
 /// A package to add.
 #[derive(Debug, Clone)]
 pub struct NewPackage {
+    /// The session it belongs to.
     pub session: String,
+    /// The group it is for; `None`: global to the session.
     pub group: Option<String>,
+    /// What it holds.
     pub kind: PackageType,
     /// Relative to the project root.
     pub file: String,
+    /// The agent type that wrote it.
     pub producer: String,
     /// Agent types the package is meant for (at least one).
     pub consumers: Vec<String>,
+    /// How much it matters (enters the score).
     pub priority: Priority,
+    /// What it says, in at most 2,000 characters.
     pub summary: String,
     /// An earlier package of the same session that this one replaces.
     pub supersedes: Option<i64>,
@@ -37,8 +43,11 @@ pub struct NewPackage {
 /// The result of [`package_add`].
 #[derive(Debug, Clone, Serialize)]
 pub struct Added {
+    /// The new package's id.
     pub id: i64,
+    /// Its session.
     pub session: String,
+    /// The agent types it is meant for.
     pub consumers: Vec<String>,
     /// Kinds of secret removed from the summary or path before storing.
     pub redacted: Vec<&'static str>,
@@ -47,7 +56,9 @@ pub struct Added {
 /// What [`package_list`] returns for.
 #[derive(Debug, Clone, Default)]
 pub struct ListRequest {
+    /// The session whose packages are listed.
     pub session: String,
+    /// The agent type asking: packages meant for it.
     pub agent: String,
     /// Packages of this group and global ones (no group); `None`: the whole session.
     pub group: Option<String>,
@@ -62,14 +73,19 @@ pub struct ListRequest {
 /// Ranked packages and what did not make the limit.
 #[derive(Debug, Clone, Serialize)]
 pub struct Listing {
+    /// The session asked about.
     pub session: String,
+    /// The agent type asking.
     pub agent: String,
+    /// The group asked about, if any.
     pub group: Option<String>,
+    /// The limit applied.
     pub limit: usize,
     /// Every package that matched, before the limit.
     pub total_available: usize,
     /// `total_available - packages.len()`.
     pub overflow: usize,
+    /// The packages within the limit, best first.
     pub packages: Vec<Package>,
     /// The iteration asked about.
     #[serde(skip)]
@@ -83,8 +99,11 @@ pub struct Listing {
 /// A consumption to record.
 #[derive(Debug, Clone)]
 pub struct ConsumeRequest {
+    /// The package's session.
     pub session: String,
+    /// The agent type that read it.
     pub agent: String,
+    /// The package's id.
     pub id: i64,
     /// [default: 1]
     pub iteration: Option<i64>,
@@ -93,8 +112,11 @@ pub struct ConsumeRequest {
 /// The result of [`package_consume`].
 #[derive(Debug, Clone, Serialize)]
 pub struct Consumed {
+    /// The package's id.
     pub id: i64,
+    /// The agent type that read it.
     pub agent: String,
+    /// The iteration it was read in.
     pub iteration: i64,
     /// False when it had already been consumed by this agent in this iteration.
     pub newly: bool,
@@ -226,7 +248,7 @@ impl Prepared {
 
 /// Refuses a package file that is not a regular file beneath the project root: a package
 /// points other agents at a file, so the file must be there to read.
-pub fn check_file(root: &Path, file: &str) -> Result<(), SessionError> {
+pub(crate) fn check_file(root: &Path, file: &str) -> Result<(), SessionError> {
     let usage = |why: &str| SessionError::Usage(format!("--file `{file}` {why}"));
     let guard = Root::open(root).map_err(|e| {
         SessionError::Usage(format!(
@@ -325,7 +347,7 @@ pub fn package_list(
 }
 
 /// Records that `agent` consumed package `id` in an iteration (idempotent).
-pub fn package_consume(
+pub(crate) fn package_consume(
     store: &mut Store,
     request: &ConsumeRequest,
     now: i64,

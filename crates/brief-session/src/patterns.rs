@@ -12,20 +12,25 @@ use super::redact::redact;
 use super::signature::{hash, normalize};
 use super::similar;
 use super::store::{Adjusted, PatternRow, Recording};
-pub use super::stored::{Pattern, Pruned, DEFAULT_TTL_DAYS};
+pub use super::stored::Pattern;
+pub(crate) use super::stored::Pruned;
 use super::{id_text, SessionError, Store};
 
 /// Confidence of a new pattern, in hundredths.
-pub const INITIAL_CONFIDENCE: i64 = 50;
+pub(crate) const INITIAL_CONFIDENCE: i64 = 50;
 /// Confidence (hundredths) a pattern must exceed to be offered unasked in a zone document.
-pub const INJECT_ABOVE: i64 = 70;
+pub(crate) const INJECT_ABOVE: i64 = 70;
 
 /// An error and its solution to record.
 #[derive(Debug, Clone, Default)]
 pub struct ErrorRecord {
+    /// The project the error belongs to.
     pub project: String,
+    /// The error message as met; its signature is computed from it.
     pub message: String,
+    /// What solved it.
     pub solution: String,
+    /// The language or tool it came from, if known.
     pub lang: Option<String>,
 }
 
@@ -34,6 +39,7 @@ pub struct ErrorRecord {
 pub struct Recorded {
     /// `created`, or `updated` when the signature was known.
     pub operation: &'static str,
+    /// The pattern as stored now.
     pub pattern: Pattern,
     /// Kinds of secret removed from the message or solution.
     pub redacted: Vec<&'static str>,
@@ -42,8 +48,11 @@ pub struct Recorded {
 /// The result of [`error_feedback`].
 #[derive(Debug, Clone, Serialize)]
 pub struct Feedback {
+    /// The pattern's signature hash.
     pub hash: String,
+    /// Its confidence before the feedback.
     pub previous_confidence: f64,
+    /// Its confidence after it.
     pub confidence: f64,
     /// Above the threshold for zone documents.
     pub injectable: bool,
@@ -54,6 +63,7 @@ pub struct Feedback {
 pub struct ErrorMatch {
     /// True when the signature hash matched; false for a full-text neighbour.
     pub exact: bool,
+    /// The stored pattern.
     pub pattern: Pattern,
 }
 
@@ -121,7 +131,7 @@ fn step(previous: i64, helped: bool) -> i64 {
 
 /// Reports whether a pattern's solution helped: +0.1 (at most 1.0) or −0.2 (at least 0.1).
 /// `hash` may be a unique prefix of at least 4 characters.
-pub fn error_feedback(
+pub(crate) fn error_feedback(
     store: &mut Store,
     project: &str,
     hash_or_prefix: &str,
@@ -217,7 +227,7 @@ pub fn error_match(
 }
 
 /// Patterns for a zone document: live, confidence above 0.7, best first.
-pub fn injectable(
+pub(crate) fn injectable(
     store: &mut Store,
     project: Option<&str>,
     limit: usize,

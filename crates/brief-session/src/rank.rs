@@ -12,8 +12,11 @@ use super::Priority;
 /// What the score reads of a package.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Candidate {
+    /// The package's id (the last tie-breaker).
     pub id: i64,
+    /// Its priority.
     pub priority: Priority,
+    /// Its group (a bonus when it is the agent's).
     pub group: Option<String>,
     /// Unix seconds.
     pub created: i64,

@@ -13,8 +13,10 @@ use brief_model::dates::iso_utc;
 /// Output format of the session subcommands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Output {
+    /// Lines for people.
     #[default]
     Text,
+    /// One JSON document.
     Json,
 }
 
@@ -247,7 +249,7 @@ pub fn pruned(p: &Pruned, format: Output) -> String {
 }
 
 /// `brief session migrate`.
-pub fn migrated(c: &Copied, format: Output) -> String {
+pub(crate) fn migrated(c: &Copied, format: Output) -> String {
     match format {
         Output::Json => json(c),
         Output::Text => {

@@ -6,7 +6,7 @@ use sha2::{Digest, Sha256};
 
 /// The longest signature kept (characters); longer messages are cut, as the tail of a long
 /// message is usually a payload, not the error.
-pub const MAX_SIGNATURE: usize = 500;
+pub(crate) const MAX_SIGNATURE: usize = 500;
 
 /// The normalized form of `message`.
 pub fn normalize(message: &str) -> String {

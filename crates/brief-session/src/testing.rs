@@ -236,7 +236,9 @@ pub fn each_store(test: impl Fn(&mut Store)) {
 /// crash tests).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Durability {
+    /// No fsync: for the shared test server.
     Fast,
+    /// As in production: for the crash tests.
     Durable,
 }
 

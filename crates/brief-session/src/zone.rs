@@ -17,16 +17,21 @@ use serde::Serialize;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Zone {
+    /// Under 60 % used: packages, error patterns and the graph context.
     Normal,
+    /// 60–75 %: summaries, the graph context at summary detail.
     SoftWarning,
+    /// 75–85 %: critical packages only.
     Conservative,
+    /// 85–95 %: a minimal notice.
     WrapUp,
+    /// 95 % and over: a checkpoint notice.
     Emergency,
 }
 
 impl Zone {
     /// The zone's display name.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Zone::Normal => "Normal",
             Zone::SoftWarning => "Soft Warning",
@@ -42,12 +47,15 @@ impl Zone {
 pub struct Usage {
     /// The model name the window came from (or `window` when given directly).
     pub model: String,
+    /// The window in tokens.
     pub window: usize,
     /// `window` less the safety margin.
     pub effective: usize,
+    /// Tokens already used.
     pub used_tokens: usize,
     /// Share of `effective` used, in tenths of a percent (rounded down).
     pub permille: u64,
+    /// The zone that share falls in.
     pub zone: Zone,
 }
 
@@ -70,7 +78,7 @@ pub fn usage(model: &str, window: usize, margin_bp: u64, used: usize) -> Usage {
 
 /// The zone for `used` tokens of an `effective` window: boundaries at exactly 60, 75, 85 and
 /// 95 % belong to the fuller zone.
-pub fn zone_of(used: usize, effective: usize) -> Zone {
+pub(crate) fn zone_of(used: usize, effective: usize) -> Zone {
     let (u, e) = (used as u128 * 100, effective as u128);
     if u < 60 * e {
         Zone::Normal
@@ -87,12 +95,12 @@ pub fn zone_of(used: usize, effective: usize) -> Zone {
 
 impl Usage {
     /// Tokens still available in the effective window.
-    pub fn remaining(&self) -> usize {
+    pub(crate) fn remaining(&self) -> usize {
         self.effective.saturating_sub(self.used_tokens)
     }
 
     /// `12.3%`.
-    pub fn percent(&self) -> String {
+    pub(crate) fn percent(&self) -> String {
         format!("{}.{}%", self.permille / 10, self.permille % 10)
     }
 }

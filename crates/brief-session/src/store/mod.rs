@@ -18,19 +18,20 @@ use serde::Serialize;
 use super::stored::{Package, Pattern, Pruned};
 use super::{SessionConfig, SessionError};
 
-pub mod pgurl;
+pub(crate) mod pgurl;
 #[cfg(feature = "postgres")]
 pub(crate) mod postgres;
 mod sqlite;
 
-pub use pgurl::{Origin, PgTarget};
-pub use sqlite::STORE_PATH;
+pub use pgurl::Origin;
+pub(crate) use pgurl::PgTarget;
+pub(crate) use sqlite::STORE_PATH;
 
 /// The schema version this brief writes (the same number on both backends).
-pub const SCHEMA_VERSION: i64 = 2;
+pub(crate) const SCHEMA_VERSION: i64 = 2;
 
 /// The environment variable that names a PostgreSQL store (it wins over brief.toml).
-pub const URL_VARIABLE: &str = "BRIEF_SESSION_URL";
+pub(crate) const URL_VARIABLE: &str = "BRIEF_SESSION_URL";
 
 /// Whether opening may create or write the store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,7 +62,10 @@ impl Location {
     /// The store of the project at `root`: `BRIEF_SESSION_URL` when set, else brief.toml's
     /// `[session] url`, else `.brief/sessions.db`. A URL in brief.toml that holds a password
     /// is refused (brief.toml is shared with everyone who reads the repository).
-    pub fn for_project(root: &Path, config: &SessionConfig) -> Result<Location, SessionError> {
+    pub(crate) fn for_project(
+        root: &Path,
+        config: &SessionConfig,
+    ) -> Result<Location, SessionError> {
         if let Some(url) = std::env::var(URL_VARIABLE)
             .ok()
             .filter(|u| !u.trim().is_empty())
@@ -125,7 +129,7 @@ impl Store {
     }
 
     /// Opens the SQLite store at `path` (migration, tests and benchmarks).
-    pub fn open_path(path: &Path, mode: Mode) -> Result<Store, SessionError> {
+    pub(crate) fn open_path(path: &Path, mode: Mode) -> Result<Store, SessionError> {
         Ok(Store {
             backend: Box::new(sqlite::Sqlite::open_path(path, mode)?),
         })
@@ -164,11 +168,6 @@ impl Store {
     /// Which backend holds the store.
     pub fn kind(&self) -> Kind {
         self.backend.kind()
-    }
-
-    /// The schema version of an open store (always [`SCHEMA_VERSION`]).
-    pub fn schema_version(&mut self) -> Result<i64, SessionError> {
-        self.backend.schema_version()
     }
 
     pub(crate) fn backend(&mut self) -> &mut dyn Backend {
@@ -303,7 +302,7 @@ pub struct Counts {
 
 impl Counts {
     /// The count of `table`.
-    pub fn of(&self, table: Table) -> i64 {
+    pub(crate) fn of(&self, table: Table) -> i64 {
         match table {
             Table::Sessions => self.sessions,
             Table::Packages => self.packages,
@@ -326,7 +325,7 @@ impl Counts {
     }
 
     /// Whether every table is empty.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         Table::ALL.iter().all(|&t| self.of(t) == 0)
     }
 }
@@ -471,7 +470,6 @@ pub(crate) trait Backend: Send {
     /// The store as shown in messages.
     fn shown(&self) -> &str;
     fn kind(&self) -> Kind;
-    fn schema_version(&mut self) -> Result<i64, SessionError>;
 
     /// Stores a package (and its session on first use) with its consumers; `None` when
     /// `supersedes` names no package of the session.

@@ -65,7 +65,7 @@ pub struct Secret(String);
 
 impl Secret {
     /// The password itself, for the connection only.
-    pub fn expose(&self) -> &str {
+    pub(crate) fn expose(&self) -> &str {
         &self.0
     }
 }
@@ -103,7 +103,7 @@ pub struct PgTarget {
 }
 
 /// The default time one connection attempt may take.
-pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The URL's parameters brief understands (libpq's names).
 const PARAMETERS: &[&str] = &[
@@ -121,7 +121,7 @@ const PARAMETERS: &[&str] = &[
 ];
 
 /// Whether `text` is a PostgreSQL URL.
-pub fn is_url(text: &str) -> bool {
+pub(crate) fn is_url(text: &str) -> bool {
     scheme_len(text).is_some()
 }
 
@@ -197,17 +197,21 @@ impl Settings {
 }
 
 /// Reads one environment variable (a parameter so tests need not touch the process's).
-pub type Env<'a> = &'a dyn Fn(&str) -> Option<String>;
+pub(crate) type Env<'a> = &'a dyn Fn(&str) -> Option<String>;
 
 impl PgTarget {
     /// Reads a URL with this process's environment and files.
-    pub fn parse(url: &str, origin: Origin) -> Result<PgTarget, SessionError> {
+    pub(crate) fn parse(url: &str, origin: Origin) -> Result<PgTarget, SessionError> {
         let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
         PgTarget::parse_with(url, origin, &env)
     }
 
     /// Reads a URL, taking environment variables from `env`.
-    pub fn parse_with(url: &str, origin: Origin, env: Env<'_>) -> Result<PgTarget, SessionError> {
+    pub(crate) fn parse_with(
+        url: &str,
+        origin: Origin,
+        env: Env<'_>,
+    ) -> Result<PgTarget, SessionError> {
         let refuse = |message: String| SessionError::Usage(format!("{}: {message}", origin.what()));
         let given = parse_url(url).map_err(refuse)?;
         if origin == Origin::BriefToml && given.password.is_some() {
@@ -228,7 +232,7 @@ impl PgTarget {
     }
 
     /// The store as shown in messages: `postgres://user@host:port/dbname`, no password.
-    pub fn shown(&self) -> String {
+    pub(crate) fn shown(&self) -> String {
         let hosts: Vec<String> = self
             .hosts
             .iter()
@@ -249,7 +253,7 @@ impl PgTarget {
     }
 
     /// The hosts as shown in a connection error: `host:port`, comma-separated.
-    pub fn hosts_shown(&self) -> String {
+    pub(crate) fn hosts_shown(&self) -> String {
         self.hosts
             .iter()
             .map(|(h, p)| format!("{h}:{p}"))

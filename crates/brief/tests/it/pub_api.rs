@@ -68,6 +68,17 @@ const STAY_PUBLIC: &[(&str, &str)] = &[
     ("brief-engine", "Weakness"),       // named by `resolve::words::Verdict::Nothing::0`
     ("brief-engine", "WhyNot"),         // named by `explain::Explanation::why_not`
     ("brief-engine", "WorkLimit"),      // named by `context::ContextError::Limit::0`
+    ("brief-session", "Consumed"),      // named by `render::consumed`
+    ("brief-session", "Copied"),        // named by `migrate::copy`
+    ("brief-session", "PgTarget"),      // named by `store::Location::Postgres::0`
+    ("brief-session", "Pruned"),        // named by `patterns::prune`
+    ("brief-session", "Recorded"),      // named by `patterns::error_record`
+    ("brief-session", "Redacted"),      // named by `redact::redact`
+    ("brief-session", "Zone"),          // named by `zone::Usage::zone`
+    ("brief-session", "ZoneOutput"),    // named by `context::zone_context`
+    ("brief-session", "Counts"),        // named by `migrate::Copied::counts`
+    ("brief-session", "Secret"),        // named by `store::pgurl::PgTarget::password`
+    ("brief-session", "SslMode"),       // named by `store::pgurl::PgTarget::sslmode`
 ];
 
 /// Crates whose API is not curated yet, with their count of unused `pub` items: the list only
@@ -77,7 +88,6 @@ const NOT_YET_CURATED: &[(&str, usize)] = &[
     ("brief-check", 7),
     ("brief-eval", 25),
     ("brief-mcp", 42),
-    ("brief-session", 40),
 ];
 
 /// One `pub` item: its file (from the workspace root), line, kind and name.

@@ -409,10 +409,6 @@ impl Backend for Postgres {
         Postgres::kind(self)
     }
 
-    fn schema_version(&mut self) -> Result<i64, SessionError> {
-        self.version()
-    }
-
     fn insert_package(&mut self, row: &PackageRow<'_>) -> Result<Option<i64>, SessionError> {
         self.write(async |conn| insert_package(conn, row).await)
     }

@@ -199,12 +199,4 @@ impl Postgres {
             message: "has a schema named `brief` that is not a brief session store (tables but no brief.schema_version); point the URL at another database".into(),
         }
     }
-
-    /// The schema version.
-    pub(crate) fn version(&mut self) -> Result<i64, SessionError> {
-        match self.read(async |conn| found(conn).await)? {
-            Found::Version(v) => Ok(v),
-            _ => Ok(0),
-        }
-    }
 }

@@ -22,7 +22,7 @@ use crate::SessionError;
 use brief_root::{EntryKind, OpenError, Root};
 
 /// Where the store lives, relative to the project root.
-pub const STORE_PATH: &str = ".brief/sessions.db";
+pub(crate) const STORE_PATH: &str = ".brief/sessions.db";
 
 /// How long a writer waits for another one before giving up (BAZINGA waits 30 s too).
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);

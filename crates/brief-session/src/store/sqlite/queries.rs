@@ -504,10 +504,6 @@ impl Backend for Sqlite {
         Sqlite::kind(self)
     }
 
-    fn schema_version(&mut self) -> Result<i64, SessionError> {
-        super::version(&self.conn).map_err(|e| self.fail(e))
-    }
-
     fn insert_package(&mut self, row: &PackageRow<'_>) -> Result<Option<i64>, SessionError> {
         self.insert_package_tx(row).map_err(|e| self.fail(e))
     }
