@@ -65,6 +65,7 @@ pub struct Secret(String);
 
 impl Secret {
     /// The password itself, for the connection only.
+    #[cfg(feature = "postgres")]
     pub(crate) fn expose(&self) -> &str {
         &self.0
     }
@@ -253,6 +254,7 @@ impl PgTarget {
     }
 
     /// The hosts as shown in a connection error: `host:port`, comma-separated.
+    #[cfg(feature = "postgres")]
     pub(crate) fn hosts_shown(&self) -> String {
         self.hosts
             .iter()
