@@ -53,7 +53,7 @@ pub(super) struct Tree {
 
 impl Tree {
     /// The id an annotation names, if it is in the graph (the full token first, then the base).
-    pub fn resolve<'a>(&self, input: &'a Input, a: &Annotation) -> Option<&'a str> {
+    pub(crate) fn resolve<'a>(&self, input: &'a Input, a: &Annotation) -> Option<&'a str> {
         let graph = &input.graph;
         graph
             .lookup(&a.token)

@@ -41,23 +41,45 @@ pub struct Baseline {
 }
 
 /// The largest baseline brief reads (a baseline of a few hundred thousand findings).
-pub const MAX_BASELINE_BYTES: u64 = 64 << 20;
+pub(crate) const MAX_BASELINE_BYTES: u64 = 64 << 20;
 
 /// A baseline file that cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum BaselineError {
+    /// The file could not be read.
     #[error("{path}: cannot read the baseline: {message}")]
-    Read { path: String, message: String },
+    Read {
+        /// The baseline file.
+        path: String,
+        /// The system's error.
+        message: String,
+    },
+    /// The file is not a baseline brief wrote.
     #[error("{path}: not a brief check baseline ({message}); write one with --write-baseline")]
-    Parse { path: String, message: String },
+    Parse {
+        /// The baseline file.
+        path: String,
+        /// What does not parse, and where.
+        message: String,
+    },
+    /// The file is larger than brief reads.
     #[error(
         "{path}: the baseline is larger than {} MiB, more than brief reads; write a new one \
          with --write-baseline",
         MAX_BASELINE_BYTES >> 20
     )]
-    TooLarge { path: String },
+    TooLarge {
+        /// The baseline file.
+        path: String,
+    },
+    /// The file could not be written.
     #[error("{path}: cannot write the baseline: {message}")]
-    Write { path: String, message: String },
+    Write {
+        /// The baseline file.
+        path: String,
+        /// The system's error.
+        message: String,
+    },
 }
 
 impl Baseline {

@@ -31,7 +31,8 @@ use std::path::Path;
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
-pub use baseline::{Baseline, BaselineError, MAX_BASELINE_BYTES};
+pub use baseline::Baseline;
+pub use baseline::BaselineError;
 pub use config::{CheckConfig, Level};
 
 use brief_model::{Graph, Location};
@@ -131,12 +132,12 @@ pub fn rules_table() -> String {
 }
 
 /// The rule with this id.
-pub fn find_rule(id: &str) -> Option<&'static Rule> {
+pub(crate) fn find_rule(id: &str) -> Option<&'static Rule> {
     RULES.iter().find(|rule| rule.id == id)
 }
 
 /// The default identity size limit, in tokens.
-pub const DEFAULT_IDENTITY_MAX_TOKENS: usize = 800;
+pub(crate) const DEFAULT_IDENTITY_MAX_TOKENS: usize = 800;
 
 /// A severity's name as printed.
 pub fn severity_name(severity: Severity) -> &'static str {
@@ -149,12 +150,15 @@ pub fn severity_name(severity: Severity) -> &'static str {
 /// One problem found by a rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
+    /// The id of the rule that found it (`duplicate-id`).
     pub rule: &'static str,
+    /// How bad it is, after `[check.rules]` levels.
     pub severity: Severity,
     /// Root-relative path with `/`, 1-based line and column.
     pub location: Location,
     /// The node the finding is about, when there is one.
     pub node: Option<String>,
+    /// What is wrong and what to do, as printed.
     pub message: String,
 }
 
@@ -182,15 +186,28 @@ pub enum Gate {
 /// Why check could not run at all.
 #[derive(Debug, thiserror::Error)]
 pub enum CheckError {
+    /// `--rule` names no rule.
     #[error("unknown rule `{id}`{hint}: `brief check --list-rules` lists them")]
-    UnknownRule { id: String, hint: String },
+    UnknownRule {
+        /// The id as given.
+        id: String,
+        /// The closest rule ids as ` (did you mean …?)`, or empty.
+        hint: String,
+    },
+    /// `[check]` in `brief.toml` cannot be used.
     #[error("{location}: {message}")]
-    Config { location: Location, message: String },
+    Config {
+        /// Where in `brief.toml`.
+        location: Location,
+        /// What is wrong.
+        message: String,
+    },
 }
 
 /// The result of a run: findings sorted by (path, line, col, rule, message).
 #[derive(Debug, Clone, Default)]
 pub struct Report {
+    /// The findings shown, sorted.
     pub findings: Vec<Finding>,
     /// Findings hidden because the baseline has them.
     pub hidden: usize,
@@ -321,7 +338,11 @@ pub(crate) struct Pending {
 
 impl Pending {
     /// A finding at an exact location.
-    pub fn at(rule: &'static str, location: &Location, message: impl Into<String>) -> Pending {
+    pub(crate) fn at(
+        rule: &'static str,
+        location: &Location,
+        message: impl Into<String>,
+    ) -> Pending {
         Pending {
             rule,
             path: location.path.clone(),
@@ -334,7 +355,7 @@ impl Pending {
     }
 
     /// A finding in `path`, located by `anchor`.
-    pub fn anchored(
+    pub(crate) fn anchored(
         rule: &'static str,
         path: &str,
         anchor: Anchor,
@@ -352,7 +373,7 @@ impl Pending {
     }
 
     /// The same finding, about `node`.
-    pub fn node(mut self, node: impl Into<String>) -> Pending {
+    pub(crate) fn node(mut self, node: impl Into<String>) -> Pending {
         self.node = Some(node.into());
         self
     }
@@ -366,18 +387,18 @@ pub(crate) struct Sink {
 
 impl Sink {
     /// Whether a rule runs (so costly rules can be skipped).
-    pub fn on(&self, rule: &str) -> bool {
+    pub(crate) fn on(&self, rule: &str) -> bool {
         self.enabled.contains(rule)
     }
 
     /// Records a finding if its rule runs.
-    pub fn push(&mut self, pending: Pending) {
+    pub(crate) fn push(&mut self, pending: Pending) {
         if self.enabled.contains(pending.rule) {
             self.findings.push(pending);
         }
     }
 
-    pub fn extend(&mut self, pending: impl IntoIterator<Item = Pending>) {
+    pub(crate) fn extend(&mut self, pending: impl IntoIterator<Item = Pending>) {
         for p in pending {
             self.push(p);
         }

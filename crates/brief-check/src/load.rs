@@ -30,21 +30,21 @@ pub(super) struct Reader {
 }
 
 impl Reader {
-    pub fn new(root: &Root) -> Reader {
+    pub(crate) fn new(root: &Root) -> Reader {
         Reader { root: root.clone() }
     }
 
     /// The project root.
-    pub fn root(&self) -> &Path {
+    pub(crate) fn root(&self) -> &Path {
         self.root.path()
     }
 
     /// The project root as a boundary.
-    pub fn guard(&self) -> &Root {
+    pub(crate) fn guard(&self) -> &Root {
         &self.root
     }
 
-    pub fn read(&self, path: &Path) -> Result<String, Problem> {
+    pub(crate) fn read(&self, path: &Path) -> Result<String, Problem> {
         read_text(&self.root, path)
     }
 }

@@ -39,7 +39,7 @@ pub(super) fn pattern(text: &str) -> Pattern {
 }
 
 impl PathSet {
-    pub fn new(patterns: &[String]) -> PathSet {
+    pub(crate) fn new(patterns: &[String]) -> PathSet {
         let mut prefixes = Vec::new();
         let mut builder = GlobSetBuilder::new();
         let mut everything = false;
@@ -61,7 +61,7 @@ impl PathSet {
     }
 
     /// Whether a root-relative file path is covered.
-    pub fn contains(&self, file: &str) -> bool {
+    pub(crate) fn contains(&self, file: &str) -> bool {
         self.everything
             || self.prefixes.iter().any(|p| {
                 file == p

@@ -18,6 +18,7 @@ pub const LABELS_FILE: &str = "labels.json";
 /// What one target must see.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TargetLabels {
+    /// The target's id.
     pub target: String,
     /// Hard constraints that bind the target: hard policies and norms, decisions that
     /// constrain it, Tana `#policy` nodes of its project.
@@ -34,9 +35,11 @@ pub struct TargetLabels {
 pub struct Labels {
     /// `specgraph`, `artifacts` or `tana`.
     pub shape: String,
+    /// The seed the project was generated from (the same seed writes the same files).
     pub seed: u64,
     /// Nodes (Tana: docs) written.
     pub nodes: usize,
+    /// The labelled targets.
     pub targets: Vec<TargetLabels>,
 }
 
@@ -289,7 +292,7 @@ impl ArtifactLinks {
     /// Tasks: hard = the norms of every spec the task reaches (its specs and the specs they
     /// link, transitively); direct = its specs; noise = every spec, decision, norm and task
     /// the task does not reach.
-    pub fn label(&self, count: usize) -> Vec<TargetLabels> {
+    pub(crate) fn label(&self, count: usize) -> Vec<TargetLabels> {
         let tasks: Vec<usize> = (0..self.task_specs.len()).collect();
         spread(&tasks, count)
             .into_iter()
@@ -380,7 +383,7 @@ impl TanaLinks {
     /// Tasks directly under a project: hard = the project's `#policy` nodes; direct = the
     /// project, the task's subtasks, the notes it lists, its owner and the tasks blocking it;
     /// noise = tasks and notes of other projects.
-    pub fn label(&self, count: usize) -> Vec<TargetLabels> {
+    pub(crate) fn label(&self, count: usize) -> Vec<TargetLabels> {
         spread(&self.project_tasks, count)
             .into_iter()
             .map(|task| {

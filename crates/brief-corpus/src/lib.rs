@@ -24,7 +24,9 @@ pub use labels::{Labels, TargetLabels, LABELS_FILE};
 /// Which kind of project to write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Shape {
+    /// A Spec Graph (`specgraph/graph.json` and its node files).
     SpecGraph,
+    /// A `.contextia/` tree of Markdown artifacts.
     Artifacts,
     /// A Tana workspace export (`export.json` + `brief.toml`); `nodes` counts every doc.
     Tana,

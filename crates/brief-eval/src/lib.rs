@@ -44,14 +44,19 @@ pub const ENCODINGS: [Encoding; 2] = [Encoding::Cl100k, Encoding::O200k];
 /// The compared ways to fill a budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Method {
+    /// brief's own context.
     Brief,
+    /// BM25 top-k: node texts by BM25 score for the target's text, until the budget is full.
     Bm25,
+    /// Every file of the project in path order, cut at the budget.
     Dump,
 }
 
 impl Method {
+    /// Every method, in the order reports show them.
     pub const ALL: [Method; 3] = [Method::Brief, Method::Bm25, Method::Dump];
 
+    /// The method's name in reports.
     pub fn name(self) -> &'static str {
         match self {
             Method::Brief => "brief",
@@ -64,9 +69,14 @@ impl Method {
 /// How good one document is for one target.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Score {
+    /// Share of the must-see nodes (hard constraints and direct links) the document shows; `None`
+    /// when the target has none.
     pub must_recall: Option<f64>,
+    /// Share of the hard constraints it shows.
     pub hard_recall: Option<f64>,
+    /// Share of the hard constraints it shows with their text (not only a meta line).
     pub hard_text: Option<f64>,
+    /// Share of the document's tokens spent on the target and its must-see nodes.
     pub must_share: f64,
 }
 
@@ -106,12 +116,19 @@ pub fn score(outcome: &Outcome, labels: &TargetLabels) -> Score {
 /// One measurement.
 #[derive(Debug, Clone)]
 pub struct Row {
+    /// The project's name.
     pub project: String,
+    /// The target's id.
     pub target: String,
+    /// How the budget was filled.
     pub method: Method,
+    /// The tokenizer the budget was counted in.
     pub encoding: Encoding,
+    /// The budget.
     pub budget: usize,
+    /// Tokens the document used.
     pub used: usize,
+    /// How good the document is.
     pub score: Score,
 }
 
@@ -120,10 +137,12 @@ pub struct Row {
 pub struct Report {
     /// (project name, source kind, labelled targets, where the labels come from)
     pub projects: Vec<(String, String, usize, String)>,
+    /// Every measurement.
     pub rows: Vec<Row>,
     /// Cases where every labelled hard constraint brief selects fits at meta: how many, and
     /// in how many brief's document (at the requested detail) left one out.
     pub fits_at_meta: usize,
+    /// Each time brief left out a hard constraint that would have fit at meta, described.
     pub violations: Vec<String>,
 }
 
@@ -193,17 +212,17 @@ pub fn measure(
 }
 
 /// Sizes of the generated projects.
-pub const GENERATED: [(Shape, usize); 3] = [
+pub(crate) const GENERATED: [(Shape, usize); 3] = [
     (Shape::SpecGraph, 2000),
     (Shape::Artifacts, 600),
     (Shape::Tana, 3000),
 ];
 
 /// Targets labelled per generated project.
-pub const GENERATED_TARGETS: usize = 10;
+pub(crate) const GENERATED_TARGETS: usize = 10;
 
 /// The seed of the generated projects.
-pub const SEED: u64 = 7;
+pub(crate) const SEED: u64 = 7;
 
 /// Runs the whole evaluation: the examples under `examples` with the hand labels under
 /// `labels`, and generated projects written under `scratch` (created and removed).
@@ -299,7 +318,7 @@ impl Report {
     }
 
     /// The headline sentence: hard-constraint recall at 2,000 tokens, both encodings.
-    pub fn headline(&self) -> String {
+    pub(crate) fn headline(&self) -> String {
         let hard = |m| self.metric(None, m, None, 2000, |s| s.hard_recall);
         format!(
             "At 2,000 tokens brief keeps {} of hard constraints, BM25 top-k {} (a whole-files dump {}).",

@@ -38,10 +38,15 @@ pub struct Outcome {
 
 /// A loaded project with its labels, its node texts and its dump.
 pub struct EvalProject {
+    /// The project's name in reports.
     pub name: String,
+    /// Its folder.
     pub root: PathBuf,
+    /// Its loaded graph.
     pub graph: Graph,
+    /// Its `brief.toml` defaults.
     pub defaults: Defaults,
+    /// What each target must see.
     pub labels: Labels,
     /// Node ids in graph order, with the text BM25 indexes and returns (the node's full card,
     /// as `brief show ID` prints it).

@@ -46,7 +46,7 @@ impl Method {
     ];
 
     /// Whether the method compares with the stored vectors (every node is embedded first).
-    pub fn needs_vectors(self) -> bool {
+    pub(crate) fn needs_vectors(self) -> bool {
         matches!(self, Method::BriefEmbeddings | Method::Dense)
     }
 
@@ -62,7 +62,7 @@ impl Method {
     }
 
     /// Whether the method has a start document (a dump starts wherever path order does).
-    pub fn has_start(self) -> bool {
+    pub(crate) fn has_start(self) -> bool {
         !matches!(self, Method::Dump)
     }
 
@@ -166,7 +166,12 @@ fn brief(
 /// wraps them) in `order`, whole while the document stays within `budget`; the next one is
 /// cut to fill the budget exactly (it counts when some of its text, past its header, made it
 /// in).
-pub fn fill_ranked(pieces: &[String], paths: &[String], order: &[usize], budget: usize) -> Shown {
+pub(crate) fn fill_ranked(
+    pieces: &[String],
+    paths: &[String],
+    order: &[usize],
+    budget: usize,
+) -> Shown {
     let mut document = String::new();
     let mut counted = 0;
     let mut shown = Shown {

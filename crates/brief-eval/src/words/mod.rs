@@ -21,12 +21,15 @@ mod score;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub use labels::{read, read_dir, Label, Task, TaskFile};
+pub(crate) use labels::Label;
+pub use labels::{read, read_dir, Task, TaskFile};
 pub use materialise::{git_dir, materialise, Written};
-pub use methods::{fill_ranked, FileShown, Method, Shown};
-pub use project::{BriefAnswer, Meaning, Presence, WordProject, ENCODING};
-pub use report::{metric, RepoLine, Row, WordReport};
-pub use score::{score, Resolved, TaskScore};
+pub use methods::{Method, Shown};
+pub use project::Meaning;
+pub(crate) use project::WordProject;
+pub(crate) use report::RepoLine;
+pub use report::{metric, Row, WordReport};
+pub use score::{score, Resolved};
 
 /// The budgets measured, in tokens.
 pub const BUDGETS: [usize; 4] = [1000, 2000, 4000, 8000];

@@ -16,7 +16,7 @@ use brief::{Encoding, Format};
 use crate::bm25::Bm25;
 
 /// The tokenizer of the evaluation.
-pub const ENCODING: Encoding = Encoding::Cl100k;
+pub(crate) const ENCODING: Encoding = Encoding::Cl100k;
 
 /// A project folder ready to be asked.
 pub struct WordProject {
@@ -57,7 +57,7 @@ pub enum Presence {
 
 /// brief's answer to one request, read back from its JSON audit.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct BriefAnswer {
+pub(crate) struct BriefAnswer {
     /// The exact token count of the document (`budget.used`).
     pub used: usize,
     /// JSON `target`: the first seed.
@@ -74,7 +74,7 @@ pub struct BriefAnswer {
 impl WordProject {
     /// Opens the project at `root`: lists and reads the files brief reads, loads the graph
     /// for the node → file map, builds the BM25 index and opens the engine.
-    pub fn open(root: &Path) -> Result<WordProject, String> {
+    pub(crate) fn open(root: &Path) -> Result<WordProject, String> {
         let project = Project::at(root).map_err(|e| format!("{}: {e}", root.display()))?;
         let listing = brief::sources::catalogue::list(&project.guard, root, &project.sources);
         let mut files: Vec<String> = listing.files.into_iter().map(|f| f.rel).collect();
@@ -122,18 +122,18 @@ impl WordProject {
     }
 
     /// Every file brief reads, sorted.
-    pub fn files(&self) -> &[String] {
+    pub(crate) fn files(&self) -> &[String] {
         &self.files
     }
 
     /// The index of `path` among [`WordProject::files`].
-    pub fn file_index(&self, path: &str) -> Option<usize> {
+    pub(crate) fn file_index(&self, path: &str) -> Option<usize> {
         self.files.binary_search_by(|f| f.as_str().cmp(path)).ok()
     }
 
     /// The file a node of brief's shows: the node's own location; a section id
     /// (`path#slug`, `ADR-0007#context`) counts for its page; an id that is a path is the file.
-    pub fn file_of(&self, id: &str) -> Option<usize> {
+    pub(crate) fn file_of(&self, id: &str) -> Option<usize> {
         let page = id.split_once('#').map_or(id, |(page, _)| page);
         [id, page].into_iter().find_map(|key| {
             self.node_files
@@ -144,23 +144,23 @@ impl WordProject {
     }
 
     /// The title brief gives the node of file `file` (empty when none).
-    pub fn title(&self, file: usize) -> &str {
+    pub(crate) fn title(&self, file: usize) -> &str {
         self.titles.get(file).map_or("", String::as_str)
     }
 
     /// Each file as retrieval shows it.
-    pub fn pieces(&self) -> &[String] {
+    pub(crate) fn pieces(&self) -> &[String] {
         &self.pieces
     }
 
     /// The files by BM25 score for `query`, best first; ties in path order.
-    pub fn bm25_order(&self, query: &str) -> Vec<usize> {
+    pub(crate) fn bm25_order(&self, query: &str) -> Vec<usize> {
         self.bm25.rank(query)
     }
 
     /// Embeds every node that has no vector yet (what dense retrieval compares with), with
     /// the endpoint the environment or `brief.toml` configures; how many texts were sent.
-    pub fn embed_all(&mut self) -> Result<usize, String> {
+    pub(crate) fn embed_all(&mut self) -> Result<usize, String> {
         let engine = self
             .meaning
             .as_mut()
@@ -182,7 +182,7 @@ impl WordProject {
 
     /// The files by the best similarity of any of their nodes to `task`, best first (ties by
     /// node id, then path order); files with no embedded node last, in path order.
-    pub fn dense_order(&self, task: &str) -> Result<Vec<usize>, String> {
+    pub(crate) fn dense_order(&self, task: &str) -> Result<Vec<usize>, String> {
         let engine = self.meaning.as_ref().ok_or("the project did not open")?;
         let similar = match engine
             .similar(task, usize::MAX)
@@ -208,7 +208,7 @@ impl WordProject {
 
     /// brief's context for `task` at `budget` through the command API, as an agent asks:
     /// the task text as the target, JSON format; with embeddings or without.
-    pub fn brief(
+    pub(crate) fn brief(
         &mut self,
         task: &str,
         budget: usize,
@@ -256,12 +256,12 @@ impl WordProject {
 }
 
 /// A file as the retrieval methods show it, Repomix style.
-pub fn piece(path: &str, text: &str) -> String {
+pub(super) fn piece(path: &str, text: &str) -> String {
     format!("<file path=\"{path}\">\n{text}\n</file>\n")
 }
 
 /// The length of a piece's header (`<file path="…">\n`): a piece cut inside it shows no text.
-pub fn header_len(path: &str) -> usize {
+pub(crate) fn header_len(path: &str) -> usize {
     "<file path=\"\">\n".len() + path.len()
 }
 

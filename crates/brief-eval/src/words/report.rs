@@ -80,11 +80,11 @@ pub mod metric {
     /// Must recall with text.
     pub const MUST_TEXT: Metric = |s| Some(s.must_text);
     /// Must recall at any detail.
-    pub const MUST_NAMED: Metric = |s| Some(s.must_named);
+    pub(crate) const MUST_NAMED: Metric = |s| Some(s.must_named);
     /// Never documents shown with text (`None` without never labels).
     pub const NEVER: Metric = |s| s.never_text;
     /// Must documents' share of the tokens.
-    pub const SHARE: Metric = |s| Some(s.must_share);
+    pub(crate) const SHARE: Metric = |s| Some(s.must_share);
 }
 
 use metric::{Metric, MUST_NAMED, MUST_TEXT, NEVER, SHARE, START};

@@ -6,7 +6,8 @@
 //! `const`, `static`, `mod`, `union`, methods included; `pub use` re-exports are the curation,
 //! not items). An item counts as used when its name appears as an identifier in another crate's
 //! Rust files — the other members' sources, tests, benches and examples, and this crate's own
-//! `tests/`, `benches/` and `examples/` (each of which Cargo builds as a crate of its own).
+//! `tests/`, `benches/`, `examples/` and binary (`src/main.rs`) (each of which Cargo builds as a
+//! crate of its own).
 //! Matching by name over-counts uses (a `new` anywhere uses every `new`), so the figure is a
 //! floor of the unused items, never a guess above it.
 //!
@@ -79,14 +80,21 @@ const STAY_PUBLIC: &[(&str, &str)] = &[
     ("brief-session", "Counts"),        // named by `migrate::Copied::counts`
     ("brief-session", "Secret"),        // named by `store::pgurl::PgTarget::password`
     ("brief-session", "SslMode"),       // named by `store::pgurl::PgTarget::sslmode`
+    ("brief-check", "BaselineError"),   // named by `baseline::Baseline::read`
+    ("brief-check", "CheckError"),      // named by `run`
+    ("brief-check", "Finding"),         // named by `Report::findings`
+    ("brief-eval", "FileShown"),        // named by `words::methods::Shown::files`
+    ("brief-eval", "Label"),            // named by `words::labels::Task::must`
+    ("brief-eval", "RepoLine"),         // named by `words::report::WordReport::repos`
+    ("brief-eval", "TaskScore"),        // named by `words::report::Row::score`
+    ("brief-eval", "WordProject"),      // named by `words::methods::Method::fill`
+    ("brief-eval", "Presence"),         // named by `words::methods::FileShown::presence`
 ];
 
 /// Crates whose API is not curated yet, with their count of unused `pub` items: the list only
 /// shrinks, and a figure must match exactly (a crate that improved takes the new figure).
 const NOT_YET_CURATED: &[(&str, usize)] = &[
     ("brief", 1),
-    ("brief-check", 7),
-    ("brief-eval", 25),
     ("brief-mcp", 42),
 ];
 
@@ -204,6 +212,13 @@ fn scan(root: &Path) -> BTreeMap<String, (Vec<Item>, Vec<Item>)> {
         }
         let mut own = Vec::new();
         rust_files(&dir.join("src"), &mut own);
+        // A binary beside the library (`src/main.rs`) is a crate of its own: a user.
+        let bins: Vec<PathBuf> = own
+            .iter()
+            .filter(|f| f.ends_with("src/main.rs") || f.to_string_lossy().contains("/src/bin/"))
+            .cloned()
+            .collect();
+        own.retain(|f| !bins.contains(f));
         let mut declared = Vec::new();
         let mut test_files = BTreeSet::new();
         for file in &own {
@@ -230,6 +245,7 @@ fn scan(root: &Path) -> BTreeMap<String, (Vec<Item>, Vec<Item>)> {
                 for part in ["tests", "benches", "examples"] {
                     rust_files(&other_dir.join(part), &mut users);
                 }
+                users.extend(bins.iter().cloned());
             } else {
                 rust_files(other_dir, &mut users);
             }
