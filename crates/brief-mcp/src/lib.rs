@@ -10,8 +10,8 @@ pub mod params;
 mod schema;
 mod served;
 pub mod server;
-pub mod stdio;
-pub mod tools;
+pub(crate) mod stdio;
+pub(crate) mod tools;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -21,8 +21,8 @@ use std::time::Duration;
 use rmcp::ServiceExt;
 
 pub use brief::watch::{Shared, MAX_ENGINES};
-pub use served::Served;
-pub use server::BriefServer;
+pub(crate) use served::Served;
+pub(crate) use server::BriefServer;
 
 /// How long one tool call may run by default before it is answered with a tool error that
 /// says what to narrow (below the 60 s most clients wait).
@@ -50,17 +50,24 @@ pub struct ServeOptions {
 /// Why the server could not start or stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
+    /// The project could not be opened.
     #[error(transparent)]
     Engine(#[from] brief::EngineError),
+    /// `--http` names an address other machines can reach, without `--allow-remote`.
     #[error("{0} is not a loopback address: pass --allow-remote to serve other machines (anyone who can reach it can read the project)")]
     NotLoopback(SocketAddr),
+    /// The HTTP address could not be bound.
     #[error("cannot listen on {addr}: {source}")]
     Bind {
+        /// The address asked for.
         addr: SocketAddr,
+        /// The system's error.
         source: std::io::Error,
     },
+    /// tokio's runtime could not start (the system's error).
     #[error("cannot start the async runtime: {0}")]
     Runtime(std::io::Error),
+    /// The MCP session ended in an error (rmcp's words).
     #[error("MCP session failed: {0}")]
     Session(String),
     /// An option that cannot be used as given (what is wrong, and what to give instead).

@@ -11,7 +11,7 @@ use serde::Deserialize;
 /// The most detail any node gets.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum DetailParam {
+pub(crate) enum DetailParam {
     Full,
     Summary,
     Meta,
@@ -20,7 +20,7 @@ pub enum DetailParam {
 /// A tokenizer.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum EncodingParam {
+pub(crate) enum EncodingParam {
     Cl100k,
     O200k,
 }
@@ -28,7 +28,7 @@ pub enum EncodingParam {
 /// An output format.
 #[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum FormatParam {
+pub(crate) enum FormatParam {
     #[default]
     Markdown,
     Json,
@@ -38,7 +38,7 @@ pub enum FormatParam {
 /// The output format of `search`, `check`, `explain`, `diff` and the session tools.
 #[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum ListFormatParam {
+pub(crate) enum ListFormatParam {
     #[default]
     Text,
     Json,
@@ -48,7 +48,9 @@ pub enum ListFormatParam {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(untagged)]
 pub enum DepthParam {
+    /// A number of hops.
     Hops(u32),
+    /// Text, parsed as a depth: `full` (or `all`), or a number of hops as a string.
     Word(String),
 }
 
@@ -84,7 +86,7 @@ pub struct Scope {
 
 /// How a context is fitted: its budget, the most detail a node gets, the tokenizer.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-pub struct Fit {
+pub(crate) struct Fit {
     /// Token budget for the whole document (default: 4000, or the project's brief.toml).
     /// The document is never over it.
     #[schemars(range(min = 1))]
@@ -97,7 +99,7 @@ pub struct Fit {
 
 /// Parameters of `context` (the CLI's `brief context`).
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct ContextParams {
+pub(crate) struct ContextParams {
     /// The node id to assemble context for (e.g. "AUTH-01", "TASK-042"), or words to search
     /// for: the best hit becomes the target (see `seeds`).
     #[schemars(length(min = 1), regex(pattern = r"\S"))]
@@ -152,7 +154,7 @@ pub struct ContextParams {
 /// A package type.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum PackageTypeParam {
+pub(crate) enum PackageTypeParam {
     Research,
     Failures,
     Decisions,
@@ -163,7 +165,7 @@ pub enum PackageTypeParam {
 /// A package priority.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum PriorityParam {
+pub(crate) enum PriorityParam {
     Low,
     Medium,
     High,
@@ -172,7 +174,7 @@ pub enum PriorityParam {
 
 /// Parameters of `session_package_add`.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct PackageAddParams {
+pub(crate) struct PackageAddParams {
     /// The session id.
     #[schemars(length(min = 1))]
     pub session: String,
@@ -205,7 +207,7 @@ pub struct PackageAddParams {
 
 /// Parameters of `session_package_list`.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct PackageListParams {
+pub(crate) struct PackageListParams {
     /// The session id.
     #[schemars(length(min = 1))]
     pub session: String,
@@ -230,7 +232,7 @@ pub struct PackageListParams {
 
 /// Parameters of `session_package_consume`.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct PackageConsumeParams {
+pub(crate) struct PackageConsumeParams {
     /// The session id.
     #[schemars(length(min = 1))]
     pub session: String,
@@ -248,7 +250,7 @@ pub struct PackageConsumeParams {
 
 /// Parameters of `session_error_record`.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct ErrorRecordParams {
+pub(crate) struct ErrorRecordParams {
     /// The project the error belongs to.
     #[schemars(length(min = 1))]
     pub project: String,
@@ -272,7 +274,7 @@ pub struct ErrorRecordParams {
 
 /// Parameters of `session_error_feedback`.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct ErrorFeedbackParams {
+pub(crate) struct ErrorFeedbackParams {
     /// The project the pattern belongs to.
     #[schemars(length(min = 1))]
     pub project: String,
@@ -288,7 +290,7 @@ pub struct ErrorFeedbackParams {
 
 /// Parameters of `session_error_match`.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct ErrorMatchParams {
+pub(crate) struct ErrorMatchParams {
     /// The project whose patterns to look in.
     #[schemars(length(min = 1))]
     pub project: String,
@@ -308,7 +310,7 @@ pub struct ErrorMatchParams {
 
 /// Parameters of `search`.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct SearchParams {
+pub(crate) struct SearchParams {
     /// Words to look for in ids, titles, bodies and fields (BM25; an exact id first).
     #[schemars(length(min = 1), regex(pattern = r"\S"))]
     pub query: String,
@@ -325,7 +327,7 @@ pub struct SearchParams {
 
 /// Parameters of `show`.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct ShowParams {
+pub(crate) struct ShowParams {
     /// The node id to print.
     #[schemars(length(min = 1))]
     pub id: String,
@@ -340,7 +342,7 @@ pub struct ShowParams {
 
 /// Parameters of `check`.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct CheckParams {
+pub(crate) struct CheckParams {
     /// "text" (default): `path:line:col: severity[rule]: message` lines; "json".
     #[serde(default)]
     pub format: ListFormatParam,
@@ -357,7 +359,7 @@ pub struct CheckParams {
 
 /// Parameters of `impact`: `ids`, or `since`.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct ImpactParams {
+pub(crate) struct ImpactParams {
     /// The node ids whose impact to list (e.g. ["DEC-CORE-03"]).
     #[serde(default)]
     pub ids: Vec<String>,
@@ -376,7 +378,7 @@ pub struct ImpactParams {
 /// The output format of `impact`.
 #[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum SinceFormatParam {
+pub(crate) enum SinceFormatParam {
     #[default]
     Text,
     Json,
@@ -385,7 +387,7 @@ pub enum SinceFormatParam {
 
 /// Parameters of `diff`.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct DiffParams {
+pub(crate) struct DiffParams {
     /// The target whose context to compare: an id, or words as for `context`.
     #[schemars(length(min = 1), regex(pattern = r"\S"))]
     pub target: String,
@@ -406,7 +408,7 @@ pub struct DiffParams {
 
 /// Parameters of `explain`.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct ExplainParams {
+pub(crate) struct ExplainParams {
     /// The node to explain.
     #[schemars(length(min = 1))]
     pub id: String,
@@ -425,4 +427,4 @@ pub struct ExplainParams {
 
 /// Parameters of `lenses` (none).
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct NoParams {}
+pub(crate) struct NoParams {}

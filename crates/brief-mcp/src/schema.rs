@@ -12,7 +12,7 @@ use schemars::JsonSchema;
 use serde_json::{json, Map, Value};
 
 /// The input schema of a tool whose parameters are `T`.
-pub fn input<T: JsonSchema>() -> Arc<JsonObject> {
+pub(crate) fn input<T: JsonSchema>() -> Arc<JsonObject> {
     let generator = SchemaSettings::draft07()
         .with(|s| {
             s.inline_subschemas = true;
@@ -34,7 +34,7 @@ pub fn input<T: JsonSchema>() -> Arc<JsonObject> {
 
 /// What a tool returns as structured content: the bytes the CLI prints (`text`), its
 /// warnings (`notes`), and with a JSON format the same output parsed (`json`).
-pub fn output() -> Arc<JsonObject> {
+pub(crate) fn output() -> Arc<JsonObject> {
     let value = json!({
         "type": "object",
         "properties": {
@@ -59,7 +59,7 @@ pub fn output() -> Arc<JsonObject> {
 }
 
 /// The names of a tool's parameters, from its input schema.
-pub fn properties(schema: &JsonObject) -> Vec<&str> {
+pub(crate) fn properties(schema: &JsonObject) -> Vec<&str> {
     schema
         .get("properties")
         .and_then(Value::as_object)

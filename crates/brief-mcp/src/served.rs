@@ -16,7 +16,7 @@ use brief::watch::Shared;
 const ROOTS_WAIT: Duration = Duration::from_secs(10);
 
 /// The project being served, if there is one, and how to find another.
-pub struct Served {
+pub(crate) struct Served {
     root: Option<PathBuf>,
     cwd: PathBuf,
     watch: bool,
@@ -39,7 +39,7 @@ enum Current {
 }
 
 /// A project open for serving, with its watcher.
-pub struct Opened {
+pub(crate) struct Opened {
     /// The project.
     pub shared: Arc<Shared>,
     /// The canonical root, to tell whether a root found later is the same project.
@@ -55,7 +55,7 @@ fn say(line: String) {
 
 impl Served {
     /// The project `options` point at, or the reason there is none.
-    pub fn start(options: &ServeOptions) -> Served {
+    pub(crate) fn start(options: &ServeOptions) -> Served {
         let current = match open(options.root.clone(), options.cwd.clone(), options.watch) {
             Ok(opened) => Current::Open(Arc::new(opened)),
             Err(lines) => {
@@ -78,7 +78,7 @@ impl Served {
     }
 
     /// The project, or the tool error that says how to point the server at one.
-    pub fn project(&self) -> Result<Arc<Shared>, Failure> {
+    pub(crate) fn project(&self) -> Result<Arc<Shared>, Failure> {
         match &*self.current.read().unwrap_or_else(|p| p.into_inner()) {
             Current::Open(opened) => Ok(Arc::clone(&opened.shared)),
             Current::Missing(lines) => Err(Failure(lines.clone())),
@@ -87,7 +87,7 @@ impl Served {
 
     /// Whether the client's roots may choose the project: not when `--root` named one, and
     /// over HTTP only while there is none.
-    pub fn roots_decide(&self) -> bool {
+    pub(crate) fn roots_decide(&self) -> bool {
         self.root.is_none()
             && (self.roots_replace
                 || matches!(
@@ -97,19 +97,19 @@ impl Served {
     }
 
     /// Marks the roots as being looked up: requests wait for [`Served::found`].
-    pub fn finding(&self) {
+    pub(crate) fn finding(&self) {
         self.finding.send_replace(true);
     }
 
     /// Waits (a bounded while) until no lookup of roots is under way.
-    pub async fn settled(&self) {
+    pub(crate) async fn settled(&self) {
         let mut state = self.finding.subscribe();
         let _ = tokio::time::timeout(ROOTS_WAIT, state.wait_for(|finding| !finding)).await;
     }
 
     /// Serves the first project among `roots` (`file://` URIs), if one holds a project
     /// other than the one served; ends the lookup either way.
-    pub fn found(&self, roots: Vec<String>) {
+    pub(crate) fn found(&self, roots: Vec<String>) {
         let folders: Vec<PathBuf> = roots.iter().filter_map(|uri| file_path(uri)).collect();
         *self.roots_seen.lock().unwrap_or_else(|p| p.into_inner()) = roots.clone();
         for folder in folders {
@@ -150,7 +150,7 @@ impl Served {
     }
 
     /// Ends a lookup that could not ask the client.
-    pub fn not_found(&self) {
+    pub(crate) fn not_found(&self) {
         self.finding.send_replace(false);
     }
 

@@ -28,13 +28,13 @@ use crate::tools::{self, Failure, ToolKind};
 use brief::watch::Shared;
 
 /// The identity resource.
-pub const IDENTITY_URI: &str = "brief://identity";
+pub(crate) const IDENTITY_URI: &str = "brief://identity";
 /// The node index resource.
-pub const NODES_URI: &str = "brief://nodes";
+pub(crate) const NODES_URI: &str = "brief://nodes";
 /// Nodes by id: `brief://node/{id}`.
 const NODE_PREFIX: &str = "brief://node/";
 /// The prompt that tells an agent to fetch context first.
-pub const PROMPT_NAME: &str = "brief-before-task";
+pub(crate) const PROMPT_NAME: &str = "brief-before-task";
 /// How long the server waits for the client to list its roots.
 const ROOTS_ANSWER: Duration = Duration::from_secs(5);
 
@@ -50,7 +50,7 @@ did not fit the budget. Use `search` to find ids and `show` to read one node.";
 
 /// The MCP server.
 #[derive(Clone)]
-pub struct BriefServer {
+pub(crate) struct BriefServer {
     served: Arc<Served>,
 }
 
@@ -61,7 +61,7 @@ fn internal(lines: Vec<String>) -> ErrorData {
 
 impl BriefServer {
     /// A server over the project `served` holds.
-    pub fn new(served: Arc<Served>) -> BriefServer {
+    pub(crate) fn new(served: Arc<Served>) -> BriefServer {
         BriefServer { served }
     }
 

@@ -23,7 +23,7 @@ use tokio::task::JoinHandle;
 
 /// The longest line (one JSON-RPC message, without its newline) the server reads: 4 MiB.
 /// A longer line is skipped up to its newline and answered with a −32700 error.
-pub const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
+pub(crate) const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
 
 /// JSON-RPC 2.0 error codes.
 const PARSE_ERROR: i64 = -32700;
@@ -37,7 +37,7 @@ const QUEUE: usize = 64;
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// A line-framed, checked JSON-RPC transport over a reader and a writer.
-pub struct Framed<R> {
+pub(crate) struct Framed<R> {
     read: BufReader<R>,
     /// The line read so far; kept across cancelled reads (rmcp polls `receive` in a
     /// `select!`), cleared once a whole line was handled.
@@ -53,13 +53,13 @@ pub struct Framed<R> {
 }
 
 /// The server's stdin and stdout.
-pub fn stdio() -> Framed<tokio::io::Stdin> {
+pub(crate) fn stdio() -> Framed<tokio::io::Stdin> {
     Framed::new(tokio::io::stdin(), tokio::io::stdout())
 }
 
 impl<R: AsyncRead + Unpin + Send> Framed<R> {
     /// Frames `read`; replies go to `write` (must be called inside a tokio runtime).
-    pub fn new<W: AsyncWrite + Unpin + Send + 'static>(read: R, write: W) -> Framed<R> {
+    pub(crate) fn new<W: AsyncWrite + Unpin + Send + 'static>(read: R, write: W) -> Framed<R> {
         let (out, lines) = mpsc::channel(QUEUE);
         Framed {
             read: BufReader::new(read),

@@ -14,11 +14,11 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-pub use crate::params::*;
+pub(crate) use crate::params::*;
 
 /// A tool the server offers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ToolKind {
+pub(crate) enum ToolKind {
     Context,
     Search,
     Show,
@@ -37,7 +37,7 @@ pub enum ToolKind {
 
 impl ToolKind {
     /// Every tool, in the order `tools/list` gives them.
-    pub const ALL: [ToolKind; 14] = [
+    pub(crate) const ALL: [ToolKind; 14] = [
         ToolKind::Context,
         ToolKind::Search,
         ToolKind::Show,
@@ -55,7 +55,7 @@ impl ToolKind {
     ];
 
     /// The tool's name on the wire.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             ToolKind::Context => "context",
             ToolKind::Search => "search",
@@ -75,7 +75,7 @@ impl ToolKind {
     }
 
     /// The tool's title, for people.
-    pub fn title(self) -> &'static str {
+    pub(crate) fn title(self) -> &'static str {
         match self {
             ToolKind::Context => "Context for a task",
             ToolKind::Search => "Search the knowledge graph",
@@ -95,7 +95,7 @@ impl ToolKind {
     }
 
     /// Whether the tool reads the index (and so waits for a refresh under way).
-    pub fn reads_the_index(self) -> bool {
+    pub(crate) fn reads_the_index(self) -> bool {
         matches!(
             self,
             ToolKind::Context
@@ -116,7 +116,7 @@ impl ToolKind {
     }
 
     /// The tool error of a call that ran past the time limit: what to narrow.
-    pub fn over_time(self, limit: std::time::Duration) -> String {
+    pub(crate) fn over_time(self, limit: std::time::Duration) -> String {
         let narrow = match self {
             ToolKind::Context => {
                 "a smaller `depth`, a `lens`, or an id instead of words as the `target`"
@@ -148,7 +148,7 @@ impl ToolKind {
     }
 
     /// The tool with this name.
-    pub fn named(name: &str) -> Option<ToolKind> {
+    pub(crate) fn named(name: &str) -> Option<ToolKind> {
         ToolKind::ALL.into_iter().find(|t| t.name() == name)
     }
 
@@ -212,7 +212,7 @@ impl ToolKind {
     }
 
     /// The tool's input schema.
-    pub fn schema(self) -> Arc<JsonObject> {
+    pub(crate) fn schema(self) -> Arc<JsonObject> {
         use crate::schema::input as schema_for_type;
         match self {
             ToolKind::Context => schema_for_type::<ContextParams>(),
@@ -233,7 +233,7 @@ impl ToolKind {
     }
 
     /// The tool as `tools/list` describes it.
-    pub fn tool(self) -> Tool {
+    pub(crate) fn tool(self) -> Tool {
         Tool::new(self.name(), self.description(), self.schema())
             .with_title(self.title())
             .with_raw_output_schema(crate::schema::output())
@@ -250,7 +250,7 @@ impl ToolKind {
 /// What a successful call returns: the CLI's stdout, then its stderr notes (warnings), and
 /// both as structured content (with the output parsed when it is JSON).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Reply {
+pub(crate) struct Reply {
     /// What the CLI prints on stdout.
     pub text: String,
     /// What the CLI prints on stderr (warnings, notes).
@@ -274,7 +274,7 @@ impl Reply {
     }
 }
 
-pub use brief::watch::Failure;
+pub(crate) use brief::watch::Failure;
 
 /// The tool's parameters from the call's arguments; a parameter the tool does not have is
 /// named (serde cannot refuse unknown fields next to flattened ones).
@@ -344,7 +344,11 @@ fn depth(p: &DepthParam) -> Result<Depth, Failure> {
 
 /// Runs one tool call on the engine: the JSON parameters become the library's command, run
 /// as the CLI runs it.
-pub fn call(engine: &mut Engine, tool: ToolKind, args: JsonObject) -> Result<Reply, Failure> {
+pub(crate) fn call(
+    engine: &mut Engine,
+    tool: ToolKind,
+    args: JsonObject,
+) -> Result<Reply, Failure> {
     let command = command(tool, args)?;
     let outcome = brief::command::run(&command, Host::Engine(engine), FrontEnd::Mcp);
     answer(tool, outcome)
@@ -370,7 +374,11 @@ fn answer(tool: ToolKind, outcome: brief::command::Outcome) -> Result<Reply, Fai
 
 /// Runs a tool that needs no engine (`check` reads the files itself) on the project at
 /// `root`, so a long check holds no engine another call could use.
-pub fn call_at(root: &std::path::Path, tool: ToolKind, args: JsonObject) -> Result<Reply, Failure> {
+pub(crate) fn call_at(
+    root: &std::path::Path,
+    tool: ToolKind,
+    args: JsonObject,
+) -> Result<Reply, Failure> {
     let command = command(tool, args)?;
     let host = Host::Folder {
         root: Some(root),
@@ -380,7 +388,7 @@ pub fn call_at(root: &std::path::Path, tool: ToolKind, args: JsonObject) -> Resu
 }
 
 /// Whether the tool runs without an engine ([`call_at`]).
-pub fn needs_no_engine(tool: ToolKind) -> bool {
+pub(crate) fn needs_no_engine(tool: ToolKind) -> bool {
     tool == ToolKind::Check
 }
 
@@ -409,7 +417,7 @@ fn clamp(n: u64) -> usize {
 }
 
 /// The library command a tool call asks for (field mapping only).
-pub fn command(tool: ToolKind, args: JsonObject) -> Result<Run, Failure> {
+pub(crate) fn command(tool: ToolKind, args: JsonObject) -> Result<Run, Failure> {
     Ok(match tool {
         ToolKind::Context | ToolKind::Impact | ToolKind::Diff | ToolKind::Explain => {
             context_command(tool, args)?

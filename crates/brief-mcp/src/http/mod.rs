@@ -32,7 +32,7 @@ use crate::server::BriefServer;
 use crate::{ServeError, ServeOptions};
 use guard::{Body, Policy};
 
-pub async fn serve(options: &ServeOptions, served: Arc<Served>) -> Result<(), ServeError> {
+pub(crate) async fn serve(options: &ServeOptions, served: Arc<Served>) -> Result<(), ServeError> {
     let Some(addr) = options.http else {
         return Ok(());
     };

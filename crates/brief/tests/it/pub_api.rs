@@ -89,13 +89,13 @@ const STAY_PUBLIC: &[(&str, &str)] = &[
     ("brief-eval", "TaskScore"),        // named by `words::report::Row::score`
     ("brief-eval", "WordProject"),      // named by `words::methods::Method::fill`
     ("brief-eval", "Presence"),         // named by `words::methods::FileShown::presence`
+    ("brief-mcp", "DepthParam"),        // named by `params::Scope::depth`
 ];
 
 /// Crates whose API is not curated yet, with their count of unused `pub` items: the list only
 /// shrinks, and a figure must match exactly (a crate that improved takes the new figure).
 const NOT_YET_CURATED: &[(&str, usize)] = &[
     ("brief", 1),
-    ("brief-mcp", 42),
 ];
 
 /// One `pub` item: its file (from the workspace root), line, kind and name.
