@@ -26,45 +26,74 @@ pub use wording::FrontEnd;
 pub enum Command {
     /// `brief context` / the `context` tool; with `session`, the token-zone document.
     Context {
+        /// The target and the context settings.
         request: ContextRequest,
+        /// The session part (`--session`), which makes it a zone document.
         session: Option<SessionContext>,
     },
     /// `brief show` / `show`.
     Show {
+        /// The node's id.
         id: String,
+        /// How much of it to show.
         detail: Detail,
+        /// How the answer is written.
         format: Format,
+        /// The tokenizer its count is given in; `None`: the project's.
         encoding: Option<Encoding>,
     },
     /// `brief search` / `search`: `format` is text or JSON.
     Search {
+        /// The words searched for.
         query: String,
+        /// Most hits.
         limit: usize,
+        /// Only nodes of this kind.
         kind: Option<String>,
+        /// Text or JSON.
         format: Format,
     },
     /// `brief check` / `check`.
     Check(Check),
     /// `brief impact` (ids, or every changed target `since` a revision) / `impact`.
     Impact {
+        /// The nodes whose readers are asked for.
         ids: Vec<String>,
+        /// Instead of `ids`: the nodes changed since this revision.
         since: Option<String>,
+        /// The context settings the targets' contexts are made with.
         request: ContextRequest,
     },
     /// `brief explain ID --for TARGET` / `explain`: the target is in `request`.
-    Explain { id: String, request: ContextRequest },
+    Explain {
+        /// The node asked about.
+        id: String,
+        /// The target and the context settings.
+        request: ContextRequest,
+    },
     /// `brief diff TARGET --from REV [--to REV]` / `diff`.
     Diff {
+        /// The target and the context settings.
         request: ContextRequest,
+        /// The old revision.
         from: String,
+        /// The new revision; `None`: the working tree.
         to: Option<String>,
     },
     /// `brief index [FILE…]` (no MCP twin: the server's watcher refreshes).
-    Index { files: Vec<String>, quick: bool },
+    Index {
+        /// Only these files, read again whatever their stamps (empty: every file).
+        files: Vec<String>,
+        /// Check the folders and manifests only (`--quick`).
+        quick: bool,
+    },
     /// `brief lenses` / `lenses`.
     Lenses,
     /// `brief init [--write]` (no MCP twin: a server serves a project that exists).
-    Init { write: bool },
+    Init {
+        /// Write the proposed `brief.toml` (otherwise it is printed).
+        write: bool,
+    },
     /// `brief session …` / the `session_*` tools.
     Session(SessionCommand),
     /// `brief hook` (no MCP twin: an agent host runs it on its events): the context to add
@@ -143,7 +172,9 @@ impl Outcome {
 pub enum Host<'a> {
     /// `root` as given by `--root`, else discovery from `cwd`.
     Folder {
+        /// `--root`, when given.
         root: Option<&'a Path>,
+        /// The folder discovery starts from.
         cwd: &'a Path,
     },
     /// An open engine.
@@ -151,7 +182,7 @@ pub enum Host<'a> {
 }
 
 /// Reports progress of a long refresh: files parsed, or a Tana export's nodes written.
-pub type Progress<'a> = &'a mut dyn FnMut(brief_index::Step);
+pub(crate) type Progress<'a> = &'a mut dyn FnMut(brief_index::Step);
 
 /// Runs `command` for `front_end`.
 pub fn run(command: &Command, host: Host<'_>, front_end: FrontEnd) -> Outcome {

@@ -58,7 +58,7 @@ const PARAMETERS: &[(&str, &str)] = &[
 ];
 
 /// `flag` (without its dashes) as `front_end` names it.
-pub fn parameter(flag: &str, front_end: FrontEnd) -> String {
+pub(crate) fn parameter(flag: &str, front_end: FrontEnd) -> String {
     match front_end {
         FrontEnd::Cli => format!("--{flag}"),
         FrontEnd::Mcp => PARAMETERS

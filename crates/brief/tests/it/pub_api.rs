@@ -95,7 +95,7 @@ const STAY_PUBLIC: &[(&str, &str)] = &[
 /// Crates whose API is not curated yet, with their count of unused `pub` items: the list only
 /// shrinks, and a figure must match exactly (a crate that improved takes the new figure).
 const NOT_YET_CURATED: &[(&str, usize)] = &[
-    ("brief", 1),
+    ("brief-engine", 1),
 ];
 
 /// One `pub` item: its file (from the workspace root), line, kind and name.
