@@ -15,19 +15,19 @@ const MIN_TEXTS: usize = 64;
 
 /// A bar that appears once the work is known to be long: one for the files of a refresh and,
 /// inside it, one for the nodes of a large Tana export.
-pub struct Bar {
+pub(crate) struct Bar {
     enabled: bool,
     bar: Option<(Unit, ProgressBar)>,
 }
 
 /// Whether a bar may be drawn: stderr is a terminal and the user did not ask for quiet.
-pub fn enabled(stderr_is_terminal: bool, quiet: bool) -> bool {
+pub(crate) fn enabled(stderr_is_terminal: bool, quiet: bool) -> bool {
     stderr_is_terminal && !quiet
 }
 
 /// The bar's template for what it counts: colour unless `NO_COLOR` is set to anything
 /// non-empty (<https://no-color.org>).
-pub fn template(no_color: bool, unit: Unit) -> &'static str {
+pub(crate) fn template(no_color: bool, unit: Unit) -> &'static str {
     match (no_color, unit) {
         (true, Unit::Files) => "{msg} [{bar:40}] {pos}/{len} files ({eta} left)",
         (false, Unit::Files) => "{msg} [{bar:40.cyan/blue}] {pos}/{len} files ({eta} left)",
@@ -39,7 +39,7 @@ pub fn template(no_color: bool, unit: Unit) -> &'static str {
 }
 
 /// Whether work of this size gets a bar.
-pub fn long(step: Step) -> bool {
+pub(crate) fn long(step: Step) -> bool {
     match step.unit {
         Unit::Files => step.total >= MIN_FILES,
         Unit::Nodes => step.total >= MIN_NODES,
@@ -49,7 +49,7 @@ pub fn long(step: Step) -> bool {
 
 impl Bar {
     /// A bar for this process's stderr.
-    pub fn new(quiet: bool) -> Bar {
+    pub(crate) fn new(quiet: bool) -> Bar {
         Bar {
             enabled: enabled(std::io::stderr().is_terminal(), quiet),
             bar: None,
@@ -57,7 +57,7 @@ impl Bar {
     }
 
     /// `step.done` of `step.total` files (or export nodes) are finished.
-    pub fn update(&mut self, step: Step) {
+    pub(crate) fn update(&mut self, step: Step) {
         if !self.enabled || !long(step) {
             return;
         }
@@ -90,7 +90,7 @@ impl Bar {
     }
 
     /// Clears the bar, if one was drawn.
-    pub fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         if let Some((_, bar)) = self.bar.take() {
             bar.finish_and_clear();
         }

@@ -7,7 +7,7 @@ use brief::session::render::Output;
 use brief::session::{ConsumeRequest, ErrorRecord, ListRequest, NewPackage, PackageType, Priority};
 use clap::{ArgGroup, Args, Subcommand};
 
-pub const SESSION_HELP: &str = "\
+pub(crate) const SESSION_HELP: &str = "\
 The session store keeps what agents hand each other within a session — context packages —
 and error patterns with the solutions that fixed them. It is user data: brief never rebuilds
 or deletes it, and migrates it forward in place. It is .brief/sessions.db (SQLite), or a
@@ -50,7 +50,7 @@ unreadable store. Times: the clock, or Unix seconds from BRIEF_NOW (for reproduc
 
 /// `brief session`.
 #[derive(Args)]
-pub struct SessionArgs {
+pub(crate) struct SessionArgs {
     #[command(subcommand)]
     command: SessionCommand,
 }
@@ -253,7 +253,7 @@ struct MigrateArgs {
     format: Output,
 }
 
-pub const ZONE_HELP: &str = "\
+pub(crate) const ZONE_HELP: &str = "\
 Session context (--session): the zone comes from the share of the model's window already
 used (--used-tokens), after a 15 % safety margin ([session] safety_margin):
   zone          used          the document holds
@@ -281,7 +281,7 @@ unreadable project.
 
 /// The session flags of `brief context`.
 #[derive(Args)]
-pub struct ZoneArgs {
+pub(crate) struct ZoneArgs {
     /// Assemble the session context of this session (see below).
     #[arg(
         long,
@@ -363,7 +363,7 @@ pub struct ZoneArgs {
 
 impl SessionArgs {
     /// The library's session command (field mapping only).
-    pub fn command(self) -> Run {
+    pub(crate) fn command(self) -> Run {
         match self.command {
             SessionCommand::Package(PackageCommand::Add(a)) => Run::PackageAdd {
                 package: NewPackage {
@@ -438,7 +438,7 @@ impl SessionArgs {
 
 impl ZoneArgs {
     /// The session part of `brief context`, when `--session` asks for one.
-    pub fn session(self) -> Option<SessionContext> {
+    pub(crate) fn session(self) -> Option<SessionContext> {
         Some(SessionContext {
             session: self.session?,
             agent: self.agent.unwrap_or_default(),

@@ -5,32 +5,32 @@ use std::net::TcpListener;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-pub use brief_embed::stub::{Answer, Stub};
+pub(crate) use brief_embed::stub::{Answer, Stub};
 
 /// The Nygard ADR fixture.
-pub const ADR_TOOLS: &str = concat!(
+pub(crate) const ADR_TOOLS: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/fixtures/kb/adr-tools/repo"
 );
 
 /// The time-out the failure tests configure, in milliseconds.
-pub const TIMEOUT_MS: u64 = 300;
+pub(crate) const TIMEOUT_MS: u64 = 300;
 
 /// A task in words asked of the fixture.
-pub const WORDS: &str = "where do the shipping labels live";
+pub(crate) const WORDS: &str = "where do the shipping labels live";
 
 /// A stub answering `answer`.
-pub fn stub(answer: Answer) -> Stub {
+pub(crate) fn stub(answer: Answer) -> Stub {
     Stub::start(answer).unwrap()
 }
 
 /// The environment that points brief at `stub`.
-pub fn env_of(stub: &Stub) -> Vec<(&'static str, String)> {
+pub(crate) fn env_of(stub: &Stub) -> Vec<(&'static str, String)> {
     env_for(stub.url())
 }
 
 /// The environment that points brief at `url` (model `stub-model`, [`TIMEOUT_MS`], batch 4).
-pub fn env_for(url: &str) -> Vec<(&'static str, String)> {
+pub(crate) fn env_for(url: &str) -> Vec<(&'static str, String)> {
     vec![
         ("BRIEF_EMBEDDINGS_URL", url.to_string()),
         ("BRIEF_EMBEDDINGS_MODEL", "stub-model".to_string()),
@@ -41,7 +41,7 @@ pub fn env_for(url: &str) -> Vec<(&'static str, String)> {
 
 /// Runs `brief` with `args` under the environment `env` (and no embeddings settings of the
 /// caller's); returns (exit code, stdout, stderr, wall time).
-pub fn brief_with(args: &[&str], env: &[(&str, String)]) -> (i32, String, String, Duration) {
+pub(crate) fn brief_with(args: &[&str], env: &[(&str, String)]) -> (i32, String, String, Duration) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_brief"));
     command.args(args).env("NO_COLOR", "1");
     for (key, _) in std::env::vars() {
@@ -69,7 +69,7 @@ pub fn brief_with(args: &[&str], env: &[(&str, String)]) -> (i32, String, String
 }
 
 /// A URL where nobody listens (a port bound, then closed).
-pub fn closed_port() -> String {
+pub(crate) fn closed_port() -> String {
     let port = TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -79,12 +79,12 @@ pub fn closed_port() -> String {
 }
 
 /// `brief context WORDS --root ROOT --format json`.
-pub fn context_args(root: &str) -> Vec<&str> {
+pub(crate) fn context_args(root: &str) -> Vec<&str> {
     vec!["context", WORDS, "--root", root, "--format", "json"]
 }
 
 /// The `warning: embeddings unavailable` lines of `stderr`.
-pub fn warnings(stderr: &str) -> Vec<&str> {
+pub(crate) fn warnings(stderr: &str) -> Vec<&str> {
     stderr
         .lines()
         .filter(|l| l.starts_with("warning: embeddings unavailable"))
@@ -93,7 +93,7 @@ pub fn warnings(stderr: &str) -> Vec<&str> {
 
 /// The ways an endpoint fails, each with a phrase its warning holds: `None` is a port
 /// where nobody listens, the others are what the stub answers.
-pub fn failures() -> Vec<(&'static str, Option<Answer>, &'static str)> {
+pub(crate) fn failures() -> Vec<(&'static str, Option<Answer>, &'static str)> {
     let oom = r#"{"error":{"message":"the model ran out of memory","type":"server_error"}}"#;
     vec![
         ("refused", None, "cannot reach"),

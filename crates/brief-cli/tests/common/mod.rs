@@ -7,7 +7,7 @@
 #![allow(dead_code)]
 
 #[cfg(feature = "embeddings")]
-pub mod embed;
+pub(crate) mod embed;
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -18,32 +18,32 @@ use serde_json::Value;
 
 /// Spec Graph project: a storefront with two layers, nested features, policies, decisions and
 /// extension nodes (`specgraph/graph.json` + `specgraph/nodes/<typeDir>/<ID>.json`).
-pub const STOREFRONT: &str = concat!(
+pub(crate) const STOREFRONT: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/fixtures/specgraph-storefront"
 );
 /// Artifact project in the Contextia layout (`.contextia/system/...`, `.contextia/work/tasks/...`).
-pub const PAYMENTS: &str = concat!(
+pub(crate) const PAYMENTS: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/fixtures/contextia-payments"
 );
 /// Spec Graph project whose `GIFT-01` node file is not valid JSON (line 4, column 12).
-pub const ERR_BAD_JSON: &str = concat!(
+pub(crate) const ERR_BAD_JSON: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/fixtures/errors/bad-json-node"
 );
 /// Spec Graph project whose `GIFT-02` node file has no `id`.
-pub const ERR_MISSING_ID_NODE: &str = concat!(
+pub(crate) const ERR_MISSING_ID_NODE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/fixtures/errors/missing-id-node"
 );
 /// Artifact project whose `TASK-031` frontmatter is not valid YAML (file line 4, column 9).
-pub const ERR_BAD_YAML: &str = concat!(
+pub(crate) const ERR_BAD_YAML: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/fixtures/errors/bad-yaml-artifact"
 );
 /// Artifact project whose decision `DEC-GIFT-001.md` has no `id` in its frontmatter.
-pub const ERR_MISSING_ID_ARTIFACT: &str = concat!(
+pub(crate) const ERR_MISSING_ID_ARTIFACT: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/fixtures/errors/missing-id-artifact"
 );
@@ -53,7 +53,7 @@ pub const ERR_MISSING_ID_ARTIFACT: &str = concat!(
 /// Whatever the command, brief must never panic: a stderr mentioning `panicked` or
 /// `RUST_BACKTRACE` fails the calling test.
 #[track_caller]
-pub fn run(args: &[&str]) -> (i32, String, String) {
+pub(crate) fn run(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_brief"))
         .args(args)
         .env("NO_COLOR", "1")
@@ -70,7 +70,7 @@ pub fn run(args: &[&str]) -> (i32, String, String) {
 }
 
 /// Copies the fixture project at `src` into a fresh temporary directory and returns it.
-pub fn copy_fixture(src: &str) -> tempfile::TempDir {
+pub(crate) fn copy_fixture(src: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
     copy_tree(Path::new(src), dir.path());
     dir
@@ -96,7 +96,7 @@ fn copy_tree(from: &Path, to: &Path) {
 }
 
 /// Every regular file under `root` except brief's own `.brief/` folder, sorted.
-pub fn project_files(root: &Path) -> Vec<std::path::PathBuf> {
+pub(crate) fn project_files(root: &Path) -> Vec<std::path::PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
         for e in fs::read_dir(dir).unwrap() {
             let e = e.unwrap();
@@ -121,7 +121,7 @@ pub fn project_files(root: &Path) -> Vec<std::path::PathBuf> {
 /// (target echoed, no query, encoding, budget limit respected, nothing omitted with this budget,
 /// each node listed once).
 #[track_caller]
-pub fn context(root: &Path, target: &str, depth: &str, extra: &[&str]) -> Value {
+pub(crate) fn context(root: &Path, target: &str, depth: &str, extra: &[&str]) -> Value {
     let root_s = root.to_str().unwrap();
     let mut args = vec![
         "context", target, "--root", root_s, "--depth", depth, "--budget", "100000", "--format",
@@ -163,13 +163,13 @@ pub fn context(root: &Path, target: &str, depth: &str, extra: &[&str]) -> Value 
 }
 
 /// The ids of the selected nodes.
-pub fn ids(v: &Value) -> BTreeSet<String> {
+pub(crate) fn ids(v: &Value) -> BTreeSet<String> {
     order(v).into_iter().collect()
 }
 
 /// The ids of the nodes the rules selected, in rank order (related material, which only
 /// fills the room the rules leave, is [`related`]).
-pub fn order(v: &Value) -> Vec<String> {
+pub(crate) fn order(v: &Value) -> Vec<String> {
     v["nodes"]
         .as_array()
         .unwrap()
@@ -180,7 +180,7 @@ pub fn order(v: &Value) -> Vec<String> {
 }
 
 /// The ids of the related material shown, in rank order.
-pub fn related(v: &Value) -> Vec<String> {
+pub(crate) fn related(v: &Value) -> Vec<String> {
     v["nodes"]
         .as_array()
         .unwrap()
@@ -192,7 +192,7 @@ pub fn related(v: &Value) -> Vec<String> {
 
 /// Asserts that the selected node ids are exactly `expected`, reporting missing and extra ids.
 #[track_caller]
-pub fn assert_ids(v: &Value, expected: &[&str]) {
+pub(crate) fn assert_ids(v: &Value, expected: &[&str]) {
     let got = ids(v);
     let want: BTreeSet<String> = expected.iter().map(|s| s.to_string()).collect();
     assert_eq!(
@@ -211,7 +211,7 @@ pub fn assert_ids(v: &Value, expected: &[&str]) {
 
 /// The node object with this id (panics if it was not selected).
 #[track_caller]
-pub fn node<'a>(v: &'a Value, id: &str) -> &'a Value {
+pub(crate) fn node<'a>(v: &'a Value, id: &str) -> &'a Value {
     v["nodes"]
         .as_array()
         .unwrap()
@@ -226,7 +226,7 @@ fn s(v: &Value) -> String {
 
 /// The reasons of node `id` as (relation, direction, from); a missing field is "".
 #[track_caller]
-pub fn reasons(v: &Value, id: &str) -> BTreeSet<(String, String, String)> {
+pub(crate) fn reasons(v: &Value, id: &str) -> BTreeSet<(String, String, String)> {
     node(v, id)["reasons"]
         .as_array()
         .unwrap_or_else(|| panic!("reasons of {id} is not an array"))
@@ -237,12 +237,12 @@ pub fn reasons(v: &Value, id: &str) -> BTreeSet<(String, String, String)> {
 
 /// The reasons of node `id` as (relation, direction) pairs.
 #[track_caller]
-pub fn reason_pairs(v: &Value, id: &str) -> BTreeSet<(String, String)> {
+pub(crate) fn reason_pairs(v: &Value, id: &str) -> BTreeSet<(String, String)> {
     reasons(v, id).into_iter().map(|(r, d, _)| (r, d)).collect()
 }
 
 /// Builds an expected (relation, direction, from) set.
-pub fn triples(items: &[(&str, &str, &str)]) -> BTreeSet<(String, String, String)> {
+pub(crate) fn triples(items: &[(&str, &str, &str)]) -> BTreeSet<(String, String, String)> {
     items
         .iter()
         .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
@@ -250,7 +250,7 @@ pub fn triples(items: &[(&str, &str, &str)]) -> BTreeSet<(String, String, String
 }
 
 /// Builds an expected (relation, direction) set.
-pub fn pairs(items: &[(&str, &str)]) -> BTreeSet<(String, String)> {
+pub(crate) fn pairs(items: &[(&str, &str)]) -> BTreeSet<(String, String)> {
     items
         .iter()
         .map(|(a, b)| (a.to_string(), b.to_string()))
@@ -259,7 +259,7 @@ pub fn pairs(items: &[(&str, &str)]) -> BTreeSet<(String, String)> {
 
 /// The forward reasons of node `id` as (relation, from).
 #[track_caller]
-pub fn forward_reasons(v: &Value, id: &str) -> BTreeSet<(String, String)> {
+pub(crate) fn forward_reasons(v: &Value, id: &str) -> BTreeSet<(String, String)> {
     reasons(v, id)
         .into_iter()
         .filter(|(_, d, _)| d == "forward")
@@ -269,7 +269,7 @@ pub fn forward_reasons(v: &Value, id: &str) -> BTreeSet<(String, String)> {
 
 /// Asserts the node is the target: its reasons are exactly `[{"relation":"target"}]`.
 #[track_caller]
-pub fn assert_target_reason(v: &Value, id: &str) {
+pub(crate) fn assert_target_reason(v: &Value, id: &str) {
     let rs = node(v, id)["reasons"].as_array().unwrap();
     assert!(
         rs.len() == 1 && rs[0]["relation"] == "target",
@@ -279,7 +279,7 @@ pub fn assert_target_reason(v: &Value, id: &str) {
 
 /// Asserts the `via` list of some `constrains`/`inverse` reason of `id` names `ancestor`.
 #[track_caller]
-pub fn assert_inherited_via(v: &Value, id: &str, ancestor: &str) {
+pub(crate) fn assert_inherited_via(v: &Value, id: &str, ancestor: &str) {
     let rs = node(v, id)["reasons"].as_array().unwrap();
     let ok = rs.iter().any(|r| {
         r["relation"] == "constrains"
@@ -296,7 +296,7 @@ pub fn assert_inherited_via(v: &Value, id: &str, ancestor: &str) {
 
 /// Asserts every reason of `id` is `propagated` (and that there is at least one).
 #[track_caller]
-pub fn assert_only_propagated(v: &Value, id: &str) {
+pub(crate) fn assert_only_propagated(v: &Value, id: &str) {
     let rs = reasons(v, id);
     assert!(
         !rs.is_empty() && rs.iter().all(|(_, d, _)| d == "propagated"),
@@ -306,7 +306,7 @@ pub fn assert_only_propagated(v: &Value, id: &str) {
 
 /// Runs git in `dir` as a test's own user (no system or user configuration), failing the test
 /// when git fails; its standard output, trimmed.
-pub fn git(dir: &Path, args: &[&str]) -> String {
+pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
     let out = std::process::Command::new("git")
         .args(args)
         .current_dir(dir)
