@@ -11,7 +11,7 @@ use brief_model::{Graph, Node, StoreError};
 use brief_project::Defaults;
 
 /// One side of a comparison: a revision's graph and defaults, and how to name it.
-pub struct Side<'a> {
+pub(crate) struct Side<'a> {
     /// The revision as the user named it, for the answer.
     pub name: &'a str,
     /// The project's graph at that revision.
@@ -22,7 +22,7 @@ pub struct Side<'a> {
 
 /// A node that entered, left or changed within a context.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct NodeChange {
+pub(crate) struct NodeChange {
     /// The node's id.
     pub id: String,
     /// Its kind's name.
@@ -34,7 +34,7 @@ pub struct NodeChange {
 
 /// One field of a node that differs between two revisions.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct FieldChange {
+pub(crate) struct FieldChange {
     /// The field's name (`title`, `status`, `links`, `body`, `rationale`, …).
     pub field: String,
     /// The old value, one line (`None`: the field was absent; also for a text diff).
@@ -56,7 +56,7 @@ const MAX_ALIGNED: usize = 2_000;
 
 /// The answer of `brief diff`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct ContextDiff {
+pub(crate) struct ContextDiff {
     /// The target as the user gave it.
     pub target: String,
     /// The words the target was searched for with, when it was given as words.
@@ -301,7 +301,7 @@ fn node_of<'a>(graph: &'a Graph, id: &str) -> Option<&'a Node> {
 }
 
 /// How the context of `request.target` changes from `from` to `to`.
-pub fn diff(
+pub(crate) fn diff(
     from: &Side,
     to: &Side,
     request: &ContextRequest,
@@ -357,7 +357,7 @@ pub fn diff(
 
 /// One target whose context changes (`impact --since`).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Changed {
+pub(crate) struct Changed {
     /// The target's id.
     pub id: String,
     /// Its kind's name.
@@ -372,7 +372,7 @@ pub struct Changed {
 
 /// The answer of `brief impact --since`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Since {
+pub(crate) struct Since {
     /// The old side's name.
     pub from: String,
     /// The new side's name.
@@ -385,7 +385,7 @@ pub struct Since {
 
 /// Every target whose context changes from `from` to `to`. Only targets whose traversal could
 /// read a changed node are compared ([`explorers`] at both sides), each by its selections.
-pub fn since(
+pub(crate) fn since(
     from: &Side,
     to: &Side,
     request: &ContextRequest,

@@ -23,7 +23,7 @@
 //! every candidate is measured exactly and the result is never over.
 
 use crate::rank::Class;
-pub use crate::render::Fitted;
+pub(crate) use crate::render::Fitted;
 use crate::render::{Layout, Unit};
 use crate::traverse::Reason;
 use brief_count::Counter;
@@ -49,7 +49,7 @@ pub struct TooSmall {
 
 /// One step of the fill order: raise `item` to `level`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Step {
+pub(crate) struct Step {
     /// The ranked item to raise (its position in the ranking).
     pub item: usize,
     /// The detail it is raised to.
@@ -122,7 +122,7 @@ pub(crate) fn fill_order(
 }
 
 /// Fits the layout's ranked items (best first) into `budget`. `target` is the target's item.
-pub fn fit(
+pub(crate) fn fit(
     layout: &Layout<'_>,
     counter: &Counter<'_>,
     target: usize,

@@ -1,19 +1,19 @@
 //! Resolve, traverse, rank, fit and render: the brief context engine.
 
 pub mod context;
-pub mod diff;
+mod diff;
 pub mod engine;
 pub mod explain;
-pub mod files;
+mod files;
 mod find;
-pub mod fit;
+mod fit;
 pub mod impact;
-pub mod rank;
+mod rank;
 mod related;
 pub mod render;
-pub mod resolve;
-pub mod revision;
-pub mod scoped;
+mod resolve;
+mod revision;
+mod scoped;
 pub mod semantic;
 pub mod traverse;
 pub mod watched;

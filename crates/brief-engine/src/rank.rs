@@ -94,7 +94,7 @@ pub struct Ranked {
 /// What ranking knows besides the graph: query relevance per node (0–1, from BM25 when the
 /// context started from a search) and a lens's boost terms.
 #[derive(Debug, Clone, Default)]
-pub struct RankInputs {
+pub(crate) struct RankInputs {
     /// Each node's query relevance (0–1); absent nodes have none.
     pub relevance: HashMap<NodeIx, f64>,
     /// Kinds, categories or tags (lower case) whose nodes get [`brief_model::lens::BOOST`].
@@ -102,7 +102,11 @@ pub struct RankInputs {
 }
 
 /// Ranks a selection, best first.
-pub fn rank(graph: &dyn NodeStore, selection: Selection, inputs: &RankInputs) -> Vec<Ranked> {
+pub(crate) fn rank(
+    graph: &dyn NodeStore,
+    selection: Selection,
+    inputs: &RankInputs,
+) -> Vec<Ranked> {
     let newest = graph.newest_date().and_then(days);
     let mut ranked: Vec<Ranked> = selection
         .reached

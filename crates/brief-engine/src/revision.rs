@@ -36,7 +36,7 @@ pub enum RevisionError {
 
 /// A project as it was at a revision: its graph and defaults. The temporary folder holding its
 /// files lives as long as this.
-pub struct Revision {
+pub(crate) struct Revision {
     /// The project's graph at the revision.
     pub graph: Graph,
     /// Its `brief.toml` defaults at the revision.
@@ -47,13 +47,13 @@ pub struct Revision {
 
 /// The project at `root` as of `rev`: never, without the `git` feature.
 #[cfg(not(feature = "git"))]
-pub fn load(_root: &Path, _rev: &str) -> Result<Revision, RevisionError> {
+pub(crate) fn load(_root: &Path, _rev: &str) -> Result<Revision, RevisionError> {
     Err(RevisionError::NotBuilt)
 }
 
 /// The files changed since `rev`: never known, without the `git` feature.
 #[cfg(not(feature = "git"))]
-pub fn changed(_root: &Path, _rev: &str) -> Result<Vec<String>, RevisionError> {
+pub(crate) fn changed(_root: &Path, _rev: &str) -> Result<Vec<String>, RevisionError> {
     Err(RevisionError::NotBuilt)
 }
 
@@ -106,7 +106,7 @@ fn tree(root: &Path, rev: &str) -> Result<Tree, RevisionError> {
 
 /// The project at `root` as of `rev` (anything `git rev-parse` accepts).
 #[cfg(feature = "git")]
-pub fn load(root: &Path, rev: &str) -> Result<Revision, RevisionError> {
+pub(crate) fn load(root: &Path, rev: &str) -> Result<Revision, RevisionError> {
     let read = |e: &dyn std::fmt::Display| RevisionError::Read(rev.to_string(), e.to_string());
     let Tree {
         repo,
@@ -159,7 +159,7 @@ pub fn load(root: &Path, rev: &str) -> Result<Revision, RevisionError> {
 /// content is compared as stored (no line-ending or LFS filters). `brief context --changed`
 /// takes them as its targets.
 #[cfg(feature = "git")]
-pub fn changed(root: &Path, rev: &str) -> Result<Vec<String>, RevisionError> {
+pub(crate) fn changed(root: &Path, rev: &str) -> Result<Vec<String>, RevisionError> {
     let read = |e: &dyn std::fmt::Display| RevisionError::Read(rev.to_string(), e.to_string());
     let Tree {
         repo,

@@ -3,10 +3,11 @@
 
 mod words;
 
+pub use words::Confidence;
 pub(crate) use words::{
     is_aggregate, judge_in, significant, standing, translations, Counted, Evidence, Script,
 };
-pub use words::{words, Confidence, Role, Scored, Verdict, Weakness, Word};
+pub(crate) use words::{words, Role, Scored, Verdict, Weakness};
 
 use std::collections::BTreeSet;
 
@@ -124,7 +125,7 @@ fn shape(token: &str) -> Option<String> {
 
 /// Resolves an id exactly, then ignoring case. The outer error is the graph's (it could
 /// not be read), the inner one the user's (no such node).
-pub fn resolve(
+pub(crate) fn resolve(
     graph: &dyn GraphView,
     target: &str,
 ) -> Result<Result<NodeIx, UnknownTarget>, StoreError> {

@@ -19,7 +19,7 @@ use brief_model::{Lifecycle, NodeIx};
 
 /// How much a word of the query counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Role {
+pub(crate) enum Role {
     /// A function word: it counts for nothing.
     Stop,
     /// A word every ticket uses ("add", "fix", "support"): it counts a little.
@@ -30,7 +30,7 @@ pub enum Role {
 
 impl Role {
     /// The weight of a word of this role.
-    pub fn weight(self) -> f64 {
+    pub(crate) fn weight(self) -> f64 {
         match self {
             Role::Stop => 0.0,
             Role::Generic => 0.3,
@@ -41,7 +41,7 @@ impl Role {
 
 /// One word of a query.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Word {
+pub(crate) struct Word {
     /// Lower-cased; dotted, hyphenated and underscored words stay one word (`3.8`,
     /// `pull_request_target`, `rate-limit`), which the index reads as a phrase.
     pub text: String,
@@ -150,7 +150,7 @@ const GENERIC_WORDS: &[&str] = &[
 
 /// Splits a query into words: runs of letters and digits, joined across `.`, `-` and `_`
 /// between two of them (`3.8`, `x86_64`, `rate-limit`), lower-cased, each word once.
-pub fn words(query: &str) -> Vec<Word> {
+pub(crate) fn words(query: &str) -> Vec<Word> {
     let chars: Vec<char> = query.chars().collect();
     let mut out: Vec<Word> = Vec::new();
     let mut current = String::new();
@@ -214,7 +214,7 @@ pub(crate) struct Evidence {
 
 /// A candidate with its score.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Scored {
+pub(crate) struct Scored {
     /// The node.
     pub node: NodeIx,
     /// Its id (the tie-breaker).
@@ -256,7 +256,7 @@ impl Confidence {
 /// The outcome of scoring: nodes best first and how much to trust the first, or why nothing
 /// matches well enough to answer.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// Nodes match: the best ones and how far to trust the first.
     Found {
         /// Best first; ties by id.
