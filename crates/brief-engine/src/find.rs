@@ -26,10 +26,10 @@ pub const SEED_MARGIN: f64 = 0.6;
 pub const DEFAULT_SEEDS: usize = 3;
 
 /// A hit is related material when its score is at least this share of the best.
-const RELATED_FLOOR: f64 = 0.1;
+const RELATED_FLOOR: f64 = 0.05;
 
 /// Most hits kept as related material.
-pub const RELATED_MAX: usize = 24;
+pub const RELATED_MAX: usize = 40;
 
 /// A rule that covers part of the tree (a nested agent file, a rule with globs) is a hard
 /// constraint of a context in words when its score is at least this share of the best: its
