@@ -1,4 +1,4 @@
-//! Secret redaction over the corpus in `tests/redaction/` (the ordinary texts, the secrets)
+//! Secret redaction over the corpus in `crates/brief-session/tests/redaction/` (the ordinary texts, the secrets)
 //! and over a 64 KiB mix of both, plus one typical package summary without a secret (what
 //! every `session package add` pays); and, in the group `redact-sizes`, hostile shapes
 //! (many unterminated key blocks, one long line of flags or assignments, thousands of
@@ -40,8 +40,12 @@ fn texts(toml_text: &str) -> Vec<String> {
 }
 
 fn bench(c: &mut Criterion) {
-    let ordinary = texts(include_str!("../tests/redaction/ordinary.toml"));
-    let secrets = texts(include_str!("../tests/redaction/secrets.toml"));
+    let ordinary = texts(include_str!(
+        "../../brief-session/tests/redaction/ordinary.toml"
+    ));
+    let secrets = texts(include_str!(
+        "../../brief-session/tests/redaction/secrets.toml"
+    ));
     // Ordinary texts with a secret every tenth entry, up to 64 KiB.
     let mut mixed = String::new();
     let mut i = 0;

@@ -1,4 +1,4 @@
-//! Unit and property tests of the redactor (the corpus is in `tests/it/redaction.rs`).
+//! Unit and property tests of the redactor (the corpus is in `tests/redaction.rs`).
 
 use super::*;
 
@@ -392,8 +392,8 @@ mod table {
     #[test]
     fn keywords_cover_every_match_in_the_corpus() {
         let corpus = [
-            include_str!("../../../brief/tests/redaction/secrets.toml"),
-            include_str!("../../../brief/tests/redaction/ordinary.toml"),
+            include_str!("../../tests/redaction/secrets.toml"),
+            include_str!("../../tests/redaction/ordinary.toml"),
         ];
         let texts: Vec<String> = corpus
             .iter()

@@ -20,7 +20,6 @@ mod kb;
 mod layering;
 mod pub_api;
 mod quality;
-mod redaction;
 mod specs;
 mod store;
 #[cfg(unix)]

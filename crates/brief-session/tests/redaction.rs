@@ -1,11 +1,15 @@
 //! The redaction corpus (`tests/redaction/`): every secret kind in `secrets.toml` is removed
 //! and every text in `ordinary.toml` is left byte for byte. Prints its figures; run with
-//! `cargo test -p brief --test it redaction:: -- --nocapture` to see them (they are quoted in
+//! `cargo test -p brief-session --test redaction -- --nocapture` to see them (they are quoted in
 //! `docs/redaction.md`).
+
+// Test code: a failed unwrap is the failure report (clippy.toml's test allowances do not
+// reach an integration-test crate).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeSet;
 
-use brief::session::redact::{redact, redact_str};
+use brief_session::redact::{redact, redact_str};
 use serde::Deserialize;
 
 #[derive(Deserialize)]
