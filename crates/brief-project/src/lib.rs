@@ -115,6 +115,19 @@ struct ContextTable {
 }
 
 impl Project {
+    /// Where `path` stands in `brief.toml` as `(line, column)`, as the TOML parser places it
+    /// ([`config::place`]); the file's start when it is not there.
+    pub fn config_place(&self, path: &[config::Step<'_>]) -> (u32, u32) {
+        let text = self
+            .guard
+            .read(&self.root.join("brief.toml"))
+            .map(|(bytes, _)| String::from_utf8_lossy(&bytes).into_owned())
+            .unwrap_or_default();
+        config::place(&text, path)
+            .map(|at| line_col(&text, at))
+            .unwrap_or((1, 1))
+    }
+
     /// Loads every source of the project (see [`brief_sources::load`]).
     pub fn load(&self) -> brief_sources::Loaded {
         brief_sources::load(&self.guard, &self.sources)

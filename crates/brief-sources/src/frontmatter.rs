@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::Problem;
+use super::{Problem, ProblemKind};
 use brief_model::Location;
 
 /// A Markdown file split into its frontmatter and body.
@@ -90,6 +90,7 @@ pub fn split<'a>(path: &str, text: &'a str) -> Result<Split<'a>, Problem> {
             body_line: line + 1,
         }),
         Some(Fences { close: None, .. }) => Err(Problem::error(
+            ProblemKind::Syntax,
             Location::file(path),
             "frontmatter opened with `---` is never closed: add a `---` line after the YAML",
         )),
@@ -148,6 +149,7 @@ pub fn parse(path: &str, yaml: &str, yaml_line: u32) -> Result<Map<String, Value
         Ok(Value::Object(map)) => Ok(map),
         Ok(Value::Null) => Ok(Map::new()),
         Ok(_) => Err(Problem::error(
+            ProblemKind::Syntax,
             Location {
                 path: path.to_string(),
                 line: yaml_line,
@@ -161,6 +163,7 @@ pub fn parse(path: &str, yaml: &str, yaml_line: u32) -> Result<Map<String, Value
                 .map(|loc| (loc.line() as u32, loc.column() as u32))
                 .unwrap_or((1, 1));
             Err(Problem::error(
+                ProblemKind::Syntax,
                 Location {
                     path: path.to_string(),
                     line: yaml_line + line.max(1) - 1,
