@@ -542,7 +542,10 @@ mod tests {
                 other => panic!("{other}"),
             }
         };
-        assert_eq!(at("# depth = 2\n[context]\nbudget = 9\ndepth = \"deep\"\n"), (4, 1));
+        assert_eq!(
+            at("# depth = 2\n[context]\nbudget = 9\ndepth = \"deep\"\n"),
+            (4, 1)
+        );
         assert_eq!(at("[context]\nseeds = 0\n"), (2, 1));
         std::fs::create_dir(dir.path().join("docs")).unwrap();
         assert_eq!(at("artifacts = [\"docs\", \"gone\"]\n"), (1, 23));
