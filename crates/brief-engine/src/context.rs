@@ -1,7 +1,7 @@
 //! The pipeline behind `brief context` and `brief show`: resolve → traverse → rank → fit →
 //! render. The CLI and the MCP server call these and print what they return, byte for byte.
 
-use crate::fit::{fit, TooSmall};
+use crate::fit::{fit, Spread, TooSmall};
 pub use crate::render::TruncationNote;
 use crate::usage::{Param, Said};
 use brief_model::{Corpus, Detail, NodeIx, Origin};
@@ -442,7 +442,12 @@ pub fn assemble_from(
         superseded_by: superseded.then(|| successors.clone()),
     });
     let counter = Counter::with_store(encoding, corpus.counts());
-    let fitted = fit(&layout, &counter, target_item, detail, budget)?;
+    // A start found by words may be the wrong node: spread the room over the candidates.
+    let spread = match start.query {
+        Some(_) => Spread::Breadth,
+        None => Spread::Depth,
+    };
+    let fitted = fit(&layout, &counter, target_item, detail, spread, budget)?;
     counter.persist();
     let omitted = fitted.details.iter().filter(|d| d.is_none()).count();
     let text = match request.format {
