@@ -330,6 +330,30 @@ fn first_line(message: &str) -> String {
 mod tests {
     use super::*;
 
+    /// The one rule for a frontmatter value as text, which every reader (artifacts, the
+    /// knowledge base) follows: text trimmed, numbers and booleans as written, nothing for
+    /// lists and maps; on one line, lists joined and maps as JSON, and nothing for no text.
+    #[test]
+    fn one_rule_for_a_value_as_text() {
+        use serde_json::json;
+        assert_eq!(scalar(&json!("  Draft  ")).as_deref(), Some("Draft"));
+        assert_eq!(scalar(&json!(7)).as_deref(), Some("7"));
+        assert_eq!(scalar(&json!(true)).as_deref(), Some("true"));
+        assert_eq!(scalar(&json!(["a"])), None);
+        assert_eq!(scalar(&json!({"a": 1})), None);
+        assert_eq!(scalar(&Value::Null), None);
+        assert_eq!(one_line(&json!(" x ")).as_deref(), Some("x"));
+        assert_eq!(one_line(&json!("   ")), None);
+        assert_eq!(one_line(&json!("")), None);
+        assert_eq!(one_line(&Value::Null), None);
+        assert_eq!(one_line(&json!([])), None);
+        assert_eq!(
+            one_line(&json!([" a ", 2, {"b": 1}])).as_deref(),
+            Some("a, 2, {\"b\":1}")
+        );
+        assert_eq!(one_line(&json!({"b": 1})).as_deref(), Some("{\"b\":1}"));
+    }
+
     #[test]
     fn splits_fences_and_tracks_lines() {
         let text = "---\nid: SPEC-1\ntitle: T\n---\n# T\n\n---\nbody\n";
