@@ -16,4 +16,7 @@ mod revision;
 mod scoped;
 pub mod semantic;
 pub mod traverse;
+mod usage;
 pub mod watched;
+
+pub use usage::{FrontEnd, Param, Said};

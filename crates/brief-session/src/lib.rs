@@ -44,6 +44,7 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
+use brief_engine::Said;
 pub use config::SessionConfig;
 pub use context::{zone_context, SessionPart, ZoneRequest};
 pub(crate) use packages::package_consume;
@@ -59,10 +60,10 @@ pub use store::{Location, Mode, Store};
 pub enum SessionError {
     /// Bad input: the message says what to pass instead.
     #[error("{0}")]
-    Usage(String),
+    Usage(Said),
     /// The package, pattern or session asked for does not exist.
     #[error("{0}")]
-    NotFound(String),
+    NotFound(Said),
     /// No store yet (readers never create one).
     #[error("{0} does not exist yet: `brief session package add` or `brief session error record` creates it")]
     Missing(String),
@@ -222,7 +223,7 @@ pub(crate) fn agent_name(raw: &str) -> Result<String, SessionError> {
     {
         return Err(SessionError::Usage(format!(
             "agent type `{raw}` must be 1–64 letters, digits, `_` or `-` (e.g. developer, qa_expert, tech_lead)"
-        )));
+        ).into()));
     }
     Ok(name)
 }
@@ -234,9 +235,12 @@ pub(crate) fn id_text(what: &str, raw: &str) -> Result<String, SessionError> {
         || id.chars().count() > 128
         || id.chars().any(|c| c.is_whitespace() || c.is_control())
     {
-        return Err(SessionError::Usage(format!(
+        return Err(SessionError::Usage(
+            format!(
             "{what} `{raw}` must be 1–128 characters without spaces (e.g. bazinga_20250212_143530)"
-        )));
+        )
+            .into(),
+        ));
     }
     Ok(id.to_string())
 }
@@ -250,9 +254,10 @@ pub(crate) fn group_name(raw: &str) -> Result<String, SessionError> {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
     {
-        return Err(SessionError::Usage(format!(
-            "group `{raw}` must be 1–64 letters, digits, `_`, `-` or `.` (e.g. group_a)"
-        )));
+        return Err(SessionError::Usage(
+            format!("group `{raw}` must be 1–64 letters, digits, `_`, `-` or `.` (e.g. group_a)")
+                .into(),
+        ));
     }
     Ok(g.to_string())
 }

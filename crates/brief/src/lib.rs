@@ -35,5 +35,6 @@ pub use engine::EngineError;
 pub use model::{Detail, Graph, Kind};
 pub use project::{Project, ProjectError};
 pub use render::Format;
+pub use sources::Problem;
 pub use tokens::Encoding;
 pub use traverse::Depth;
