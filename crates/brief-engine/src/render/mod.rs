@@ -11,6 +11,7 @@ pub mod json;
 mod markdown;
 pub mod search;
 mod text;
+mod writer;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -22,6 +23,7 @@ use crate::rank::{Class, Ranked};
 use brief_model::{Detail, Kind, NodeIx, NodeStore, Origin};
 
 pub use card::{card, Card, Part};
+use writer::{QueryHead, Writer};
 
 /// The chosen levels and the document they give.
 #[derive(Debug, Clone, PartialEq)]
@@ -237,15 +239,13 @@ pub struct Extras {
 /// The sections of one context and the blocks of its nodes.
 pub struct Layout<'a> {
     graph: &'a dyn NodeStore,
-    style: Style,
+    writer: &'static dyn Writer,
     ranked: &'a [Ranked],
     target: NodeIx,
     /// Sections in document order, each with its items (indices into `ranked`) in rank order.
     sections: Vec<(Section, Vec<usize>)>,
     header: Rc<str>,
     blocks: RefCell<HashMap<(usize, Detail), Rc<str>>>,
-    /// One item whose block is cut short to fill the budget, and its cut text.
-    cut: RefCell<Option<(usize, Rc<str>)>>,
     extras: Extras,
 }
 
@@ -286,28 +286,18 @@ impl<'a> Layout<'a> {
             }
         }
         sections.retain(|(_, members)| !members.is_empty());
-        let header = match style {
-            Style::Markdown => format!(
-                "# Context for {}: {}\n\n",
-                target_node.id,
-                card::one_line(&target_node.title)
-            ),
-            Style::Text => format!(
-                "context: {} ({})\n\n",
-                target_node.id,
-                card::one_line(&target_node.title)
-            ),
-        }
-        .into();
+        let writer = style.writer();
+        let header = writer
+            .header(&target_node.id, &card::one_line(&target_node.title))
+            .into();
         Layout {
             graph,
-            style,
+            writer,
             ranked,
             target,
             sections,
             header,
             blocks: RefCell::new(HashMap::new()),
-            cut: RefCell::new(None),
             extras: Extras::default(),
         }
     }
@@ -329,23 +319,20 @@ impl<'a> Layout<'a> {
                 }
                 _ => "",
             };
-            let confidence = extras.confidence.name();
-            self.header = match self.style {
-                Style::Markdown => format!(
-                    "# Context for \"{query}\": {}: {}\n\nStart nodes, found by words ({confidence} match{trust}): {seeds}\n\n",
-                    target.id,
-                    card::one_line(&target.title)
-                ),
-                Style::Text => format!(
-                    "context: \"{query}\" → {} ({})\nstart nodes ({confidence} match{trust}): {seeds}\n\n",
-                    target.id,
-                    card::one_line(&target.title)
-                ),
-            }
-            .into();
+            self.header = self
+                .writer
+                .query_header(&QueryHead {
+                    query,
+                    id: &target.id,
+                    title: &card::one_line(&target.title),
+                    confidence: extras.confidence.name(),
+                    trust,
+                    seeds: &seeds,
+                })
+                .into();
         }
         if let Some(successors) = &extras.superseded_by {
-            let banner = superseded_banner(self.graph.node(self.target), successors, self.style);
+            let banner = superseded_banner(self.graph.node(self.target), successors, self.writer);
             self.header = format!("{}{banner}", self.header).into();
         }
         self.extras = extras;
@@ -359,11 +346,6 @@ impl<'a> Layout<'a> {
 
     /// The block of one item at one detail level (cached).
     pub fn block(&self, item: usize, detail: Detail) -> Rc<str> {
-        if let Some((cut_item, text)) = &*self.cut.borrow() {
-            if *cut_item == item {
-                return text.clone();
-            }
-        }
         if let Some(block) = self.blocks.borrow().get(&(item, detail)) {
             return block.clone();
         }
@@ -377,10 +359,7 @@ impl<'a> Layout<'a> {
         );
         let kind = &self.graph.node(ranked.node).kind;
         let bare = self.is_bare(ranked.node);
-        let mut text = match self.style {
-            Style::Markdown => markdown::block(&card, detail, bare),
-            Style::Text => text::block(&card, kind, detail),
-        };
+        let mut text = self.writer.block(&card, kind, detail, bare);
         // A block unit ends with a blank line (see `units`).
         text.push('\n');
         let text: Rc<str> = text.into();
@@ -392,8 +371,8 @@ impl<'a> Layout<'a> {
 
     /// The block of `item` at `detail` cut to its first `keep` bytes (a char boundary), with
     /// a line saying so. The result is still a unit (see [`Layout::units`]).
-    pub fn cut_block(&self, item: usize, detail: Detail, keep: usize) -> Rc<str> {
-        let full = self.full_block(item, detail);
+    pub fn cut_block(&self, item: usize, detail: Detail, keep: usize) -> Cut {
+        let full = self.block(item, detail);
         let mut end = keep.min(full.len());
         while !full.is_char_boundary(end) {
             end -= 1;
@@ -412,57 +391,15 @@ impl<'a> Layout<'a> {
             kept.push_str(" …");
         }
         let id = &self.graph.node(self.ranked[item].node).id;
-        // A meta line cut short keeps its title; a short mark says the facts were cut.
-        if detail == Detail::Meta {
-            return match self.style {
-                Style::Markdown => format!("{kept} _(cut)_\n\n"),
-                Style::Text => format!("{kept} (cut)\n\n"),
-            }
-            .into();
+        Cut {
+            item,
+            text: self.writer.cut_mark(&kept, id, detail).into(),
         }
-        match self.style {
-            Style::Markdown => {
-                format!("{kept}\n\n_[cut to fit; `brief show {id}` prints all]_\n\n")
-            }
-            Style::Text => format!("{kept}\n[cut to fit; brief show {id} prints all]\n\n"),
-        }
-        .into()
     }
 
     /// Where the part of a meta block that names the node (id, kind, title) ends.
     pub fn meta_head(&self, block: &str) -> usize {
-        match self.style {
-            Style::Markdown => block
-                .find(markdown::META_FACTS)
-                .unwrap_or_else(|| block.trim_end().len()),
-            Style::Text => block
-                .find("\ntitle: ")
-                .and_then(|at| block[at + 1..].find('\n').map(|end| at + 1 + end))
-                .unwrap_or_else(|| block.trim_end().len()),
-        }
-    }
-
-    /// The uncut block (ignores a cut set with [`Layout::set_cut`]).
-    pub fn full_block(&self, item: usize, detail: Detail) -> Rc<str> {
-        let cut = self.cut.borrow_mut().take();
-        let block = self.block(item, detail);
-        *self.cut.borrow_mut() = cut;
-        block
-    }
-
-    /// Makes `item`'s block the given cut text, whatever its detail.
-    pub fn set_cut(&self, item: usize, text: Rc<str>) {
-        *self.cut.borrow_mut() = Some((item, text));
-    }
-
-    /// Removes the cut.
-    pub fn clear_cut(&self) {
-        *self.cut.borrow_mut() = None;
-    }
-
-    /// The item whose block is cut, if any.
-    pub fn cut_item(&self) -> Option<usize> {
-        self.cut.borrow().as_ref().map(|(item, _)| *item)
+        self.writer.meta_head(block)
     }
 
     /// The target (in Spec Graph layout) and the identity have a section of their own and
@@ -473,15 +410,15 @@ impl<'a> Layout<'a> {
             || (node == self.target && self.graph.node(self.target).origin == Origin::SpecGraph)
     }
 
-    /// The units of the document for one assignment of detail levels (`None` = omitted).
-    /// The first `listed` omitted items are listed one per line, in rank order, with their
-    /// kind and title; the rest are counted.
+    /// The units of the document for one assignment of detail levels (`None` = omitted),
+    /// with `cut`'s item written as its cut text. The first `listed` omitted items are listed
+    /// one per line, in rank order, with their kind and title; the rest are counted.
     ///
     /// Every unit starts with a non-whitespace character and ends with a newline. OpenAI's
     /// pre-tokenizers (cl100k, o200k) always split right after a newline that is followed by
     /// non-whitespace, so the token count of the document is exactly the sum of the counts of
     /// its units: the fit measures a candidate by adding cached counts, never re-tokenizing.
-    pub fn units(&self, details: &[Option<Detail>], listed: usize) -> Vec<Unit> {
+    pub fn units(&self, details: &[Option<Detail>], listed: usize, cut: Option<&Cut>) -> Vec<Unit> {
         let mut units = Vec::with_capacity(details.len() + 16);
         units.push(Unit::Text(self.header.clone()));
         let target_node = self.graph.node(self.target);
@@ -493,12 +430,16 @@ impl<'a> Layout<'a> {
             if shown.peek().is_none() {
                 continue;
             }
-            if self.style == Style::Markdown {
-                units.push(Unit::Text(
-                    format!("## {}\n\n", section.title(&target_node.kind)).into(),
-                ));
+            if let Some(heading) = self
+                .writer
+                .section_heading(&section.title(&target_node.kind))
+            {
+                units.push(Unit::Text(heading.into()));
             }
-            units.extend(shown.map(|(i, d)| Unit::Block(i, d)));
+            units.extend(shown.map(|(i, d)| match cut {
+                Some(cut) if cut.item == i => Unit::Cut(cut.text.clone()),
+                _ => Unit::Block(i, d),
+            }));
         }
         // The target's verification closes a Spec Graph context, as in the docs' template.
         let target_item = self.ranked.iter().position(|r| r.node == self.target);
@@ -533,27 +474,13 @@ impl<'a> Layout<'a> {
             .filter(|&i| details[i].is_none())
             .collect();
         if !omitted.is_empty() {
-            let heading = match self.style {
-                Style::Markdown => format!(
-                    "## Omitted\n\n{} more did not fit the budget, most relevant first (`brief show <ID>` prints one):\n\n",
-                    omitted.len()
-                ),
-                Style::Text => format!(
-                    "=== OMITTED ===\n{} more did not fit the budget, most relevant first:\n",
-                    omitted.len()
-                ),
-            };
+            let heading = self.writer.omitted_heading(omitted.len());
             units.push(Unit::Text(heading.into()));
             let shown = listed.min(omitted.len());
             units.extend(omitted[..shown].iter().map(|&i| Unit::Omitted(i)));
             if shown < omitted.len() {
-                units.push(Unit::Text(
-                    format!(
-                        "- … and {} more (see `--format json`)\n",
-                        omitted.len() - shown
-                    )
-                    .into(),
-                ));
+                let more = self.writer.more_omitted(omitted.len() - shown);
+                units.push(Unit::Text(more.into()));
             }
         }
         units
@@ -562,17 +489,14 @@ impl<'a> Layout<'a> {
     /// The text of a unit.
     pub fn text(&self, unit: &Unit) -> Rc<str> {
         match unit {
-            Unit::Text(text) => text.clone(),
+            Unit::Text(text) | Unit::Cut(text) => text.clone(),
             Unit::Block(i, d) => self.block(*i, *d),
             Unit::Omitted(i) => {
                 let node = self.graph.node(self.ranked[*i].node);
-                format!(
-                    "- {} ({}): {}\n",
-                    node.id,
-                    node.kind,
-                    short_title(&node.title)
-                )
-                .into()
+                let kind = node.kind.to_string();
+                self.writer
+                    .omitted_line(&node.id, &kind, &short_title(&node.title))
+                    .into()
             }
         }
     }
@@ -600,14 +524,9 @@ impl<'a> Layout<'a> {
     }
 
     fn list_unit(&self, title: &str, lines: &[String]) -> Unit {
-        let mut out = match self.style {
-            Style::Markdown => format!("## {title}\n\n"),
-            Style::Text => format!("=== {} ===\n", title.to_ascii_uppercase()),
-        };
+        let mut out = self.writer.list_heading(title);
         for line in lines {
-            out.push_str("- ");
-            out.push_str(line);
-            out.push('\n');
+            out.push_str(&self.writer.list_item(line));
         }
         out.push('\n');
         Unit::Text(out.into())
@@ -621,7 +540,20 @@ pub enum Unit {
     Block(usize, Detail),
     /// An omitted item's line in the omitted list.
     Omitted(usize),
+    /// A block cut short to fill the budget (see [`Cut`]).
+    Cut(Rc<str>),
+    /// Fixed text: a header, a heading, a closing list.
     Text(Rc<str>),
+}
+
+/// One block cut short to fill the budget: the fit chooses it, [`Layout::units`] writes it in
+/// place of the item's block.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cut {
+    /// The ranked item whose block is cut.
+    pub item: usize,
+    /// The cut block, with the mark that says so.
+    pub text: Rc<str>,
 }
 
 fn section_of(
@@ -680,22 +612,13 @@ pub fn short_title(title: &str) -> String {
 fn superseded_banner(
     target: &brief_model::Node,
     successors: &[(String, String)],
-    style: Style,
+    writer: &dyn Writer,
 ) -> String {
     let named: Vec<String> = successors
         .iter()
-        .map(|(id, title)| match style {
-            Style::Markdown => format!("**{id}** ({})", short_title(title)),
-            Style::Text => format!("{id} ({})", short_title(title)),
-        })
+        .map(|(id, title)| writer.successor(id, &short_title(title)))
         .collect();
-    let next = match successors.first() {
-        Some((id, _)) => match style {
-            Style::Markdown => format!(" `brief context {id}` gives the current context."),
-            Style::Text => format!(" brief context {id} gives the current context."),
-        },
-        None => String::new(),
-    };
+    let next = successors.first().map(|(id, _)| id.as_str());
     let what = if named.is_empty() {
         format!(
             "{} is marked superseded, and no node says what supersedes it.",
@@ -704,10 +627,7 @@ fn superseded_banner(
     } else {
         format!("{} is superseded by {}.", target.id, named.join(" and "))
     };
-    match style {
-        Style::Markdown => format!("> **Superseded:** {what}{next}\n\n"),
-        Style::Text => format!("SUPERSEDED: {what}{next}\n\n"),
-    }
+    writer.superseded(&what, next)
 }
 
 fn title_case(name: &str) -> String {
@@ -725,8 +645,5 @@ fn title_case(name: &str) -> String {
 
 /// Writes one card on its own (for `brief show`), with its heading.
 pub fn write_card(card: &Card, kind: &Kind, detail: Detail, style: Style) -> String {
-    match style {
-        Style::Markdown => markdown::block(card, detail, false),
-        Style::Text => text::block(card, kind, detail),
-    }
+    style.writer().block(card, kind, detail, false)
 }
