@@ -164,34 +164,7 @@ pub fn fit(
     // to what the links selected (the fill names more when room is left).
     let related: Vec<bool> = classes.iter().map(|c| *c == Class::Related).collect();
 
-    // The walk starts from the smallest document: the target at meta and the rest omitted,
-    // or everything at meta when that is smaller still (a few short nodes cost less than the
-    // Omitted section). Which one does not depend on the budget.
-    let mut start = vec![None; items];
-    start[target] = Some(Detail::Meta);
-    let omitted_start = items - 1;
-    let mut plan = Plan {
-        details: start,
-        listed: 0,
-        cut: None,
-    };
-    let listing_none = meter.measure(&plan);
-    plan.listed = omitted_start;
-    let listing_all = meter.measure(&plan);
-    let mut smallest = listing_none.min(listing_all);
-    let all_meta = Plan {
-        details: vec![Some(Detail::Meta); items],
-        listed: 0,
-        cut: None,
-    };
-    if items > 1 {
-        let all_meta_cost = meter.measure(&all_meta);
-        if all_meta_cost <= smallest {
-            smallest = all_meta_cost;
-            plan = all_meta;
-            steps.retain(|s| s.level != Detail::Meta);
-        }
-    }
+    let (mut plan, smallest) = smallest_start(&mut meter, target, &mut steps);
     if smallest > budget {
         return Err(TooSmall {
             budget,
@@ -241,6 +214,44 @@ pub fn fit(
     }
 
     Ok(finish(layout, &mut meter, plan, used))
+}
+
+/// The walk starts from the smallest document: the target at meta and the rest omitted
+/// (listed or only counted), or everything at meta when that is smaller still (a few short
+/// nodes cost less than the Omitted section; then the steps to meta are dropped). Which one
+/// does not depend on the budget. Returns the start and its count.
+fn smallest_start(
+    meter: &mut Meter<'_, '_>,
+    target: usize,
+    steps: &mut Vec<Step>,
+) -> (Plan, usize) {
+    let items = meter.cache.len();
+    let mut start = vec![None; items];
+    start[target] = Some(Detail::Meta);
+    let omitted_start = items - 1;
+    let mut plan = Plan {
+        details: start,
+        listed: 0,
+        cut: None,
+    };
+    let listing_none = meter.measure(&plan);
+    plan.listed = omitted_start;
+    let listing_all = meter.measure(&plan);
+    let mut smallest = listing_none.min(listing_all);
+    let all_meta = Plan {
+        details: vec![Some(Detail::Meta); items],
+        listed: 0,
+        cut: None,
+    };
+    if items > 1 {
+        let all_meta_cost = meter.measure(&all_meta);
+        if all_meta_cost <= smallest {
+            smallest = all_meta_cost;
+            plan = all_meta;
+            steps.retain(|s| s.level != Detail::Meta);
+        }
+    }
+    (plan, smallest)
 }
 
 /// Counts every item's block at `level` up front, on all cores.
