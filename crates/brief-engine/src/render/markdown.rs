@@ -1,7 +1,7 @@
 //! Writes a [`Card`] as Markdown: a `###` heading, one line of facts, then the parts.
 
 use super::card::{Card, Part};
-use super::writer::{QueryHead, Writer};
+use super::writer::{bullet_list, prose_prefix, QueryHead, Writer};
 use brief_model::{Detail, Kind};
 
 /// What separates a meta line's title from its facts.
@@ -92,7 +92,8 @@ impl Writer for Markdown {
             .unwrap_or_else(|| block.trim_end().len())
     }
 
-    fn cut_mark(&self, kept: &str, id: &str, detail: Detail) -> String {
+    fn cut(&self, full: &str, keep: usize, id: &str, detail: Detail) -> String {
+        let kept = prose_prefix(full, keep);
         // A meta line cut short keeps its title; a short mark says the facts were cut.
         if detail == Detail::Meta {
             return format!("{kept} _(cut)_\n\n");
@@ -104,8 +105,8 @@ impl Writer for Markdown {
         Some(format!("## {title}\n\n"))
     }
 
-    fn list_heading(&self, title: &str) -> String {
-        format!("## {title}\n\n")
+    fn list(&self, title: &str, lines: &[String]) -> String {
+        bullet_list(format!("## {title}\n\n"), lines)
     }
 
     fn omitted_heading(&self, count: usize) -> String {

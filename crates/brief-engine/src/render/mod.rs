@@ -109,6 +109,16 @@ pub enum Style {
     Text,
 }
 
+impl Style {
+    /// The writer of this style: the one place a style is told apart.
+    fn writer(self) -> &'static dyn Writer {
+        match self {
+            Style::Markdown => &markdown::Markdown,
+            Style::Text => &text::Text,
+        }
+    }
+}
+
 /// The sections of a document. Their order depends on the kind of project (see
 /// [`Layout::new`]); a section without shown nodes is left out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -373,27 +383,10 @@ impl<'a> Layout<'a> {
     /// a line saying so. The result is still a unit (see [`Layout::units`]).
     pub fn cut_block(&self, item: usize, detail: Detail, keep: usize) -> Cut {
         let full = self.block(item, detail);
-        let mut end = keep.min(full.len());
-        while !full.is_char_boundary(end) {
-            end -= 1;
-        }
-        let mut kept = full[..end].trim_end().to_string();
-        // A cut inside a fenced code block closes the fence, so the rest stays prose.
-        let fences = kept
-            .lines()
-            .filter(|line| {
-                line.trim_start().starts_with("```") || line.trim_start().starts_with("~~~")
-            })
-            .count();
-        if fences % 2 == 1 {
-            kept.push_str("\n```\n…");
-        } else {
-            kept.push_str(" …");
-        }
         let id = &self.graph.node(self.ranked[item].node).id;
         Cut {
             item,
-            text: self.writer.cut_mark(&kept, id, detail).into(),
+            text: self.writer.cut(&full, keep, id, detail).into(),
         }
     }
 
@@ -483,6 +476,9 @@ impl<'a> Layout<'a> {
                 units.push(Unit::Text(more.into()));
             }
         }
+        if let Some(footer) = self.writer.footer() {
+            units.push(Unit::Text(footer.into()));
+        }
         units
     }
 
@@ -524,12 +520,7 @@ impl<'a> Layout<'a> {
     }
 
     fn list_unit(&self, title: &str, lines: &[String]) -> Unit {
-        let mut out = self.writer.list_heading(title);
-        for line in lines {
-            out.push_str(&self.writer.list_item(line));
-        }
-        out.push('\n');
-        Unit::Text(out.into())
+        Unit::Text(self.writer.list(title, lines).into())
     }
 }
 

@@ -2,7 +2,7 @@
 //! body; no Markdown decoration of our own.
 
 use super::card::{Card, Part};
-use super::writer::{QueryHead, Writer};
+use super::writer::{bullet_list, prose_prefix, QueryHead, Writer};
 use brief_model::{Detail, Kind};
 
 /// The text block of a card.
@@ -87,7 +87,9 @@ impl Writer for Text {
             .unwrap_or_else(|| block.trim_end().len())
     }
 
-    fn cut_mark(&self, kept: &str, id: &str, detail: Detail) -> String {
+    fn cut(&self, full: &str, keep: usize, id: &str, detail: Detail) -> String {
+        let kept = prose_prefix(full, keep);
+        // A meta line cut short keeps its title; a short mark says the facts were cut.
         if detail == Detail::Meta {
             return format!("{kept} (cut)\n\n");
         }
@@ -98,8 +100,8 @@ impl Writer for Text {
         None
     }
 
-    fn list_heading(&self, title: &str) -> String {
-        format!("=== {} ===\n", title.to_ascii_uppercase())
+    fn list(&self, title: &str, lines: &[String]) -> String {
+        bullet_list(format!("=== {} ===\n", title.to_ascii_uppercase()), lines)
     }
 
     fn omitted_heading(&self, count: usize) -> String {

@@ -1,9 +1,8 @@
 //! What differs between the styles a document is written in. Each style is one [`Writer`];
 //! the layout and the fit never ask which style they write, so a new style is one module that
-//! implements it plus its line in [`Style::writer`].
+//! implements it plus its line in [`super::Style::writer`].
 
 use super::card::Card;
-use super::Style;
 use brief_model::{Detail, Kind};
 
 /// The header of a context found by words.
@@ -35,16 +34,13 @@ pub(crate) trait Writer: Sync {
     fn block(&self, card: &Card, kind: &Kind, detail: Detail, bare: bool) -> String;
     /// Where the part of a meta block that names the node (id, kind, title) ends.
     fn meta_head(&self, block: &str) -> usize;
-    /// A block cut to `kept`, with the mark that says so (`id` is the node's).
-    fn cut_mark(&self, kept: &str, id: &str, detail: Detail) -> String;
+    /// The block `full` cut to about its first `keep` bytes, with the mark that says so
+    /// (`id` is the node's). It is still a unit (see [`super::Layout::units`]).
+    fn cut(&self, full: &str, keep: usize, id: &str, detail: Detail) -> String;
     /// A section's heading, if the style writes one.
     fn section_heading(&self, title: &str) -> Option<String>;
-    /// The heading of a closing list (verification, code paths, truncated, omitted).
-    fn list_heading(&self, title: &str) -> String;
-    /// One line of a closing list.
-    fn list_item(&self, line: &str) -> String {
-        format!("- {line}\n")
-    }
+    /// A closing list (verification, code paths, truncated) with its title.
+    fn list(&self, title: &str, lines: &[String]) -> String;
     /// The opening of the omitted list, for `count` omitted nodes.
     fn omitted_heading(&self, count: usize) -> String;
     /// One omitted node's line.
@@ -59,14 +55,41 @@ pub(crate) trait Writer: Sync {
     fn successor(&self, id: &str, title: &str) -> String;
     /// The superseded banner: what happened, and the context to ask for instead.
     fn superseded(&self, what: &str, next: Option<&str>) -> String;
+    /// What closes the document, if anything.
+    fn footer(&self) -> Option<String> {
+        None
+    }
 }
 
-impl Style {
-    /// The writer of this style.
-    pub(crate) fn writer(self) -> &'static dyn Writer {
-        match self {
-            Style::Markdown => &super::markdown::Markdown,
-            Style::Text => &super::text::Text,
-        }
+/// The first `keep` bytes of `full` (at a char boundary), trimmed, with an ellipsis; a cut
+/// inside a fenced code block closes the fence, so the rest stays prose. The cut of the
+/// styles whose blocks are prose.
+pub(crate) fn prose_prefix(full: &str, keep: usize) -> String {
+    let mut end = keep.min(full.len());
+    while !full.is_char_boundary(end) {
+        end -= 1;
     }
+    let mut kept = full[..end].trim_end().to_string();
+    let fences = kept
+        .lines()
+        .filter(|line| line.trim_start().starts_with("```") || line.trim_start().starts_with("~~~"))
+        .count();
+    if fences % 2 == 1 {
+        kept.push_str("\n```\n…");
+    } else {
+        kept.push_str(" …");
+    }
+    kept
+}
+
+/// `lines` under a heading, one `- ` item each, and a blank line.
+pub(crate) fn bullet_list(heading: String, lines: &[String]) -> String {
+    let mut out = heading;
+    for line in lines {
+        out.push_str("- ");
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.push('\n');
+    out
 }
