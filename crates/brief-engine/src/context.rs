@@ -3,7 +3,7 @@
 
 use crate::fit::{fit, TooSmall};
 pub use crate::render::TruncationNote;
-use brief_model::{Corpus, Detail, NodeIx, Origin};
+use brief_model::{Corpus, Detail, NodeIx, Origin, Shape};
 use brief_project::{Defaults, DEFAULT_BUDGET};
 use std::collections::HashMap;
 
@@ -220,7 +220,7 @@ pub fn plan_for(
     let budget = request.budget.or(defaults.budget).unwrap_or(DEFAULT_BUDGET);
     let encoding = request.encoding.or(defaults.encoding).unwrap_or_default();
 
-    let tana = target_origin == Origin::Tana;
+    let tana = target_origin.shape() == Shape::Outline;
     let options = TraverseOptions {
         depth,
         identity: !request.no_identity,
@@ -329,8 +329,9 @@ pub fn assemble_from(
     let counter = Counter::with_store(plan.encoding, corpus.counts());
     let fitted = fit(&layout, &counter, target_item, plan.detail, plan.budget)?;
     counter.persist();
-    let text = match request.format {
-        Format::Json => audit(
+    let text = match request.format.document() {
+        Some(_) => fitted.document.clone(),
+        None => audit(
             &AuditInput {
                 graph,
                 target,
@@ -349,7 +350,6 @@ pub fn assemble_from(
             &ranked,
             &fitted,
         ),
-        Format::Markdown | Format::Text => fitted.document.clone(),
     };
     Ok(ContextOutput {
         notes: Vec::new(),
@@ -544,10 +544,10 @@ pub fn show(
     card.facts
         .push(("source".into(), node.location.path.clone()));
     let markdown = crate::render::write_card(&card, &node.kind, detail, Style::Markdown);
-    Ok(match format {
-        Format::Markdown => markdown,
-        Format::Text => crate::render::write_card(&card, &node.kind, detail, Style::Text),
-        Format::Json => {
+    Ok(match format.document() {
+        Some(Style::Markdown) => markdown,
+        Some(style) => crate::render::write_card(&card, &node.kind, detail, style),
+        None => {
             // Through the count cache, as contexts count: a card counted before costs no
             // tokenizer.
             let counter = Counter::with_store(encoding, corpus.counts());

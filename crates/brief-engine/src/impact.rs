@@ -75,15 +75,10 @@ impl Plans {
             Some(name) => Some(brief_model::lens::find(name, &defaults.lenses)?),
             None => None,
         };
-        let by_origin = [
-            Origin::SpecGraph,
-            Origin::Artifact,
-            Origin::Markdown,
-            Origin::Tana,
-        ]
-        .into_iter()
-        .map(|origin| Ok((origin, plan_for(defaults, request, lens.clone(), origin)?)))
-        .collect::<Result<Vec<_>, ContextError>>()?;
+        let by_origin = Origin::ALL
+            .into_iter()
+            .map(|origin| Ok((origin, plan_for(defaults, request, lens.clone(), origin)?)))
+            .collect::<Result<Vec<_>, ContextError>>()?;
         let possible = by_origin.iter().map(|(origin, _)| *origin).collect();
         Ok(Plans {
             by_origin,
@@ -151,7 +146,10 @@ pub fn impact(
     let candidates: Vec<NodeIx> = candidates.into_iter().collect();
     // A target's origin picks its plan. Rules 1–4 do not depend on it, so without Tana
     // targets it is looked up only for a target that needs rule 5; with them, for every one.
-    let tana_possible = plans.possible.contains(&Origin::Tana);
+    let tana_possible = plans
+        .possible
+        .iter()
+        .any(|o| o.shape() == brief_model::Shape::Outline);
     let mut origins = Origins::new(corpus, plans, &candidates)?;
     let shared = plans.rules().next().map(|p| p.options);
     let mut targets: Vec<Affected> = Vec::new();

@@ -20,7 +20,7 @@ use std::rc::Rc;
 use std::str::FromStr;
 
 use crate::rank::{Class, Ranked};
-use brief_model::{Detail, Kind, NodeIx, NodeStore, Origin};
+use brief_model::{Detail, Kind, NodeIx, NodeStore, Shape};
 
 pub use card::{card, Card, Part};
 use writer::{QueryHead, Writer};
@@ -68,6 +68,17 @@ pub enum Format {
 }
 
 impl Format {
+    /// Every format's name, in the order `--format` offers them.
+    pub const NAMES: &'static [&'static str] = &["markdown", "json", "text"];
+    /// How help names the values of `--format`.
+    pub const VALUE_NAME: &'static str = "markdown|json|text";
+
+    /// The style of the document this format prints, or `None` for JSON (data: the audit,
+    /// or a command's own JSON), which embeds the Markdown document where it has one.
+    pub fn document(self) -> Option<Style> {
+        (self != Format::Json).then(|| self.style())
+    }
+
     /// The style the document itself is written in (JSON embeds the Markdown document).
     pub fn style(self) -> Style {
         match self {
@@ -86,7 +97,8 @@ impl FromStr for Format {
             "json" => Ok(Format::Json),
             "text" => Ok(Format::Text),
             other => Err(format!(
-                "unknown format `{other}`: use markdown, json or text"
+                "unknown format `{other}`: use {}",
+                one_of(Format::NAMES)
             )),
         }
     }
@@ -99,6 +111,15 @@ impl fmt::Display for Format {
             Format::Json => "json",
             Format::Text => "text",
         })
+    }
+}
+
+/// `a, b or c`.
+fn one_of(names: &[&str]) -> String {
+    match names.split_last() {
+        Some((last, [])) => (*last).to_string(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
     }
 }
 
@@ -268,8 +289,9 @@ impl<'a> Layout<'a> {
         style: Style,
     ) -> Layout<'a> {
         let target_node = graph.node(target);
-        let artifact = matches!(target_node.origin, Origin::Artifact | Origin::Markdown);
-        let tana = target_node.origin == Origin::Tana;
+        let shape = target_node.origin.shape();
+        let artifact = shape == Shape::Documents;
+        let tana = shape == Shape::Outline;
         let order: &[Section] = if tana {
             &TANA_ORDER
         } else if artifact {
@@ -400,7 +422,7 @@ impl<'a> Layout<'a> {
     fn is_bare(&self, node: NodeIx) -> bool {
         let kind = &self.graph.node(node).kind;
         *kind == Kind::Identity
-            || (node == self.target && self.graph.node(self.target).origin == Origin::SpecGraph)
+            || (node == self.target && self.graph.node(self.target).origin.shape() == Shape::Graph)
     }
 
     /// The units of the document for one assignment of detail levels (`None` = omitted),
@@ -437,7 +459,7 @@ impl<'a> Layout<'a> {
         // The target's verification closes a Spec Graph context, as in the docs' template.
         let target_item = self.ranked.iter().position(|r| r.node == self.target);
         let target_detail = target_item.and_then(|i| details[i]);
-        if target_node.origin == Origin::SpecGraph && target_detail >= Some(Detail::Summary) {
+        if target_node.origin.shape() == Shape::Graph && target_detail >= Some(Detail::Summary) {
             let lines = card::verification_of(target_node);
             if !lines.is_empty() {
                 units.push(self.list_unit("Verification", &lines));
