@@ -174,6 +174,44 @@ impl RuleFile {
     }
 }
 
+/// A tool's folder of rule files: `<hidden>/rules/**/*<suffix>`, found at any depth of the
+/// tree (`apps/web/.cursor/rules/`), the knowledge base's listing walks each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RuleFolder {
+    /// The hidden folder (`.cursor`).
+    pub hidden: &'static str,
+    /// What a rule file's name ends with.
+    pub suffix: &'static str,
+    /// A file of its own directly in the hidden folder (`.claude/CLAUDE.md`), if any.
+    pub file: Option<&'static str>,
+}
+
+/// Every tool's rule folder: one row per convention.
+pub const RULE_FOLDERS: &[RuleFolder] = &[
+    RuleFolder {
+        hidden: ".cursor",
+        suffix: ".mdc",
+        file: None,
+    },
+    RuleFolder {
+        hidden: ".claude",
+        suffix: ".md",
+        file: Some("CLAUDE.md"),
+    },
+];
+
+/// Agent instruction files and rule folders whose presence at the root marks a knowledge base.
+pub const AGENT_MARKERS: &[&str] = &[
+    "AGENTS.md",
+    "CLAUDE.md",
+    ".claude/CLAUDE.md",
+    ".claude/rules",
+    ".github/copilot-instructions.md",
+    ".github/instructions",
+    ".cursor/rules",
+    ".cursorrules",
+];
+
 /// Frontmatter keys that say when a rule applies: read into [`Applies`], not kept as fields.
 pub const SCOPE_KEYS: [&str; 8] = [
     "globs",
