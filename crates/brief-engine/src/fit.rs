@@ -454,10 +454,7 @@ fn fill_with_cut(
     let full = layout.block(i, level);
     // A cut must keep some content past the heading and facts, or it says less than the
     // level it replaces; a cut meta line must keep the node's title.
-    let head = match level {
-        Detail::Meta => layout.meta_head(&full),
-        _ => full.find("\n\n").map_or(full.len(), |at| at + 2) + 20,
-    };
+    let head = layout.head(&full, level);
     let full_len = full.len();
     let old = plan.details[i];
     plan.details[i] = Some(level);

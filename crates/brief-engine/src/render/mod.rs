@@ -412,9 +412,9 @@ impl<'a> Layout<'a> {
         }
     }
 
-    /// Where the part of a meta block that names the node (id, kind, title) ends.
-    pub fn meta_head(&self, block: &str) -> usize {
-        self.writer.meta_head(block)
+    /// How much of `block` (at `detail`) a cut must keep past (see [`Layout::cut_block`]).
+    pub fn head(&self, block: &str, detail: Detail) -> usize {
+        self.writer.head(block, detail)
     }
 
     /// The target (in Spec Graph layout) and the identity have a section of their own and

@@ -34,6 +34,15 @@ pub(crate) trait Writer: Sync {
     fn block(&self, card: &Card, kind: &Kind, detail: Detail, bare: bool) -> String;
     /// Where the part of a meta block that names the node (id, kind, title) ends.
     fn meta_head(&self, block: &str) -> usize;
+    /// How much of a block at `detail` a cut must keep past, so the cut says more than the
+    /// level below: a meta line its head, a longer block its heading and facts and some text
+    /// (a block of prose: up to its first blank line, and 20 bytes).
+    fn head(&self, block: &str, detail: Detail) -> usize {
+        match detail {
+            Detail::Meta => self.meta_head(block),
+            _ => block.find("\n\n").map_or(block.len(), |at| at + 2) + 20,
+        }
+    }
     /// The block `full` cut to about its first `keep` bytes, with the mark that says so
     /// (`id` is the node's). It is still a unit (see [`super::Layout::units`]).
     fn cut(&self, full: &str, keep: usize, id: &str, detail: Detail) -> String;
