@@ -35,6 +35,16 @@ pub enum FormatParam {
     Text,
 }
 
+impl From<FormatParam> for brief::Format {
+    fn from(p: FormatParam) -> brief::Format {
+        match p {
+            FormatParam::Markdown => brief::Format::Markdown,
+            FormatParam::Json => brief::Format::Json,
+            FormatParam::Text => brief::Format::Text,
+        }
+    }
+}
+
 /// The output format of `search`, `check`, `explain`, `diff` and the session tools.
 #[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
