@@ -440,7 +440,8 @@ pub(crate) struct ContextArgs {
     pub(crate) scope: ScopeArgs,
     #[command(flatten)]
     pub(crate) fit: FitArgs,
-    /// Output format: the Markdown document, the JSON audit view, or compact text.
+    /// Output format: the Markdown document, the JSON audit view, compact text, or XML (each
+    /// node a <document> element).
     #[arg(short = 'f', long, value_name = brief::Format::VALUE_NAME, default_value = "markdown", value_parser = values::format(), hide_possible_values = true)]
     pub(crate) format: Format,
     /// When TARGET is words, not an id: how many best search hits start the context (≥ 1).

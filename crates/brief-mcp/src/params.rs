@@ -33,6 +33,7 @@ pub enum FormatParam {
     Markdown,
     Json,
     Text,
+    Xml,
 }
 
 impl From<FormatParam> for brief::Format {
@@ -41,6 +42,7 @@ impl From<FormatParam> for brief::Format {
             FormatParam::Markdown => brief::Format::Markdown,
             FormatParam::Json => brief::Format::Json,
             FormatParam::Text => brief::Format::Text,
+            FormatParam::Xml => brief::Format::Xml,
         }
     }
 }
@@ -117,7 +119,7 @@ pub struct ContextParams {
     #[serde(flatten)]
     pub fit: Fit,
     /// "markdown" (default): the document; "json": the audit view (why each node is in,
-    /// what was left out); "text": compact blocks.
+    /// what was left out); "text": compact blocks; "xml": each node a `<document>` element.
     #[serde(default)]
     pub format: FormatParam,
     /// When `target` is words: how many best search hits start the context together

@@ -12,6 +12,7 @@ mod markdown;
 pub mod search;
 mod text;
 mod writer;
+mod xml;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -65,13 +66,16 @@ pub enum Format {
     Json,
     /// Compact text for agents: one `=== KIND: ID ===` block per node.
     Text,
+    /// XML-tagged text: the context in one `<context>` element, each node a `<document>`
+    /// with its id, kind and reason as attributes.
+    Xml,
 }
 
 impl Format {
     /// Every format's name, in the order `--format` offers them.
-    pub const NAMES: &'static [&'static str] = &["markdown", "json", "text"];
+    pub const NAMES: &'static [&'static str] = &["markdown", "json", "text", "xml"];
     /// How help names the values of `--format`.
-    pub const VALUE_NAME: &'static str = "markdown|json|text";
+    pub const VALUE_NAME: &'static str = "markdown|json|text|xml";
 
     /// The style of the document this format prints, or `None` for JSON (data: the audit,
     /// or a command's own JSON), which embeds the Markdown document where it has one.
@@ -84,6 +88,7 @@ impl Format {
         match self {
             Format::Markdown | Format::Json => Style::Markdown,
             Format::Text => Style::Text,
+            Format::Xml => Style::Xml,
         }
     }
 }
@@ -96,6 +101,7 @@ impl FromStr for Format {
             "markdown" | "md" => Ok(Format::Markdown),
             "json" => Ok(Format::Json),
             "text" => Ok(Format::Text),
+            "xml" => Ok(Format::Xml),
             other => Err(format!(
                 "unknown format `{other}`: use {}",
                 one_of(Format::NAMES)
@@ -110,6 +116,7 @@ impl fmt::Display for Format {
             Format::Markdown => "markdown",
             Format::Json => "json",
             Format::Text => "text",
+            Format::Xml => "xml",
         })
     }
 }
@@ -128,6 +135,7 @@ fn one_of(names: &[&str]) -> String {
 pub enum Style {
     Markdown,
     Text,
+    Xml,
 }
 
 impl Style {
@@ -136,6 +144,7 @@ impl Style {
         match self {
             Style::Markdown => &markdown::Markdown,
             Style::Text => &text::Text,
+            Style::Xml => &xml::Xml,
         }
     }
 }
