@@ -12,6 +12,7 @@
 //! | `.cursor/rules/**/*.mdc` | always with `alwaysApply: true`, else `globs`, else only when linked |
 //! | `.github/instructions/**/*.instructions.md` | `applyTo`; without it only when linked |
 //! | `.kiro/steering/*.md` | `inclusion: always` or no `inclusion` → always; `fileMatch` → `fileMatchPattern`; `manual` → only when linked |
+//! | `.windsurf/rules/**/*.md` | `trigger: always_on` or no `trigger` → always; `glob` → `globs`; `manual`, `model_decision` → only when linked |
 //!
 //! A rule file inside a subfolder (`apps/web/.cursor/rules/x.mdc`, `apps/web/.kiro/…`) applies
 //! from that folder: its globs are relative to it, and "always" means "files under it".
@@ -36,6 +37,8 @@ pub enum RuleFile {
     Cursor { base: String },
     /// `<base>/.kiro/steering/*.md` (`inclusion`, `fileMatchPattern`).
     Steering { base: String },
+    /// `<base>/.windsurf/rules/**/*.md`: Windsurf's workspace rules (`trigger`, `globs`).
+    Windsurf { base: String },
 }
 
 impl RuleFile {
@@ -77,6 +80,9 @@ impl RuleFile {
         if let Some(base) = under(".claude/rules/") {
             return Some(RuleFile::ClaudeRule { base });
         }
+        if let Some(base) = under(".windsurf/rules/") {
+            return Some(RuleFile::Windsurf { base });
+        }
         if let Some(base) = under(".kiro/steering/") {
             // Steering files sit directly in the folder.
             let rest = &rel[rel.find(".kiro/steering/")? + ".kiro/steering/".len()..];
@@ -91,7 +97,8 @@ impl RuleFile {
             RuleFile::AgentFile { dir } => dir,
             RuleFile::ClaudeRule { base }
             | RuleFile::Cursor { base }
-            | RuleFile::Steering { base } => base,
+            | RuleFile::Steering { base }
+            | RuleFile::Windsurf { base } => base,
             RuleFile::CopilotInstructions | RuleFile::CopilotScoped => "",
         }
     }
@@ -146,6 +153,19 @@ impl RuleFile {
                     Some(_) => Applies::Linked,
                 }
             }
+            RuleFile::Windsurf { .. } => {
+                let trigger = front
+                    .get("trigger")
+                    .and_then(Value::as_str)
+                    .map(|s| s.trim().to_ascii_lowercase());
+                match trigger.as_deref() {
+                    None | Some("always_on") | Some("") => everywhere(),
+                    Some("glob") => files(globs_of(&["globs"])),
+                    // `manual` (an @mention), `model_decision` (the agent decides by its
+                    // description) and anything else.
+                    Some(_) => Applies::Linked,
+                }
+            }
         }
     }
 
@@ -166,6 +186,7 @@ impl RuleFile {
             RuleFile::ClaudeRule { .. } => &["paths", "globs"],
             RuleFile::Cursor { .. } => &["globs"],
             RuleFile::Steering { .. } => &["fileMatchPattern", "fileMatchPatterns", "filePatterns"],
+            RuleFile::Windsurf { .. } => &["globs"],
         };
         keys.iter()
             .filter_map(|key| front.get(*key))
@@ -198,6 +219,11 @@ pub const RULE_FOLDERS: &[RuleFolder] = &[
         suffix: ".md",
         file: Some("CLAUDE.md"),
     },
+    RuleFolder {
+        hidden: ".windsurf",
+        suffix: ".md",
+        file: None,
+    },
 ];
 
 /// Agent instruction files and rule folders whose presence at the root marks a knowledge base.
@@ -210,10 +236,12 @@ pub const AGENT_MARKERS: &[&str] = &[
     ".github/instructions",
     ".cursor/rules",
     ".cursorrules",
+    ".windsurf/rules",
 ];
 
 /// Frontmatter keys that say when a rule applies: read into [`Applies`], not kept as fields.
-pub const SCOPE_KEYS: [&str; 8] = [
+pub const SCOPE_KEYS: [&str; 9] = [
+    "trigger",
     "globs",
     "applyTo",
     "paths",
@@ -428,6 +456,54 @@ mod tests {
                 json!({"inclusion": "fileMatch", "fileMatchPattern": "api/**"})
             )),
             Applies::Files(vec!["svc/api/**".into()])
+        );
+    }
+
+    #[test]
+    fn windsurf_rules_apply_by_their_trigger() {
+        assert_eq!(
+            RuleFile::of(".windsurf/rules/api.md"),
+            Some(RuleFile::Windsurf { base: "".into() })
+        );
+        assert_eq!(
+            RuleFile::of("web/.windsurf/rules/sub/ui.md"),
+            Some(RuleFile::Windsurf { base: "web".into() })
+        );
+        assert_eq!(RuleFile::of(".windsurf/workflows/deploy.md"), None);
+        assert_eq!(RuleFile::of(".windsurf/rules/notes.txt"), None);
+        let rule = RuleFile::Windsurf { base: "".into() };
+        assert_eq!(rule.applies(&Map::new()), Applies::Always);
+        assert_eq!(
+            rule.applies(&front(json!({"trigger": "always_on"}))),
+            Applies::Always
+        );
+        assert_eq!(
+            rule.applies(&front(
+                json!({"trigger": "glob", "globs": "src/api/**/*.ts"})
+            )),
+            Applies::Files(vec!["src/api/**/*.ts".into()])
+        );
+        assert_eq!(
+            rule.applies(&front(json!({"trigger": "glob"}))),
+            Applies::Linked
+        );
+        for trigger in ["manual", "model_decision"] {
+            assert_eq!(
+                rule.applies(&front(
+                    json!({"trigger": trigger, "description": "when writing SQL"})
+                )),
+                Applies::Linked,
+                "{trigger}"
+            );
+        }
+        let nested = RuleFile::Windsurf { base: "web".into() };
+        assert_eq!(
+            nested.applies(&front(json!({"trigger": "glob", "globs": "*.tsx"}))),
+            Applies::Files(vec!["web/**/*.tsx".into()])
+        );
+        assert_eq!(
+            rule.written_globs(&front(json!({"trigger": "glob", "globs": "*.sql"}))),
+            vec!["*.sql".to_string()]
         );
     }
 
