@@ -1,7 +1,7 @@
 //! The pipeline behind `brief context` and `brief show`: resolve → traverse → rank → fit →
 //! render. The CLI and the MCP server call these and print what they return, byte for byte.
 
-use crate::fit::{fit, TooSmall};
+use crate::fit::{fit, Spread, TooSmall};
 pub use crate::render::TruncationNote;
 use brief_model::{Corpus, Detail, NodeIx, Origin, Shape};
 use brief_project::{Defaults, DEFAULT_BUDGET};
@@ -327,7 +327,19 @@ pub fn assemble_from(
         superseded_by: superseded.banner(),
     });
     let counter = Counter::with_store(plan.encoding, corpus.counts());
-    let fitted = fit(&layout, &counter, target_item, plan.detail, plan.budget)?;
+    // A start found by words may be the wrong node: spread the room over the candidates.
+    let spread = match start.query {
+        Some(_) => Spread::Breadth,
+        None => Spread::Depth,
+    };
+    let fitted = fit(
+        &layout,
+        &counter,
+        target_item,
+        plan.detail,
+        spread,
+        plan.budget,
+    )?;
     counter.persist();
     let text = match request.format.document() {
         Some(_) => fitted.document.clone(),

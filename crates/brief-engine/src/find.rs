@@ -10,7 +10,7 @@ use crate::resolve::{
     Scored, Script, Verdict,
 };
 use brief_index::Index;
-use brief_model::{Applies, GraphView, IxMap, Kind, NodeIx, Relation, StoreError};
+use brief_model::{Applies, GraphView, IxMap, Kind, Lifecycle, NodeIx, Relation, StoreError};
 
 /// Most nodes read per query word (best first): a word held by more is common, and its
 /// weight small, so nodes past this many gain little from it.
@@ -26,10 +26,10 @@ pub const SEED_MARGIN: f64 = 0.6;
 pub const DEFAULT_SEEDS: usize = 3;
 
 /// A hit is related material when its score is at least this share of the best.
-const RELATED_FLOOR: f64 = 0.1;
+const RELATED_FLOOR: f64 = 0.05;
 
 /// Most hits kept as related material.
-pub const RELATED_MAX: usize = 24;
+pub const RELATED_MAX: usize = 40;
 
 /// A rule that covers part of the tree (a nested agent file, a rule with globs) is a hard
 /// constraint of a context in words when its score is at least this share of the best: its
@@ -261,6 +261,13 @@ pub fn choose(
         if has_part || overlaps {
             continue;
         }
+        // A retired record (superseded, rejected, …) may start a context its words name,
+        // but beside a start it would mislead (a superseded record next to its successor).
+        // A proposal is still under discussion and may be what the task is about.
+        let retired = matches!(graph.lifecycle_of(hit.node)?, Lifecycle::NotCurrent(_));
+        if retired && !seeds.is_empty() {
+            continue;
+        }
         // One seed per page: a second section of a page already started from adds its
         // siblings' namespace again rather than another topic.
         let page = page_of(graph, hit.node)?;
@@ -433,6 +440,47 @@ mod tests {
             order(&fused),
             [("ADR-0001", 0.5), ("ADR-0009", 0.5), ("ADR-0003", 0.25)]
         );
+    }
+
+    #[test]
+    fn a_retired_record_is_a_seed_only_as_the_start() {
+        use brief_model::testing::node;
+        use brief_model::{Graph, Kind};
+        let with_status = |id: &str, status: &str| {
+            let mut n = node(id, Kind::Decision, &[]);
+            n.status = Some(status.into());
+            n
+        };
+        let (graph, _) = Graph::build(vec![
+            with_status("ADR-1", "Superseded"),
+            with_status("ADR-2", "Accepted"),
+            with_status("ADR-3", "Proposed"),
+            with_status("ADR-4", "Rejected"),
+        ]);
+        let ix = |id: &str| graph.lookup(id).unwrap();
+        let seeds = |hits: &[Scored]| -> Vec<String> {
+            let found = choose(&graph, hits, Confidence::Strong, 4).unwrap();
+            found
+                .seeds
+                .iter()
+                .map(|(n, _)| graph.node(*n).id.clone())
+                .collect()
+        };
+        // Beside a current start, the superseded and the rejected record are left out; the
+        // proposal, still open, is a seed.
+        let after_current = [
+            hit(ix("ADR-2"), "ADR-2", 1.0),
+            hit(ix("ADR-1"), "ADR-1", 0.9),
+            hit(ix("ADR-3"), "ADR-3", 0.8),
+            hit(ix("ADR-4"), "ADR-4", 0.7),
+        ];
+        assert_eq!(seeds(&after_current), ["ADR-2", "ADR-3"]);
+        // Words that name the superseded record best still start from it.
+        let first = [
+            hit(ix("ADR-1"), "ADR-1", 1.0),
+            hit(ix("ADR-2"), "ADR-2", 0.9),
+        ];
+        assert_eq!(seeds(&first), ["ADR-1", "ADR-2"]);
     }
 
     #[test]

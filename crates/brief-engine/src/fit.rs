@@ -53,6 +53,19 @@ pub struct Step {
     pub level: Detail,
 }
 
+/// How the fill order spends the room for text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Spread {
+    /// An id or a file names the start, so what it links to is what matters: each class
+    /// gets its text in turn (start nodes, hard constraints, direct links, …).
+    #[default]
+    Depth,
+    /// Words name the start, which may be the wrong node: after the target's own text and
+    /// the hard constraints', every selected node gets its summary before any other gets
+    /// its full text.
+    Breadth,
+}
+
 /// The fill order for ranked items of these classes (best first). `target` is the target's
 /// item; `identity` tells the identity items apart from the target. Levels above
 /// `requested` are left out.
@@ -61,61 +74,146 @@ pub fn fill_order(
     identity: &[bool],
     target: usize,
     requested: Detail,
+    spread: Spread,
 ) -> Vec<Step> {
     let content: Vec<Detail> = [Detail::Summary, Detail::Full]
         .into_iter()
         .filter(|d| *d <= requested)
-        .collect();
-    let levels: Vec<Detail> = std::iter::once(Detail::Meta)
-        .chain(content.iter().copied())
         .collect();
     let members = |class: Class| -> Vec<usize> {
         (0..classes.len())
             .filter(|&i| i != target && classes[i] == class && !identity[i])
             .collect()
     };
-    let identities: Vec<usize> = (0..classes.len())
-        .filter(|&i| i != target && identity[i])
-        .collect();
-    let mut steps = Vec::with_capacity(classes.len() * levels.len());
-    let class_steps = |steps: &mut Vec<Step>, items: &[usize], levels: &[Detail]| {
-        for &level in levels {
-            steps.extend(items.iter().map(|&item| Step { item, level }));
-        }
+    let groups = Groups {
+        target,
+        others: members(Class::Target),
+        hard: members(Class::Hard),
+        direct: members(Class::Direct),
+        identities: (0..classes.len())
+            .filter(|&i| i != target && identity[i])
+            .collect(),
+        guidance: members(Class::Guidance),
+        distant: members(Class::Distant),
+        related: members(Class::Related),
     };
-    let hard = members(Class::Hard);
-    // The other start nodes of a query (target-class items but the target and identity).
-    let others = members(Class::Target);
-    let direct = members(Class::Direct);
-    // 1. Every hard constraint's line: whenever they fit at meta, they are all there.
-    class_steps(&mut steps, &hard, &[Detail::Meta]);
-    // 2. The start nodes' own text: the other start nodes' lines, then every start node's
-    // summary, then every one's full text (a long first start does not crowd out the next).
-    class_steps(&mut steps, &others, &[Detail::Meta]);
-    let starts: Vec<usize> = std::iter::once(target).chain(others).collect();
-    class_steps(&mut steps, &starts, &content);
-    // 3. The identity's line: the project is always named.
-    class_steps(&mut steps, &identities, &[Detail::Meta]);
-    // 4. The hard constraints' text, then the direct links: all at meta, then summary, then
-    // full.
-    class_steps(&mut steps, &hard, &content);
-    class_steps(&mut steps, &direct, &levels);
-    // 5. The identity's text: project context, after what the target links to.
-    class_steps(&mut steps, &identities, &content);
-    // 6. Guidance, then the rest.
-    class_steps(&mut steps, &members(Class::Guidance), &levels);
-    class_steps(&mut steps, &members(Class::Distant), &levels);
-    // 7. Related material, one node at a time to its summary (a related node is worth its
-    // text, not a row of names), then each to full.
-    let related = members(Class::Related);
-    for &item in &related {
-        let upto_summary = levels.iter().filter(|l| **l <= Detail::Summary);
-        steps.extend(upto_summary.map(|&level| Step { item, level }));
+    let mut steps = Steps(Vec::with_capacity(classes.len() * (content.len() + 1)));
+    match spread {
+        Spread::Depth => groups.in_depth(&mut steps, &content),
+        Spread::Breadth => groups.in_breadth(&mut steps, &content),
     }
-    if requested >= Detail::Full {
-        class_steps(&mut steps, &related, &[Detail::Full]);
+    steps.0
+}
+
+/// The ranked items by the part they play in the fill order (each list best first).
+struct Groups {
+    target: usize,
+    /// The other start nodes of a query (target-class items but the target and identity).
+    others: Vec<usize>,
+    hard: Vec<usize>,
+    direct: Vec<usize>,
+    identities: Vec<usize>,
+    guidance: Vec<usize>,
+    distant: Vec<usize>,
+    related: Vec<usize>,
+}
+
+/// The fill order being built.
+struct Steps(Vec<Step>);
+
+impl Steps {
+    /// Every item to `level`, for each level in turn.
+    fn class(&mut self, items: &[usize], levels: &[Detail]) {
+        for &level in levels {
+            self.0
+                .extend(items.iter().map(|&item| Step { item, level }));
+        }
     }
-    steps
+
+    /// Each item to its meta line and then to each of `levels` before the next item
+    /// starts (a related node is worth its text, not a row of names).
+    fn one_by_one(&mut self, items: &[usize], levels: &[Detail]) {
+        for &item in items {
+            let upto = std::iter::once(Detail::Meta).chain(levels.iter().copied());
+            self.0.extend(upto.map(|level| Step { item, level }));
+        }
+    }
+}
+
+impl Groups {
+    fn starts(&self) -> Vec<usize> {
+        std::iter::once(self.target)
+            .chain(self.others.iter().copied())
+            .collect()
+    }
+
+    /// Class by class: the order for a start named by id or file.
+    fn in_depth(&self, steps: &mut Steps, content: &[Detail]) {
+        let levels: Vec<Detail> = std::iter::once(Detail::Meta)
+            .chain(content.iter().copied())
+            .collect();
+        // 1. Every hard constraint's line: whenever they fit at meta, they are all there.
+        steps.class(&self.hard, &[Detail::Meta]);
+        // 2. The start nodes' own text: the other start nodes' lines, then every start
+        // node's summary, then every one's full text (a long first start does not crowd out
+        // the next).
+        steps.class(&self.others, &[Detail::Meta]);
+        steps.class(&self.starts(), content);
+        // 3. The identity's line: the project is always named.
+        steps.class(&self.identities, &[Detail::Meta]);
+        // 4. The hard constraints' text, then the direct links: all at meta, then summary,
+        // then full.
+        steps.class(&self.hard, content);
+        steps.class(&self.direct, &levels);
+        // 5. The identity's text: project context, after what the target links to.
+        steps.class(&self.identities, content);
+        // 6. Guidance, then the rest.
+        steps.class(&self.guidance, &levels);
+        steps.class(&self.distant, &levels);
+        // 7. Related material, one node at a time to its summary, then each to full.
+        let summary: Vec<Detail> = content
+            .iter()
+            .copied()
+            .filter(|l| *l == Detail::Summary)
+            .collect();
+        steps.one_by_one(&self.related, &summary);
+        steps.class(&self.related, &content[summary.len()..]);
+    }
+
+    /// Summaries first: the order for a start found by words. The classes keep their turn
+    /// for meta lines and summaries, and the hard constraints get their full text before
+    /// any softer node gets text; then full text in the same class order.
+    fn in_breadth(&self, steps: &mut Steps, content: &[Detail]) {
+        let summary: Vec<Detail> = content
+            .iter()
+            .copied()
+            .filter(|l| *l == Detail::Summary)
+            .collect();
+        let full = &content[summary.len()..];
+        let upto_summary: Vec<Detail> = std::iter::once(Detail::Meta)
+            .chain(summary.iter().copied())
+            .collect();
+        steps.class(&self.hard, &[Detail::Meta]);
+        steps.class(&self.others, &[Detail::Meta]);
+        steps.class(&self.starts(), &summary);
+        steps.class(&self.identities, &[Detail::Meta]);
+        steps.class(&self.hard, content);
+        steps.class(&self.direct, &upto_summary);
+        steps.class(&self.identities, &summary);
+        steps.class(&self.guidance, &upto_summary);
+        steps.class(&self.distant, &upto_summary);
+        steps.one_by_one(&self.related, &summary);
+        for items in [
+            &self.starts(),
+            &self.direct,
+            &self.identities,
+            &self.guidance,
+            &self.distant,
+            &self.related,
+        ] {
+            steps.class(items, full);
+        }
+    }
 }
 
 /// Fits the layout's ranked items (best first) into `budget`. `target` is the target's item.
@@ -124,6 +222,7 @@ pub fn fit(
     counter: &Counter<'_>,
     target: usize,
     requested: Detail,
+    spread: Spread,
     budget: usize,
 ) -> Result<Fitted, TooSmall> {
     let ranked = layout.ranked();
@@ -159,12 +258,12 @@ pub fn fit(
         .iter()
         .map(|r| r.reasons.contains(&Reason::Identity))
         .collect();
-    let mut steps = fill_order(&classes, &identity, target, requested);
+    let mut steps = fill_order(&classes, &identity, target, requested, spread);
     // Related material left out is counted, not named, while the walk goes on: the names go
     // to what the links selected (the fill names more when room is left).
     let related: Vec<bool> = classes.iter().map(|c| *c == Class::Related).collect();
 
-    let (mut plan, smallest) = smallest_start(&mut meter, target, &mut steps);
+    let (mut plan, smallest) = smallest_state(&mut meter, target, &mut steps);
     if smallest > budget {
         return Err(TooSmall {
             budget,
@@ -216,11 +315,11 @@ pub fn fit(
     Ok(finish(layout, &mut meter, plan, used))
 }
 
-/// The walk starts from the smallest document: the target at meta and the rest omitted
-/// (listed or only counted), or everything at meta when that is smaller still (a few short
-/// nodes cost less than the Omitted section; then the steps to meta are dropped). Which one
-/// does not depend on the budget. Returns the start and its count.
-fn smallest_start(
+/// The walk's first state and its cost: the target at meta and the rest omitted, or
+/// everything at meta when that is smaller still (a few short nodes cost less than the
+/// Omitted section; then the meta steps are dropped from `steps`). Which one does not depend
+/// on the budget.
+fn smallest_state(
     meter: &mut Meter<'_, '_>,
     target: usize,
     steps: &mut Vec<Step>,
@@ -228,14 +327,13 @@ fn smallest_start(
     let items = meter.cache.len();
     let mut start = vec![None; items];
     start[target] = Some(Detail::Meta);
-    let omitted_start = items - 1;
     let mut plan = Plan {
         details: start,
         listed: 0,
         cut: None,
     };
     let listing_none = meter.measure(&plan);
-    plan.listed = omitted_start;
+    plan.listed = items - 1;
     let listing_all = meter.measure(&plan);
     let mut smallest = listing_none.min(listing_all);
     let all_meta = Plan {
@@ -547,7 +645,7 @@ mod tests {
         identity: &[bool],
         requested: Detail,
     ) -> Vec<(usize, &'static str)> {
-        fill_order(classes, identity, 0, requested)
+        fill_order(classes, identity, 0, requested, Spread::Depth)
             .into_iter()
             .map(|s| (s.item, s.level.name()))
             .collect()
@@ -584,6 +682,41 @@ mod tests {
     }
 
     #[test]
+    fn in_breadth_every_node_gets_a_summary_before_a_softer_one_gets_full_text() {
+        use Class::*;
+        // target, another start, a hard constraint, a direct link, two related nodes
+        let classes = [Target, Target, Hard, Direct, Related, Related];
+        let identity = [false; 6];
+        let order: Vec<(usize, &str)> =
+            fill_order(&classes, &identity, 0, Detail::Full, Spread::Breadth)
+                .into_iter()
+                .map(|s| (s.item, s.level.name()))
+                .collect();
+        assert_eq!(
+            order,
+            vec![
+                (2, "meta"),
+                (1, "meta"),
+                (0, "summary"),
+                (1, "summary"),
+                (2, "summary"),
+                (2, "full"),
+                (3, "meta"),
+                (3, "summary"),
+                (4, "meta"),
+                (4, "summary"),
+                (5, "meta"),
+                (5, "summary"),
+                (0, "full"),
+                (1, "full"),
+                (3, "full"),
+                (4, "full"),
+                (5, "full"),
+            ]
+        );
+    }
+
+    #[test]
     fn fill_order_stops_at_the_requested_detail() {
         use Class::*;
         let classes = [Target, Guidance, Distant];
@@ -607,10 +740,16 @@ mod tests {
     #[test]
     fn every_item_is_raised_one_level_at_a_time() {
         use Class::*;
-        let classes = [Hard, Target, Distant, Direct, Guidance, Target, Hard];
-        let identity = [false, false, false, false, false, true, false];
-        for requested in [Detail::Meta, Detail::Summary, Detail::Full] {
-            let steps = fill_order(&classes, &identity, 1, requested);
+        let classes = [
+            Hard, Target, Distant, Direct, Guidance, Target, Hard, Related,
+        ];
+        let identity = [false, false, false, false, false, true, false, false];
+        let spreads = [Spread::Depth, Spread::Breadth];
+        for (requested, spread) in [Detail::Meta, Detail::Summary, Detail::Full]
+            .into_iter()
+            .flat_map(|r| spreads.map(|s| (r, s)))
+        {
+            let steps = fill_order(&classes, &identity, 1, requested, spread);
             let mut level: Vec<Option<Detail>> = vec![None; classes.len()];
             level[1] = Some(Detail::Meta);
             for step in &steps {

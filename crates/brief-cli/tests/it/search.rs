@@ -261,3 +261,76 @@ fn a_large_fanout_is_sampled_and_said_so() {
         .unwrap()
         .contains("the 3 best-ranked were followed"));
 }
+
+/// Three Nygard records in `doc/adr`: an accepted one, the one it replaced, a proposal.
+fn sessions_adrs() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let adr = dir.path().join("doc/adr");
+    std::fs::create_dir_all(&adr).unwrap();
+    let record = |file: &str, title: &str, status: &str, body: &str| {
+        let text = format!(
+            "# {title}\n\nDate: 2024-01-01\n\n## Status\n\n{status}\n\n## Context\n\n{body}\n\n\
+             ## Decision\n\n{body}\n"
+        );
+        std::fs::write(adr.join(file), text).unwrap();
+    };
+    record(
+        "0001-keep-user-sessions-in-memcached.md",
+        "1. Keep user sessions in Memcached",
+        "Superseded by [2. Keep user sessions in Redis](0002-keep-user-sessions-in-redis.md)",
+        "User sessions live in a Memcached cluster; session expiry follows the cache's eviction.",
+    );
+    record(
+        "0002-keep-user-sessions-in-redis.md",
+        "2. Keep user sessions in Redis",
+        "Accepted",
+        "User sessions live in Redis with an explicit expiry, so a restart keeps them.",
+    );
+    record(
+        "0003-sign-session-cookies.md",
+        "3. Sign session cookies",
+        "Proposed",
+        "Session cookies are signed so a user cannot forge another session.",
+    );
+    dir
+}
+
+#[test]
+fn a_retired_record_starts_only_what_its_own_words_name() {
+    let dir = sessions_adrs();
+    let root = dir.path().to_str().unwrap();
+    let seeds = |v: &Value| -> Vec<String> {
+        v["seeds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // Both the current record and the one it replaced match; the replaced one is no seed
+    // beside it, while the proposal, still open, may be.
+    let both = json(&[
+        "context",
+        "where do user sessions live and when do they expire",
+        "--root",
+        root,
+        "--format",
+        "json",
+        "--seeds",
+        "3",
+    ]);
+    let started = seeds(&both);
+    assert!(started.contains(&"ADR-0002".to_string()), "{started:?}");
+    assert!(!started.contains(&"ADR-0001".to_string()), "{started:?}");
+    // Words only the replaced record holds still start from it (and bring its successor).
+    let old = json(&[
+        "context",
+        "memcached eviction",
+        "--root",
+        root,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(old["target"], "ADR-0001");
+    assert!(ids(&old).contains("ADR-0002"), "{:?}", ids(&old));
+}

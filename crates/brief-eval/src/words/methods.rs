@@ -122,6 +122,8 @@ pub struct Shown {
     pub seeds: Vec<String>,
     /// brief: shown nodes that map to no file brief lists (and their tokens).
     pub unmapped: Vec<(String, usize)>,
+    /// brief: the files of selected nodes the budget left out.
+    pub left_out: std::collections::BTreeSet<usize>,
     /// brief: why there is no document (exit code, first line).
     pub failure: Option<(u8, String)>,
 }
@@ -153,6 +155,11 @@ fn brief(
         failure: answer.failure,
         ..Shown::default()
     };
+    shown.left_out = answer
+        .left_out
+        .iter()
+        .filter_map(|id| project.file_of(id))
+        .collect();
     for (id, presence, tokens) in answer.nodes {
         match project.file_of(&id) {
             Some(file) => shown.add(file, tokens, presence),

@@ -67,6 +67,8 @@ pub struct BriefAnswer {
     /// Every shown node: id, how much of it is shown (its text at summary or full, cut or
     /// not, or only a meta line naming it), and its tokens.
     pub nodes: Vec<(String, Presence, usize)>,
+    /// The selected nodes the budget left out (JSON `omitted` with the reason `budget`).
+    pub left_out: Vec<String>,
     /// Why there is no document: the exit code and the first line brief said.
     pub failure: Option<(u8, String)>,
 }
@@ -295,11 +297,19 @@ fn read_audit(text: &str) -> BriefAnswer {
             (id, presence, tokens)
         })
         .collect();
+    let left_out = json["omitted"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|node| node["reason"] == "budget")
+        .filter_map(|node| string(&node["id"]))
+        .collect();
     BriefAnswer {
         used: json["budget"]["used"].as_u64().unwrap_or(0) as usize,
         target: string(&json["target"]),
         seeds,
         nodes,
+        left_out,
         failure: None,
     }
 }

@@ -115,7 +115,12 @@ impl WordReport {
                 .iter()
                 .zip(files)
                 .filter(|(_, f)| with_text(f) == want)
-                .map(|(l, _)| l.path.clone())
+                .map(|(l, f)| match f {
+                    Some(f) if !want && shown.left_out.contains(f) => {
+                        format!("{} (selected, left out for room)", l.path)
+                    }
+                    _ => l.path.clone(),
+                })
                 .collect()
         };
         let start = shown
