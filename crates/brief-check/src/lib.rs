@@ -35,6 +35,7 @@ pub use baseline::{Baseline, BaselineError, MAX_BASELINE_BYTES};
 pub use config::{CheckConfig, Level};
 
 use brief_model::{Graph, Location};
+use brief_project::config::Step;
 use brief_project::Project;
 use brief_sources::frontmatter::end as frontmatter_end;
 use brief_sources::jsonpos;
@@ -472,9 +473,19 @@ fn levels(project: &Project) -> Result<(Levels, Vec<Finding>), CheckError> {
         levels.insert("annotation-outside-paths", Some(Severity::Error));
     }
     if let Err((pattern, why)) = annotations::ignore_set(&project.check.ignore_patterns) {
+        let index = project
+            .check
+            .ignore_patterns
+            .iter()
+            .position(|p| *p == pattern)
+            .unwrap_or_default();
         return Err(config_error(
             project,
-            &pattern,
+            &[
+                Step::Key("check"),
+                Step::Key("ignore_patterns"),
+                Step::Item(index),
+            ],
             format!("[check] ignore_patterns: `{pattern}` is not a valid glob ({why})"),
         ));
     }
@@ -487,8 +498,11 @@ fn levels(project: &Project) -> Result<(Levels, Vec<Finding>), CheckError> {
                 }
                 other => other.to_string(),
             };
-            let CheckError::Config { location, message } = config_error(project, id, message)
-            else {
+            let CheckError::Config { location, message } = config_error(
+                project,
+                &[Step::Key("check"), Step::Key("rules"), Step::Key(id)],
+                message,
+            ) else {
                 continue;
             };
             unknown.push(Finding {
@@ -519,39 +533,18 @@ fn levels(project: &Project) -> Result<(Levels, Vec<Finding>), CheckError> {
 /// The severity of each rule (`None`: off).
 type Levels = HashMap<&'static str, Option<Severity>>;
 
-/// A `brief.toml` problem, located at the first place `needle` stands as a whole word (not
-/// part of a longer name), else at the start of the file.
-fn config_error(project: &Project, needle: &str, message: String) -> CheckError {
-    let config = project.root.join("brief.toml");
-    let text = project
-        .guard
-        .read(&config)
-        .map(|(bytes, _)| String::from_utf8_lossy(&bytes).into_owned())
-        .unwrap_or_default();
-    let (line, col) = word_offset(&text, needle)
-        .map(|at| brief_sources::text::line_col(&text, at))
-        .unwrap_or((1, 1));
+/// A `brief.toml` problem, located where the TOML parser places `path` (else at the start
+/// of the file).
+fn config_error(project: &Project, path: &[Step<'_>], message: String) -> CheckError {
+    let (line, col) = project.config_place(path);
     CheckError::Config {
         location: Location {
-            path: config.display().to_string(),
+            path: project.root.join("brief.toml").display().to_string(),
             line,
             col,
         },
         message,
     }
-}
-
-/// The offset of the first occurrence of `word` in `text` that is not part of a longer name.
-fn word_offset(text: &str, word: &str) -> Option<usize> {
-    if word.is_empty() {
-        return None;
-    }
-    let name = |c: char| c.is_alphanumeric() || c == '-' || c == '_';
-    text.match_indices(word).map(|(at, _)| at).find(|&at| {
-        let before = text[..at].chars().next_back();
-        let after = text[at + word.len()..].chars().next();
-        !before.is_some_and(name) && !after.is_some_and(name)
-    })
 }
 
 fn unknown_rule(id: &str) -> CheckError {

@@ -21,7 +21,7 @@ use brief_sources::artifacts::{contextia_listing, folder_listing, parse_artifact
 use brief_sources::catalogue;
 use brief_sources::jsonpos::Seg;
 use brief_sources::specgraph::{merge_listed, parse_node, read_manifest, Entry, Mismatch};
-use brief_sources::{frontmatter, read_text, rel_path, Problem, Severity};
+use brief_sources::{frontmatter, read_text, rel_path, Problem, ProblemKind, Severity};
 
 /// Reads files that must lie inside the root: [`read_text`] beneath the project's
 /// [`Root`].
@@ -92,7 +92,7 @@ pub(super) fn load(
                 };
                 // A folder that cannot be listed is reported like a file that cannot be read.
                 for problem in &listing.problems {
-                    sink.push(problem_finding("parse-error", problem));
+                    sink.push(problem_finding(problem));
                 }
                 load_artifacts(reader, listing.files, settings, sink)
             }
@@ -101,7 +101,7 @@ pub(super) fn load(
                 let out = catalogue::read_source(root, &project.sources, source);
                 nodes.extend(out.nodes);
                 for problem in &out.problems {
-                    sink.push(problem_finding("parse-error", problem));
+                    sink.push(problem_finding(problem));
                 }
                 Vec::new()
             }
@@ -109,7 +109,7 @@ pub(super) fn load(
                 let out = catalogue::load_kb_warnings(root, &project.sources);
                 nodes.extend(out.nodes);
                 for problem in &out.problems {
-                    sink.push(problem_finding("parse-error", problem));
+                    sink.push(problem_finding(problem));
                 }
                 sink.extend(knowledge::findings(root, out.warnings));
                 Vec::new()
@@ -123,7 +123,7 @@ pub(super) fn load(
                     .iter()
                     .filter(|p| p.severity == Severity::Error)
                 {
-                    sink.push(problem_finding("parse-error", problem));
+                    sink.push(problem_finding(problem));
                 }
                 Vec::new()
             }
@@ -207,7 +207,7 @@ fn manifest_entries(
     let text = match read_text(root, manifest) {
         Ok(text) => text,
         Err(problem) => {
-            sink.push(problem_finding("parse-error", &problem));
+            sink.push(problem_finding(&problem));
             return None;
         }
     };
@@ -246,8 +246,7 @@ fn load_listed(reader: &Reader, listed: &Entry, hashes: &HashMap<String, String>
                     out.findings.push(missing_file(entry, &rel));
                 }
             } else {
-                out.findings
-                    .push(problem_finding("parse-error", &problem).node(&first));
+                out.findings.push(problem_finding(&problem).node(&first));
             }
             return out;
         }
@@ -280,11 +279,8 @@ fn load_listed(reader: &Reader, listed: &Entry, hashes: &HashMap<String, String>
         Err(problem) => {
             out.unloadable.extend(ids());
             // A missing or empty id or type: the schema findings say so.
-            let id = map.get("id").and_then(Value::as_str).map(str::trim);
-            let kind = map.get("type").and_then(Value::as_str);
-            if id.is_some_and(|id| !id.is_empty()) && kind.is_some() {
-                out.findings
-                    .push(problem_finding("parse-error", &problem).node(&first));
+            if problem.kind != ProblemKind::MissingField {
+                out.findings.push(problem_finding(&problem).node(&first));
             }
             return out;
         }
@@ -400,7 +396,7 @@ fn load_artifacts(
             let text = match reader.read(file) {
                 Ok(text) => text,
                 Err(problem) => {
-                    out.findings.push(problem_finding("parse-error", &problem));
+                    out.findings.push(problem_finding(&problem));
                     return out;
                 }
             };
@@ -433,7 +429,10 @@ fn load_artifacts(
                 Err(problem) => {
                     // Valid frontmatter whose id is missing or empty: a missing field, reported
                     // with any other; anything else is malformed frontmatter.
-                    match parsed_without_id(&rel, &text) {
+                    let missing = (problem.kind == ProblemKind::MissingField)
+                        .then(|| frontmatter_map(&rel, &text))
+                        .flatten();
+                    match missing {
                         Some(map) => {
                             let kind = match placement {
                                 Placement::Folder(kind) => kind.clone(),
@@ -458,14 +457,11 @@ fn load_artifacts(
                                 |p| matches!(&p.anchor, Anchor::Front { key, .. } if key == "id"),
                             );
                             if !explained {
-                                out.findings
-                                    .push(problem_finding("missing-required-field", &problem));
+                                out.findings.push(artifact_finding(&problem));
                             }
                             out.findings.extend(required);
                         }
-                        None => out
-                            .findings
-                            .push(problem_finding("malformed-frontmatter", &problem)),
+                        None => out.findings.push(artifact_finding(&problem)),
                     }
                 }
             }
@@ -474,20 +470,30 @@ fn load_artifacts(
         .collect()
 }
 
-/// The frontmatter map of a file that parses but has no usable `id`.
-fn parsed_without_id(rel: &str, text: &str) -> Option<serde_json::Map<String, Value>> {
+/// The frontmatter map of a file, when its frontmatter parses.
+fn frontmatter_map(rel: &str, text: &str) -> Option<serde_json::Map<String, Value>> {
     let split = frontmatter::split(rel, text).ok()?;
-    let map = frontmatter::parse(rel, split.yaml?, split.yaml_line).ok()?;
-    let usable = match map.get("id") {
-        Some(Value::String(id)) => !id.trim().is_empty(),
-        Some(Value::Number(_)) | Some(Value::Bool(_)) => true,
-        _ => false,
-    };
-    (!usable).then_some(map)
+    frontmatter::parse(rel, split.yaml?, split.yaml_line).ok()
 }
 
-/// A loader problem as a finding of `rule`.
-fn problem_finding(rule: &'static str, problem: &Problem) -> Pending {
+/// A loader problem as a finding: a file that does not load is a `parse-error`, whatever
+/// the loader found wrong in it.
+fn problem_finding(problem: &Problem) -> Pending {
+    Pending::at("parse-error", &problem.location, problem.message.clone())
+}
+
+/// An artifact loader's problem as a finding, by its kind: an unreadable file is a
+/// `parse-error`, a missing `id` a `missing-required-field`, anything else in the
+/// frontmatter `malformed-frontmatter`.
+fn artifact_finding(problem: &Problem) -> Pending {
+    let rule = match problem.kind {
+        ProblemKind::Unreadable => "parse-error",
+        ProblemKind::MissingField => "missing-required-field",
+        ProblemKind::Syntax
+        | ProblemKind::Invalid
+        | ProblemKind::DuplicateId
+        | ProblemKind::Content => "malformed-frontmatter",
+    };
     Pending::at(rule, &problem.location, problem.message.clone())
 }
 

@@ -2,10 +2,10 @@
 //! what the library returns, and mapping errors to exit codes is all that happens here.
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use brief::command::{run_with, FrontEnd, Host};
+use brief::command::{run_live, FrontEnd, Host};
 use clap::{CommandFactory, Parser};
 
 mod args;
@@ -50,7 +50,6 @@ fn main() -> ExitCode {
         Command::Man(args) => return man_pages(&args),
         #[cfg(feature = "mcp")]
         Command::Serve(args) => return serve(root, cwd, args),
-        Command::Watch => return watch(root, cwd),
         Command::Hook(args) => match hook(args) {
             Ok(command) => command,
             Err(why) => {
@@ -65,7 +64,10 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     };
     let mut bar = quiet.map(progress::Bar::new);
-    let outcome = run_with(
+    // `brief watch` says what it does as it happens.
+    let say: brief::command::Say =
+        std::sync::Arc::new(|line: String| out::note(&format!("brief watch: {line}")));
+    let outcome = run_live(
         &command,
         Host::Folder {
             root: root.as_deref(),
@@ -77,6 +79,7 @@ fn main() -> ExitCode {
                 bar.update(step)
             }
         },
+        say,
     );
     if let Some(mut bar) = bar {
         bar.finish();
@@ -157,27 +160,10 @@ fn serve(root: Option<PathBuf>, cwd: PathBuf, args: args::ServeArgs) -> ExitCode
     exited(brief_mcp::serve(options), root.as_deref())
 }
 
-/// `brief watch`: hands over to the watcher, which says what it does on stderr.
-fn watch(root: Option<PathBuf>, cwd: PathBuf) -> ExitCode {
-    let options = brief::watch::WatchOptions {
-        root: root.clone(),
-        cwd,
-    };
-    let say: brief::watch::Say =
-        std::sync::Arc::new(|line: String| out::note(&format!("brief watch: {line}")));
-    match brief::watch::watch(options, say) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(brief::watch::WatchError::Engine(e)) => engine_failed(&e, root.as_deref()),
-        Err(other) => {
-            out::note(&format!("error: {other}"));
-            ExitCode::from(2)
-        }
-    }
-}
-
 /// An engine that would not open: what to do on stderr, and its exit code.
-fn engine_failed(e: &brief::EngineError, root: Option<&Path>) -> ExitCode {
-    for line in e.describe(root.unwrap_or(Path::new("."))) {
+#[cfg(feature = "mcp")]
+fn engine_failed(e: &brief::EngineError, root: Option<&std::path::Path>) -> ExitCode {
+    for line in e.describe(root.unwrap_or(std::path::Path::new("."))) {
         out::note(&line);
     }
     ExitCode::from(e.exit_code())
@@ -185,7 +171,7 @@ fn engine_failed(e: &brief::EngineError, root: Option<&Path>) -> ExitCode {
 
 /// How a long-running process ended, on stderr and as the exit code.
 #[cfg(feature = "mcp")]
-fn exited(result: Result<(), brief_mcp::ServeError>, root: Option<&Path>) -> ExitCode {
+fn exited(result: Result<(), brief_mcp::ServeError>, root: Option<&std::path::Path>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(brief_mcp::ServeError::Engine(e)) => engine_failed(&e, root),
@@ -259,7 +245,7 @@ impl Command {
             }),
             Command::Session(args) => Run::Session(args.command()),
             Command::Completions(_) | Command::Man(_) | Command::Hook(_) => return None,
-            Command::Watch => return None,
+            Command::Watch => Run::Watch,
             #[cfg(feature = "mcp")]
             Command::Serve(_) => return None,
         })

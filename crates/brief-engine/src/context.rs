@@ -3,6 +3,7 @@
 
 use crate::fit::{fit, Spread, TooSmall};
 pub use crate::render::TruncationNote;
+use crate::usage::{Param, Said};
 use brief_model::{Corpus, Detail, NodeIx, Origin, Shape};
 use brief_project::{Defaults, DEFAULT_BUDGET};
 use std::collections::HashMap;
@@ -66,7 +67,7 @@ pub struct ContextOutput {
     pub confidence: Confidence,
     /// Notes for the user about how the request was read (`note: …` lines), such as a
     /// setting that did not apply, and the one `warning: embeddings unavailable: …` line.
-    pub notes: Vec<String>,
+    pub notes: Vec<Said>,
 }
 
 /// Why a context could not be assembled.
@@ -89,20 +90,7 @@ pub enum ContextError {
 /// `impact` stopped before its answer: deciding the targets would take more work than its
 /// limit allows (`impact::IMPACT_WORK_LIMIT` by default).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "impact of {nodes} stopped after deciding {decided} of {candidates} candidate targets: \
-     they visited {visited} nodes, over brief's limit of {limit}{why}; \
-     narrow the question with --depth N or a --lens",
-    why = if *.selected > 0 {
-        format!(
-            " ({} targets had to be selected in full, as a fan-out over [context] fanout \
-             inside the region is sampled)",
-            .selected
-        )
-    } else {
-        String::new()
-    }
-)]
+#[error("{}", self.said())]
 pub struct WorkLimit {
     /// The asked ids, comma-separated.
     pub nodes: String,
@@ -116,6 +104,30 @@ pub struct WorkLimit {
     pub limit: usize,
     /// Candidates selected forward.
     pub selected: usize,
+}
+
+impl WorkLimit {
+    /// The message, naming the settings that narrow the question.
+    pub fn said(&self) -> Said {
+        let why = if self.selected > 0 {
+            format!(
+                " ({} targets had to be selected in full, as a fan-out over [context] fanout \
+                 inside the region is sampled)",
+                self.selected
+            )
+        } else {
+            String::new()
+        };
+        Said::new()
+            .text(format!(
+                "impact of {} stopped after deciding {} of {} candidate targets: they visited {} \
+                 nodes, over brief's limit of {}{why}; narrow the question with ",
+                self.nodes, self.decided, self.candidates, self.visited, self.limit
+            ))
+            .param(Param::Depth)
+            .text(" N or a ")
+            .param(Param::Lens)
+    }
 }
 
 /// Where a context starts: the target, or the hits of a search.

@@ -13,6 +13,7 @@ use crate::resolve::{
     has_id_shape, id_shapes, looks_like_an_id, resolve, Confidence, Scored, Verdict,
 };
 use crate::semantic::{self, Embedder, Embeddings, Semantic};
+use crate::usage::{FrontEnd, Param, Said};
 use brief_count::Encoding;
 use brief_index::{
     check_query, Embedded, Hit, Index, IndexError, QueryError, Refresh, Until, Verify,
@@ -47,7 +48,7 @@ pub enum EngineError {
     /// A request that cannot be answered as asked (an empty target, `--seeds` with an id,
     /// a kind no node has): the user must change it.
     #[error("{0}")]
-    Usage(String),
+    Usage(Said),
     /// An old revision could not be read (`diff`, `impact --since`).
     #[error(transparent)]
     Revision(#[from] crate::revision::RevisionError),
@@ -80,6 +81,11 @@ impl EngineError {
     /// (paths as given by `root`), then one `error: …` line that says what to do. The CLI
     /// prints them on stderr and the MCP server returns them as the tool error.
     pub fn describe(&self, root: &Path) -> Vec<String> {
+        self.describe_to(root, FrontEnd::Cli)
+    }
+
+    /// [`EngineError::describe`], naming parameters as `front_end` does.
+    pub fn describe_to(&self, root: &Path, front_end: FrontEnd) -> Vec<String> {
         match self {
             EngineError::Load(problems) => {
                 let count = problems.len();
@@ -96,7 +102,15 @@ impl EngineError {
                 lines
             }
             EngineError::Context(ContextError::TooSmall(e)) => {
-                vec![format!("error: {e} (use --budget {})", e.minimum)]
+                vec![format!(
+                    "error: {e} (use {} {})",
+                    Param::Budget.named(front_end),
+                    e.minimum
+                )]
+            }
+            EngineError::Usage(said) => vec![format!("error: {}", said.to(front_end))],
+            EngineError::Context(ContextError::Limit(limit)) => {
+                vec![format!("error: {}", limit.said().to(front_end))]
             }
             other => vec![format!("error: {other}")],
         }
@@ -512,10 +526,13 @@ impl Engine {
             };
             let inside = relative.as_deref().and_then(beneath);
             let Some(rel) = inside else {
-                return Err(EngineError::Usage(format!(
+                return Err(EngineError::Usage(
+                    format!(
                     "{file} lies outside the project root {}; brief indexes only files beneath it",
                     root.display()
-                )));
+                )
+                    .into(),
+                ));
             };
             if root.join(&rel).is_file() {
                 named.files.push(rel);
@@ -575,9 +592,9 @@ impl Engine {
             ));
         }
         if request.seeds == Some(0) {
-            return Err(EngineError::Usage(
-                "--seeds must be at least 1 (how many search hits start the context)".into(),
-            ));
+            return Err(EngineError::Usage(Said::new().param(Param::Seeds).text(
+                " must be at least 1 (how many search hits start the context)",
+            )));
         }
         let out = self.healing(|engine| engine.context_once(request));
         if let Some(embedder) = &self.embedder {
@@ -588,12 +605,14 @@ impl Engine {
 
     fn context_once(&mut self, request: &ContextRequest) -> Result<ContextOutput, EngineError> {
         let mut out = self.context_read(request)?;
-        out.notes.extend(self.embeddings_notes());
+        out.notes
+            .extend(self.embeddings_notes().into_iter().map(Said::from));
         if request.seeds.is_some() && out.confidence == Confidence::Exact {
-            out.notes.push(format!(
-                "note: --seeds applies to targets in words; `{}` is an id, so its context starts from it alone",
+            out.notes
+                .push(Said::new().text("note: ").param(Param::Seeds).text(format!(
+                " applies to targets in words; `{}` is an id, so its context starts from it alone",
                 request.target.trim()
-            ));
+            )));
         }
         Ok(out)
     }
@@ -818,9 +837,12 @@ impl Engine {
     fn changed_start(&self, rev: &str) -> Result<Start, EngineError> {
         let files = crate::revision::changed(&self.project.root, rev)?;
         if files.is_empty() {
-            return Err(EngineError::Usage(format!(
-                "no file changed against {rev}: name a file or an id as the target instead"
-            )));
+            return Err(EngineError::Usage(
+                format!(
+                    "no file changed against {rev}: name a file or an id as the target instead"
+                )
+                .into(),
+            ));
         }
         let governing = crate::files::governing_all(&self.index, &self.project.guard, &files)?;
         if governing.is_empty() {
@@ -829,7 +851,7 @@ impl Engine {
                 files.len(),
                 if files.len() == 1 { "" } else { "s" },
                 shorten_list(&files)
-            )));
+            ).into()));
         }
         Ok(Start {
             seeds: governing.into_iter().map(|(ix, _)| ix).collect(),
@@ -1049,7 +1071,9 @@ impl Engine {
         check_query(query)?;
         if limit == 0 {
             return Err(EngineError::Usage(
-                "--limit must be at least 1 (the most hits to print)".into(),
+                Said::new()
+                    .param(Param::Limit)
+                    .text(" must be at least 1 (the most hits to print)"),
             ));
         }
         // A larger limit means "every hit" and would overflow SQLite's signed LIMIT.
@@ -1060,10 +1084,13 @@ impl Engine {
             if let Some(kind) = kind {
                 let kinds = engine.index.kinds()?;
                 if !kinds.iter().any(|k| k == kind) {
-                    return Err(EngineError::Usage(format!(
-                        "no node has kind `{kind}`; the kinds in this project: {}",
-                        kinds.join(", ")
-                    )));
+                    return Err(EngineError::Usage(
+                        format!(
+                            "no node has kind `{kind}`; the kinds in this project: {}",
+                            kinds.join(", ")
+                        )
+                        .into(),
+                    ));
                 }
             }
             engine

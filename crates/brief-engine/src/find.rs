@@ -284,6 +284,7 @@ pub fn choose(
             taken.insert(first.node);
         }
     }
+    current_first(graph, &mut seeds)?;
     let rules = rules_among(graph, hits, &taken, share)?;
     taken.extend(rules.iter().map(|(node, _)| *node));
     let related = hits
@@ -298,6 +299,26 @@ pub fn choose(
         related,
         confidence,
     })
+}
+
+/// A retired record never starts a context when a current one matches nearly as well (is a
+/// seed too): then the retired first seed gives way (it is no seed beside a current start,
+/// as after the first; a link of the new start may still bring it, with its banner).
+fn current_first(graph: &dyn GraphView, seeds: &mut Vec<(NodeIx, f64)>) -> Result<(), StoreError> {
+    let Some(&(first, _)) = seeds.first() else {
+        return Ok(());
+    };
+    let retired = |node| -> Result<bool, StoreError> {
+        Ok(matches!(
+            graph.lifecycle_of(node)?,
+            Lifecycle::NotCurrent(_)
+        ))
+    };
+    if retired(first)? && seeds.len() > 1 {
+        // After the first seed no retired record is taken, so the rest are current.
+        seeds.remove(0);
+    }
+    Ok(())
 }
 
 /// The rules covering part of the tree among the hits not yet taken, within [`RULE_MARGIN`]
@@ -475,12 +496,18 @@ mod tests {
             hit(ix("ADR-4"), "ADR-4", 0.7),
         ];
         assert_eq!(seeds(&after_current), ["ADR-2", "ADR-3"]);
-        // Words that name the superseded record best still start from it.
+        // Words that name the superseded record best start from it only when no current
+        // record matches nearly as well (is a seed too).
         let first = [
             hit(ix("ADR-1"), "ADR-1", 1.0),
             hit(ix("ADR-2"), "ADR-2", 0.9),
         ];
-        assert_eq!(seeds(&first), ["ADR-1", "ADR-2"]);
+        assert_eq!(seeds(&first), ["ADR-2"]);
+        let alone = [
+            hit(ix("ADR-1"), "ADR-1", 1.0),
+            hit(ix("ADR-2"), "ADR-2", 0.5),
+        ];
+        assert_eq!(seeds(&alone), ["ADR-1"]);
     }
 
     #[test]

@@ -16,4 +16,7 @@ pub mod revision;
 pub mod scoped;
 pub mod semantic;
 pub mod traverse;
+mod usage;
 pub mod watched;
+
+pub use usage::{FrontEnd, Param, Said};

@@ -11,19 +11,36 @@ use std::path::PathBuf;
 use brief_model::Graph;
 use brief_project::Defaults;
 
+/// What git (gix) or the file system said, kept as the error it was.
+pub type Cause = Box<dyn std::error::Error + Send + Sync>;
+
 /// Why a revision could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum RevisionError {
-    #[error("{0}: not inside a git repository ({1})")]
-    NoRepository(String, String),
+    /// The project's folder is in no git repository.
+    #[error("{root}: not inside a git repository ({source})")]
+    NoRepository { root: String, source: Cause },
+    /// The repository has no working tree to compare with.
     #[error("{0}: the repository has no working tree")]
     Bare(String),
-    #[error("unknown revision `{0}`: {1}")]
-    Unknown(String, String),
-    #[error("revision `{0}`: {1}")]
-    Read(String, String),
-    #[error("revision `{0}` does not load: {1}")]
-    Load(String, String),
+    /// `rev` names nothing in the repository.
+    #[error("unknown revision `{rev}`: {source}")]
+    Unknown { rev: String, source: Cause },
+    /// The revision's objects, or the files written from them, could not be read.
+    #[error("revision `{rev}`: {source}")]
+    Read { rev: String, source: Cause },
+    /// The project at the revision does not open.
+    #[error("revision `{rev}` does not load: {source}")]
+    Project {
+        rev: String,
+        source: brief_project::ProjectError,
+    },
+    /// A file of the project at the revision does not load.
+    #[error("revision `{rev}` does not load: {problem}")]
+    Problem {
+        rev: String,
+        problem: brief_sources::Problem,
+    },
     #[error("this brief was built without git history (cargo feature `git`): build it with that feature to compare revisions")]
     NotBuilt,
 }
@@ -62,32 +79,40 @@ struct Tree {
 #[cfg(feature = "git")]
 fn tree(root: &Path, rev: &str) -> Result<Tree, RevisionError> {
     let shown = root.display().to_string();
-    let repo = gix::discover(root)
-        .map_err(|e| RevisionError::NoRepository(shown.clone(), e.to_string()))?;
+    let repo = gix::discover(root).map_err(|e| RevisionError::NoRepository {
+        root: shown.clone(),
+        source: e.into(),
+    })?;
     let workdir = repo
         .workdir()
         .ok_or_else(|| RevisionError::Bare(shown.clone()))?;
-    let read = |e: &dyn std::fmt::Display| RevisionError::Read(rev.to_string(), e.to_string());
-    let top = workdir.canonicalize().map_err(|e| read(&e))?;
-    let here = root.canonicalize().map_err(|e| read(&e))?;
+    let read = |e: Cause| RevisionError::Read {
+        rev: rev.to_string(),
+        source: e,
+    };
+    let top = workdir.canonicalize().map_err(|e| read(e.into()))?;
+    let here = root.canonicalize().map_err(|e| read(e.into()))?;
     let prefix: String = here
         .strip_prefix(&top)
-        .map_err(|e| read(&e))?
+        .map_err(|e| read(e.into()))?
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect::<Vec<_>>()
         .join("/");
     let tree = repo
         .rev_parse_single(rev)
-        .map_err(|e| RevisionError::Unknown(rev.to_string(), e.to_string()))?
+        .map_err(|e| RevisionError::Unknown {
+            rev: rev.to_string(),
+            source: e.into(),
+        })?
         .object()
-        .map_err(|e| read(&e))?
+        .map_err(|e| read(e.into()))?
         .peel_to_tree()
-        .map_err(|e| read(&e))?;
+        .map_err(|e| read(e.into()))?;
     let mut recorder = gix::traverse::tree::Recorder::default();
     tree.traverse()
         .breadthfirst(&mut recorder)
-        .map_err(|e| read(&e))?;
+        .map_err(|e| read(e.into()))?;
     drop(tree);
     Ok(Tree {
         repo,
@@ -99,7 +124,10 @@ fn tree(root: &Path, rev: &str) -> Result<Tree, RevisionError> {
 /// The project at `root` as of `rev` (anything `git rev-parse` accepts).
 #[cfg(feature = "git")]
 pub fn load(root: &Path, rev: &str) -> Result<Revision, RevisionError> {
-    let read = |e: &dyn std::fmt::Display| RevisionError::Read(rev.to_string(), e.to_string());
+    let read = |e: Cause| RevisionError::Read {
+        rev: rev.to_string(),
+        source: e,
+    };
     let Tree {
         repo,
         prefix,
@@ -108,7 +136,7 @@ pub fn load(root: &Path, rev: &str) -> Result<Revision, RevisionError> {
     let files = tempfile::Builder::new()
         .prefix("brief-rev-")
         .tempdir()
-        .map_err(|e| read(&e))?;
+        .map_err(|e| read(e.into()))?;
     for entry in &records {
         if !entry.mode.is_blob() {
             continue;
@@ -121,22 +149,24 @@ pub fn load(root: &Path, rev: &str) -> Result<Revision, RevisionError> {
         if relative.starts_with(".brief/cache/") {
             continue;
         }
-        let out =
-            safe_join(files.path(), relative).ok_or_else(|| read(&"a path leaves the tree"))?;
+        let out = safe_join(files.path(), relative)
+            .ok_or_else(|| read("a path leaves the tree".into()))?;
         if let Some(parent) = out.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| read(&e))?;
+            std::fs::create_dir_all(parent).map_err(|e| read(e.into()))?;
         }
-        let object = repo.find_object(entry.oid).map_err(|e| read(&e))?;
-        std::fs::write(&out, &object.data).map_err(|e| read(&e))?;
+        let object = repo.find_object(entry.oid).map_err(|e| read(e.into()))?;
+        std::fs::write(&out, &object.data).map_err(|e| read(e.into()))?;
     }
-    let project = brief_project::Project::at(files.path())
-        .map_err(|e| RevisionError::Load(rev.to_string(), e.to_string()))?;
+    let project = brief_project::Project::at(files.path()).map_err(|e| RevisionError::Project {
+        rev: rev.to_string(),
+        source: e,
+    })?;
     let loaded = project.load();
     if let Some(problem) = loaded.errors().next() {
-        return Err(RevisionError::Load(
-            rev.to_string(),
-            format!("{}: {}", problem.location, problem.message),
-        ));
+        return Err(RevisionError::Problem {
+            rev: rev.to_string(),
+            problem: problem.clone(),
+        });
     }
     Ok(Revision {
         graph: loaded.graph,
@@ -152,13 +182,16 @@ pub fn load(root: &Path, rev: &str) -> Result<Revision, RevisionError> {
 /// takes them as its targets.
 #[cfg(feature = "git")]
 pub fn changed(root: &Path, rev: &str) -> Result<Vec<String>, RevisionError> {
-    let read = |e: &dyn std::fmt::Display| RevisionError::Read(rev.to_string(), e.to_string());
+    let read = |e: Cause| RevisionError::Read {
+        rev: rev.to_string(),
+        source: e,
+    };
     let Tree {
         repo,
         prefix,
         records,
     } = tree(root, rev)?;
-    let guard = brief_root::Root::open(root).map_err(|e| read(&e))?;
+    let guard = brief_root::Root::open(root).map_err(|e| read(e.into()))?;
     let kind = repo.object_hash();
     let mut out = Vec::new();
     for entry in &records {
@@ -229,7 +262,7 @@ mod tests {
         let loaded = super::load(dir.path(), "HEAD");
         assert!(matches!(
             loaded,
-            Err(super::RevisionError::NoRepository(..))
+            Err(super::RevisionError::NoRepository { .. })
         ));
     }
 }

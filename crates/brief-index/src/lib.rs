@@ -35,7 +35,9 @@ use brief_sources::artifacts::Placement;
 use brief_sources::catalogue;
 use brief_sources::kb;
 use brief_sources::specgraph::Entry;
-use brief_sources::{now_ns, read_stamped, rel_path, stamp, FolderStamp, Problem, Severity, Stamp};
+use brief_sources::{
+    now_ns, read_stamped, rel_path, stamp, FolderStamp, Problem, ProblemKind, Severity, Stamp,
+};
 
 mod build;
 mod guides;

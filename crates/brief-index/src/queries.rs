@@ -57,10 +57,10 @@ impl Index {
     /// Every load problem recorded for the indexed files, sorted by location; each checked
     /// against its checksum (a damaged severity would turn an error into a warning).
     pub fn problems(&self) -> Result<Vec<Problem>, IndexError> {
-        type Stored = (String, String, i64, i64, i64, String, i64);
+        type Stored = (String, String, i64, i64, i64, String, String, i64);
         let rows = (|| -> rusqlite::Result<Vec<Stored>> {
             let mut stmt = self.conn.prepare_cached(
-                "SELECT file, path, line, col, severity, message, sum FROM problems
+                "SELECT file, path, line, col, severity, kind, message, sum FROM problems
                  ORDER BY path, line, col, message",
             )?;
             let rows = stmt.query_map([], |r| {
@@ -72,16 +72,18 @@ impl Index {
                     r.get(4)?,
                     r.get(5)?,
                     r.get(6)?,
+                    r.get(7)?,
                 ))
             })?;
             rows.collect()
         })()
         .map_err(|e| self.err(e))?;
         let mut problems = Vec::with_capacity(rows.len());
-        for (file, path, line, col, severity, message, sum) in rows {
+        for (file, path, line, col, severity, kind_name, message, sum) in rows {
             let located = u32::try_from(line).ok().zip(u32::try_from(col).ok());
-            let Some((line, col)) = located.filter(|_| {
-                problem_sum(&file, &path, line, col, severity, &message) == sum
+            let kind = ProblemKind::from_name(&kind_name);
+            let Some(((line, col), kind)) = located.zip(kind).filter(|_| {
+                problem_sum(&file, &path, line, col, severity, &kind_name, &message) == sum
                     && (severity == 0 || severity == 1)
             }) else {
                 return Err(damage(
@@ -95,6 +97,7 @@ impl Index {
                 } else {
                     Severity::Warning
                 },
+                kind,
                 location: brief_model::Location { path, line, col },
                 message,
             });

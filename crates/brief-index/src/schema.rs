@@ -4,7 +4,7 @@
 use super::*;
 
 /// Bumped whenever the schema or what is stored changes: older files are rebuilt.
-pub(super) const SCHEMA: &str = "brief-index-12";
+pub(super) const SCHEMA: &str = "brief-index-13";
 
 // A file's stamp is (size, mtime, ctime, ino, dev) — see `sources::Stamp`; `racy` marks a
 // stamp taken too soon after the file changed to be trusted (hashed again next time).
@@ -40,8 +40,8 @@ CREATE TABLE dangling(src INTEGER NOT NULL, rel TEXT NOT NULL, target TEXT NOT N
 -- `file` is the file whose reading found the problem (reading it again replaces them);
 -- `path` is where the problem is (a missing node file's is its manifest entry).
 CREATE TABLE problems(file TEXT NOT NULL, path TEXT NOT NULL, line INTEGER NOT NULL,
-                      col INTEGER NOT NULL, severity INTEGER NOT NULL, message TEXT NOT NULL,
-                      sum INTEGER NOT NULL);
+                      col INTEGER NOT NULL, severity INTEGER NOT NULL, kind TEXT NOT NULL,
+                      message TEXT NOT NULL, sum INTEGER NOT NULL);
 CREATE VIRTUAL TABLE search USING fts5(id, title, body, fields, content='',
                                        contentless_delete=1,
                                        tokenize='porter unicode61 remove_diacritics 2');
@@ -116,6 +116,7 @@ pub(super) fn problem_sum(
     line: i64,
     col: i64,
     severity: i64,
+    kind: &str,
     message: &str,
 ) -> i64 {
     sum_of(&[
@@ -124,6 +125,7 @@ pub(super) fn problem_sum(
         &line.to_le_bytes(),
         &col.to_le_bytes(),
         &severity.to_le_bytes(),
+        kind.as_bytes(),
         message.as_bytes(),
     ])
 }

@@ -234,12 +234,21 @@ fn counts_intact(conn: &Connection) -> rusqlite::Result<bool> {
 /// Every recorded problem, node mark and missing link matches its checksum.
 fn notes_intact(conn: &Connection) -> rusqlite::Result<bool> {
     let mut stmt =
-        conn.prepare("SELECT file, path, line, col, severity, message, sum FROM problems")?;
+        conn.prepare("SELECT file, path, line, col, severity, kind, message, sum FROM problems")?;
     let mut rows = stmt.query([])?;
     while let Some(r) = rows.next()? {
-        let (file, path, message): (String, String, String) = (r.get(0)?, r.get(1)?, r.get(5)?);
-        let sum = problem_sum(&file, &path, r.get(2)?, r.get(3)?, r.get(4)?, &message);
-        if sum != r.get::<_, i64>(6)? {
+        let (file, path, kind, message): (String, String, String, String) =
+            (r.get(0)?, r.get(1)?, r.get(5)?, r.get(6)?);
+        let sum = problem_sum(
+            &file,
+            &path,
+            r.get(2)?,
+            r.get(3)?,
+            r.get(4)?,
+            &kind,
+            &message,
+        );
+        if sum != r.get::<_, i64>(7)? {
             return Ok(false);
         }
     }

@@ -61,11 +61,12 @@ pub enum ServeError {
     },
     #[error("cannot start the async runtime: {0}")]
     Runtime(std::io::Error),
+    /// The MCP session could not start, or ended in failure.
     #[error("MCP session failed: {0}")]
-    Session(String),
-    /// An option that cannot be used as given (what is wrong, and what to give instead).
-    #[error("{0}")]
-    Usage(String),
+    Session(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// An `--allow-origin` that is not an origin.
+    #[error("--allow-origin {0}: an origin is scheme://host[:port] (e.g. https://app.example or http://localhost:*), with no path")]
+    BadOrigin(String),
 }
 
 /// Runs the server until the client disconnects (stdio) or the process is stopped (HTTP).
@@ -89,11 +90,11 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
         let service = BriefServer::new(served)
             .serve(stdio::stdio())
             .await
-            .map_err(|e| ServeError::Session(e.to_string()))?;
+            .map_err(|e| ServeError::Session(e.into()))?;
         service
             .waiting()
             .await
-            .map_err(|e| ServeError::Session(e.to_string()))?;
+            .map_err(|e| ServeError::Session(e.into()))?;
         Ok(())
     })
 }

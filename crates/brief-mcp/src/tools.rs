@@ -629,3 +629,27 @@ fn session_command(tool: ToolKind, args: JsonObject) -> Result<Command, Failure>
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A message names a parameter by its tool name only where a tool takes that parameter.
+    #[test]
+    fn every_parameter_a_message_names_is_a_tool_parameter() {
+        let named: Vec<String> = ToolKind::ALL
+            .into_iter()
+            .flat_map(|tool| {
+                crate::schema::properties(&tool.schema())
+                    .into_iter()
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        for param in brief::command::Param::ALL {
+            if let Some(name) = param.mcp() {
+                assert!(named.iter().any(|n| n == name), "no tool takes `{name}`");
+            }
+        }
+    }
+}

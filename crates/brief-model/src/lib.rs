@@ -261,14 +261,13 @@ impl Relation {
 
     /// The relation a link key names: a Spec Graph relation name keeps its meaning.
     pub fn from_key(key: &str) -> Relation {
+        if let Some(relation) = Relation::SPEC_GRAPH
+            .into_iter()
+            .find(|r| r.spec_graph_name() == Some(key))
+        {
+            return relation;
+        }
         match key {
-            "contains" => Relation::Contains,
-            "depends_on" => Relation::DependsOn,
-            "constrains" => Relation::Constrains,
-            "implements" => Relation::Implements,
-            "derived_from" => Relation::DerivedFrom,
-            "verified_by" => Relation::VerifiedBy,
-            "supersedes" => Relation::Supersedes,
             "child" => Relation::Child,
             "reference" => Relation::Reference,
             field if field.starts_with("field:") => Relation::Field(Arc::from(field)),
@@ -279,6 +278,17 @@ impl Relation {
     /// The relation's name as written in files and JSON output.
     pub fn name(&self) -> &str {
         match self {
+            Relation::Child => "child",
+            Relation::Reference => "reference",
+            Relation::Field(name) | Relation::Link(name) => name,
+            spec_graph => spec_graph.spec_graph_name().unwrap_or_default(),
+        }
+    }
+
+    /// The name of a Spec Graph relation (one of [`Relation::SPEC_GRAPH`]), the one place
+    /// these seven names are written; `None` for the others.
+    pub fn spec_graph_name(&self) -> Option<&'static str> {
+        Some(match self {
             Relation::Contains => "contains",
             Relation::DependsOn => "depends_on",
             Relation::Constrains => "constrains",
@@ -286,10 +296,10 @@ impl Relation {
             Relation::DerivedFrom => "derived_from",
             Relation::VerifiedBy => "verified_by",
             Relation::Supersedes => "supersedes",
-            Relation::Child => "child",
-            Relation::Reference => "reference",
-            Relation::Field(name) | Relation::Link(name) => name,
-        }
+            Relation::Child | Relation::Reference | Relation::Field(_) | Relation::Link(_) => {
+                return None
+            }
+        })
     }
 
     /// Whether traversal follows this relation from source to target. `contains`,

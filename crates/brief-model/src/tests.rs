@@ -48,3 +48,18 @@ fn relation_names_round_trip() {
     assert!(Relation::from_key("specs").is_forward());
     assert!(!Relation::Constrains.is_forward());
 }
+
+#[test]
+fn spec_graph_names_read_back_as_their_relations() {
+    let names: Vec<&str> = Relation::SPEC_GRAPH
+        .iter()
+        .filter_map(Relation::spec_graph_name)
+        .collect();
+    assert_eq!(names.len(), 7);
+    for relation in Relation::SPEC_GRAPH {
+        assert_eq!(Relation::from_key(relation.name()), relation);
+    }
+    assert_eq!(Relation::Child.spec_graph_name(), None);
+    assert_eq!(Relation::from_key("child"), Relation::Child);
+    assert_eq!(Relation::from_key("specs"), Relation::Link("specs".into()));
+}

@@ -36,6 +36,46 @@ mod embeddings;
 pub use embeddings::EmbeddingsConfig;
 pub(crate) use embeddings::{EmbeddingsTable, Invalid};
 
+/// A step of a path into `brief.toml`: a key of a table, or an item of an array.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step<'a> {
+    /// The value under this key.
+    Key(&'a str),
+    /// The item at this index of an array.
+    Item(usize),
+}
+
+/// The byte offset where `path` stands in the TOML `text`, as the TOML parser places it: a
+/// key's own name for a last step that is a key, the text of a string item (inside its
+/// quotes) for one that is an item. `None` when the text does not parse or has no such path.
+pub fn place(text: &str, path: &[Step<'_>]) -> Option<usize> {
+    use toml::de::{DeTable, DeValue};
+    let table = DeTable::parse(text).ok()?;
+    let mut value: &DeValue<'_> = &DeValue::Table(table.into_inner());
+    // The parsed tree borrows `text`; only the offset leaves this function.
+    let mut at = None;
+    for step in path {
+        let (span, next) = match (step, value) {
+            (Step::Key(key), DeValue::Table(table)) => {
+                let (name, next) = table.iter().find(|(name, _)| name.get_ref() == key)?;
+                (name.span(), next)
+            }
+            (Step::Item(index), DeValue::Array(items)) => {
+                let item = items.get(*index)?;
+                let span = item.span();
+                let quoted = matches!(item.get_ref(), DeValue::String(_))
+                    && text[span.clone()].starts_with(['"', '\'']);
+                let inside = if quoted { span.start + 1 } else { span.start };
+                (inside..span.end, item)
+            }
+            _ => return None,
+        };
+        at = Some(span.start);
+        value = next.get_ref();
+    }
+    at
+}
+
 /// Settings of `brief check`, from `brief.toml`'s `[check]` table.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -221,6 +261,28 @@ impl SessionConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_place_is_where_the_parser_read_it() {
+        let text = "# rules = { x = 1 } in a comment\n[check]\nrules = { orphan = \"off\" }\n\
+                    ignore_patterns = [\"a\", 'b', 3]\n[check.more]\nkey = 1\n";
+        let at =
+            |path: &[Step<'_>]| place(text, path).map(|at| brief_sources::text::line_col(text, at));
+        let (check, rules) = (Step::Key("check"), Step::Key("rules"));
+        assert_eq!(at(&[check, rules, Step::Key("orphan")]), Some((3, 11)));
+        assert_eq!(at(&[check, rules]), Some((3, 1)));
+        let ignore = Step::Key("ignore_patterns");
+        assert_eq!(at(&[check, ignore, Step::Item(0)]), Some((4, 21)));
+        assert_eq!(at(&[check, ignore, Step::Item(1)]), Some((4, 26)));
+        assert_eq!(at(&[check, ignore, Step::Item(2)]), Some((4, 30)));
+        assert_eq!(
+            at(&[check, Step::Key("more"), Step::Key("key")]),
+            Some((6, 1))
+        );
+        assert_eq!(at(&[check, Step::Key("nothing")]), None);
+        assert_eq!(at(&[check, ignore, Step::Item(3)]), None);
+        assert_eq!(place("not = [toml", &[check]), None);
+    }
 
     #[test]
     fn parses_the_documented_table() {

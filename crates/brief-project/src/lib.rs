@@ -17,6 +17,7 @@ use brief_sources::specgraph;
 
 pub mod config;
 
+use config::Step;
 pub use config::{CheckConfig, EmbeddingsConfig, HookConfig, Level, SessionConfig};
 
 /// The budget used when neither the command line nor `brief.toml` gives one.
@@ -115,6 +116,19 @@ struct ContextTable {
 }
 
 impl Project {
+    /// Where `path` stands in `brief.toml` as `(line, column)`, as the TOML parser places it
+    /// ([`config::place`]); the file's start when it is not there.
+    pub fn config_place(&self, path: &[config::Step<'_>]) -> (u32, u32) {
+        let text = self
+            .guard
+            .read(&self.root.join("brief.toml"))
+            .map(|(bytes, _)| String::from_utf8_lossy(&bytes).into_owned())
+            .unwrap_or_default();
+        config::place(&text, path)
+            .map(|at| line_col(&text, at))
+            .unwrap_or((1, 1))
+    }
+
     /// Loads every source of the project (see [`brief_sources::load`]).
     pub fn load(&self) -> brief_sources::Loaded {
         brief_sources::load(&self.guard, &self.sources)
@@ -156,7 +170,7 @@ impl Project {
             Err(e) if e.is_missing() => (ConfigFile::default(), String::new()),
             _ => read_config(&guard, &config_path)?,
         };
-        let defaults = defaults(&config, &config_path)?;
+        let defaults = defaults(&config, &config_path, &text)?;
         let embeddings = embeddings(&config, &config_path, &text)?;
         config
             .session
@@ -166,7 +180,7 @@ impl Project {
                 message,
             })?;
         let sources = if declared(&config) {
-            declared_sources(&guard, root, &config, &config_path)?
+            declared_sources(&guard, root, &config, &config_path, &text)?
         } else {
             discovered_sources(&guard, root)
         };
@@ -194,21 +208,40 @@ fn declared(config: &ConfigFile) -> bool {
         || config.kiro.is_some()
 }
 
+/// Where `at` stands in `brief.toml` (whose text is `text`), as the TOML parser read it; the
+/// file's start when it is not there.
+fn config_location(config_path: &Path, text: &str, at: &[Step<'_>]) -> Location {
+    let (line, col) = config::place(text, at)
+        .map(|offset| line_col(text, offset))
+        .unwrap_or((1, 1));
+    Location {
+        path: config_path.display().to_string(),
+        line,
+        col,
+    }
+}
+
 /// The sources `brief.toml` names, each checked to lie under the root.
 fn declared_sources(
     guard: &Root,
     root: &Path,
     config: &ConfigFile,
     config_path: &Path,
+    text: &str,
 ) -> Result<Vec<Source>, ProjectError> {
     let mut sources = Vec::new();
-    let bad = |message: String| ProjectError::Config {
-        location: Location::file(config_path.display().to_string()),
+    let bad_at = |at: &[Step<'_>], message: String| ProjectError::Config {
+        location: config_location(config_path, text, at),
         message,
     };
     // Every source must lie under the root: checked here, before anything is listed
     // (and again whenever a file is opened).
-    let inside = |key: &str, value: &str| -> Result<PathBuf, ProjectError> {
+    let inside = |at: &[Step<'_>], value: &str| -> Result<PathBuf, ProjectError> {
+        let bad = |message: String| bad_at(at, message);
+        let key = match at.first() {
+            Some(Step::Key(key)) => key,
+            _ => "",
+        };
         let path = root.join(value);
         match guard.kind(&path) {
             Ok(_) => Ok(path),
@@ -223,7 +256,7 @@ fn declared_sources(
         }
     };
     if let Some(dir) = &config.specgraph {
-        let path = inside("specgraph", dir)?;
+        let path = inside(&[Step::Key("specgraph")], dir)?;
         let manifest = if guard.is_dir(&path) {
             path.join("graph.json")
         } else {
@@ -231,28 +264,31 @@ fn declared_sources(
         };
         // A folder without its graph.json: reported like any missing source.
         inside(
-            "specgraph",
+            &[Step::Key("specgraph")],
             &format!("{}", rel_or(&manifest, root).display()),
         )?;
         sources.push(Source::SpecGraph { manifest });
     }
     if let Some(dir) = &config.contextia {
         sources.push(Source::Contextia {
-            dir: inside("contextia", dir)?,
+            dir: inside(&[Step::Key("contextia")], dir)?,
         });
     }
-    for dir in &config.artifacts {
+    for (i, dir) in config.artifacts.iter().enumerate() {
         sources.push(Source::Folder {
-            dir: inside("artifacts", dir)?,
+            dir: inside(&[Step::Key("artifacts"), Step::Item(i)], dir)?,
         });
     }
     if let Some(file) = &config.tana {
-        let export = inside("tana", file)?;
+        let export = inside(&[Step::Key("tana")], file)?;
         if !guard.is_file(&export) {
-            return Err(bad(format!(
-                "tana = {file:?}: {} is not a file (expected a Tana workspace export, .json)",
-                export.display()
-            )));
+            return Err(bad_at(
+                &[Step::Key("tana")],
+                format!(
+                    "tana = {file:?}: {} is not a file (expected a Tana workspace export, .json)",
+                    export.display()
+                ),
+            ));
         }
         sources.push(Source::Tana { export });
     }
@@ -406,9 +442,9 @@ fn read_config(root: &Root, path: &Path) -> Result<(ConfigFile, String), Project
     Ok((config, text))
 }
 
-fn defaults(config: &ConfigFile, path: &Path) -> Result<Defaults, ProjectError> {
-    let bad = |message: String| ProjectError::Config {
-        location: Location::file(path.display().to_string()),
+fn defaults(config: &ConfigFile, path: &Path, text: &str) -> Result<Defaults, ProjectError> {
+    let bad_at = |key: &str, message: String| ProjectError::Config {
+        location: config_location(path, text, &[Step::Key("context"), Step::Key(key)]),
         message,
     };
     let table = &config.context;
@@ -417,27 +453,30 @@ fn defaults(config: &ConfigFile, path: &Path) -> Result<Defaults, ProjectError> 
         Some(toml::Value::Integer(n)) if *n >= 0 => Some(Depth::Hops(*n as u32)),
         Some(toml::Value::String(s)) => Some(
             s.parse::<Depth>()
-                .map_err(|e| bad(format!("[context] depth: {e}")))?,
+                .map_err(|e| bad_at("depth", format!("[context] depth: {e}")))?,
         ),
         Some(other) => {
-            return Err(bad(format!(
-                "[context] depth must be a number or \"full\", not {}",
-                other.type_str()
-            )))
+            return Err(bad_at(
+                "depth",
+                format!(
+                    "[context] depth must be a number or \"full\", not {}",
+                    other.type_str()
+                ),
+            ))
         }
     };
     let detail = match &table.detail {
         None => None,
         Some(s) => Some(
             s.parse::<Detail>()
-                .map_err(|e| bad(format!("[context] detail: {e}")))?,
+                .map_err(|e| bad_at("detail", format!("[context] detail: {e}")))?,
         ),
     };
     let encoding = match &table.encoding {
         None => None,
         Some(s) => Some(
             s.parse::<Encoding>()
-                .map_err(|e| bad(format!("[context] encoding: {e}")))?,
+                .map_err(|e| bad_at("encoding", format!("[context] encoding: {e}")))?,
         ),
     };
     let lenses: Vec<(String, brief_model::lens::LensConfig)> = config
@@ -446,7 +485,10 @@ fn defaults(config: &ConfigFile, path: &Path) -> Result<Defaults, ProjectError> 
         .map(|(name, lens)| (name.clone(), lens.clone()))
         .collect();
     // Bad relation families are reported when the project opens, not when a lens is used.
-    brief_model::lens::all(&lenses).map_err(|e| bad(e.to_string()))?;
+    brief_model::lens::all(&lenses).map_err(|e| ProjectError::Config {
+        location: config_location(path, text, &[Step::Key("lenses")]),
+        message: e.to_string(),
+    })?;
     Ok(Defaults {
         budget: table.budget,
         depth,
@@ -454,7 +496,8 @@ fn defaults(config: &ConfigFile, path: &Path) -> Result<Defaults, ProjectError> 
         encoding,
         fanout: table.fanout,
         seeds: match table.seeds {
-            Some(0) => return Err(bad(
+            Some(0) => return Err(bad_at(
+                "seeds",
                 "[context] seeds must be at least 1 (the most start nodes a target in words gets)"
                     .into(),
             )),
@@ -487,6 +530,26 @@ mod tests {
         let err = Project::at(dir.path()).unwrap_err().to_string();
         assert!(err.contains("brief.toml:2:1"), "{err}");
         assert!(err.contains("budgt"), "{err}");
+    }
+
+    #[test]
+    fn settings_refused_after_parsing_are_placed_at_their_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let at = |toml: &str| {
+            std::fs::write(dir.path().join("brief.toml"), toml).unwrap();
+            match Project::at(dir.path()).unwrap_err() {
+                ProjectError::Config { location, .. } => (location.line, location.col),
+                other => panic!("{other}"),
+            }
+        };
+        assert_eq!(
+            at("# depth = 2\n[context]\nbudget = 9\ndepth = \"deep\"\n"),
+            (4, 1)
+        );
+        assert_eq!(at("[context]\nseeds = 0\n"), (2, 1));
+        std::fs::create_dir(dir.path().join("docs")).unwrap();
+        assert_eq!(at("artifacts = [\"docs\", \"gone\"]\n"), (1, 23));
+        assert_eq!(at("\n\ntana = \"docs\"\n"), (3, 1));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The session commands as one call each — what `brief session …` and the MCP server's
 //! session tools both run, so they print the same bytes and fail the same way.
 
+use brief_engine::{Param, Said};
 use std::path::Path;
 
 use super::packages::{check_file, Prepared};
@@ -63,7 +64,7 @@ pub enum Command {
 pub struct Outcome {
     pub text: String,
     pub notes: Vec<String>,
-    pub nothing_found: Option<String>,
+    pub nothing_found: Option<Said>,
 }
 
 impl Outcome {
@@ -190,43 +191,46 @@ fn matched(project: &str, found: &[super::ErrorMatch], format: Output, redact: b
             String::new()
         },
         notes: Vec::new(),
-        nothing_found: Some(format!(
-            "no known error pattern in project {project} matches"
-        )),
+        nothing_found: Some(format!("no known error pattern in project {project} matches").into()),
     }
 }
 
 /// Why a listing is empty: nothing for the agent yet, or everything already read.
-fn nothing_left(listing: &super::Listing) -> String {
+fn nothing_left(listing: &super::Listing) -> Said {
     if listing.consumed > 0 {
-        format!(
-            "no packages left for {} in session {}: {} consumed in iteration {} (`--iteration {}` lists {} again)",
-            listing.agent,
-            listing.session,
-            if listing.consumed == 1 {
-                "the one package was".to_string()
-            } else {
-                format!("all {} packages were", listing.consumed)
-            },
-            listing.iteration,
-            listing.iteration + 1,
-            if listing.consumed == 1 { "it" } else { "them" }
-        )
+        Said::new()
+            .text(format!(
+                "no packages left for {} in session {}: {} consumed in iteration {} (`",
+                listing.agent,
+                listing.session,
+                if listing.consumed == 1 {
+                    "the one package was".to_string()
+                } else {
+                    format!("all {} packages were", listing.consumed)
+                },
+                listing.iteration,
+            ))
+            .param(Param::Iteration)
+            .text(format!(
+                " {}` lists {} again)",
+                listing.iteration + 1,
+                if listing.consumed == 1 { "it" } else { "them" }
+            ))
     } else {
         format!(
             "no packages for {} in session {}",
             listing.agent, listing.session
         )
+        .into()
     }
 }
 
 /// Now in Unix seconds: `BRIEF_NOW` when set (tests pin time with it), else the clock.
 pub fn now() -> Result<i64, SessionError> {
     match std::env::var("BRIEF_NOW") {
-        Ok(v) => v
-            .trim()
-            .parse()
-            .map_err(|_| SessionError::Usage(format!("BRIEF_NOW=`{v}` must be Unix seconds"))),
+        Ok(v) => v.trim().parse().map_err(|_| {
+            SessionError::Usage(format!("BRIEF_NOW=`{v}` must be Unix seconds").into())
+        }),
         Err(_) => Ok(std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_secs() as i64)

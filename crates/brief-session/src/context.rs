@@ -11,6 +11,7 @@
 //! A missing or unreadable store never blocks: the document keeps its zone line and the
 //! graph context, says the packages are unavailable, and a one-line warning is returned.
 
+use brief_engine::{Param, Said};
 use serde::Serialize;
 
 use super::config::DEFAULT_MODEL;
@@ -183,7 +184,9 @@ fn settings(project: &Project, request: &ZoneRequest) -> Result<Settings, Sessio
     let (model, window) = match (asked.window, &asked.model) {
         (Some(0), _) => {
             return Err(SessionError::Usage(
-                "--window must be at least 1 token".into(),
+                Said::new()
+                    .param(Param::Window)
+                    .text(" must be at least 1 token"),
             ))
         }
         (Some(w), _) => ("window".to_string(), w),
@@ -193,10 +196,15 @@ fn settings(project: &Project, request: &ZoneRequest) -> Result<Settings, Sessio
                 .or_else(|| config.model.clone())
                 .unwrap_or_else(|| DEFAULT_MODEL.to_string());
             let w = config.window_for(&name).ok_or_else(|| {
-                SessionError::Usage(format!(
-                    "unknown model `{name}`: use one of {} (a longer name such as claude-sonnet-4-5 matches its prefix), add it under [session.windows] in brief.toml, or pass --window TOKENS",
-                    config.known_models().join(", ")
-                ))
+                SessionError::Usage(
+                    Said::new()
+                        .text(format!(
+                            "unknown model `{name}`: use one of {} (a longer name such as claude-sonnet-4-5 matches its prefix), add it under [session.windows] in brief.toml, or pass ",
+                            config.known_models().join(", ")
+                        ))
+                        .param(Param::Window)
+                        .text(" TOKENS"),
+                )
             })?;
             (name, w)
         }
@@ -339,7 +347,11 @@ fn fit_all(
     let mut graph = None;
     if let (Some(task), Some(detail)) = (task, settings.graph_detail) {
         let engine = engine.ok_or_else(|| {
-            SessionError::Usage("--task needs a project with sources (no graph was opened)".into())
+            SessionError::Usage(
+                Said::new()
+                    .param(Param::Task)
+                    .text(" needs a project with sources (no graph was opened)"),
+            )
         })?;
         match graph_part(
             engine,
@@ -574,9 +586,14 @@ fn fit_part(
         } else if plan.packages > 0 {
             plan.packages -= 1;
         } else {
-            return Err(SessionError::Usage(format!(
-                "a budget of {budget} tokens cannot hold the session header ({tokens} tokens): use --budget {tokens} or more"
-            )));
+            return Err(SessionError::Usage(
+                Said::new()
+                    .text(format!(
+                        "a budget of {budget} tokens cannot hold the session header ({tokens} tokens): use "
+                    ))
+                    .param(Param::Budget)
+                    .text(format!(" {tokens} or more")),
+            ));
         }
     }
 }

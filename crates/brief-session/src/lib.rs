@@ -43,6 +43,7 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
+use brief_engine::Said;
 pub use config::SessionConfig;
 pub use context::{zone_context, SessionPart, ZoneOutput, ZoneRequest};
 pub use packages::{
@@ -61,10 +62,10 @@ pub use zone::Zone;
 pub enum SessionError {
     /// Bad input: the message says what to pass instead.
     #[error("{0}")]
-    Usage(String),
+    Usage(Said),
     /// The package, pattern or session asked for does not exist.
     #[error("{0}")]
-    NotFound(String),
+    NotFound(Said),
     /// No store yet (readers never create one).
     #[error("{0} does not exist yet: `brief session package add` or `brief session error record` creates it")]
     Missing(String),
@@ -207,7 +208,7 @@ pub fn agent_name(raw: &str) -> Result<String, SessionError> {
     {
         return Err(SessionError::Usage(format!(
             "agent type `{raw}` must be 1–64 letters, digits, `_` or `-` (e.g. developer, qa_expert, tech_lead)"
-        )));
+        ).into()));
     }
     Ok(name)
 }
@@ -219,9 +220,12 @@ pub fn id_text(what: &str, raw: &str) -> Result<String, SessionError> {
         || id.chars().count() > 128
         || id.chars().any(|c| c.is_whitespace() || c.is_control())
     {
-        return Err(SessionError::Usage(format!(
+        return Err(SessionError::Usage(
+            format!(
             "{what} `{raw}` must be 1–128 characters without spaces (e.g. bazinga_20250212_143530)"
-        )));
+        )
+            .into(),
+        ));
     }
     Ok(id.to_string())
 }
@@ -235,9 +239,10 @@ pub fn group_name(raw: &str) -> Result<String, SessionError> {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
     {
-        return Err(SessionError::Usage(format!(
-            "group `{raw}` must be 1–64 letters, digits, `_`, `-` or `.` (e.g. group_a)"
-        )));
+        return Err(SessionError::Usage(
+            format!("group `{raw}` must be 1–64 letters, digits, `_`, `-` or `.` (e.g. group_a)")
+                .into(),
+        ));
     }
     Ok(g.to_string())
 }

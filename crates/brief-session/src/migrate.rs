@@ -6,6 +6,7 @@
 //! target is written in one transaction, so a failed copy leaves it as empty as it was. Ids
 //! are kept, so packages keep their numbers and references.
 
+use brief_engine::{Param, Said};
 use serde::Serialize;
 
 use super::store::{Counts, Location, Mode, Table, Value};
@@ -29,10 +30,16 @@ pub struct Copied {
 /// brief's tables; refused when it holds rows).
 pub fn copy(from: &Location, to: &Location) -> Result<Copied, SessionError> {
     if from.shown() == to.shown() {
-        return Err(SessionError::Usage(format!(
-            "--from and --to both name {}: name the store to copy and a new, empty one",
-            from.shown()
-        )));
+        return Err(SessionError::Usage(
+            Said::new()
+                .param(Param::From)
+                .text(" and ")
+                .param(Param::To)
+                .text(format!(
+                    " both name {}: name the store to copy and a new, empty one",
+                    from.shown()
+                )),
+        ));
     }
     let mut source = Store::connect(from, Mode::Read)?;
     let mut target = Store::connect(to, Mode::Create)?;

@@ -1,6 +1,7 @@
 //! Context packages: what one agent leaves for others (research notes, failure analyses,
 //! decisions, handoffs), ranked for the agent that asks.
 
+use brief_engine::{Param, Said};
 use std::path::Path;
 
 use serde::Serialize;
@@ -106,14 +107,16 @@ pub struct Consumed {
 /// is not too long.
 fn check_summary(raw: &str) -> Result<&str, SessionError> {
     if raw.trim().is_empty() {
-        return Err(SessionError::Usage(
-            "--summary is empty: say in one or two sentences what the file holds".into(),
-        ));
+        return Err(SessionError::Usage(Said::new().param(Param::Summary).text(
+            " is empty: say in one or two sentences what the file holds",
+        )));
     }
     let n = raw.chars().count();
     if n > MAX_SUMMARY {
-        return Err(SessionError::Usage(format!(
-            "--summary is {n} characters; keep it under {MAX_SUMMARY} and put the detail in the file"
+        return Err(SessionError::Usage(Said::new().param(Param::Summary).text(
+            format!(
+                " is {n} characters; keep it under {MAX_SUMMARY} and put the detail in the file"
+            ),
         )));
     }
     Ok(raw)
@@ -123,9 +126,9 @@ fn clean_path(raw: &str) -> Result<String, SessionError> {
     let p = raw.trim().replace('\\', "/");
     let absolute = p.starts_with('/') || p.as_bytes().get(1) == Some(&b':');
     if p.is_empty() || absolute || p.split('/').any(|c| c == "..") {
-        return Err(SessionError::Usage(format!(
-            "--file `{raw}` must be a path relative to the project root, without `..` (e.g. bazinga/artifacts/S/research.md)"
-        )));
+        return Err(SessionError::Usage(Said::new().param(Param::File).text(format!(
+            " `{raw}` must be a path relative to the project root, without `..` (e.g. bazinga/artifacts/S/research.md)"
+        ))));
     }
     Ok(p.trim_start_matches("./").to_string())
 }
@@ -162,8 +165,11 @@ impl Prepared {
         }
         if consumers.is_empty() {
             return Err(SessionError::Usage(
-                "--consumers needs at least one agent type (e.g. --consumers developer,qa_expert)"
-                    .into(),
+                Said::new()
+                    .param(Param::Consumers)
+                    .text(" needs at least one agent type (e.g. ")
+                    .param(Param::Consumers)
+                    .text(" developer,qa_expert)"),
             ));
         }
         consumers.sort();
@@ -209,11 +215,13 @@ impl Prepared {
             consumers: &self.consumers,
         };
         let Some(id) = store.backend().insert_package(&row)? else {
-            return Err(SessionError::NotFound(format!(
-                "--supersedes {}: no such package in session {} (see `brief session package list`)",
-                self.supersedes.unwrap_or_default(),
-                self.session
-            )));
+            return Err(SessionError::NotFound(
+                Said::new().param(Param::Supersedes).text(format!(
+                    " {}: no such package in session {} (see `brief session package list`)",
+                    self.supersedes.unwrap_or_default(),
+                    self.session
+                )),
+            ));
         };
         Ok(Added {
             id,
@@ -227,12 +235,17 @@ impl Prepared {
 /// Refuses a package file that is not a regular file beneath the project root: a package
 /// points other agents at a file, so the file must be there to read.
 pub fn check_file(root: &Path, file: &str) -> Result<(), SessionError> {
-    let usage = |why: &str| SessionError::Usage(format!("--file `{file}` {why}"));
+    let usage = |why: &str| {
+        SessionError::Usage(
+            Said::new()
+                .param(Param::File)
+                .text(format!(" `{file}` {why}")),
+        )
+    };
     let guard = Root::open(root).map_err(|e| {
-        SessionError::Usage(format!(
-            "cannot open the project folder {}: {e}",
-            root.display()
-        ))
+        SessionError::Usage(
+            format!("cannot open the project folder {}: {e}", root.display()).into(),
+        )
     })?;
     match guard.kind(&root.join(file)) {
         Ok(EntryKind::File) => Ok(()),
@@ -267,7 +280,9 @@ pub fn package_list(
     let group = request.group.as_deref().map(group_name).transpose()?;
     let limit = request.limit.unwrap_or_else(|| config.limit_for(&agent));
     if limit == 0 {
-        return Err(SessionError::Usage("--limit must be at least 1".into()));
+        return Err(SessionError::Usage(
+            Said::new().param(Param::Limit).text(" must be at least 1"),
+        ));
     }
     let iteration = request.iteration.unwrap_or(1);
     let min_weight = request.min_priority.map_or(0, |p| p.weight());
@@ -334,7 +349,11 @@ pub fn package_consume(
     let agent = agent_name(&request.agent)?;
     let iteration = request.iteration.unwrap_or(1);
     if iteration < 0 {
-        return Err(SessionError::Usage("--iteration must be 0 or more".into()));
+        return Err(SessionError::Usage(
+            Said::new()
+                .param(Param::Iteration)
+                .text(" must be 0 or more"),
+        ));
     }
     let row = ConsumptionRow {
         session: &session,
@@ -347,7 +366,7 @@ pub fn package_consume(
         return Err(SessionError::NotFound(format!(
             "no package {} in session {session} (see `brief session package list --session {session} --agent {agent}`)",
             request.id
-        )));
+        ).into()));
     };
     Ok(Consumed {
         id: request.id,

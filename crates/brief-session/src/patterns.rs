@@ -4,6 +4,7 @@
 //! hundredths so thresholds such as "above 0.7" are exact. A pattern unseen for its TTL
 //! (90 days) expires: it stops matching and `prune` deletes it.
 
+use brief_engine::{Param, Said};
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -57,10 +58,12 @@ pub struct ErrorMatch {
     pub pattern: Pattern,
 }
 
-fn non_empty(what: &str, text: &str) -> Result<String, SessionError> {
+fn non_empty(what: Param, text: &str) -> Result<String, SessionError> {
     let t = text.trim();
     if t.is_empty() {
-        return Err(SessionError::Usage(format!("{what} is empty")));
+        return Err(SessionError::Usage(
+            Said::new().param(what).text(" is empty"),
+        ));
     }
     Ok(t.to_string())
 }
@@ -74,8 +77,8 @@ pub fn error_record(
     now: i64,
 ) -> Result<Recorded, SessionError> {
     let project = id_text("project", &record.project)?;
-    let message = non_empty("--message", &record.message)?;
-    let solution = redact(&non_empty("--solution", &record.solution)?);
+    let message = non_empty(Param::Message, &record.message)?;
+    let solution = redact(&non_empty(Param::Solution, &record.solution)?);
     let lang = record
         .lang
         .as_deref()
@@ -131,9 +134,9 @@ pub fn error_feedback(
     let project = id_text("project", project)?;
     let wanted = hash_or_prefix.trim().to_ascii_lowercase();
     if wanted.len() < 4 || !wanted.chars().all(|c| c.is_ascii_hexdigit()) {
-        return Err(SessionError::Usage(format!(
-            "--hash `{hash_or_prefix}` must be the pattern's hex hash (or at least its first 4 digits), as printed by `brief session error record` or `match`"
-        )));
+        return Err(SessionError::Usage(Said::new().param(Param::Hash).text(format!(
+            " `{hash_or_prefix}` must be the pattern's hex hash (or at least its first 4 digits), as printed by `brief session error record` or `match`"
+        ))));
     }
     let adjusted = store
         .backend()
@@ -149,11 +152,14 @@ pub fn error_feedback(
             confidence: next as f64 / 100.0,
             injectable: next > INJECT_ABOVE,
         }),
-        Adjusted::NotFound => Err(SessionError::NotFound(format!(
-            "no error pattern {wanted} in project {project} (see `brief session error match`)"
-        ))),
-        Adjusted::Ambiguous(a, b) => Err(SessionError::Usage(format!(
-            "--hash {wanted} matches several patterns ({a} and {b}); give more digits"
+        Adjusted::NotFound => Err(SessionError::NotFound(
+            format!(
+                "no error pattern {wanted} in project {project} (see `brief session error match`)"
+            )
+            .into(),
+        )),
+        Adjusted::Ambiguous(a, b) => Err(SessionError::Usage(Said::new().param(Param::Hash).text(
+            format!(" {wanted} matches several patterns ({a} and {b}); give more digits"),
         ))),
     }
 }
@@ -169,7 +175,7 @@ pub fn error_match(
     now: i64,
 ) -> Result<Vec<ErrorMatch>, SessionError> {
     let project = id_text("project", project)?;
-    let signature = normalize(&non_empty("--message", message)?);
+    let signature = normalize(&non_empty(Param::Message, message)?);
     let h = hash(&signature);
     if let Some(p) = store.backend().pattern_by_hash(&project, &h, now)? {
         return Ok(vec![ErrorMatch {
@@ -234,7 +240,9 @@ pub fn injectable(
 pub fn prune(store: &mut Store, days: i64, now: i64) -> Result<Pruned, SessionError> {
     if days < 0 {
         return Err(SessionError::Usage(
-            "--older-than must be 0 days or more".into(),
+            Said::new()
+                .param(Param::OlderThan)
+                .text(" must be 0 days or more"),
         ));
     }
     let cutoff = now.saturating_sub(days.saturating_mul(86_400));

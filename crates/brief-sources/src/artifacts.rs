@@ -11,7 +11,8 @@ use serde_json::{Map, Value};
 use super::frontmatter::{self, one_line, scalar};
 use super::specgraph::string_list;
 use super::{
-    folder_stamp, markdown_listing, read_text, rel_path, FolderStamp, Problem, SourceOutput,
+    folder_stamp, markdown_listing, read_text, rel_path, FolderStamp, Problem, ProblemKind,
+    SourceOutput,
 };
 use brief_model::{ArtifactFields, Content, Kind, Link, Location, Node, Origin, Relation};
 use brief_root::Root;
@@ -19,21 +20,18 @@ use brief_root::Root;
 /// The id every project's identity document gets.
 pub const IDENTITY_ID: &str = "IDENTITY";
 
-/// Frontmatter keys whose values are links to other artifacts.
-const LINK_KEYS: [&str; 12] = [
-    "specs",
-    "decisions",
-    "norms",
-    "tasks",
-    "links",
-    "contains",
-    "depends_on",
-    "constrains",
-    "implements",
-    "derived_from",
-    "verified_by",
-    "supersedes",
-];
+/// Frontmatter keys whose values are links to other artifacts, besides the Spec Graph relation
+/// names (`Relation::SPEC_GRAPH`), which keep their meaning.
+const OWN_LINK_KEYS: [&str; 5] = ["specs", "decisions", "norms", "tasks", "links"];
+
+/// Every link key, in the order links are read: ours, then the Spec Graph relations.
+fn link_keys() -> impl Iterator<Item = &'static str> {
+    OWN_LINK_KEYS.into_iter().chain(
+        Relation::SPEC_GRAPH
+            .into_iter()
+            .filter_map(|r| r.spec_graph_name()),
+    )
+}
 
 /// Frontmatter keys that become node fields rather than `extra` lines.
 const FIELD_KEYS: [&str; 10] = [
@@ -172,7 +170,7 @@ pub fn parse_artifact(
             Placement::Identity => Map::new(),
             Placement::Loose => return Ok(None),
             Placement::Folder(kind) => {
-                return Err(Problem::error(
+                return Err(Problem::error(ProblemKind::Syntax,
                     Location::file(path),
                     format!(
                         "missing frontmatter: a {kind} starts with `---`, then `id:` and `title:` lines, then `---`"
@@ -191,6 +189,7 @@ pub fn parse_artifact(
             Some(id) if !id.trim().is_empty() => id.trim().to_string(),
             _ => {
                 return Err(Problem::error(
+                    ProblemKind::MissingField,
                     key_location(path, text, "id"),
                     "`id` must be a non-empty string",
                 ))
@@ -199,6 +198,7 @@ pub fn parse_artifact(
         (None, Placement::Identity) => IDENTITY_ID.to_string(),
         (None, _) => {
             return Err(Problem::error(
+                ProblemKind::MissingField,
                 fm_location,
                 "missing `id` in frontmatter (e.g. `id: SPEC-AUTH-001`)",
             ))
@@ -232,7 +232,7 @@ pub fn parse_artifact(
     };
     for (key, value) in &map {
         let is_kind_key = key == "kind" && matches!(placement, Placement::Loose);
-        if FIELD_KEYS.contains(&key.as_str()) || LINK_KEYS.contains(&key.as_str()) || is_kind_key {
+        if FIELD_KEYS.contains(&key.as_str()) || link_keys().any(|k| k == key) || is_kind_key {
             continue;
         }
         if let Some(line) = one_line(value) {
@@ -260,11 +260,12 @@ pub fn parse_artifact(
 /// each; any other value is refused at its key.
 fn links(path: &str, text: &str, map: &Map<String, Value>) -> Result<Vec<Link>, Problem> {
     let mut links = Vec::new();
-    for key in LINK_KEYS {
+    for key in link_keys() {
         // A link value of the wrong type is refused, never dropped: `check` and `context`
         // then agree on the file (both report it).
         let wrong = |what: String| {
             Problem::error(
+                ProblemKind::Invalid,
                 key_location(path, text, key),
                 format!("`{key}` {what}: give an id, a list of ids, or a map of relation to ids"),
             )
@@ -424,6 +425,22 @@ mod tests {
         let err = parse("---\ntitle: T\n---\n", Placement::Folder(Kind::Spec)).unwrap_err();
         assert_eq!(err.location.line, 2);
         assert!(err.message.contains("missing `id`"));
+    }
+
+    #[test]
+    fn each_problem_says_its_kind() {
+        let spec = || Placement::Folder(Kind::Spec);
+        let kind = |text: &str| parse(text, spec()).unwrap_err().kind;
+        assert_eq!(kind("---\ntitle: T\n---\n"), ProblemKind::MissingField);
+        assert_eq!(kind("---\nid: [A, B]\n---\n"), ProblemKind::MissingField);
+        assert_eq!(kind("---\nid: \"  \"\n---\n"), ProblemKind::MissingField);
+        assert_eq!(kind("# no frontmatter\n"), ProblemKind::Syntax);
+        assert_eq!(kind("---\nid: A\n"), ProblemKind::Syntax);
+        assert_eq!(kind("---\nid: A\n  bad: [\n---\n"), ProblemKind::Syntax);
+        assert_eq!(
+            kind("---\nid: A\nspecs: {x: {y: 1}}\n---\n"),
+            ProblemKind::Invalid
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::Problem;
+use super::{Problem, ProblemKind};
 use brief_model::Location;
 
 /// A Markdown file split into its frontmatter and body.
@@ -90,6 +90,7 @@ pub fn split<'a>(path: &str, text: &'a str) -> Result<Split<'a>, Problem> {
             body_line: line + 1,
         }),
         Some(Fences { close: None, .. }) => Err(Problem::error(
+            ProblemKind::Syntax,
             Location::file(path),
             "frontmatter opened with `---` is never closed: add a `---` line after the YAML",
         )),
@@ -148,6 +149,7 @@ pub fn parse(path: &str, yaml: &str, yaml_line: u32) -> Result<Map<String, Value
         Ok(Value::Object(map)) => Ok(map),
         Ok(Value::Null) => Ok(Map::new()),
         Ok(_) => Err(Problem::error(
+            ProblemKind::Syntax,
             Location {
                 path: path.to_string(),
                 line: yaml_line,
@@ -161,6 +163,7 @@ pub fn parse(path: &str, yaml: &str, yaml_line: u32) -> Result<Map<String, Value
                 .map(|loc| (loc.line() as u32, loc.column() as u32))
                 .unwrap_or((1, 1));
             Err(Problem::error(
+                ProblemKind::Syntax,
                 Location {
                     path: path.to_string(),
                     line: yaml_line + line.max(1) - 1,
@@ -326,6 +329,30 @@ fn first_line(message: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The one rule for a frontmatter value as text, which every reader (artifacts, the
+    /// knowledge base) follows: text trimmed, numbers and booleans as written, nothing for
+    /// lists and maps; on one line, lists joined and maps as JSON, and nothing for no text.
+    #[test]
+    fn one_rule_for_a_value_as_text() {
+        use serde_json::json;
+        assert_eq!(scalar(&json!("  Draft  ")).as_deref(), Some("Draft"));
+        assert_eq!(scalar(&json!(7)).as_deref(), Some("7"));
+        assert_eq!(scalar(&json!(true)).as_deref(), Some("true"));
+        assert_eq!(scalar(&json!(["a"])), None);
+        assert_eq!(scalar(&json!({"a": 1})), None);
+        assert_eq!(scalar(&Value::Null), None);
+        assert_eq!(one_line(&json!(" x ")).as_deref(), Some("x"));
+        assert_eq!(one_line(&json!("   ")), None);
+        assert_eq!(one_line(&json!("")), None);
+        assert_eq!(one_line(&Value::Null), None);
+        assert_eq!(one_line(&json!([])), None);
+        assert_eq!(
+            one_line(&json!([" a ", 2, {"b": 1}])).as_deref(),
+            Some("a, 2, {\"b\":1}")
+        );
+        assert_eq!(one_line(&json!({"b": 1})).as_deref(), Some("{\"b\":1}"));
+    }
 
     #[test]
     fn splits_fences_and_tracks_lines() {

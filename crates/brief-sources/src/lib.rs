@@ -38,25 +38,81 @@ pub enum Severity {
 /// A problem found while loading, located in a file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Problem {
+    /// Whether it stops a context (an error) or is only said (a warning).
     pub severity: Severity,
+    /// What is wrong, as the loader knows it: `check` gives each kind its rule.
+    pub kind: ProblemKind,
+    /// Where: `path:line:col`.
     pub location: Location,
+    /// What is wrong and what to do, for the user.
     pub message: String,
 }
 
+/// What kind of problem a loader found. The loader that finds one says which; readers of
+/// problems (`check`'s rules) decide by it, never by the message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ProblemKind {
+    /// The file or folder could not be read: not a regular file, not UTF-8, an I/O error.
+    Unreadable,
+    /// The text is not valid in its format: JSON, YAML, frontmatter fences or the shape the
+    /// file must have at its top.
+    Syntax,
+    /// A field every node needs is missing, empty or not text (`id`, `type`).
+    MissingField,
+    /// A value of the wrong type or form (a link, a listed path, a node that does not match
+    /// its listing).
+    Invalid,
+    /// A second node with an id already defined.
+    DuplicateId,
+    /// Something in the content worth a word, read anyway.
+    Content,
+}
+
+impl ProblemKind {
+    /// Every kind, in order.
+    pub const ALL: [ProblemKind; 6] = [
+        ProblemKind::Unreadable,
+        ProblemKind::Syntax,
+        ProblemKind::MissingField,
+        ProblemKind::Invalid,
+        ProblemKind::DuplicateId,
+        ProblemKind::Content,
+    ];
+
+    /// The kind's name, as the index stores it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ProblemKind::Unreadable => "unreadable",
+            ProblemKind::Syntax => "syntax",
+            ProblemKind::MissingField => "missing-field",
+            ProblemKind::Invalid => "invalid",
+            ProblemKind::DuplicateId => "duplicate-id",
+            ProblemKind::Content => "content",
+        }
+    }
+
+    /// The kind a [`ProblemKind::name`] names.
+    pub fn from_name(name: &str) -> Option<ProblemKind> {
+        ProblemKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+}
+
 impl Problem {
-    /// An error at a location.
-    pub fn error(location: Location, message: impl Into<String>) -> Problem {
+    /// An error of `kind` at a location.
+    pub fn error(kind: ProblemKind, location: Location, message: impl Into<String>) -> Problem {
         Problem {
             severity: Severity::Error,
+            kind,
             location,
             message: message.into(),
         }
     }
 
-    /// A warning at a location.
-    pub fn warning(location: Location, message: impl Into<String>) -> Problem {
+    /// A warning of `kind` at a location.
+    pub fn warning(kind: ProblemKind, location: Location, message: impl Into<String>) -> Problem {
         Problem {
             severity: Severity::Warning,
+            kind,
             location,
             message: message.into(),
         }
@@ -94,6 +150,7 @@ impl Loaded {
 
 pub(crate) fn duplicate_problem(dup: DuplicateId) -> Problem {
     Problem::error(
+        ProblemKind::DuplicateId,
         dup.second,
         format!("duplicate id `{}` (first defined at {})", dup.id, dup.first),
     )
@@ -197,8 +254,13 @@ pub fn stamp(meta: &std::fs::Metadata) -> Option<Stamp> {
 /// Only a regular file beneath the root is read, and opening never blocks (a FIFO is
 /// refused); see [`Root::open_file`].
 pub fn read_stamped(root: &Root, path: &Path) -> Result<(String, Option<(Stamp, i64)>), Problem> {
-    let problem =
-        |message: String| Problem::error(Location::file(rel_path(root.path(), path)), message);
+    let problem = |message: String| {
+        Problem::error(
+            ProblemKind::Unreadable,
+            Location::file(rel_path(root.path(), path)),
+            message,
+        )
+    };
     let (bytes, meta) = root.read(path).map_err(|err| match err {
         OpenError::Io(_) => problem(format!("cannot read file: {err}")),
         other => problem(format!("file {other}")),
@@ -210,6 +272,7 @@ pub fn read_stamped(root: &Root, path: &Path) -> Result<(String, Option<(Stamp, 
         let line = before.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
         let col = before.iter().rev().take_while(|&&b| b != b'\n').count() as u32 + 1;
         Problem::error(
+            ProblemKind::Unreadable,
             Location {
                 path: rel_path(root.path(), path),
                 line,
@@ -256,6 +319,7 @@ impl Walk {
             Err(err) if err.is_missing() => None,
             Err(err) => {
                 self.problems.push(Problem::error(
+                    ProblemKind::Unreadable,
                     Location::file(rel_path(root.path(), path)),
                     format!("cannot list this folder ({err}): the files in it would be left out"),
                 ));

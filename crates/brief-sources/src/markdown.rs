@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 use super::frontmatter::{self, one_line, scalar};
 use super::kb::Catalog;
 use super::mdtext::{imports, inline_tags, newest_date, strip_html};
-use super::Problem;
+use super::{Problem, ProblemKind};
 use brief_model::{
     ArtifactFields, Content, Kind, Lifecycle, Link, Location, Node, Origin, Relation,
 };
@@ -63,7 +63,7 @@ impl Warning {
     fn new(concern: Concern, location: Location, message: String) -> Warning {
         Warning {
             concern,
-            problem: Problem::warning(location, message),
+            problem: Problem::warning(ProblemKind::Content, location, message),
         }
     }
 }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::{read_text, rel_path, Problem, SourceOutput};
+use super::{read_text, rel_path, Problem, ProblemKind, SourceOutput};
 use crate::jsonpos::Seg;
 use brief_model::{
     Content, Kind, Link, Location, Node, Origin, Pin, RejectedAlternative, Relation, SpecFields,
@@ -162,6 +162,7 @@ pub fn read_manifest(root: &Root, manifest: &Path) -> (Vec<Entry>, Vec<Problem>)
     };
     let Some(listed) = value.get("nodes").and_then(Value::as_array) else {
         problems.push(Problem::error(
+            ProblemKind::Invalid,
             at(&[Seg::key("nodes")]),
             "graph.json has no `nodes` array: it must list every node as {\"id\", \"path\"}",
         ));
@@ -173,6 +174,7 @@ pub fn read_manifest(root: &Root, manifest: &Path) -> (Vec<Entry>, Vec<Problem>)
         .is_none()
     {
         problems.push(Problem::error(
+            ProblemKind::MissingField,
             at(&[Seg::key("specgraphVersion")]),
             "graph.json has no `specgraphVersion` string (e.g. \"1.0.0\")",
         ));
@@ -189,13 +191,14 @@ pub fn read_manifest(root: &Root, manifest: &Path) -> (Vec<Entry>, Vec<Problem>)
                 _ => at(&[Seg::key("nodes"), Seg::Index(i)]),
             };
             problems.push(Problem::error(
+                ProblemKind::MissingField,
                 place,
                 format!("nodes[{i}] needs a string `id` and a string `path`"),
             ));
             continue;
         };
         if !path_stays_inside(path) {
-            problems.push(Problem::error(
+            problems.push(Problem::error(ProblemKind::Invalid,
                 at(&member("path")),
                 format!("nodes[{i}] ({id}): path `{path}` must be relative and stay inside the graph folder"),
             ));
@@ -226,6 +229,7 @@ pub fn parse_entry(entry: &Entry, file_rel: &str, text: &str) -> Result<Node, Pr
                 Mismatch::Type => "type",
             };
             return Err(Problem::error(
+                ProblemKind::Invalid,
                 key_location(file_rel, text, key),
                 listed.mismatch_message(&node, mismatch),
             ));
@@ -484,6 +488,7 @@ pub fn parse_node(path: &str, text: &str) -> Result<Node, Problem> {
     let value: Value = serde_json::from_str(text).map_err(|err| json_problem(path, &err))?;
     let Value::Object(map) = value else {
         return Err(Problem::error(
+            ProblemKind::Syntax,
             Location::file(path),
             "a node file must hold one JSON object",
         ));
@@ -492,6 +497,7 @@ pub fn parse_node(path: &str, text: &str) -> Result<Node, Problem> {
         Some(Value::String(id)) if !id.trim().is_empty() => id.trim().to_string(),
         Some(_) => {
             return Err(Problem::error(
+                ProblemKind::MissingField,
                 key_location(path, text, "id"),
                 "`id` must be a non-empty string",
             ))
@@ -499,6 +505,7 @@ pub fn parse_node(path: &str, text: &str) -> Result<Node, Problem> {
         None => {
             // Where `check` says so too: beside the `type`, where the id belongs.
             return Err(Problem::error(
+                ProblemKind::MissingField,
                 key_location(path, text, "type"),
                 "missing `id`: every node needs an id like \"AUTH-01\"",
             ));
@@ -514,6 +521,7 @@ pub fn parse_node(path: &str, text: &str) -> Result<Node, Problem> {
                 "id"
             };
             return Err(Problem::error(
+                ProblemKind::MissingField,
                 key_location(path, text, beside),
                 format!("node {id} has no `type` (feature, layer, behavior, decision, …)"),
             ));
@@ -684,6 +692,7 @@ fn json_problem(path: &str, err: &serde_json::Error) -> Problem {
         None => message,
     };
     Problem::error(
+        ProblemKind::Syntax,
         Location {
             path: path.to_string(),
             line: err.line().max(1) as u32,

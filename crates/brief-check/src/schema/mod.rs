@@ -33,15 +33,12 @@ const TYPES: [&str; 14] = [
     "pipeline",
 ];
 
-const RELATIONS: [&str; 7] = [
-    "contains",
-    "depends_on",
-    "constrains",
-    "implements",
-    "derived_from",
-    "verified_by",
-    "supersedes",
-];
+/// The relation names a Spec Graph node's `links` may use.
+fn relations() -> impl Iterator<Item = &'static str> {
+    brief_model::Relation::SPEC_GRAPH
+        .into_iter()
+        .filter_map(|r| r.spec_graph_name())
+}
 
 const CATEGORIES: [&str; 4] = ["architecture", "stack", "pattern", "interface"];
 

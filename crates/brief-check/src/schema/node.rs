@@ -523,13 +523,13 @@ fn links(out: &mut Out, map: &Map<String, Value>) {
         }
     };
     for (key, targets) in links {
-        if !RELATIONS.contains(&key.as_str()) {
+        if !relations().any(|r| r == key) {
             out.push(
                 "schema",
                 path(&["links", key]),
                 format!(
                     "unknown relation `{key}` in links: use {}",
-                    RELATIONS.join(", ")
+                    relations().collect::<Vec<_>>().join(", ")
                 ),
             );
             continue;

@@ -788,6 +788,28 @@ fn severities_come_from_brief_toml() {
         [("brief.toml".to_string(), 2, 11)]
     );
     assert!(!located(&report, "orphan-spec").is_empty());
+    // At the key the TOML parser read, not at the first line that mentions the name.
+    fs::write(
+        &toml,
+        "# orphan-specs = \"off\" was the old name\n[check]\nrules = { orphan-specs = \"off\" }\n",
+    )
+    .unwrap();
+    let (_, report, _) = check_json(dir.path(), &[]);
+    assert_eq!(
+        located(&report, "config"),
+        [("brief.toml".to_string(), 3, 11)]
+    );
+    fs::write(
+        &toml,
+        "# [bad was tried\n[check]\nignore_patterns = [\"ok/**\", \"[bad\"]\n",
+    )
+    .unwrap();
+    let (code, _, stderr) = run(&["check", "--root", dir.path().to_str().unwrap()]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("brief.toml:3:30: [check] ignore_patterns: `[bad`"),
+        "{stderr}"
+    );
 }
 
 /// Issue 30, item 11: an unknown rule in `[check.rules]` made `check` exit 2 (refusing the

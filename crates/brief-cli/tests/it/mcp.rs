@@ -373,6 +373,68 @@ fn bad_requests_are_answered_and_the_server_keeps_serving() {
     }
 }
 
+#[test]
+fn tool_errors_name_parameters_and_never_alter_what_the_user_gave() {
+    let dir = common::copy_fixture(EXAMPLE);
+    let root = dir.path().to_str().unwrap();
+    let mut server = Server::start(dir.path());
+    // The user's own text holds a flag's name: it is quoted back as given.
+    let (is_error, text) = server.call(
+        40,
+        "search",
+        json!({"query": "checkout", "kind": "--budget"}),
+    );
+    assert!(is_error, "{text}");
+    assert!(text.contains("no node has kind `--budget`;"), "{text}");
+    let (_, _, stderr) = common::run(&["search", "checkout", "--kind=--budget", "--root", root]);
+    assert_eq!(text, stderr);
+    let (is_error, text) = server.call(
+        41,
+        "session_package_add",
+        json!({"session": "s1", "type": "research", "file": "../--budget/x.md",
+               "producer": "pm", "consumers": ["developer"], "priority": "high", "summary": "notes"}),
+    );
+    assert!(is_error, "{text}");
+    assert_eq!(
+        text,
+        "error: file `../--budget/x.md` must be a path relative to the project root, without `..` \
+         (e.g. bazinga/artifacts/S/research.md)\n"
+    );
+    // A parameter the message names is the tool's parameter; the CLI names its flag.
+    let (is_error, text) = server.call(42, "context", json!({"target": "CHECKOUT-01", "seeds": 0}));
+    assert!(is_error, "{text}");
+    assert_eq!(
+        text,
+        "error: seeds must be at least 1 (how many search hits start the context)\n"
+    );
+    let (code, _, stderr) = common::run(&[
+        "session",
+        "package",
+        "add",
+        "--session",
+        "s1",
+        "--type",
+        "research",
+        "--file=../--budget/x.md",
+        "--producer",
+        "pm",
+        "--consumers",
+        "developer",
+        "--priority",
+        "high",
+        "--summary",
+        "notes",
+        "--root",
+        root,
+    ]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        stderr,
+        "error: --file `../--budget/x.md` must be a path relative to the project root, without \
+         `..` (e.g. bazinga/artifacts/S/research.md)\n"
+    );
+}
+
 /// Sends one `show` call and asserts that the very next line the server writes answers it.
 fn assert_still_serving(server: &mut Server, id: u64, after: &str) {
     let line = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",

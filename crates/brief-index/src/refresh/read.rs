@@ -26,8 +26,13 @@ pub(crate) struct Prepared {
 }
 
 pub(crate) fn prepare(node: Node) -> Result<Prepared, Problem> {
-    let data = serde_json::to_string(&node)
-        .map_err(|e| Problem::error(node.location.clone(), format!("cannot store node: {e}")))?;
+    let data = serde_json::to_string(&node).map_err(|e| {
+        Problem::error(
+            ProblemKind::Invalid,
+            node.location.clone(),
+            format!("cannot store node: {e}"),
+        )
+    })?;
     let sums = (
         row_sum(
             &node.id,

@@ -33,18 +33,20 @@ pub(crate) fn insert_problem(
         i64::from(problem.location.col),
     );
     let severity = (problem.severity == Severity::Error) as i64;
+    let kind = problem.kind.name();
     run(
         tx,
-        "INSERT INTO problems(file, path, line, col, severity, message, sum)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        "INSERT INTO problems(file, path, line, col, severity, kind, message, sum)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         params![
             file,
             path,
             line,
             col,
             severity,
+            kind,
             problem.message,
-            problem_sum(file, path, line, col, severity, &problem.message)
+            problem_sum(file, path, line, col, severity, kind, &problem.message)
         ],
     )?;
     Ok(())
@@ -184,6 +186,7 @@ pub(crate) fn write_tana(
                     // Another source has this id: the first one indexed keeps it.
                     skipped.push(ix);
                     duplicates.push(Problem::error(
+                        ProblemKind::DuplicateId,
                         node.location.clone(),
                         format!(
                             "duplicate id `{}` (already defined by another source)",
@@ -380,6 +383,7 @@ fn write_node(
                     r.get(0)
                 })?;
                 return Ok(Err(Problem::error(
+                    ProblemKind::DuplicateId,
                     location,
                     format!("duplicate id `{id}` (first defined in {first})"),
                 )));

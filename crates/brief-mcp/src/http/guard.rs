@@ -65,16 +65,12 @@ struct Origin {
 impl Policy {
     /// Loopback origins and `extra` (from `--allow-origin`); any host name with `any_host`.
     /// An `extra` origin that is not `scheme://host[:port|:*]` is an error naming it.
-    pub(crate) fn new(extra: &[String], any_host: bool) -> Result<Policy, String> {
+    pub(crate) fn new(extra: &[String], any_host: bool) -> Result<Policy, crate::ServeError> {
         let mut origins: Vec<Pattern> =
             LOOPBACK_ORIGINS.iter().filter_map(|o| pattern(o)).collect();
         for given in extra {
-            let parsed = pattern(given).ok_or_else(|| {
-                format!(
-                    "--allow-origin {given}: an origin is scheme://host[:port] (e.g. \
-                     https://app.example or http://localhost:*), with no path"
-                )
-            })?;
+            let parsed =
+                pattern(given).ok_or_else(|| crate::ServeError::BadOrigin(given.clone()))?;
             origins.push(parsed);
         }
         Ok(Policy { origins, any_host })

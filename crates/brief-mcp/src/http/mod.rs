@@ -36,8 +36,7 @@ pub async fn serve(options: &ServeOptions, served: Arc<Served>) -> Result<(), Se
     let Some(addr) = options.http else {
         return Ok(());
     };
-    let policy =
-        Policy::new(&options.allowed_origins, options.allow_remote).map_err(ServeError::Usage)?;
+    let policy = Policy::new(&options.allowed_origins, options.allow_remote)?;
     let mut config = StreamableHttpServerConfig::default()
         .with_allowed_origins(policy.rmcp_origins())
         .enforce_origin_validation()

@@ -336,7 +336,7 @@ pub(crate) fn not_empty(shown: &str, counts: &Counts) -> SessionError {
     SessionError::Usage(format!(
         "{shown} already holds {} packages and {} error patterns: brief copies a store only into an empty one (a new file, or a database without brief's tables)",
         counts.packages, counts.error_patterns
-    ))
+    ).into())
 }
 
 /// The store's tables, in an order where every row's references come before it.

@@ -208,7 +208,8 @@ impl PgTarget {
 
     /// Reads a URL, taking environment variables from `env`.
     pub fn parse_with(url: &str, origin: Origin, env: Env<'_>) -> Result<PgTarget, SessionError> {
-        let refuse = |message: String| SessionError::Usage(format!("{}: {message}", origin.what()));
+        let refuse =
+            |message: String| SessionError::Usage(format!("{}: {message}", origin.what()).into());
         let given = parse_url(url).map_err(refuse)?;
         if origin == Origin::BriefToml && given.password.is_some() {
             return Err(SessionError::Usage(

@@ -13,7 +13,7 @@ mod tasks;
 
 use std::path::Path;
 
-use super::{folder_stamp, frontmatter, rules, specdoc, Problem, Walk};
+use super::{folder_stamp, frontmatter, rules, specdoc, Problem, ProblemKind, Walk};
 use brief_model::{Kind, Node, Relation};
 use brief_root::{EntryKind, Root};
 
@@ -159,6 +159,7 @@ pub fn parse(rel: &str, text: &str, role: &Role) -> (Vec<Node>, Vec<Problem>) {
     nodes.retain(|node| match seen.get(&node.id) {
         Some(&first) => {
             problems.push(Problem::warning(
+                ProblemKind::DuplicateId,
                 node.location.clone(),
                 format!(
                     "duplicate id `{}` in this file (first at line {first}): this one is not read",
@@ -397,6 +398,7 @@ fn steering(rel: &str, text: &str, base: &str, problems: &mut Vec<Problem>) -> N
         if let Some(yaml) = split.yaml {
             if let Err(problem) = frontmatter::parse(rel, yaml, split.yaml_line) {
                 problems.push(Problem::warning(
+                    ProblemKind::Syntax,
                     problem.location,
                     format!("frontmatter read line by line: {}", problem.message),
                 ));

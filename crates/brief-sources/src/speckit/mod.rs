@@ -20,7 +20,7 @@ mod tasks;
 
 use std::path::PathBuf;
 
-use super::{folder_stamp, specdoc, Problem, Walk};
+use super::{folder_stamp, specdoc, Problem, ProblemKind, Walk};
 use brief_model::{Node, Relation};
 use brief_root::{EntryKind, Root};
 
@@ -345,6 +345,7 @@ fn dedup(nodes: &mut Vec<Node>, problems: &mut Vec<Problem>) {
     nodes.retain(|node| match seen.get(&node.id) {
         Some(&first) => {
             problems.push(Problem::warning(
+                ProblemKind::DuplicateId,
                 node.location.clone(),
                 format!(
                     "duplicate id `{}` in this file (first at line {first}): this one is not read",

@@ -35,7 +35,7 @@ use rayon::prelude::*;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
-use super::{read_text, rel_path, Problem, Severity, SourceOutput};
+use super::{read_text, rel_path, Problem, ProblemKind, Severity, SourceOutput};
 use brief_model::{Content, Kind, Link, Location, Node, Origin, Relation, TanaField, TanaFields};
 use brief_root::Root;
 
@@ -147,6 +147,7 @@ pub fn parse<'a>(rel: &str, text: &'a str) -> Result<Export<'a>, Problem> {
                 None => String::new(),
             };
             return Err(Problem::error(
+                ProblemKind::Syntax,
                 Location {
                     path: rel.to_string(),
                     line: err.line().max(1) as u32,
@@ -210,6 +211,7 @@ fn problem_at(rel: &str, text: &str, path: &[Seg], severity: Severity, message: 
         .unwrap_or((1, 1));
     Problem {
         severity,
+        kind: ProblemKind::Invalid,
         location: Location {
             path: rel.to_string(),
             line,
@@ -275,6 +277,7 @@ fn problems(rel: &str, text: &str, mut found: Vec<Found>) -> Vec<Problem> {
             } else {
                 Problem {
                     severity: f.severity,
+                    kind: ProblemKind::Invalid,
                     location: Location::file(rel),
                     message: format!("{}: {}", show_path(&f.path), f.message),
                 }
@@ -289,6 +292,7 @@ fn problems(rel: &str, text: &str, mut found: Vec<Found>) -> Vec<Problem> {
             .unwrap_or(Severity::Warning);
         out.push(Problem {
             severity,
+            kind: ProblemKind::Invalid,
             location: Location::file(rel),
             message: format!(
                 "… and {} more problems in this export",

@@ -3,7 +3,10 @@
 
 use std::path::Path;
 
-use super::{engine_failure, session_failure, Command, Host, Outcome, Progress, SessionContext};
+use super::{
+    engine_failure, session_failure, Command, FrontEnd, Host, Outcome, Param, Progress, Said,
+    SessionContext,
+};
 use crate::context::ContextRequest;
 use crate::engine::{located, Engine, EngineError};
 use crate::render::Format;
@@ -14,7 +17,12 @@ use crate::session::{self, ZoneRequest};
 const MAX_WARNINGS: usize = 20;
 
 /// Runs a graph command on the host's engine, opening one when the host is a folder.
-pub(super) fn run(command: &Command, host: Host<'_>, progress: Progress<'_>) -> Outcome {
+pub(super) fn run(
+    command: &Command,
+    host: Host<'_>,
+    progress: Progress<'_>,
+    front_end: FrontEnd,
+) -> Outcome {
     let mut opened;
     let engine = match host {
         Host::Engine(engine) => engine,
@@ -25,14 +33,14 @@ pub(super) fn run(command: &Command, host: Host<'_>, progress: Progress<'_>) -> 
                 opened.consult_watcher();
                 &mut opened
             }
-            Err(e) => return engine_failure(Path::new("."), e),
+            Err(e) => return engine_failure(Path::new("."), e, front_end),
         },
     };
     let root = engine.project.root.clone();
-    let mut outcome = match on_engine(engine, command, progress) {
+    let mut outcome = match on_engine(engine, command, progress, front_end) {
         Ok(outcome) => outcome,
         Err((notes, e)) => {
-            let mut failed = engine_failure(&root, e);
+            let mut failed = engine_failure(&root, e, front_end);
             failed.notes.splice(0..0, notes);
             failed
         }
@@ -63,6 +71,7 @@ fn on_engine(
     engine: &mut Engine,
     command: &Command,
     progress: Progress<'_>,
+    front_end: FrontEnd,
 ) -> Result<Outcome, Failed> {
     let plain = |e: EngineError| (Vec::new(), e);
     let root = engine.project.root.clone();
@@ -71,7 +80,9 @@ fn on_engine(
             let out = engine.context(request).map_err(plain)?;
             let mut outcome = Outcome::text(out.text);
             outcome.notes = warnings(&root, &out.warnings);
-            outcome.notes.extend(out.notes);
+            outcome
+                .notes
+                .extend(out.notes.iter().map(|note| note.to(front_end)));
             if out.omitted > 0 {
                 outcome.terminal_notes.push(format!(
                     "note: {} node{} did not fit {} tokens (used {}); raise --budget or see --format json",
@@ -120,9 +131,13 @@ fn on_engine(
             match since {
                 Some(rev) => engine.since(request, rev),
                 None if ids.is_empty() => Err(EngineError::Usage(
-                    "impact needs node ids, or --since REV: the nodes whose impact to list, or \
-                     a git revision to list every target whose context changed since then"
-                        .into(),
+                    Said::new()
+                        .text("impact needs node ids, or ")
+                        .param(Param::Since)
+                        .text(
+                            " REV: the nodes whose impact to list, or a git revision to list \
+                             every target whose context changed since then",
+                        ),
                 )),
                 None => engine.impact(ids, request),
             }
@@ -140,9 +155,11 @@ fn on_engine(
         },
         Command::Index { files, quick } => index(engine, files, *quick, progress)?,
         // Run by the project commands.
-        Command::Check(_) | Command::Init { .. } | Command::Session(_) | Command::Hook(_) => {
-            Outcome::default()
-        }
+        Command::Check(_)
+        | Command::Init { .. }
+        | Command::Session(_)
+        | Command::Hook(_)
+        | Command::Watch => Outcome::default(),
     })
 }
 
@@ -265,10 +282,11 @@ pub(super) fn session_context(
     request: &ContextRequest,
     part: &SessionContext,
     host: Host<'_>,
+    front_end: FrontEnd,
 ) -> Outcome {
     let now = match session::commands::now() {
         Ok(now) => now,
-        Err(e) => return session_failure(None, e),
+        Err(e) => return session_failure(None, e, front_end),
     };
     let task = part
         .task
@@ -287,7 +305,7 @@ pub(super) fn session_context(
                         engine.consult_watcher();
                         opened = Some(engine)
                     }
-                    Err(e) => return engine_failure(Path::new("."), e),
+                    Err(e) => return engine_failure(Path::new("."), e, front_end),
                 }
             }
             match &opened {
@@ -324,6 +342,6 @@ pub(super) fn session_context(
                 .collect(),
             ..Outcome::default()
         },
-        Err(e) => session_failure(Some(&root), e),
+        Err(e) => session_failure(Some(&root), e, front_end),
     }
 }

@@ -6,7 +6,6 @@
 mod graph;
 mod hook;
 mod project;
-mod wording;
 
 use std::path::Path;
 
@@ -18,8 +17,8 @@ use crate::session::commands::Command as SessionCommand;
 use crate::session::SessionError;
 use crate::tokens::Encoding;
 
+pub use brief_engine::{FrontEnd, Param, Said};
 pub use hook::{Hook, DEFAULT_BUDGET as HOOK_BUDGET, DEFAULT_TIME_LIMIT as HOOK_TIME_LIMIT};
-pub use wording::FrontEnd;
 
 /// One command with its arguments, already parsed.
 #[derive(Debug, Clone)]
@@ -70,6 +69,9 @@ pub enum Command {
     /// `brief hook` (no MCP twin: an agent host runs it on its events): the context to add
     /// for a hook event.
     Hook(Hook),
+    /// `brief watch` (no MCP twin: a server watches its own project): keeps the index
+    /// current and vouches for it until stopped, saying what it does to [`run_live`]'s `say`.
+    Watch,
 }
 
 /// `brief check`'s arguments.
@@ -153,22 +155,49 @@ pub enum Host<'a> {
 /// Reports progress of a long refresh: files parsed, or a Tana export's nodes written.
 pub type Progress<'a> = &'a mut dyn FnMut(brief_index::Step);
 
+/// Where a long-running command (`brief watch`) says what it does, one line at a time, from
+/// any thread, while it runs.
+pub use crate::watch::Say;
+
 /// Runs `command` for `front_end`.
 pub fn run(command: &Command, host: Host<'_>, front_end: FrontEnd) -> Outcome {
     run_with(command, host, front_end, &mut |_| {})
 }
 
-/// [`run`], reporting the progress of `index` to `progress`.
+/// [`run`], reporting the progress of `index` to `progress` (what `watch` says while it
+/// runs is dropped: [`run_live`] hears it).
 pub fn run_with(
     command: &Command,
     host: Host<'_>,
     front_end: FrontEnd,
     progress: Progress<'_>,
 ) -> Outcome {
+    run_live(
+        command,
+        host,
+        front_end,
+        progress,
+        std::sync::Arc::new(|_: String| {}),
+    )
+}
+
+/// [`run_with`], with what a long-running command says while it runs going to `say`.
+pub fn run_live(
+    command: &Command,
+    host: Host<'_>,
+    front_end: FrontEnd,
+    progress: Progress<'_>,
+    say: Say,
+) -> Outcome {
     let outcome = match command {
+        Command::Watch => match host {
+            Host::Folder { root, cwd } => watch(root, cwd, say, front_end),
+            // A server keeps its own project current.
+            Host::Engine(_) => Outcome::default(),
+        },
         Command::Check(check) => project::check(check, host, front_end),
         Command::Init { write } => project::init(*write, host),
-        Command::Session(session) => project::session(session, host),
+        Command::Session(session) => project::session(session, host, front_end),
         Command::Hook(event) => match host {
             Host::Folder { root, cwd } => hook::run(event, root, cwd),
             // A server has no hook events to answer.
@@ -177,10 +206,18 @@ pub fn run_with(
         Command::Context {
             request,
             session: Some(session),
-        } => graph::session_context(request, session, host),
-        _ => graph::run(command, host, progress),
+        } => graph::session_context(request, session, host, front_end),
+        _ => graph::run(command, host, progress, front_end),
     };
-    wording::speak(outcome, front_end)
+    for_front_end(outcome, front_end)
+}
+
+/// What a front end is told: an MCP client is no terminal, so it gets no terminal notes.
+fn for_front_end(mut outcome: Outcome, front_end: FrontEnd) -> Outcome {
+    if front_end == FrontEnd::Mcp {
+        outcome.terminal_notes.clear();
+    }
+    outcome
 }
 
 /// `text` safe to show on a terminal: control characters other than newline and tab
@@ -206,16 +243,36 @@ pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// An engine error as an outcome: its exit code and lines (`path:line:col` for file problems,
-/// paths as `root` gives them).
-fn engine_failure(root: &Path, error: EngineError) -> Outcome {
-    Outcome::failure(error.exit_code(), error.describe(root))
+/// paths as `root` gives them; parameters as `front_end` names them).
+fn engine_failure(root: &Path, error: EngineError, front_end: FrontEnd) -> Outcome {
+    Outcome::failure(error.exit_code(), error.describe_to(root, front_end))
+}
+
+/// `brief watch`: runs until stopped; how it ended, as an outcome (an engine that would
+/// not open reads as any command's).
+fn watch(root: Option<&Path>, cwd: &Path, say: Say, front_end: FrontEnd) -> Outcome {
+    let options = crate::watch::WatchOptions {
+        root: root.map(Path::to_path_buf),
+        cwd: cwd.to_path_buf(),
+    };
+    match crate::watch::watch(options, say) {
+        Ok(()) => Outcome::default(),
+        Err(crate::watch::WatchError::Engine(e)) => {
+            engine_failure(root.unwrap_or(Path::new(".")), e, front_end)
+        }
+        Err(other) => Outcome::failure(2, vec![format!("error: {other}")]),
+    }
 }
 
 /// A session error as an outcome; a graph error inside it reads as the engine's own
 /// (`path:line:col` lines for file problems), never as a count of problems.
-fn session_failure(root: Option<&Path>, error: SessionError) -> Outcome {
+fn session_failure(root: Option<&Path>, error: SessionError, front_end: FrontEnd) -> Outcome {
     match error {
-        SessionError::Engine(e) => engine_failure(root.unwrap_or(Path::new(".")), e),
+        SessionError::Engine(e) => engine_failure(root.unwrap_or(Path::new(".")), e, front_end),
+        SessionError::Usage(ref said) | SessionError::NotFound(ref said) => Outcome::failure(
+            error.exit_code(),
+            vec![format!("error: {}", said.to(front_end))],
+        ),
         other => Outcome::failure(other.exit_code(), vec![format!("error: {other}")]),
     }
 }

@@ -179,7 +179,7 @@ pub(super) fn session_project(root: Option<&Path>, cwd: &Path) -> Result<Project
 }
 
 /// `brief session …`: the store's commands; "nothing found" prints its text, then fails 1.
-pub(super) fn session(command: &SessionCommand, host: Host<'_>) -> Outcome {
+pub(super) fn session(command: &SessionCommand, host: Host<'_>, front_end: FrontEnd) -> Outcome {
     let project = match host {
         Host::Engine(engine) => engine.project.clone(),
         Host::Folder { root, cwd } => match session_project(root, cwd) {
@@ -189,14 +189,14 @@ pub(super) fn session(command: &SessionCommand, host: Host<'_>) -> Outcome {
     };
     let now = match commands::now() {
         Ok(now) => now,
-        Err(e) => return session_failure(None, e),
+        Err(e) => return session_failure(None, e, front_end),
     };
     match commands::run(&project.root, &project.session, command, now) {
         Ok(outcome) => {
             let mut notes = outcome.notes;
             let exit = match outcome.nothing_found {
                 Some(line) => {
-                    notes.push(line);
+                    notes.push(line.to(front_end));
                     1
                 }
                 None => 0,
@@ -208,6 +208,6 @@ pub(super) fn session(command: &SessionCommand, host: Host<'_>) -> Outcome {
                 ..Outcome::default()
             }
         }
-        Err(e) => session_failure(Some(&project.root), e),
+        Err(e) => session_failure(Some(&project.root), e, front_end),
     }
 }

@@ -736,3 +736,39 @@ fn sections_follow_their_page_through_refreshes() {
         assert_eq!(targets, expected, "{step}");
     }
 }
+
+/// A file problem read back from the index is of the kind its loader said, as read straight
+/// from the files.
+#[test]
+fn recorded_problems_keep_the_kind_their_loader_gave() {
+    let dir = tempfile::tempdir().unwrap();
+    let specs = dir.path().join(".contextia/system/specs");
+    fs::create_dir_all(&specs).unwrap();
+    fs::write(specs.join("A.md"), "---\ntitle: No id\n---\nBody\n").unwrap();
+    fs::write(specs.join("B.md"), "---\nid: B\n  bad: [\n---\nBody\n").unwrap();
+    fs::write(specs.join("C.md"), "---\nid: C\ntitle: Fine\n---\nBody\n").unwrap();
+    let project = Project::at(dir.path()).unwrap();
+    let kinds = |problems: &[brief::Problem]| {
+        let mut kinds: Vec<(String, brief::sources::ProblemKind)> = problems
+            .iter()
+            .map(|p| (p.location.path.clone(), p.kind))
+            .collect();
+        kinds.sort();
+        kinds
+    };
+    let loaded = project.load();
+    let from_files = kinds(&loaded.problems);
+    assert_eq!(
+        from_files.iter().map(|(_, k)| *k).collect::<Vec<_>>(),
+        [
+            brief::sources::ProblemKind::MissingField,
+            brief::sources::ProblemKind::Syntax
+        ]
+    );
+    let mut engine = engine(dir.path());
+    let Err(brief::EngineError::Load(recorded)) = engine.context(&request("C", Format::Json, 500))
+    else {
+        panic!("the broken files must refuse the context");
+    };
+    assert_eq!(kinds(&recorded), from_files);
+}
