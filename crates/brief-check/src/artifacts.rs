@@ -12,7 +12,7 @@ use super::paths::PathSet;
 use super::paths::{pattern, Pattern};
 use super::{frontmatter_end, Anchor, CheckConfig, Input, Pending, Settings, Sink};
 use brief_count::Encoding;
-use brief_model::{Kind, Location, Node, Origin};
+use brief_model::{Kind, Location, Node, Shape};
 use brief_project::Project;
 
 /// A top-level frontmatter key.
@@ -207,7 +207,7 @@ pub(super) fn check(
     let artifacts: Vec<&Node> = graph
         .nodes()
         .iter()
-        .filter(|n| matches!(n.origin, Origin::Artifact | Origin::Markdown))
+        .filter(|n| n.origin.shape() == Shape::Documents)
         .filter(|n| !super::specs::is_spec_node(input, n))
         .collect();
     if sink.on("broken-path") {

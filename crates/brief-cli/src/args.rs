@@ -440,8 +440,9 @@ pub(crate) struct ContextArgs {
     pub(crate) scope: ScopeArgs,
     #[command(flatten)]
     pub(crate) fit: FitArgs,
-    /// Output format: the Markdown document, the JSON audit view, or compact text.
-    #[arg(short = 'f', long, value_name = "markdown|json|text", default_value = "markdown", value_parser = values::format(), hide_possible_values = true)]
+    /// Output format: the Markdown document, the JSON audit view, compact text, or XML (each
+    /// node a <document> element).
+    #[arg(short = 'f', long, value_name = brief::Format::VALUE_NAME, default_value = "markdown", value_parser = values::format(), hide_possible_values = true)]
     pub(crate) format: Format,
     /// When TARGET is words, not an id: how many best search hits start the context (≥ 1).
     #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
@@ -491,7 +492,7 @@ pub(crate) struct ImpactArgs {
     pub(crate) scope: ScopeArgs,
     /// Output format: text (Markdown prints the same, or a pull-request comment with
     /// --since) or JSON.
-    #[arg(short = 'f', long, value_name = "markdown|json|text", default_value = "text", value_parser = values::format(), hide_possible_values = true)]
+    #[arg(short = 'f', long, value_name = brief::Format::VALUE_NAME, default_value = "text", value_parser = values::format(), hide_possible_values = true)]
     pub(crate) format: Format,
 }
 
@@ -513,7 +514,7 @@ pub(crate) struct ExplainArgs {
     #[command(flatten)]
     pub(crate) fit: FitArgs,
     /// Output format: text (Markdown prints the same) or JSON.
-    #[arg(short = 'f', long, value_name = "markdown|json|text", default_value = "text", value_parser = values::format(), hide_possible_values = true)]
+    #[arg(short = 'f', long, value_name = brief::Format::VALUE_NAME, default_value = "text", value_parser = values::format(), hide_possible_values = true)]
     pub(crate) format: Format,
 }
 
@@ -542,7 +543,7 @@ pub(crate) struct DiffArgs {
     #[command(flatten)]
     pub(crate) fit: FitArgs,
     /// Output format: text (Markdown prints the same) or JSON.
-    #[arg(short = 'f', long, value_name = "markdown|json|text", default_value = "text", value_parser = values::format(), hide_possible_values = true)]
+    #[arg(short = 'f', long, value_name = brief::Format::VALUE_NAME, default_value = "text", value_parser = values::format(), hide_possible_values = true)]
     pub(crate) format: Format,
 }
 
@@ -555,7 +556,7 @@ pub(crate) struct ShowArgs {
     #[arg(short = 'D', long, value_name = "full|summary|meta", default_value = "full", value_parser = values::detail(), hide_possible_values = true)]
     pub(crate) detail: Detail,
     /// Output format.
-    #[arg(short = 'f', long, value_name = "markdown|json|text", default_value = "markdown", value_parser = values::format(), hide_possible_values = true)]
+    #[arg(short = 'f', long, value_name = brief::Format::VALUE_NAME, default_value = "markdown", value_parser = values::format(), hide_possible_values = true)]
     pub(crate) format: Format,
     /// Tokenizer used for the token count in JSON [default: cl100k].
     #[arg(short = 'e', long, value_name = "cl100k|o200k", value_parser = values::encoding(), hide_possible_values = true)]

@@ -82,7 +82,7 @@ pub(crate) fn depth() -> Choice<Depth> {
 
 /// `--format` of the commands that print a document.
 pub(crate) fn format() -> Choice<Format> {
-    choice(&["markdown", "json", "text"])
+    choice(Format::NAMES)
 }
 
 /// `--format` of the commands that print a list or a report.

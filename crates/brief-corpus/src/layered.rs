@@ -46,43 +46,87 @@ fn sample(rng: &mut Rng, pool: &[String], k: usize) -> Vec<String> {
     out
 }
 
+/// The ids of each kind, fixed before any node is written.
+struct Pools {
+    behaviors: Vec<String>,
+    decisions: Vec<String>,
+    domains: Vec<String>,
+    policies: Vec<String>,
+    foundations: Vec<String>,
+    features: Vec<String>,
+}
+
+impl Pools {
+    fn new(total: usize) -> Pools {
+        let features = (total / 50).max(1);
+        let rest = total.saturating_sub(LAYERS + features);
+        let behaviors = ids("B", rest * 60 / 100);
+        Pools {
+            behaviors: if behaviors.is_empty() {
+                ids("B", 1)
+            } else {
+                behaviors
+            },
+            decisions: ids("DEC", (rest * 15 / 100).max(1)),
+            domains: ids("DOM", (rest * 10 / 100).max(1)),
+            policies: ids("POL", rest * 10 / 100),
+            foundations: ids("FND", rest * 5 / 100),
+            features: ids("FEAT", features),
+        }
+    }
+}
+
+/// The members of each layer and feature, as nodes take their homes.
+struct Homes {
+    layers: Vec<Vec<String>>,
+    features: Vec<Vec<String>>,
+}
+
+impl Homes {
+    /// Places `id` in a feature, or (one in ten, when it may) in a layer.
+    fn place(&mut self, rng: &mut Rng, id: &str, may_layer: bool) -> Home {
+        let at = if may_layer && rng.below(10) == 0 {
+            Home::Layer(rng.below(LAYERS))
+        } else {
+            Home::Feature(rng.below(self.features.len()))
+        };
+        match at {
+            Home::Layer(l) => self.layers[l].push(id.to_string()),
+            Home::Feature(f) => self.features[f].push(id.to_string()),
+        }
+        at
+    }
+}
+
+/// One node to write: id, type, JSON.
+type Written = (String, &'static str, Value);
+
 pub(crate) fn generate(
     out: &Path,
     total: usize,
     rng: &mut Rng,
 ) -> Result<(usize, Structure), String> {
-    let features = (total / 50).max(1);
-    let rest = total.saturating_sub(LAYERS + features);
-    let behaviors = ids("B", rest * 60 / 100);
-    let decisions = ids("DEC", (rest * 15 / 100).max(1));
-    let domains = ids("DOM", (rest * 10 / 100).max(1));
-    let policies = ids("POL", rest * 10 / 100);
-    let foundations = ids("FND", rest * 5 / 100);
-    let behaviors = if behaviors.is_empty() {
-        ids("B", 1)
-    } else {
-        behaviors
+    let pools = Pools::new(total);
+    let mut homes = Homes {
+        layers: vec![Vec::new(); LAYERS],
+        features: vec![Vec::new(); pools.features.len()],
     };
+    let mut nodes: Vec<Written> = Vec::with_capacity(total);
+    behaviors(rng, &pools, &mut homes, &mut nodes);
+    decisions(rng, &pools, &mut homes, &mut nodes);
+    domains(rng, &pools, &mut homes, &mut nodes);
+    policies(rng, &pools, &mut homes, &mut nodes);
+    foundations(rng, &pools, &mut homes, &mut nodes);
+    namespaces(rng, &pools, &homes, &mut nodes);
+    nodes.sort_by(|a, b| a.0.cmp(&b.0));
+    write_project(out, &nodes)?;
+    Ok((nodes.len(), Structure::Unlabelled))
+}
 
-    let mut layer_members: Vec<Vec<String>> = vec![Vec::new(); LAYERS];
-    let mut feature_members: Vec<Vec<String>> = vec![Vec::new(); features];
-    let mut home = |rng: &mut Rng, id: &str, may_layer: bool| {
-        let at = if may_layer && rng.below(10) == 0 {
-            Home::Layer(rng.below(LAYERS))
-        } else {
-            Home::Feature(rng.below(features))
-        };
-        match at {
-            Home::Layer(l) => layer_members[l].push(id.to_string()),
-            Home::Feature(f) => feature_members[f].push(id.to_string()),
-        }
-        at
-    };
-
-    let mut nodes: Vec<(String, &'static str, Value)> = Vec::with_capacity(total);
-    for (n, id) in behaviors.iter().enumerate() {
-        home(rng, id, false);
-        let mut depends = sample(rng, &decisions, 1);
+fn behaviors(rng: &mut Rng, pools: &Pools, homes: &mut Homes, nodes: &mut Vec<Written>) {
+    for (n, id) in pools.behaviors.iter().enumerate() {
+        homes.place(rng, id, false);
+        let mut depends = sample(rng, &pools.decisions, 1);
         if n > 0 {
             for _ in 0..rng.below(3) {
                 let earlier = format!("B-{}", rng.below(n));
@@ -98,16 +142,19 @@ pub(crate) fn generate(
             json!({"id": id, "type": "behavior", "title": title(rng, n),
                 "expectation": paragraph(rng, 4), "constraints": constraints,
                 "verification": format!("cargo test -- {}", id.to_lowercase()),
-                "links": {"depends_on": depends, "implements": sample(rng, &domains, 1)}}),
+                "links": {"depends_on": depends, "implements": sample(rng, &pools.domains, 1)}}),
         ));
     }
-    // Decisions first take a home, so a layer's duplicate categories can be demoted below.
+}
+
+/// Decisions first take a home, so a layer's duplicate categories are demoted to policies.
+fn decisions(rng: &mut Rng, pools: &Pools, homes: &mut Homes, nodes: &mut Vec<Written>) {
     let mut layer_categories: Vec<Vec<&str>> = vec![Vec::new(); LAYERS];
-    for (n, id) in decisions.iter().enumerate() {
-        let at = home(rng, id, true);
+    for (n, id) in pools.decisions.iter().enumerate() {
+        let at = homes.place(rng, id, true);
         let category = CATEGORIES[rng.below(CATEGORIES.len())];
         let k = 1 + rng.below(5);
-        let constrains = sample(rng, &behaviors, k);
+        let constrains = sample(rng, &pools.behaviors, k);
         let demoted = match at {
             Home::Layer(l) if layer_categories[l].contains(&category) => true,
             Home::Layer(l) => {
@@ -122,7 +169,7 @@ pub(crate) fn generate(
                 "links": {"constrains": constrains}})
         } else {
             let k = rng.below(3);
-            let later: Vec<String> = sample(rng, &decisions, k)
+            let later: Vec<String> = sample(rng, &pools.decisions, k)
                 .into_iter()
                 .filter(|d| d.as_str() > id.as_str())
                 .collect();
@@ -138,8 +185,11 @@ pub(crate) fn generate(
         let kind = if demoted { "policy" } else { "decision" };
         nodes.push((id.clone(), kind, value));
     }
-    for (n, id) in domains.iter().enumerate() {
-        home(rng, id, false);
+}
+
+fn domains(rng: &mut Rng, pools: &Pools, homes: &mut Homes, nodes: &mut Vec<Written>) {
+    for (n, id) in pools.domains.iter().enumerate() {
+        homes.place(rng, id, false);
         nodes.push((
             id.clone(),
             "domain",
@@ -147,16 +197,16 @@ pub(crate) fn generate(
                 "statement": paragraph(rng, 4), "verification": [format!("check {id}")]}),
         ));
     }
-    let feature_ids = ids("FEAT", features);
-    for (n, id) in policies.iter().enumerate() {
-        home(rng, id, true);
+}
+
+fn policies(rng: &mut Rng, pools: &Pools, homes: &mut Homes, nodes: &mut Vec<Written>) {
+    for (n, id) in pools.policies.iter().enumerate() {
+        homes.place(rng, id, true);
         let constrains = if rng.below(10) < 3 {
-            sample(rng, &feature_ids, 1)
+            sample(rng, &pools.features, 1)
         } else {
-            {
-                let k = 1 + rng.below(4);
-                sample(rng, &behaviors, k)
-            }
+            let k = 1 + rng.below(4);
+            sample(rng, &pools.behaviors, k)
         };
         let severity = if rng.below(2) == 0 { "hard" } else { "soft" };
         nodes.push((
@@ -167,8 +217,11 @@ pub(crate) fn generate(
                 "links": {"constrains": constrains}}),
         ));
     }
-    for (n, id) in foundations.iter().enumerate() {
-        home(rng, id, true);
+}
+
+fn foundations(rng: &mut Rng, pools: &Pools, homes: &mut Homes, nodes: &mut Vec<Written>) {
+    for (n, id) in pools.foundations.iter().enumerate() {
+        homes.place(rng, id, true);
         nodes.push((
             id.clone(),
             "foundation",
@@ -176,7 +229,11 @@ pub(crate) fn generate(
                 "statement": paragraph(rng, 2), "verification": [format!("test -d {id}")]}),
         ));
     }
-    for (l, members) in layer_members.iter().enumerate() {
+}
+
+/// The layers and features, with the members that took their homes there.
+fn namespaces(rng: &mut Rng, pools: &Pools, homes: &Homes, nodes: &mut Vec<Written>) {
+    for (l, members) in homes.layers.iter().enumerate() {
         let id = format!("LAYER-{l}");
         nodes.push((
             id.clone(),
@@ -185,8 +242,8 @@ pub(crate) fn generate(
                 "description": paragraph(rng, 2), "links": {"contains": members}}),
         ));
     }
-    for (f, members) in feature_members.iter().enumerate() {
-        let id = &feature_ids[f];
+    for (f, members) in homes.features.iter().enumerate() {
+        let id = &pools.features[f];
         nodes.push((
             id.clone(),
             "feature",
@@ -195,11 +252,13 @@ pub(crate) fn generate(
                 "links": {"contains": members, "depends_on": [format!("LAYER-{}", rng.below(LAYERS))]}}),
         ));
     }
+}
 
-    nodes.sort_by(|a, b| a.0.cmp(&b.0));
+/// Writes the node files and `graph.json` (nodes sorted by id).
+fn write_project(out: &Path, nodes: &[Written]) -> Result<(), String> {
     let root = out.join("specgraph");
     let mut listed = Vec::with_capacity(nodes.len());
-    for (id, kind, value) in &nodes {
+    for (id, kind, value) in nodes {
         let dir = match *kind {
             "policy" => "policies".to_string(),
             k => format!("{k}s"),
@@ -211,8 +270,7 @@ pub(crate) fn generate(
     }
     let manifest = json!({"specgraphVersion": "1.0.0", "nodes": listed});
     let text = serde_json::to_string_pretty(&manifest).map_err(|e| e.to_string())?;
-    write(&root.join("graph.json"), &text)?;
-    Ok((nodes.len(), Structure::Unlabelled))
+    write(&root.join("graph.json"), &text)
 }
 
 #[cfg(test)]

@@ -326,175 +326,192 @@ fn spec_graph(out: &Path, total: usize, rng: &mut Rng) -> Result<(usize, Structu
     let foundations = layers;
     let per_feature = 25;
     let features = ((total - layers * 5 - foundations) / per_feature).max(1);
-    let categories = ["architecture", "stack", "pattern", "interface"];
     let mut nodes: Vec<SgNode> = Vec::with_capacity(total);
-
-    // Layers, each with one decision per category (superseding the previous layer's) and a
-    // policy that constrains the layer.
     for l in 0..layers {
-        let layer = format!("LAYER-{l}");
-        let mut contains = Vec::new();
-        for (c, category) in categories.iter().enumerate() {
-            let id = format!("DEC-L{l}-{c}");
-            contains.push(id.clone());
-            let mut links = json!({});
-            if l > 0 {
-                links["supersedes"] = json!([format!("DEC-L{}-{c}", l - 1)]);
-            }
-            nodes.push(SgNode {
-                id: id.clone(),
-                kind: "decision",
-                dir: "decisions",
-                value: json!({"id": id, "type": "decision", "category": category,
-                    "title": title(rng, nodes.len()), "statement": paragraph(rng, 3),
-                    "constraints": [sentence(rng), sentence(rng)],
-                    "verification": [format!("make verify-{}", l)],
-                    "links": links,
-                    "metadata": {"rationale": paragraph(rng, 2),
-                        "rejected_alternatives": [{"title": "Do nothing", "reason": paragraph(rng, 1)}]}}),
-            });
-        }
-        let policy = format!("POL-L{l}");
-        nodes.push(SgNode {
-            id: policy.clone(),
-            kind: "policy",
-            dir: "policies",
-            value: json!({"id": policy, "type": "policy", "severity": "hard",
-                "title": title(rng, nodes.len()), "statement": paragraph(rng, 2),
-                "verification": [{"kind": "command", "command": format!("make policy-{l}")}],
-                "links": {"constrains": [layer]}}),
-        });
-        let foundation = format!("FND-{l}");
-        nodes.push(SgNode {
-            id: foundation.clone(),
-            kind: "foundation",
-            dir: "foundations",
-            value: json!({"id": foundation, "type": "foundation", "title": title(rng, nodes.len()),
-                "statement": paragraph(rng, 1), "verification": ["test -d src"],
-                "links": {"depends_on": [format!("DEC-L{l}-0")]}}),
-        });
-        let mut depends = vec![foundation];
-        if l > 0 {
-            depends.push(format!("LAYER-{}", l - 1));
-        }
-        nodes.push(SgNode {
-            id: layer.clone(),
-            kind: "layer",
-            dir: "layers",
-            value: json!({"id": layer, "type": "layer", "title": title(rng, nodes.len()),
-                "description": paragraph(rng, 2),
-                "links": {"contains": contains, "depends_on": depends}}),
-        });
+        layer(rng, l, &mut nodes);
     }
-
-    // Features with their members.
     for f in 0..features {
         if nodes.len() >= total {
             break;
         }
-        let feature = format!("F{f}");
-        let mut contains = Vec::new();
-        let domain = format!("DOM-{f}");
         let budget = per_feature.min(total.saturating_sub(nodes.len() + 1));
-        let behaviors = budget * 13 / 20;
-        let decisions = budget * 3 / 20;
-        let policies = budget / 10;
-        let extras = budget.saturating_sub(behaviors + decisions + policies + 1);
-        nodes.push(SgNode {
-            id: domain.clone(),
-            kind: "domain",
-            dir: "domains",
-            value: json!({"id": domain, "type": "domain", "title": title(rng, nodes.len()),
-                "statement": paragraph(rng, 2), "constraints": [sentence(rng)],
-                "verification": [format!("make domain-{f}")]}),
-        });
-        contains.push(domain.clone());
-        let decision_ids: Vec<String> = (0..decisions).map(|d| format!("DEC-F{f}-{d}")).collect();
-        let behavior_ids: Vec<String> = (0..behaviors).map(|b| format!("F{f}-{b:02}")).collect();
-        for (b, id) in behavior_ids.iter().enumerate() {
-            let mut depends = Vec::new();
-            if b > 0 {
-                depends.push(behavior_ids[rng.below(b)].clone());
-            }
-            if !decision_ids.is_empty() && rng.below(3) == 0 {
-                depends.push(decision_ids[rng.below(decision_ids.len())].clone());
-            }
-            nodes.push(SgNode {
-                id: id.clone(),
-                kind: "behavior",
-                dir: "behaviors",
-                value: json!({"id": id, "type": "behavior", "title": title(rng, nodes.len()),
-                    "expectation": paragraph(rng, 2), "constraints": [sentence(rng)],
-                    "verification": format!("npm test -- --grep {id}"),
-                    "links": {"depends_on": depends, "implements": [domain.clone()]}}),
-            });
-            contains.push(id.clone());
-        }
-        for (d, id) in decision_ids.iter().enumerate() {
-            let mut links = json!({"constrains": (0..2).filter(|_| !behavior_ids.is_empty())
-                .map(|_| behavior_ids[rng.below(behavior_ids.len())].clone()).collect::<Vec<_>>()});
-            if d > 0 {
-                links["depends_on"] = json!([decision_ids[rng.below(d)].clone()]);
-            }
-            nodes.push(SgNode {
-                id: id.clone(),
-                kind: "decision",
-                dir: "decisions",
-                value: json!({"id": id, "type": "decision", "category": categories[2 + d % 2],
-                    "title": title(rng, nodes.len()), "statement": paragraph(rng, 2),
-                    "constraints": [sentence(rng)], "verification": ["make check"],
-                    "links": links, "metadata": {"rationale": paragraph(rng, 2)}}),
-            });
-            contains.push(id.clone());
-        }
-        for p in 0..policies {
-            let id = format!("POL-F{f}-{p}");
-            let target = if p == 0 || behavior_ids.is_empty() {
-                feature.clone()
-            } else {
-                behavior_ids[rng.below(behavior_ids.len())].clone()
-            };
-            nodes.push(SgNode {
-                id: id.clone(),
-                kind: "policy",
-                dir: "policies",
-                value: json!({"id": id, "type": "policy",
-                    "severity": if p % 2 == 0 { "hard" } else { "soft" },
-                    "title": title(rng, nodes.len()), "statement": paragraph(rng, 1),
-                    "verification": [{"kind": "observation", "description": sentence(rng)}],
-                    "links": {"constrains": [target]}}),
-            });
-            contains.push(id);
-        }
-        for e in 0..extras {
-            let id = format!("API-F{f}-{e}");
-            nodes.push(SgNode {
-                id: id.clone(),
-                kind: "api_contract",
-                dir: "api_contracts",
-                value: json!({"id": id, "type": "api_contract", "title": title(rng, nodes.len()),
-                    "statement": paragraph(rng, 2), "verification": ["make contract"],
-                    "links": {"implements": [domain.clone()]}}),
-            });
-            contains.push(id);
-        }
-        let mut depends = vec![format!("LAYER-{}", rng.below(layers))];
-        if f > 0 && rng.below(2) == 0 {
-            depends.push(format!("F{}", rng.below(f)));
+        feature(rng, f, layers, budget, &mut nodes);
+    }
+    write_spec_graph(out, &nodes)?;
+    Ok((nodes.len(), Structure::SpecGraph(nodes)))
+}
+
+/// The decision categories, one decision of each per layer.
+const CATEGORIES: [&str; 4] = ["architecture", "stack", "pattern", "interface"];
+
+/// Layer `l`, with one decision per category (superseding the previous layer's), a policy
+/// that constrains the layer and a foundation.
+fn layer(rng: &mut Rng, l: usize, nodes: &mut Vec<SgNode>) {
+    let categories = CATEGORIES;
+    // policy that constrains the layer.
+    let layer = format!("LAYER-{l}");
+    let mut contains = Vec::new();
+    for (c, category) in categories.iter().enumerate() {
+        let id = format!("DEC-L{l}-{c}");
+        contains.push(id.clone());
+        let mut links = json!({});
+        if l > 0 {
+            links["supersedes"] = json!([format!("DEC-L{}-{c}", l - 1)]);
         }
         nodes.push(SgNode {
-            id: feature.clone(),
-            kind: "feature",
-            dir: "features",
-            value: json!({"id": feature, "type": "feature", "title": title(rng, nodes.len()),
-                "description": paragraph(rng, 1),
-                "links": {"contains": contains, "depends_on": depends}}),
+            id: id.clone(),
+            kind: "decision",
+            dir: "decisions",
+            value: json!({"id": id, "type": "decision", "category": category,
+                "title": title(rng, nodes.len()), "statement": paragraph(rng, 3),
+                "constraints": [sentence(rng), sentence(rng)],
+                "verification": [format!("make verify-{}", l)],
+                "links": links,
+                "metadata": {"rationale": paragraph(rng, 2),
+                    "rejected_alternatives": [{"title": "Do nothing", "reason": paragraph(rng, 1)}]}}),
         });
     }
+    let policy = format!("POL-L{l}");
+    nodes.push(SgNode {
+        id: policy.clone(),
+        kind: "policy",
+        dir: "policies",
+        value: json!({"id": policy, "type": "policy", "severity": "hard",
+            "title": title(rng, nodes.len()), "statement": paragraph(rng, 2),
+            "verification": [{"kind": "command", "command": format!("make policy-{l}")}],
+            "links": {"constrains": [layer]}}),
+    });
+    let foundation = format!("FND-{l}");
+    nodes.push(SgNode {
+        id: foundation.clone(),
+        kind: "foundation",
+        dir: "foundations",
+        value: json!({"id": foundation, "type": "foundation", "title": title(rng, nodes.len()),
+            "statement": paragraph(rng, 1), "verification": ["test -d src"],
+            "links": {"depends_on": [format!("DEC-L{l}-0")]}}),
+    });
+    let mut depends = vec![foundation];
+    if l > 0 {
+        depends.push(format!("LAYER-{}", l - 1));
+    }
+    nodes.push(SgNode {
+        id: layer.clone(),
+        kind: "layer",
+        dir: "layers",
+        value: json!({"id": layer, "type": "layer", "title": title(rng, nodes.len()),
+            "description": paragraph(rng, 2),
+            "links": {"contains": contains, "depends_on": depends}}),
+    });
+}
 
+/// Feature `f` with its members: a domain, behaviors, decisions, policies and contracts
+/// (`budget` nodes besides the feature).
+fn feature(rng: &mut Rng, f: usize, layers: usize, budget: usize, nodes: &mut Vec<SgNode>) {
+    let categories = CATEGORIES;
+    let feature = format!("F{f}");
+    let mut contains = Vec::new();
+    let domain = format!("DOM-{f}");
+    let behaviors = budget * 13 / 20;
+    let decisions = budget * 3 / 20;
+    let policies = budget / 10;
+    let extras = budget.saturating_sub(behaviors + decisions + policies + 1);
+    nodes.push(SgNode {
+        id: domain.clone(),
+        kind: "domain",
+        dir: "domains",
+        value: json!({"id": domain, "type": "domain", "title": title(rng, nodes.len()),
+            "statement": paragraph(rng, 2), "constraints": [sentence(rng)],
+            "verification": [format!("make domain-{f}")]}),
+    });
+    contains.push(domain.clone());
+    let decision_ids: Vec<String> = (0..decisions).map(|d| format!("DEC-F{f}-{d}")).collect();
+    let behavior_ids: Vec<String> = (0..behaviors).map(|b| format!("F{f}-{b:02}")).collect();
+    for (b, id) in behavior_ids.iter().enumerate() {
+        let mut depends = Vec::new();
+        if b > 0 {
+            depends.push(behavior_ids[rng.below(b)].clone());
+        }
+        if !decision_ids.is_empty() && rng.below(3) == 0 {
+            depends.push(decision_ids[rng.below(decision_ids.len())].clone());
+        }
+        nodes.push(SgNode {
+            id: id.clone(),
+            kind: "behavior",
+            dir: "behaviors",
+            value: json!({"id": id, "type": "behavior", "title": title(rng, nodes.len()),
+                "expectation": paragraph(rng, 2), "constraints": [sentence(rng)],
+                "verification": format!("npm test -- --grep {id}"),
+                "links": {"depends_on": depends, "implements": [domain.clone()]}}),
+        });
+        contains.push(id.clone());
+    }
+    for (d, id) in decision_ids.iter().enumerate() {
+        let mut links = json!({"constrains": (0..2).filter(|_| !behavior_ids.is_empty())
+            .map(|_| behavior_ids[rng.below(behavior_ids.len())].clone()).collect::<Vec<_>>()});
+        if d > 0 {
+            links["depends_on"] = json!([decision_ids[rng.below(d)].clone()]);
+        }
+        nodes.push(SgNode {
+            id: id.clone(),
+            kind: "decision",
+            dir: "decisions",
+            value: json!({"id": id, "type": "decision", "category": categories[2 + d % 2],
+                "title": title(rng, nodes.len()), "statement": paragraph(rng, 2),
+                "constraints": [sentence(rng)], "verification": ["make check"],
+                "links": links, "metadata": {"rationale": paragraph(rng, 2)}}),
+        });
+        contains.push(id.clone());
+    }
+    for p in 0..policies {
+        let id = format!("POL-F{f}-{p}");
+        let target = if p == 0 || behavior_ids.is_empty() {
+            feature.clone()
+        } else {
+            behavior_ids[rng.below(behavior_ids.len())].clone()
+        };
+        nodes.push(SgNode {
+            id: id.clone(),
+            kind: "policy",
+            dir: "policies",
+            value: json!({"id": id, "type": "policy",
+                "severity": if p % 2 == 0 { "hard" } else { "soft" },
+                "title": title(rng, nodes.len()), "statement": paragraph(rng, 1),
+                "verification": [{"kind": "observation", "description": sentence(rng)}],
+                "links": {"constrains": [target]}}),
+        });
+        contains.push(id);
+    }
+    for e in 0..extras {
+        let id = format!("API-F{f}-{e}");
+        nodes.push(SgNode {
+            id: id.clone(),
+            kind: "api_contract",
+            dir: "api_contracts",
+            value: json!({"id": id, "type": "api_contract", "title": title(rng, nodes.len()),
+                "statement": paragraph(rng, 2), "verification": ["make contract"],
+                "links": {"implements": [domain.clone()]}}),
+        });
+        contains.push(id);
+    }
+    let mut depends = vec![format!("LAYER-{}", rng.below(layers))];
+    if f > 0 && rng.below(2) == 0 {
+        depends.push(format!("F{}", rng.below(f)));
+    }
+    nodes.push(SgNode {
+        id: feature.clone(),
+        kind: "feature",
+        dir: "features",
+        value: json!({"id": feature, "type": "feature", "title": title(rng, nodes.len()),
+            "description": paragraph(rng, 1),
+            "links": {"contains": contains, "depends_on": depends}}),
+    });
+}
+
+/// Writes the node files and `graph.json` (entries sorted by id).
+fn write_spec_graph(out: &Path, nodes: &[SgNode]) -> Result<(), String> {
     let root = out.join("specgraph");
     let mut entries = Vec::with_capacity(nodes.len());
-    for node in &nodes {
+    for node in nodes {
         let path = format!("nodes/{}/{}.json", node.dir, node.id);
         let text = serde_json::to_string_pretty(&node.value).map_err(|e| e.to_string())?;
         write(&root.join(&path), &text)?;
@@ -505,8 +522,7 @@ fn spec_graph(out: &Path, total: usize, rng: &mut Rng) -> Result<(usize, Structu
     write(
         &root.join("graph.json"),
         &serde_json::to_string_pretty(&graph).map_err(|e| e.to_string())?,
-    )?;
-    Ok((nodes.len(), Structure::SpecGraph(nodes)))
+    )
 }
 
 fn artifacts(out: &Path, total: usize, rng: &mut Rng) -> Result<(usize, Structure), String> {

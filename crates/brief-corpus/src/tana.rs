@@ -195,14 +195,108 @@ pub(crate) fn generate(
         rng: Rng(rng.next() | 1),
         clock: 1_735_689_600_000, // 2025-01-01
     };
-    let schema = plan.add(named("Schema".into()));
-    let stash = plan.add(named("Library".into()));
-    let trash = plan.add(named("Trash".into()));
-    plan.ids[schema as usize] = "genWS_SCHEMA".into();
-    plan.ids[stash as usize] = "genWS_STASH".into();
-    plan.ids[trash as usize] = "genWS_TRASH".into();
+    let schema = Schema::new(&mut plan);
+    let outline = Outline::new(&mut plan, &schema, total);
+    let mut grown = Grown {
+        projects: Vec::new(),
+        tasks: Vec::new(),
+        notes: Vec::new(),
+        all: outline.areas.clone(),
+        links: TanaLinks::default(),
+    };
+    grow(&mut plan, &schema, &outline, total, &mut grown);
+    policies(&mut plan, &schema, outline.home, &mut grown);
+    let written = plan.docs.len();
+    write_export(out, &plan).map_err(|e| format!("{}: {e}", out.display()))?;
+    Ok((written, Structure::Tana(grown.links)))
+}
 
-    // Supertags, with inheritance.
+impl Plan {
+    /// One of `list`, at random.
+    fn pick(&mut self, list: &[u32]) -> u32 {
+        list[self.rng.below(list.len())]
+    }
+
+    /// A field definition in `schema` (an `attrDef` with its `[SYS_A13, SYS_T02]` tuple) and
+    /// its options.
+    fn attr(&mut self, schema: u32, name: &str, options: &[&str]) -> (u32, Vec<u32>) {
+        let def = self.owned(
+            schema,
+            Doc {
+                name: Some(name.into()),
+                doc_type: Some("attrDef"),
+                ..Doc::default()
+            },
+        );
+        let meta = self.add(Doc {
+            owner: Some(def),
+            doc_type: Some("metanode"),
+            ..Doc::default()
+        });
+        self.docs[def as usize].meta = Some(meta);
+        self.system(
+            meta,
+            "tuple",
+            vec![Child::Sys("SYS_A13"), Child::Sys("SYS_T02")],
+        );
+        let opts = options
+            .iter()
+            .map(|o| self.owned(def, named(o.to_string())))
+            .collect();
+        (def, opts)
+    }
+}
+
+/// The workspace's containers, supertags and fields.
+struct Schema {
+    schema: u32,
+    stash: u32,
+    trash: u32,
+    tags: Vec<u32>,
+    status: u32,
+    statuses: Vec<u32>,
+    owner: u32,
+    blocked: u32,
+    priority: u32,
+}
+
+impl Schema {
+    fn new(plan: &mut Plan) -> Schema {
+        let schema = plan.add(named("Schema".into()));
+        let stash = plan.add(named("Library".into()));
+        let trash = plan.add(named("Trash".into()));
+        plan.ids[schema as usize] = "genWS_SCHEMA".into();
+        plan.ids[stash as usize] = "genWS_STASH".into();
+        plan.ids[trash as usize] = "genWS_TRASH".into();
+        let tags = supertags(plan, schema);
+        let (status, statuses) = plan.attr(schema, "Status", &["Backlog", "Active", "Done"]);
+        let (owner, _) = plan.attr(schema, "Owner", &[]);
+        let (blocked, _) = plan.attr(schema, "Blocked by", &[]);
+        let (priority, _) = plan.attr(schema, "Priority", &[]);
+        plan.owned(
+            schema,
+            Doc {
+                name: Some("Table".into()),
+                doc_type: Some("viewDef"),
+                ..Doc::default()
+            },
+        );
+        Schema {
+            schema,
+            stash,
+            trash,
+            tags,
+            status,
+            statuses,
+            owner,
+            blocked,
+            priority,
+        }
+    }
+}
+
+/// The supertags of `TAGS`, with inheritance.
+fn supertags(plan: &mut Plan, schema: u32) -> Vec<u32> {
     let mut tags: Vec<u32> = Vec::new();
     for &(name, _) in TAGS {
         let tag = plan.owned(
@@ -226,85 +320,74 @@ pub(crate) fn generate(
         children.extend(parent.map(|p| Child::Doc(tags[p])));
         plan.system(meta, "tuple", children);
     }
-    // Fields.
-    let attr = |plan: &mut Plan, name: &str, options: &[&str]| -> (u32, Vec<u32>) {
-        let def = plan.owned(
-            schema,
-            Doc {
-                name: Some(name.into()),
-                doc_type: Some("attrDef"),
-                ..Doc::default()
-            },
-        );
-        let meta = plan.add(Doc {
-            owner: Some(def),
-            doc_type: Some("metanode"),
+    tags
+}
+
+/// The outline's fixed part: a home, areas, each with a meetings folder; people in the
+/// library; one inbox that collects thousands of bullets (a large child list).
+struct Outline {
+    home: u32,
+    inbox: u32,
+    areas: Vec<u32>,
+    folders: Vec<u32>,
+    people: Vec<u32>,
+}
+
+impl Outline {
+    fn new(plan: &mut Plan, schema: &Schema, total: usize) -> Outline {
+        let home = plan.add(Doc {
+            name: Some("Generated workspace".into()),
+            doc_type: Some("home"),
+            created: plan.clock,
+            modified: plan.clock,
             ..Doc::default()
         });
-        plan.docs[def as usize].meta = Some(meta);
-        plan.system(
-            meta,
-            "tuple",
-            vec![Child::Sys("SYS_A13"), Child::Sys("SYS_T02")],
-        );
-        let opts = options
-            .iter()
-            .map(|o| plan.owned(def, named(o.to_string())))
-            .collect();
-        (def, opts)
-    };
-    let (status, statuses) = attr(&mut plan, "Status", &["Backlog", "Active", "Done"]);
-    let (owner_field, _) = attr(&mut plan, "Owner", &[]);
-    let (blocked, _) = attr(&mut plan, "Blocked by", &[]);
-    let (priority, _) = attr(&mut plan, "Priority", &[]);
-    plan.owned(
-        schema,
-        Doc {
-            name: Some("Table".into()),
-            doc_type: Some("viewDef"),
-            ..Doc::default()
-        },
-    );
+        let inbox = plan.owned(home, named("Inbox".into()));
+        let mut areas = Vec::new();
+        let mut folders = Vec::new();
+        for a in 0..20 {
+            let name = format!("Area {a}: {}", title(&mut plan.rng, a));
+            let area = plan.owned(home, named(name));
+            folders.push(plan.owned(area, named("Meetings".into())));
+            areas.push(area);
+        }
+        let people_count = (total / 400).clamp(3, 5_000);
+        let mut people = Vec::new();
+        for p in 0..people_count {
+            let person = plan.owned(schema.stash, named(format!("Person {p}")));
+            plan.tag(person, schema.tags[PERSON]);
+            people.push(person);
+        }
+        Outline {
+            home,
+            inbox,
+            areas,
+            folders,
+            people,
+        }
+    }
+}
 
-    // The outline: a home, areas, each with a meetings folder; people in the library; one
-    // inbox that collects thousands of bullets (a large child list).
-    let home = plan.add(Doc {
-        name: Some("Generated workspace".into()),
-        doc_type: Some("home"),
-        created: plan.clock,
-        modified: plan.clock,
-        ..Doc::default()
-    });
-    let inbox = plan.owned(home, named("Inbox".into()));
-    let mut areas = Vec::new();
-    let mut folders = Vec::new();
-    for a in 0..20 {
-        let name = format!("Area {a}: {}", title(&mut plan.rng, a));
-        let area = plan.owned(home, named(name));
-        folders.push(plan.owned(area, named("Meetings".into())));
-        areas.push(area);
-    }
-    let people_count = (total / 400).clamp(3, 5_000);
-    let mut people = Vec::new();
-    for p in 0..people_count {
-        let person = plan.owned(stash, named(format!("Person {p}")));
-        plan.tag(person, tags[PERSON]);
-        people.push(person);
-    }
-    let mut projects: Vec<u32> = Vec::new();
-    let mut tasks: Vec<u32> = Vec::new();
-    let mut notes: Vec<u32> = Vec::new();
-    let mut all: Vec<u32> = areas.clone();
-    let mut links = TanaLinks::default();
+/// What the random bullets made so far, and what the labels will say of them.
+struct Grown {
+    projects: Vec<u32>,
+    tasks: Vec<u32>,
+    notes: Vec<u32>,
+    /// Every placed node a bullet may go under.
+    all: Vec<u32>,
+    links: TanaLinks,
+}
+
+/// Adds random bullets until the export holds `total` docs, keeping room for the policies
+/// and the one `Policies` tuple each project gets.
+fn grow(plan: &mut Plan, schema: &Schema, outline: &Outline, total: usize, grown: &mut Grown) {
     let mut n = 0usize;
-    // Room is kept for the policies and the one `Policies` tuple each project gets.
-    while plan.docs.len() + POLICY_DOCS + projects.len() < total {
+    while plan.docs.len() + POLICY_DOCS + grown.projects.len() < total {
         n += 1;
         let roll = plan.rng.below(100);
-        let pick = |plan: &mut Plan, list: &[u32]| list[plan.rng.below(list.len())];
         let mut name = title(&mut plan.rng, n);
         if plan.rng.below(10) == 0 {
-            let person = pick(&mut plan, &people);
+            let person = plan.pick(&outline.people);
             name = format!("{name} with {}", plan.span(person));
         }
         if plan.rng.below(20) == 0 {
@@ -312,118 +395,147 @@ pub(crate) fn generate(
             name = format!("{name} by {}", date_span(day));
         }
         let node = match roll {
-            0..=3 => {
-                let area = pick(&mut plan, &areas);
-                let project = plan.owned(area, named(name));
-                plan.tag(project, tags[PROJECT]);
-                let s = statuses[plan.rng.below(statuses.len())];
-                plan.field(project, Child::Doc(status), &[s], None);
-                projects.push(project);
-                project
-            }
-            4..=43 if !projects.is_empty() => {
-                let under_task = plan.rng.below(4) == 0 && !tasks.is_empty();
-                let parent = if under_task {
-                    pick(&mut plan, &tasks)
-                } else {
-                    pick(&mut plan, &projects)
-                };
-                let task = plan.owned(parent, named(name));
-                let id = plan.ids[task as usize].clone();
-                links
-                    .parent
-                    .insert(id.clone(), plan.ids[parent as usize].clone());
-                if !under_task {
-                    links.project_tasks.push(id.clone());
-                }
-                let tag = if plan.rng.below(8) == 0 { BUG } else { TASK };
-                plan.tag(task, tags[tag]);
-                let s = statuses[plan.rng.below(statuses.len())];
-                plan.field(task, Child::Doc(status), &[s], None);
-                let who = pick(&mut plan, &people);
-                plan.field(task, Child::Doc(owner_field), &[who], None);
-                links
-                    .owner
-                    .insert(id.clone(), plan.ids[who as usize].clone());
-                if plan.rng.below(3) == 0 {
-                    let p = ["High", "Medium", "Low"][plan.rng.below(3)].to_string();
-                    plan.field(task, Child::Doc(priority), &[], Some(p));
-                }
-                if plan.rng.below(10) == 0 && !tasks.is_empty() {
-                    let other = pick(&mut plan, &tasks);
-                    plan.field(task, Child::Doc(blocked), &[other], None);
-                    links
-                        .blocked_by
-                        .entry(id.clone())
-                        .or_default()
-                        .push(plan.ids[other as usize].clone());
-                }
-                if plan.rng.below(20) == 0 && !notes.is_empty() {
-                    // A note listed under the task but owned elsewhere: a reference.
-                    let note = pick(&mut plan, &notes);
-                    plan.push_child(task, Child::Doc(note));
-                    links
-                        .notes
-                        .entry(id.clone())
-                        .or_default()
-                        .push(plan.ids[note as usize].clone());
-                }
-                tasks.push(task);
-                task
-            }
-            44..=58 => {
-                let parent = if projects.is_empty() || plan.rng.below(2) == 0 {
-                    pick(&mut plan, &areas)
-                } else {
-                    pick(&mut plan, &projects)
-                };
-                let note = plan.owned(parent, named(name));
-                links.note_parent.insert(
-                    plan.ids[note as usize].clone(),
-                    plan.ids[parent as usize].clone(),
-                );
-                plan.tag(note, tags[NOTE]);
-                let text = format!(
-                    "{} {}",
-                    super::sentence(&mut plan.rng),
-                    super::sentence(&mut plan.rng)
-                );
-                plan.owned(note, named(text));
-                notes.push(note);
-                note
-            }
-            59..=66 => {
-                let folder = pick(&mut plan, &folders);
-                let meeting = plan.owned(folder, named(format!("Meeting: {name}")));
-                plan.tag(meeting, tags[MEETING]);
-                let k = 1 + plan.rng.below(3);
-                let attendees: Vec<u32> = (0..k).map(|_| pick(&mut plan, &people)).collect();
-                plan.field(meeting, Child::Sys("SYS_A142"), &attendees, None);
-                let day = plan.clock / 86_400_000;
-                plan.field(meeting, Child::Sys("SYS_A90"), &[], Some(date_span(day)));
-                let agenda = format!("Agenda: {}", title(&mut plan.rng, n));
-                plan.owned(meeting, named(agenda));
-                meeting
-            }
+            0..=3 => project(plan, schema, outline, grown, name),
+            4..=43 if !grown.projects.is_empty() => task(plan, schema, outline, grown, name),
+            44..=58 => note(plan, schema, outline, grown, name),
+            59..=66 => meeting(plan, schema, outline, n, name),
             67..=68 => {
                 // Into the trash, with a child of its own.
-                let gone = plan.owned(trash, named(name));
+                let gone = plan.owned(schema.trash, named(name));
                 plan.owned(gone, named("Step of a trashed plan".into()));
                 continue;
             }
-            69..=74 => plan.owned(inbox, named(name)),
+            69..=74 => plan.owned(outline.inbox, named(name)),
             _ => {
-                let parent = pick(&mut plan, &all);
+                let parent = plan.pick(&grown.all);
                 plan.owned(parent, named(name))
             }
         };
-        all.push(node);
+        grown.all.push(node);
     }
+}
 
-    // Policies: a `#policy` tag, a folder of rules, and a `Policies` field on every project
-    // naming one or two of them.
+fn project(
+    plan: &mut Plan,
+    schema: &Schema,
+    outline: &Outline,
+    grown: &mut Grown,
+    name: String,
+) -> u32 {
+    let area = plan.pick(&outline.areas);
+    let project = plan.owned(area, named(name));
+    plan.tag(project, schema.tags[PROJECT]);
+    let s = schema.statuses[plan.rng.below(schema.statuses.len())];
+    plan.field(project, Child::Doc(schema.status), &[s], None);
+    grown.projects.push(project);
+    project
+}
+
+fn task(
+    plan: &mut Plan,
+    schema: &Schema,
+    outline: &Outline,
+    grown: &mut Grown,
+    name: String,
+) -> u32 {
+    let under_task = plan.rng.below(4) == 0 && !grown.tasks.is_empty();
+    let parent = if under_task {
+        plan.pick(&grown.tasks)
+    } else {
+        plan.pick(&grown.projects)
+    };
+    let task = plan.owned(parent, named(name));
+    let id = plan.ids[task as usize].clone();
+    let links = &mut grown.links;
+    links
+        .parent
+        .insert(id.clone(), plan.ids[parent as usize].clone());
+    if !under_task {
+        links.project_tasks.push(id.clone());
+    }
+    let tag = if plan.rng.below(8) == 0 { BUG } else { TASK };
+    plan.tag(task, schema.tags[tag]);
+    let s = schema.statuses[plan.rng.below(schema.statuses.len())];
+    plan.field(task, Child::Doc(schema.status), &[s], None);
+    let who = plan.pick(&outline.people);
+    plan.field(task, Child::Doc(schema.owner), &[who], None);
+    links
+        .owner
+        .insert(id.clone(), plan.ids[who as usize].clone());
+    if plan.rng.below(3) == 0 {
+        let p = ["High", "Medium", "Low"][plan.rng.below(3)].to_string();
+        plan.field(task, Child::Doc(schema.priority), &[], Some(p));
+    }
+    if plan.rng.below(10) == 0 && !grown.tasks.is_empty() {
+        let other = plan.pick(&grown.tasks);
+        plan.field(task, Child::Doc(schema.blocked), &[other], None);
+        links
+            .blocked_by
+            .entry(id.clone())
+            .or_default()
+            .push(plan.ids[other as usize].clone());
+    }
+    if plan.rng.below(20) == 0 && !grown.notes.is_empty() {
+        // A note listed under the task but owned elsewhere: a reference.
+        let note = plan.pick(&grown.notes);
+        plan.push_child(task, Child::Doc(note));
+        links
+            .notes
+            .entry(id.clone())
+            .or_default()
+            .push(plan.ids[note as usize].clone());
+    }
+    grown.tasks.push(task);
+    task
+}
+
+fn note(
+    plan: &mut Plan,
+    schema: &Schema,
+    outline: &Outline,
+    grown: &mut Grown,
+    name: String,
+) -> u32 {
+    let parent = if grown.projects.is_empty() || plan.rng.below(2) == 0 {
+        plan.pick(&outline.areas)
+    } else {
+        plan.pick(&grown.projects)
+    };
+    let note = plan.owned(parent, named(name));
+    grown.links.note_parent.insert(
+        plan.ids[note as usize].clone(),
+        plan.ids[parent as usize].clone(),
+    );
+    plan.tag(note, schema.tags[NOTE]);
+    let text = format!(
+        "{} {}",
+        super::sentence(&mut plan.rng),
+        super::sentence(&mut plan.rng)
+    );
+    plan.owned(note, named(text));
+    grown.notes.push(note);
+    note
+}
+
+fn meeting(plan: &mut Plan, schema: &Schema, outline: &Outline, n: usize, name: String) -> u32 {
+    let folder = plan.pick(&outline.folders);
+    let meeting = plan.owned(folder, named(format!("Meeting: {name}")));
+    plan.tag(meeting, schema.tags[MEETING]);
+    let k = 1 + plan.rng.below(3);
+    let attendees: Vec<u32> = (0..k).map(|_| plan.pick(&outline.people)).collect();
+    plan.field(meeting, Child::Sys("SYS_A142"), &attendees, None);
+    let day = plan.clock / 86_400_000;
+    plan.field(meeting, Child::Sys("SYS_A90"), &[], Some(date_span(day)));
+    let agenda = format!("Agenda: {}", title(&mut plan.rng, n));
+    plan.owned(meeting, named(agenda));
+    meeting
+}
+
+/// Policies: a `#policy` tag, a folder of rules, and a `Policies` field on every project
+/// naming one or two of them.
+fn policies(plan: &mut Plan, schema: &Schema, home: u32, grown: &mut Grown) {
     let policy_tag = plan.owned(
-        schema,
+        schema.schema,
         Doc {
             name: Some("policy".into()),
             doc_type: Some("tagDef"),
@@ -441,7 +553,7 @@ pub(crate) fn generate(
         "tuple",
         vec![Child::Sys("SYS_A13"), Child::Sys("SYS_T01")],
     );
-    let (policies_field, _) = attr(&mut plan, "Policies", &[]);
+    let (policies_field, _) = plan.attr(schema.schema, "Policies", &[]);
     let folder = plan.owned(home, named("Policies".into()));
     let mut rules = Vec::new();
     for rule in POLICIES {
@@ -451,7 +563,7 @@ pub(crate) fn generate(
         plan.owned(policy, named(text));
         rules.push(policy);
     }
-    for &project in &projects {
+    for &project in &grown.projects {
         let first = rules[plan.rng.below(rules.len())];
         let mut chosen = vec![first];
         if plan.rng.below(2) == 0 {
@@ -461,7 +573,7 @@ pub(crate) fn generate(
             }
         }
         plan.field(project, Child::Doc(policies_field), &chosen, None);
-        links.policies.insert(
+        grown.links.policies.insert(
             plan.ids[project as usize].clone(),
             chosen
                 .iter()
@@ -469,10 +581,6 @@ pub(crate) fn generate(
                 .collect(),
         );
     }
-
-    let written = plan.docs.len();
-    write_export(out, &plan).map_err(|e| format!("{}: {e}", out.display()))?;
-    Ok((written, Structure::Tana(links)))
 }
 
 fn write_export(out: &Path, plan: &Plan) -> std::io::Result<()> {

@@ -4,7 +4,7 @@
 use crate::fit::{fit, Spread, TooSmall};
 pub use crate::render::TruncationNote;
 use crate::usage::{Param, Said};
-use brief_model::{Corpus, Detail, NodeIx, Origin};
+use brief_model::{Corpus, Detail, NodeIx, Origin, Shape};
 use brief_project::{Defaults, DEFAULT_BUDGET};
 use std::collections::HashMap;
 
@@ -247,7 +247,7 @@ pub(crate) fn plan_for(
     let budget = request.budget.or(defaults.budget).unwrap_or(DEFAULT_BUDGET);
     let encoding = request.encoding.or(defaults.encoding).unwrap_or_default();
 
-    let tana = target_origin == Origin::Tana;
+    let tana = target_origin.shape() == Shape::Outline;
     let options = TraverseOptions {
         depth,
         identity: !request.no_identity,
@@ -315,111 +315,21 @@ pub fn assemble_from(
         return Err(UnknownTarget::id(&request.target, Vec::new()).into());
     };
     let plan = plan(corpus, defaults, request, target)?;
-    let Plan {
-        lens,
-        detail,
-        budget,
-        encoding,
-        boost,
-        fields: lens_fields,
-        ..
-    } = plan.clone();
     let mut selection = select(corpus, &plan, &start.seeds)?;
-    if let Some(&first) = start.seeds.first() {
-        add_found_rules(corpus, &mut selection, first, &start.rules)?;
-    }
+    add_found_rules(corpus, &mut selection, target, &start.rules)?;
     add_related(corpus, &mut selection, &start.seeds, &start.related)?;
-    // Everything rendering may name: selected nodes and the nodes their reasons pass through.
-    let mut needed: Vec<NodeIx> = Vec::new();
-    for reached in &selection.reached {
-        needed.push(reached.node);
-        for reason in &reached.reasons {
-            if let crate::traverse::Reason::Edge { from, via, .. } = reason {
-                needed.push(*from);
-                needed.extend(via);
-            }
-        }
-    }
-    needed.extend(selection.truncated.iter().map(|t| t.node));
-    // What supersedes the target, for the banner (supersedes is never followed, so these
-    // are not in the selection).
-    let successors: Vec<NodeIx> = corpus
-        .edges_in(target)?
-        .into_iter()
-        .filter(|e| e.relation == brief_model::Relation::Supersedes && e.from != target)
-        .map(|e| e.from)
-        // An ADR's "Superseded by" line is stored from the old record to the new one.
-        .chain(
-            corpus
-                .edges_out(target)?
-                .into_iter()
-                .filter(|e| e.relation.name() == "superseded_by" && e.to != target)
-                .map(|e| e.to),
-        )
-        .collect::<std::collections::BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    needed.extend(&successors);
-    needed.sort_unstable();
-    needed.dedup();
-    let store = corpus.store(&needed)?;
+    let needed = Needed::of(corpus, &selection, target)?;
+    let store = corpus.store(&needed.nodes)?;
     let graph: &dyn brief_model::NodeStore = &*store;
-    let warnings: Vec<String> = selection
-        .dangling
-        .iter()
-        .map(|d| {
-            let from = graph.node(d.from);
-            format!(
-                "{}: {} {} {}, which does not exist; its context is missing (run `brief check`)",
-                from.location, from.id, d.relation, d.target
-            )
-        })
-        .collect();
+    let warnings = dangling_warnings(graph, &selection);
     let truncations = selection.truncated.clone();
     let inputs = RankInputs {
         relevance: start.relevance.clone(),
-        boost,
+        boost: plan.boost.clone(),
     };
     let ranked: Vec<Ranked> = rank(graph, selection, &inputs);
-    // Sampled fan-outs in the rank order of the node whose links were sampled.
-    let position = |ix: NodeIx| {
-        ranked
-            .iter()
-            .position(|r| r.node == ix)
-            .unwrap_or(ranked.len())
-    };
-    let mut truncations: Vec<(usize, usize, crate::traverse::Truncation)> = truncations
-        .into_iter()
-        .enumerate()
-        .map(|(k, t)| (position(t.node), k, t))
-        .collect();
-    truncations.sort_by_key(|(at, k, _)| (*at, *k));
-    let truncated: Vec<TruncationNote> = truncations
-        .iter()
-        .map(|(_, _, t)| {
-            let node = graph.node(t.node);
-            TruncationNote {
-                id: node.id.clone(),
-                kind: node.kind.name().to_string(),
-                title: node.title.clone(),
-                relation: t.relation.name().to_string(),
-                total: t.total,
-                kept: t.kept,
-            }
-        })
-        .collect();
-    let target_node = graph.node(target);
-    let superseded = !successors.is_empty()
-        || target_node
-            .status
-            .as_deref()
-            .is_some_and(|s| s.eq_ignore_ascii_case("superseded"));
-    let mut successors: Vec<(String, String)> = successors
-        .iter()
-        .map(|&s| (graph.node(s).id.clone(), graph.node(s).title.clone()))
-        .collect();
-    successors.sort();
-    successors.dedup();
+    let truncated = truncation_notes(graph, &ranked, truncations);
+    let superseded = Superseded::of(graph, target, &needed.successors);
     let target_item = ranked.iter().position(|r| r.node == target).unwrap_or(0);
     let seed_ids: Vec<(String, f64)> = start
         .seeds
@@ -434,51 +344,44 @@ pub fn assemble_from(
         query: start.query.clone(),
         seeds: seed_ids.clone(),
         confidence: start.confidence,
-        truncated: truncated
-            .iter()
-            .map(|t| {
-                format!(
-                    "{} ({}: {}) has {} `{}` links; the {} best-ranked were followed",
-                    t.id,
-                    t.kind,
-                    crate::render::short_title(&t.title),
-                    t.total,
-                    t.relation,
-                    t.kept
-                )
-            })
-            .collect(),
+        truncated: truncated.iter().map(truncation_line).collect(),
         // An empty filter shows no field at all.
         fields: if request.include_fields == Some(false) {
             Some(Vec::new())
         } else {
-            lens_fields
+            plan.fields.clone()
         },
-        superseded_by: superseded.then(|| successors.clone()),
+        superseded_by: superseded.banner(),
     });
-    let counter = Counter::with_store(encoding, corpus.counts());
+    let counter = Counter::with_store(plan.encoding, corpus.counts());
     // A start found by words may be the wrong node: spread the room over the candidates.
     let spread = match start.query {
         Some(_) => Spread::Breadth,
         None => Spread::Depth,
     };
-    let fitted = fit(&layout, &counter, target_item, detail, spread, budget)?;
+    let fitted = fit(
+        &layout,
+        &counter,
+        target_item,
+        plan.detail,
+        spread,
+        plan.budget,
+    )?;
     counter.persist();
-    let omitted = fitted.details.iter().filter(|d| d.is_none()).count();
-    let text = match request.format {
-        Format::Json => audit(
+    let text = match request.format.document() {
+        Some(_) => fitted.document.clone(),
+        None => audit(
             &AuditInput {
                 graph,
                 target,
                 query: start.query.as_deref(),
                 embeddings: start.embeddings.as_ref().map(|e| e.audit()),
-                lens: lens.as_ref().map(|l| l.name.as_str()),
-                encoding: encoding.name(),
-                limit: budget,
+                lens: plan.lens.as_ref().map(|l| l.name.as_str()),
+                encoding: plan.encoding.name(),
+                limit: plan.budget,
                 warnings: &warnings,
                 truncated: &truncated,
-                superseded_by: superseded
-                    .then(|| successors.iter().map(|(id, _)| id.as_str()).collect()),
+                superseded_by: superseded.ids(),
                 seeds: start.query.as_ref().map(|_| seed_ids.as_slice()),
                 confidence: start.confidence,
                 similarity: &start.similarity,
@@ -486,30 +389,183 @@ pub fn assemble_from(
             &ranked,
             &fitted,
         ),
-        Format::Markdown | Format::Text => fitted.document.clone(),
     };
-    let mut files: Vec<String> = needed
+    Ok(ContextOutput {
+        notes: Vec::new(),
+        confidence: start.confidence,
+        placed: ranked
+            .iter()
+            .zip(&fitted.details)
+            .map(|(r, d)| (graph.node(r.node).id.clone(), *d))
+            .collect(),
+        text,
+        used: fitted.used,
+        budget: plan.budget,
+        omitted: fitted.details.iter().filter(|d| d.is_none()).count(),
+        warnings,
+        files: source_files(graph, &needed.nodes),
+    })
+}
+
+/// The nodes a context's rendering may name, loaded at once.
+struct Needed {
+    /// Selected nodes, the nodes their reasons pass through, sampled hubs and successors;
+    /// sorted, no duplicates.
+    nodes: Vec<NodeIx>,
+    /// What supersedes the target (supersedes is never followed, so these are not in the
+    /// selection), in index order.
+    successors: Vec<NodeIx>,
+}
+
+impl Needed {
+    fn of(
+        corpus: &dyn Corpus,
+        selection: &Selection,
+        target: NodeIx,
+    ) -> Result<Needed, brief_model::StoreError> {
+        let mut nodes: Vec<NodeIx> = Vec::new();
+        for reached in &selection.reached {
+            nodes.push(reached.node);
+            for reason in &reached.reasons {
+                if let crate::traverse::Reason::Edge { from, via, .. } = reason {
+                    nodes.push(*from);
+                    nodes.extend(via);
+                }
+            }
+        }
+        nodes.extend(selection.truncated.iter().map(|t| t.node));
+        let successors: Vec<NodeIx> = corpus
+            .edges_in(target)?
+            .into_iter()
+            .filter(|e| e.relation == brief_model::Relation::Supersedes && e.from != target)
+            .map(|e| e.from)
+            // An ADR's "Superseded by" line is stored from the old record to the new one.
+            .chain(
+                corpus
+                    .edges_out(target)?
+                    .into_iter()
+                    .filter(|e| e.relation.name() == "superseded_by" && e.to != target)
+                    .map(|e| e.to),
+            )
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        nodes.extend(&successors);
+        nodes.sort_unstable();
+        nodes.dedup();
+        Ok(Needed { nodes, successors })
+    }
+}
+
+/// One warning per link to a missing node.
+fn dangling_warnings(graph: &dyn brief_model::NodeStore, selection: &Selection) -> Vec<String> {
+    selection
+        .dangling
+        .iter()
+        .map(|d| {
+            let from = graph.node(d.from);
+            format!(
+                "{}: {} {} {}, which does not exist; its context is missing (run `brief check`)",
+                from.location, from.id, d.relation, d.target
+            )
+        })
+        .collect()
+}
+
+/// Sampled fan-outs in the rank order of the node whose links were sampled.
+fn truncation_notes(
+    graph: &dyn brief_model::NodeStore,
+    ranked: &[Ranked],
+    truncations: Vec<crate::traverse::Truncation>,
+) -> Vec<TruncationNote> {
+    let position = |ix: NodeIx| {
+        ranked
+            .iter()
+            .position(|r| r.node == ix)
+            .unwrap_or(ranked.len())
+    };
+    let mut truncations: Vec<(usize, usize, crate::traverse::Truncation)> = truncations
+        .into_iter()
+        .enumerate()
+        .map(|(k, t)| (position(t.node), k, t))
+        .collect();
+    truncations.sort_by_key(|(at, k, _)| (*at, *k));
+    truncations
+        .iter()
+        .map(|(_, _, t)| {
+            let node = graph.node(t.node);
+            TruncationNote {
+                id: node.id.clone(),
+                kind: node.kind.name().to_string(),
+                title: node.title.clone(),
+                relation: t.relation.name().to_string(),
+                total: t.total,
+                kept: t.kept,
+            }
+        })
+        .collect()
+}
+
+/// A sampled fan-out's sentence in the document.
+fn truncation_line(t: &TruncationNote) -> String {
+    format!(
+        "{} ({}: {}) has {} `{}` links; the {} best-ranked were followed",
+        t.id,
+        t.kind,
+        crate::render::short_title(&t.title),
+        t.total,
+        t.relation,
+        t.kept
+    )
+}
+
+/// Whether the target is superseded, and by what (id, title), sorted.
+struct Superseded {
+    superseded: bool,
+    successors: Vec<(String, String)>,
+}
+
+impl Superseded {
+    fn of(graph: &dyn brief_model::NodeStore, target: NodeIx, successors: &[NodeIx]) -> Self {
+        let superseded = !successors.is_empty()
+            || graph
+                .node(target)
+                .status
+                .as_deref()
+                .is_some_and(|s| s.eq_ignore_ascii_case("superseded"));
+        let mut named: Vec<(String, String)> = successors
+            .iter()
+            .map(|&s| (graph.node(s).id.clone(), graph.node(s).title.clone()))
+            .collect();
+        named.sort();
+        named.dedup();
+        Superseded {
+            superseded,
+            successors: named,
+        }
+    }
+
+    /// The successors for the document's banner, when the target is superseded.
+    fn banner(&self) -> Option<Vec<(String, String)>> {
+        self.superseded.then(|| self.successors.clone())
+    }
+
+    /// The successors' ids for the audit, when the target is superseded.
+    fn ids(&self) -> Option<Vec<&str>> {
+        self.superseded
+            .then(|| self.successors.iter().map(|(id, _)| id.as_str()).collect())
+    }
+}
+
+/// The source files of these nodes, sorted, each once.
+fn source_files(graph: &dyn brief_model::NodeStore, nodes: &[NodeIx]) -> Vec<String> {
+    let mut files: Vec<String> = nodes
         .iter()
         .map(|&ix| graph.node(ix).location.path.clone())
         .collect();
     files.sort();
     files.dedup();
-    let placed = ranked
-        .iter()
-        .zip(&fitted.details)
-        .map(|(r, d)| (graph.node(r.node).id.clone(), *d))
-        .collect();
-    Ok(ContextOutput {
-        notes: Vec::new(),
-        confidence: start.confidence,
-        placed,
-        text,
-        used: fitted.used,
-        budget,
-        omitted,
-        warnings,
-        files,
-    })
+    files
 }
 
 /// What `brief show` prints: one node at one detail level.
@@ -527,10 +583,10 @@ pub fn show(
     card.facts
         .push(("source".into(), node.location.path.clone()));
     let markdown = crate::render::write_card(&card, &node.kind, detail, Style::Markdown);
-    Ok(match format {
-        Format::Markdown => markdown,
-        Format::Text => crate::render::write_card(&card, &node.kind, detail, Style::Text),
-        Format::Json => {
+    Ok(match format.document() {
+        Some(Style::Markdown) => markdown,
+        Some(style) => crate::render::write_card(&card, &node.kind, detail, style),
+        None => {
             // Through the count cache, as contexts count: a card counted before costs no
             // tokenizer.
             let counter = Counter::with_store(encoding, corpus.counts());

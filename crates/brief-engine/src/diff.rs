@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use crate::context::{assemble, plan, select, ContextRequest};
 use crate::impact::{explorers, Plans};
-use crate::render::Format;
+use crate::render::{Format, Style};
 use brief_model::{Graph, Node, StoreError};
 use brief_project::Defaults;
 
@@ -525,9 +525,9 @@ pub(crate) fn render_since(s: &Since, format: Format) -> String {
             .collect::<Vec<_>>()
             .join(" ")
     };
-    match format {
-        Format::Json => format!("{}\n", serde_json::to_string_pretty(s).unwrap_or_default()),
-        Format::Text => {
+    match format.document() {
+        None => format!("{}\n", serde_json::to_string_pretty(s).unwrap_or_default()),
+        Some(Style::Text) => {
             let mut out = format!(
                 "{} node(s) changed since {}; {} target context(s) change\n",
                 s.nodes.len(),
@@ -547,7 +547,8 @@ pub(crate) fn render_since(s: &Since, format: Format) -> String {
             }
             out
         }
-        Format::Markdown => {
+        // Markdown, and any other document style: a pull-request comment.
+        Some(_) => {
             let mut out = format!(
                 "### Context changes since `{}`\n\n{} node(s) changed; {} target context(s) change.\n",
                 s.from,

@@ -895,9 +895,9 @@ impl Engine {
                 }
                 Ok::<_, EngineError>(crate::impact::impact(&engine.index, &plans, &nodes)?)
             })??;
-            Ok(match request.format {
-                Format::Json => crate::impact::render_json(&impact),
-                Format::Markdown | Format::Text => crate::impact::render_text(&impact),
+            Ok(match request.format.document() {
+                None => crate::impact::render_json(&impact),
+                Some(_) => crate::impact::render_text(&impact),
             })
         })
     }
@@ -934,9 +934,9 @@ impl Engine {
                 .and_then(|(_, d)| *d);
             explanation.detail = Some(crate::explain::detail_name(detail));
         }
-        Ok(match request.format {
-            Format::Json => crate::explain::render_json(&explanation),
-            Format::Markdown | Format::Text => crate::explain::render_text(&explanation),
+        Ok(match request.format.document() {
+            None => crate::explain::render_json(&explanation),
+            Some(_) => crate::explain::render_text(&explanation),
         })
     }
 

@@ -24,7 +24,7 @@
 
 use crate::rank::Class;
 pub(crate) use crate::render::Fitted;
-use crate::render::{Layout, Unit};
+use crate::render::{Cut, Layout, Unit};
 use crate::traverse::Reason;
 use brief_count::Counter;
 use brief_model::Detail;
@@ -244,10 +244,11 @@ pub(crate) fn fit(
     let whole = Plan {
         details: vec![Some(requested); items],
         listed: 0,
+        cut: None,
     };
     let whole_cost = meter.measure(&whole);
     if whole_cost <= budget {
-        return Ok(finish(layout, &mut meter, whole, whole_cost, None));
+        return Ok(finish(layout, &mut meter, whole, whole_cost));
     }
     // Every state of the walk is also measured with the omitted nodes at meta: count every
     // meta line up front, on all cores. (Summaries are counted as the walk reaches them; a
@@ -306,7 +307,7 @@ pub(crate) fn fit(
     // vanish until the walk reaches it). So there the cut only lengthens a node already
     // shown, and the room goes to names.
     let settled = walked || named;
-    let (mut used, cut) = cut_short(&mut meter, &mut plan, &steps[next..], settled, used, budget);
+    let mut used = cut_short(&mut meter, &mut plan, &steps[next..], settled, used, budget);
     let omitted = plan.omitted();
     if plan.listed < omitted {
         let from = plan.listed;
@@ -314,10 +315,9 @@ pub(crate) fn fit(
         used = meter.measure(&plan);
     }
 
-    Ok(finish(layout, &mut meter, plan, used, cut))
+    Ok(finish(layout, &mut meter, plan, used))
 }
 
-/// Counts every item's block at `level` up front, on all cores.
 /// The walk's first state and its cost: the target at meta and the rest omitted, or
 /// everything at meta when that is smaller still (a few short nodes cost less than the
 /// Omitted section; then the meta steps are dropped from `steps`). Which one does not depend
@@ -333,6 +333,7 @@ fn smallest_state(
     let mut plan = Plan {
         details: start,
         listed: 0,
+        cut: None,
     };
     let listing_none = meter.measure(&plan);
     plan.listed = items - 1;
@@ -341,6 +342,7 @@ fn smallest_state(
     let all_meta = Plan {
         details: vec![Some(Detail::Meta); items],
         listed: 0,
+        cut: None,
     };
     if items > 1 {
         let all_meta_cost = meter.measure(&all_meta);
@@ -353,6 +355,7 @@ fn smallest_state(
     (plan, smallest)
 }
 
+/// Counts every item's block at `level` up front, on all cores.
 fn prime(layout: &Layout<'_>, counter: &Counter<'_>, level: Detail) {
     let blocks: Vec<_> = (0..layout.ranked().len())
         .map(|i| layout.block(i, level))
@@ -361,16 +364,15 @@ fn prime(layout: &Layout<'_>, counter: &Counter<'_>, level: Detail) {
 }
 
 /// The fill after the walk: the first of `rest` (the step that did not fit) cut short, or else
-/// a later pending block of a node already shown; its tokens and the item cut, if any.
+/// a later pending block of a node already shown, left in `plan.cut`; the tokens of the plan.
 fn cut_short(
     meter: &mut Meter<'_, '_>,
     plan: &mut Plan,
     rest: &[Step],
     settled: bool,
-    mut used: usize,
+    used: usize,
     budget: usize,
-) -> (usize, Option<usize>) {
-    let mut cut = None;
+) -> usize {
     let pending: Vec<Step> = rest
         .first()
         .filter(|s| settled || plan.details[s.item].is_some())
@@ -382,14 +384,10 @@ fn cut_short(
         .take(CUT_TRIES)
         .copied()
         .collect();
-    for step in pending {
-        if let Some(filled) = fill_with_cut(meter, plan, step, used, budget) {
-            used = filled;
-            cut = Some(step.item);
-            break;
-        }
-    }
-    (used, cut)
+    pending
+        .into_iter()
+        .find_map(|step| fill_with_cut(meter, plan, step, used, budget))
+        .unwrap_or(used)
 }
 
 /// Where the walk stopped: the first step that did not fit (`steps.len()` when all did),
@@ -445,14 +443,8 @@ fn walk(
 }
 
 /// The document of a chosen plan, with each item's tokens.
-fn finish(
-    layout: &Layout<'_>,
-    meter: &mut Meter<'_, '_>,
-    plan: Plan,
-    used: usize,
-    cut: Option<usize>,
-) -> Fitted {
-    let units = layout.units(&plan.details, plan.listed);
+fn finish(layout: &Layout<'_>, meter: &mut Meter<'_, '_>, plan: Plan, used: usize) -> Fitted {
+    let units = layout.units(&plan.details, plan.listed, plan.cut.as_ref());
     let document = layout.document(&units);
     debug_assert_eq!(
         used,
@@ -460,9 +452,10 @@ fn finish(
         "the sum of unit counts is the document's count"
     );
     let tokens = (0..plan.details.len())
-        .map(|i| match plan.details[i] {
-            Some(d) => meter.unit(&Unit::Block(i, d)),
-            None => 0,
+        .map(|i| match (plan.details[i], &plan.cut) {
+            (Some(_), Some(cut)) if cut.item == i => meter.unit(&Unit::Cut(cut.text.clone())),
+            (Some(d), _) => meter.unit(&Unit::Block(i, d)),
+            (None, _) => 0,
         })
         .collect();
     let omitted = plan.omitted();
@@ -472,7 +465,7 @@ fn finish(
         tokens,
         document,
         used,
-        cut,
+        cut: plan.cut.map(|cut| cut.item),
     }
 }
 
@@ -482,6 +475,9 @@ struct Plan {
     details: Vec<Option<Detail>>,
     /// The first `listed` omitted items (in rank order) are listed; the rest are counted.
     listed: usize,
+    /// The block cut short to fill the budget, if any (its item's detail is the level it
+    /// was cut from).
+    cut: Option<Cut>,
 }
 
 impl Plan {
@@ -509,6 +505,7 @@ impl Plan {
                 .map(|d| d.or(Some(Detail::Meta)))
                 .collect(),
             listed: 0,
+            cut: None,
         }
     }
 }
@@ -555,42 +552,40 @@ fn fill_with_cut(
 ) -> Option<usize> {
     let layout = meter.layout;
     let Step { item: i, level } = step;
-    let full = layout.full_block(i, level);
+    let full = layout.block(i, level);
     // A cut must keep some content past the heading and facts, or it says less than the
     // level it replaces; a cut meta line must keep the node's title.
-    let head = match level {
-        Detail::Meta => layout.meta_head(&full),
-        _ => full.find("\n\n").map_or(full.len(), |at| at + 2) + 20,
-    };
+    let head = layout.head(&full, level);
     let full_len = full.len();
     let old = plan.details[i];
     plan.details[i] = Some(level);
-    let measure_cut = |meter: &mut Meter<'_, '_>, keep: usize| {
-        layout.set_cut(i, layout.cut_block(i, level, keep));
+    let measure_cut = |meter: &mut Meter<'_, '_>, plan: &mut Plan, keep: usize| {
+        plan.cut = Some(layout.cut_block(i, level, keep));
         meter.measure(plan)
     };
-    // Nothing can fit when even the head alone is over.
-    if head >= full_len || measure_cut(meter, head + 1) > budget {
-        layout.clear_cut();
+    let give_up = |plan: &mut Plan| {
+        plan.cut = None;
         plan.details[i] = old;
-        return None;
+        None
+    };
+    // Nothing can fit when even the head alone is over.
+    if head >= full_len || measure_cut(meter, plan, head + 1) > budget {
+        return give_up(plan);
     }
     let (mut lo, mut hi) = (head + 1, full_len);
     while lo < hi {
         let mid = (lo + hi).div_ceil(2);
-        if measure_cut(meter, mid) <= budget {
+        if measure_cut(meter, plan, mid) <= budget {
             lo = mid;
         } else {
             hi = mid - 1;
         }
     }
-    let filled = measure_cut(meter, lo);
+    let filled = measure_cut(meter, plan, lo);
     if lo < full_len && filled <= budget && filled > used {
         Some(filled)
     } else {
-        layout.clear_cut();
-        plan.details[i] = old;
-        None
+        give_up(plan)
     }
 }
 
@@ -608,17 +603,12 @@ const UNCOUNTED: usize = usize::MAX;
 
 impl Meter<'_, '_> {
     fn unit(&mut self, unit: &Unit) -> usize {
-        if let Unit::Block(i, _) = unit {
-            if self.layout.cut_item() == Some(*i) {
-                return self.counter.count(&self.layout.text(unit));
-            }
-        }
         let (i, slot) = match unit {
             Unit::Block(i, Detail::Meta) => (*i, 0),
             Unit::Block(i, Detail::Summary) => (*i, 1),
             Unit::Block(i, Detail::Full) => (*i, 2),
             Unit::Omitted(i) => (*i, 3),
-            Unit::Text(text) => return self.counter.count(text),
+            Unit::Text(text) | Unit::Cut(text) => return self.counter.count(text),
         };
         if let Some(&n) = self.cache.get(i).map(|c| &c[slot]) {
             if n != UNCOUNTED {
@@ -636,7 +626,9 @@ impl Meter<'_, '_> {
     /// newline rather than the blank line its last unit ends with, so the last unit is
     /// counted as trimmed.
     fn measure(&mut self, plan: &Plan) -> usize {
-        let units = self.layout.units(&plan.details, plan.listed);
+        let units = self
+            .layout
+            .units(&plan.details, plan.listed, plan.cut.as_ref());
         let Some((last, rest)) = units.split_last() else {
             return 0;
         };

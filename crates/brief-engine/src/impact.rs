@@ -20,7 +20,7 @@ use crate::traverse::{Depth, Direction, Reason, Selection, TraverseOptions};
 use inverse::{Inverse, Verdict, Walks};
 
 mod inverse;
-use brief_model::{Corpus, GraphView, NodeIx, Origin, Relation, Scope, StoreError};
+use brief_model::{Corpus, GraphView, NodeIx, Origin, Relation, Scope, Shape, StoreError};
 use brief_project::Defaults;
 
 /// A target whose context holds at least one of the asked nodes.
@@ -77,15 +77,10 @@ impl Plans {
             Some(name) => Some(brief_model::lens::find(name, &defaults.lenses)?),
             None => None,
         };
-        let by_origin = [
-            Origin::SpecGraph,
-            Origin::Artifact,
-            Origin::Markdown,
-            Origin::Tana,
-        ]
-        .into_iter()
-        .map(|origin| Ok((origin, plan_for(defaults, request, lens.clone(), origin)?)))
-        .collect::<Result<Vec<_>, ContextError>>()?;
+        let by_origin = Origin::ALL
+            .into_iter()
+            .map(|origin| Ok((origin, plan_for(defaults, request, lens.clone(), origin)?)))
+            .collect::<Result<Vec<_>, ContextError>>()?;
         let possible = by_origin.iter().map(|(origin, _)| *origin).collect();
         Ok(Plans {
             by_origin,
@@ -154,7 +149,7 @@ pub fn impact(
     let candidates: Vec<NodeIx> = candidates.into_iter().collect();
     // A target's origin picks its plan. Rules 1–4 do not depend on it, so without Tana
     // targets it is looked up only for a target that needs rule 5; with them, for every one.
-    let tana_possible = plans.possible.contains(&Origin::Tana);
+    let tana_possible = plans.possible.iter().any(|o| o.shape() == Shape::Outline);
     let mut origins = Origins::new(corpus, plans, &candidates)?;
     let shared = plans.rules().next().map(|p| p.options);
     let mut targets: Vec<Affected> = Vec::new();

@@ -89,7 +89,7 @@ impl Index {
         remove_index_file(&cache, INDEX_FILE);
         // Left by a build that was killed: under the lock nobody else is writing it.
         remove_index_file(&cache, BUILD_FILE);
-        let conn = open_sqlite(&cache.real_path(BUILD_FILE), true).and_then(|conn| {
+        let conn = open_sqlite(&cache.real_path(BUILD_FILE), Create::Yes).and_then(|conn| {
             conn.pragma_update(None, "page_size", PAGE_SIZE)?;
             conn.pragma_update(None, "journal_mode", "MEMORY")?;
             conn.pragma_update(None, "synchronous", "OFF")?;

@@ -357,12 +357,12 @@ fn read_only_notice(shown: &str, why: &str) -> String {
 }
 
 /// Opens an SQLite file by its real path, refusing a symlink anywhere on it.
-fn open_sqlite(path: &Path, create: bool) -> rusqlite::Result<Connection> {
+fn open_sqlite(path: &Path, create: Create) -> rusqlite::Result<Connection> {
     use rusqlite::OpenFlags;
     let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE
         | OpenFlags::SQLITE_OPEN_NO_MUTEX
         | OpenFlags::SQLITE_OPEN_NOFOLLOW;
-    if create {
+    if create == Create::Yes {
         flags |= OpenFlags::SQLITE_OPEN_CREATE;
     }
     Connection::open_with_flags(path, flags)
@@ -432,7 +432,25 @@ fn damage(path: &str, message: impl Into<String>) -> IndexError {
 }
 
 /// A cached edge list: (node, outgoing, the one relation asked or `None` for all).
-type EdgeKey = (NodeIx, bool, Option<Relation>);
+type EdgeKey = (NodeIx, Side, Option<Relation>);
+
+/// Which edges of a node: those leaving it or those arriving at it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Side {
+    /// The node is the edge's source.
+    Out,
+    /// The node is the edge's target.
+    In,
+}
+
+/// Whether opening an SQLite file may create it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Create {
+    /// A new file is made when none exists.
+    Yes,
+    /// Only an existing file opens.
+    No,
+}
 
 fn err(path: &str, e: rusqlite::Error) -> IndexError {
     IndexError {
@@ -566,7 +584,7 @@ impl Index {
             Some(EntryKind::File) if is_read_only(&e) => Unusable::ReadOnly(e),
             Some(_) => Unusable::Other(e),
         };
-        let conn = open_sqlite(&path, false).map_err(unusable)?;
+        let conn = open_sqlite(&path, Create::No).map_err(unusable)?;
         conn.busy_timeout(std::time::Duration::from_secs(10))
             .map_err(unusable)?;
         // Readers never write the file: the log is checkpointed by writers only, so the

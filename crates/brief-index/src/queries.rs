@@ -293,8 +293,8 @@ impl Index {
         Ok(node)
     }
 
-    pub(super) fn edges(&self, ix: NodeIx, out: bool) -> Result<Vec<Edge>, StoreError> {
-        self.cached_edges(ix, out, None)
+    pub(super) fn edges(&self, ix: NodeIx, side: Side) -> Result<Vec<Edge>, StoreError> {
+        self.cached_edges(ix, side, None)
     }
 
     /// The edges of one relation at a node: filtered from the node's whole list when that
@@ -303,31 +303,31 @@ impl Index {
     pub(super) fn edges_of(
         &self,
         ix: NodeIx,
-        out: bool,
+        side: Side,
         relation: &Relation,
     ) -> Result<Vec<Edge>, StoreError> {
-        if let Some(edges) = self.edge_cache.borrow().get(&(ix, out, None)) {
+        if let Some(edges) = self.edge_cache.borrow().get(&(ix, side, None)) {
             return Ok(edges
                 .iter()
                 .filter(|e| &e.relation == relation)
                 .cloned()
                 .collect());
         }
-        self.cached_edges(ix, out, Some(relation))
+        self.cached_edges(ix, side, Some(relation))
     }
 
     fn cached_edges(
         &self,
         ix: NodeIx,
-        out: bool,
+        side: Side,
         relation: Option<&Relation>,
     ) -> Result<Vec<Edge>, StoreError> {
-        let key = (ix, out, relation.cloned());
+        let key = (ix, side, relation.cloned());
         if let Some(edges) = self.edge_cache.borrow().get(&key) {
             return Ok(edges.clone());
         }
         let edges = self
-            .read_edges(ix, out, relation)
+            .read_edges(ix, side, relation)
             .map_err(|e| self.fail(e))?;
         self.edge_cache.borrow_mut().insert(key, edges.clone());
         Ok(edges)
@@ -338,26 +338,26 @@ impl Index {
     pub(super) fn read_edges(
         &self,
         ix: NodeIx,
-        out: bool,
+        side: Side,
         relation: Option<&Relation>,
     ) -> Result<Vec<Edge>, rusqlite::Error> {
         // `CAST(?1 …)`, not a bare `?1`: SQLite built with STAT4 re-plans a statement whose
         // plan may depend on a bound value on every run, which cost more than the query.
         // One relation is `e.rel = ?2`, a range of the edges' key or of `edges_dst`.
-        let sql = match (out, relation.is_some()) {
-            (true, false) => {
+        let sql = match (side, relation.is_some()) {
+            (Side::Out, false) => {
                 "SELECT e.dst, e.rel, n.id, n.kind FROM edges e JOIN nodes n ON n.ix = e.dst
                  WHERE e.src = CAST(?1 AS INTEGER) ORDER BY n.id, e.rel"
             }
-            (false, false) => {
+            (Side::In, false) => {
                 "SELECT e.src, e.rel, n.id, n.kind FROM edges e JOIN nodes n ON n.ix = e.src
                  WHERE e.dst = CAST(?1 AS INTEGER) ORDER BY n.id, e.rel"
             }
-            (true, true) => {
+            (Side::Out, true) => {
                 "SELECT e.dst, e.rel, n.id, n.kind FROM edges e JOIN nodes n ON n.ix = e.dst
                  WHERE e.src = CAST(?1 AS INTEGER) AND e.rel = CAST(?2 AS TEXT) ORDER BY n.id"
             }
-            (false, true) => {
+            (Side::In, true) => {
                 "SELECT e.src, e.rel, n.id, n.kind FROM edges e JOIN nodes n ON n.ix = e.src
                  WHERE e.dst = CAST(?1 AS INTEGER) AND e.rel = CAST(?2 AS TEXT) ORDER BY n.id"
             }
@@ -381,7 +381,10 @@ impl Index {
             self.ids.borrow_mut().insert(other, id);
             self.kinds.borrow_mut().insert(other, Kind::parse(&kind));
             let relation = Relation::from_key(&rel);
-            let (from, to) = if out { (ix, other) } else { (other, ix) };
+            let (from, to) = match side {
+                Side::Out => (ix, other),
+                Side::In => (other, ix),
+            };
             edges.push(Edge { from, to, relation });
         }
         Ok(edges)

@@ -104,7 +104,7 @@ fn a_write_through_a_read_only_connection_is_read_only() {
 #[test]
 fn a_file_that_cannot_be_created_is_read_only() {
     let dir = tempfile::tempdir().unwrap();
-    let e = open_sqlite(&dir.path().join("missing/index.db"), true).unwrap_err();
+    let e = open_sqlite(&dir.path().join("missing/index.db"), Create::Yes).unwrap_err();
     assert_eq!(
         e.sqlite_error_code(),
         Some(rusqlite::ErrorCode::CannotOpen),
@@ -120,7 +120,7 @@ fn a_symlink_refused_is_neither_damage_nor_read_only() {
     let path = database(dir.path(), 1);
     let link = dir.path().join("link.db");
     std::os::unix::fs::symlink(&path, &link).unwrap();
-    let e = open_sqlite(&link, false).unwrap_err();
+    let e = open_sqlite(&link, Create::No).unwrap_err();
     assert_eq!(
         e.sqlite_error_code(),
         Some(rusqlite::ErrorCode::CannotOpen),

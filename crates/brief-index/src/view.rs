@@ -40,19 +40,19 @@ impl GraphView for Index {
     }
 
     fn edges_out(&self, ix: NodeIx) -> Result<Vec<Edge>, StoreError> {
-        self.edges(ix, true)
+        self.edges(ix, Side::Out)
     }
 
     fn edges_in(&self, ix: NodeIx) -> Result<Vec<Edge>, StoreError> {
-        self.edges(ix, false)
+        self.edges(ix, Side::In)
     }
 
     fn edges_out_of(&self, ix: NodeIx, relation: &Relation) -> Result<Vec<Edge>, StoreError> {
-        self.edges_of(ix, true, relation)
+        self.edges_of(ix, Side::Out, relation)
     }
 
     fn edges_in_of(&self, ix: NodeIx, relation: &Relation) -> Result<Vec<Edge>, StoreError> {
-        self.edges_of(ix, false, relation)
+        self.edges_of(ix, Side::In, relation)
     }
 
     fn identity(&self) -> Result<Option<NodeIx>, StoreError> {

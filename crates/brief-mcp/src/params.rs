@@ -33,6 +33,18 @@ pub(crate) enum FormatParam {
     Markdown,
     Json,
     Text,
+    Xml,
+}
+
+impl From<FormatParam> for brief::Format {
+    fn from(p: FormatParam) -> brief::Format {
+        match p {
+            FormatParam::Markdown => brief::Format::Markdown,
+            FormatParam::Json => brief::Format::Json,
+            FormatParam::Text => brief::Format::Text,
+            FormatParam::Xml => brief::Format::Xml,
+        }
+    }
 }
 
 /// The output format of `search`, `check`, `explain`, `diff` and the session tools.
@@ -109,7 +121,7 @@ pub(crate) struct ContextParams {
     #[serde(flatten)]
     pub fit: Fit,
     /// "markdown" (default): the document; "json": the audit view (why each node is in,
-    /// what was left out); "text": compact blocks.
+    /// what was left out); "text": compact blocks; "xml": each node a `<document>` element.
     #[serde(default)]
     pub format: FormatParam,
     /// When `target` is words: how many best search hits start the context together

@@ -319,11 +319,7 @@ fn encoding(p: EncodingParam) -> Result<Encoding, Failure> {
 }
 
 fn format(p: FormatParam) -> Format {
-    match p {
-        FormatParam::Markdown => Format::Markdown,
-        FormatParam::Json => Format::Json,
-        FormatParam::Text => Format::Text,
-    }
+    p.into()
 }
 
 fn list_format(p: ListFormatParam) -> Format {

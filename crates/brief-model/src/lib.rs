@@ -66,6 +66,40 @@ pub enum Origin {
     Tana,
 }
 
+impl Origin {
+    /// Every origin.
+    pub const ALL: [Origin; 4] = [
+        Origin::SpecGraph,
+        Origin::Artifact,
+        Origin::Markdown,
+        Origin::Tana,
+    ];
+
+    /// What the nodes of this origin are, for the stages that treat sources differently: the
+    /// one place an origin is mapped to a treatment (a new origin adds its arm here).
+    pub fn shape(self) -> Shape {
+        match self {
+            Origin::SpecGraph => Shape::Graph,
+            Origin::Artifact | Origin::Markdown => Shape::Documents,
+            Origin::Tana => Shape::Outline,
+        }
+    }
+}
+
+/// What a source's nodes are, as the layout, the cards and the walk see them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// Typed nodes of a graph (Spec Graph): sections by type, the target in a section of its
+    /// own, its verification closing the context.
+    Graph,
+    /// Documents with frontmatter (artifacts, knowledge-base files): the artifact bundle
+    /// order, links as frontmatter keys.
+    Documents,
+    /// Items of an outline (Tana): walked both ways and laid out in rank order; their links
+    /// are their outline and references, shown in their text.
+    Outline,
+}
+
 /// What a node is. Spec Graph's 7 core and 7 extension types, the artifact kinds, or any other.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(into = "String", from = "String")]

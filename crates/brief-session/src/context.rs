@@ -430,9 +430,11 @@ fn graph_part(
     graph_request.target = task.to_string();
     graph_request.detail = Some(detail);
     graph_request.encoding = Some(settings.encoding);
-    graph_request.format = match settings.style {
-        Style::Text => Format::Text,
-        Style::Markdown => Format::Markdown,
+    // The zone document is Markdown or text; any other style is asked as Markdown.
+    graph_request.format = if settings.style == Style::Text {
+        Format::Text
+    } else {
+        Format::Markdown
     };
     let mut fitted = None;
     for _ in 0..4 {

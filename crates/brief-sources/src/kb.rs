@@ -9,6 +9,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use super::rules::{AGENT_MARKERS, RULE_FOLDERS};
 use super::{folder_stamp, rel_path, Walk};
 use brief_root::{EntryKind, Root};
 
@@ -24,21 +25,6 @@ pub(crate) const CONVENTIONAL_ADR_DIRS: [&str; 6] = [
 
 /// Folders never walked: dependencies and build output.
 const SKIPPED_DIRS: [&str; 4] = ["node_modules", "vendor", "target", "dist"];
-
-/// Agent instruction files and rule folders whose presence at the root marks a knowledge base.
-pub(crate) const AGENT_MARKERS: [&str; 8] = [
-    "AGENTS.md",
-    "CLAUDE.md",
-    ".claude/CLAUDE.md",
-    ".claude/rules",
-    ".github/copilot-instructions.md",
-    ".github/instructions",
-    ".cursor/rules",
-    ".cursorrules",
-];
-
-/// Hidden folders walked for rule files wherever they are (`apps/web/.cursor/rules/`).
-const RULE_FOLDERS: [&str; 2] = [".cursor", ".claude"];
 
 /// What a project's layout says about its knowledge base.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -184,14 +170,15 @@ fn adr_number(layout: &Layout, rel: &str) -> Option<(String, u32)> {
 /// The Markdown files of the knowledge base, sorted, with every folder walked (stamped
 /// before it was listed). Hidden folders are skipped except where rule files live:
 /// `.github/copilot-instructions.md`, `.github/instructions/**/*.instructions.md`, and at any
-/// depth `.cursor/rules/**/*.mdc`, `.claude/CLAUDE.md` and `.claude/rules/**/*.md`;
-/// dependencies, build output, templates and the files another source claims are skipped.
+/// depth the rule folders of [`RULE_FOLDERS`] (`.cursor/rules/**/*.mdc`, `.claude/CLAUDE.md`
+/// and `.claude/rules/**/*.md`, …); dependencies, build output, templates and the files
+/// another source claims are skipped.
 pub fn listing(root: &Root, layout: &Layout) -> Walk {
     let base = root.path().to_path_buf();
-    let mut hidden: Vec<std::path::PathBuf> = Vec::new();
+    let mut hidden = Vec::new();
     let mut walk = super::walk_markdown(root, &base, &SKIPPED_DIRS, &mut |path, name| {
-        if RULE_FOLDERS.contains(&name) {
-            hidden.push(path.to_path_buf());
+        if let Some(folder) = RULE_FOLDERS.iter().find(|f| f.hidden == name) {
+            hidden.push((path.to_path_buf(), folder));
         }
     });
     if root.is_file(&base.join(".cursorrules")) {
@@ -208,17 +195,14 @@ pub fn listing(root: &Root, layout: &Layout) -> Walk {
         &github.join("instructions"),
         ".instructions.md",
     );
-    for dir in hidden {
-        let claude_md = dir.join("CLAUDE.md");
-        if dir.ends_with(".claude") {
+    for (dir, folder) in hidden {
+        if let Some(name) = folder.file {
             walk.folders.push(folder_stamp(&dir));
-            if root.is_file(&claude_md) {
-                walk.files.push(claude_md);
+            if root.is_file(&dir.join(name)) {
+                walk.files.push(dir.join(name));
             }
-            rule_files(root, &mut walk, &dir.join("rules"), ".md");
-        } else {
-            rule_files(root, &mut walk, &dir.join("rules"), ".mdc");
         }
+        rule_files(root, &mut walk, &dir.join("rules"), folder.suffix);
     }
     walk.files.retain(|path| {
         let rel = rel_path(&base, path);

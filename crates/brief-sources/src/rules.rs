@@ -12,6 +12,7 @@
 //! | `.cursor/rules/**/*.mdc` | always with `alwaysApply: true`, else `globs`, else only when linked |
 //! | `.github/instructions/**/*.instructions.md` | `applyTo`; without it only when linked |
 //! | `.kiro/steering/*.md` | `inclusion: always` or no `inclusion` → always; `fileMatch` → `fileMatchPattern`; `manual` → only when linked |
+//! | `.windsurf/rules/**/*.md` | `trigger: always_on` or no `trigger` → always; `glob` → `globs`; `manual`, `model_decision` → only when linked |
 //!
 //! A rule file inside a subfolder (`apps/web/.cursor/rules/x.mdc`, `apps/web/.kiro/…`) applies
 //! from that folder: its globs are relative to it, and "always" means "files under it".
@@ -46,6 +47,11 @@ pub enum RuleFile {
     /// `<base>/.kiro/steering/*.md` (`inclusion`, `fileMatchPattern`).
     Steering {
         /// The folder holding `.kiro/`, root-relative.
+        base: String,
+    },
+    /// `<base>/.windsurf/rules/**/*.md`: Windsurf's workspace rules (`trigger`, `globs`).
+    Windsurf {
+        /// The folder holding `.windsurf/`, root-relative.
         base: String,
     },
 }
@@ -89,6 +95,9 @@ impl RuleFile {
         if let Some(base) = under(".claude/rules/") {
             return Some(RuleFile::ClaudeRule { base });
         }
+        if let Some(base) = under(".windsurf/rules/") {
+            return Some(RuleFile::Windsurf { base });
+        }
         if let Some(base) = under(".kiro/steering/") {
             // Steering files sit directly in the folder.
             let rest = &rel[rel.find(".kiro/steering/")? + ".kiro/steering/".len()..];
@@ -103,7 +112,8 @@ impl RuleFile {
             RuleFile::AgentFile { dir } => dir,
             RuleFile::ClaudeRule { base }
             | RuleFile::Cursor { base }
-            | RuleFile::Steering { base } => base,
+            | RuleFile::Steering { base }
+            | RuleFile::Windsurf { base } => base,
             RuleFile::CopilotInstructions | RuleFile::CopilotScoped => "",
         }
     }
@@ -158,6 +168,19 @@ impl RuleFile {
                     Some(_) => Applies::Linked,
                 }
             }
+            RuleFile::Windsurf { .. } => {
+                let trigger = front
+                    .get("trigger")
+                    .and_then(Value::as_str)
+                    .map(|s| s.trim().to_ascii_lowercase());
+                match trigger.as_deref() {
+                    None | Some("always_on") | Some("") => everywhere(),
+                    Some("glob") => files(globs_of(&["globs"])),
+                    // `manual` (an @mention), `model_decision` (the agent decides by its
+                    // description) and anything else.
+                    Some(_) => Applies::Linked,
+                }
+            }
         }
     }
 
@@ -178,6 +201,7 @@ impl RuleFile {
             RuleFile::ClaudeRule { .. } => &["paths", "globs"],
             RuleFile::Cursor { .. } => &["globs"],
             RuleFile::Steering { .. } => &["fileMatchPattern", "fileMatchPatterns", "filePatterns"],
+            RuleFile::Windsurf { .. } => &["globs"],
         };
         keys.iter()
             .filter_map(|key| front.get(*key))
@@ -186,8 +210,53 @@ impl RuleFile {
     }
 }
 
+/// A tool's folder of rule files: `<hidden>/rules/**/*<suffix>`, found at any depth of the
+/// tree (`apps/web/.cursor/rules/`), the knowledge base's listing walks each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RuleFolder {
+    /// The hidden folder (`.cursor`).
+    pub hidden: &'static str,
+    /// What a rule file's name ends with.
+    pub suffix: &'static str,
+    /// A file of its own directly in the hidden folder (`.claude/CLAUDE.md`), if any.
+    pub file: Option<&'static str>,
+}
+
+/// Every tool's rule folder: one row per convention.
+pub(crate) const RULE_FOLDERS: &[RuleFolder] = &[
+    RuleFolder {
+        hidden: ".cursor",
+        suffix: ".mdc",
+        file: None,
+    },
+    RuleFolder {
+        hidden: ".claude",
+        suffix: ".md",
+        file: Some("CLAUDE.md"),
+    },
+    RuleFolder {
+        hidden: ".windsurf",
+        suffix: ".md",
+        file: None,
+    },
+];
+
+/// Agent instruction files and rule folders whose presence at the root marks a knowledge base.
+pub(crate) const AGENT_MARKERS: &[&str] = &[
+    "AGENTS.md",
+    "CLAUDE.md",
+    ".claude/CLAUDE.md",
+    ".claude/rules",
+    ".github/copilot-instructions.md",
+    ".github/instructions",
+    ".cursor/rules",
+    ".cursorrules",
+    ".windsurf/rules",
+];
+
 /// Frontmatter keys that say when a rule applies: read into [`Applies`], not kept as fields.
-pub(crate) const SCOPE_KEYS: [&str; 8] = [
+pub(crate) const SCOPE_KEYS: [&str; 9] = [
+    "trigger",
     "globs",
     "applyTo",
     "paths",
@@ -402,6 +471,54 @@ mod tests {
                 json!({"inclusion": "fileMatch", "fileMatchPattern": "api/**"})
             )),
             Applies::Files(vec!["svc/api/**".into()])
+        );
+    }
+
+    #[test]
+    fn windsurf_rules_apply_by_their_trigger() {
+        assert_eq!(
+            RuleFile::of(".windsurf/rules/api.md"),
+            Some(RuleFile::Windsurf { base: "".into() })
+        );
+        assert_eq!(
+            RuleFile::of("web/.windsurf/rules/sub/ui.md"),
+            Some(RuleFile::Windsurf { base: "web".into() })
+        );
+        assert_eq!(RuleFile::of(".windsurf/workflows/deploy.md"), None);
+        assert_eq!(RuleFile::of(".windsurf/rules/notes.txt"), None);
+        let rule = RuleFile::Windsurf { base: "".into() };
+        assert_eq!(rule.applies(&Map::new()), Applies::Always);
+        assert_eq!(
+            rule.applies(&front(json!({"trigger": "always_on"}))),
+            Applies::Always
+        );
+        assert_eq!(
+            rule.applies(&front(
+                json!({"trigger": "glob", "globs": "src/api/**/*.ts"})
+            )),
+            Applies::Files(vec!["src/api/**/*.ts".into()])
+        );
+        assert_eq!(
+            rule.applies(&front(json!({"trigger": "glob"}))),
+            Applies::Linked
+        );
+        for trigger in ["manual", "model_decision"] {
+            assert_eq!(
+                rule.applies(&front(
+                    json!({"trigger": trigger, "description": "when writing SQL"})
+                )),
+                Applies::Linked,
+                "{trigger}"
+            );
+        }
+        let nested = RuleFile::Windsurf { base: "web".into() };
+        assert_eq!(
+            nested.applies(&front(json!({"trigger": "glob", "globs": "*.tsx"}))),
+            Applies::Files(vec!["web/**/*.tsx".into()])
+        );
+        assert_eq!(
+            rule.written_globs(&front(json!({"trigger": "glob", "globs": "*.sql"}))),
+            vec!["*.sql".to_string()]
         );
     }
 

@@ -459,3 +459,54 @@ fn a_rule_whose_words_match_a_task_in_words_is_a_hard_constraint() {
         "{json}"
     );
 }
+
+#[test]
+fn windsurf_rules_govern_the_files_their_trigger_names() {
+    let dir = copy_fixture(&format!("{FIXTURES}/rules/repo"));
+    let root = dir.path().to_str().unwrap();
+    let rules = dir.path().join(".windsurf/rules");
+    std::fs::create_dir_all(&rules).unwrap();
+    for (name, text) in [
+        (
+            "style.md",
+            "---\ntrigger: always_on\n---\n\n# House style\n\nWrite errors as sentences that say what to do.\n",
+        ),
+        (
+            "api.md",
+            "---\ntrigger: glob\nglobs: src/api/**/*.ts\n---\n\n# API handlers\n\nEvery handler logs its request id.\n",
+        ),
+        (
+            "sql.md",
+            "---\ntrigger: model_decision\ndescription: when writing SQL migrations\n---\n\n# SQL\n\nMigrations are append-only.\n",
+        ),
+        (
+            "release.md",
+            "---\ntrigger: manual\n---\n\n# Releases\n\nTag releases from main only.\n",
+        ),
+    ] {
+        std::fs::write(rules.join(name), text).unwrap();
+    }
+    let never = [".windsurf/rules/sql.md", ".windsurf/rules/release.md"];
+    let api = audit(root, "src/api/handler.ts", "20000");
+    holds(
+        &api,
+        &[".windsurf/rules/style.md", ".windsurf/rules/api.md"],
+    );
+    let shown_api = shown(&api);
+    assert!(
+        !never.iter().any(|id| shown_api.contains(&id.to_string())),
+        "{shown_api:?}"
+    );
+    // The glob rule governs only what it names; the always-on rule governs every file.
+    let report = audit(root, "scripts/report.py", "20000");
+    holds(&report, &[".windsurf/rules/style.md"]);
+    let shown_report = shown(&report);
+    assert!(
+        !shown_report.iter().any(|id| id == ".windsurf/rules/api.md"),
+        "{shown_report:?}"
+    );
+    // A rule applied only when asked for is still a node of its own.
+    let card = brief(&["show", ".windsurf/rules/sql.md", "--root", root]);
+    assert!(card.contains("Migrations are append-only."), "{card}");
+    assert!(card.contains("norm"), "{card}");
+}

@@ -72,7 +72,7 @@ pub(crate) fn card(
     }
     // A Tana node's links are its outline and its `[[references]]`, shown in its text;
     // listing opaque ids again would only cost tokens.
-    if node.origin != brief_model::Origin::Tana {
+    if node.origin.shape() != brief_model::Shape::Outline {
         if let Some(links) = links_line(node) {
             facts.push(("links".into(), links));
         }

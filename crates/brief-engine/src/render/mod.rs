@@ -11,6 +11,8 @@ pub mod json;
 mod markdown;
 pub mod search;
 mod text;
+mod writer;
+mod xml;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -19,10 +21,11 @@ use std::rc::Rc;
 use std::str::FromStr;
 
 use crate::rank::{Class, Ranked};
-use brief_model::{Detail, Kind, NodeIx, NodeStore, Origin};
+use brief_model::{Detail, Kind, NodeIx, NodeStore, Shape};
 
 pub use card::Part;
 pub(crate) use card::{card, Card};
+use writer::{QueryHead, Writer};
 
 /// The chosen levels and the document they give.
 #[derive(Debug, Clone, PartialEq)]
@@ -71,14 +74,29 @@ pub enum Format {
     Json,
     /// Compact text for agents: one `=== KIND: ID ===` block per node.
     Text,
+    /// XML-tagged text: the context in one `<context>` element, each node a `<document>`
+    /// with its id, kind and reason as attributes.
+    Xml,
 }
 
 impl Format {
+    /// Every format's name, in the order `--format` offers them.
+    pub const NAMES: &'static [&'static str] = &["markdown", "json", "text", "xml"];
+    /// How help names the values of `--format`.
+    pub const VALUE_NAME: &'static str = "markdown|json|text|xml";
+
+    /// The style of the document this format prints, or `None` for JSON (data: the audit,
+    /// or a command's own JSON), which embeds the Markdown document where it has one.
+    pub fn document(self) -> Option<Style> {
+        (self != Format::Json).then(|| self.style())
+    }
+
     /// The style the document itself is written in (JSON embeds the Markdown document).
     pub fn style(self) -> Style {
         match self {
             Format::Markdown | Format::Json => Style::Markdown,
             Format::Text => Style::Text,
+            Format::Xml => Style::Xml,
         }
     }
 }
@@ -91,8 +109,10 @@ impl FromStr for Format {
             "markdown" | "md" => Ok(Format::Markdown),
             "json" => Ok(Format::Json),
             "text" => Ok(Format::Text),
+            "xml" => Ok(Format::Xml),
             other => Err(format!(
-                "unknown format `{other}`: use markdown, json or text"
+                "unknown format `{other}`: use {}",
+                one_of(Format::NAMES)
             )),
         }
     }
@@ -104,7 +124,17 @@ impl fmt::Display for Format {
             Format::Markdown => "markdown",
             Format::Json => "json",
             Format::Text => "text",
+            Format::Xml => "xml",
         })
+    }
+}
+
+/// `a, b or c`.
+fn one_of(names: &[&str]) -> String {
+    match names.split_last() {
+        Some((last, [])) => (*last).to_string(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
     }
 }
 
@@ -115,6 +145,19 @@ pub enum Style {
     Markdown,
     /// Compact text: one `=== KIND: ID ===` block per node.
     Text,
+    /// XML: one `<document>` element per node inside `<context>`.
+    Xml,
+}
+
+impl Style {
+    /// The writer of this style: the one place a style is told apart.
+    fn writer(self) -> &'static dyn Writer {
+        match self {
+            Style::Markdown => &markdown::Markdown,
+            Style::Text => &text::Text,
+            Style::Xml => &xml::Xml,
+        }
+    }
 }
 
 /// The sections of a document. Their order depends on the kind of project (see
@@ -247,15 +290,13 @@ pub struct Extras {
 /// The sections of one context and the blocks of its nodes.
 pub struct Layout<'a> {
     graph: &'a dyn NodeStore,
-    style: Style,
+    writer: &'static dyn Writer,
     ranked: &'a [Ranked],
     target: NodeIx,
     /// Sections in document order, each with its items (indices into `ranked`) in rank order.
     sections: Vec<(Section, Vec<usize>)>,
     header: Rc<str>,
     blocks: RefCell<HashMap<(usize, Detail), Rc<str>>>,
-    /// One item whose block is cut short to fill the budget, and its cut text.
-    cut: RefCell<Option<(usize, Rc<str>)>>,
     extras: Extras,
 }
 
@@ -268,8 +309,9 @@ impl<'a> Layout<'a> {
         style: Style,
     ) -> Layout<'a> {
         let target_node = graph.node(target);
-        let artifact = matches!(target_node.origin, Origin::Artifact | Origin::Markdown);
-        let tana = target_node.origin == Origin::Tana;
+        let shape = target_node.origin.shape();
+        let artifact = shape == Shape::Documents;
+        let tana = shape == Shape::Outline;
         let order: &[Section] = if tana {
             &TANA_ORDER
         } else if artifact {
@@ -296,28 +338,18 @@ impl<'a> Layout<'a> {
             }
         }
         sections.retain(|(_, members)| !members.is_empty());
-        let header = match style {
-            Style::Markdown => format!(
-                "# Context for {}: {}\n\n",
-                target_node.id,
-                card::one_line(&target_node.title)
-            ),
-            Style::Text => format!(
-                "context: {} ({})\n\n",
-                target_node.id,
-                card::one_line(&target_node.title)
-            ),
-        }
-        .into();
+        let writer = style.writer();
+        let header = writer
+            .header(&target_node.id, &card::one_line(&target_node.title))
+            .into();
         Layout {
             graph,
-            style,
+            writer,
             ranked,
             target,
             sections,
             header,
             blocks: RefCell::new(HashMap::new()),
-            cut: RefCell::new(None),
             extras: Extras::default(),
         }
     }
@@ -339,23 +371,20 @@ impl<'a> Layout<'a> {
                 }
                 _ => "",
             };
-            let confidence = extras.confidence.name();
-            self.header = match self.style {
-                Style::Markdown => format!(
-                    "# Context for \"{query}\": {}: {}\n\nStart nodes, found by words ({confidence} match{trust}): {seeds}\n\n",
-                    target.id,
-                    card::one_line(&target.title)
-                ),
-                Style::Text => format!(
-                    "context: \"{query}\" → {} ({})\nstart nodes ({confidence} match{trust}): {seeds}\n\n",
-                    target.id,
-                    card::one_line(&target.title)
-                ),
-            }
-            .into();
+            self.header = self
+                .writer
+                .query_header(&QueryHead {
+                    query,
+                    id: &target.id,
+                    title: &card::one_line(&target.title),
+                    confidence: extras.confidence.name(),
+                    trust,
+                    seeds: &seeds,
+                })
+                .into();
         }
         if let Some(successors) = &extras.superseded_by {
-            let banner = superseded_banner(self.graph.node(self.target), successors, self.style);
+            let banner = superseded_banner(self.graph.node(self.target), successors, self.writer);
             self.header = format!("{}{banner}", self.header).into();
         }
         self.extras = extras;
@@ -369,11 +398,6 @@ impl<'a> Layout<'a> {
 
     /// The block of one item at one detail level (cached).
     pub fn block(&self, item: usize, detail: Detail) -> Rc<str> {
-        if let Some((cut_item, text)) = &*self.cut.borrow() {
-            if *cut_item == item {
-                return text.clone();
-            }
-        }
         if let Some(block) = self.blocks.borrow().get(&(item, detail)) {
             return block.clone();
         }
@@ -387,10 +411,7 @@ impl<'a> Layout<'a> {
         );
         let kind = &self.graph.node(ranked.node).kind;
         let bare = self.is_bare(ranked.node);
-        let mut text = match self.style {
-            Style::Markdown => markdown::block(&card, detail, bare),
-            Style::Text => text::block(&card, kind, detail),
-        };
+        let mut text = self.writer.block(&card, kind, detail, bare);
         // A block unit ends with a blank line (see `units`).
         text.push('\n');
         let text: Rc<str> = text.into();
@@ -402,77 +423,18 @@ impl<'a> Layout<'a> {
 
     /// The block of `item` at `detail` cut to its first `keep` bytes (a char boundary), with
     /// a line saying so. The result is still a unit (see [`Layout::units`]).
-    pub(crate) fn cut_block(&self, item: usize, detail: Detail, keep: usize) -> Rc<str> {
-        let full = self.full_block(item, detail);
-        let mut end = keep.min(full.len());
-        while !full.is_char_boundary(end) {
-            end -= 1;
-        }
-        let mut kept = full[..end].trim_end().to_string();
-        // A cut inside a fenced code block closes the fence, so the rest stays prose.
-        let fences = kept
-            .lines()
-            .filter(|line| {
-                line.trim_start().starts_with("```") || line.trim_start().starts_with("~~~")
-            })
-            .count();
-        if fences % 2 == 1 {
-            kept.push_str("\n```\n…");
-        } else {
-            kept.push_str(" …");
-        }
+    pub(crate) fn cut_block(&self, item: usize, detail: Detail, keep: usize) -> Cut {
+        let full = self.block(item, detail);
         let id = &self.graph.node(self.ranked[item].node).id;
-        // A meta line cut short keeps its title; a short mark says the facts were cut.
-        if detail == Detail::Meta {
-            return match self.style {
-                Style::Markdown => format!("{kept} _(cut)_\n\n"),
-                Style::Text => format!("{kept} (cut)\n\n"),
-            }
-            .into();
-        }
-        match self.style {
-            Style::Markdown => {
-                format!("{kept}\n\n_[cut to fit; `brief show {id}` prints all]_\n\n")
-            }
-            Style::Text => format!("{kept}\n[cut to fit; brief show {id} prints all]\n\n"),
-        }
-        .into()
-    }
-
-    /// Where the part of a meta block that names the node (id, kind, title) ends.
-    pub(crate) fn meta_head(&self, block: &str) -> usize {
-        match self.style {
-            Style::Markdown => block
-                .find(markdown::META_FACTS)
-                .unwrap_or_else(|| block.trim_end().len()),
-            Style::Text => block
-                .find("\ntitle: ")
-                .and_then(|at| block[at + 1..].find('\n').map(|end| at + 1 + end))
-                .unwrap_or_else(|| block.trim_end().len()),
+        Cut {
+            item,
+            text: self.writer.cut(&full, keep, id, detail).into(),
         }
     }
 
-    /// The uncut block (ignores a cut set with [`Layout::set_cut`]).
-    pub(crate) fn full_block(&self, item: usize, detail: Detail) -> Rc<str> {
-        let cut = self.cut.borrow_mut().take();
-        let block = self.block(item, detail);
-        *self.cut.borrow_mut() = cut;
-        block
-    }
-
-    /// Makes `item`'s block the given cut text, whatever its detail.
-    pub(crate) fn set_cut(&self, item: usize, text: Rc<str>) {
-        *self.cut.borrow_mut() = Some((item, text));
-    }
-
-    /// Removes the cut.
-    pub(crate) fn clear_cut(&self) {
-        *self.cut.borrow_mut() = None;
-    }
-
-    /// The item whose block is cut, if any.
-    pub(crate) fn cut_item(&self) -> Option<usize> {
-        self.cut.borrow().as_ref().map(|(item, _)| *item)
+    /// How much of `block` (at `detail`) a cut must keep past (see [`Layout::cut_block`]).
+    pub(crate) fn head(&self, block: &str, detail: Detail) -> usize {
+        self.writer.head(block, detail)
     }
 
     /// The target (in Spec Graph layout) and the identity have a section of their own and
@@ -480,18 +442,18 @@ impl<'a> Layout<'a> {
     fn is_bare(&self, node: NodeIx) -> bool {
         let kind = &self.graph.node(node).kind;
         *kind == Kind::Identity
-            || (node == self.target && self.graph.node(self.target).origin == Origin::SpecGraph)
+            || (node == self.target && self.graph.node(self.target).origin.shape() == Shape::Graph)
     }
 
-    /// The units of the document for one assignment of detail levels (`None` = omitted).
-    /// The first `listed` omitted items are listed one per line, in rank order, with their
-    /// kind and title; the rest are counted.
+    /// The units of the document for one assignment of detail levels (`None` = omitted),
+    /// with `cut`'s item written as its cut text. The first `listed` omitted items are listed
+    /// one per line, in rank order, with their kind and title; the rest are counted.
     ///
     /// Every unit starts with a non-whitespace character and ends with a newline. OpenAI's
     /// pre-tokenizers (cl100k, o200k) always split right after a newline that is followed by
     /// non-whitespace, so the token count of the document is exactly the sum of the counts of
     /// its units: the fit measures a candidate by adding cached counts, never re-tokenizing.
-    pub fn units(&self, details: &[Option<Detail>], listed: usize) -> Vec<Unit> {
+    pub fn units(&self, details: &[Option<Detail>], listed: usize, cut: Option<&Cut>) -> Vec<Unit> {
         let mut units = Vec::with_capacity(details.len() + 16);
         units.push(Unit::Text(self.header.clone()));
         let target_node = self.graph.node(self.target);
@@ -503,17 +465,21 @@ impl<'a> Layout<'a> {
             if shown.peek().is_none() {
                 continue;
             }
-            if self.style == Style::Markdown {
-                units.push(Unit::Text(
-                    format!("## {}\n\n", section.title(&target_node.kind)).into(),
-                ));
+            if let Some(heading) = self
+                .writer
+                .section_heading(&section.title(&target_node.kind))
+            {
+                units.push(Unit::Text(heading.into()));
             }
-            units.extend(shown.map(|(i, d)| Unit::Block(i, d)));
+            units.extend(shown.map(|(i, d)| match cut {
+                Some(cut) if cut.item == i => Unit::Cut(cut.text.clone()),
+                _ => Unit::Block(i, d),
+            }));
         }
         // The target's verification closes a Spec Graph context, as in the docs' template.
         let target_item = self.ranked.iter().position(|r| r.node == self.target);
         let target_detail = target_item.and_then(|i| details[i]);
-        if target_node.origin == Origin::SpecGraph && target_detail >= Some(Detail::Summary) {
+        if target_node.origin.shape() == Shape::Graph && target_detail >= Some(Detail::Summary) {
             let lines = card::verification_of(target_node);
             if !lines.is_empty() {
                 units.push(self.list_unit("Verification", &lines));
@@ -543,28 +509,17 @@ impl<'a> Layout<'a> {
             .filter(|&i| details[i].is_none())
             .collect();
         if !omitted.is_empty() {
-            let heading = match self.style {
-                Style::Markdown => format!(
-                    "## Omitted\n\n{} more did not fit the budget, most relevant first (`brief show <ID>` prints one):\n\n",
-                    omitted.len()
-                ),
-                Style::Text => format!(
-                    "=== OMITTED ===\n{} more did not fit the budget, most relevant first:\n",
-                    omitted.len()
-                ),
-            };
+            let heading = self.writer.omitted_heading(omitted.len());
             units.push(Unit::Text(heading.into()));
             let shown = listed.min(omitted.len());
             units.extend(omitted[..shown].iter().map(|&i| Unit::Omitted(i)));
             if shown < omitted.len() {
-                units.push(Unit::Text(
-                    format!(
-                        "- … and {} more (see `--format json`)\n",
-                        omitted.len() - shown
-                    )
-                    .into(),
-                ));
+                let more = self.writer.more_omitted(omitted.len() - shown);
+                units.push(Unit::Text(more.into()));
             }
+        }
+        if let Some(footer) = self.writer.footer() {
+            units.push(Unit::Text(footer.into()));
         }
         units
     }
@@ -572,17 +527,14 @@ impl<'a> Layout<'a> {
     /// The text of a unit.
     pub fn text(&self, unit: &Unit) -> Rc<str> {
         match unit {
-            Unit::Text(text) => text.clone(),
+            Unit::Text(text) | Unit::Cut(text) => text.clone(),
             Unit::Block(i, d) => self.block(*i, *d),
             Unit::Omitted(i) => {
                 let node = self.graph.node(self.ranked[*i].node);
-                format!(
-                    "- {} ({}): {}\n",
-                    node.id,
-                    node.kind,
-                    short_title(&node.title)
-                )
-                .into()
+                let kind = node.kind.to_string();
+                self.writer
+                    .omitted_line(&node.id, &kind, &short_title(&node.title))
+                    .into()
             }
         }
     }
@@ -610,17 +562,7 @@ impl<'a> Layout<'a> {
     }
 
     fn list_unit(&self, title: &str, lines: &[String]) -> Unit {
-        let mut out = match self.style {
-            Style::Markdown => format!("## {title}\n\n"),
-            Style::Text => format!("=== {} ===\n", title.to_ascii_uppercase()),
-        };
-        for line in lines {
-            out.push_str("- ");
-            out.push_str(line);
-            out.push('\n');
-        }
-        out.push('\n');
-        Unit::Text(out.into())
+        Unit::Text(self.writer.list(title, lines).into())
     }
 }
 
@@ -631,8 +573,20 @@ pub enum Unit {
     Block(usize, Detail),
     /// An omitted item's line in the omitted list.
     Omitted(usize),
-    /// Fixed text of the document, between the blocks.
+    /// A block cut short to fill the budget (see [`Cut`]).
+    Cut(Rc<str>),
+    /// Fixed text: a header, a heading, a closing list.
     Text(Rc<str>),
+}
+
+/// One block cut short to fill the budget: the fit chooses it, [`Layout::units`] writes it in
+/// place of the item's block.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cut {
+    /// The ranked item whose block is cut.
+    pub item: usize,
+    /// The cut block, with the mark that says so.
+    pub text: Rc<str>,
 }
 
 fn section_of(
@@ -691,22 +645,13 @@ pub(crate) fn short_title(title: &str) -> String {
 fn superseded_banner(
     target: &brief_model::Node,
     successors: &[(String, String)],
-    style: Style,
+    writer: &dyn Writer,
 ) -> String {
     let named: Vec<String> = successors
         .iter()
-        .map(|(id, title)| match style {
-            Style::Markdown => format!("**{id}** ({})", short_title(title)),
-            Style::Text => format!("{id} ({})", short_title(title)),
-        })
+        .map(|(id, title)| writer.successor(id, &short_title(title)))
         .collect();
-    let next = match successors.first() {
-        Some((id, _)) => match style {
-            Style::Markdown => format!(" `brief context {id}` gives the current context."),
-            Style::Text => format!(" brief context {id} gives the current context."),
-        },
-        None => String::new(),
-    };
+    let next = successors.first().map(|(id, _)| id.as_str());
     let what = if named.is_empty() {
         format!(
             "{} is marked superseded, and no node says what supersedes it.",
@@ -715,10 +660,7 @@ fn superseded_banner(
     } else {
         format!("{} is superseded by {}.", target.id, named.join(" and "))
     };
-    match style {
-        Style::Markdown => format!("> **Superseded:** {what}{next}\n\n"),
-        Style::Text => format!("SUPERSEDED: {what}{next}\n\n"),
-    }
+    writer.superseded(&what, next)
 }
 
 fn title_case(name: &str) -> String {
@@ -736,8 +678,5 @@ fn title_case(name: &str) -> String {
 
 /// Writes one card on its own (for `brief show`), with its heading.
 pub(crate) fn write_card(card: &Card, kind: &Kind, detail: Detail, style: Style) -> String {
-    match style {
-        Style::Markdown => markdown::block(card, detail, false),
-        Style::Text => text::block(card, kind, detail),
-    }
+    style.writer().block(card, kind, detail, false)
 }

@@ -8,13 +8,13 @@ const MAX_ID_COLUMN: usize = 64;
 
 /// The hits as `brief search` prints them: one line per hit, or a JSON list.
 pub fn hits(hits: &[Hit], format: Format) -> String {
-    match format {
-        Format::Json => {
+    match format.document() {
+        None => {
             let mut text = serde_json::to_string_pretty(hits).unwrap_or_default();
             text.push('\n');
             text
         }
-        Format::Markdown | Format::Text => {
+        Some(_) => {
             // The id column is as wide as the widest id up to a cap: a longer id overflows
             // its column rather than padding every line to it.
             let width = hits

@@ -2,10 +2,11 @@
 //! body; no Markdown decoration of our own.
 
 use super::card::{Card, Part};
+use super::writer::{bullet_list, prose_prefix, QueryHead, Writer};
 use brief_model::{Detail, Kind};
 
 /// The text block of a card.
-pub(super) fn block(card: &Card, kind: &Kind, detail: Detail) -> String {
+pub(crate) fn block(card: &Card, kind: &Kind, detail: Detail) -> String {
     let mut out = String::new();
     if *kind == Kind::Identity {
         out.push_str("=== IDENTITY ===\n");
@@ -51,6 +52,72 @@ pub(super) fn block(card: &Card, kind: &Kind, detail: Detail) -> String {
         }
     }
     out
+}
+
+/// The compact text style.
+pub(crate) struct Text;
+
+impl Writer for Text {
+    fn header(&self, id: &str, title: &str) -> String {
+        format!("context: {id} ({title})\n\n")
+    }
+
+    fn query_header(&self, head: &QueryHead<'_>) -> String {
+        let QueryHead {
+            query,
+            id,
+            title,
+            confidence,
+            trust,
+            seeds,
+        } = head;
+        format!(
+            "context: \"{query}\" → {id} ({title})\nstart nodes ({confidence} match{trust}): {seeds}\n\n"
+        )
+    }
+
+    fn block(&self, card: &Card, kind: &Kind, detail: Detail, _bare: bool) -> String {
+        block(card, kind, detail)
+    }
+
+    fn meta_head(&self, block: &str) -> usize {
+        block
+            .find("\ntitle: ")
+            .and_then(|at| block[at + 1..].find('\n').map(|end| at + 1 + end))
+            .unwrap_or_else(|| block.trim_end().len())
+    }
+
+    fn cut(&self, full: &str, keep: usize, id: &str, detail: Detail) -> String {
+        let kept = prose_prefix(full, keep);
+        // A meta line cut short keeps its title; a short mark says the facts were cut.
+        if detail == Detail::Meta {
+            return format!("{kept} (cut)\n\n");
+        }
+        format!("{kept}\n[cut to fit; brief show {id} prints all]\n\n")
+    }
+
+    fn section_heading(&self, _title: &str) -> Option<String> {
+        None
+    }
+
+    fn list(&self, title: &str, lines: &[String]) -> String {
+        bullet_list(format!("=== {} ===\n", title.to_ascii_uppercase()), lines)
+    }
+
+    fn omitted_heading(&self, count: usize) -> String {
+        format!("=== OMITTED ===\n{count} more did not fit the budget, most relevant first:\n")
+    }
+
+    fn successor(&self, id: &str, title: &str) -> String {
+        format!("{id} ({title})")
+    }
+
+    fn superseded(&self, what: &str, next: Option<&str>) -> String {
+        let next = next.map_or(String::new(), |id| {
+            format!(" brief context {id} gives the current context.")
+        });
+        format!("SUPERSEDED: {what}{next}\n\n")
+    }
 }
 
 #[cfg(test)]

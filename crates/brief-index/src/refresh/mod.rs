@@ -334,23 +334,19 @@ impl Index {
     ) -> Result<Option<Refresh>, IndexError> {
         let location = self.location.clone();
         let e = |x: rusqlite::Error| err(&location, x);
-        let partial = scope == Scope::Named;
         let mut listed = listed;
-        let catalog = self.markdown_catalog(&mut listed, partial)?;
-        let (manifest_problems, watches) = match listing {
-            Some((problems, watches)) => (Some(problems), Some(watches)),
-            None => (None, None),
-        };
+        let catalog = self.markdown_catalog(&mut listed, scope)?;
+        let (manifest_problems, watches) = listing.unzip();
         let Plan {
             known,
             stats,
             todo,
             hashes,
             removed,
-        } = self.plan(&listed, partial)?;
+        } = self.plan(&listed, scope)?;
         // Tana exports are read and hashed here, and parsed inside the write transaction,
         // where their nodes stream into the index chunk by chunk.
-        let (tana_todo, todo): (Vec<usize>, Vec<usize>) = todo
+        let (tana_todo, mut todo): (Vec<usize>, Vec<usize>) = todo
             .into_iter()
             .partition(|&i| listed[i].parser == Parser::Tana);
         let tana_reads: Vec<TanaRead> = tana_todo
@@ -360,16 +356,14 @@ impl Index {
         // Read, hash and parse the candidates on all cores, a chunk at a time in path order,
         // while this thread writes the chunks before: on two cores parsing and SQLite inserts
         // overlap instead of running one after the other.
-        let total = todo.len();
         let root = self.guard.clone();
-        let mut todo = todo;
         todo.sort_by(|&a, &b| listed[a].rel.cmp(&listed[b].rel));
         let places = brief_sources::specgraph::Places::default();
         let read_one = |at: usize| read_file(&root, &listed[at], at, &hashes, &catalog, &places);
-        std::thread::scope(|scope| {
+        std::thread::scope(|threads| {
             let (sender, receiver) = std::sync::mpsc::sync_channel::<Vec<Read>>(2);
             let (todo, read_one) = (&todo, &read_one);
-            scope.spawn(move || read_chunks(todo, read_one, &sender));
+            threads.spawn(move || read_chunks(todo, read_one, &sender));
             let mut refresh = Refresh {
                 files: listed.len(),
                 removed: removed.len(),
@@ -385,239 +379,50 @@ impl Index {
             if now != version {
                 return Ok(None);
             }
-            // A bulk load merges the full-text index once at the end, not while inserting.
-            let bulk = todo.len() > 10_000
-                || tana_reads
-                    .iter()
-                    .any(|read| matches!(&read.text, Ok(Some(t)) if t.len() > 4 << 20));
-            // Into an empty index nothing needs looking up by file or resolving later, and the
-            // secondary indexes are cheaper built once at the end than kept up per insert.
-            let fresh = known.is_empty();
-            if fresh {
-                tx.execute_batch(DROP_SECONDARY).map_err(e)?;
-            }
-            if bulk {
-                start_bulk_fts(&tx).map_err(e)?;
-            }
-            // A refresh of a few files rebuilds the guides of the layers those files' nodes
-            // can move, asked before the writes (old closures) and after (new ones); an
-            // export or many files rebuild the whole table.
-            let mut few =
-                !fresh && tana_reads.is_empty() && todo.len() + removed.len() <= FEW_FILES;
-            let mut moved_layers = BTreeSet::new();
-            let mut old_shapes = guides::Shapes::new();
-            if few {
-                let mut old_nodes: Vec<i64> = Vec::new();
-                let mut of_file = tx
-                    .prepare_cached("SELECT ix FROM nodes WHERE file = ?1")
-                    .map_err(e)?;
-                let paths = todo.iter().map(|&i| listed[i].rel.as_str());
-                for path in paths.chain(removed.iter().map(|p| p.as_str())) {
-                    for ix in of_file.query_map([path], |r| r.get(0)).map_err(e)? {
-                        old_nodes.push(ix.map_err(e)?);
-                    }
-                }
-                drop(of_file);
-                // A removed Tana export is one file of a million nodes: rebuild whole.
-                few = old_nodes.len() <= FEW_NODES;
-                if few {
-                    old_shapes = guides::shapes(&tx, &old_nodes).map_err(e)?;
-                    moved_layers = guides::layers_above(&tx, &old_nodes).map_err(e)?;
-                }
-            }
+            let changes = Changes {
+                listed: &listed,
+                stats: &stats,
+                todo,
+                removed: &removed,
+                fresh: known.is_empty(),
+            };
+            let mode = Mode::begin(&tx, &changes, &tana_reads).map_err(e)?;
+            let guides = Guides::before(&tx, &changes, tana_reads.is_empty()).map_err(e)?;
             for path in &removed {
                 remove_file(&tx, path).map_err(e)?;
             }
-            // The listing's problems (manifests, folders that cannot be listed) are rewritten
-            // every time the sources are listed: they are the problems of paths that are not
-            // source files, so a folder readable again loses its warning.
-            if let Some(manifest_problems) = &manifest_problems {
-                run(
-                    &tx,
-                    "DELETE FROM problems WHERE file NOT IN (SELECT path FROM files)",
-                    [],
-                )
-                .map_err(e)?;
-                for problem in manifest_problems {
-                    insert_problem(&tx, &problem.location.path, problem).map_err(e)?;
-                }
+            if let Some(problems) = &manifest_problems {
+                write_listing_problems(&tx, problems).map_err(e)?;
             }
             // Exports first, so links from other sources to Tana nodes resolve below.
-            for read in tana_reads {
-                let file = &listed[read.at];
-                let (stamp, racy) = recorded(read.stamp, stats[read.at]);
-                match read.text {
-                    Ok(None) => refresh.unchanged_content += 1,
-                    Ok(Some(text)) => {
-                        refresh.parsed += 1;
-                        refresh.tana_nodes +=
-                            write_tana(&tx, &file.rel, &text, progress).map_err(e)?;
-                    }
-                    Err(problem) => {
-                        refresh.parsed += 1;
-                        remove_file_nodes_bulk(&tx, &file.rel).map_err(e)?;
-                        run(&tx, "DELETE FROM problems WHERE file = ?1", [&file.rel]).map_err(e)?;
-                        insert_problem(&tx, &file.rel, &problem).map_err(e)?;
-                    }
-                }
-                // An export's problems stay recorded with it; they never force a re-parse (only a
-                // changed export is parsed again).
-                run(
-                    &tx,
-                    "INSERT OR REPLACE INTO files(path, size, mtime, ctime, ino, dev, racy, hash,
-                                                  problem, parser)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0, ?9)",
-                    params![
-                        file.rel,
-                        stamp.size,
-                        stamp.mtime,
-                        stamp.ctime,
-                        stamp.inode,
-                        stamp.device,
-                        racy as i64,
-                        &read.hash[..],
-                        encode_parser(&file.parser)
-                    ],
-                )
-                .map_err(e)?;
-            }
-            let mut touched: Vec<Written> = Vec::new();
-            let mut insert_file = tx
-                .prepare_cached(
-                    "INSERT OR REPLACE INTO files(path, size, mtime, ctime, ino, dev, racy, hash,
-                                                  problem, parser)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-                )
-                .map_err(e)?;
-            // Applied in path order: the first path wins a duplicate id.
-            let mut done = 0;
-            for read in receiver.iter().flat_map(|reads| {
-                done += reads.len();
-                progress(Step {
-                    done,
-                    total,
-                    unit: Unit::Files,
-                });
-                reads
-            }) {
-                let file = &listed[read.at];
-                let (stamp, racy) = recorded(read.stamp, stats[read.at]);
-                let mut problem = false;
-                match read.parsed {
-                    None => refresh.unchanged_content += 1,
-                    Some(result) => {
-                        refresh.parsed += 1;
-                        // Into an empty index only manifests have problems recorded.
-                        if !fresh {
-                            run(&tx, "DELETE FROM problems WHERE file = ?1", [&file.rel])
-                                .map_err(e)?;
-                        }
-                        match result {
-                            Ok(prepared) if prepared.is_empty() => {
-                                remove_file_nodes(&tx, &file.rel).map_err(e)?
-                            }
-                            Ok(prepared) => {
-                                for written in
-                                    upsert_nodes(&tx, &file.rel, prepared, fresh).map_err(e)?
-                                {
-                                    match written {
-                                        Ok(written) => touched.push(written),
-                                        Err(dup) => {
-                                            problem = true;
-                                            insert_problem(&tx, &file.rel, &dup).map_err(e)?;
-                                        }
-                                    }
-                                }
-                            }
-                            Err(p) => {
-                                problem = true;
-                                remove_file_nodes(&tx, &file.rel).map_err(e)?;
-                                insert_problem(&tx, &file.rel, &p).map_err(e)?;
-                            }
-                        }
-                    }
-                }
-                insert_file
-                    .execute(params![
-                        file.rel,
-                        stamp.size,
-                        stamp.mtime,
-                        stamp.ctime,
-                        stamp.inode,
-                        stamp.device,
-                        racy as i64,
-                        &read.hash[..],
-                        problem as i64,
-                        encode_parser(&file.parser)
-                    ])
-                    .map_err(e)?;
-            }
-            drop(insert_file);
+            write_tana_reads(&tx, &changes, tana_reads, &mut refresh, progress).map_err(e)?;
+            let (touched, done) =
+                write_reads(&tx, &changes, receiver, &mut refresh, progress).map_err(e)?;
             // The reader ends early only if it died (a bug): never commit half a refresh.
-            if done != total {
+            if done != todo.len() {
                 return Err(IndexError {
                     path: location.clone(),
-                    message: format!("reading files stopped after {done} of {total}"),
+                    message: format!("reading files stopped after {done} of {}", todo.len()),
                     damaged: false,
                 });
             }
-            write_links(&tx, &touched, fresh).map_err(e)?;
-            if fresh {
+            write_links(&tx, &touched, changes.fresh).map_err(e)?;
+            if changes.fresh {
                 tx.execute_batch(CREATE_SECONDARY).map_err(e)?;
             }
             // What layers propagate, kept for queries (`guidance`): any change may move it.
             if refresh.parsed > 0 || refresh.removed > 0 {
-                if few {
-                    let new_nodes: Vec<i64> = touched.iter().map(|w| i64::from(w.ix)).collect();
-                    // Unchanged shapes (the same nodes, kinds and edges): nothing moved.
-                    if guides::shapes(&tx, &new_nodes).map_err(e)? != old_shapes {
-                        moved_layers.extend(guides::layers_above(&tx, &new_nodes).map_err(e)?);
-                        guides::rebuild_layers(&tx, &moved_layers).map_err(e)?;
-                    }
-                } else {
-                    guides::rebuild(&tx).map_err(e)?;
-                }
+                guides.after(&tx, &touched).map_err(e)?;
             }
-            if bulk {
+            if mode.bulk {
                 end_bulk_fts(&tx).map_err(e)?;
             }
-            let files: i64 = tx
-                .query_row("SELECT count(*) FROM files", [], |r| r.get(0))
-                .map_err(e)?;
-            run(
-                &tx,
-                "INSERT OR REPLACE INTO meta(key, value) VALUES ('files', ?1)",
-                [files.to_string()],
-            )
-            .map_err(e)?;
-            if let Some(watches) = &watches {
-                run(&tx, "DELETE FROM watches", []).map_err(e)?;
-                for (path, stamp) in watches {
-                    let Some((stamp, taken)) = stamp else {
-                        continue;
-                    };
-                    run(
-                        &tx,
-                        "INSERT OR REPLACE INTO watches(path, size, mtime, ctime, ino, dev, racy)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                        params![
-                            rel_path(&self.root, path),
-                            stamp.size,
-                            stamp.mtime,
-                            stamp.ctime,
-                            stamp.inode,
-                            stamp.device,
-                            stamp.racy(*taken) as i64
-                        ],
-                    )
-                    .map_err(e)?;
-                }
-            }
+            let files = write_meta(&tx, &self.root, watches.as_deref()).map_err(e)?;
             tx.commit().map_err(e)?;
             // Every refresh that writes runs in its turn (or without one, when the lock
             // cannot be had at all).
             self.seal_written(Held::Yes);
-            if !partial {
+            if scope == Scope::All {
                 refresh.files = files as usize;
             }
             self.forget();
@@ -625,4 +430,293 @@ impl Index {
             Ok(Some(refresh))
         })
     }
+}
+
+/// What one refresh writes: the listing, each file's stamp, the files to read and to remove.
+struct Changes<'a> {
+    listed: &'a [Listed],
+    stats: &'a [Option<Stamp>],
+    /// The listed files read again (not Tana exports), in path order.
+    todo: &'a [usize],
+    removed: &'a [String],
+    /// Whether the index was empty: then nothing needs looking up by file or resolving later.
+    fresh: bool,
+}
+
+/// How the write transaction treats its indexes.
+struct Mode {
+    /// A bulk load merges the full-text index once at the end, not while inserting.
+    bulk: bool,
+}
+
+impl Mode {
+    /// Drops the secondary indexes into an empty index (cheaper built once at the end than
+    /// kept up per insert) and starts a bulk full-text load for a large one.
+    fn begin(tx: &Connection, changes: &Changes<'_>, tana: &[TanaRead]) -> rusqlite::Result<Mode> {
+        let bulk = changes.todo.len() > 10_000
+            || tana
+                .iter()
+                .any(|read| matches!(&read.text, Ok(Some(t)) if t.len() > 4 << 20));
+        if changes.fresh {
+            tx.execute_batch(DROP_SECONDARY)?;
+        }
+        if bulk {
+            start_bulk_fts(tx)?;
+        }
+        Ok(Mode { bulk })
+    }
+}
+
+/// Which layer guides a refresh rebuilds. A refresh of a few files rebuilds the guides of the
+/// layers those files' nodes can move, asked before the writes (old closures) and after (new
+/// ones); an export or many files rebuild the whole table.
+enum Guides {
+    /// The whole table.
+    All,
+    /// The layers above the changed nodes, and those nodes' shapes before the writes.
+    Few {
+        moved: BTreeSet<i64>,
+        old_shapes: guides::Shapes,
+    },
+}
+
+impl Guides {
+    fn before(
+        tx: &Connection,
+        changes: &Changes<'_>,
+        no_exports: bool,
+    ) -> rusqlite::Result<Guides> {
+        let few =
+            !changes.fresh && no_exports && changes.todo.len() + changes.removed.len() <= FEW_FILES;
+        if !few {
+            return Ok(Guides::All);
+        }
+        let mut old_nodes: Vec<i64> = Vec::new();
+        let mut of_file = tx.prepare_cached("SELECT ix FROM nodes WHERE file = ?1")?;
+        let paths = changes.todo.iter().map(|&i| changes.listed[i].rel.as_str());
+        for path in paths.chain(changes.removed.iter().map(|p| p.as_str())) {
+            for ix in of_file.query_map([path], |r| r.get(0))? {
+                old_nodes.push(ix?);
+            }
+        }
+        drop(of_file);
+        // A removed Tana export is one file of a million nodes: rebuild whole.
+        if old_nodes.len() > FEW_NODES {
+            return Ok(Guides::All);
+        }
+        Ok(Guides::Few {
+            old_shapes: guides::shapes(tx, &old_nodes)?,
+            moved: guides::layers_above(tx, &old_nodes)?,
+        })
+    }
+
+    /// Rebuilds the guides the written nodes may have moved.
+    fn after(self, tx: &Connection, touched: &[Written]) -> rusqlite::Result<()> {
+        match self {
+            Guides::All => guides::rebuild(tx),
+            Guides::Few {
+                mut moved,
+                old_shapes,
+            } => {
+                let new_nodes: Vec<i64> = touched.iter().map(|w| i64::from(w.ix)).collect();
+                // Unchanged shapes (the same nodes, kinds and edges): nothing moved.
+                if guides::shapes(tx, &new_nodes)? != old_shapes {
+                    moved.extend(guides::layers_above(tx, &new_nodes)?);
+                    guides::rebuild_layers(tx, &moved)?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The listing's problems (manifests, folders that cannot be listed) are rewritten every time
+/// the sources are listed: they are the problems of paths that are not source files, so a
+/// folder readable again loses its warning.
+fn write_listing_problems(tx: &Connection, problems: &[Problem]) -> rusqlite::Result<()> {
+    run(
+        tx,
+        "DELETE FROM problems WHERE file NOT IN (SELECT path FROM files)",
+        [],
+    )?;
+    for problem in problems {
+        insert_problem(tx, &problem.location.path, problem)?;
+    }
+    Ok(())
+}
+
+/// Writes each Tana export read (its nodes, or its problem) and its file row. An export's
+/// problems stay recorded with it; they never force a re-parse (only a changed export is
+/// parsed again).
+fn write_tana_reads(
+    tx: &Connection,
+    changes: &Changes<'_>,
+    reads: Vec<TanaRead>,
+    refresh: &mut Refresh,
+    progress: &mut dyn FnMut(Step),
+) -> rusqlite::Result<()> {
+    for read in reads {
+        let file = &changes.listed[read.at];
+        let (stamp, racy) = recorded(read.stamp, changes.stats[read.at]);
+        match read.text {
+            Ok(None) => refresh.unchanged_content += 1,
+            Ok(Some(text)) => {
+                refresh.parsed += 1;
+                refresh.tana_nodes += write_tana(tx, &file.rel, &text, progress)?;
+            }
+            Err(problem) => {
+                refresh.parsed += 1;
+                remove_file_nodes_bulk(tx, &file.rel)?;
+                run(tx, "DELETE FROM problems WHERE file = ?1", [&file.rel])?;
+                insert_problem(tx, &file.rel, &problem)?;
+            }
+        }
+        run(
+            tx,
+            "INSERT OR REPLACE INTO files(path, size, mtime, ctime, ino, dev, racy, hash,
+                                          problem, parser)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0, ?9)",
+            params![
+                file.rel,
+                stamp.size,
+                stamp.mtime,
+                stamp.ctime,
+                stamp.inode,
+                stamp.device,
+                racy as i64,
+                &read.hash[..],
+                encode_parser(&file.parser)
+            ],
+        )?;
+    }
+    Ok(())
+}
+
+/// Writes the files the reader thread sends, in path order (the first path wins a duplicate
+/// id): their nodes or problem, and their file rows. Returns the nodes written and how many
+/// files arrived.
+fn write_reads(
+    tx: &Connection,
+    changes: &Changes<'_>,
+    receiver: std::sync::mpsc::Receiver<Vec<Read>>,
+    refresh: &mut Refresh,
+    progress: &mut dyn FnMut(Step),
+) -> rusqlite::Result<(Vec<Written>, usize)> {
+    let total = changes.todo.len();
+    let mut touched: Vec<Written> = Vec::new();
+    let mut insert_file = tx.prepare_cached(
+        "INSERT OR REPLACE INTO files(path, size, mtime, ctime, ino, dev, racy, hash,
+                                      problem, parser)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    )?;
+    let mut done = 0;
+    for read in receiver.iter().flat_map(|reads| {
+        done += reads.len();
+        progress(Step {
+            done,
+            total,
+            unit: Unit::Files,
+        });
+        reads
+    }) {
+        let file = &changes.listed[read.at];
+        let (stamp, racy) = recorded(read.stamp, changes.stats[read.at]);
+        let problem = match read.parsed {
+            None => {
+                refresh.unchanged_content += 1;
+                false
+            }
+            Some(result) => {
+                refresh.parsed += 1;
+                write_parsed(tx, &file.rel, result, changes.fresh, &mut touched)?
+            }
+        };
+        insert_file.execute(params![
+            file.rel,
+            stamp.size,
+            stamp.mtime,
+            stamp.ctime,
+            stamp.inode,
+            stamp.device,
+            racy as i64,
+            &read.hash[..],
+            problem as i64,
+            encode_parser(&file.parser)
+        ])?;
+    }
+    Ok((touched, done))
+}
+
+/// Writes one parsed file's nodes (or its problem) in place of its old ones; whether a
+/// problem is recorded for it.
+fn write_parsed(
+    tx: &Connection,
+    rel: &str,
+    result: Result<Vec<Prepared>, Problem>,
+    fresh: bool,
+    touched: &mut Vec<Written>,
+) -> rusqlite::Result<bool> {
+    // Into an empty index only manifests have problems recorded.
+    if !fresh {
+        run(tx, "DELETE FROM problems WHERE file = ?1", [rel])?;
+    }
+    let mut problem = false;
+    match result {
+        Ok(prepared) if prepared.is_empty() => remove_file_nodes(tx, rel)?,
+        Ok(prepared) => {
+            for written in upsert_nodes(tx, rel, prepared, fresh)? {
+                match written {
+                    Ok(written) => touched.push(written),
+                    Err(dup) => {
+                        problem = true;
+                        insert_problem(tx, rel, &dup)?;
+                    }
+                }
+            }
+        }
+        Err(p) => {
+            problem = true;
+            remove_file_nodes(tx, rel)?;
+            insert_problem(tx, rel, &p)?;
+        }
+    }
+    Ok(problem)
+}
+
+/// Records the number of indexed files (returned) and, with a fresh listing, the stamps of
+/// the manifests and folders it came from.
+fn write_meta(
+    tx: &Connection,
+    root: &Path,
+    watches: Option<&[FolderStamp]>,
+) -> rusqlite::Result<i64> {
+    let files: i64 = tx.query_row("SELECT count(*) FROM files", [], |r| r.get(0))?;
+    run(
+        tx,
+        "INSERT OR REPLACE INTO meta(key, value) VALUES ('files', ?1)",
+        [files.to_string()],
+    )?;
+    if let Some(watches) = watches {
+        run(tx, "DELETE FROM watches", [])?;
+        for (path, stamp) in watches {
+            let Some((stamp, taken)) = stamp else {
+                continue;
+            };
+            run(
+                tx,
+                "INSERT OR REPLACE INTO watches(path, size, mtime, ctime, ino, dev, racy)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![
+                    rel_path(root, path),
+                    stamp.size,
+                    stamp.mtime,
+                    stamp.ctime,
+                    stamp.inode,
+                    stamp.device,
+                    stamp.racy(*taken) as i64
+                ],
+            )?;
+        }
+    }
+    Ok(files)
 }

@@ -115,7 +115,7 @@ impl Index {
     pub(crate) fn markdown_catalog(
         &self,
         listed: &mut [Listed],
-        partial: bool,
+        scope: Scope,
     ) -> Result<kb::Catalog, IndexError> {
         if !listed
             .iter()
@@ -127,7 +127,7 @@ impl Index {
             .iter()
             .map(|f| (f.rel.clone(), f.parser.clone()))
             .collect();
-        if partial {
+        if scope == Scope::Named {
             let mut stmt = self
                 .conn
                 .prepare("SELECT path, parser FROM files")
@@ -185,9 +185,10 @@ pub(crate) struct Plan {
 
 impl Index {
     /// Compares the listing with the index: which files changed (by stamp or parser), which
-    /// left. `partial` (named files) reads every listed file and removes none.
-    pub(crate) fn plan(&self, listed: &[Listed], partial: bool) -> Result<Plan, IndexError> {
+    /// left. [`Scope::Named`] reads every listed file and removes none.
+    pub(crate) fn plan(&self, listed: &[Listed], scope: Scope) -> Result<Plan, IndexError> {
         let e = |x: rusqlite::Error| self.err(x);
+        let partial = scope == Scope::Named;
         // What the index knows of each listed file (read in one pass unless the listing
         // came from the index and carries it already).
         let from_index = !listed.is_empty() && listed.iter().all(|f| f.known.is_some());
@@ -294,7 +295,7 @@ mod tests {
         kit::settle();
         // Nothing changed: nothing to read, nothing removed.
         let (listed, _, _) = list(&project);
-        let plan = index.plan(&listed, false).unwrap();
+        let plan = index.plan(&listed, Scope::All).unwrap();
         assert!(plan.todo.is_empty(), "{:?}", to_read(&listed, &plan));
         assert!(plan.removed.is_empty());
         assert_eq!(plan.known.len(), 3);
@@ -311,7 +312,7 @@ mod tests {
         );
         std::fs::remove_file(dir.path().join(".contextia/system/norms/NORM-SEC-001.md")).unwrap();
         let (listed, _, _) = list(&project);
-        let plan = index.plan(&listed, false).unwrap();
+        let plan = index.plan(&listed, Scope::All).unwrap();
         assert_eq!(
             to_read(&listed, &plan),
             [
@@ -326,7 +327,7 @@ mod tests {
             "only a file the index knows has a hash to compare"
         );
         // Named files are read whatever their stamps, and nothing is removed.
-        let plan = index.plan(&listed[..1], true).unwrap();
+        let plan = index.plan(&listed[..1], Scope::Named).unwrap();
         assert_eq!(plan.todo, [0]);
         assert!(plan.removed.is_empty());
     }
@@ -398,7 +399,7 @@ mod tests {
         let project = Project::at(dir.path()).unwrap();
         let index = Index::open(&project).unwrap();
         let (listed, _, _) = list(&project);
-        let plan = index.plan(&listed, false).unwrap();
+        let plan = index.plan(&listed, Scope::All).unwrap();
         assert_eq!(plan.todo.len(), 3);
         assert!(plan.stats.iter().all(Option::is_none));
         assert!(plan.known.is_empty() && plan.removed.is_empty());

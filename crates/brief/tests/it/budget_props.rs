@@ -866,7 +866,8 @@ fn case() -> BoxedStrategy<Case> {
             prop_oneof![
                 Just(Format::Markdown),
                 Just(Format::Json),
-                Just(Format::Text)
+                Just(Format::Text),
+                Just(Format::Xml)
             ],
             prop::bool::weighted(0.2),
             any::<u64>(),
@@ -1002,11 +1003,18 @@ fn claimed(out: &ContextOutput, case: &Case, budget: usize) -> Result<Claimed, T
                 degraded,
             })
         }
-        Format::Markdown | Format::Text => Ok(Claimed {
-            document: out.text.clone(),
-            used: out.used,
-            degraded: false,
-        }),
+        Format::Markdown | Format::Text | Format::Xml => {
+            if case.format == Format::Xml {
+                if let Err(why) = well_formed_xml(&out.text) {
+                    return Err(TestCaseError::fail(format!("{why}\n{}", out.text)));
+                }
+            }
+            Ok(Claimed {
+                document: out.text.clone(),
+                used: out.used,
+                degraded: false,
+            })
+        }
     }
 }
 
@@ -1125,7 +1133,11 @@ fn check_all_meta_fits_means_success(case: &Case) -> Result<(), TestCaseError> {
     let defaults = Defaults::default();
     let mut all_meta = case.request(100_000);
     all_meta.detail = Some(Detail::Meta);
-    all_meta.format = Format::Markdown;
+    // The all-meta document in the case's own style (JSON counts its Markdown document).
+    all_meta.format = match case.format {
+        Format::Json => Format::Markdown,
+        style => style,
+    };
     let Ok(meta) = assemble(&graph, &defaults, &all_meta) else {
         return Ok(());
     };
@@ -1901,5 +1913,159 @@ fn hard_constraint_kept_where_all_meta_fits_repro() {
     assert!(
         failures.is_empty(),
         "DEC-01 not whole at meta where everything fits at meta (title words, detail, budget): {failures:?}"
+    );
+}
+
+/// An XML document's elements nest under one `<context>` root, every `&` starts one of the
+/// references the writer makes, and no `<` or `>` is left in text.
+fn well_formed_xml(doc: &str) -> Result<(), String> {
+    let mut open: Vec<String> = Vec::new();
+    let mut rest = doc;
+    let mut seen_root = false;
+    while let Some(at) = rest.find(['<', '&', '>']) {
+        let (text, tail) = rest.split_at(at);
+        if open.is_empty() && !text.trim().is_empty() {
+            return Err(format!("text outside the root: {text:?}"));
+        }
+        if tail.starts_with('>') {
+            return Err(format!("a bare `>` after {text:?}"));
+        }
+        if tail.starts_with('&') {
+            let end = tail.find(';').ok_or("an `&` without `;`")?;
+            if !matches!(&tail[..=end], "&amp;" | "&lt;" | "&gt;" | "&quot;") {
+                return Err(format!("unknown reference {}", &tail[..=end]));
+            }
+            rest = &tail[end + 1..];
+            continue;
+        }
+        let end = tail.find('>').ok_or("an unclosed tag")?;
+        let tag = &tail[1..end];
+        if tag.contains('<') {
+            return Err(format!("a `<` inside a tag: {tag:?}"));
+        }
+        if let Some(name) = tag.strip_prefix('/') {
+            if open.pop().as_deref() != Some(name) {
+                return Err(format!("`</{name}>` closes nothing open"));
+            }
+        } else {
+            let name = tag.split(' ').next().unwrap_or_default();
+            if open.is_empty() && (seen_root || name != "context") {
+                return Err(format!("`<{name}>` outside the root"));
+            }
+            seen_root = true;
+            if !tag.ends_with('/') {
+                open.push(name.to_string());
+            }
+        }
+        rest = &tail[end + 1..];
+    }
+    if !open.is_empty() {
+        return Err(format!("left open: {open:?}"));
+    }
+    if !seen_root || !rest.trim().is_empty() {
+        return Err(format!("no root, or text after it: {rest:?}"));
+    }
+    Ok(())
+}
+
+/// A project whose titles and statements hold every character XML gives a meaning to.
+fn xml_graph() -> Graph {
+    let node = |id: &str, kind: Kind, title: String, statement: String, links: Vec<Link>| Node {
+        id: id.into(),
+        kind,
+        title,
+        status: None,
+        origin: Origin::SpecGraph,
+        content: Content::Spec(SpecFields {
+            statement: Some(statement),
+            expectation: Some("Parse it & say <why> in \"quotes\".".into()),
+            ..SpecFields::default()
+        }),
+        links,
+        date: None,
+        location: Location::file(format!("specgraph/nodes/{id}.json")),
+    };
+    let link = |relation: &str, target: &str| Link {
+        relation: Relation::from_key(relation),
+        target: target.into(),
+    };
+    let mut nodes = vec![node(
+        "B-1",
+        Kind::Behavior,
+        "Parse <input> & \"quote\" it".into(),
+        String::new(),
+        vec![link("depends_on", "DEC-1"), link("depends_on", "DEC-2")],
+    )];
+    for (i, id) in ["DEC-1", "DEC-2", "DEC-3"].iter().enumerate() {
+        nodes.push(node(
+            id,
+            Kind::Decision,
+            format!("Decision {i} on <tags> & entities"),
+            format!(
+                "Use a & b < c > d, written {}; see `x<y>` & \"z\".",
+                "at length ".repeat(20 * (i + 1))
+            ),
+            vec![link("constrains", "B-1")],
+        ));
+    }
+    Graph::build(nodes).0
+}
+
+fn xml_context(budget: usize) -> Option<ContextOutput> {
+    let request = ContextRequest {
+        target: "B-1".into(),
+        budget: Some(budget),
+        format: Format::Xml,
+        ..ContextRequest::default()
+    };
+    assemble(&xml_graph(), &Defaults::default(), &request).ok()
+}
+
+#[test]
+fn xml_puts_each_node_in_a_document_element_with_its_id_kind_and_reason() {
+    let doc = xml_context(100_000).unwrap().text;
+    assert!(
+        doc.starts_with(
+            "<context target=\"B-1\" title=\"Parse &lt;input&gt; &amp; &quot;quote&quot; it\">\n"
+        ),
+        "{doc}"
+    );
+    assert!(doc.ends_with("</context>\n"), "{doc}");
+    assert!(
+        doc.contains("<document id=\"DEC-1\" kind=\"decision\" reason=\""),
+        "{doc}"
+    );
+    assert!(
+        doc.contains("<title>Decision 0 on &lt;tags&gt; &amp; entities</title>"),
+        "{doc}"
+    );
+    assert_eq!(doc.matches("<document ").count(), 4, "{doc}");
+    well_formed_xml(&doc).unwrap();
+}
+
+/// At every budget the XML document is well formed, within the budget and counted exactly,
+/// cut blocks and omitted lists included.
+#[test]
+fn xml_is_well_formed_and_exact_at_every_budget() {
+    let (mut cuts, mut omitted) = (0, 0);
+    for budget in (20..900).step_by(7) {
+        let Some(out) = xml_context(budget) else {
+            continue;
+        };
+        assert!(out.used <= budget, "{} > {budget}", out.used);
+        assert_eq!(
+            out.used,
+            reference_count(Encoding::Cl100k, &out.text),
+            "at {budget}"
+        );
+        if let Err(why) = well_formed_xml(&out.text) {
+            panic!("at {budget}: {why}\n{}", out.text);
+        }
+        cuts += usize::from(out.text.contains("<cut>"));
+        omitted += usize::from(out.text.contains("<omitted "));
+    }
+    assert!(
+        cuts > 0 && omitted > 0,
+        "cuts {cuts}, omitted lists {omitted}"
     );
 }
