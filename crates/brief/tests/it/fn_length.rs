@@ -57,6 +57,34 @@ pub(super) fn cfg_test_attribute(toks: &[(Tok, usize)], i: usize) -> Option<(boo
 }
 
 /// The index of the brace that closes the one at `toks[open]`.
+/// When a `#[cfg(test)]` attribute starts at `i`: where scanning goes on, past the item it is
+/// on (skipped whole); a `mod x;` it is on names a file to skip, added to `test_files`.
+pub(super) fn skip_test_item(
+    toks: &[(Tok, usize)],
+    i: usize,
+    test_files: &mut Vec<String>,
+) -> Option<usize> {
+    let (true, after) = cfg_test_attribute(toks, i)? else {
+        return None;
+    };
+    let mut j = after;
+    while j < toks.len() && !matches!(toks[j].0, Tok::Punct('{') | Tok::Punct(';')) {
+        j += 1;
+    }
+    if toks.get(j).is_some_and(|t| t.0 == Tok::Punct(';')) {
+        if let (Some((Tok::Ident(m), _)), Some((Tok::Ident(name), _))) =
+            (toks.get(j.wrapping_sub(2)), toks.get(j.wrapping_sub(1)))
+        {
+            if m == "mod" {
+                test_files.push(name.clone());
+            }
+        }
+        Some(j + 1)
+    } else {
+        Some(closing(toks, j) + 1)
+    }
+}
+
 pub(super) fn closing(toks: &[(Tok, usize)], open: usize) -> usize {
     let mut depth = 0usize;
     for (j, (tok, _)) in toks.iter().enumerate().skip(open) {
@@ -82,24 +110,8 @@ fn functions(src: &str) -> (Vec<Function>, Vec<String>) {
     let mut test_files = Vec::new();
     let mut i = 0;
     while i < toks.len() {
-        if let Some((true, after)) = cfg_test_attribute(&toks, i) {
-            // The item the attribute is on: skipped whole (a `mod x;` names a file to skip).
-            let mut j = after;
-            while j < toks.len() && !matches!(toks[j].0, Tok::Punct('{') | Tok::Punct(';')) {
-                j += 1;
-            }
-            if toks.get(j).is_some_and(|t| t.0 == Tok::Punct(';')) {
-                if let (Some((Tok::Ident(m), _)), Some((Tok::Ident(name), _))) =
-                    (toks.get(j.wrapping_sub(2)), toks.get(j.wrapping_sub(1)))
-                {
-                    if m == "mod" {
-                        test_files.push(name.clone());
-                    }
-                }
-                i = j + 1;
-            } else {
-                i = closing(&toks, j) + 1;
-            }
+        if let Some(next) = skip_test_item(&toks, i, &mut test_files) {
+            i = next;
             continue;
         }
         if let (Tok::Ident(word), Some((Tok::Ident(name), _))) = (&toks[i].0, toks.get(i + 1)) {

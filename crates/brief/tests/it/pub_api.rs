@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::fn_length::{cfg_test_attribute, closing};
+use super::fn_length::skip_test_item;
 use super::layering::{lex, rust_files, workspace_root, Tok};
 
 /// Items that stay public although no other crate names them, each with the reason (a type
@@ -103,23 +103,8 @@ fn pub_items(src: &str) -> (Vec<(usize, String, String)>, Vec<String>) {
     let mut test_files = Vec::new();
     let mut i = 0;
     while i < toks.len() {
-        if let Some((true, after)) = cfg_test_attribute(&toks, i) {
-            let mut j = after;
-            while j < toks.len() && !matches!(toks[j].0, Tok::Punct('{') | Tok::Punct(';')) {
-                j += 1;
-            }
-            if toks.get(j).is_some_and(|t| t.0 == Tok::Punct(';')) {
-                if let (Some((Tok::Ident(m), _)), Some((Tok::Ident(name), _))) =
-                    (toks.get(j.wrapping_sub(2)), toks.get(j.wrapping_sub(1)))
-                {
-                    if m == "mod" {
-                        test_files.push(name.clone());
-                    }
-                }
-                i = j + 1;
-            } else {
-                i = closing(&toks, j) + 1;
-            }
+        if let Some(next) = skip_test_item(&toks, i, &mut test_files) {
+            i = next;
             continue;
         }
         if toks[i].0 == Tok::Ident("pub".into())
