@@ -47,8 +47,16 @@ async def main():
         async with streamable_http_client(url) as (read, write):
             async with ClientSession(read, write) as session:
                 await session.initialize()
-                index = await session.read_resource("brief://nodes")
-                ids = [line.split("\t")[0] for line in index.contents[0].text.splitlines()]
+                ids, uri = [], "brief://nodes"
+                while uri:  # the index comes in pages, each naming the next
+                    page = await session.read_resource(uri)
+                    uri = None
+                    for line in page.contents[0].text.splitlines():
+                        first, _, rest = line.partition("\t")
+                        if first == "next":
+                            uri = rest
+                        else:
+                            ids.append(first)
                 targets = ids[:: max(1, len(ids) // 100)][:100]
                 for target in targets:  # warm the index and the token-count cache
                     await session.call_tool("context", {"target": target, "depth": 2, "budget": 8000})

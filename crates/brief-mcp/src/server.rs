@@ -210,6 +210,79 @@ fn completions(catalog: &str, value: &str) -> CompletionInfo {
     info
 }
 
+/// The most text one page of the node index holds: clients read a resource as one message, and
+/// the official SDKs refuse one over 1 MiB (a 100,000-node index is about 5 MB).
+const NODES_PAGE: usize = 512 * 1024;
+
+/// The page a node-index URI asks for: `Some(None)` for `brief://nodes`, `Some(Some(id))` for
+/// `brief://nodes?after=ID` (the id percent-decoded), `None` for another URI.
+fn nodes_page(uri: &str) -> Option<Option<&str>> {
+    if uri == NODES_URI {
+        return Some(None);
+    }
+    uri.strip_prefix(NODES_URI)?
+        .strip_prefix("?after=")
+        .map(Some)
+}
+
+/// `id` as a URI query value: bytes other than letters, digits, `-._~/` percent-encoded.
+fn query_value(id: &str) -> String {
+    let mut out = String::with_capacity(id.len());
+    for b in id.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// A query value percent-decoded (`None` when it is not valid UTF-8 or a `%` is malformed).
+fn decoded(value: &str) -> Option<String> {
+    let bytes = value.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// The lines of `catalog` (one `ID<TAB>kind<TAB>title` per node) after the node `after` (from
+/// the first without one), whole lines up to `cap` bytes; when nodes remain, a last line
+/// `next<TAB>brief://nodes?after=ID` names the next page. `None` when `after` is no node of it.
+fn page_of(catalog: &str, after: Option<&str>, cap: usize) -> Option<String> {
+    let mut lines = catalog.lines();
+    if let Some(after) = after {
+        let after = decoded(after)?;
+        lines
+            .by_ref()
+            .find(|line| line.split('\t').next() == Some(after.as_str()))?;
+    }
+    let mut page = String::new();
+    let mut last = None;
+    for line in lines.by_ref() {
+        if !page.is_empty() && page.len() + line.len() + 1 > cap {
+            // The line that did not fit starts the next page.
+            let id = query_value(last.unwrap_or_default());
+            page.push_str(&format!("next\t{NODES_URI}?after={id}\n"));
+            return Some(page);
+        }
+        page.push_str(line);
+        page.push('\n');
+        last = line.split('\t').next();
+    }
+    Some(page)
+}
+
 fn text_resource(uri: &str, text: String, mime: &str) -> ReadResourceResponse {
     ReadResourceResult::new(vec![ResourceContents::text(text, uri).with_mime_type(mime)]).into()
 }
@@ -377,7 +450,8 @@ impl ServerHandler for BriefServer {
                 .with_title("Node index")
                 .with_description(
                     "Every node of the knowledge graph, one `ID<TAB>kind<TAB>title` line each, \
-                     sorted by id.",
+                     sorted by id; over 512 KiB, in pages whose last line is \
+                     `next<TAB>brief://nodes?after=ID`.",
                 )
                 .with_mime_type("text/plain"),
         );
@@ -404,14 +478,21 @@ impl ServerHandler for BriefServer {
     ) -> Result<ReadResourceResponse, ErrorData> {
         let uri = request.uri;
         let not_found = |message: String| ErrorData::resource_not_found(message, None);
-        if uri == NODES_URI {
+        if let Some(after) = nodes_page(&uri) {
             let text = self
                 .blocking(|shared| {
                     shared.with_engine(|e| e.catalog().map_err(|e| Failure(vec![e.to_string()])))
                 })
                 .await
                 .map_err(|f| internal(f.0))?;
-            return Ok(text_resource(&uri, text, "text/plain"));
+            let page = page_of(&text, after, NODES_PAGE).ok_or_else(|| {
+                not_found(format!(
+                    "no node `{}` in the node index (it changed since?); read {NODES_URI} \
+                     from the start",
+                    after.unwrap_or_default()
+                ))
+            })?;
+            return Ok(text_resource(&uri, page, "text/plain"));
         }
         let id = if uri == IDENTITY_URI {
             self.blocking(|shared| {
@@ -493,5 +574,46 @@ impl ServerHandler for BriefServer {
                 ))
                 .into(),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_node_index_comes_in_pages_that_name_the_next() {
+        let catalog = "A-1\tspec\tOne\nB 2\tnote\tTwo\nC-3\tspec\tThree\n";
+        // Everything fits: the index as it is.
+        assert_eq!(page_of(catalog, None, 1000).as_deref(), Some(catalog));
+        // 30 bytes hold two lines; the third starts the next page, named by the last id
+        // shown (percent-encoded: ids may hold spaces).
+        let first = page_of(catalog, None, 30).unwrap();
+        assert_eq!(
+            first,
+            "A-1\tspec\tOne\nB 2\tnote\tTwo\nnext\tbrief://nodes?after=B%202\n"
+        );
+        let next = first.lines().last().unwrap().split('\t').nth(1).unwrap();
+        let after = nodes_page(next).unwrap();
+        assert_eq!(after, Some("B%202"));
+        assert_eq!(
+            page_of(catalog, after, 30).as_deref(),
+            Some("C-3\tspec\tThree\n")
+        );
+        // A line longer than a page is a page of its own, never cut or skipped.
+        let one = page_of(catalog, None, 5).unwrap();
+        assert!(one.starts_with("A-1\tspec\tOne\nnext\t"), "{one}");
+        // An id that is not in the index (or not decodable) is no page.
+        assert_eq!(page_of(catalog, Some("Z-9"), 30), None);
+        assert_eq!(page_of(catalog, Some("%zz"), 30), None);
+        assert_eq!(nodes_page("brief://identity"), None);
+        assert_eq!(nodes_page("brief://nodes"), Some(None));
+    }
+
+    #[test]
+    fn query_values_round_trip() {
+        for id in ["en/Obsidian Publish/Custom domains.md", "ADR-0001", "ü?&#%"] {
+            assert_eq!(decoded(&query_value(id)).as_deref(), Some(id));
+        }
     }
 }
