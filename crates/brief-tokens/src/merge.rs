@@ -76,58 +76,32 @@ fn merge_small(vocab: &Vocab, piece: &[u8]) -> usize {
 /// at `s` ends at `end[s]`, `pair[s]` is the rank of it merged with its right neighbour (stale
 /// queue entries are those whose rank no longer matches).
 fn merge_large(vocab: &Vocab, piece: &[u8]) -> usize {
-    let n = piece.len();
-    // One `u64` per queue entry, rank above start, orders as `(rank, start)` and halves the
-    // heap's memory traffic (a megabyte-long word queues millions of entries).
-    let key = |rank: u32, s: usize| Reverse((u64::from(rank) << 32) | s as u64);
-    if n > u32::MAX as usize {
+    if piece.len() > u32::MAX as usize {
         return merge_huge(vocab, piece);
     }
-    let mut end: Vec<usize> = (1..=n).collect();
-    let mut prev: Vec<usize> = (0..n).map(|s| s.wrapping_sub(1)).collect();
-    let mut pair = vec![NONE; n];
-    let mut queue = BinaryHeap::with_capacity(n);
-    for s in 0..n - 1 {
-        let rank = rank_of(vocab, &piece[s..s + 2]);
-        if rank != NONE {
-            pair[s] = rank;
-            queue.push(key(rank, s));
-        }
-    }
-    let mut parts = n;
-    while let Some(Reverse(entry)) = queue.pop() {
-        let (rank, s) = ((entry >> 32) as u32, (entry & u64::from(u32::MAX)) as usize);
-        if pair[s] != rank {
-            continue;
-        }
-        let right = end[s];
-        let new_end = end[right];
-        end[s] = new_end;
-        pair[right] = NONE;
-        parts -= 1;
-        pair[s] = NONE;
-        if new_end < n {
-            prev[new_end] = s;
-            let rank = rank_of(vocab, &piece[s..end[new_end]]);
-            if rank != NONE {
-                pair[s] = rank;
-                queue.push(key(rank, s));
-            }
-        }
-        if s > 0 {
-            let p = prev[s];
-            let rank = rank_of(vocab, &piece[p..new_end]);
-            pair[p] = rank;
-            if rank != NONE {
-                queue.push(key(rank, p));
-            }
-        }
-    }
-    parts
+    // One `u64` per queue entry, rank above start, orders as `(rank, start)` and halves the
+    // heap's memory traffic (a megabyte-long word queues millions of entries).
+    merge_queued(
+        vocab,
+        piece,
+        |rank, s| (u64::from(rank) << 32) | s as u64,
+        |entry| ((entry >> 32) as u32, (entry & u64::from(u32::MAX)) as usize),
+    )
 }
 
 /// [`merge_large`] for pieces of 4 GiB or more, whose starts do not fit its packed keys.
 fn merge_huge(vocab: &Vocab, piece: &[u8]) -> usize {
+    merge_queued(vocab, piece, |rank, s| (rank, s), |entry| entry)
+}
+
+/// The queued merge, with queue entries made by `pack` (ordered as `(rank, start)`) and read
+/// back by `unpack`.
+fn merge_queued<K: Ord + Copy>(
+    vocab: &Vocab,
+    piece: &[u8],
+    pack: impl Fn(u32, usize) -> K,
+    unpack: impl Fn(K) -> (u32, usize),
+) -> usize {
     let n = piece.len();
     let mut end: Vec<usize> = (1..=n).collect();
     let mut prev: Vec<usize> = (0..n).map(|s| s.wrapping_sub(1)).collect();
@@ -137,11 +111,12 @@ fn merge_huge(vocab: &Vocab, piece: &[u8]) -> usize {
         let rank = rank_of(vocab, &piece[s..s + 2]);
         if rank != NONE {
             pair[s] = rank;
-            queue.push(Reverse((rank, s)));
+            queue.push(Reverse(pack(rank, s)));
         }
     }
     let mut parts = n;
-    while let Some(Reverse((rank, s))) = queue.pop() {
+    while let Some(Reverse(entry)) = queue.pop() {
+        let (rank, s) = unpack(entry);
         if pair[s] != rank {
             continue;
         }
@@ -156,7 +131,7 @@ fn merge_huge(vocab: &Vocab, piece: &[u8]) -> usize {
             let rank = rank_of(vocab, &piece[s..end[new_end]]);
             if rank != NONE {
                 pair[s] = rank;
-                queue.push(Reverse((rank, s)));
+                queue.push(Reverse(pack(rank, s)));
             }
         }
         if s > 0 {
@@ -164,7 +139,7 @@ fn merge_huge(vocab: &Vocab, piece: &[u8]) -> usize {
             let rank = rank_of(vocab, &piece[p..new_end]);
             pair[p] = rank;
             if rank != NONE {
-                queue.push(Reverse((rank, p)));
+                queue.push(Reverse(pack(rank, p)));
             }
         }
     }
