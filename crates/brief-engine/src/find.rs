@@ -264,8 +264,7 @@ pub(crate) fn choose(
         // A retired record (superseded, rejected, …) may start a context its words name,
         // but beside a start it would mislead (a superseded record next to its successor).
         // A proposal is still under discussion and may be what the task is about.
-        let retired = matches!(graph.lifecycle_of(hit.node)?, Lifecycle::NotCurrent(_));
-        if retired && !seeds.is_empty() {
+        if !seeds.is_empty() && is_retired(graph, hit.node)? {
             continue;
         }
         // One seed per page: a second section of a page already started from adds its
@@ -284,7 +283,12 @@ pub(crate) fn choose(
             taken.insert(first.node);
         }
     }
-    current_first(graph, &mut seeds)?;
+    // A retired record never starts a context when a current one matches nearly as well:
+    // a retired first seed gives way to the others (all current, by the rule above; a link of
+    // the new start may still bring it, with its banner).
+    if seeds.len() > 1 && is_retired(graph, seeds[0].0)? {
+        seeds.remove(0);
+    }
     let rules = rules_among(graph, hits, &taken, share)?;
     taken.extend(rules.iter().map(|(node, _)| *node));
     let related = hits
@@ -301,24 +305,13 @@ pub(crate) fn choose(
     })
 }
 
-/// A retired record never starts a context when a current one matches nearly as well (is a
-/// seed too): then the retired first seed gives way (it is no seed beside a current start,
-/// as after the first; a link of the new start may still bring it, with its banner).
-fn current_first(graph: &dyn GraphView, seeds: &mut Vec<(NodeIx, f64)>) -> Result<(), StoreError> {
-    let Some(&(first, _)) = seeds.first() else {
-        return Ok(());
-    };
-    let retired = |node| -> Result<bool, StoreError> {
-        Ok(matches!(
-            graph.lifecycle_of(node)?,
-            Lifecycle::NotCurrent(_)
-        ))
-    };
-    if retired(first)? && seeds.len() > 1 {
-        // After the first seed no retired record is taken, so the rest are current.
-        seeds.remove(0);
-    }
-    Ok(())
+/// Superseded, deprecated, rejected, withdrawn or obsolete (a proposal is not retired: it is
+/// still open).
+fn is_retired(graph: &dyn GraphView, node: NodeIx) -> Result<bool, StoreError> {
+    Ok(matches!(
+        graph.lifecycle_of(node)?,
+        Lifecycle::NotCurrent(_)
+    ))
 }
 
 /// The rules covering part of the tree among the hits not yet taken, within [`RULE_MARGIN`]

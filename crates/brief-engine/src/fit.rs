@@ -174,38 +174,29 @@ impl Groups {
         steps.class(&self.guidance, &levels);
         steps.class(&self.distant, &levels);
         // 7. Related material, one node at a time to its summary, then each to full.
-        let summary: Vec<Detail> = content
-            .iter()
-            .copied()
-            .filter(|l| *l == Detail::Summary)
-            .collect();
-        steps.one_by_one(&self.related, &summary);
-        steps.class(&self.related, &content[summary.len()..]);
+        let (summary, full) = summary_and_full(content);
+        steps.one_by_one(&self.related, summary);
+        steps.class(&self.related, full);
     }
 
     /// Summaries first: the order for a start found by words. The classes keep their turn
     /// for meta lines and summaries, and the hard constraints get their full text before
     /// any softer node gets text; then full text in the same class order.
     fn in_breadth(&self, steps: &mut Steps, content: &[Detail]) {
-        let summary: Vec<Detail> = content
-            .iter()
-            .copied()
-            .filter(|l| *l == Detail::Summary)
-            .collect();
-        let full = &content[summary.len()..];
+        let (summary, full) = summary_and_full(content);
         let upto_summary: Vec<Detail> = std::iter::once(Detail::Meta)
             .chain(summary.iter().copied())
             .collect();
         steps.class(&self.hard, &[Detail::Meta]);
         steps.class(&self.others, &[Detail::Meta]);
-        steps.class(&self.starts(), &summary);
+        steps.class(&self.starts(), summary);
         steps.class(&self.identities, &[Detail::Meta]);
         steps.class(&self.hard, content);
         steps.class(&self.direct, &upto_summary);
-        steps.class(&self.identities, &summary);
+        steps.class(&self.identities, summary);
         steps.class(&self.guidance, &upto_summary);
         steps.class(&self.distant, &upto_summary);
-        steps.one_by_one(&self.related, &summary);
+        steps.one_by_one(&self.related, summary);
         for items in [
             &self.starts(),
             &self.direct,
@@ -217,6 +208,12 @@ impl Groups {
             steps.class(items, full);
         }
     }
+}
+
+/// The text levels a fill order raises nodes to (`content`: summary then full, as far as the
+/// requested detail goes), split into the summary step and the full step (each possibly empty).
+fn summary_and_full(content: &[Detail]) -> (&[Detail], &[Detail]) {
+    content.split_at(usize::from(content.first() == Some(&Detail::Summary)))
 }
 
 /// Fits the layout's ranked items (best first) into `budget`. `target` is the target's item.
