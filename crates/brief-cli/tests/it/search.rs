@@ -307,8 +307,10 @@ fn a_retired_record_starts_only_what_its_own_words_name() {
             .map(|s| s["id"].as_str().unwrap().to_string())
             .collect()
     };
-    // Both the current record and the one it replaced match; the replaced one is no seed
-    // beside it, while the proposal, still open, may be.
+    // Through the binary, on Nygard files: a task both records match starts from the current
+    // one and the replaced one is no seed. (Here the words alone already rank it far below;
+    // the unit test `a_retired_record_is_a_seed_only_as_the_start` in find.rs holds the rule
+    // where it would qualify, as it does when meaning is fused in.)
     let both = json(&[
         "context",
         "where do user sessions live and when do they expire",
