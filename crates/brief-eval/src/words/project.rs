@@ -323,7 +323,8 @@ mod tests {
         let audit = r#"{"target": "ADR-0002", "seeds": ["ADR-0002", {"id": "b.md"}],
             "budget": {"limit": 100, "used": 90},
             "nodes": [{"id": "ADR-0002", "detail": "full", "tokens": 50, "cut": true},
-                      {"id": "b.md", "detail": "meta", "tokens": 9}]}"#;
+                      {"id": "b.md", "detail": "meta", "tokens": 9}],
+            "omitted": [{"id": "c.md", "reason": "budget"}, {"id": "d.md", "reason": "lens"}]}"#;
         let answer = read_audit(audit);
         assert_eq!(answer.used, 90);
         assert_eq!(answer.target.as_deref(), Some("ADR-0002"));
@@ -335,6 +336,8 @@ mod tests {
                 ("b.md".into(), Presence::Named, 9)
             ]
         );
+        // Only what the budget left out counts as selected but left out for room.
+        assert_eq!(answer.left_out, ["c.md"]);
         assert!(read_audit("not json").failure.is_some());
     }
 
