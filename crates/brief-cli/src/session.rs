@@ -4,7 +4,9 @@
 use brief::command::SessionContext;
 use brief::session::commands::Command as Run;
 use brief::session::render::Output;
-use brief::session::{ConsumeRequest, ErrorRecord, ListRequest, NewPackage, PackageType, Priority};
+use brief::session::{
+    ConsumeRequest, ErrorRecord, ListRequest, NewPackage, PackageType, Priority, Secrets,
+};
 use clap::{ArgGroup, Args, Subcommand};
 
 pub(crate) const SESSION_HELP: &str = "\
@@ -389,7 +391,7 @@ impl SessionArgs {
                     min_priority: None,
                 },
                 format: a.format,
-                redact: !a.no_redact,
+                secrets: Secrets::from_no_redact(a.no_redact),
             },
             SessionCommand::Package(PackageCommand::Consume(a)) => Run::PackageConsume {
                 request: ConsumeRequest {
@@ -408,7 +410,7 @@ impl SessionArgs {
                     lang: a.lang,
                 },
                 format: a.format,
-                redact: !a.no_redact,
+                secrets: Secrets::from_no_redact(a.no_redact),
             },
             SessionCommand::Error(ErrorCommand::Feedback(a)) => Run::ErrorFeedback {
                 project: a.project,
@@ -421,7 +423,7 @@ impl SessionArgs {
                 message: a.message,
                 limit: a.limit,
                 format: a.format,
-                redact: !a.no_redact,
+                secrets: Secrets::from_no_redact(a.no_redact),
             },
             SessionCommand::Prune(a) => Run::Prune {
                 older_than_days: a.older_than,
@@ -449,7 +451,7 @@ impl ZoneArgs {
             used_tokens: self.used_tokens.unwrap_or(0),
             project: self.project,
             iteration: self.iteration,
-            redact: !self.no_redact,
+            secrets: Secrets::from_no_redact(self.no_redact),
         })
     }
 }

@@ -7,7 +7,9 @@ use brief::command::{Check, Command as Run, FrontEnd, Host, SessionContext};
 use brief::engine::Engine;
 use brief::session::commands::Command;
 use brief::session::render::Output;
-use brief::session::{ConsumeRequest, ErrorRecord, ListRequest, NewPackage, PackageType, Priority};
+use brief::session::{
+    ConsumeRequest, ErrorRecord, ListRequest, NewPackage, PackageType, Priority, Secrets,
+};
 use brief::{ContextRequest, Depth, Detail, Encoding, Format};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use schemars::JsonSchema;
@@ -481,7 +483,7 @@ fn context_command(tool: ToolKind, args: JsonObject) -> Result<Run, Failure> {
                 used_tokens: p.used_tokens.map_or(0, clamp),
                 project: p.project,
                 iteration: p.iteration,
-                redact: !p.no_redact,
+                secrets: Secrets::from_no_redact(p.no_redact),
             });
             Run::Context { request, session }
         }
@@ -582,7 +584,7 @@ fn session_command(tool: ToolKind, args: JsonObject) -> Result<Command, Failure>
                     min_priority: None,
                 },
                 format: output(p.format),
-                redact: !p.no_redact,
+                secrets: Secrets::from_no_redact(p.no_redact),
             }
         }
         ToolKind::PackageConsume => {
@@ -607,7 +609,7 @@ fn session_command(tool: ToolKind, args: JsonObject) -> Result<Command, Failure>
                     lang: p.lang,
                 },
                 format: output(p.format),
-                redact: !p.no_redact,
+                secrets: Secrets::from_no_redact(p.no_redact),
             }
         }
         ToolKind::ErrorFeedback => {
@@ -626,7 +628,7 @@ fn session_command(tool: ToolKind, args: JsonObject) -> Result<Command, Failure>
                 message: p.message,
                 limit: p.limit.map_or(5, clamp),
                 format: output(p.format),
-                redact: !p.no_redact,
+                secrets: Secrets::from_no_redact(p.no_redact),
             }
         }
         other => {

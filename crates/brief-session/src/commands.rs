@@ -5,6 +5,7 @@ use brief_engine::{Param, Said};
 use std::path::Path;
 
 use super::packages::{check_file, Prepared};
+use super::redact::Secrets;
 use super::render::{self, Output};
 use super::{
     ConsumeRequest, ErrorRecord, ListRequest, Location, Mode, NewPackage, SessionConfig,
@@ -27,8 +28,8 @@ pub enum Command {
         request: ListRequest,
         /// Text or JSON.
         format: Output,
-        /// Redact secrets in what is printed.
-        redact: bool,
+        /// What is printed of secrets.
+        secrets: Secrets,
     },
     /// `brief session package consume`: record that an agent read a package.
     PackageConsume {
@@ -43,8 +44,8 @@ pub enum Command {
         record: ErrorRecord,
         /// Text or JSON.
         format: Output,
-        /// Redact secrets before storing.
-        redact: bool,
+        /// What the printed pattern shows of secrets (the stored one is always redacted).
+        secrets: Secrets,
     },
     /// `brief session error feedback`: whether a stored solution helped.
     ErrorFeedback {
@@ -67,8 +68,8 @@ pub enum Command {
         limit: usize,
         /// Text or JSON.
         format: Output,
-        /// Redact secrets in what is printed.
-        redact: bool,
+        /// What is printed of secrets.
+        secrets: Secrets,
     },
     /// `brief session prune`: delete old packages, empty sessions and stale error patterns.
     Prune {
@@ -146,11 +147,11 @@ pub fn run(
         Command::PackageList {
             request,
             format,
-            redact,
+            secrets,
         } => {
             let listing = super::package_list(&mut open(Mode::Read)?, request, config, now)?;
             Outcome {
-                text: render::listing(&listing, *format, *redact),
+                text: render::listing(&listing, *format, *secrets),
                 notes: Vec::new(),
                 nothing_found: (listing.total_available == 0).then(|| nothing_left(&listing)),
             }
@@ -162,11 +163,11 @@ pub fn run(
         Command::ErrorRecord {
             record,
             format,
-            redact,
+            secrets,
         } => {
             let recorded = super::error_record(&mut open(Mode::Create)?, record, now)?;
             Outcome {
-                text: render::recorded(&recorded, *format, *redact),
+                text: render::recorded(&recorded, *format, *secrets),
                 notes: redaction_note(&recorded.redacted),
                 nothing_found: None,
             }
@@ -185,10 +186,10 @@ pub fn run(
             message,
             limit,
             format,
-            redact,
+            secrets,
         } => {
             let found = super::error_match(&mut open(Mode::Read)?, project, message, *limit, now)?;
-            matched(project, &found, *format, *redact)
+            matched(project, &found, *format, *secrets)
         }
         Command::Migrate { from, to, format } => {
             let copied = super::migrate::copy(&Location::named(from)?, &Location::named(to)?)?;
@@ -214,9 +215,14 @@ pub fn run(
 }
 
 /// What `error match` prints, or "nothing found".
-fn matched(project: &str, found: &[super::ErrorMatch], format: Output, redact: bool) -> Outcome {
+fn matched(
+    project: &str,
+    found: &[super::ErrorMatch],
+    format: Output,
+    secrets: Secrets,
+) -> Outcome {
     if !found.is_empty() {
-        return Outcome::text(render::matches(found, format, redact));
+        return Outcome::text(render::matches(found, format, secrets));
     }
     Outcome {
         text: if format == Output::Json {

@@ -17,7 +17,7 @@ use serde::Serialize;
 use super::config::DEFAULT_MODEL;
 use super::packages::{package_list, ListRequest, Listing, Package};
 use super::patterns::{injectable, Pattern};
-use super::redact::redact_str;
+use super::redact::Secrets;
 use super::render::indent;
 use super::zone::{usage, Usage, Zone};
 use super::{agent_name, group_name, id_text, Location, Mode, Priority, SessionError, Store};
@@ -52,8 +52,9 @@ pub struct SessionPart {
     pub project: Option<String>,
     /// Packages consumed in this iteration are left out [default: 1].
     pub iteration: Option<i64>,
-    /// Redact secrets in the session part (on by default; the graph part is never altered).
-    pub redact: bool,
+    /// What the session part shows of secrets (redacted by default; the graph part is never
+    /// altered).
+    pub secrets: Secrets,
 }
 
 /// What `brief context --session` asks for.
@@ -149,7 +150,7 @@ pub fn zone_context(
         group: who.group.as_deref(),
         usage: &settings.usage,
         style: settings.style,
-        redact: asked.redact,
+        secrets: asked.secrets,
     };
     let fitted = fit_all(engine, request, &settings, &view, &material, &mut warnings)?;
     let text = if request.context.format == Format::Json {
@@ -474,13 +475,7 @@ fn audit(
     asked: &SessionPart,
     warnings: &[String],
 ) -> String {
-    let scrub = |s: &str| {
-        if asked.redact {
-            redact_str(s)
-        } else {
-            s.to_string()
-        }
-    };
+    let scrub = |s: &str| asked.secrets.apply(s);
     let listing = material.listing.as_ref();
     let audit = Audit {
         session: &who.session,
@@ -559,7 +554,7 @@ struct View<'a> {
     group: Option<&'a str>,
     usage: &'a Usage,
     style: Style,
-    redact: bool,
+    secrets: Secrets,
 }
 
 /// How much of the material the session part shows.
@@ -694,11 +689,7 @@ fn section(out: &mut String, view: &View<'_>, title: String) {
 
 /// `s`, redacted unless the request said not to.
 fn scrubbed(view: &View<'_>, s: &str) -> String {
-    if view.redact {
-        redact_str(s)
-    } else {
-        s.to_string()
-    }
+    view.secrets.apply(s)
 }
 
 /// The packages section: the ranked packages the plan keeps, and what was left out.

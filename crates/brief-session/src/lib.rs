@@ -53,6 +53,7 @@ pub use packages::{
 };
 pub(crate) use patterns::{error_feedback, Pruned};
 pub use patterns::{error_match, error_record, prune, ErrorMatch, ErrorRecord, Feedback, Pattern};
+pub use redact::Secrets;
 pub use store::{Location, Mode, Store};
 
 /// Why a session operation failed; [`SessionError::exit_code`] maps it to the CLI's codes.

@@ -7,8 +7,8 @@ use serde::Serialize;
 use super::migrate::Copied;
 use super::packages::{Added, Consumed, Listing, Package};
 use super::patterns::{ErrorMatch, Feedback, Pattern, Pruned, Recorded};
-use super::redact::redact_str;
-use brief_model::dates::iso_utc;
+use super::redact::Secrets;
+use brief_model::iso_utc;
 
 /// Output format of the session subcommands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -31,14 +31,6 @@ impl std::str::FromStr for Output {
     }
 }
 
-fn scrub(text: &str, redact: bool) -> String {
-    if redact {
-        redact_str(text)
-    } else {
-        text.to_string()
-    }
-}
-
 fn json<T: Serialize>(value: &T) -> String {
     let mut s = serde_json::to_string_pretty(value).unwrap_or_else(|_| "{}".into());
     s.push('\n');
@@ -49,18 +41,18 @@ fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-fn scrub_package(p: &Package, redact: bool) -> Package {
+fn scrub_package(p: &Package, secrets: Secrets) -> Package {
     Package {
-        summary: scrub(&p.summary, redact),
-        file_path: scrub(&p.file_path, redact),
+        summary: secrets.apply(&p.summary),
+        file_path: secrets.apply(&p.file_path),
         ..p.clone()
     }
 }
 
-fn scrub_pattern(p: &Pattern, redact: bool) -> Pattern {
+fn scrub_pattern(p: &Pattern, secrets: Secrets) -> Pattern {
     Pattern {
-        signature: scrub(&p.signature, redact),
-        solution: scrub(&p.solution, redact),
+        signature: secrets.apply(&p.signature),
+        solution: secrets.apply(&p.solution),
         ..p.clone()
     }
 }
@@ -79,12 +71,12 @@ pub fn added(a: &Added, format: Output) -> String {
 }
 
 /// `brief session package list`.
-pub fn listing(l: &Listing, format: Output, redact: bool) -> String {
+pub fn listing(l: &Listing, format: Output, secrets: Secrets) -> String {
     let scrubbed = Listing {
         packages: l
             .packages
             .iter()
-            .map(|p| scrub_package(p, redact))
+            .map(|p| scrub_package(p, secrets))
             .collect(),
         ..l.clone()
     };
@@ -177,9 +169,9 @@ fn pattern_lines(p: &Pattern) -> String {
 }
 
 /// `brief session error record`.
-pub fn recorded(r: &Recorded, format: Output, redact: bool) -> String {
+pub fn recorded(r: &Recorded, format: Output, secrets: Secrets) -> String {
     let r = Recorded {
-        pattern: scrub_pattern(&r.pattern, redact),
+        pattern: scrub_pattern(&r.pattern, secrets),
         ..r.clone()
     };
     match format {
@@ -212,12 +204,12 @@ pub fn feedback(f: &Feedback, format: Output) -> String {
 }
 
 /// `brief session error match`.
-pub fn matches(found: &[ErrorMatch], format: Output, redact: bool) -> String {
+pub fn matches(found: &[ErrorMatch], format: Output, secrets: Secrets) -> String {
     let found: Vec<ErrorMatch> = found
         .iter()
         .map(|m| ErrorMatch {
             exact: m.exact,
-            pattern: scrub_pattern(&m.pattern, redact),
+            pattern: scrub_pattern(&m.pattern, secrets),
         })
         .collect();
     match format {

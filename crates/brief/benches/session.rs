@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use brief::session::{
     package_add, package_list, zone_context, ListRequest, Mode, NewPackage, PackageType, Priority,
-    SessionConfig, SessionPart, Store, ZoneRequest,
+    Secrets, SessionConfig, SessionPart, Store, ZoneRequest,
 };
 use brief::Project;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -107,7 +107,7 @@ fn listing(c: &mut Criterion) {
             session: "bench".into(),
             agent: "developer".into(),
             group: Some("group_5".into()),
-            redact: true,
+            secrets: Secrets::Redact,
             ..SessionPart::default()
         },
         ..ZoneRequest::default()

@@ -79,6 +79,36 @@ pub fn redact_str(text: &str) -> String {
     redact(text).text
 }
 
+/// What rendering does with stored text: the second pass of docs/redaction.md, which
+/// `--no-redact` / `no_redact` turns off. Storing always redacts, whatever this says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Secrets {
+    /// Secrets are replaced by their markers (the default).
+    #[default]
+    Redact,
+    /// The text is printed as stored (`--no-redact`).
+    Show,
+}
+
+impl Secrets {
+    /// The setting a front end's `--no-redact` / `no_redact` flag asks for.
+    pub fn from_no_redact(no_redact: bool) -> Secrets {
+        if no_redact {
+            Secrets::Show
+        } else {
+            Secrets::Redact
+        }
+    }
+
+    /// `text` as printed under this setting.
+    pub fn apply(self, text: &str) -> String {
+        match self {
+            Secrets::Redact => redact_str(text),
+            Secrets::Show => text.to_string(),
+        }
+    }
+}
+
 /// The most passes over one text.
 const MAX_PASSES: usize = 4;
 
