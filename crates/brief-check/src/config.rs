@@ -1,4 +1,4 @@
 //! `brief.toml`'s `[check]` table: plain data owned by the project (`project::config`), so the
 //! project never depends on `check`.
 
-pub use brief_project::config::{CheckConfig, Level};
+pub use brief_project::{CheckConfig, Level};

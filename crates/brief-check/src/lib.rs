@@ -36,8 +36,8 @@ pub use baseline::BaselineError;
 pub use config::{CheckConfig, Level};
 
 use brief_model::{Graph, Location};
-use brief_project::config::Step;
 use brief_project::Project;
+use brief_project::Step;
 use brief_sources::frontmatter::end as frontmatter_end;
 use brief_sources::jsonpos;
 #[cfg(test)]

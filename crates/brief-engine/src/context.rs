@@ -19,7 +19,7 @@ use crate::traverse::{
     DEFAULT_FANOUT, TANA_FANOUT,
 };
 use brief_count::{Counter, Encoding};
-use brief_model::lens::Follow;
+use brief_model::Follow;
 
 /// What to assemble. `None` fields take the project's defaults, then the built-in ones.
 #[derive(Debug, Clone, Default)]
@@ -87,7 +87,7 @@ pub enum ContextError {
     TooSmall(#[from] TooSmall),
     /// The lens is unknown or badly configured.
     #[error(transparent)]
-    Lens(#[from] brief_model::lens::LensError),
+    Lens(#[from] brief_model::LensError),
     /// The graph could not be read; nothing was assembled.
     #[error(transparent)]
     Store(#[from] brief_model::StoreError),
@@ -185,7 +185,7 @@ pub fn assemble(
 #[derive(Debug, Clone)]
 pub struct Plan {
     /// The lens in force, if any.
-    pub lens: Option<brief_model::lens::Lens>,
+    pub lens: Option<brief_model::Lens>,
     /// Depth, identity, relation families and fan-out for the walk.
     pub options: TraverseOptions,
     /// A Tana target walks both directions (`traverse_tana`); others use the rule set.
@@ -210,7 +210,7 @@ pub fn plan(
     target: NodeIx,
 ) -> Result<Plan, ContextError> {
     let lens = match &request.lens {
-        Some(name) => Some(brief_model::lens::find(name, &defaults.lenses)?),
+        Some(name) => Some(brief_model::find_lens(name, &defaults.lenses)?),
         None => None,
     };
     let target_origin = corpus.store(&[target])?.node(target).origin;
@@ -221,7 +221,7 @@ pub fn plan(
 pub(crate) fn plan_for(
     defaults: &Defaults,
     request: &ContextRequest,
-    lens: Option<brief_model::lens::Lens>,
+    lens: Option<brief_model::Lens>,
     target_origin: Origin,
 ) -> Result<Plan, ContextError> {
     // Spec Graph: "depth 2 is usually sufficient"; artifacts follow links to the end, but a

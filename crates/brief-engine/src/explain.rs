@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, VecDeque};
 use crate::context::{select, Plan};
 use crate::impact::chain_steps;
 use crate::traverse::{superseded_guidance, Depth, Direction, Reason, Selection};
-use brief_model::lens::Follow;
+use brief_model::Follow;
 use brief_model::{Detail, GraphView, Kind, NodeIx, Relation, StoreError};
 
 /// One rule that brings the node in.
@@ -480,7 +480,7 @@ mod tests {
         let lens = request
             .lens
             .as_ref()
-            .map(|name| brief_model::lens::find(name, &defaults.lenses).unwrap());
+            .map(|name| brief_model::find_lens(name, &defaults.lenses).unwrap());
         let plan = plan_for(&defaults, &request, lens, Origin::SpecGraph).unwrap();
         explain(
             graph,

@@ -74,7 +74,7 @@ impl Plans {
     /// The plans of `request` (depth, lens, identity) for every origin.
     pub fn new(defaults: &Defaults, request: &ContextRequest) -> Result<Plans, ContextError> {
         let lens = match &request.lens {
-            Some(name) => Some(brief_model::lens::find(name, &defaults.lenses)?),
+            Some(name) => Some(brief_model::find_lens(name, &defaults.lenses)?),
             None => None,
         };
         let by_origin = Origin::ALL

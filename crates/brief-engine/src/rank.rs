@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 
 use crate::traverse::{Direction, Reached, Reason, Selection};
-use brief_model::dates::days;
+use brief_model::epoch_days;
 use brief_model::{Content, Kind, Node, NodeIx, NodeStore, Origin, Relation};
 
 /// The weights of the score components; they sum to 1.
@@ -97,7 +97,7 @@ pub struct Ranked {
 pub(crate) struct RankInputs {
     /// Each node's query relevance (0–1); absent nodes have none.
     pub relevance: HashMap<NodeIx, f64>,
-    /// Kinds, categories or tags (lower case) whose nodes get [`brief_model::lens::BOOST`].
+    /// Kinds, categories or tags (lower case) whose nodes get [`brief_model::LENS_BOOST`].
     pub boost: Vec<String>,
 }
 
@@ -107,7 +107,7 @@ pub(crate) fn rank(
     selection: Selection,
     inputs: &RankInputs,
 ) -> Vec<Ranked> {
-    let newest = graph.newest_date().and_then(days);
+    let newest = graph.newest_date().and_then(epoch_days);
     let mut ranked: Vec<Ranked> = selection
         .reached
         .into_iter()
@@ -350,7 +350,7 @@ fn boosted(node: &Node, boost: &[String]) -> bool {
 
 fn score(node: &Node, distance: u32, newest: Option<i64>, relevance: f64, boosted: bool) -> Score {
     let distance_part = 1.0 / (1.0 + f64::from(distance));
-    let recency = match (newest, node.date.as_deref().and_then(days)) {
+    let recency = match (newest, node.date.as_deref().and_then(epoch_days)) {
         (Some(newest), Some(day)) => (1.0 - (newest - day) as f64 / 365.0).clamp(0.0, 1.0),
         _ => 0.0,
     };
@@ -361,7 +361,7 @@ fn score(node: &Node, distance: u32, newest: Option<i64>, relevance: f64, booste
         + W_RECENCY * recency
         + W_PRIORITY * priority;
     if boosted {
-        total = (total + brief_model::lens::BOOST).min(1.0);
+        total = (total + brief_model::LENS_BOOST).min(1.0);
     }
     Score {
         total: round4(total),
@@ -586,7 +586,7 @@ mod tests {
             &[t],
             TraverseOptions {
                 identity: false,
-                follow: brief_model::lens::Follow {
+                follow: brief_model::Follow {
                     child: true,
                     parent: true,
                     reference: true,

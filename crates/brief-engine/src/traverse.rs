@@ -12,8 +12,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
-use brief_model::guidance;
-use brief_model::lens::Follow;
+use brief_model::Follow;
 use brief_model::{Dangling, Edge, GraphView, IxMap, Kind, NodeIx, Relation, Scope, StoreError};
 
 mod tana;
@@ -779,7 +778,7 @@ fn guidance_candidates(
         let path = walk.path(layer);
         let guides = match graph.layer_guides(layer)? {
             Some(guides) => guides,
-            None => guidance::compute(graph, layer)?,
+            None => brief_model::layer_guides(graph, layer)?,
         };
         for guide in guides {
             if let Some(reason) = walk.reason(layer, &path, &guide) {
@@ -886,7 +885,7 @@ impl LayerWalk {
         &self,
         layer: NodeIx,
         path: &[NodeIx],
-        guide: &guidance::LayerGuide,
+        guide: &brief_model::LayerGuide,
     ) -> Option<Reason> {
         if guide.node == self.target {
             return None;

@@ -153,7 +153,7 @@ pub(crate) fn layers_above(tx: &Connection, nodes: &[i64]) -> rusqlite::Result<B
     Ok(layers)
 }
 
-/// The guides of `layer` as the index holds them. Sorted like [`brief_model::guidance::compute`].
+/// The guides of `layer` as the index holds them. Sorted like [`brief_model::layer_guides`].
 pub(crate) fn read(conn: &Connection, layer: NodeIx) -> rusqlite::Result<Vec<LayerGuide>> {
     let mut stmt = conn.prepare_cached(
         "SELECT node, member, rel FROM guides WHERE layer = ?1 ORDER BY node, member, rel",

@@ -24,7 +24,6 @@ use std::sync::Arc;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use brief_count::CountStore;
-use brief_model::guidance;
 use brief_model::{
     Applies, Content, Corpus, Dangling, Edge, Fault, GraphView, Kind, Lifecycle, Link, Location,
     Node, NodeIx, NodeStore, Relation, StoreError, Subgraph,

@@ -186,7 +186,10 @@ impl GraphView for Index {
         result.map(Some).map_err(|e| self.fail(e))
     }
 
-    fn layer_guides(&self, layer: NodeIx) -> Result<Option<Vec<guidance::LayerGuide>>, StoreError> {
+    fn layer_guides(
+        &self,
+        layer: NodeIx,
+    ) -> Result<Option<Vec<brief_model::LayerGuide>>, StoreError> {
         guides::read(&self.conn, layer)
             .map(Some)
             .map_err(|e| self.fail(e))

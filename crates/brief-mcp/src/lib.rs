@@ -6,10 +6,10 @@
 //! prints for the same arguments.
 
 mod http;
-pub mod params;
+mod params;
 mod schema;
 mod served;
-pub mod server;
+mod server;
 pub(crate) mod stdio;
 pub(crate) mod tools;
 
@@ -20,7 +20,6 @@ use std::time::Duration;
 
 use rmcp::ServiceExt;
 
-pub use brief::watch::{Shared, MAX_ENGINES};
 pub(crate) use served::Served;
 pub(crate) use server::BriefServer;
 

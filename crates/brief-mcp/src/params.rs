@@ -59,7 +59,7 @@ pub(crate) enum ListFormatParam {
 /// A number of hops, or "full".
 #[derive(Debug, Clone, Deserialize)]
 #[serde(untagged)]
-pub enum DepthParam {
+pub(crate) enum DepthParam {
     /// A number of hops.
     Hops(u32),
     /// Text, parsed as a depth: `full` (or `all`), or a number of hops as a string.
@@ -84,7 +84,7 @@ impl JsonSchema for DepthParam {
 /// What a context selects: how far links are followed, through which lens, with or
 /// without the project identity.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-pub struct Scope {
+pub(crate) struct Scope {
     /// How many hops to follow forward links: a number or "full" (default: 2 for Spec Graph
     /// and knowledge-base targets, full for Contextia artifacts, or the project's brief.toml).
     pub depth: Option<DepthParam>,

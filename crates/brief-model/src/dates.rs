@@ -9,7 +9,7 @@ const EPOCH: Date = Date::constant(1970, 1, 1);
 
 /// Why a text is not a `YYYY-MM-DD` date.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum DateError {
+pub(crate) enum DateError {
     #[error("`{0}` is not a YYYY-MM-DD date")]
     /// Not of the form `YYYY-MM-DD`; holds the text as written.
     Shape(String),
@@ -25,7 +25,7 @@ pub enum DateError {
 
 /// The date a `YYYY-MM-DD…` text starts with (a time may follow), checked against the
 /// calendar.
-pub fn date(text: &str) -> Result<Date, DateError> {
+pub(crate) fn date(text: &str) -> Result<Date, DateError> {
     let shape = || DateError::Shape(text.chars().take(10).collect());
     let ymd = text.get(0..10).ok_or_else(shape)?.as_bytes();
     let digits = |range: std::ops::Range<usize>| {
@@ -46,7 +46,7 @@ pub fn date(text: &str) -> Result<Date, DateError> {
 }
 
 /// Days since 1970-01-01 of a `YYYY-MM-DD…` date; `None` when it is not one.
-pub fn days(text: &str) -> Option<i64> {
+pub fn epoch_days(text: &str) -> Option<i64> {
     let date = date(text).ok()?;
     EPOCH
         .until(date)
@@ -80,14 +80,17 @@ mod tests {
 
     #[test]
     fn days_are_exact() {
-        assert_eq!(days("1970-01-01"), Some(0));
-        assert_eq!(days("2026-03-02").unwrap() - days("2026-02-28").unwrap(), 2);
+        assert_eq!(epoch_days("1970-01-01"), Some(0));
         assert_eq!(
-            days("2024-02-29T10:00:00Z").unwrap() - days("2024-02-28").unwrap(),
+            epoch_days("2026-03-02").unwrap() - epoch_days("2026-02-28").unwrap(),
+            2
+        );
+        assert_eq!(
+            epoch_days("2024-02-29T10:00:00Z").unwrap() - epoch_days("2024-02-28").unwrap(),
             1
         );
-        assert_eq!(days("1969-12-31"), Some(-1));
-        assert_eq!(days("nope"), None);
+        assert_eq!(epoch_days("1969-12-31"), Some(-1));
+        assert_eq!(epoch_days("nope"), None);
     }
 
     #[test]
@@ -96,10 +99,10 @@ mod tests {
             date("2026-02-31"),
             Err(DateError::Calendar { .. })
         ));
-        assert_eq!(days("2026-02-31"), None);
-        assert_eq!(days("2025-02-29"), None);
-        assert_eq!(days("2026-04-31"), None);
-        assert_eq!(days("2026-13-01"), None);
+        assert_eq!(epoch_days("2026-02-31"), None);
+        assert_eq!(epoch_days("2025-02-29"), None);
+        assert_eq!(epoch_days("2026-04-31"), None);
+        assert_eq!(epoch_days("2026-13-01"), None);
         assert_eq!(
             date("2026x02x12"),
             Err(DateError::Shape("2026x02x12".into()))
@@ -113,6 +116,9 @@ mod tests {
         assert_eq!(iso_utc(1_739_371_530), "2025-02-12T14:45:30Z");
         assert_eq!(iso_utc(951_782_400), "2000-02-29T00:00:00Z");
         assert_eq!(iso_utc(-1), "1969-12-31T23:59:59Z");
-        assert_eq!(days(&iso_utc(1_772_409_600)), Some(1_772_409_600 / 86_400));
+        assert_eq!(
+            epoch_days(&iso_utc(1_772_409_600)),
+            Some(1_772_409_600 / 86_400)
+        );
     }
 }

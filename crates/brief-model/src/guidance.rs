@@ -5,7 +5,7 @@
 //! costs work proportional to the layer's size — thousands of members on a large graph,
 //! each with its incoming edges. The index therefore keeps the answer per layer
 //! ([`rebuild`], run by every refresh that changed something), and a query reads a few rows
-//! per layer it reaches. [`compute`] is the same table from the rules, edge by edge: what
+//! per layer it reaches. [`layer_guides`] is the same table from the rules, edge by edge: what
 //! an in-memory graph uses, and what the index's table is tested against.
 //!
 //! The table holds no target-dependent part: excluding the target itself, the `via` path to
@@ -14,10 +14,10 @@
 
 use crate::{GraphView, Kind, NodeIx, Relation, StoreError};
 
-pub use crate::LayerGuide;
+use crate::LayerGuide;
 
 /// The guides of `layer` from the rules: a walk of its `contains` closure. Sorted.
-pub fn compute(graph: &dyn GraphView, layer: NodeIx) -> Result<Vec<LayerGuide>, StoreError> {
+pub fn layer_guides(graph: &dyn GraphView, layer: NodeIx) -> Result<Vec<LayerGuide>, StoreError> {
     let mut guides = Vec::new();
     for member in graph.reach_out(layer, &Relation::Contains)? {
         if graph.kind_of(member)? == Kind::Decision {

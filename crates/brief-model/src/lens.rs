@@ -53,7 +53,7 @@ pub struct Lens {
 }
 
 /// Score added to a node that matches a boost term (capped at 1).
-pub const BOOST: f64 = 0.1;
+pub const LENS_BOOST: f64 = 0.1;
 
 /// A lens as written in `brief.toml` (`[lenses.NAME]`).
 #[derive(Debug, Clone, Deserialize, PartialEq)]
@@ -64,7 +64,7 @@ pub struct LensConfig {
     pub description: Option<String>,
     /// Relation families: child, parent, reference, field.
     pub follow: Vec<String>,
-    /// Kinds, categories or tags (any case) whose nodes get [`BOOST`].
+    /// Kinds, categories or tags (any case) whose nodes get [`LENS_BOOST`].
     #[serde(default)]
     pub boost: Vec<String>,
     /// When set, only these extra fields are shown on cards.
@@ -170,7 +170,7 @@ pub(crate) fn builtin() -> Vec<Lens> {
 }
 
 /// The built-in lenses followed by the custom ones (a custom lens may replace a built-in).
-pub fn all(custom: &[(String, LensConfig)]) -> Result<Vec<Lens>, LensError> {
+pub fn all_lenses(custom: &[(String, LensConfig)]) -> Result<Vec<Lens>, LensError> {
     let mut lenses = builtin();
     for (name, config) in custom {
         let mut follow = Follow {
@@ -240,8 +240,8 @@ pub fn field_selected(filter: Option<&[String]>, name: &str) -> bool {
 }
 
 /// Finds a lens by name.
-pub fn find(name: &str, custom: &[(String, LensConfig)]) -> Result<Lens, LensError> {
-    let lenses = all(custom)?;
+pub fn find_lens(name: &str, custom: &[(String, LensConfig)]) -> Result<Lens, LensError> {
+    let lenses = all_lenses(custom)?;
     let available = lenses
         .iter()
         .map(|l| l.name.as_str())
@@ -289,11 +289,11 @@ mod tests {
 
     #[test]
     fn builtins_match_the_reference_table() {
-        let coding = find("coding", &[]).unwrap();
+        let coding = find_lens("coding", &[]).unwrap();
         assert!(!coding.follow.child && !coding.follow.parent && coding.follow.reference);
         assert_eq!(coding.max_depth, Some(3));
-        assert_eq!(find("planning", &[]).unwrap().max_depth, Some(4));
-        assert!(find("meeting", &[]).is_err());
+        assert_eq!(find_lens("planning", &[]).unwrap().max_depth, Some(4));
+        assert!(find_lens("meeting", &[]).is_err());
     }
 
     #[test]
@@ -318,7 +318,7 @@ mod tests {
                 max_depth: Some(1),
             },
         )];
-        let lens = find("security", &custom).unwrap();
+        let lens = find_lens("security", &custom).unwrap();
         assert_eq!(lens.boost, vec!["policy"]);
         let bad = vec![(
             "x".to_string(),
@@ -330,6 +330,9 @@ mod tests {
                 max_depth: None,
             },
         )];
-        assert!(matches!(find("x", &bad), Err(LensError::Family { .. })));
+        assert!(matches!(
+            find_lens("x", &bad),
+            Err(LensError::Family { .. })
+        ));
     }
 }

@@ -5,9 +5,9 @@
 //! depends on the order in which files were listed.
 
 mod anchor;
-pub mod dates;
-pub mod guidance;
-pub mod lens;
+mod dates;
+mod guidance;
+mod lens;
 mod lifecycle;
 
 use std::collections::{BTreeMap, HashMap};
@@ -20,6 +20,11 @@ use serde_json::Value;
 mod view;
 
 pub use anchor::{anchor, section_of};
+pub use dates::{epoch_days, iso_utc};
+pub use guidance::layer_guides;
+pub use lens::{
+    all_lenses, field_selected, find_lens, Follow, Lens, LensConfig, LensError, LENS_BOOST,
+};
 pub use lifecycle::{Applies, Lifecycle, Retired, Scope};
 pub use view::{Corpus, Fault, GraphView, LayerGuide, NodeStore, StoreError, Subgraph};
 
@@ -966,6 +971,8 @@ impl std::str::FromStr for Depth {
     }
 }
 
+/// Constructors for the tests of this crate and the crates above it: a documented extension
+/// point for tests (ARCHITECTURE.md, "Public APIs").
 pub mod testing;
 #[cfg(test)]
 mod tests;

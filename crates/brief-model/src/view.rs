@@ -123,7 +123,7 @@ pub trait GraphView {
         Ok(None)
     }
     /// What a layer propagates, when this view keeps it precomputed (the index does);
-    /// `None` makes the caller compute it with [`crate::guidance::compute`].
+    /// `None` makes the caller compute it with [`crate::layer_guides`].
     fn layer_guides(&self, _layer: NodeIx) -> Result<Option<Vec<LayerGuide>>, StoreError> {
         Ok(None)
     }

@@ -48,7 +48,7 @@ pub enum Step<'a> {
 /// The byte offset where `path` stands in the TOML `text`, as the TOML parser places it: a
 /// key's own name for a last step that is a key, the text of a string item (inside its
 /// quotes) for one that is an item. `None` when the text does not parse or has no such path.
-pub fn place(text: &str, path: &[Step<'_>]) -> Option<usize> {
+pub(crate) fn place(text: &str, path: &[Step<'_>]) -> Option<usize> {
     use toml::de::{DeTable, DeValue};
     let table = DeTable::parse(text).ok()?;
     let mut value: &DeValue<'_> = &DeValue::Table(table.into_inner());

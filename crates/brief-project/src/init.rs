@@ -35,7 +35,7 @@ pub enum InitError {
 }
 
 /// The configuration for the sources `project` was discovered with.
-pub fn plan(project: &Project) -> Init {
+pub fn init_plan(project: &Project) -> Init {
     let root = project.guard.path();
     let mut found = Vec::new();
     let mut keys = String::new();
@@ -303,7 +303,7 @@ fn describe_kiro(project: &Project, source: &Source, dir: &str) -> String {
 }
 
 /// Writes `toml` as `brief.toml` at `root`; an existing file (or link) is never replaced.
-pub fn write(root: &Path, toml: &str) -> Result<(), InitError> {
+pub fn init_write(root: &Path, toml: &str) -> Result<(), InitError> {
     let path = root.join("brief.toml");
     let shown = path.display().to_string();
     let mut file = std::fs::OpenOptions::new()

@@ -1,6 +1,6 @@
 //! Finding a project and reading `brief.toml`: which sources it has and its defaults.
 
-pub mod init;
+mod init;
 
 use brief_sources::text::line_col;
 use std::fmt;
@@ -15,10 +15,13 @@ use brief_model::Location;
 use brief_root::{OpenError, Root};
 use brief_sources::specgraph;
 
-pub mod config;
+mod config;
 
-use config::Step;
-pub use config::{CheckConfig, EmbeddingsConfig, HookConfig, Level, SessionConfig};
+pub use config::{
+    CheckConfig, EmbeddingsConfig, HookConfig, Level, SessionConfig, Step, DEFAULT_LIMIT,
+    DEFAULT_LIMITS, DEFAULT_MODEL, DEFAULT_SAFETY_MARGIN, DEFAULT_WINDOWS,
+};
+pub use init::{init_plan, init_write, Init, InitError};
 
 /// The budget used when neither the command line nor `brief.toml` gives one.
 pub const DEFAULT_BUDGET: usize = 4000;
@@ -41,7 +44,7 @@ pub struct Defaults {
     /// Most start nodes a target in words gets (`[context] seeds`).
     pub seeds: Option<usize>,
     /// Custom lenses (`[lenses.NAME]`), in name order.
-    pub lenses: Vec<(String, brief_model::lens::LensConfig)>,
+    pub lenses: Vec<(String, brief_model::LensConfig)>,
 }
 
 /// A discovered project: its root, its sources, its defaults.
@@ -115,7 +118,7 @@ struct ConfigFile {
     #[serde(default)]
     check: CheckConfig,
     #[serde(default)]
-    lenses: std::collections::BTreeMap<String, brief_model::lens::LensConfig>,
+    lenses: std::collections::BTreeMap<String, brief_model::LensConfig>,
     #[serde(default)]
     session: SessionConfig,
     #[serde(default)]
@@ -137,7 +140,7 @@ struct ContextTable {
 impl Project {
     /// Where `path` stands in `brief.toml` as `(line, column)`, as the TOML parser places it
     /// ([`config::place`]); the file's start when it is not there.
-    pub fn config_place(&self, path: &[config::Step<'_>]) -> (u32, u32) {
+    pub fn config_place(&self, path: &[Step<'_>]) -> (u32, u32) {
         let text = self
             .guard
             .read(&self.root.join("brief.toml"))
@@ -498,13 +501,13 @@ fn defaults(config: &ConfigFile, path: &Path, text: &str) -> Result<Defaults, Pr
                 .map_err(|e| bad_at("encoding", format!("[context] encoding: {e}")))?,
         ),
     };
-    let lenses: Vec<(String, brief_model::lens::LensConfig)> = config
+    let lenses: Vec<(String, brief_model::LensConfig)> = config
         .lenses
         .iter()
         .map(|(name, lens)| (name.clone(), lens.clone()))
         .collect();
     // Bad relation families are reported when the project opens, not when a lens is used.
-    brief_model::lens::all(&lenses).map_err(|e| ProjectError::Config {
+    brief_model::all_lenses(&lenses).map_err(|e| ProjectError::Config {
         location: config_location(path, text, &[Step::Key("lenses")]),
         message: e.to_string(),
     })?;

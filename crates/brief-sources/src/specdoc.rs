@@ -560,7 +560,7 @@ pub(crate) fn date_in(text: &str) -> Option<String> {
         let before = i == 0 || !bytes[i - 1].is_ascii_digit();
         (shape && before)
             .then(|| text[i..i + 10].to_string())
-            .filter(|d| brief_model::dates::days(d).is_some())
+            .filter(|d| brief_model::epoch_days(d).is_some())
     })
 }
 

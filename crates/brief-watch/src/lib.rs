@@ -18,7 +18,7 @@ use brief_engine::engine::EngineError;
 use brief_engine::watched::{Answering, VouchError};
 
 pub use events::{keep, Kept};
-pub use shared::{Shared, MAX_ENGINES};
+pub use shared::Shared;
 
 /// Why a call failed, in the lines the CLI would print on stderr.
 #[derive(Debug, Clone, PartialEq)]

@@ -20,7 +20,7 @@ use crate::Failure;
 
 /// The most engines (SQLite connections) one project keeps open: requests beyond that many
 /// at once wait for one to be free.
-pub const MAX_ENGINES: usize = 8;
+pub(crate) const MAX_ENGINES: usize = 8;
 
 /// How often a request waiting for a free engine looks at its cancellation.
 const WAIT_STEP: Duration = Duration::from_millis(50);

@@ -222,7 +222,7 @@ pub(super) struct Inverse<'g> {
 }
 
 /// What of a plan shapes the region: the depth, the families followed, the fan-out limit.
-type RegionKey = (Depth, brief_model::lens::Follow, usize);
+type RegionKey = (Depth, brief_model::Follow, usize);
 
 impl<'g> Inverse<'g> {
     /// The inverse for `node`.
@@ -454,7 +454,7 @@ impl<'g> Inverse<'g> {
         for &(_, _, layer) in &walk.layers {
             let guides = match graph.layer_guides(layer)? {
                 Some(guides) => guides,
-                None => brief_model::guidance::compute(graph, layer)?,
+                None => brief_model::layer_guides(graph, layer)?,
             };
             asked.extend(guides.iter().map(|g| g.node));
         }

@@ -171,7 +171,7 @@ fn tana_card(
         let fields: Vec<(String, String)> = tana
             .fields
             .iter()
-            .filter(|f| brief_model::lens::field_selected(shown_fields, &f.name))
+            .filter(|f| brief_model::field_selected(shown_fields, &f.name))
             .map(|f| (f.name.clone(), f.values.join(", ")))
             .collect();
         if !fields.is_empty() {

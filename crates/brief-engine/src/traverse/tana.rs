@@ -121,10 +121,7 @@ fn neighbours(
     let field_followed = |relation: &Relation| match relation {
         Relation::Field(name) => {
             options.follow.field
-                && brief_model::lens::field_selected(
-                    fields,
-                    name.strip_prefix("field:").unwrap_or(name),
-                )
+                && brief_model::field_selected(fields, name.strip_prefix("field:").unwrap_or(name))
         }
         _ => false,
     };

@@ -182,5 +182,5 @@ pub(super) fn decode(text: &str) -> Cow<'_, str> {
 
 /// Epoch milliseconds as `YYYY-MM-DDTHH:MM:SSZ` (UTC).
 pub(super) fn iso_time(ms: i64) -> String {
-    brief_model::dates::iso_utc(ms.div_euclid(1000))
+    brief_model::iso_utc(ms.div_euclid(1000))
 }

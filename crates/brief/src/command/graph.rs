@@ -149,7 +149,7 @@ fn on_engine(
         Command::Diff { request, from, to } => {
             Outcome::text(engine.diff(request, from, to.as_deref()).map_err(plain)?)
         }
-        Command::Lenses => match crate::lens::all(&engine.project.defaults.lenses) {
+        Command::Lenses => match brief_model::all_lenses(&engine.project.defaults.lenses) {
             Ok(lenses) => Outcome::text(lenses.iter().map(|l| format!("{l}\n")).collect()),
             Err(e) => Outcome::failure(2, vec![format!("error: {e}")]),
         },

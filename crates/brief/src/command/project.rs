@@ -153,11 +153,11 @@ pub(super) fn init(write: bool, host: Host<'_>) -> Outcome {
         Ok(project) => project,
         Err(e) => return project_failure(e),
     };
-    let plan = crate::init::plan(&project);
+    let plan = brief_project::init_plan(&project);
     if !write {
         return Outcome::text(plan.toml);
     }
-    if let Err(e) = crate::init::write(&project.root, &plan.toml) {
+    if let Err(e) = brief_project::init_write(&project.root, &plan.toml) {
         return usage(format!("error: {e}"));
     }
     let mut text = format!("wrote {}\n", project.root.join("brief.toml").display());

@@ -17,8 +17,8 @@ use std::path::Path;
 
 use brief::context::ContextRequest;
 use brief::engine::Engine;
-use brief::guidance;
 use brief::model::GraphView;
+use brief::model::{layer_guides, LayerGuide};
 use brief::{assemble, Depth, Format, Project};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
@@ -185,7 +185,7 @@ fn compare_ids(root: &Path, engine: &mut Engine, ids: &[String]) -> Result<(), T
         if graph.kind_of(in_memory) == brief::Kind::Layer {
             let index = engine.index();
             let stored = index.lookup(n).unwrap().unwrap();
-            let named = |view: &dyn GraphView, guides: Vec<guidance::LayerGuide>| {
+            let named = |view: &dyn GraphView, guides: Vec<LayerGuide>| {
                 let mut named: Vec<(String, String, String)> = guides
                     .into_iter()
                     .map(|g| {
@@ -199,7 +199,7 @@ fn compare_ids(root: &Path, engine: &mut Engine, ids: &[String]) -> Result<(), T
                 named.sort();
                 named
             };
-            let expected = named(&graph, guidance::compute(&graph, in_memory).unwrap());
+            let expected = named(&graph, layer_guides(&graph, in_memory).unwrap());
             let rows = index
                 .layer_guides(stored)
                 .unwrap()

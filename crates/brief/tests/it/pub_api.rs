@@ -27,7 +27,6 @@ use super::layering::{lex, rust_files, workspace_root, Tok};
 const STAY_PUBLIC: &[(&str, &str)] = &[
     ("brief-tokens", "PreTokens"),       // the iterator `Encoding::pre_tokens` returns
     ("brief-model", "IxHasher"),         // the hasher of the public `IxMap` and `IxSet`
-    ("brief-model", "DateError"),        // the error `dates::date` returns
     ("brief-sources", "SourceOutput"),   // what `catalogue::read_source` returns
     ("brief-sources", "Walk"),           // what each layout's `listing` returns
     ("brief-sources", "CatalogueFile"),  // the items of `catalogue::Listing::files`
@@ -36,7 +35,7 @@ const STAY_PUBLIC: &[(&str, &str)] = &[
     ("brief-sources", "TaskId"),         // what `speckit::task_ids` returns
     ("brief-sources", "Export"),         // what `tana::parse` returns
     ("brief-project", "HookConfig"),     // the type of `Project::hook`
-    ("brief-project", "InitError"),      // the error `init::write` returns
+    ("brief-project", "InitError"),      // the error `init_write` returns
     ("brief-index", "Term"),             // what `Index::terms` returns
     ("brief-index", "TermHit"),          // what `Index::term_hits` returns
     ("brief-engine", "Affected"),       // named by `impact::Impact::targets`
@@ -79,7 +78,6 @@ const STAY_PUBLIC: &[(&str, &str)] = &[
     ("brief-eval", "TaskScore"),        // named by `words::report::Row::score`
     ("brief-eval", "WordProject"),      // named by `words::methods::Method::fill`
     ("brief-eval", "Presence"),         // named by `words::methods::FileShown::presence`
-    ("brief-mcp", "DepthParam"),        // named by `params::Scope::depth`
 ];
 
 /// One `pub` item: its file (from the workspace root), line, kind and name.

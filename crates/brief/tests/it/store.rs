@@ -7,7 +7,7 @@ use std::path::Path;
 
 use brief::context::{assemble, plan, ContextError, ContextRequest};
 use brief::engine::Engine;
-use brief::guidance::LayerGuide;
+use brief::model::LayerGuide;
 use brief::model::{Corpus, Dangling, Edge, Fault, GraphView, Kind, NodeIx, NodeStore, StoreError};
 use brief::{Format, Graph, Project};
 
