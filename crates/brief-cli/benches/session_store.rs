@@ -19,10 +19,10 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use brief_session::packages::{package_add, package_list, ListRequest, NewPackage};
-use brief_session::patterns::{error_match, error_record, ErrorRecord};
-use brief_session::store::{Location, Mode};
 use brief_session::testing::{self, Database};
+use brief_session::{error_match, error_record, ErrorRecord};
+use brief_session::{package_add, package_list, ListRequest, NewPackage};
+use brief_session::{Location, Mode};
 use brief_session::{PackageType, Priority, SessionConfig, Store};
 
 const NOW: i64 = 1_760_000_000;
@@ -376,7 +376,7 @@ fn main() {
     let database = Database::create(server);
     let started = Instant::now();
     let copied =
-        brief_session::migrate::copy(&Location::Project(root.to_path_buf()), &database.location())
+        brief_session::copy_store(&Location::Project(root.to_path_buf()), &database.location())
             .unwrap();
     println!(
         "`brief session migrate` to PostgreSQL: {} rows in {:.1} s",

@@ -2,8 +2,8 @@
 //! library commands they map to. No logic lives here.
 
 use brief::command::SessionContext;
-use brief::session::commands::Command as Run;
-use brief::session::render::Output;
+use brief::session::Command as Run;
+use brief::session::Output;
 use brief::session::{
     ConsumeRequest, ErrorRecord, ListRequest, NewPackage, PackageType, Priority, Secrets,
 };

@@ -6,7 +6,7 @@
 use std::marker::PhantomData;
 use std::str::FromStr;
 
-use brief::session::render::Output;
+use brief::session::Output;
 use brief::{Depth, Detail, Encoding, Format};
 use clap::builder::{PossibleValue, TypedValueParser};
 

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use brief::command::{Check, Command as Run, FrontEnd, Host, SessionContext};
 use brief::engine::Engine;
-use brief::session::commands::Command;
-use brief::session::render::Output;
+use brief::session::Command;
+use brief::session::Output;
 use brief::session::{
     ConsumeRequest, ErrorRecord, ListRequest, NewPackage, PackageType, Priority, Secrets,
 };
@@ -541,7 +541,7 @@ fn output(p: ListFormatParam) -> Output {
     }
 }
 
-/// The session tools: one `brief::session::commands::Command` each, as the CLI runs them.
+/// The session tools: one `brief::session::Command` each, as the CLI runs them.
 fn session_command(tool: ToolKind, args: JsonObject) -> Result<Command, Failure> {
     Ok(match tool {
         ToolKind::PackageAdd => {

@@ -192,7 +192,7 @@ pub fn run(
             matched(project, &found, *format, *secrets)
         }
         Command::Migrate { from, to, format } => {
-            let copied = super::migrate::copy(&Location::named(from)?, &Location::named(to)?)?;
+            let copied = super::copy_store(&Location::named(from)?, &Location::named(to)?)?;
             Outcome::text(render::migrated(&copied, *format))
         }
         Command::Prune {

@@ -7,37 +7,41 @@
 //! "Now" is always a parameter (Unix seconds): nothing reads the clock, so output is
 //! reproducible.
 //!
-//! - [`store`] — the [`Store`] over its two backends: `.brief/sessions.db` (SQLite, the
+//! The modules are private; the root re-exports what the front ends, the façade and the tests
+//! name:
+//! - `store` — the [`Store`] over its two backends: `.brief/sessions.db` (SQLite, the
 //!   default) or a PostgreSQL database (`[session] url`, feature `postgres`).
-//! - [`packages`] — add, list (ranked), consume.
-//! - [`rank`] — the package score.
-//! - [`patterns`] — error patterns: record, feedback, match, prune.
-//! - [`similar`] — the words of a signature and the score of similar patterns.
-//! - [`signature`] — error-message normalization and its hash.
-//! - [`migrate`] — copying a store between backends, verified by counts.
-//! - [`redact`] — secret redaction (on store and on render).
-//! - [`zone`] — token zones; [`context`] — the zone document.
-//! - [`render`] — text and JSON for every result.
+//! - `packages` — add, list (ranked), consume; `rank` — the package score.
+//! - `patterns` — error patterns: record, feedback, match, prune.
+//! - `similar` — the words of a signature and the score of similar patterns.
+//! - `signature` — error-message normalization and its hash ([`normalize_signature`],
+//!   [`signature_hash`]).
+//! - `migrate` — copying a store between backends, verified by counts ([`copy_store`]).
+//! - `redact` — secret redaction (on store and on render; [`Secrets`] says which).
+//! - `zone` — token zones; `context` — the zone document ([`zone_context`]).
+//! - `render` — text and JSON for every result; `commands` — [`Command`] run by [`run`].
+//! - [`testing`] (feature `testing`) — a PostgreSQL server for tests: the one public module,
+//!   an extension point for the tests and benches of the crates above.
 
-pub mod commands;
-pub mod config;
-pub mod context;
-pub mod migrate;
+mod commands;
+mod config;
+mod context;
+mod migrate;
 #[cfg(test)]
 #[cfg(feature = "postgres")]
 mod on_postgres;
-pub mod packages;
-pub mod patterns;
-pub mod rank;
-pub mod redact;
-pub mod render;
-pub mod signature;
+mod packages;
+mod patterns;
+mod rank;
+mod redact;
+mod render;
+mod signature;
 mod similar;
-pub mod store;
+mod store;
 mod stored;
 #[cfg(any(all(test, feature = "postgres"), feature = "testing"))]
 pub mod testing;
-pub mod zone;
+mod zone;
 
 use std::fmt;
 use std::str::FromStr;
@@ -45,16 +49,24 @@ use std::str::FromStr;
 use serde::Serialize;
 
 use brief_engine::Said;
-pub use config::SessionConfig;
+pub use commands::{now, run, Command, Outcome};
+pub use config::{
+    SessionConfig, DEFAULT_LIMIT, DEFAULT_LIMITS, DEFAULT_MODEL, DEFAULT_SAFETY_MARGIN,
+    DEFAULT_WINDOWS,
+};
 pub use context::{zone_context, SessionPart, ZoneRequest};
+pub use migrate::{copy_store, Copied};
 pub(crate) use packages::package_consume;
 pub use packages::{
     package_add, package_list, Added, ConsumeRequest, ListRequest, Listing, NewPackage, Package,
 };
 pub(crate) use patterns::{error_feedback, Pruned};
 pub use patterns::{error_match, error_record, prune, ErrorMatch, ErrorRecord, Feedback, Pattern};
-pub use redact::Secrets;
-pub use store::{Location, Mode, Store};
+pub use redact::{redact, redact_str, Redacted, Secrets};
+pub use render::Output;
+pub use signature::{normalize_signature, signature_hash};
+pub use store::{Location, Mode, Store, Table};
+pub use zone::{Usage, Zone};
 
 /// Why a session operation failed; [`SessionError::exit_code`] maps it to the CLI's codes.
 #[derive(Debug, thiserror::Error)]

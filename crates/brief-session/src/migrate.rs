@@ -28,7 +28,7 @@ pub struct Copied {
 
 /// Copies `from` into `to` (created when it is a new SQLite file or a database without
 /// brief's tables; refused when it holds rows).
-pub fn copy(from: &Location, to: &Location) -> Result<Copied, SessionError> {
+pub fn copy_store(from: &Location, to: &Location) -> Result<Copied, SessionError> {
     if from.shown() == to.shown() {
         return Err(SessionError::Usage(
             Said::new()
@@ -140,7 +140,7 @@ mod tests {
         drop(store);
         let from = Location::Project(dir.path().to_path_buf());
         let to = Location::File(dir.path().join("copy/sessions.db"));
-        let copied = copy(&from, &to).unwrap();
+        let copied = copy_store(&from, &to).unwrap();
         assert_eq!(copied.counts.packages, BATCH as i64 + 5);
         assert_eq!(copied.counts.consumers, 2 * (BATCH as i64 + 5));
         assert_eq!(copied.counts.error_terms, 3);
@@ -154,9 +154,9 @@ mod tests {
             );
         }
         // A store with rows is never a target; the same store is no target either.
-        let e = copy(&from, &to).unwrap_err().to_string();
+        let e = copy_store(&from, &to).unwrap_err().to_string();
         assert!(e.contains("already holds"), "{e}");
-        let e = copy(&from, &from).unwrap_err().to_string();
+        let e = copy_store(&from, &from).unwrap_err().to_string();
         assert!(e.contains("both name"), "{e}");
     }
 }

@@ -200,7 +200,7 @@ fn concurrent_writers_count_exactly() {
                     .unwrap();
                     // Four helped (+0.1) and two not (−0.2): never clamped, whatever the order.
                     if i == 0 && (t % 2 == 0 || t < 4) {
-                        let hash = crate::signature::hash(&crate::signature::normalize(
+                        let hash = crate::signature_hash(&crate::normalize_signature(
                             "database is locked at /x/y.py line 3",
                         ));
                         error_feedback(&mut store, "notes", &hash, t % 2 == 0, NOW).unwrap();
@@ -667,7 +667,7 @@ fn copies_go_both_ways_with_the_same_rows() {
     let database = Database::create(server);
     let from = Location::Project(dir.path().to_path_buf());
     let to = database.location();
-    let there = crate::migrate::copy(&from, &to).unwrap();
+    let there = crate::copy_store(&from, &to).unwrap();
     assert_eq!(there.counts.packages, 30);
     // New ids continue after the copied ones.
     let mut store = Store::connect(&to, Mode::Create).unwrap();
@@ -677,7 +677,7 @@ fn copies_go_both_ways_with_the_same_rows() {
     );
     drop(store);
     let back = Location::File(dir.path().join("back.db"));
-    let copied = crate::migrate::copy(&to, &back).unwrap();
+    let copied = crate::copy_store(&to, &back).unwrap();
     assert_eq!(copied.counts.packages, 31);
     let mut a = Store::connect(&to, Mode::Read).unwrap();
     let mut b = Store::connect(&back, Mode::Read).unwrap();

@@ -112,7 +112,7 @@ pub struct ConsumeRequest {
 
 /// The result of [`package_consume`].
 #[derive(Debug, Clone, Serialize)]
-pub struct Consumed {
+pub(crate) struct Consumed {
     /// The package's id.
     pub id: i64,
     /// The agent type that read it.
@@ -157,7 +157,7 @@ fn clean_path(raw: &str) -> Result<String, SessionError> {
 
 /// A package checked and redacted, ready to store.
 #[derive(Debug, Clone)]
-pub struct Prepared {
+pub(crate) struct Prepared {
     session: String,
     group: Option<String>,
     kind: PackageType,
@@ -174,7 +174,7 @@ pub struct Prepared {
 
 impl Prepared {
     /// Checks names, the path and the summary, and redacts secrets from the text stored.
-    pub fn new(new: &NewPackage) -> Result<Prepared, SessionError> {
+    pub(crate) fn new(new: &NewPackage) -> Result<Prepared, SessionError> {
         let session = id_text("session", &new.session)?;
         let group = new.group.as_deref().map(group_name).transpose()?;
         let producer = agent_name(&new.producer)?;
@@ -218,12 +218,12 @@ impl Prepared {
     }
 
     /// The package's file, relative to the project root.
-    pub fn file(&self) -> &str {
+    pub(crate) fn file(&self) -> &str {
         &self.file
     }
 
     /// Stores the package (creating its session on first use) in one transaction.
-    pub fn store(&self, store: &mut Store, now: i64) -> Result<Added, SessionError> {
+    pub(crate) fn store(&self, store: &mut Store, now: i64) -> Result<Added, SessionError> {
         let row = PackageRow {
             session: &self.session,
             group: self.group.as_deref(),

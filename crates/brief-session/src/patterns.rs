@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::redact::redact;
-use super::signature::{hash, normalize};
+use super::signature::{normalize_signature, signature_hash};
 use super::similar;
 use super::store::{Adjusted, PatternRow, Recording};
 pub use super::stored::Pattern;
@@ -98,8 +98,8 @@ pub fn error_record(
     redacted.extend(solution.kinds.iter().copied());
     redacted.sort_unstable();
     redacted.dedup();
-    let signature = normalize(&message);
-    let h = hash(&signature);
+    let signature = normalize_signature(&message);
+    let h = signature_hash(&signature);
     let (terms, words) = similar::terms(&signature);
     let row = PatternRow {
         project: &project,
@@ -185,8 +185,8 @@ pub fn error_match(
     now: i64,
 ) -> Result<Vec<ErrorMatch>, SessionError> {
     let project = id_text("project", project)?;
-    let signature = normalize(&non_empty(Param::Message, message)?);
-    let h = hash(&signature);
+    let signature = normalize_signature(&non_empty(Param::Message, message)?);
+    let h = signature_hash(&signature);
     if let Some(p) = store.backend().pattern_by_hash(&project, &h, now)? {
         return Ok(vec![ErrorMatch {
             exact: true,

@@ -11,7 +11,7 @@ use super::Priority;
 
 /// What the score reads of a package.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Candidate {
+pub(crate) struct Candidate {
     /// The package's id (the last tie-breaker).
     pub id: i64,
     /// Its priority.
@@ -25,7 +25,7 @@ pub struct Candidate {
 }
 
 /// The score of `c` for a request in `group` at `now` (Unix seconds).
-pub fn score(c: &Candidate, group: Option<&str>, now: i64) -> f64 {
+pub(crate) fn score(c: &Candidate, group: Option<&str>, now: i64) -> f64 {
     let same_group = group.is_some() && c.group.as_deref() == group;
     let age_days = now.saturating_sub(c.created).max(0) as f64 / 86_400.0;
     4.0 * c.priority.weight() as f64
@@ -35,7 +35,11 @@ pub fn score(c: &Candidate, group: Option<&str>, now: i64) -> f64 {
 }
 
 /// Sorts candidates best first and returns them with their scores.
-pub fn rank(candidates: Vec<Candidate>, group: Option<&str>, now: i64) -> Vec<(Candidate, f64)> {
+pub(crate) fn rank(
+    candidates: Vec<Candidate>,
+    group: Option<&str>,
+    now: i64,
+) -> Vec<(Candidate, f64)> {
     let mut scored: Vec<(Candidate, f64)> = candidates
         .into_iter()
         .map(|c| {

@@ -58,7 +58,7 @@ fn scrub_pattern(p: &Pattern, secrets: Secrets) -> Pattern {
 }
 
 /// `brief session package add`.
-pub fn added(a: &Added, format: Output) -> String {
+pub(crate) fn added(a: &Added, format: Output) -> String {
     match format {
         Output::Json => json(a),
         Output::Text => format!(
@@ -71,7 +71,7 @@ pub fn added(a: &Added, format: Output) -> String {
 }
 
 /// `brief session package list`.
-pub fn listing(l: &Listing, format: Output, secrets: Secrets) -> String {
+pub(crate) fn listing(l: &Listing, format: Output, secrets: Secrets) -> String {
     let scrubbed = Listing {
         packages: l
             .packages
@@ -127,7 +127,7 @@ pub(crate) fn indent(text: &str, prefix: &str) -> String {
 }
 
 /// `brief session package consume`.
-pub fn consumed(c: &Consumed, format: Output) -> String {
+pub(crate) fn consumed(c: &Consumed, format: Output) -> String {
     match format {
         Output::Json => json(c),
         Output::Text => {
@@ -169,7 +169,7 @@ fn pattern_lines(p: &Pattern) -> String {
 }
 
 /// `brief session error record`.
-pub fn recorded(r: &Recorded, format: Output, secrets: Secrets) -> String {
+pub(crate) fn recorded(r: &Recorded, format: Output, secrets: Secrets) -> String {
     let r = Recorded {
         pattern: scrub_pattern(&r.pattern, secrets),
         ..r.clone()
@@ -186,7 +186,7 @@ pub fn recorded(r: &Recorded, format: Output, secrets: Secrets) -> String {
 }
 
 /// `brief session error feedback`.
-pub fn feedback(f: &Feedback, format: Output) -> String {
+pub(crate) fn feedback(f: &Feedback, format: Output) -> String {
     match format {
         Output::Json => json(f),
         Output::Text => format!(
@@ -204,7 +204,7 @@ pub fn feedback(f: &Feedback, format: Output) -> String {
 }
 
 /// `brief session error match`.
-pub fn matches(found: &[ErrorMatch], format: Output, secrets: Secrets) -> String {
+pub(crate) fn matches(found: &[ErrorMatch], format: Output, secrets: Secrets) -> String {
     let found: Vec<ErrorMatch> = found
         .iter()
         .map(|m| ErrorMatch {
@@ -228,7 +228,7 @@ pub fn matches(found: &[ErrorMatch], format: Output, secrets: Secrets) -> String
 }
 
 /// `brief session prune`.
-pub fn pruned(p: &Pruned, format: Output) -> String {
+pub(crate) fn pruned(p: &Pruned, format: Output) -> String {
     match format {
         Output::Json => json(p),
         Output::Text => format!(

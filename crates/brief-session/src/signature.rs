@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 pub(crate) const MAX_SIGNATURE: usize = 500;
 
 /// The normalized form of `message`.
-pub fn normalize(message: &str) -> String {
+pub fn normalize_signature(message: &str) -> String {
     let redacted = super::redact::redact_str(message);
     let unquoted = blank_quotes(&redacted);
     let mut words: Vec<String> = Vec::new();
@@ -29,7 +29,7 @@ pub fn normalize(message: &str) -> String {
 }
 
 /// The hash that identifies a signature: the first 16 hex digits of its SHA-256.
-pub fn hash(signature: &str) -> String {
+pub fn signature_hash(signature: &str) -> String {
     let digest = Sha256::digest(signature.as_bytes());
     digest[..8].iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -131,8 +131,11 @@ mod tests {
     use super::*;
 
     fn same(a: &str, b: &str) {
-        assert_eq!(normalize(a), normalize(b), "\n{a}\n{b}");
-        assert_eq!(hash(&normalize(a)), hash(&normalize(b)));
+        assert_eq!(normalize_signature(a), normalize_signature(b), "\n{a}\n{b}");
+        assert_eq!(
+            signature_hash(&normalize_signature(a)),
+            signature_hash(&normalize_signature(b))
+        );
     }
 
     #[test]
@@ -163,31 +166,36 @@ mod tests {
     #[test]
     fn different_errors_differ() {
         assert_ne!(
-            normalize("TypeError: x is not a function"),
-            normalize("TypeError: x is undefined")
+            normalize_signature("TypeError: x is not a function"),
+            normalize_signature("TypeError: x is undefined")
         );
         assert_ne!(
-            normalize("expected 3 arguments, found 2"),
-            normalize("expected 1 argument, found 2")
+            normalize_signature("expected 3 arguments, found 2"),
+            normalize_signature("expected 1 argument, found 2")
         );
     }
 
     #[test]
     fn shape_of_a_signature() {
         assert_eq!(
-            normalize("  ModuleNotFoundError: No module named 'pydantic_settings'\n  at  line 4 "),
+            normalize_signature(
+                "  ModuleNotFoundError: No module named 'pydantic_settings'\n  at  line 4 "
+            ),
             "ModuleNotFoundError: No module named '<v>' at line <n>"
         );
-        assert_eq!(normalize("can't open /etc/app.conf"), "can't open <path>");
-        assert_eq!(hash("x").len(), 16);
+        assert_eq!(
+            normalize_signature("can't open /etc/app.conf"),
+            "can't open <path>"
+        );
+        assert_eq!(signature_hash("x").len(), 16);
     }
 
     #[test]
     fn secrets_never_reach_a_signature() {
-        let s = normalize("auth failed for postgres://notes:Hunter2Secret@db:5432/notes with key AKIAIOSFODNN7EXAMPLE");
+        let s = normalize_signature("auth failed for postgres://notes:Hunter2Secret@db:5432/notes with key AKIAIOSFODNN7EXAMPLE");
         assert!(!s.contains("Hunter2Secret") && !s.contains("AKIA"), "{s}");
         let long = "x ".repeat(400);
-        assert_eq!(normalize(&long).chars().count(), MAX_SIGNATURE);
+        assert_eq!(normalize_signature(&long).chars().count(), MAX_SIGNATURE);
     }
 
     proptest::proptest! {
@@ -198,13 +206,13 @@ mod tests {
         fn never_panics_on_glued_fragments(
             text in "(sk-|sk-ant-|AKIA|ghp_|eyJ|Bearer |password=|-----BEGIN RSA PRIVATE KEY-----|\"|'|/|\\.|:|[a-z0-9]{1,6}| ){0,16}"
         ) {
-            let once = normalize(&text);
-            let _ = hash(&once);
+            let once = normalize_signature(&text);
+            let _ = signature_hash(&once);
         }
 
         #[test]
         fn never_panics_on_any_text(text in proptest::prelude::any::<String>()) {
-            let _ = normalize(&text);
+            let _ = normalize_signature(&text);
         }
     }
 }

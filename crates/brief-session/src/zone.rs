@@ -60,7 +60,7 @@ pub struct Usage {
 }
 
 /// Computes the usage for `used` tokens of a `window` with a margin in basis points.
-pub fn usage(model: &str, window: usize, margin_bp: u64, used: usize) -> Usage {
+pub(crate) fn usage(model: &str, window: usize, margin_bp: u64, used: usize) -> Usage {
     let effective = (window as u128 * (10_000 - margin_bp.min(10_000)) as u128 / 10_000) as usize;
     Usage {
         model: model.to_string(),

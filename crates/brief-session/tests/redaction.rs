@@ -9,7 +9,7 @@
 
 use std::collections::BTreeSet;
 
-use brief_session::redact::{redact, redact_str};
+use brief_session::{redact, redact_str};
 use serde::Deserialize;
 
 #[derive(Deserialize)]

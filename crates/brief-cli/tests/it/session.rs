@@ -16,8 +16,8 @@ use std::cell::RefCell;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use brief_session::store::{Location, Mode, Table};
 use brief_session::testing;
+use brief_session::{Location, Mode, Table};
 use brief_session::{SessionError, Store};
 use serde_json::Value;
 
@@ -2521,7 +2521,7 @@ fn run_tools(
     }
     touch(root(dir), "handoff/qa.md");
     let mut server = crate::mcp::Server::start_with(dir.path(), &env);
-    let recorded = brief_session::signature::hash(&brief_session::signature::normalize(
+    let recorded = brief_session::signature_hash(&brief_session::normalize_signature(
         "KeyError: 'note_id' in sync/merge.py line 88",
     ));
     let calls = [

@@ -23,7 +23,7 @@ pub(crate) mod pgurl;
 pub(crate) mod postgres;
 mod sqlite;
 
-pub use pgurl::Origin;
+pub(crate) use pgurl::Origin;
 pub(crate) use pgurl::PgTarget;
 pub(crate) use sqlite::STORE_PATH;
 

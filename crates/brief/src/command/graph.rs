@@ -284,7 +284,7 @@ pub(super) fn session_context(
     host: Host<'_>,
     front_end: FrontEnd,
 ) -> Outcome {
-    let now = match session::commands::now() {
+    let now = match session::now() {
         Ok(now) => now,
         Err(e) => return session_failure(None, e, front_end),
     };

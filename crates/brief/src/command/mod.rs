@@ -13,7 +13,7 @@ use crate::context::ContextRequest;
 use crate::engine::{Engine, EngineError};
 use crate::model::Detail;
 use crate::render::Format;
-use crate::session::commands::Command as SessionCommand;
+use crate::session::Command as SessionCommand;
 use crate::session::SessionError;
 use crate::tokens::Encoding;
 

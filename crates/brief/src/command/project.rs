@@ -10,7 +10,7 @@ use super::{session_failure, Check, FrontEnd, Host, Outcome};
 use crate::check::{Baseline, CheckOptions, Gate};
 use crate::project::{Project, ProjectError};
 use crate::render::Format;
-use crate::session::commands::{self, Command as SessionCommand};
+use crate::session::{self, Command as SessionCommand};
 
 /// The host's project: the engine's, or the one found from the folder.
 fn open(host: Host<'_>) -> Result<Project, Outcome> {
@@ -187,11 +187,11 @@ pub(super) fn session(command: &SessionCommand, host: Host<'_>, front_end: Front
             Err(failed) => return failed,
         },
     };
-    let now = match commands::now() {
+    let now = match session::now() {
         Ok(now) => now,
         Err(e) => return session_failure(None, e, front_end),
     };
-    match commands::run(&project.root, &project.session, command, now) {
+    match session::run(&project.root, &project.session, command, now) {
         Ok(outcome) => {
             let mut notes = outcome.notes;
             let exit = match outcome.nothing_found {

@@ -59,12 +59,11 @@ const STAY_PUBLIC: &[(&str, &str)] = &[
     ("brief-engine", "Weakness"),       // named by `resolve::words::Verdict::Nothing::0`
     ("brief-engine", "WhyNot"),         // named by `explain::Explanation::why_not`
     ("brief-engine", "WorkLimit"),      // named by `context::ContextError::Limit::0`
-    ("brief-session", "Consumed"),      // named by `render::consumed`
-    ("brief-session", "Copied"),        // named by `migrate::copy`
+    ("brief-session", "Copied"),        // named by `copy_store`
     ("brief-session", "PgTarget"),      // named by `store::Location::Postgres::0`
     ("brief-session", "Pruned"),        // named by `patterns::prune`
     ("brief-session", "Recorded"),      // named by `patterns::error_record`
-    ("brief-session", "Redacted"),      // named by `redact::redact`
+    ("brief-session", "Redacted"),      // named by `redact`
     ("brief-session", "Zone"),          // named by `zone::Usage::zone`
     ("brief-session", "ZoneOutput"),    // named by `context::zone_context`
     ("brief-session", "Counts"),        // named by `migrate::Copied::counts`
