@@ -269,13 +269,13 @@ pub(crate) struct CheckArgs {
 fn check_help() -> String {
     // Two lines per rule, the description indented under its id: help wrapped to a narrow
     // terminal then still reads as a table.
-    let rules: String = brief::check::RULES
+    let rules: String = brief::command::RULES
         .iter()
         .map(|rule| {
             format!(
                 "  {} ({})\n      {}\n",
                 rule.id,
-                brief::check::severity_name(rule.severity),
+                brief::command::severity_name(rule.severity),
                 rule.summary
             )
         })

@@ -3,7 +3,7 @@
 
 use std::io::IsTerminal;
 
-use brief::index::{Step, Unit};
+use brief::{Step, Unit};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// Work smaller than this many files finishes before a bar would be worth drawing.

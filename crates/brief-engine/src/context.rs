@@ -2,7 +2,7 @@
 //! render. The CLI and the MCP server call these and print what they return, byte for byte.
 
 use crate::fit::{fit, Spread, TooSmall};
-pub use crate::render::TruncationNote;
+pub(crate) use crate::render::TruncationNote;
 use crate::usage::{Param, Said};
 use brief_model::{Corpus, Detail, NodeIx, Origin, Shape};
 use brief_project::{Defaults, DEFAULT_BUDGET};

@@ -897,7 +897,7 @@ impl Engine {
             })??;
             Ok(match request.format.document() {
                 None => crate::impact::render_json(&impact),
-                Some(_) => crate::impact::render_text(&impact),
+                Some(_) => crate::impact::impact_text(&impact),
             })
         })
     }
@@ -936,7 +936,7 @@ impl Engine {
         }
         Ok(match request.format.document() {
             None => crate::explain::render_json(&explanation),
-            Some(_) => crate::explain::render_text(&explanation),
+            Some(_) => crate::explain::explanation_text(&explanation),
         })
     }
 

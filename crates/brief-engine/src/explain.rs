@@ -395,7 +395,7 @@ fn render_path(graph: &dyn GraphView, start: NodeIx, path: &[Step]) -> Result<St
 }
 
 /// The explanation as text.
-pub fn render_text(e: &Explanation) -> String {
+pub fn explanation_text(e: &Explanation) -> String {
     let mut out = String::new();
     if e.included {
         match e.detail.as_deref() {

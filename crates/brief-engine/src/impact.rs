@@ -587,7 +587,7 @@ fn rule_steps(
 
 /// The impact as text: a header, then targets grouped by kind (kinds by name), each with its
 /// chains.
-pub fn render_text(impact: &Impact) -> String {
+pub fn impact_text(impact: &Impact) -> String {
     let mut out = String::new();
     let count = impact.targets.len();
     out.push_str(&format!(

@@ -1,22 +1,33 @@
 //! Resolve, traverse, rank, fit and render: the brief context engine.
 
-pub mod context;
+mod context;
 mod diff;
-pub mod engine;
-pub mod explain;
+mod engine;
+mod explain;
 mod files;
 mod find;
 mod fit;
-pub mod impact;
+mod impact;
 mod rank;
 mod related;
-pub mod render;
+mod render;
 mod resolve;
 mod revision;
 mod scoped;
-pub mod semantic;
-pub mod traverse;
+mod semantic;
+mod traverse;
 mod usage;
-pub mod watched;
+mod watched;
 
+pub use context::{
+    assemble, assemble_from, plan, select, show, Confidence, ContextError, ContextOutput,
+    ContextRequest, Start,
+};
+pub use engine::{located, Cancel, ChangeSignal, Engine, EngineError, Pending, MAX_NAMED_CHANGES};
+pub use explain::{explain, explanation_text};
+pub use impact::{chain, impact, impact_text, Plans};
+pub use render::search::search_hits;
+pub use render::Format;
+pub use semantic::{probe, Semantic};
 pub use usage::{FrontEnd, Param, Said};
+pub use watched::{Answering, Cookies, Vouch, VouchError, COOKIE_PREFIX, SOCKET};

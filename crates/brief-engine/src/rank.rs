@@ -23,7 +23,7 @@ const W_PRIORITY: f64 = 0.15;
 
 /// The priority class of a node in a context: lower gets the budget first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Class {
+pub(crate) enum Class {
     /// The target (and the project identity).
     Target,
     /// Hard constraints: policies with `severity: hard`, norms, and decisions that constrain
@@ -44,7 +44,7 @@ pub enum Class {
 
 impl Class {
     /// The name used in JSON.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Class::Target => "target",
             Class::Hard => "hard",
@@ -58,7 +58,7 @@ impl Class {
 
 /// The score of a node and its components, each in [0, 1].
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Score {
+pub(crate) struct Score {
     /// The weighted sum of the components (plus a lens boost), rounded to four places.
     pub total: f64,
     /// `1 / (1 + distance)`: nearer is higher.
@@ -73,7 +73,7 @@ pub struct Score {
 
 /// A selected node with its rank.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Ranked {
+pub(crate) struct Ranked {
     /// The node.
     pub node: NodeIx,
     /// Hops from the target.

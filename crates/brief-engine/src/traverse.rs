@@ -19,7 +19,7 @@ mod tana;
 
 pub(crate) use tana::{traverse_tana, TANA_FANOUT};
 
-pub use brief_model::Depth;
+pub(crate) use brief_model::Depth;
 
 /// How a relation was followed to reach a node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -275,7 +275,7 @@ impl Acc {
 }
 
 /// Selects the nodes of the context for `target`.
-pub fn traverse(
+pub(crate) fn traverse(
     graph: &dyn GraphView,
     target: NodeIx,
     options: TraverseOptions,

@@ -23,7 +23,7 @@ pub(crate) const FRESH: &[u8] = b"fresh\n";
 /// The socket's name in `.brief/cache`.
 pub const SOCKET: &str = "watch.sock";
 /// The lock a watcher holds while it answers (one per index).
-pub const LOCK: &str = "watch.lock";
+pub(crate) const LOCK: &str = "watch.lock";
 /// The prefix of cookie files in `.brief/cache`.
 pub const COOKIE_PREFIX: &str = "watch-cookie-";
 /// How long a client waits to connect and for [`HEARD`]: a live watcher says it at once
@@ -39,7 +39,7 @@ pub(crate) const COOKIE_WAIT: Duration = Duration::from_secs(2);
 
 /// What asking the watcher gave.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Answer {
+pub(crate) enum Answer {
     /// A watcher vouched for the index: skip the check of every file.
     Fresh,
     /// No watcher answers for this index (the usual case).
@@ -50,7 +50,7 @@ pub enum Answer {
 
 /// Asks the watcher of the index in `cache` (a `.brief/cache` folder), waiting at most
 /// `wait` for the answer once the watcher has said it heard the question.
-pub fn ask(cache: &Path, wait: Duration) -> Answer {
+pub(crate) fn ask(cache: &Path, wait: Duration) -> Answer {
     #[cfg(unix)]
     {
         unix::ask_at(&cache.join(SOCKET), wait)

@@ -29,9 +29,9 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use brief::model::Detail;
 use brief::Encoding;
 use brief_corpus::{generate_labelled, Shape, TargetLabels};
+use brief_model::Detail;
 
 pub use methods::{read_labels, EvalProject, Outcome};
 

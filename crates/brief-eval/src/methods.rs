@@ -14,11 +14,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use brief::context::{assemble, ContextError, ContextRequest};
-use brief::model::{Detail, Graph};
-use brief::project::{Defaults, Project};
 use brief::{Encoding, Format};
 use brief_corpus::{Labels, LABELS_FILE};
+use brief_engine::{assemble, ContextError, ContextRequest};
+use brief_model::{Detail, Graph};
+use brief_project::{Defaults, Project};
 use serde_json::Value;
 
 use crate::bm25::Bm25;
@@ -75,7 +75,7 @@ impl EvalProject {
         let mut ids = Vec::with_capacity(graph.len());
         let mut texts = Vec::with_capacity(graph.len());
         for node in graph.nodes() {
-            let text = brief::show(
+            let text = brief_engine::show(
                 &graph,
                 &node.id,
                 Detail::Full,

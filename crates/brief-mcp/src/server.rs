@@ -9,7 +9,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use brief::engine::Cancel;
+use brief::Cancel;
 use brief::{Detail, Format};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,

@@ -4,12 +4,12 @@
 use std::sync::Arc;
 
 use brief::command::{Check, Command as Run, FrontEnd, Host, SessionContext};
-use brief::engine::Engine;
 use brief::session::Command;
 use brief::session::Output;
 use brief::session::{
     ConsumeRequest, ErrorRecord, ListRequest, NewPackage, PackageType, Priority, Secrets,
 };
+use brief::Engine;
 use brief::{ContextRequest, Depth, Detail, Encoding, Format};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use schemars::JsonSchema;

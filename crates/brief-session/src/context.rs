@@ -21,9 +21,9 @@ use super::redact::Secrets;
 use super::render::indent;
 use super::zone::{usage, Usage, Zone};
 use super::{agent_name, group_name, id_text, Location, Mode, Priority, SessionError, Store};
-use brief_engine::context::{ContextError, ContextRequest};
-use brief_engine::engine::{Engine, EngineError};
-use brief_engine::render::Format;
+use brief_engine::Format;
+use brief_engine::{ContextError, ContextRequest};
+use brief_engine::{Engine, EngineError};
 use brief_model::Detail;
 use brief_project::{Project, DEFAULT_BUDGET};
 

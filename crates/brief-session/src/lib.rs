@@ -100,7 +100,7 @@ pub enum SessionError {
     },
     /// The graph part of a zone document failed.
     #[error(transparent)]
-    Engine(#[from] brief_engine::engine::EngineError),
+    Engine(#[from] brief_engine::EngineError),
 }
 
 impl SessionError {

@@ -12,7 +12,7 @@ use notify::{RecursiveMode, Watcher};
 use crate::shared::Shared;
 
 #[cfg(unix)]
-use brief_engine::watched::{Cookies, Vouch};
+use brief_engine::{Cookies, Vouch};
 
 /// Stands in for the cookie handle where there are no Unix sockets (no watcher answers).
 #[cfg(not(unix))]
@@ -208,7 +208,7 @@ pub(crate) fn start(
 pub struct Kept {
     _watcher: notify::RecommendedWatcher,
     #[cfg(unix)]
-    _answering: Option<brief_engine::watched::Answering>,
+    _answering: Option<brief_engine::Answering>,
 }
 
 /// Watches `shared`'s files for `brief serve`, and vouches for its index to the other brief
@@ -219,8 +219,7 @@ pub fn keep(shared: &Arc<Shared>, say: &dyn Fn(String)) -> Option<Kept> {
     let vouch = match claim(shared) {
         Ok(vouch) => Some(vouch),
         // Another process answers already, or the index lives in memory (said elsewhere).
-        Err(ClaimError::Vouch(brief_engine::watched::VouchError::Taken))
-        | Err(ClaimError::NoCache) => None,
+        Err(ClaimError::Vouch(brief_engine::VouchError::Taken)) | Err(ClaimError::NoCache) => None,
         Err(e) => {
             say(format!(
                 "other brief commands will check the files themselves: {e}"
@@ -270,7 +269,7 @@ pub(crate) enum ClaimError {
     #[error("the index is not kept in .brief/cache")]
     NoCache,
     #[error(transparent)]
-    Vouch(brief_engine::watched::VouchError),
+    Vouch(brief_engine::VouchError),
 }
 
 /// Starts answering, once the running watcher is seen to report cookies (a watcher that
@@ -281,7 +280,7 @@ pub(crate) fn answer(
     vouch: Vouch,
     current: impl Fn() -> Result<(), String> + Send + Sync + 'static,
     say: &dyn Fn(String),
-) -> Option<brief_engine::watched::Answering> {
+) -> Option<brief_engine::Answering> {
     if !vouch.sees_cookies() {
         say(
             "other brief commands will check the files themselves: the watcher does not see \
@@ -464,7 +463,7 @@ mod tests {
             b"another brief's index"
         );
         // A file it can use appears (a command of this brief rebuilt it): adopted.
-        let mut rebuilt = brief_engine::engine::Engine::open(Some(&root), &root).unwrap();
+        let mut rebuilt = brief_engine::Engine::open(Some(&root), &root).unwrap();
         rebuilt.refresh(None, &mut |_| {}).unwrap();
         assert!(refresh_marked(&shared).is_ok());
     }

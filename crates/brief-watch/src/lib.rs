@@ -12,10 +12,10 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use brief_engine::engine::EngineError;
+use brief_engine::EngineError;
 
 #[cfg(unix)]
-use brief_engine::watched::{Answering, VouchError};
+use brief_engine::{Answering, VouchError};
 
 pub use events::{keep, Kept};
 pub use shared::Shared;
@@ -113,7 +113,7 @@ pub fn watch(_options: WatchOptions, _say: Say) -> Result<(), WatchError> {
 
 /// The right to answer for the project's index, or why `brief watch` has nothing to do.
 #[cfg(unix)]
-fn claim(shared: &Arc<Shared>) -> Result<brief_engine::watched::Vouch, WatchError> {
+fn claim(shared: &Arc<Shared>) -> Result<brief_engine::Vouch, WatchError> {
     let notices = shared.with_engine(|e| Ok(e.notices())).unwrap_or_default();
     match events::claim(shared) {
         Ok(vouch) => Ok(vouch),

@@ -13,8 +13,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use brief_engine::engine::EngineError;
-use brief_engine::engine::{Cancel, ChangeSignal, Engine};
+use brief_engine::EngineError;
+use brief_engine::{Cancel, ChangeSignal, Engine};
 
 use crate::Failure;
 

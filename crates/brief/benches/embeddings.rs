@@ -23,11 +23,11 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::Duration;
 
-use brief::context::ContextRequest;
-use brief::embed::stub::{Answer, Stub};
-use brief::engine::Engine;
-use brief::index::Verify;
 use brief_corpus::{generate, Shape};
+use brief_embed::stub::{Answer, Stub};
+use brief_engine::ContextRequest;
+use brief_engine::Engine;
+use brief_index::Verify;
 use criterion::{criterion_group, criterion_main, Criterion};
 
 const DIMS: usize = 384;
@@ -90,8 +90,8 @@ fn benches(c: &mut Criterion) {
     group.bench_function("similar/200", |b| {
         b.iter(|| black_box(on.similar(QUERY, 200).unwrap()))
     });
-    let key = brief::embed::Endpoint::new("http://unused/v1", "stub").vector_key();
-    let index = brief::index::Index::open(&on.project).unwrap();
+    let key = brief_embed::Endpoint::new("http://unused/v1", "stub").vector_key();
+    let index = brief_index::Index::open(&on.project).unwrap();
     group.bench_function("vectors/read", |b| {
         b.iter(|| black_box(index.read_vectors(&key).unwrap().unwrap().len()))
     });

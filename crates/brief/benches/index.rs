@@ -13,10 +13,10 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::Duration;
 
-use brief::context::ContextRequest;
-use brief::engine::Engine;
-use brief::index::Verify;
 use brief_corpus::{generate, Shape};
+use brief_engine::ContextRequest;
+use brief_engine::Engine;
+use brief_index::Verify;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 
 fn nodes() -> usize {

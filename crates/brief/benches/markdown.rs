@@ -11,8 +11,8 @@
 
 use std::hint::black_box;
 
-use brief::sources::kb::{Catalog, Layout};
-use brief::sources::markdown::parse;
+use brief_sources::kb::{Catalog, Layout};
+use brief_sources::markdown::parse;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
 /// A page whose body is `unit` repeated to `size` bytes.

@@ -19,8 +19,10 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use brief::context::ContextRequest;
-use brief::{assemble, Depth, Encoding, Format, Graph, Project};
+use brief::{Depth, Encoding, Format, Project};
+use brief_engine::assemble;
+use brief_engine::ContextRequest;
+use brief_model::Graph;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use tiktoken_rs::CoreBPE;
 
@@ -183,7 +185,7 @@ fn blocks_of(text: &str) -> Vec<&str> {
     let mut start = 0;
     for (at, _) in text.match_indices("\n\n") {
         let cut = at + 2;
-        if cut > start && brief::tokens::is_split_point(text, cut) {
+        if cut > start && brief_count::is_split_point(text, cut) {
             blocks.push(&text[start..cut]);
             start = cut;
         }
@@ -254,7 +256,7 @@ fn benches(c: &mut Criterion) {
         let mut group = c.benchmark_group(format!("count/{}/brief-cached", short_name(encoding)));
         for (name, text) in &texts {
             let blocks = blocks_of(text);
-            let counter = brief::tokens::Counter::new(encoding);
+            let counter = brief_count::Counter::new(encoding);
             counter.prime(&blocks);
             let total: usize = blocks.iter().map(|b| counter.count(b)).sum();
             assert_eq!(total, encoding.count(text), "{name}: blocks add up");

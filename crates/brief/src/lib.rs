@@ -2,36 +2,29 @@
 //! project's knowledge graph — complete, exactly token-budgeted, deterministic, auditable.
 //!
 //! The façade. [`command`] is the API both front ends call: one [`command::Command`] in, one
-//! [`command::Outcome`] out. Beside it, the stage crates and types that the front ends, the
-//! evaluation, the benches and the integration tests still name are re-exported under their
-//! stage names ([`project`], [`sources`], [`model`], [`index`], [`context`], [`engine`], …);
-//! the rest of each stage stays behind its crate.
+//! [`command::Outcome`] out. Beside it, only the types that API's arguments and results are
+//! made of: the context settings ([`ContextRequest`], [`Format`], [`Detail`], [`Depth`],
+//! [`Encoding`]), the open project an MCP server hands in ([`Engine`], [`Cancel`],
+//! [`Project`] and their errors), the indexing progress ([`Step`], [`Unit`]), the session
+//! commands' types ([`session`]) and the project the server and `brief watch` share
+//! ([`watch`]). The stages stay behind their crates; their tests and benches name them there.
 
-pub use brief_check as check;
 pub mod command;
-pub use brief_count as tokens;
-pub use brief_embed as embed;
-pub use brief_engine::context;
-pub use brief_engine::engine;
-pub use brief_engine::explain;
-pub use brief_engine::impact;
-use brief_engine::render;
-pub use brief_engine::semantic;
-use brief_engine::traverse;
-pub use brief_engine::watched;
-pub use brief_index as index;
-pub use brief_model as model;
-pub use brief_project as project;
-use brief_root as root;
-pub use brief_session as session;
-pub use brief_sources as sources;
-pub use brief_watch as watch;
 
-pub use context::{assemble, show, ContextRequest};
-pub use engine::EngineError;
-pub use model::{Detail, Graph, Kind};
-pub use project::{Project, ProjectError};
-pub use render::Format;
-pub use sources::Problem;
-pub use tokens::Encoding;
-pub use traverse::Depth;
+// The stages under their stage names, for the command module only.
+use brief_check as check;
+use brief_count as tokens;
+use brief_index as index;
+use brief_model as model;
+use brief_project as project;
+use brief_root as root;
+
+pub use brief_count::Encoding;
+pub use brief_engine::{Cancel, ContextRequest, Engine, EngineError, Format};
+pub use brief_index::{Step, Unit};
+pub use brief_model::{Depth, Detail};
+pub use brief_project::{Project, ProjectError};
+/// The session commands' arguments and results ([`command::Command::Session`]).
+pub use brief_session as session;
+/// The served project (`brief serve`, `brief watch`): its engines and its watcher.
+pub use brief_watch as watch;

@@ -513,7 +513,7 @@ fn fresh_context(root: &Path, target: &str) -> String {
         budget: Some(100_000),
         ..brief::ContextRequest::default()
     };
-    brief::assemble(&loaded.graph, &project.defaults, &request)
+    brief_engine::assemble(&loaded.graph, &project.defaults, &request)
         .unwrap()
         .text
 }

@@ -16,7 +16,7 @@ const LINKS_SHOWN: usize = 8;
 
 /// One part of a card's body.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Part {
+pub(crate) enum Part {
     /// Plain prose (a statement, an expectation).
     Text(String),
     /// `Label: text` on one line.

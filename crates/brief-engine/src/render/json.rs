@@ -162,7 +162,7 @@ struct OmittedOut<'a> {
 }
 
 /// What the audit needs besides the ranking and the fit.
-pub struct AuditInput<'a> {
+pub(crate) struct AuditInput<'a> {
     /// The nodes, for ids, kinds, titles and locations.
     pub graph: &'a dyn NodeStore,
     /// The start node.
@@ -192,7 +192,7 @@ pub struct AuditInput<'a> {
 }
 
 /// The audit JSON, pretty-printed, with a trailing newline.
-pub fn audit(input: &AuditInput<'_>, ranked: &[Ranked], fitted: &Fitted) -> String {
+pub(crate) fn audit(input: &AuditInput<'_>, ranked: &[Ranked], fitted: &Fitted) -> String {
     let graph = input.graph;
     let id = |ix: &NodeIx| graph.node(*ix).id.as_str();
     let mut nodes = Vec::new();

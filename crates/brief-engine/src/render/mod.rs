@@ -7,9 +7,9 @@
 
 mod body;
 pub(crate) mod card;
-pub mod json;
+pub(crate) mod json;
 mod markdown;
-pub mod search;
+pub(crate) mod search;
 mod text;
 mod writer;
 mod xml;
@@ -23,14 +23,13 @@ use std::str::FromStr;
 use crate::rank::{Class, Ranked};
 use brief_model::{Detail, Kind, NodeIx, NodeStore, Shape};
 
-pub use card::Part;
 pub(crate) use card::{card, Card};
 use writer::{QueryHead, Writer};
 
 /// The chosen levels and the document they give.
 #[derive(Debug, Clone, PartialEq)]
 /// (Plain data: `fit` computes it, the JSON view reads it, so render never depends on fit.)
-pub struct Fitted {
+pub(crate) struct Fitted {
     /// Per ranked item: its detail, or `None` when omitted.
     pub details: Vec<Option<Detail>>,
     /// Per ranked item: the tokens of its block at the chosen detail (0 when omitted).
@@ -49,7 +48,7 @@ pub struct Fitted {
 
 /// A sampled fan-out, for the document and the JSON (computed by `context`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct TruncationNote {
+pub(crate) struct TruncationNote {
     /// The node whose links were sampled.
     pub id: String,
     /// Its kind's name.
@@ -271,7 +270,7 @@ const TANA_ORDER: [Section; 4] = [
 
 /// What a document says besides its nodes.
 #[derive(Debug, Clone, Default)]
-pub struct Extras {
+pub(crate) struct Extras {
     /// The search text the context started from.
     pub query: Option<String>,
     /// The start nodes: ids with their score as a share of the best hit.
@@ -288,7 +287,7 @@ pub struct Extras {
 }
 
 /// The sections of one context and the blocks of its nodes.
-pub struct Layout<'a> {
+pub(crate) struct Layout<'a> {
     graph: &'a dyn NodeStore,
     writer: &'static dyn Writer,
     ranked: &'a [Ranked],
@@ -302,7 +301,7 @@ pub struct Layout<'a> {
 
 impl<'a> Layout<'a> {
     /// Places every ranked node in its section.
-    pub fn new(
+    pub(crate) fn new(
         graph: &'a dyn NodeStore,
         ranked: &'a [Ranked],
         target: NodeIx,
@@ -356,7 +355,7 @@ impl<'a> Layout<'a> {
 
     /// Adds what the document says besides its nodes: the query, sampled fan-outs, the
     /// lens's field filter.
-    pub fn with(mut self, extras: Extras) -> Layout<'a> {
+    pub(crate) fn with(mut self, extras: Extras) -> Layout<'a> {
         if let Some(query) = &extras.query {
             let target = self.graph.node(self.target);
             let seeds = extras
@@ -392,12 +391,12 @@ impl<'a> Layout<'a> {
     }
 
     /// The ranked items, best first.
-    pub fn ranked(&self) -> &'a [Ranked] {
+    pub(crate) fn ranked(&self) -> &'a [Ranked] {
         self.ranked
     }
 
     /// The block of one item at one detail level (cached).
-    pub fn block(&self, item: usize, detail: Detail) -> Rc<str> {
+    pub(crate) fn block(&self, item: usize, detail: Detail) -> Rc<str> {
         if let Some(block) = self.blocks.borrow().get(&(item, detail)) {
             return block.clone();
         }
@@ -453,7 +452,12 @@ impl<'a> Layout<'a> {
     /// pre-tokenizers (cl100k, o200k) always split right after a newline that is followed by
     /// non-whitespace, so the token count of the document is exactly the sum of the counts of
     /// its units: the fit measures a candidate by adding cached counts, never re-tokenizing.
-    pub fn units(&self, details: &[Option<Detail>], listed: usize, cut: Option<&Cut>) -> Vec<Unit> {
+    pub(crate) fn units(
+        &self,
+        details: &[Option<Detail>],
+        listed: usize,
+        cut: Option<&Cut>,
+    ) -> Vec<Unit> {
         let mut units = Vec::with_capacity(details.len() + 16);
         units.push(Unit::Text(self.header.clone()));
         let target_node = self.graph.node(self.target);
@@ -525,7 +529,7 @@ impl<'a> Layout<'a> {
     }
 
     /// The text of a unit.
-    pub fn text(&self, unit: &Unit) -> Rc<str> {
+    pub(crate) fn text(&self, unit: &Unit) -> Rc<str> {
         match unit {
             Unit::Text(text) | Unit::Cut(text) => text.clone(),
             Unit::Block(i, d) => self.block(*i, *d),
@@ -541,7 +545,7 @@ impl<'a> Layout<'a> {
 
     /// The document: the units joined. Blocks are separated by blank lines; the document
     /// ends with a single newline.
-    pub fn document(&self, units: &[Unit]) -> String {
+    pub(crate) fn document(&self, units: &[Unit]) -> String {
         let mut out = String::with_capacity(units.len() * 256);
         for unit in units {
             let text = self.text(unit);
@@ -568,7 +572,7 @@ impl<'a> Layout<'a> {
 
 /// A piece of a document: a node's block at a detail level, or fixed text.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Unit {
+pub(crate) enum Unit {
     /// An item's block at a detail level.
     Block(usize, Detail),
     /// An omitted item's line in the omitted list.
@@ -582,7 +586,7 @@ pub enum Unit {
 /// One block cut short to fill the budget: the fit chooses it, [`Layout::units`] writes it in
 /// place of the item's block.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Cut {
+pub(crate) struct Cut {
     /// The ranked item whose block is cut.
     pub item: usize,
     /// The cut block, with the mark that says so.

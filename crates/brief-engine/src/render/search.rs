@@ -7,7 +7,7 @@ use brief_index::{CatalogEntry, Hit};
 const MAX_ID_COLUMN: usize = 64;
 
 /// The hits as `brief search` prints them: one line per hit, or a JSON list.
-pub fn hits(hits: &[Hit], format: Format) -> String {
+pub fn search_hits(hits: &[Hit], format: Format) -> String {
     match format.document() {
         None => {
             let mut text = serde_json::to_string_pretty(hits).unwrap_or_default();
@@ -42,7 +42,7 @@ pub fn hits(hits: &[Hit], format: Format) -> String {
 }
 
 /// The node index: one `ID<TAB>kind<TAB>title` line per node, sorted by id.
-pub fn catalog(entries: &[CatalogEntry]) -> String {
+pub(crate) fn catalog(entries: &[CatalogEntry]) -> String {
     let mut text = String::new();
     for entry in entries {
         text.push_str(&entry.id);

@@ -6,12 +6,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use brief::command::{self, Command, FrontEnd, Host};
-use brief::context::ContextRequest;
-use brief::engine::Engine;
-use brief::model::GraphView;
-use brief::project::Project;
-use brief::semantic::Semantic;
 use brief::{Encoding, Format};
+use brief_engine::ContextRequest;
+use brief_engine::Engine;
+use brief_engine::Semantic;
+use brief_model::GraphView;
+use brief_project::Project;
 
 use crate::bm25::Bm25;
 
@@ -78,7 +78,7 @@ impl WordProject {
     /// for the node → file map, builds the BM25 index and opens the engine.
     pub(crate) fn open(root: &Path) -> Result<WordProject, String> {
         let project = Project::at(root).map_err(|e| format!("{}: {e}", root.display()))?;
-        let listing = brief::sources::catalogue::list(&project.guard, root, &project.sources);
+        let listing = brief_sources::catalogue::list(&project.guard, root, &project.sources);
         let mut files: Vec<String> = listing.files.into_iter().map(|f| f.rel).collect();
         files.sort();
         files.dedup();

@@ -7,10 +7,10 @@ use super::{
     engine_failure, session_failure, Command, FrontEnd, Host, Outcome, Param, Progress, Said,
     SessionContext,
 };
-use crate::context::ContextRequest;
-use crate::engine::{located, Engine, EngineError};
-use crate::render::Format;
 use crate::session::{self, ZoneRequest};
+use brief_engine::ContextRequest;
+use brief_engine::Format;
+use brief_engine::{located, Engine, EngineError};
 
 /// The most context warnings given one per line; the rest are counted (a node may link to a
 /// hundred thousand missing ids, and `brief check` lists every one).
@@ -121,7 +121,7 @@ fn on_engine(
             } else {
                 Format::Text
             };
-            Outcome::text(crate::render::search::hits(&hits, format))
+            Outcome::text(brief_engine::search_hits(&hits, format))
         }
         Command::Impact {
             ids,

@@ -13,11 +13,11 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use super::Outcome;
-use crate::context::{Confidence, ContextOutput, ContextRequest};
-use crate::engine::{ChangeSignal, Engine, EngineError};
 use crate::project::Project;
-use crate::render::Format;
 use crate::Detail;
+use brief_engine::Format;
+use brief_engine::{ChangeSignal, Engine, EngineError};
+use brief_engine::{Confidence, ContextOutput, ContextRequest};
 
 /// The budget of a hook's context when `[hook] budget` does not say.
 pub const DEFAULT_BUDGET: usize = 800;

@@ -9,14 +9,15 @@ mod project;
 
 use std::path::Path;
 
-use crate::context::ContextRequest;
-use crate::engine::{Engine, EngineError};
 use crate::model::Detail;
-use crate::render::Format;
 use crate::session::Command as SessionCommand;
 use crate::session::SessionError;
 use crate::tokens::Encoding;
+use brief_engine::ContextRequest;
+use brief_engine::Format;
+use brief_engine::{Engine, EngineError};
 
+pub use brief_check::{severity_name, RULES};
 pub use brief_engine::{FrontEnd, Param, Said};
 pub use hook::{Hook, DEFAULT_BUDGET as HOOK_BUDGET, DEFAULT_TIME_LIMIT as HOOK_TIME_LIMIT};
 

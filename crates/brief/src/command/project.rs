@@ -9,8 +9,8 @@ use crate::root::NamedFrom;
 use super::{session_failure, Check, FrontEnd, Host, Outcome};
 use crate::check::{Baseline, CheckOptions, Gate};
 use crate::project::{Project, ProjectError};
-use crate::render::Format;
 use crate::session::{self, Command as SessionCommand};
+use brief_engine::Format;
 
 /// The host's project: the engine's, or the one found from the folder.
 fn open(host: Host<'_>) -> Result<Project, Outcome> {
@@ -98,7 +98,7 @@ pub(super) fn check(args: &Check, host: Host<'_>, front_end: FrontEnd) -> Outcom
 /// cannot give a vector (unreachable, a key's variable not set, a wrong answer).
 fn embeddings_warning(project: &Project) -> Option<String> {
     let config = project.embeddings.as_ref()?;
-    match crate::semantic::probe(config) {
+    match brief_engine::probe(config) {
         Ok(_) => None,
         Err(why) => Some(format!(
             "warning: the embeddings endpoint {} ({}) cannot be used: {why}; contexts are made from the graph and words",

@@ -17,13 +17,13 @@
 
 use std::sync::Mutex;
 
-use brief::context::{assemble, assemble_from, ContextError, ContextOutput, ContextRequest, Start};
-use brief::model::{
+use brief::{Depth, Encoding, Format};
+use brief_engine::{assemble, assemble_from, ContextError, ContextOutput, ContextRequest, Start};
+use brief_model::{
     ArtifactFields, Content, Detail, Graph, Kind, Link, Location, Node, Origin, Pin,
     RejectedAlternative, Relation, SpecFields, Verification,
 };
-use brief::project::Defaults;
-use brief::{Depth, Encoding, Format};
+use brief_project::Defaults;
 use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::{Config, TestRunner};
@@ -1417,7 +1417,7 @@ fn check_hard_constraints_at_their_threshold(case: &Case) -> Result<(), TestCase
 /// as seeds (shares below 1), up to four others as related hits.
 fn word_start(case: &Case, graph: &Graph) -> Option<Start> {
     let target = graph.lookup(&case.target)?;
-    let mut others: Vec<brief::model::NodeIx> =
+    let mut others: Vec<brief_model::NodeIx> =
         (0..graph.len() as u32).filter(|ix| *ix != target).collect();
     let n = others.len().max(1) as u64;
     others.rotate_left((case.shuffle_seed % n) as usize);

@@ -2,8 +2,8 @@
 //! boundary with `EngineError::Cancelled`, answers nothing, and serves the next request
 //! normally once given a fresh cancellation.
 
-use brief::engine::{Cancel, EngineError};
 use brief::{ContextRequest, Format};
+use brief_engine::{Cancel, EngineError};
 
 use crate::index::{engine, project_copy, PAYMENTS};
 

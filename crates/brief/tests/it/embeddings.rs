@@ -9,9 +9,9 @@
 
 use std::path::Path;
 
-use brief::engine::Engine;
-use brief::index::Verify;
-use brief::semantic::Semantic;
+use brief_engine::Engine;
+use brief_engine::Semantic;
+use brief_index::Verify;
 
 const MEANING: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -83,7 +83,7 @@ fn best(engine: &Engine, query: &str, k: usize) -> Vec<(String, f32)> {
         .map(|&(ix, score)| {
             assert_eq!(similar.of(ix), Some(score));
             (
-                brief::model::GraphView::id_of(engine.index(), ix).unwrap(),
+                brief_model::GraphView::id_of(engine.index(), ix).unwrap(),
                 score,
             )
         })
@@ -121,7 +121,7 @@ fn a_node_finds_its_neighbours_by_its_own_vector() {
     };
     let (_dir, engine) = embedded(&url);
     let index = engine.index();
-    let node = brief::model::GraphView::lookup(index, "ADR-0002")
+    let node = brief_model::GraphView::lookup(index, "ADR-0002")
         .unwrap()
         .unwrap();
     let Semantic::Hits(similar) = engine.similar_to(node, 3).unwrap() else {
@@ -134,11 +134,11 @@ fn a_node_finds_its_neighbours_by_its_own_vector() {
 
 /// The first seed of the context of `query` (the JSON audit's `target`), or the error.
 fn start_of(engine: &mut Engine, query: &str) -> Result<String, String> {
-    let request = brief::context::ContextRequest {
+    let request = brief_engine::ContextRequest {
         target: query.into(),
         budget: Some(2000),
         format: brief::Format::Json,
-        ..brief::context::ContextRequest::default()
+        ..brief_engine::ContextRequest::default()
     };
     let out = engine.context(&request).map_err(|e| e.to_string())?;
     let json: serde_json::Value = serde_json::from_str(&out.text).unwrap();

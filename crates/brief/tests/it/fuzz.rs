@@ -11,11 +11,11 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use brief::check::{self, CheckOptions};
-use brief::context::ContextRequest;
-use brief::engine::{Engine, EngineError};
-use brief::sources::Severity;
 use brief::{Format, Project};
+use brief_check::{self as check, CheckOptions};
+use brief_engine::ContextRequest;
+use brief_engine::{Engine, EngineError};
+use brief_sources::Severity;
 use proptest::prelude::*;
 
 const PAYMENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/payments");
@@ -345,7 +345,7 @@ fn knowledge_base_agrees(root: &Path, targets: &[&str]) -> Result<(), TestCaseEr
             format: Format::Json,
             ..ContextRequest::default()
         };
-        let memory = brief::assemble(&loaded.graph, &project.defaults, &request);
+        let memory = brief_engine::assemble(&loaded.graph, &project.defaults, &request);
         let indexed = engine.context(&request);
         if let (Ok(memory), Ok(indexed)) = (memory, indexed) {
             prop_assert_eq!(memory.text, indexed.text, "{}", target);
@@ -446,13 +446,13 @@ proptest! {
             let real = fs::canonicalize(&root).unwrap();
             for source in &project.sources {
                 let path = match source {
-                    brief::project::Source::SpecGraph { manifest } => manifest,
-                    brief::project::Source::Contextia { dir }
-                    | brief::project::Source::Folder { dir }
-                    | brief::project::Source::Markdown { dir }
-                    | brief::project::Source::SpecKit { dir }
-                    | brief::project::Source::Kiro { dir } => dir,
-                    brief::project::Source::Tana { export } => export,
+                    brief_project::Source::SpecGraph { manifest } => manifest,
+                    brief_project::Source::Contextia { dir }
+                    | brief_project::Source::Folder { dir }
+                    | brief_project::Source::Markdown { dir }
+                    | brief_project::Source::SpecKit { dir }
+                    | brief_project::Source::Kiro { dir } => dir,
+                    brief_project::Source::Tana { export } => export,
                 };
                 let full = fs::canonicalize(path).unwrap_or_else(|_| path.clone());
                 prop_assert!(

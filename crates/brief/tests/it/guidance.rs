@@ -15,11 +15,12 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
-use brief::context::ContextRequest;
-use brief::engine::Engine;
-use brief::model::GraphView;
-use brief::model::{layer_guides, LayerGuide};
-use brief::{assemble, Depth, Format, Project};
+use brief::{Depth, Format, Project};
+use brief_engine::assemble;
+use brief_engine::ContextRequest;
+use brief_engine::Engine;
+use brief_model::GraphView;
+use brief_model::{layer_guides, LayerGuide};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
@@ -182,7 +183,7 @@ fn compare_ids(root: &Path, engine: &mut Engine, ids: &[String]) -> Result<(), T
             }
         }
         let in_memory = graph.lookup(n).unwrap();
-        if graph.kind_of(in_memory) == brief::Kind::Layer {
+        if graph.kind_of(in_memory) == brief_model::Kind::Layer {
             let index = engine.index();
             let stored = index.lookup(n).unwrap().unwrap();
             let named = |view: &dyn GraphView, guides: Vec<LayerGuide>| {
@@ -238,7 +239,7 @@ fn precomputed_guidance_gives_the_contexts_of_the_rules() {
                     engine.refresh_paths(&changed).unwrap();
                 } else {
                     engine
-                        .refresh(Some(brief::index::Verify::Full), &mut |_| {})
+                        .refresh(Some(brief_index::Verify::Full), &mut |_| {})
                         .unwrap();
                 }
                 compare(root, &mut engine, specs.len())?;
@@ -306,7 +307,7 @@ fn a_renamed_node_that_reuses_its_index_moves_the_guides() {
         "---\nid: D-3\ntype: decision\ntitle: Use Kafka\n---\nOne log.\n",
     );
     engine
-        .refresh(Some(brief::index::Verify::Full), &mut |_| {})
+        .refresh(Some(brief_index::Verify::Full), &mut |_| {})
         .unwrap();
     compare_ids(root, &mut engine, &ids(&["L-1", "L-2", "T-1", "D-3"])).unwrap();
 }

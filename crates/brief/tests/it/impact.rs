@@ -6,12 +6,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use brief::context::{assemble, plan, select, ContextRequest};
-use brief::impact::{chain, impact, Plans};
-use brief::model::Graph;
-use brief::project::{Defaults, Project};
 use brief::{Depth, Format};
 use brief_corpus::{generate, Shape};
+use brief_engine::{assemble, plan, select, ContextRequest};
+use brief_engine::{chain, impact, Plans};
+use brief_model::Graph;
+use brief_project::{Defaults, Project};
 use serde_json::Value;
 
 fn example(name: &str) -> PathBuf {
@@ -72,7 +72,7 @@ struct Compared {
 fn assert_exact(graph: &Graph, defaults: &Defaults, settings: &ContextRequest) -> Compared {
     let held = contexts(graph, defaults, settings);
     let plans = Plans::new(defaults, settings).unwrap();
-    let origins: BTreeSet<brief::model::Origin> = graph
+    let origins: BTreeSet<brief_model::Origin> = graph
         .all_ids()
         .iter()
         .map(|id| graph.node(graph.lookup(id).unwrap()).origin)
@@ -299,7 +299,7 @@ fn impact_stops_at_its_work_limit_with_a_message() {
     let err = impact(&graph, &plans, &[node]).unwrap_err();
     let message = err.to_string();
     assert!(
-        matches!(err, brief::context::ContextError::Limit(_)),
+        matches!(err, brief_engine::ContextError::Limit(_)),
         "{message}"
     );
     for part in [

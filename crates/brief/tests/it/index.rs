@@ -4,10 +4,11 @@
 use std::fs;
 use std::path::Path;
 
-use brief::context::ContextRequest;
-use brief::engine::Engine;
-use brief::index::Verify;
-use brief::{assemble, Format, Project};
+use brief::{Format, Project};
+use brief_engine::assemble;
+use brief_engine::ContextRequest;
+use brief_engine::Engine;
+use brief_index::Verify;
 
 pub(crate) const PAYMENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/payments");
 const NOTES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/notes-app");
@@ -612,7 +613,7 @@ fn a_rebuild_mid_request_refreshes_even_without_a_signalled_change() {
     drop(conn);
 
     let mut engine = self::engine(dir.path());
-    let signal = brief::engine::ChangeSignal::default();
+    let signal = brief_engine::ChangeSignal::default();
     engine.refresh_on(signal.clone());
     signal.mark();
     let out = engine
@@ -632,7 +633,7 @@ fn a_rebuild_mid_request_refreshes_even_without_a_signalled_change() {
 
 #[test]
 fn show_json_counts_through_the_count_cache() {
-    use brief::tokens::{count_key, CountStore};
+    use brief_count::{count_key, CountStore};
     let dir = project_copy(PAYMENTS);
     let mut engine = engine(dir.path());
     let show = |engine: &mut Engine, detail, format| {
@@ -667,7 +668,7 @@ fn show_json_counts_through_the_count_cache() {
 /// written (for the CLI's bar), in order, up to all of them.
 #[test]
 fn a_tana_export_reports_its_nodes_as_progress() {
-    use brief::index::{Step, Unit};
+    use brief_index::{Step, Unit};
     let dir = project_copy(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../brief-cli/tests/fixtures/tana"
@@ -712,7 +713,7 @@ fn sections_follow_their_page_through_refreshes() {
             let indexed = engine.context(&req).unwrap().text;
             assert_eq!(memory, indexed, "{step}: {target}");
         }
-        use brief::model::GraphView;
+        use brief_model::GraphView;
         let index = engine.index();
         let runners = index.lookup("docs/guides/runners.md").unwrap().unwrap();
         let mut targets: Vec<String> = index
@@ -748,8 +749,8 @@ fn recorded_problems_keep_the_kind_their_loader_gave() {
     fs::write(specs.join("B.md"), "---\nid: B\n  bad: [\n---\nBody\n").unwrap();
     fs::write(specs.join("C.md"), "---\nid: C\ntitle: Fine\n---\nBody\n").unwrap();
     let project = Project::at(dir.path()).unwrap();
-    let kinds = |problems: &[brief::Problem]| {
-        let mut kinds: Vec<(String, brief::sources::ProblemKind)> = problems
+    let kinds = |problems: &[brief_sources::Problem]| {
+        let mut kinds: Vec<(String, brief_sources::ProblemKind)> = problems
             .iter()
             .map(|p| (p.location.path.clone(), p.kind))
             .collect();
@@ -761,8 +762,8 @@ fn recorded_problems_keep_the_kind_their_loader_gave() {
     assert_eq!(
         from_files.iter().map(|(_, k)| *k).collect::<Vec<_>>(),
         [
-            brief::sources::ProblemKind::MissingField,
-            brief::sources::ProblemKind::Syntax
+            brief_sources::ProblemKind::MissingField,
+            brief_sources::ProblemKind::Syntax
         ]
     );
     let mut engine = engine(dir.path());

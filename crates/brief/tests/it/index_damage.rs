@@ -6,9 +6,9 @@
 use std::fs;
 use std::path::Path;
 
-use brief::context::ContextRequest;
-use brief::engine::Engine;
 use brief::Format;
+use brief_engine::ContextRequest;
+use brief_engine::Engine;
 
 use crate::index::{checkpoint, project_copy, settle, PAYMENTS};
 

@@ -5,9 +5,9 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use brief::model::{Graph, Node};
-use brief::project::{Project, Source};
-use brief::sources::Loaded;
+use brief_model::{Graph, Node};
+use brief_project::{Project, Source};
+use brief_sources::Loaded;
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -257,7 +257,7 @@ fn docs_repo_agent_files_links_and_broken_links() {
         assert_eq!(kind(id), "norm", "{id}");
         assert_eq!(
             node(graph, id).applies(),
-            &brief::model::Applies::Always,
+            &brief_model::Applies::Always,
             "{id}"
         );
     }
@@ -336,10 +336,7 @@ fn records_sharing_an_adr_number_keep_their_paths_as_ids() {
         let ix = graph
             .lookup(path)
             .unwrap_or_else(|| panic!("{path} is a node"));
-        assert_eq!(
-            graph.nodes()[ix as usize].kind,
-            brief::model::Kind::Decision
-        );
+        assert_eq!(graph.nodes()[ix as usize].kind, brief_model::Kind::Decision);
     }
     assert!(graph.lookup("ADR-0003").is_some(), "other numbers stay ids");
 }
@@ -385,7 +382,7 @@ fn a_generated_notes_corpus_loads_with_every_link_resolved() {
 /// to its normal word, with the successor an edge whether linked or named as text.
 #[test]
 fn every_common_status_form_is_read() {
-    use brief::model::{Lifecycle, Retired};
+    use brief_model::{Lifecycle, Retired};
     let loaded = load("status-forms");
     let graph = &loaded.graph;
     let status = |id: &str| node(graph, id).status.clone().unwrap_or_default();
@@ -588,7 +585,7 @@ fn own_urls_without_an_origin_resolve_by_path() {
 /// every heading of the page (`setup`, `setup-1`, `setup-2`).
 #[test]
 fn a_long_page_is_split_into_sections() {
-    use brief::model::Kind;
+    use brief_model::Kind;
     let loaded = load("markdown-details");
     let graph = &loaded.graph;
     let page = "docs/storage.md";

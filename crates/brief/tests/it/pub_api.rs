@@ -39,22 +39,18 @@ const STAY_PUBLIC: &[(&str, &str)] = &[
     ("brief-index", "Term"),             // what `Index::terms` returns
     ("brief-index", "TermHit"),          // what `Index::term_hits` returns
     ("brief-engine", "Affected"),       // named by `impact::Impact::targets`
-    ("brief-engine", "AuditInput"),     // named by `render::json::audit`
     ("brief-engine", "Because"),        // named by `explain::Explanation::reasons`
     ("brief-engine", "Direction"),      // named by `traverse::Reason::Edge::direction`
     ("brief-engine", "Embeddings"),     // named by `context::Start::embeddings`
     ("brief-engine", "Explanation"),    // named by `explain::explain`
-    ("brief-engine", "Extras"),         // named by `render::Layout::::with`
     ("brief-engine", "NamedPaths"),     // named by `engine::Engine::named_paths`
-    ("brief-engine", "Ranked"),         // named by `rank::rank`
     ("brief-engine", "Reached"),        // named by `traverse::Selection::reached`
-    ("brief-engine", "Reason"),         // named by `rank::Ranked::reasons`
+    ("brief-engine", "Reason"),         // named by `traverse::Reached::reasons`
     ("brief-engine", "RevisionError"),  // named by `engine::EngineError::Revision::0`
     ("brief-engine", "Selection"),      // named by `context::select`
     ("brief-engine", "Similar"),        // named by `semantic::Semantic::Hits::0`
     ("brief-engine", "TraverseOptions"),// named by `context::Plan::options`
     ("brief-engine", "Truncation"),     // named by `traverse::Selection::truncated`
-    ("brief-engine", "TruncationNote"), // named by `render::json::AuditInput::truncated`
     ("brief-engine", "UnknownTarget"),  // named by `context::ContextError::UnknownTarget::0`
     ("brief-engine", "Weakness"),       // named by `resolve::words::Verdict::Nothing::0`
     ("brief-engine", "WhyNot"),         // named by `explain::Explanation::why_not`

@@ -14,11 +14,11 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use brief::context::{assemble, ContextError, ContextRequest};
-use brief::model::{Graph, Kind};
-use brief::project::{Defaults, Project};
 use brief::{Depth, Encoding, Format};
 use brief_corpus::{generate, Shape};
+use brief_engine::{assemble, ContextError, ContextRequest};
+use brief_model::{Graph, Kind};
+use brief_project::{Defaults, Project};
 use serde_json::Value;
 
 fn example(name: &str) -> PathBuf {

@@ -6,8 +6,8 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use brief::model::{Applies, Graph, Kind, Node};
-use brief::project::{Project, Source};
+use brief_model::{Applies, Graph, Kind, Node};
+use brief_project::{Project, Source};
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -460,17 +460,14 @@ fn rules_of_every_format_say_when_they_apply() {
     assert_eq!(out(&graph, "CLAUDE.md", "imports"), ["AGENTS.md"]);
     // One matcher answers for the engine and check.
     let api = node(&graph, ".cursor/rules/api.mdc").applies().clone();
-    assert!(brief::sources::globs::applies_to(
-        &api,
-        "src/api/handler.ts"
-    ));
-    assert!(brief::sources::globs::applies_to(&api, "web/src/x.ts"));
-    assert!(!brief::sources::globs::applies_to(&api, "web/src/App.tsx"));
+    assert!(brief_sources::globs::applies_to(&api, "src/api/handler.ts"));
+    assert!(brief_sources::globs::applies_to(&api, "web/src/x.ts"));
+    assert!(!brief_sources::globs::applies_to(&api, "web/src/App.tsx"));
 }
 
 #[test]
 fn the_index_holds_what_the_loader_reads() {
-    use brief::model::GraphView;
+    use brief_model::GraphView;
     fn edges(view: &dyn GraphView, id: &str) -> Vec<(String, String)> {
         let ix = view
             .lookup(id)
@@ -490,9 +487,9 @@ fn the_index_holds_what_the_loader_reads() {
         copy(&fixture(name), dir.path());
         let project = Project::at(dir.path()).unwrap();
         let loaded = project.load();
-        let mut index = brief::index::Index::open(&project).unwrap();
+        let mut index = brief_index::Index::open(&project).unwrap();
         index
-            .refresh(&project, brief::index::Verify::Full, &mut |_| {})
+            .refresh(&project, brief_index::Verify::Full, &mut |_| {})
             .unwrap();
         for node in loaded.graph.nodes() {
             assert_eq!(

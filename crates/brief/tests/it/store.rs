@@ -5,11 +5,12 @@ use std::cell::Cell;
 use std::fs;
 use std::path::Path;
 
-use brief::context::{assemble, plan, ContextError, ContextRequest};
-use brief::engine::Engine;
-use brief::model::LayerGuide;
-use brief::model::{Corpus, Dangling, Edge, Fault, GraphView, Kind, NodeIx, NodeStore, StoreError};
-use brief::{Format, Graph, Project};
+use brief::{Format, Project};
+use brief_engine::Engine;
+use brief_engine::{assemble, plan, ContextError, ContextRequest};
+use brief_model::Graph;
+use brief_model::LayerGuide;
+use brief_model::{Corpus, Dangling, Edge, Fault, GraphView, Kind, NodeIx, NodeStore, StoreError};
 
 const PAYMENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/payments");
 
@@ -70,7 +71,7 @@ impl GraphView for Failing<'_> {
         self.read()?;
         Ok(self.graph.identity())
     }
-    fn scoped(&self) -> Result<Vec<(NodeIx, brief::model::Applies)>, StoreError> {
+    fn scoped(&self) -> Result<Vec<(NodeIx, brief_model::Applies)>, StoreError> {
         self.read()?;
         GraphView::scoped(self.graph)
     }
@@ -78,7 +79,7 @@ impl GraphView for Failing<'_> {
         self.read()?;
         GraphView::files_of(self.graph, ix)
     }
-    fn lifecycle_of(&self, ix: NodeIx) -> Result<brief::model::Lifecycle, StoreError> {
+    fn lifecycle_of(&self, ix: NodeIx) -> Result<brief_model::Lifecycle, StoreError> {
         self.read()?;
         GraphView::lifecycle_of(self.graph, ix)
     }
@@ -146,20 +147,20 @@ fn a_read_failing_anywhere_fails_explain_and_impact() {
     let req = request("CHECKOUT-01");
     let target = graph.lookup("CHECKOUT-01").unwrap();
     let node = graph.lookup("POL-CHK-01").unwrap();
-    let plans = brief::impact::Plans::new(&project.defaults, &req).unwrap();
+    let plans = brief_engine::Plans::new(&project.defaults, &req).unwrap();
     let run = |view: &Failing| -> Result<(String, String), StoreError> {
         let plan = plan(view, &project.defaults, &req, target).map_err(|e| match e {
             ContextError::Store(e) => e,
             other => panic!("{other}"),
         })?;
-        let explanation = brief::explain::explain(view, &plan, target, node)?;
-        let impact = brief::impact::impact(view, &plans, &[node]).map_err(|e| match e {
+        let explanation = brief_engine::explain(view, &plan, target, node)?;
+        let impact = brief_engine::impact(view, &plans, &[node]).map_err(|e| match e {
             ContextError::Store(e) => e,
             other => panic!("{other}"),
         })?;
         Ok((
-            brief::explain::render_text(&explanation),
-            brief::impact::render_text(&impact),
+            brief_engine::explanation_text(&explanation),
+            brief_engine::impact_text(&impact),
         ))
     };
     let clean = Failing::new(&graph, None);

@@ -6,9 +6,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use brief::engine::Engine;
-use brief::watched::{Answering, Vouch, COOKIE_PREFIX, SOCKET};
 use brief::{Detail, Format};
+use brief_engine::Engine;
+use brief_engine::{Answering, Vouch, COOKIE_PREFIX, SOCKET};
 
 use crate::index::{engine, project_copy, settle, PAYMENTS};
 
@@ -112,7 +112,7 @@ fn above_the_full_check_limit_the_files_a_watcher_names_are_read() {
     let mut engine = engine(dir.path());
     // Every project is "large" now: a refresh stats folders and manifests only.
     engine.set_full_check_limit(1);
-    let signal = brief::engine::ChangeSignal::default();
+    let signal = brief_engine::ChangeSignal::default();
     engine.refresh_on(signal.clone());
     assert!(title(&mut engine).contains("Card payment authorization"));
 
@@ -132,7 +132,7 @@ fn above_the_full_check_limit_the_files_a_watcher_names_are_read() {
 
 #[test]
 fn a_change_signal_remembers_what_changed_until_taken() {
-    use brief::engine::{ChangeSignal, Pending, MAX_NAMED_CHANGES};
+    use brief_engine::{ChangeSignal, Pending, MAX_NAMED_CHANGES};
     let signal = ChangeSignal::default();
     // A new signal knows nothing yet: everything may have changed.
     let first = signal.take().unwrap();
@@ -193,7 +193,7 @@ fn up_to_the_limit_a_watchers_change_checks_every_file() {
     let dir = project_copy(PAYMENTS);
     settle();
     let mut engine = engine(dir.path());
-    let signal = brief::engine::ChangeSignal::default();
+    let signal = brief_engine::ChangeSignal::default();
     engine.refresh_on(signal.clone());
     let show =
         |engine: &mut Engine, id: &str| engine.show(id, Detail::Meta, Format::Json, None).unwrap();
