@@ -1,11 +1,11 @@
-//! The index's precomputed layer guidance (`brief::guidance`) against the rules.
+//! The index's precomputed layer guidance against the rules (`brief_model::layer_guides`).
 //!
 //! Random Spec Graph projects (layers, features, decisions, policies, behaviors with random
 //! `contains`, `depends_on`, `constrains` and `supersedes` links, cycles included) are
 //! written to disk in the Spec Graph layout and indexed. For every node, the context the
 //! index assembles (from its guides table) must be byte-identical to the one assembled
 //! from the in-memory graph, which computes guidance rule by rule; and every layer's row
-//! set must equal `guidance::compute`. Then some node files are rewritten — layer
+//! set must equal `layer_guides`. Then some node files are rewritten — layer
 //! membership, supersedes and constrains edges and kinds change — refreshed (by name or by
 //! a full refresh), and compared again.
 //!

@@ -16,11 +16,9 @@ mod guidance;
 mod impact;
 mod index;
 mod index_damage;
-mod kb;
 mod layering;
 mod pub_api;
 mod quality;
-mod specs;
 mod store;
 #[cfg(unix)]
 mod watched;

@@ -1,7 +1,7 @@
 //! The spec-driven sources on their fixtures (`brief-cli/tests/fixtures/{speckit,kiro,rules}`):
 //! discovery with no `brief.toml`, node sets, kinds, ids scoped by feature, edges from
-//! markers and references, hardness, `applies` of every rule format, and the index holding
-//! the same nodes as the loader.
+//! markers and references, hardness and `applies` of every rule format (that the index holds
+//! the same nodes is brief-index's `tests/it/specs.rs`).
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -463,57 +463,4 @@ fn rules_of_every_format_say_when_they_apply() {
     assert!(brief_sources::globs::applies_to(&api, "src/api/handler.ts"));
     assert!(brief_sources::globs::applies_to(&api, "web/src/x.ts"));
     assert!(!brief_sources::globs::applies_to(&api, "web/src/App.tsx"));
-}
-
-#[test]
-fn the_index_holds_what_the_loader_reads() {
-    use brief_model::GraphView;
-    fn edges(view: &dyn GraphView, id: &str) -> Vec<(String, String)> {
-        let ix = view
-            .lookup(id)
-            .unwrap()
-            .unwrap_or_else(|| panic!("{id} missing"));
-        let mut out: Vec<(String, String)> = view
-            .edges_out(ix)
-            .unwrap()
-            .into_iter()
-            .map(|e| (e.relation.name().to_string(), view.id_of(e.to).unwrap()))
-            .collect();
-        out.sort();
-        out
-    }
-    for name in ["speckit", "kiro", "rules"] {
-        let dir = tempfile::tempdir().unwrap();
-        copy(&fixture(name), dir.path());
-        let project = Project::at(dir.path()).unwrap();
-        let loaded = project.load();
-        let mut index = brief_index::Index::open(&project).unwrap();
-        index
-            .refresh(&project, brief_index::Verify::Full, &mut |_| {})
-            .unwrap();
-        for node in loaded.graph.nodes() {
-            assert_eq!(
-                edges(&index, &node.id),
-                edges(&loaded.graph, &node.id),
-                "{name}: {}",
-                node.id
-            );
-        }
-    }
-}
-
-fn copy(from: &std::path::Path, to: &std::path::Path) {
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_name() == ".brief" {
-            continue;
-        }
-        if entry.file_type().unwrap().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-            copy(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
