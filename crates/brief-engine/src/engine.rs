@@ -415,7 +415,7 @@ impl Engine {
     }
 
     /// From now on, a request first asks the project's file watcher (`brief watch`, `brief
-    /// serve`; see [`crate::watched`]) to vouch for the index, and checks the files itself
+    /// serve`; see `watched.rs`) to vouch for the index, and checks the files itself
     /// only when no watcher does. For processes without a watcher of their own.
     pub fn consult_watcher(&mut self) {
         self.consult_watcher = true;

@@ -20,7 +20,7 @@
 //! - `redact` — secret redaction (on store and on render; [`Secrets`] says which).
 //! - `zone` — token zones; `context` — the zone document ([`zone_context`]).
 //! - `render` — text and JSON for every result; `commands` — [`Command`] run by [`run`].
-//! - [`testing`] (feature `testing`) — a PostgreSQL server for tests: the one public module,
+//! - `testing` (feature `testing`) — a PostgreSQL server for tests: the one public module,
 //!   an extension point for the tests and benches of the crates above.
 
 mod commands;

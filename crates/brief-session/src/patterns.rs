@@ -46,7 +46,7 @@ pub struct Recorded {
     pub redacted: Vec<&'static str>,
 }
 
-/// The result of [`error_feedback`].
+/// The result of `brief session error feedback`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Feedback {
     /// The pattern's signature hash.
