@@ -5,6 +5,17 @@ use super::*;
 mod unit {
     use super::*;
 
+    #[test]
+    fn secrets_redact_unless_the_front_end_asks_to_show() {
+        let text = "token ghp_1234567890abcdefghijklmnopqrstuvwxyzAB here";
+        assert_eq!(Secrets::default(), Secrets::Redact);
+        assert_eq!(Secrets::from_no_redact(false), Secrets::Redact);
+        assert_eq!(Secrets::from_no_redact(true), Secrets::Show);
+        assert_eq!(Secrets::Redact.apply(text), redact_str(text));
+        assert_ne!(Secrets::Redact.apply(text), text);
+        assert_eq!(Secrets::Show.apply(text), text);
+    }
+
     fn one(text: &str) -> (String, Vec<&'static str>) {
         let r = redact(text);
         (r.text, r.kinds)
