@@ -38,32 +38,32 @@ const STAY_PUBLIC: &[(&str, &str)] = &[
     ("brief-project", "InitError"),      // the error `init_write` returns
     ("brief-index", "Term"),             // what `Index::terms` returns
     ("brief-index", "TermHit"),          // what `Index::term_hits` returns
-    ("brief-engine", "Affected"),       // named by `impact::Impact::targets`
-    ("brief-engine", "Because"),        // named by `explain::Explanation::reasons`
-    ("brief-engine", "Direction"),      // named by `traverse::Reason::Edge::direction`
-    ("brief-engine", "Embeddings"),     // named by `context::Start::embeddings`
-    ("brief-engine", "Explanation"),    // named by `explain::explain`
-    ("brief-engine", "NamedPaths"),     // named by `engine::Engine::named_paths`
-    ("brief-engine", "Reached"),        // named by `traverse::Selection::reached`
-    ("brief-engine", "Reason"),         // named by `traverse::Reached::reasons`
-    ("brief-engine", "RevisionError"),  // named by `engine::EngineError::Revision::0`
-    ("brief-engine", "Selection"),      // named by `context::select`
-    ("brief-engine", "Similar"),        // named by `semantic::Semantic::Hits::0`
-    ("brief-engine", "TraverseOptions"),// named by `context::Plan::options`
-    ("brief-engine", "Truncation"),     // named by `traverse::Selection::truncated`
-    ("brief-engine", "UnknownTarget"),  // named by `context::ContextError::UnknownTarget::0`
+    ("brief-engine", "Affected"),       // named by `Impact::targets`
+    ("brief-engine", "Because"),        // named by `Explanation::reasons`
+    ("brief-engine", "Direction"),      // named by `Reason::Edge::direction`
+    ("brief-engine", "Embeddings"),     // named by `Start::embeddings`
+    ("brief-engine", "Explanation"),    // named by `explain`
+    ("brief-engine", "NamedPaths"),     // named by `Engine::named_paths`
+    ("brief-engine", "Reached"),        // named by `Selection::reached`
+    ("brief-engine", "Reason"),         // named by `Reached::reasons`
+    ("brief-engine", "RevisionError"),  // named by `EngineError::Revision::0`
+    ("brief-engine", "Selection"),      // named by `select`
+    ("brief-engine", "Similar"),        // named by `Semantic::Hits::0`
+    ("brief-engine", "TraverseOptions"),// named by `Plan::options`
+    ("brief-engine", "Truncation"),     // named by `Selection::truncated`
+    ("brief-engine", "UnknownTarget"),  // named by `ContextError::UnknownTarget::0`
     ("brief-engine", "Weakness"),       // named by `resolve::words::Verdict::Nothing::0`
-    ("brief-engine", "WhyNot"),         // named by `explain::Explanation::why_not`
-    ("brief-engine", "WorkLimit"),      // named by `context::ContextError::Limit::0`
+    ("brief-engine", "WhyNot"),         // named by `Explanation::why_not`
+    ("brief-engine", "WorkLimit"),      // named by `ContextError::Limit::0`
     ("brief-session", "Copied"),        // named by `copy_store`
-    ("brief-session", "PgTarget"),      // named by `store::Location::Postgres::0`
-    ("brief-session", "Pruned"),        // named by `patterns::prune`
-    ("brief-session", "Recorded"),      // named by `patterns::error_record`
+    ("brief-session", "PgTarget"),      // named by `Location::Postgres::0`
+    ("brief-session", "Pruned"),        // named by `prune`
+    ("brief-session", "Recorded"),      // named by `error_record`
     ("brief-session", "Redacted"),      // named by `redact`
-    ("brief-session", "Zone"),          // named by `zone::Usage::zone`
-    ("brief-session", "ZoneOutput"),    // named by `context::zone_context`
-    ("brief-session", "Counts"),        // named by `migrate::Copied::counts`
-    ("brief-session", "SslMode"),       // named by `store::pgurl::PgTarget::sslmode`
+    ("brief-session", "Zone"),          // named by `Usage::zone`
+    ("brief-session", "ZoneOutput"),    // named by `zone_context`
+    ("brief-session", "Counts"),        // named by `Copied::counts`
+    ("brief-session", "SslMode"),       // named by `PgTarget::sslmode`
     ("brief-check", "BaselineError"),   // named by `baseline::Baseline::read`
     ("brief-check", "CheckError"),      // named by `run`
     ("brief-check", "Finding"),         // named by `Report::findings`
