@@ -1,5 +1,5 @@
 //! `brief serve`: the brief engine as an MCP server over stdio or streamable HTTP, its
-//! project kept current by the watcher of `brief::watch`.
+//! project kept current by the watcher of `brief_watch`.
 //!
 //! The only crate with async code. Tools, resources and the prompt are thin adapters over
 //! the `brief` library — the calls the CLI makes — so a tool returns the bytes the CLI

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use crate::tools::Failure;
 use crate::ServeOptions;
-use brief::watch::Shared;
+use brief_watch::Shared;
 
 /// How long a request waits for the client's roots to be looked up before it goes on.
 const ROOTS_WAIT: Duration = Duration::from_secs(10);
@@ -45,7 +45,7 @@ pub(crate) struct Opened {
     /// The canonical root, to tell whether a root found later is the same project.
     canonical: PathBuf,
     /// The file watcher and the answers to other brief processes; stop when dropped.
-    _kept: Option<brief::watch::Kept>,
+    _kept: Option<brief_watch::Kept>,
 }
 
 /// Says what the server does, on stderr.
@@ -186,7 +186,7 @@ fn open(root: Option<PathBuf>, cwd: PathBuf, watching: bool) -> Result<Opened, V
         }
     };
     let kept = if watching {
-        brief::watch::keep(&shared, &say)
+        brief_watch::keep(&shared, &say)
     } else {
         None
     };

@@ -25,7 +25,7 @@ use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 
 use crate::served::Served;
 use crate::tools::{self, Failure, ToolKind};
-use brief::watch::Shared;
+use brief_watch::Shared;
 
 /// The identity resource.
 pub(crate) const IDENTITY_URI: &str = "brief://identity";

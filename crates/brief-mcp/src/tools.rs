@@ -276,7 +276,7 @@ impl Reply {
     }
 }
 
-pub(crate) use brief::watch::Failure;
+pub(crate) use brief_watch::Failure;
 
 /// The tool's parameters from the call's arguments; a parameter the tool does not have is
 /// named (serde cannot refuse unknown fields next to flattened ones).

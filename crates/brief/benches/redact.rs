@@ -12,7 +12,7 @@
 
 use std::hint::black_box;
 
-use brief::session::redact;
+use brief_session::redact;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serde::Deserialize;
 

@@ -12,11 +12,11 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use brief::session::{
+use brief::Project;
+use brief_session::{
     package_add, package_list, zone_context, ListRequest, Mode, NewPackage, PackageType, Priority,
     Secrets, SessionConfig, SessionPart, Store, ZoneRequest,
 };
-use brief::Project;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
 const NOW: i64 = 1_760_000_000;

@@ -5,9 +5,9 @@
 //! [`command::Outcome`] out. Beside it, only the types that API's arguments and results are
 //! made of: the context settings ([`ContextRequest`], [`Format`], [`Detail`], [`Depth`],
 //! [`Encoding`]), the open project an MCP server hands in ([`Engine`], [`Cancel`],
-//! [`Project`] and their errors), the indexing progress ([`Step`], [`Unit`]), the session
-//! commands' types ([`session`]) and the project the server and `brief watch` share
-//! ([`watch`]). The stages stay behind their crates; their tests and benches name them there.
+//! [`Project`] and their errors), the indexing progress ([`Step`], [`Unit`]) and the session
+//! commands' types ([`session`]). The stages stay behind their crates; the MCP server, the
+//! evaluation and the tests and benches name them there.
 
 pub mod command;
 
@@ -24,7 +24,11 @@ pub use brief_engine::{Cancel, ContextRequest, Engine, EngineError, Format};
 pub use brief_index::{Step, Unit};
 pub use brief_model::{Depth, Detail};
 pub use brief_project::{Project, ProjectError};
+
 /// The session commands' arguments and results ([`command::Command::Session`]).
-pub use brief_session as session;
-/// The served project (`brief serve`, `brief watch`): its engines and its watcher.
-pub use brief_watch as watch;
+pub mod session {
+    pub use brief_session::{
+        Command, ConsumeRequest, ErrorRecord, ListRequest, NewPackage, Output, PackageType,
+        Priority, Secrets,
+    };
+}

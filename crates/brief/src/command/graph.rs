@@ -7,10 +7,10 @@ use super::{
     engine_failure, session_failure, Command, FrontEnd, Host, Outcome, Param, Progress, Said,
     SessionContext,
 };
-use crate::session::{self, ZoneRequest};
 use brief_engine::ContextRequest;
 use brief_engine::Format;
 use brief_engine::{located, Engine, EngineError};
+use brief_session::{self as session, ZoneRequest};
 
 /// The most context warnings given one per line; the rest are counted (a node may link to a
 /// hundred thousand missing ids, and `brief check` lists every one).

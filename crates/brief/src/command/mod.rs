@@ -10,12 +10,12 @@ mod project;
 use std::path::Path;
 
 use crate::model::Detail;
-use crate::session::Command as SessionCommand;
-use crate::session::SessionError;
 use crate::tokens::Encoding;
 use brief_engine::ContextRequest;
 use brief_engine::Format;
 use brief_engine::{Engine, EngineError};
+use brief_session::Command as SessionCommand;
+use brief_session::SessionError;
 
 pub use brief_check::{severity_name, RULES};
 pub use brief_engine::{FrontEnd, Param, Said};
@@ -124,7 +124,7 @@ pub struct Check {
 
 /// The session part of a context command (`--session` and its companions); its `task`
 /// defaults to the request's target.
-pub use crate::session::SessionPart as SessionContext;
+pub use brief_session::SessionPart as SessionContext;
 
 /// What a command produced.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -189,7 +189,7 @@ pub(crate) type Progress<'a> = &'a mut dyn FnMut(brief_index::Step);
 
 /// Where a long-running command (`brief watch`) says what it does, one line at a time, from
 /// any thread, while it runs.
-pub use crate::watch::Say;
+pub use brief_watch::Say;
 
 /// Runs `command` for `front_end`.
 pub fn run(command: &Command, host: Host<'_>, front_end: FrontEnd) -> Outcome {
@@ -283,13 +283,13 @@ fn engine_failure(root: &Path, error: EngineError, front_end: FrontEnd) -> Outco
 /// `brief watch`: runs until stopped; how it ended, as an outcome (an engine that would
 /// not open reads as any command's).
 fn watch(root: Option<&Path>, cwd: &Path, say: Say, front_end: FrontEnd) -> Outcome {
-    let options = crate::watch::WatchOptions {
+    let options = brief_watch::WatchOptions {
         root: root.map(Path::to_path_buf),
         cwd: cwd.to_path_buf(),
     };
-    match crate::watch::watch(options, say) {
+    match brief_watch::watch(options, say) {
         Ok(()) => Outcome::default(),
-        Err(crate::watch::WatchError::Engine(e)) => {
+        Err(brief_watch::WatchError::Engine(e)) => {
             engine_failure(root.unwrap_or(Path::new(".")), e, front_end)
         }
         Err(other) => Outcome::failure(2, vec![format!("error: {other}")]),

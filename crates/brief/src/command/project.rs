@@ -9,8 +9,8 @@ use crate::root::NamedFrom;
 use super::{session_failure, Check, FrontEnd, Host, Outcome};
 use crate::check::{Baseline, CheckOptions, Gate};
 use crate::project::{Project, ProjectError};
-use crate::session::{self, Command as SessionCommand};
 use brief_engine::Format;
+use brief_session::{self as session, Command as SessionCommand};
 
 /// The host's project: the engine's, or the one found from the folder.
 fn open(host: Host<'_>) -> Result<Project, Outcome> {

@@ -322,6 +322,7 @@ mod kit;
 #[rustfmt::skip]
 const PUBLIC_MODULES: &[(&str, &str)] = &[
     ("brief", "command"),          // the command API both front ends call
+    ("brief", "session"),          // the session commands' types (`Command::Session`)
     ("brief-embed", "stub"),       // feature `stub`: a stub embeddings server for tests and benches
     ("brief-model", "testing"),    // node constructors for the tests of the crates above
     ("brief-eval", "bm25"),        // the evaluation's parts, driven by its binary and tests
