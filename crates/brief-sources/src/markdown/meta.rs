@@ -96,6 +96,16 @@ pub(super) fn key_value(text: &str) -> Option<(String, &str, usize)> {
     Some((key, value.trim(), offset))
 }
 
+/// Whether a line of a document is a metadata line as an ADR writes one (`Date: 2024-01-05`,
+/// `- **Deciders:** Ana, Bo`, `| Status | Accepted |`) or a table's rule (`|---|---|`): what a
+/// summary skips to reach the record's first prose.
+pub fn is_metadata_line(text: &str) -> bool {
+    let trimmed = text.trim();
+    let rule =
+        trimmed.starts_with('|') && trimmed.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '));
+    rule || key_value(text).is_some_and(|(_, value, _)| !value.is_empty())
+}
+
 fn lead(text: &str) -> usize {
     text.len() - text.trim_start().len()
 }
