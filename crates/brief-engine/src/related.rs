@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 
 use crate::traverse::{Direction, Reached, Reason, Selection};
-use brief_model::{GraphView, NodeIx, Relation, StoreError};
+use brief_model::{GraphView, Kind, NodeIx, Relation, StoreError};
 
 /// Most nodes added as backlinks to one context.
 pub(crate) const BACKLINKS_MAX: usize = 40;
@@ -126,12 +126,17 @@ fn in_aggregate(graph: &dyn GraphView, node: NodeIx) -> Result<bool, StoreError>
         .is_some_and(|file| crate::resolve::is_aggregate(file)))
 }
 
-/// Whether a `contains` ancestor of `node` is selected.
+/// Whether `node` is a section of a page whose `contains` ancestor is selected: the page's
+/// text holds it already. Other parts (a feature's behaviors, an outline's children) have
+/// text of their own.
 fn part_of_selected(
     graph: &dyn GraphView,
     node: NodeIx,
     selected: &BTreeSet<NodeIx>,
 ) -> Result<bool, StoreError> {
+    if graph.kind_of(node)? != Kind::Section {
+        return Ok(false);
+    }
     let mut frontier = vec![node];
     let mut seen = BTreeSet::new();
     while let Some(at) = frontier.pop() {
@@ -152,7 +157,7 @@ mod tests {
     use super::*;
     use crate::traverse::{traverse_many, TraverseOptions};
     use brief_model::testing::node;
-    use brief_model::{Depth, Graph, Kind};
+    use brief_model::{Depth, Graph};
 
     #[test]
     fn backlinks_and_hits_join_after_the_selection_without_parts_of_selected_wholes() {
@@ -201,5 +206,31 @@ mod tests {
         let mut sorted = order.clone();
         sorted.sort();
         assert_eq!(order, sorted, "kept in id order");
+    }
+
+    #[test]
+    fn a_behavior_of_a_selected_feature_is_still_related_material() {
+        // A feature holds its behaviors, but not their text: a behavior found by words is
+        // worth showing though its feature is in the context.
+        let (graph, _) = Graph::build(vec![
+            node("AUTH", Kind::Feature, &[("contains", "AUTH-05")]),
+            node("AUTH-05", Kind::Behavior, &[]),
+            node("DOM-USER", Kind::Other("domain".into()), &[]),
+        ]);
+        let seed = graph.lookup("DOM-USER").unwrap();
+        let feature = graph.lookup("AUTH").unwrap();
+        let behavior = graph.lookup("AUTH-05").unwrap();
+        let mut selection =
+            traverse_many(&graph, &[seed], TraverseOptions::at(Depth::Hops(2))).unwrap();
+        selection.reached.push(Reached {
+            node: feature,
+            distance: 1,
+            reasons: vec![Reason::Target],
+        });
+        add_related(&graph, &mut selection, &[seed], &[(behavior, 0.56)]).unwrap();
+        assert!(selection
+            .reached
+            .iter()
+            .any(|r| r.node == behavior && r.reasons == vec![Reason::Words { share: 5600 }]));
     }
 }
