@@ -423,11 +423,7 @@ fn link_target(link: &Path) -> Option<PathBuf> {
     let mut out = link.parent()?.to_path_buf();
     for part in target.components() {
         match part {
-            std::path::Component::ParentDir => {
-                if !out.pop() {
-                    return None;
-                }
-            }
+            std::path::Component::ParentDir if !out.pop() => return None,
             std::path::Component::Normal(name) => out.push(name),
             _ => {}
         }
