@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 
 use crate::traverse::{Direction, Reached, Reason, Selection};
-use brief_model::{GraphView, Kind, NodeIx, Relation, StoreError};
+use brief_model::{GraphView, NodeIx, Relation, StoreError};
 
 /// Most nodes added as backlinks to one context.
 pub(crate) const BACKLINKS_MAX: usize = 40;
@@ -126,22 +126,25 @@ fn in_aggregate(graph: &dyn GraphView, node: NodeIx) -> Result<bool, StoreError>
         .is_some_and(|file| crate::resolve::is_aggregate(file)))
 }
 
-/// Whether `node` is a section of a page whose `contains` ancestor is selected: the page's
-/// text holds it already. Other parts (a feature's behaviors, an outline's children) have
-/// text of their own.
+/// Whether a `contains` ancestor of `node` read from the same file is selected: that
+/// whole's text holds the part (a page its sections, a task list its tasks). A part with a
+/// file of its own (a feature's behavior) has text the whole does not show.
 fn part_of_selected(
     graph: &dyn GraphView,
     node: NodeIx,
     selected: &BTreeSet<NodeIx>,
 ) -> Result<bool, StoreError> {
-    if graph.kind_of(node)? != Kind::Section {
-        return Ok(false);
-    }
+    let files = graph.files_of(node)?;
     let mut frontier = vec![node];
     let mut seen = BTreeSet::new();
     while let Some(at) = frontier.pop() {
         for edge in graph.edges_in_of(at, &Relation::Contains)? {
-            if selected.contains(&edge.from) {
+            if selected.contains(&edge.from)
+                && graph
+                    .files_of(edge.from)?
+                    .iter()
+                    .any(|file| files.contains(file))
+            {
                 return Ok(true);
             }
             if seen.insert(edge.from) {
@@ -157,7 +160,7 @@ mod tests {
     use super::*;
     use crate::traverse::{traverse_many, TraverseOptions};
     use brief_model::testing::node;
-    use brief_model::{Depth, Graph};
+    use brief_model::{Depth, Graph, Kind};
 
     #[test]
     fn backlinks_and_hits_join_after_the_selection_without_parts_of_selected_wholes() {
@@ -169,7 +172,11 @@ mod tests {
                 Kind::Other("note".into()),
                 &[("contains", "PAGE#part")],
             ),
-            node("PAGE#part", Kind::Section, &[("links", "ADR-0008")]),
+            brief_model::Node {
+                // A section is read from its page's file.
+                location: brief_model::Location::file("PAGE.json"),
+                ..node("PAGE#part", Kind::Section, &[("links", "ADR-0008")])
+            },
             node("HIT", Kind::Other("note".into()), &[]),
         ]);
         let seed = graph.lookup("ADR-0008").unwrap();
