@@ -12,6 +12,7 @@
 #[cfg(not(any(feature = "cl100k", feature = "o200k")))]
 compile_error!("brief-tokens needs at least one of the features `cl100k` and `o200k`");
 
+mod backtrack;
 mod cache;
 mod chars;
 mod class;

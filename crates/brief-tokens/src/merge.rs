@@ -9,6 +9,9 @@ use crate::vocab::Vocab;
 
 /// Pieces up to this length merge in place on the stack; longer ones use a heap.
 const SMALL: usize = 64;
+/// Pieces of at least this length are counted by backtracking (linear in the length) rather
+/// than by the heap's `O(n log n)` merge; the first such piece builds its tables.
+pub(crate) const LONG: usize = 4096;
 const NONE: u32 = u32::MAX;
 
 /// The number of tokens of `piece` (non-empty), whose hash is `hash`.
@@ -20,6 +23,11 @@ pub(crate) fn count_piece(vocab: &Vocab, piece: &[u8], hash: u64) -> usize {
     }
     if piece.len() <= SMALL {
         merge_small(vocab, piece)
+    } else if piece.len() >= LONG {
+        vocab
+            .backtrack()
+            .and_then(|tables| tables.count(vocab, piece))
+            .unwrap_or_else(|| merge_large(vocab, piece))
     } else {
         merge_large(vocab, piece)
     }
@@ -75,7 +83,7 @@ fn merge_small(vocab: &Vocab, piece: &[u8]) -> usize {
 /// The same merge order with a priority queue of `(rank, start)`, O(n log n): the part starting
 /// at `s` ends at `end[s]`, `pair[s]` is the rank of it merged with its right neighbour (stale
 /// queue entries are those whose rank no longer matches).
-fn merge_large(vocab: &Vocab, piece: &[u8]) -> usize {
+pub(crate) fn merge_large(vocab: &Vocab, piece: &[u8]) -> usize {
     if piece.len() > u32::MAX as usize {
         return merge_huge(vocab, piece);
     }

@@ -2,6 +2,9 @@
 //! open-addressing hash table of slots (`slot`) built by the build script. Nothing is parsed or
 //! allocated when a process starts counting.
 
+use std::sync::OnceLock;
+
+use crate::backtrack::Backtrack;
 use crate::hash::hash;
 use crate::slot;
 
@@ -15,9 +18,17 @@ pub(crate) struct Vocab {
     pub(crate) home_slots: usize,
     /// The longest token, in bytes.
     pub(crate) max_len: usize,
+    /// The tables of the linear count of long pieces, built on first use (`None` if this
+    /// vocabulary is not one it counts exactly).
+    pub(crate) long: OnceLock<Option<Backtrack>>,
 }
 
 impl Vocab {
+    /// The tables of the linear count of long pieces, built the first time they are asked for.
+    pub(crate) fn backtrack(&self) -> Option<&Backtrack> {
+        self.long.get_or_init(|| Backtrack::build(self)).as_ref()
+    }
+
     #[inline(always)]
     fn slot(&self, at: usize) -> u64 {
         let mut word = [0u8; 8];
@@ -96,6 +107,7 @@ pub(crate) mod cl100k {
         blob: include_bytes!(concat!(env!("OUT_DIR"), "/cl100k.blob")),
         home_slots: HOME_SLOTS,
         max_len: MAX_LEN,
+        long: std::sync::OnceLock::new(),
     };
 }
 
@@ -109,6 +121,7 @@ pub(crate) mod o200k {
         blob: include_bytes!(concat!(env!("OUT_DIR"), "/o200k.blob")),
         home_slots: HOME_SLOTS,
         max_len: MAX_LEN,
+        long: std::sync::OnceLock::new(),
     };
 }
 
