@@ -28,9 +28,13 @@ pub(crate) struct Backtrack {
     /// The longest reachable token that is a proper prefix of each reachable token, or `NONE`.
     shorter: Vec<u32>,
     trie: Trie,
+    /// A filter of the pairs (token, byte) that begin a longer token: a bit per hash of the
+    /// pair, clear if none does, so most concatenations that are not tokens are known without
+    /// a lookup.
+    extends: Vec<u64>,
 }
 
-/// The reachable tokens as a trie; node 0 is the root, the children of a node are consecutive
+/// The tokens as a trie; node 0 is the root, the children of a node are consecutive
 /// and ordered by their byte.
 struct Trie {
     /// The first child of each node.
@@ -39,8 +43,18 @@ struct Trie {
     degree: Vec<u16>,
     /// The byte that leads to each node from its parent (0 for the root).
     label: Vec<u8>,
-    /// The token spelled by the path to each node, or `NONE`.
+    /// The reachable token spelled by the path to each node, or `NONE`.
     token: Vec<u32>,
+}
+
+/// Bits of the hash of a (token, byte) pair that pick its bit in [`Backtrack::extends`].
+const EXTENDS_BITS: u32 = 21;
+
+/// The bit of `(token, byte)` in [`Backtrack::extends`].
+#[inline(always)]
+fn extends_bit(token: u32, byte: u8) -> usize {
+    let key = (u64::from(token) << 8) | u64::from(byte);
+    (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - EXTENDS_BITS)) as usize
 }
 
 impl Backtrack {
@@ -61,7 +75,7 @@ impl Backtrack {
                 reachable[rank] = true;
             }
         }
-        let (trie, shorter) = Trie::build(vocab, &start, &reachable);
+        let (trie, shorter, extends) = Trie::build(vocab, &start, &reachable);
         // Every byte is a reachable token, so a longest match always exists.
         if trie.degree.first() != Some(&256) {
             return None;
@@ -71,6 +85,7 @@ impl Backtrack {
             split,
             shorter,
             trie,
+            extends,
         };
         tables.is_faithful(vocab).then_some(tables)
     }
@@ -98,15 +113,16 @@ impl Backtrack {
         let mut dead = vec![0u64; n / 64 + 1];
         let is_dead = |dead: &[u64], at: usize| (dead[at / 64] >> (at % 64)) & 1 == 1;
         let mut tokens: Vec<u32> = Vec::with_capacity(n / 4);
+        let mut known = KnownPairs::new();
         let mut pos = 0;
         let mut next = self.longest(piece, 0);
         while pos < n {
             let end = pos + self.len(next);
             let fits = end == n || !is_dead(&dead, end);
             if fits
-                && tokens
-                    .last()
-                    .is_none_or(|&last| self.pairs(vocab, piece, pos, last, next))
+                && tokens.last().is_none_or(|&last| {
+                    known.pairs(last, next, || self.pairs(vocab, piece, pos, last, next))
+                })
             {
                 tokens.push(next);
                 pos = end;
@@ -175,9 +191,11 @@ impl Backtrack {
         mut limit: u32,
     ) -> bool {
         loop {
-            let span = &piece[at - self.len(left)..at + self.len(right)];
-            if vocab.rank(span).is_some_and(|rank| rank < limit) {
-                return false;
+            if self.may_extend(left, piece[at]) {
+                let span = &piece[at - self.len(left)..at + self.len(right)];
+                if vocab.rank(span).is_some_and(|rank| rank < limit) {
+                    return false;
+                }
             }
             let right_later = !self.is_leaf(right) && (self.is_leaf(left) || right >= left);
             if right_later {
@@ -190,6 +208,13 @@ impl Backtrack {
                 return true;
             }
         }
+    }
+
+    /// False when no token begins with `token`'s bytes followed by `byte`.
+    #[inline(always)]
+    fn may_extend(&self, token: u32, byte: u8) -> bool {
+        let bit = extends_bit(token, byte);
+        (self.extends[bit / 64] >> (bit % 64)) & 1 == 1
     }
 
     fn is_leaf(&self, token: u32) -> bool {
@@ -216,6 +241,40 @@ impl Backtrack {
             + self.trie.degree.len() * 2
             + self.trie.label.len()
             + self.trie.token.len() * 4
+            + self.extends.len() * 8
+    }
+}
+
+/// Whether recent pairs of tokens were valid: a long piece of few characters repeats its pairs,
+/// and a hit saves the walk down both tokens' splits. Direct-mapped and small enough to stay
+/// in the first-level cache (a larger one costs random text more than it saves); an entry is
+/// the pair shifted past two bits, a bit that marks it taken and the answer (zero is empty).
+struct KnownPairs {
+    entries: Vec<u64>,
+}
+
+impl KnownPairs {
+    const BITS: u32 = 8;
+
+    fn new() -> Self {
+        KnownPairs {
+            entries: vec![0; 1 << Self::BITS],
+        }
+    }
+
+    /// Whether `left` then `right` is a valid pair, from memory or by `decide`.
+    #[inline]
+    fn pairs(&mut self, left: u32, right: u32, decide: impl FnOnce() -> bool) -> bool {
+        // Ranks take 18 bits, so the pair takes 50 and the entry 52.
+        let key = (u64::from(left) << 32) | u64::from(right);
+        let at = (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - Self::BITS)) as usize;
+        let entry = self.entries[at];
+        if entry >> 2 == key && entry & 2 != 0 {
+            return entry & 1 == 1;
+        }
+        let valid = decide();
+        self.entries[at] = (key << 2) | 2 | u64::from(valid);
+        valid
     }
 }
 
@@ -282,17 +341,17 @@ struct Pending {
 }
 
 impl Trie {
-    /// The trie of the reachable tokens, laid out breadth first (so each node's children are
-    /// consecutive), and for each token the longest reachable token that is a proper prefix.
-    fn build(vocab: &Vocab, start: &[u32], reachable: &[bool]) -> (Trie, Vec<u32>) {
+    /// The trie of the tokens, laid out breadth first (so each node's children are
+    /// consecutive), for each token the longest reachable token that is a proper prefix, and
+    /// the filter [`Backtrack::extends`].
+    fn build(vocab: &Vocab, start: &[u32], reachable: &[bool]) -> (Trie, Vec<u32>, Vec<u64>) {
         let bytes = |token: u32| {
             &vocab.blob[start[token as usize] as usize..start[token as usize + 1] as usize]
         };
-        let mut order: Vec<u32> = (0..reachable.len() as u32)
-            .filter(|&token| reachable[token as usize])
-            .collect();
+        let mut order: Vec<u32> = (0..reachable.len() as u32).collect();
         order.sort_unstable_by(|&a, &b| bytes(a).cmp(bytes(b)));
         let mut shorter = vec![NONE; reachable.len()];
+        let mut extends = vec![0u64; 1 << (EXTENDS_BITS - 6)];
         let mut trie = Trie {
             first: Vec::new(),
             degree: Vec::new(),
@@ -319,12 +378,13 @@ impl Trie {
                 .get(lo)
                 .copied()
                 .filter(|&t| lo < hi && bytes(t).len() == depth);
-            if let Some(token) = own {
+            let usable = own.filter(|&token| reachable[token as usize]);
+            if let Some(token) = usable {
                 shorter[token as usize] = above;
             }
-            trie.token.push(own.unwrap_or(NONE));
+            trie.token.push(usable.unwrap_or(NONE));
             trie.first.push(queue.len() as u32);
-            let below = own.unwrap_or(above);
+            let below = usable.unwrap_or(above);
             let mut k = lo + usize::from(own.is_some());
             while k < hi {
                 let byte = bytes(order[k])[depth];
@@ -333,6 +393,10 @@ impl Trie {
                     end += 1;
                 }
                 trie.label.push(byte);
+                if let Some(token) = own {
+                    let bit = extends_bit(token, byte);
+                    extends[bit / 64] |= 1 << (bit % 64);
+                }
                 queue.push(Pending {
                     lo: k,
                     hi: end,
@@ -344,7 +408,7 @@ impl Trie {
             trie.degree
                 .push((queue.len() - *trie.first.last().unwrap_or(&0) as usize) as u16);
         }
-        (trie, shorter)
+        (trie, shorter, extends)
     }
 }
 

@@ -111,6 +111,37 @@ impl Encoding {
         }
     }
 
+    /// [`Encoding::count`] with every piece merged by rank as tiktoken does, none counted by
+    /// backtracking (nor remembered): what the `count` bench times backtracking against. Not
+    /// for use beyond that.
+    #[doc(hidden)]
+    pub fn count_by_merging(self, text: &str) -> usize {
+        self.count_pieces(text, merge::LongPieces::Merge)
+    }
+
+    /// [`Encoding::count`] with every piece of more than 64 bytes counted by backtracking,
+    /// whatever its length (nor remembered): for the `count` bench. Not for use beyond that.
+    #[doc(hidden)]
+    pub fn count_by_backtracking(self, text: &str) -> usize {
+        self.count_pieces(text, merge::LongPieces::Backtrack)
+    }
+
+    /// The count of `text`, piece by piece, long pieces counted as `long` says.
+    fn count_pieces(self, text: &str, long: merge::LongPieces) -> usize {
+        let vocab: &Vocab = match self {
+            #[cfg(feature = "cl100k")]
+            Encoding::Cl100k => &vocab::cl100k::VOCAB,
+            #[cfg(feature = "o200k")]
+            Encoding::O200k => &vocab::o200k::VOCAB,
+        };
+        self.pre_tokens(text)
+            .map(|piece| {
+                let bytes = piece.as_bytes();
+                merge::count_piece_with(vocab, bytes, hash::hash(bytes), long)
+            })
+            .sum()
+    }
+
     /// The pre-tokens of `text` in order (the pieces the encoding's regex cuts it into before
     /// byte-pair merging); they tile the text.
     pub fn pre_tokens(self, text: &str) -> PreTokens<'_> {

@@ -5,31 +5,64 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use crate::backtrack::Backtrack;
 use crate::vocab::Vocab;
 
 /// Pieces up to this length merge in place on the stack; longer ones use a heap.
 const SMALL: usize = 64;
 /// Pieces of at least this length are counted by backtracking (linear in the length) rather
-/// than by the heap's `O(n log n)` merge; the first such piece builds its tables.
-pub(crate) const LONG: usize = 4096;
+/// than by the heap's `O(n log n)` merge once its tables are built: it is as fast from about
+/// here (BENCHMARKS.md, "One unbroken word").
+const LONG: usize = 16 * 1024;
+/// The first piece of at least this length builds the backtracking tables, a one-off cost of
+/// about what the heap spends on a piece this long.
+const HUGE: usize = 256 * 1024;
 const NONE: u32 = u32::MAX;
+
+/// How pieces longer than [`SMALL`] bytes are counted.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum LongPieces {
+    /// By backtracking from [`LONG`] bytes once the tables are built, and from [`HUGE`] bytes
+    /// in any case; by the heap below.
+    Auto,
+    /// By backtracking over valid token pairs, linear in the piece's length (for the bench).
+    Backtrack,
+    /// By the heap's merge, `O(n log n)` (for the bench).
+    Merge,
+}
 
 /// The number of tokens of `piece` (non-empty), whose hash is `hash`.
 #[inline]
 pub(crate) fn count_piece(vocab: &Vocab, piece: &[u8], hash: u64) -> usize {
+    count_piece_with(vocab, piece, hash, LongPieces::Auto)
+}
+
+/// [`count_piece`], with long pieces counted as `long` says.
+#[inline]
+pub(crate) fn count_piece_with(vocab: &Vocab, piece: &[u8], hash: u64, long: LongPieces) -> usize {
     // Every single byte is a token (checked by the build script).
     if piece.len() == 1 || vocab.rank_hashed(piece, hash).is_some() {
         return 1;
     }
     if piece.len() <= SMALL {
         merge_small(vocab, piece)
-    } else if piece.len() >= LONG {
-        vocab
-            .backtrack()
-            .and_then(|tables| tables.count(vocab, piece))
+    } else if let Some(tables) = backtracking(vocab, piece.len(), long) {
+        tables
+            .count(vocab, piece)
             .unwrap_or_else(|| merge_large(vocab, piece))
     } else {
         merge_large(vocab, piece)
+    }
+}
+
+/// The backtracking tables if a piece of `len` bytes (more than [`SMALL`]) is to be counted
+/// with them.
+fn backtracking(vocab: &Vocab, len: usize, long: LongPieces) -> Option<&Backtrack> {
+    match long {
+        LongPieces::Auto if len >= HUGE => vocab.backtrack(),
+        LongPieces::Auto if len >= LONG => vocab.backtrack_if_built(),
+        LongPieces::Auto | LongPieces::Merge => None,
+        LongPieces::Backtrack => vocab.backtrack(),
     }
 }
 
@@ -164,6 +197,33 @@ mod tests {
         return &crate::vocab::cl100k::VOCAB;
         #[cfg(not(feature = "cl100k"))]
         return &crate::vocab::o200k::VOCAB;
+    }
+
+    /// Pieces long enough for backtracking count as the heap merges them, whether their
+    /// length builds the tables or only uses them once built, for both encodings.
+    #[test]
+    fn long_pieces_are_counted_by_backtracking_as_merged() {
+        let vocabularies = [
+            #[cfg(feature = "cl100k")]
+            &crate::vocab::cl100k::VOCAB,
+            #[cfg(feature = "o200k")]
+            &crate::vocab::o200k::VOCAB,
+        ];
+        let letters: Vec<u8> = (0..HUGE as u64 + 7)
+            .map(|k| b'a' + (k.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 59) as u8 % 26)
+            .collect();
+        for vocab in vocabularies {
+            for piece in [&b"ab".repeat(HUGE / 2)[..], &letters, &letters[..LONG + 3]] {
+                let hash = crate::hash::hash(piece);
+                let merged = merge_large(vocab, piece);
+                assert_eq!(count_piece(vocab, piece, hash), merged);
+                assert_eq!(
+                    count_piece_with(vocab, piece, hash, LongPieces::Backtrack),
+                    merged
+                );
+            }
+            assert!(vocab.backtrack_if_built().is_some());
+        }
     }
 
     proptest! {

@@ -29,6 +29,11 @@ impl Vocab {
         self.long.get_or_init(|| Backtrack::build(self)).as_ref()
     }
 
+    /// The tables of the linear count of long pieces if they are built already.
+    pub(crate) fn backtrack_if_built(&self) -> Option<&Backtrack> {
+        self.long.get().and_then(Option::as_ref)
+    }
+
     #[inline(always)]
     fn slot(&self, at: usize) -> u64 {
         let mut word = [0u8; 8];
