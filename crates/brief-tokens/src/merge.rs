@@ -46,13 +46,18 @@ pub(crate) fn count_piece_with(vocab: &Vocab, piece: &[u8], hash: u64, long: Lon
     }
     if piece.len() <= SMALL {
         merge_small(vocab, piece)
-    } else if let Some(tables) = backtracking(vocab, piece.len(), long) {
-        tables
-            .count(vocab, piece)
-            .unwrap_or_else(|| merge_large(vocab, piece))
     } else {
-        merge_large(vocab, piece)
+        count_long(vocab, piece, long)
     }
+}
+
+/// The count of a piece of more than [`SMALL`] bytes; kept out of line, off the path of
+/// ordinary text's short pieces.
+#[inline(never)]
+fn count_long(vocab: &Vocab, piece: &[u8], long: LongPieces) -> usize {
+    backtracking(vocab, piece.len(), long)
+        .and_then(|tables| tables.count(vocab, piece))
+        .unwrap_or_else(|| merge_large(vocab, piece))
 }
 
 /// The backtracking tables if a piece of `len` bytes (more than [`SMALL`]) is to be counted
