@@ -333,10 +333,11 @@ fn last_merge(vocab: &Vocab, bytes: &[u8]) -> Option<[u32; 2]> {
 
 /// A trie node still to be laid out: the sorted tokens `lo..hi` all begin with the node's
 /// `depth` bytes; `above` is the longest token on the path to the node, excluding its own.
+/// (`u32`s: a queue entry per node, and o200k's trie has about 420,000.)
 struct Pending {
-    lo: usize,
-    hi: usize,
-    depth: usize,
+    lo: u32,
+    hi: u32,
+    depth: u32,
     above: u32,
 }
 
@@ -360,7 +361,7 @@ impl Trie {
         };
         let mut queue = vec![Pending {
             lo: 0,
-            hi: order.len(),
+            hi: order.len() as u32,
             depth: 0,
             above: NONE,
         }];
@@ -373,6 +374,7 @@ impl Trie {
         }) = queue.get(head)
         {
             head += 1;
+            let (lo, hi, depth) = (lo as usize, hi as usize, depth as usize);
             // The token ending here, if any, sorts first among those below the node.
             let own = order
                 .get(lo)
@@ -398,9 +400,9 @@ impl Trie {
                     extends[bit / 64] |= 1 << (bit % 64);
                 }
                 queue.push(Pending {
-                    lo: k,
-                    hi: end,
-                    depth: depth + 1,
+                    lo: k as u32,
+                    hi: end as u32,
+                    depth: depth as u32 + 1,
                     above: below,
                 });
                 k = end;
