@@ -64,10 +64,10 @@ fn count_long(vocab: &Vocab, piece: &[u8], long: LongPieces) -> usize {
 /// with them.
 fn backtracking(vocab: &Vocab, len: usize, long: LongPieces) -> Option<&Backtrack> {
     match long {
-        LongPieces::Auto if len >= HUGE => vocab.backtrack(),
-        LongPieces::Auto if len >= LONG => vocab.backtrack_if_built(),
+        LongPieces::Auto if len >= HUGE => Backtrack::of(vocab),
+        LongPieces::Auto if len >= LONG => Backtrack::if_built(vocab),
         LongPieces::Auto | LongPieces::Merge => None,
-        LongPieces::Backtrack => vocab.backtrack(),
+        LongPieces::Backtrack => Backtrack::of(vocab),
     }
 }
 
@@ -121,7 +121,7 @@ fn merge_small(vocab: &Vocab, piece: &[u8]) -> usize {
 /// The same merge order with a priority queue of `(rank, start)`, O(n log n): the part starting
 /// at `s` ends at `end[s]`, `pair[s]` is the rank of it merged with its right neighbour (stale
 /// queue entries are those whose rank no longer matches).
-pub(crate) fn merge_large(vocab: &Vocab, piece: &[u8]) -> usize {
+fn merge_large(vocab: &Vocab, piece: &[u8]) -> usize {
     if piece.len() > u32::MAX as usize {
         return merge_huge(vocab, piece);
     }
@@ -227,7 +227,7 @@ mod tests {
                     merged
                 );
             }
-            assert!(vocab.backtrack_if_built().is_some());
+            assert!(Backtrack::if_built(vocab).is_some());
         }
     }
 
@@ -240,6 +240,163 @@ mod tests {
             prop_assume!(bytes.len() >= 2 && bytes.len() <= SMALL);
             prop_assert_eq!(merge_small(vocab(), bytes), merge_large(vocab(), bytes));
             prop_assert_eq!(merge_huge(vocab(), bytes), merge_large(vocab(), bytes));
+        }
+    }
+}
+
+/// The backtracking count against the heap merge, for both encodings.
+#[cfg(test)]
+mod backtracking_tests {
+    use super::*;
+    use crate::Encoding;
+    use proptest::prelude::*;
+
+    fn vocabularies() -> Vec<(&'static str, &'static Vocab)> {
+        vec![
+            #[cfg(feature = "cl100k")]
+            ("cl100k", &crate::vocab::cl100k::VOCAB),
+            #[cfg(feature = "o200k")]
+            ("o200k", &crate::vocab::o200k::VOCAB),
+        ]
+    }
+
+    fn tables(vocab: &Vocab) -> &'static Backtrack {
+        Backtrack::of(vocab).expect("the vocabulary is counted by backtracking")
+    }
+
+    /// The heap merge's count (the reference here; the oracle tests tie it to tiktoken).
+    fn merged(vocab: &Vocab, piece: &[u8]) -> usize {
+        if piece.len() == 1 {
+            1
+        } else {
+            merge_large(vocab, piece)
+        }
+    }
+
+    fn agree(name: &str, vocab: &Vocab, piece: &[u8]) -> Result<(), TestCaseError> {
+        prop_assert_eq!(
+            tables(vocab).count(vocab, piece),
+            Some(merged(vocab, piece)),
+            "{}: {:?}",
+            name,
+            String::from_utf8_lossy(&piece[..piece.len().min(200)])
+        );
+        Ok(())
+    }
+
+    /// A fixed pseudo-random sequence (the same on every run).
+    struct Lcg(u64);
+
+    impl Lcg {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 = self
+                .0
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((self.0 >> 33) as usize) % n
+        }
+
+        fn text(&mut self, alphabet: &[&str], len: usize) -> String {
+            let mut text = String::new();
+            while text.len() < len {
+                text.push_str(alphabet[self.below(alphabet.len())]);
+            }
+            text
+        }
+    }
+
+    fn chars(s: &str) -> Vec<String> {
+        s.chars().map(String::from).collect()
+    }
+
+    /// The alphabets of the long pieces below: letters, cases, base64, digits, CJK, emoji,
+    /// punctuation, whitespace, accented and combining letters.
+    fn alphabets() -> Vec<Vec<String>> {
+        let base64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=";
+        vec![
+            chars("abcdefghijklmnopqrstuvwxyz"),
+            chars("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"),
+            chars("ab"),
+            chars("a"),
+            chars("eiaonrst"),
+            chars(base64),
+            chars("0123456789"),
+            chars("日本語の説明文支付服务결제漢字中文"),
+            chars("🚀👍🏽🎉😀❤️✨"),
+            chars("-=*#.!/()[]{}<>_~^|\\\"'`:;,?@$%&+"),
+            chars(" \t\n"),
+            chars("éèàüöäßçñøåœ\u{301}\u{300}"),
+            chars("Платёжабвгдеёжзийклмнопрстуфхцчшщъыьэюя"),
+            vec!["ab".into(), "abc".into(), "aab".into(), "ba".into()],
+            vec![
+                "the".into(),
+                "ing".into(),
+                "tion".into(),
+                "er".into(),
+                "s".into(),
+            ],
+            vec!["\u{a0}".into(), " ".into(), "x".into()],
+        ]
+    }
+
+    /// Every token's own bytes, and every token doubled, count as the merge counts them.
+    #[test]
+    fn every_token_and_every_token_doubled() {
+        for (name, vocab) in vocabularies() {
+            for word in vocab.table.chunks_exact(8) {
+                let mut le = [0u8; 8];
+                le.copy_from_slice(word);
+                let s = u64::from_le_bytes(le);
+                if s == 0 {
+                    continue;
+                }
+                let offset = crate::slot::slot_offset(s);
+                let bytes = &vocab.blob[offset..offset + crate::slot::slot_len(s)];
+                agree(name, vocab, bytes).unwrap();
+                agree(name, vocab, &bytes.repeat(2)).unwrap();
+            }
+        }
+    }
+
+    /// Long pieces of many shapes, raw and as the pre-tokenizer cuts them.
+    #[test]
+    fn long_pieces_count_as_merged() {
+        let mut random = Lcg(0x5eed_0bac_7ac4_0001);
+        for (name, vocab) in vocabularies() {
+            let encoding: Encoding = name.parse().unwrap();
+            for alphabet in alphabets() {
+                let alphabet: Vec<&str> = alphabet.iter().map(String::as_str).collect();
+                for len in [65, 300, 1_000, 5_000] {
+                    let text = random.text(&alphabet, len);
+                    agree(name, vocab, text.as_bytes()).unwrap();
+                    let spaced = format!(" {text}");
+                    for piece in encoding.pre_tokens(&spaced) {
+                        agree(name, vocab, piece.as_bytes()).unwrap();
+                    }
+                }
+            }
+            // Arbitrary bytes, not even UTF-8.
+            for len in [100, 3_000] {
+                let bytes: Vec<u8> = (0..len).map(|_| random.below(256) as u8).collect();
+                agree(name, vocab, &bytes).unwrap();
+            }
+        }
+    }
+
+    proptest! {
+        /// Arbitrary text, and runs of one kind of character, count as merged.
+        #[test]
+        fn backtracking_counts_as_merged(
+            text in "\\PC{2,300}",
+            letters in "[a-zA-Z]{2,600}",
+            few in "[ab ]{2,600}",
+            symbols in "[-=*#.!/🚀日本é ]{2,400}",
+        ) {
+            for (name, vocab) in vocabularies() {
+                for piece in [&text, &letters, &few, &symbols] {
+                    agree(name, vocab, piece.as_bytes())?;
+                }
+            }
         }
     }
 }

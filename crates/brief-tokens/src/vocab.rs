@@ -2,9 +2,6 @@
 //! open-addressing hash table of slots (`slot`) built by the build script. Nothing is parsed or
 //! allocated when a process starts counting.
 
-use std::sync::OnceLock;
-
-use crate::backtrack::Backtrack;
 use crate::hash::hash;
 use crate::slot;
 
@@ -18,22 +15,12 @@ pub(crate) struct Vocab {
     pub(crate) home_slots: usize,
     /// The longest token, in bytes.
     pub(crate) max_len: usize,
-    /// The tables of the linear count of long pieces, built on first use (`None` if this
-    /// vocabulary is not one it counts exactly).
-    pub(crate) long: OnceLock<Option<Backtrack>>,
+    /// The encoding's number (0 for cl100k, 1 for o200k), which indexes per-encoding state
+    /// kept elsewhere.
+    pub(crate) index: usize,
 }
 
 impl Vocab {
-    /// The tables of the linear count of long pieces, built the first time they are asked for.
-    pub(crate) fn backtrack(&self) -> Option<&Backtrack> {
-        self.long.get_or_init(|| Backtrack::build(self)).as_ref()
-    }
-
-    /// The tables of the linear count of long pieces if they are built already.
-    pub(crate) fn backtrack_if_built(&self) -> Option<&Backtrack> {
-        self.long.get().and_then(Option::as_ref)
-    }
-
     #[inline(always)]
     fn slot(&self, at: usize) -> u64 {
         let mut word = [0u8; 8];
@@ -112,7 +99,7 @@ pub(crate) mod cl100k {
         blob: include_bytes!(concat!(env!("OUT_DIR"), "/cl100k.blob")),
         home_slots: HOME_SLOTS,
         max_len: MAX_LEN,
-        long: std::sync::OnceLock::new(),
+        index: 0,
     };
 }
 
@@ -126,7 +113,7 @@ pub(crate) mod o200k {
         blob: include_bytes!(concat!(env!("OUT_DIR"), "/o200k.blob")),
         home_slots: HOME_SLOTS,
         max_len: MAX_LEN,
-        long: std::sync::OnceLock::new(),
+        index: 1,
     };
 }
 
