@@ -1,6 +1,7 @@
 //! Byte-pair merging as tiktoken does it, counting the tokens of one pre-token: the whole piece
 //! if it is a token, else repeatedly merge the adjacent pair whose concatenation has the lowest
-//! rank (the leftmost of equal ranks) until no adjacent pair is a token.
+//! rank (the leftmost of equal ranks) until no adjacent pair is a token. A very long piece is
+//! counted by backtracking instead (`backtrack`), to the same count in linear time.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -8,11 +9,12 @@ use std::collections::BinaryHeap;
 use crate::backtrack::Backtrack;
 use crate::vocab::Vocab;
 
-/// Pieces up to this length merge in place on the stack; longer ones use a heap.
+/// Pieces up to this length merge in place on the stack; longer ones use a heap (or
+/// backtracking, see [`LONG`]).
 const SMALL: usize = 64;
 /// Pieces of at least this length are counted by backtracking (linear in the length) rather
-/// than by the heap's `O(n log n)` merge once its tables are built: it is as fast from about
-/// here (BENCHMARKS.md, "One unbroken word").
+/// than by the heap's `O(n log n)` merge once its tables are built: it is faster from about
+/// here (BENCHMARKS.md, "One unbroken word, counted in linear time").
 const LONG: usize = 16 * 1024;
 /// The first piece of at least this length builds the backtracking tables, a one-off cost of
 /// about what the heap spends on a piece this long.
