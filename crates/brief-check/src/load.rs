@@ -105,8 +105,8 @@ pub(super) fn load(
                 }
                 Vec::new()
             }
-            Source::Markdown { .. } => {
-                let out = catalogue::load_kb_warnings(root, &project.sources);
+            Source::Markdown { .. } | Source::Pages { .. } => {
+                let out = catalogue::load_kb_warnings(root, &project.sources, source);
                 nodes.extend(out.nodes);
                 for problem in &out.problems {
                     sink.push(problem_finding(problem));

@@ -40,6 +40,7 @@ pub fn plan(project: &Project) -> Init {
     let mut found = Vec::new();
     let mut keys = String::new();
     let mut artifacts = Vec::new();
+    let mut formats = Vec::new();
     for source in &project.sources {
         match source {
             Source::SpecGraph { manifest } => {
@@ -76,7 +77,19 @@ pub fn plan(project: &Project) -> Init {
                     keys.push_str("kiro = true\n");
                 }
             }
+            Source::Pages { format, .. } => {
+                let pages = nodes_of(project, source)
+                    .iter()
+                    .map(|n| n.location.path.as_str())
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .len();
+                found.push(format!("{} pages: {pages}", format.name()));
+                formats.push(format!("{:?}", format.name()));
+            }
         }
+    }
+    if !formats.is_empty() {
+        let _ = writeln!(keys, "formats = [{}]", formats.join(", "));
     }
     if !artifacts.is_empty() {
         let list: Vec<String> = artifacts.iter().map(|a| format!("{a:?}")).collect();

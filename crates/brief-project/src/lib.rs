@@ -23,6 +23,7 @@ pub use config::{CheckConfig, EmbeddingsConfig, HookConfig, Level, SessionConfig
 /// The budget used when neither the command line nor `brief.toml` gives one.
 pub const DEFAULT_BUDGET: usize = 4000;
 
+use brief_sources::Format;
 pub use brief_sources::Source;
 
 /// Defaults for `context`, from `brief.toml`'s `[context]` table.
@@ -110,6 +111,9 @@ struct ConfigFile {
     speckit: Option<bool>,
     /// Read every Kiro workspace (`.kiro/`) under the root.
     kiro: Option<bool>,
+    /// Read the knowledge pages of these registered formats under the root (`asciidoc`).
+    #[serde(default)]
+    formats: Vec<String>,
     #[serde(default)]
     context: ContextTable,
     #[serde(default)]
@@ -225,6 +229,7 @@ fn declared(config: &ConfigFile) -> bool {
         || config.markdown.is_some()
         || config.speckit.is_some()
         || config.kiro.is_some()
+        || !config.formats.is_empty()
 }
 
 /// Where `at` stands in `brief.toml` (whose text is `text`), as the TOML parser read it; the
@@ -324,6 +329,22 @@ fn declared_sources(
     if config.kiro == Some(true) {
         sources.extend(kiro_sources(guard, root));
     }
+    for (i, name) in config.formats.iter().enumerate() {
+        let Some(format) = Format::named(name) else {
+            let known: Vec<&str> = Format::all().iter().map(|f| f.name()).collect();
+            return Err(bad_at(
+                &[Step::Key("formats"), Step::Item(i)],
+                format!(
+                    "unknown page format {name:?}: brief reads {}",
+                    known.join(", ")
+                ),
+            ));
+        };
+        sources.push(Source::Pages {
+            format,
+            dir: root.to_path_buf(),
+        });
+    }
     Ok(sources)
 }
 
@@ -344,7 +365,8 @@ fn discovered_sources(guard: &Root, root: &Path) -> Vec<Source> {
     {
         sources.push(Source::Folder { dir: brief });
     }
-    if brief_sources::kb::Layout::detect(guard).found() {
+    let layout = brief_sources::kb::Layout::detect(guard);
+    if layout.found() {
         sources.push(Source::Markdown {
             dir: root.to_path_buf(),
         });
@@ -355,6 +377,15 @@ fn discovered_sources(guard: &Root, root: &Path) -> Vec<Source> {
         });
     }
     sources.extend(kiro_sources(guard, root));
+    sources.extend(
+        Format::all()
+            .iter()
+            .filter(|format| format.discover(guard, &layout))
+            .map(|&format| Source::Pages {
+                format,
+                dir: root.to_path_buf(),
+            }),
+    );
     sources
 }
 
@@ -385,6 +416,9 @@ fn looks_like_root(dir: &Path) -> bool {
         || brief_sources::kb::Layout::detect(&root).found()
         || brief_sources::speckit::detect(&root)
         || root.is_dir(&dir.join(".kiro"))
+        || Format::all()
+            .iter()
+            .any(|format| format.discover(&root, &brief_sources::kb::Layout::detect(&root)))
 }
 
 /// `path` relative to `root` when it lies under it (for messages), else `path`.

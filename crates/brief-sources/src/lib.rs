@@ -6,6 +6,7 @@
 
 pub mod artifacts;
 pub mod catalogue;
+mod formats;
 pub mod frontmatter;
 pub mod globs;
 pub mod jsonpos;
@@ -27,6 +28,7 @@ use brief_model::{DuplicateId, Graph, Location, Node};
 use brief_root::{DirEntry, EntryKind, OpenError, Root};
 
 pub use catalogue::{load, Source};
+pub use formats::{Format, PageFormat};
 
 /// How bad a load problem is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -361,6 +363,19 @@ pub(crate) fn walk_markdown(
     skip: &[&str],
     hidden: &mut dyn FnMut(&Path, &str),
 ) -> Walk {
+    walk_files(root, dir, skip, hidden, &|name| {
+        name.to_ascii_lowercase().ends_with(".md")
+    })
+}
+
+/// [`walk_markdown`] for the files whose names `wanted` accepts.
+pub(crate) fn walk_files(
+    root: &Root,
+    dir: &Path,
+    skip: &[&str],
+    hidden: &mut dyn FnMut(&Path, &str),
+    wanted: &dyn Fn(&str) -> bool,
+) -> Walk {
     let mut walk = Walk::default();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(current) = stack.pop() {
@@ -380,9 +395,7 @@ pub(crate) fn walk_markdown(
                     }
                 }
                 // A FIFO or device named `*.md` is listed too: reading it reports it.
-                EntryKind::File | EntryKind::Symlink | EntryKind::Other
-                    if name.to_ascii_lowercase().ends_with(".md") =>
-                {
+                EntryKind::File | EntryKind::Symlink | EntryKind::Other if wanted(&name) => {
                     walk.files.push(path)
                 }
                 EntryKind::File | EntryKind::Symlink | EntryKind::Other => {}

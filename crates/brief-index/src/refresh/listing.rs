@@ -1,7 +1,7 @@
 //! The listing of a project's sources and the parser each file is read with.
 
 use super::*;
-use brief_sources::{kiro, speckit};
+use brief_sources::{kiro, speckit, Format};
 
 /// How a file is parsed: the sources' catalogue decides.
 pub(crate) use brief_sources::catalogue::Parser;
@@ -24,7 +24,8 @@ pub(crate) fn list(project: &Project) -> (Vec<Listed>, Vec<Problem>, Vec<FolderS
 }
 
 /// A parser as stored with its file: `s`, then manifest, id and expected type of each entry
-/// that names the file; or `a` and a placement (`identity`, `loose`, or the kind of a folder).
+/// that names the file; or `a` and a placement (`identity`, `loose`, or the kind of a folder);
+/// or `p`, a registered page format's name and the catalogue's fingerprint.
 pub(crate) fn encode_parser(parser: &Parser) -> String {
     match parser {
         Parser::Spec(entry) => {
@@ -52,6 +53,10 @@ pub(crate) fn encode_parser(parser: &Parser) -> String {
             join(&["r", "s", base, name], files)
         }
         Parser::Kiro(kiro::Role::Steering { base }) => format!("r\tt\t{base}"),
+        Parser::Pages {
+            format,
+            fingerprint,
+        } => format!("p\t{}\t{fingerprint}", format.name()),
     }
 }
 
@@ -100,6 +105,11 @@ pub(crate) fn decode_parser(text: &str) -> Option<Parser> {
         ["r", "t", base] => Some(Parser::Kiro(kiro::Role::Steering {
             base: base.to_string(),
         })),
+        // A format no longer registered reads as no parser: its files are listed again.
+        ["p", name, fingerprint] => Some(Parser::Pages {
+            format: Format::named(name)?,
+            fingerprint: fingerprint.to_string(),
+        }),
         _ => None,
     }
 }

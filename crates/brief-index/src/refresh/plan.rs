@@ -117,10 +117,7 @@ impl Index {
         listed: &mut [Listed],
         scope: Scope,
     ) -> Result<kb::Catalog, IndexError> {
-        if !listed
-            .iter()
-            .any(|f| matches!(f.parser, Parser::Markdown(_)))
-        {
+        if !listed.iter().any(|f| f.parser.is_page()) {
             return Ok(kb::Catalog::default());
         }
         let mut files: Vec<(String, Parser)> = listed
@@ -144,12 +141,17 @@ impl Index {
             files.sort_by(|a, b| a.0.cmp(&b.0));
             files.dedup_by(|a, b| a.0 == b.0);
         }
-        let layout = kb::Layout::detect(&self.guard);
-        let markdown = files
+        let mut layout = kb::Layout::detect(&self.guard);
+        for format in files.iter().filter_map(|(_, p)| p.format()) {
+            layout.page_extensions.extend(format.extensions());
+        }
+        layout.page_extensions.sort_unstable();
+        layout.page_extensions.dedup();
+        let pages = files
             .iter()
-            .filter(|(_, p)| matches!(p, Parser::Markdown(_)))
+            .filter(|(_, p)| p.is_page())
             .map(|(rel, _)| rel.clone());
-        let mut catalog = kb::Catalog::new(layout, markdown);
+        let mut catalog = kb::Catalog::new(layout, pages);
         catalog.set_repository(kb::Repository::detect(&self.guard));
         for (rel, parser) in &files {
             if let Parser::Spec(entry) = parser {
@@ -158,7 +160,7 @@ impl Index {
         }
         let fingerprint = catalog.fingerprint();
         for file in listed.iter_mut() {
-            if let Parser::Markdown(print) = &mut file.parser {
+            if let Some(print) = file.parser.fingerprint_mut() {
                 print.clone_from(&fingerprint);
             }
         }

@@ -451,7 +451,8 @@ proptest! {
                     | brief::project::Source::Folder { dir }
                     | brief::project::Source::Markdown { dir }
                     | brief::project::Source::SpecKit { dir }
-                    | brief::project::Source::Kiro { dir } => dir,
+                    | brief::project::Source::Kiro { dir }
+                    | brief::project::Source::Pages { dir, .. } => dir,
                     brief::project::Source::Tana { export } => export,
                 };
                 let full = fs::canonicalize(path).unwrap_or_else(|_| path.clone());

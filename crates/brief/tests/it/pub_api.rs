@@ -35,6 +35,8 @@ const STAY_PUBLIC: &[(&str, &str)] = &[
     ("brief-sources", "Parsed"),         // what `markdown::parse` returns
     ("brief-sources", "TaskId"),         // what `speckit::task_ids` returns
     ("brief-sources", "Export"),         // what `tana::parse` returns
+    ("brief-sources", "PageFormat"),     // the extension point a page format implements;
+                                         // other crates call it through `Format`
     ("brief-project", "HookConfig"),     // the type of `Project::hook`
     ("brief-project", "InitError"),      // the error `init::write` returns
     ("brief-index", "Term"),             // what `Index::terms` returns
