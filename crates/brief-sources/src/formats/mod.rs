@@ -9,6 +9,8 @@
 //! and to them resolve like Markdown links), their ids come from their paths as Markdown
 //! pages' do (`ADR-0001` for an ADR), and their nodes are [`markdown::Parsed`] nodes.
 
+mod asciidoc;
+
 use std::fmt;
 
 use super::kb::{Catalog, Layout};
@@ -78,7 +80,7 @@ impl fmt::Debug for Format {
 }
 
 /// The registered formats: a new format is its module and its row here.
-const FORMATS: &[Format] = &[];
+const FORMATS: &[Format] = &[Format(&asciidoc::AsciiDoc)];
 
 /// The files of a format under the root, walked as the knowledge base is (hidden folders,
 /// dependencies, build output and templates skipped), sorted.
