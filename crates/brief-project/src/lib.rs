@@ -2,7 +2,7 @@
 
 pub mod init;
 
-use brief_sources::text::line_col;
+use brief_sources::line_col;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -13,7 +13,6 @@ use brief_model::Depth;
 use brief_model::Detail;
 use brief_model::Location;
 use brief_root::{OpenError, Root};
-use brief_sources::specgraph;
 
 pub mod config;
 
@@ -351,7 +350,7 @@ fn declared_sources(
 /// The sources found in the usual places when `brief.toml` names none.
 fn discovered_sources(guard: &Root, root: &Path) -> Vec<Source> {
     let mut sources = Vec::new();
-    if let Some(manifest) = specgraph::discover(guard) {
+    if let Some(manifest) = brief_sources::discover_specgraph(guard) {
         sources.push(Source::SpecGraph { manifest });
     }
     let contextia = root.join(".contextia");
@@ -365,13 +364,13 @@ fn discovered_sources(guard: &Root, root: &Path) -> Vec<Source> {
     {
         sources.push(Source::Folder { dir: brief });
     }
-    let layout = brief_sources::kb::Layout::detect(guard);
+    let layout = brief_sources::Layout::detect(guard);
     if layout.found() {
         sources.push(Source::Markdown {
             dir: root.to_path_buf(),
         });
     }
-    if brief_sources::speckit::detect(guard) {
+    if brief_sources::detect_speckit(guard) {
         sources.push(Source::SpecKit {
             dir: root.to_path_buf(),
         });
@@ -397,7 +396,7 @@ impl fmt::Display for Project {
 
 /// A Kiro source per `.kiro/` workspace under the root.
 fn kiro_sources(guard: &Root, root: &Path) -> Vec<Source> {
-    brief_sources::kiro::workspaces(guard)
+    brief_sources::kiro_workspaces(guard)
         .into_iter()
         .map(|rel| Source::Kiro {
             dir: root.join(rel),
@@ -410,15 +409,15 @@ fn looks_like_root(dir: &Path) -> bool {
         return false;
     };
     root.is_file(&dir.join("brief.toml"))
-        || specgraph::discover(&root).is_some()
+        || brief_sources::discover_specgraph(&root).is_some()
         || root.is_dir(&dir.join(".contextia"))
         || root.is_dir(&dir.join(".brief"))
-        || brief_sources::kb::Layout::detect(&root).found()
-        || brief_sources::speckit::detect(&root)
+        || brief_sources::Layout::detect(&root).found()
+        || brief_sources::detect_speckit(&root)
         || root.is_dir(&dir.join(".kiro"))
         || Format::all()
             .iter()
-            .any(|format| format.discover(&root, &brief_sources::kb::Layout::detect(&root)))
+            .any(|format| format.discover(&root, &brief_sources::Layout::detect(&root)))
 }
 
 /// `path` relative to `root` when it lies under it (for messages), else `path`.

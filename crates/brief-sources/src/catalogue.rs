@@ -125,7 +125,7 @@ pub fn load(guard: &Root, sources: &[Source]) -> Loaded {
 /// Reads one listed file with its parser: its node (a Tana export: its nodes) and problems,
 /// warnings included. `catalog` is the knowledge base's, when the project has one; `places`
 /// says where the manifest entry of a node file that does not exist is.
-pub fn read(
+pub(crate) fn read(
     guard: &Root,
     file: &CatalogueFile,
     catalog: Option<&kb::Catalog>,

@@ -502,8 +502,3 @@ fn nearest<'p>(paths: &[&'p String], from: &str) -> Option<&'p str> {
 fn strip_md<'n>(layout: &Layout, name: &'n str) -> &'n str {
     layout.page_stem(name)
 }
-
-/// The relative path of a file under the root, for the catalogue.
-pub fn rel(root: &Path, path: &Path) -> String {
-    rel_path(root, path)
-}

@@ -116,9 +116,9 @@ impl Index {
         &self,
         listed: &mut [Listed],
         scope: Scope,
-    ) -> Result<kb::Catalog, IndexError> {
+    ) -> Result<brief_sources::Catalog, IndexError> {
         if !listed.iter().any(|f| f.parser.is_page()) {
-            return Ok(kb::Catalog::default());
+            return Ok(brief_sources::Catalog::default());
         }
         let mut files: Vec<(String, Parser)> = listed
             .iter()
@@ -141,7 +141,7 @@ impl Index {
             files.sort_by(|a, b| a.0.cmp(&b.0));
             files.dedup_by(|a, b| a.0 == b.0);
         }
-        let mut layout = kb::Layout::detect(&self.guard);
+        let mut layout = brief_sources::Layout::detect(&self.guard);
         for format in files.iter().filter_map(|(_, p)| p.format()) {
             layout.page_extensions.extend(format.extensions());
         }
@@ -151,8 +151,8 @@ impl Index {
             .iter()
             .filter(|(_, p)| p.is_page())
             .map(|(rel, _)| rel.clone());
-        let mut catalog = kb::Catalog::new(layout, pages);
-        catalog.set_repository(kb::Repository::detect(&self.guard));
+        let mut catalog = brief_sources::Catalog::new(layout, pages);
+        catalog.set_repository(brief_sources::Repository::detect(&self.guard));
         for (rel, parser) in &files {
             if let Parser::Spec(entry) = parser {
                 catalog.add_other(rel.clone(), entry.id.clone());

@@ -131,7 +131,7 @@ pub(crate) fn write_tana(
     use rayon::prelude::*;
     remove_file_nodes_bulk(tx, rel)?;
     run(tx, "DELETE FROM problems WHERE file = ?1", [rel])?;
-    let export = match brief_sources::tana::parse(rel, text) {
+    let export = match brief_sources::parse_tana(rel, text) {
         Ok(export) => export,
         Err(problem) => {
             insert_problem(tx, rel, &problem)?;

@@ -33,7 +33,7 @@ const STAY_PUBLIC: &[(&str, &str)] = &[
     ("brief-sources", "CatalogueFile"),  // the items of `catalogue::Listing::files`
     ("brief-sources", "KbOutput"),       // what `catalogue::load_kb_warnings` returns
     ("brief-sources", "Parsed"),         // what `markdown::parse` returns
-    ("brief-sources", "TaskId"),         // what `speckit::task_ids` returns
+    ("brief-sources", "TaskId"),         // what `speckit_task_ids` returns
     ("brief-sources", "Export"),         // what `tana::parse` returns
     ("brief-sources", "PageFormat"),     // the extension point a page format implements;
                                          // other crates call it through `Format`

@@ -460,12 +460,9 @@ fn rules_of_every_format_say_when_they_apply() {
     assert_eq!(out(&graph, "CLAUDE.md", "imports"), ["AGENTS.md"]);
     // One matcher answers for the engine and check.
     let api = node(&graph, ".cursor/rules/api.mdc").applies().clone();
-    assert!(brief::sources::globs::applies_to(
-        &api,
-        "src/api/handler.ts"
-    ));
-    assert!(brief::sources::globs::applies_to(&api, "web/src/x.ts"));
-    assert!(!brief::sources::globs::applies_to(&api, "web/src/App.tsx"));
+    assert!(brief::sources::applies_to(&api, "src/api/handler.ts"));
+    assert!(brief::sources::applies_to(&api, "web/src/x.ts"));
+    assert!(!brief::sources::applies_to(&api, "web/src/App.tsx"));
 }
 
 #[test]
