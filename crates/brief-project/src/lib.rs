@@ -328,16 +328,32 @@ fn declared_sources(
     if config.kiro == Some(true) {
         sources.extend(kiro_sources(guard, root));
     }
+    sources.extend(declared_formats(root, config, config_path, text)?);
+    Ok(sources)
+}
+
+/// A source per page format `formats = [...]` names; an unknown name is an error at its item.
+fn declared_formats(
+    root: &Path,
+    config: &ConfigFile,
+    config_path: &Path,
+    text: &str,
+) -> Result<Vec<Source>, ProjectError> {
+    let mut sources = Vec::new();
     for (i, name) in config.formats.iter().enumerate() {
         let Some(format) = Format::named(name) else {
             let known: Vec<&str> = Format::all().iter().map(|f| f.name()).collect();
-            return Err(bad_at(
-                &[Step::Key("formats"), Step::Item(i)],
-                format!(
+            return Err(ProjectError::Config {
+                location: config_location(
+                    config_path,
+                    text,
+                    &[Step::Key("formats"), Step::Item(i)],
+                ),
+                message: format!(
                     "unknown page format {name:?}: brief reads {}",
                     known.join(", ")
                 ),
-            ));
+            });
         };
         sources.push(Source::Pages {
             format,

@@ -438,85 +438,8 @@ pub struct Listing {
 /// relative in `rel`); files are opened through `guard`.
 pub fn list(guard: &Root, root: &Path, sources: &[Source]) -> Listing {
     let mut listing = Listing::default();
-    let push = |files: &mut Vec<CatalogueFile>, path: PathBuf, parser: Parser| {
-        files.push(CatalogueFile {
-            rel: rel_path(root, &path),
-            path,
-            parser,
-        });
-    };
     for source in sources {
-        match source {
-            Source::Tana { export } => {
-                listing.watches.push(folder_stamp(export));
-                push(&mut listing.files, export.clone(), Parser::Tana);
-            }
-            Source::SpecGraph { manifest } => {
-                listing.watches.push(folder_stamp(manifest));
-                let (entries, problems) = specgraph::read_manifest(guard, manifest);
-                listing.problems.extend(problems);
-                for entry in entries {
-                    push(&mut listing.files, entry.file.clone(), Parser::Spec(entry));
-                }
-            }
-            Source::Markdown { .. } => {
-                let layout = kb_layout(guard, sources);
-                let walk = kb::listing(guard, &layout);
-                listing.watches.extend(walk.folders);
-                listing.problems.extend(walk.problems);
-                // The files whose presence changes the layout itself.
-                for path in [
-                    ".adr-dir",
-                    ".log4brains.yml",
-                    ".obsidian/templates.json",
-                    ".git/config",
-                ] {
-                    listing.watches.push(folder_stamp(&root.join(path)));
-                }
-                for path in walk.files {
-                    push(&mut listing.files, path, Parser::Markdown(String::new()));
-                }
-            }
-            Source::Pages { format, .. } => {
-                let walk = formats::listing(guard, &kb_layout(guard, sources), *format);
-                listing.watches.extend(walk.folders);
-                listing.problems.extend(walk.problems);
-                for path in walk.files {
-                    let parser = Parser::Pages {
-                        format: *format,
-                        fingerprint: String::new(),
-                    };
-                    push(&mut listing.files, path, parser);
-                }
-            }
-            Source::SpecKit { .. } => {
-                let (layout, walk) = speckit::listing(guard);
-                listing.watches.extend(walk.folders);
-                listing.problems.extend(walk.problems);
-                for (rel, role) in layout.files() {
-                    push(&mut listing.files, root.join(&rel), Parser::SpecKit(role));
-                }
-            }
-            Source::Kiro { dir } => {
-                let (files, walk) = kiro::listing(guard, dir);
-                listing.watches.extend(walk.folders);
-                listing.problems.extend(walk.problems);
-                for (path, role) in files {
-                    push(&mut listing.files, path, Parser::Kiro(role));
-                }
-            }
-            Source::Contextia { dir } | Source::Folder { dir } => {
-                let found = match source {
-                    Source::Contextia { .. } => artifacts::contextia_listing(guard, dir),
-                    _ => artifacts::folder_listing(guard, dir),
-                };
-                listing.watches.extend(found.folders);
-                listing.problems.extend(found.problems);
-                for (path, placement) in found.files {
-                    push(&mut listing.files, path, Parser::Artifact(placement));
-                }
-            }
-        }
+        list_source(guard, root, sources, source, &mut listing);
     }
     listing.files.sort_by(|a, b| {
         a.rel
@@ -539,6 +462,94 @@ pub fn list(guard: &Root, root: &Path, sources: &[Source]) -> Listing {
     listing.watches.sort_by(|a, b| a.0.cmp(&b.0));
     listing.watches.dedup_by(|a, b| a.0 == b.0);
     listing
+}
+
+/// Adds the files of one source (with their parsers), its problems and what to watch.
+fn list_source(
+    guard: &Root,
+    root: &Path,
+    sources: &[Source],
+    source: &Source,
+    listing: &mut Listing,
+) {
+    let push = |files: &mut Vec<CatalogueFile>, path: PathBuf, parser: Parser| {
+        files.push(CatalogueFile {
+            rel: rel_path(root, &path),
+            path,
+            parser,
+        });
+    };
+    match source {
+        Source::Tana { export } => {
+            listing.watches.push(folder_stamp(export));
+            push(&mut listing.files, export.clone(), Parser::Tana);
+        }
+        Source::SpecGraph { manifest } => {
+            listing.watches.push(folder_stamp(manifest));
+            let (entries, problems) = specgraph::read_manifest(guard, manifest);
+            listing.problems.extend(problems);
+            for entry in entries {
+                push(&mut listing.files, entry.file.clone(), Parser::Spec(entry));
+            }
+        }
+        Source::Markdown { .. } => {
+            let layout = kb_layout(guard, sources);
+            let walk = kb::listing(guard, &layout);
+            listing.watches.extend(walk.folders);
+            listing.problems.extend(walk.problems);
+            // The files whose presence changes the layout itself.
+            for path in [
+                ".adr-dir",
+                ".log4brains.yml",
+                ".obsidian/templates.json",
+                ".git/config",
+            ] {
+                listing.watches.push(folder_stamp(&root.join(path)));
+            }
+            for path in walk.files {
+                push(&mut listing.files, path, Parser::Markdown(String::new()));
+            }
+        }
+        Source::Pages { format, .. } => {
+            let walk = formats::listing(guard, &kb_layout(guard, sources), *format);
+            listing.watches.extend(walk.folders);
+            listing.problems.extend(walk.problems);
+            for path in walk.files {
+                let parser = Parser::Pages {
+                    format: *format,
+                    fingerprint: String::new(),
+                };
+                push(&mut listing.files, path, parser);
+            }
+        }
+        Source::SpecKit { .. } => {
+            let (layout, walk) = speckit::listing(guard);
+            listing.watches.extend(walk.folders);
+            listing.problems.extend(walk.problems);
+            for (rel, role) in layout.files() {
+                push(&mut listing.files, root.join(&rel), Parser::SpecKit(role));
+            }
+        }
+        Source::Kiro { dir } => {
+            let (files, walk) = kiro::listing(guard, dir);
+            listing.watches.extend(walk.folders);
+            listing.problems.extend(walk.problems);
+            for (path, role) in files {
+                push(&mut listing.files, path, Parser::Kiro(role));
+            }
+        }
+        Source::Contextia { dir } | Source::Folder { dir } => {
+            let found = match source {
+                Source::Contextia { .. } => artifacts::contextia_listing(guard, dir),
+                _ => artifacts::folder_listing(guard, dir),
+            };
+            listing.watches.extend(found.folders);
+            listing.problems.extend(found.problems);
+            for (path, placement) in found.files {
+                push(&mut listing.files, path, Parser::Artifact(placement));
+            }
+        }
+    }
 }
 
 /// Parses one file's text with its parser: the nodes it holds (a knowledge-base page and its
