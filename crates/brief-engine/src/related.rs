@@ -126,17 +126,25 @@ fn in_aggregate(graph: &dyn GraphView, node: NodeIx) -> Result<bool, StoreError>
         .is_some_and(|file| crate::resolve::is_aggregate(file)))
 }
 
-/// Whether a `contains` ancestor of `node` is selected.
+/// Whether a `contains` ancestor of `node` read from the same file is selected: that
+/// whole's text holds the part (a page its sections, a task list its tasks). A part with a
+/// file of its own (a feature's behavior) has text the whole does not show.
 fn part_of_selected(
     graph: &dyn GraphView,
     node: NodeIx,
     selected: &BTreeSet<NodeIx>,
 ) -> Result<bool, StoreError> {
+    let files = graph.files_of(node)?;
     let mut frontier = vec![node];
     let mut seen = BTreeSet::new();
     while let Some(at) = frontier.pop() {
         for edge in graph.edges_in_of(at, &Relation::Contains)? {
-            if selected.contains(&edge.from) {
+            if selected.contains(&edge.from)
+                && graph
+                    .files_of(edge.from)?
+                    .iter()
+                    .any(|file| files.contains(file))
+            {
                 return Ok(true);
             }
             if seen.insert(edge.from) {
@@ -164,7 +172,11 @@ mod tests {
                 Kind::Other("note".into()),
                 &[("contains", "PAGE#part")],
             ),
-            node("PAGE#part", Kind::Section, &[("links", "ADR-0008")]),
+            brief_model::Node {
+                // A section is read from its page's file.
+                location: brief_model::Location::file("PAGE.json"),
+                ..node("PAGE#part", Kind::Section, &[("links", "ADR-0008")])
+            },
             node("HIT", Kind::Other("note".into()), &[]),
         ]);
         let seed = graph.lookup("ADR-0008").unwrap();
@@ -201,5 +213,31 @@ mod tests {
         let mut sorted = order.clone();
         sorted.sort();
         assert_eq!(order, sorted, "kept in id order");
+    }
+
+    #[test]
+    fn a_behavior_of_a_selected_feature_is_still_related_material() {
+        // A feature holds its behaviors, but not their text: a behavior found by words is
+        // worth showing though its feature is in the context.
+        let (graph, _) = Graph::build(vec![
+            node("AUTH", Kind::Feature, &[("contains", "AUTH-05")]),
+            node("AUTH-05", Kind::Behavior, &[]),
+            node("DOM-USER", Kind::Other("domain".into()), &[]),
+        ]);
+        let seed = graph.lookup("DOM-USER").unwrap();
+        let feature = graph.lookup("AUTH").unwrap();
+        let behavior = graph.lookup("AUTH-05").unwrap();
+        let mut selection =
+            traverse_many(&graph, &[seed], TraverseOptions::at(Depth::Hops(2))).unwrap();
+        selection.reached.push(Reached {
+            node: feature,
+            distance: 1,
+            reasons: vec![Reason::Target],
+        });
+        add_related(&graph, &mut selection, &[seed], &[(behavior, 0.56)]).unwrap();
+        assert!(selection
+            .reached
+            .iter()
+            .any(|r| r.node == behavior && r.reasons == vec![Reason::Words { share: 5600 }]));
     }
 }

@@ -40,7 +40,9 @@ pub use globs::{applies_to, invalid as invalid_glob, scoped as scoped_glob, File
 pub use jsonpos::{locate, Locator, Seg};
 pub use kb::{listing as kb_listing, Catalog, Layout, Repository};
 pub use kiro::{kiro_task_ids, kiro_workspaces, Role as KiroRole};
-pub use markdown::{parse as parse_markdown, Concern, Parsed, Warning};
+pub use markdown::{
+    is_metadata_line, parse as parse_markdown, without_opening_metadata, Concern, Parsed, Warning,
+};
 pub use rules::RuleFile;
 pub use specgraph::{
     discover as discover_specgraph, merge_listed, parse_node, read_manifest, Entry, Mismatch,
@@ -399,6 +401,7 @@ pub(crate) fn walk_files(
     wanted: &dyn Fn(&str) -> bool,
 ) -> Walk {
     let mut walk = Walk::default();
+    let mut links = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(current) = stack.pop() {
         walk.folders.push(folder_stamp(&current));
@@ -416,16 +419,49 @@ pub(crate) fn walk_files(
                         stack.push(path);
                     }
                 }
+                EntryKind::Symlink if wanted(&name) => links.push(path),
                 // A FIFO or device named `*.md` is listed too: reading it reports it.
-                EntryKind::File | EntryKind::Symlink | EntryKind::Other if wanted(&name) => {
-                    walk.files.push(path)
-                }
+                EntryKind::File | EntryKind::Other if wanted(&name) => walk.files.push(path),
                 EntryKind::File | EntryKind::Symlink | EntryKind::Other => {}
             }
         }
     }
     walk.files.sort();
+    let aliases: Vec<bool> = links
+        .iter()
+        .map(|link| {
+            link_target(link).is_some_and(|target| walk.files.binary_search(&target).is_ok())
+        })
+        .collect();
+    walk.files.extend(
+        links
+            .into_iter()
+            .zip(aliases)
+            .filter(|(_, alias)| !alias)
+            .map(|(link, _)| link),
+    );
+    walk.files.sort();
     walk
+}
+
+/// Where a symlink points, as a path beside it (`..` and `.` resolved by name): `None` for
+/// an absolute target or one that cannot be read. A symlink to a file the walk lists
+/// (`CLAUDE.md -> AGENTS.md`) is that file under a second name: it is read once, as its
+/// target.
+fn link_target(link: &Path) -> Option<PathBuf> {
+    let target = std::fs::read_link(link).ok()?;
+    if target.is_absolute() {
+        return None;
+    }
+    let mut out = link.parent()?.to_path_buf();
+    for part in target.components() {
+        match part {
+            std::path::Component::ParentDir if !out.pop() => return None,
+            std::path::Component::Normal(name) => out.push(name),
+            _ => {}
+        }
+    }
+    Some(out)
 }
 
 /// A path's stamp now (following symlinks), with the time it was taken.
@@ -555,5 +591,34 @@ mod tests {
                 "file resolves outside the project root (symlink or `..`?); not read"
             );
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_to_a_listed_file_is_read_once_as_its_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let docs = dir.path().join("docs");
+        std::fs::create_dir_all(docs.join("deep")).unwrap();
+        std::fs::write(dir.path().join("AGENTS.md"), "# Rules").unwrap();
+        std::fs::write(docs.join("deep/page.md"), "# Page").unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "not listed").unwrap();
+        std::os::unix::fs::symlink("AGENTS.md", dir.path().join("CLAUDE.md")).unwrap();
+        std::os::unix::fs::symlink("../AGENTS.md", docs.join("CLAUDE.md")).unwrap();
+        std::os::unix::fs::symlink("./deep/../deep/page.md", docs.join("same.md")).unwrap();
+        // A symlink to a file the walk does not list is a file of its own.
+        std::os::unix::fs::symlink("../notes.txt", docs.join("notes.md")).unwrap();
+        std::os::unix::fs::symlink("missing.md", docs.join("dangling.md")).unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        let walk = markdown_listing(&root, dir.path(), &[]);
+        let rel: Vec<String> = walk.files.iter().map(|p| rel_path(dir.path(), p)).collect();
+        assert_eq!(
+            rel,
+            [
+                "AGENTS.md",
+                "docs/dangling.md",
+                "docs/deep/page.md",
+                "docs/notes.md"
+            ]
+        );
     }
 }

@@ -16,6 +16,16 @@
 //!
 //! Run with `cargo bench -p brief-tokens --bench count`; add `--features compare-bpe-openai`
 //! for the bpe-openai rows (asserted equal too).
+//!
+//! Long pieces, each counted by backtracking (`backtrack`, `Encoding::count_by_backtracking`),
+//! by the heap merge (`merge`, `Encoding::count_by_merging`) and as `Encoding::count` does
+//! (`count`: backtracking from 16 KiB once its tables are built, from 256 KiB in any case),
+//! counts asserted equal, the tables built before timing:
+//! - `word/<encoding>/<path>/<n>MB`: one unbroken word, `a` repeated to 1, 2, 4 and 8 MiB;
+//! - `piece/<encoding>/<path>/<n>`: one word of `n` random lowercase letters, 65 bytes to
+//!   256 KiB (where backtracking starts to pay).
+//!
+//! `cargo bench -p brief-tokens --bench count -- 'word/|piece/'` runs those alone.
 
 // Test and bench code: a failed unwrap is the failure report (clippy.toml's test allowances
 // do not reach these crates).
@@ -263,6 +273,59 @@ fn benches(c: &mut Criterion) {
     }
 }
 
+/// One word of `len` random lowercase letters, the same on every run.
+fn random_word(len: usize) -> String {
+    let mut state: u64 = 0x0bac_7ac4_5eed_0001;
+    (0..len)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            char::from(b'a' + ((state >> 33) % 26) as u8)
+        })
+        .collect()
+}
+
+/// Long pieces by backtracking and by the heap merge (see the module's documentation).
+fn long_pieces(c: &mut Criterion) {
+    let words: Vec<(String, String)> = [1, 2, 4, 8]
+        .iter()
+        .map(|mb| (format!("{mb}MB"), "a".repeat(mb << 20)))
+        .collect();
+    let pieces: Vec<(String, String)> = [65, 256, 1_024, 4_096, 16_384, 65_536, 262_144]
+        .iter()
+        .map(|&len| (len.to_string(), random_word(len)))
+        .collect();
+    for &encoding in Encoding::ALL {
+        for (name, text) in words.iter().chain(&pieces) {
+            // Also builds the backtracking tables before timing.
+            let count = encoding.count_by_backtracking(text);
+            assert_eq!(count, encoding.count_by_merging(text), "{encoding} {name}");
+            assert_eq!(count, encoding.count(text), "{encoding} {name}");
+            assert_eq!(encoding.pre_tokens(text).count(), 1, "{encoding} {name}");
+        }
+        let paths: [(&str, &Counter); 3] = [
+            ("backtrack", &|t| encoding.count_by_backtracking(t)),
+            ("merge", &|t| encoding.count_by_merging(t)),
+            ("count", &|t| encoding.count(t)),
+        ];
+        for (path, count) in paths {
+            for (kind, texts) in [("word", &words), ("piece", &pieces)] {
+                let mut group =
+                    c.benchmark_group(format!("{kind}/{}/{path}", short_name(encoding)));
+                if kind == "word" {
+                    group.sample_size(10);
+                }
+                for (name, text) in texts {
+                    group.throughput(Throughput::Bytes(text.len() as u64));
+                    group.bench_function(name, |b| b.iter(|| count(black_box(text.as_str()))));
+                }
+                group.finish();
+            }
+        }
+    }
+}
+
 fn config() -> Criterion {
     Criterion::default()
         .sample_size(20)
@@ -273,6 +336,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = count;
     config = config();
-    targets = benches
+    targets = benches, long_pieces
 }
 criterion_main!(count);

@@ -1,19 +1,47 @@
 //! Byte-pair merging as tiktoken does it, counting the tokens of one pre-token: the whole piece
 //! if it is a token, else repeatedly merge the adjacent pair whose concatenation has the lowest
-//! rank (the leftmost of equal ranks) until no adjacent pair is a token.
+//! rank (the leftmost of equal ranks) until no adjacent pair is a token. A very long piece is
+//! counted by backtracking instead (`backtrack`), to the same count in linear time.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use crate::backtrack::Backtrack;
 use crate::vocab::Vocab;
 
-/// Pieces up to this length merge in place on the stack; longer ones use a heap.
+/// Pieces up to this length merge in place on the stack; longer ones use a heap (or
+/// backtracking, see [`LONG`]).
 const SMALL: usize = 64;
+/// Pieces of at least this length are counted by backtracking (linear in the length) rather
+/// than by the heap's `O(n log n)` merge once its tables are built: it is faster from about
+/// here (BENCHMARKS.md, "One unbroken word, counted in linear time").
+const LONG: usize = 16 * 1024;
+/// The first piece of at least this length builds the backtracking tables, a one-off cost of
+/// about what the heap spends on a piece this long.
+const HUGE: usize = 256 * 1024;
 const NONE: u32 = u32::MAX;
+
+/// How pieces longer than [`SMALL`] bytes are counted.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum LongPieces {
+    /// By backtracking from [`LONG`] bytes once the tables are built, and from [`HUGE`] bytes
+    /// in any case; by the heap below.
+    Auto,
+    /// By backtracking over valid token pairs, linear in the piece's length (for the bench).
+    Backtrack,
+    /// By the heap's merge, `O(n log n)` (for the bench).
+    Merge,
+}
 
 /// The number of tokens of `piece` (non-empty), whose hash is `hash`.
 #[inline]
 pub(crate) fn count_piece(vocab: &Vocab, piece: &[u8], hash: u64) -> usize {
+    count_piece_with(vocab, piece, hash, LongPieces::Auto)
+}
+
+/// [`count_piece`], with long pieces counted as `long` says.
+#[inline]
+pub(crate) fn count_piece_with(vocab: &Vocab, piece: &[u8], hash: u64, long: LongPieces) -> usize {
     // Every single byte is a token (checked by the build script).
     if piece.len() == 1 || vocab.rank_hashed(piece, hash).is_some() {
         return 1;
@@ -21,7 +49,27 @@ pub(crate) fn count_piece(vocab: &Vocab, piece: &[u8], hash: u64) -> usize {
     if piece.len() <= SMALL {
         merge_small(vocab, piece)
     } else {
-        merge_large(vocab, piece)
+        count_long(vocab, piece, long)
+    }
+}
+
+/// The count of a piece of more than [`SMALL`] bytes; kept out of line, off the path of
+/// ordinary text's short pieces.
+#[inline(never)]
+fn count_long(vocab: &Vocab, piece: &[u8], long: LongPieces) -> usize {
+    backtracking(vocab, piece.len(), long)
+        .and_then(|tables| tables.count(vocab, piece))
+        .unwrap_or_else(|| merge_large(vocab, piece))
+}
+
+/// The backtracking tables if a piece of `len` bytes (more than [`SMALL`]) is to be counted
+/// with them.
+fn backtracking(vocab: &Vocab, len: usize, long: LongPieces) -> Option<&Backtrack> {
+    match long {
+        LongPieces::Auto if len >= HUGE => Backtrack::of(vocab),
+        LongPieces::Auto if len >= LONG => Backtrack::if_built(vocab),
+        LongPieces::Auto | LongPieces::Merge => None,
+        LongPieces::Backtrack => Backtrack::of(vocab),
     }
 }
 
@@ -158,6 +206,33 @@ mod tests {
         return &crate::vocab::o200k::VOCAB;
     }
 
+    /// Pieces long enough for backtracking count as the heap merges them, whether their
+    /// length builds the tables or only uses them once built, for both encodings.
+    #[test]
+    fn long_pieces_are_counted_by_backtracking_as_merged() {
+        let vocabularies = [
+            #[cfg(feature = "cl100k")]
+            &crate::vocab::cl100k::VOCAB,
+            #[cfg(feature = "o200k")]
+            &crate::vocab::o200k::VOCAB,
+        ];
+        let letters: Vec<u8> = (0..HUGE as u64 + 7)
+            .map(|k| b'a' + (k.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 59) as u8 % 26)
+            .collect();
+        for vocab in vocabularies {
+            for piece in [&b"ab".repeat(HUGE / 2)[..], &letters, &letters[..LONG + 3]] {
+                let hash = crate::hash::hash(piece);
+                let merged = merge_large(vocab, piece);
+                assert_eq!(count_piece(vocab, piece, hash), merged);
+                assert_eq!(
+                    count_piece_with(vocab, piece, hash, LongPieces::Backtrack),
+                    merged
+                );
+            }
+            assert!(Backtrack::if_built(vocab).is_some());
+        }
+    }
+
     proptest! {
         /// The in-place merge and the queue merge take the same steps (the oracle tests cover
         /// each only on one side of the 64-byte switch).
@@ -167,6 +242,163 @@ mod tests {
             prop_assume!(bytes.len() >= 2 && bytes.len() <= SMALL);
             prop_assert_eq!(merge_small(vocab(), bytes), merge_large(vocab(), bytes));
             prop_assert_eq!(merge_huge(vocab(), bytes), merge_large(vocab(), bytes));
+        }
+    }
+}
+
+/// The backtracking count against the heap merge, for both encodings.
+#[cfg(test)]
+mod backtracking_tests {
+    use super::*;
+    use crate::Encoding;
+    use proptest::prelude::*;
+
+    fn vocabularies() -> Vec<(&'static str, &'static Vocab)> {
+        vec![
+            #[cfg(feature = "cl100k")]
+            ("cl100k", &crate::vocab::cl100k::VOCAB),
+            #[cfg(feature = "o200k")]
+            ("o200k", &crate::vocab::o200k::VOCAB),
+        ]
+    }
+
+    fn tables(vocab: &Vocab) -> &'static Backtrack {
+        Backtrack::of(vocab).expect("the vocabulary is counted by backtracking")
+    }
+
+    /// The heap merge's count (the reference here; the oracle tests tie it to tiktoken).
+    fn merged(vocab: &Vocab, piece: &[u8]) -> usize {
+        if piece.len() == 1 {
+            1
+        } else {
+            merge_large(vocab, piece)
+        }
+    }
+
+    fn agree(name: &str, vocab: &Vocab, piece: &[u8]) -> Result<(), TestCaseError> {
+        prop_assert_eq!(
+            tables(vocab).count(vocab, piece),
+            Some(merged(vocab, piece)),
+            "{}: {:?}",
+            name,
+            String::from_utf8_lossy(&piece[..piece.len().min(200)])
+        );
+        Ok(())
+    }
+
+    /// A fixed pseudo-random sequence (the same on every run).
+    struct Lcg(u64);
+
+    impl Lcg {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 = self
+                .0
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((self.0 >> 33) as usize) % n
+        }
+
+        fn text(&mut self, alphabet: &[&str], len: usize) -> String {
+            let mut text = String::new();
+            while text.len() < len {
+                text.push_str(alphabet[self.below(alphabet.len())]);
+            }
+            text
+        }
+    }
+
+    fn chars(s: &str) -> Vec<String> {
+        s.chars().map(String::from).collect()
+    }
+
+    /// The alphabets of the long pieces below: letters, cases, base64, digits, CJK, emoji,
+    /// punctuation, whitespace, accented and combining letters.
+    fn alphabets() -> Vec<Vec<String>> {
+        let base64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=";
+        vec![
+            chars("abcdefghijklmnopqrstuvwxyz"),
+            chars("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"),
+            chars("ab"),
+            chars("a"),
+            chars("eiaonrst"),
+            chars(base64),
+            chars("0123456789"),
+            chars("日本語の説明文支付服务결제漢字中文"),
+            chars("🚀👍🏽🎉😀❤️✨"),
+            chars("-=*#.!/()[]{}<>_~^|\\\"'`:;,?@$%&+"),
+            chars(" \t\n"),
+            chars("éèàüöäßçñøåœ\u{301}\u{300}"),
+            chars("Платёжабвгдеёжзийклмнопрстуфхцчшщъыьэюя"),
+            vec!["ab".into(), "abc".into(), "aab".into(), "ba".into()],
+            vec![
+                "the".into(),
+                "ing".into(),
+                "tion".into(),
+                "er".into(),
+                "s".into(),
+            ],
+            vec!["\u{a0}".into(), " ".into(), "x".into()],
+        ]
+    }
+
+    /// Every token's own bytes, and every token doubled, count as the merge counts them.
+    #[test]
+    fn every_token_and_every_token_doubled() {
+        for (name, vocab) in vocabularies() {
+            for word in vocab.table.chunks_exact(8) {
+                let mut le = [0u8; 8];
+                le.copy_from_slice(word);
+                let s = u64::from_le_bytes(le);
+                if s == 0 {
+                    continue;
+                }
+                let offset = crate::slot::slot_offset(s);
+                let bytes = &vocab.blob[offset..offset + crate::slot::slot_len(s)];
+                agree(name, vocab, bytes).unwrap();
+                agree(name, vocab, &bytes.repeat(2)).unwrap();
+            }
+        }
+    }
+
+    /// Long pieces of many shapes, raw and as the pre-tokenizer cuts them.
+    #[test]
+    fn long_pieces_count_as_merged() {
+        let mut random = Lcg(0x5eed_0bac_7ac4_0001);
+        for (name, vocab) in vocabularies() {
+            let encoding: Encoding = name.parse().unwrap();
+            for alphabet in alphabets() {
+                let alphabet: Vec<&str> = alphabet.iter().map(String::as_str).collect();
+                for len in [65, 300, 1_000, 5_000] {
+                    let text = random.text(&alphabet, len);
+                    agree(name, vocab, text.as_bytes()).unwrap();
+                    let spaced = format!(" {text}");
+                    for piece in encoding.pre_tokens(&spaced) {
+                        agree(name, vocab, piece.as_bytes()).unwrap();
+                    }
+                }
+            }
+            // Arbitrary bytes, not even UTF-8.
+            for len in [100, 3_000] {
+                let bytes: Vec<u8> = (0..len).map(|_| random.below(256) as u8).collect();
+                agree(name, vocab, &bytes).unwrap();
+            }
+        }
+    }
+
+    proptest! {
+        /// Arbitrary text, and runs of one kind of character, count as merged.
+        #[test]
+        fn backtracking_counts_as_merged(
+            text in "\\PC{2,300}",
+            letters in "[a-zA-Z]{2,600}",
+            few in "[ab ]{2,600}",
+            symbols in "[-=*#.!/🚀日本é ]{2,400}",
+        ) {
+            for (name, vocab) in vocabularies() {
+                for piece in [&text, &letters, &few, &symbols] {
+                    agree(name, vocab, piece.as_bytes())?;
+                }
+            }
         }
     }
 }

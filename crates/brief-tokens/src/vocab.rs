@@ -15,6 +15,9 @@ pub(crate) struct Vocab {
     pub(crate) home_slots: usize,
     /// The longest token, in bytes.
     pub(crate) max_len: usize,
+    /// The encoding's number (0 for cl100k, 1 for o200k), which indexes per-encoding state
+    /// kept elsewhere.
+    pub(crate) index: usize,
 }
 
 impl Vocab {
@@ -96,6 +99,7 @@ pub(crate) mod cl100k {
         blob: include_bytes!(concat!(env!("OUT_DIR"), "/cl100k.blob")),
         home_slots: HOME_SLOTS,
         max_len: MAX_LEN,
+        index: 0,
     };
 }
 
@@ -109,6 +113,7 @@ pub(crate) mod o200k {
         blob: include_bytes!(concat!(env!("OUT_DIR"), "/o200k.blob")),
         home_slots: HOME_SLOTS,
         max_len: MAX_LEN,
+        index: 1,
     };
 }
 

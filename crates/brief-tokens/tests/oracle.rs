@@ -369,6 +369,31 @@ proptest! {
         }
     }
 
+    /// The linear count of long pieces (backtracking over valid token pairs, which `count`
+    /// uses from 16 KiB) forced onto every piece over 64 bytes: long words, case runs,
+    /// punctuation and emoji runs, CJK, and arbitrary text.
+    #[test]
+    fn backtracking_counts_as_tiktoken(
+        letters in "[a-z]{65,1500}",
+        few in "[ab]{65,1500}",
+        mixed in "[a-zA-Z]{65,800}",
+        punct in "[-=*#.!/🚀👍🏽]{20,400}",
+        cjk in "[日本語の説明文支付服务]{25,300}",
+        text in "\\PC{65,400}",
+    ) {
+        for text in [&letters, &few, &mixed, &punct, &cjk, &text] {
+            for &encoding in Encoding::ALL {
+                prop_assert_eq!(
+                    encoding.count_by_backtracking(text),
+                    reference(encoding).encode_ordinary(text).len(),
+                    "{} count of {:?}",
+                    encoding,
+                    text
+                );
+            }
+        }
+    }
+
     /// `count_till_limit` is the count when it fits, `None` when it does not.
     #[test]
     fn count_till_limit_agrees(text in prose_and_code(40), limit in 0usize..200) {
@@ -451,6 +476,27 @@ fn example_texts() {
     check(&all).unwrap();
     for &encoding in Encoding::ALL {
         assert_eq!(encoding.count_parallel(&all), encoding.count(&all));
+    }
+}
+
+/// A word past 16 KiB, counted by `count` with the backtracking tables built, is counted as
+/// tiktoken-rs counts it (whose own merge is quadratic in the piece, hence one such word).
+#[test]
+fn a_long_word_counts_as_tiktoken() {
+    let mut state: u64 = 0x0bac_7ac4_5eed_0002;
+    let word: String = (0..17_000)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            char::from(b'a' + ((state >> 33) % 26) as u8)
+        })
+        .collect();
+    for &encoding in Encoding::ALL {
+        let expected = reference(encoding).encode_ordinary(&word).len();
+        assert_eq!(encoding.count_by_backtracking(&word), expected);
+        assert_eq!(encoding.count(&word), expected, "{encoding}");
+        assert_eq!(encoding.count_by_merging(&word), expected, "{encoding}");
     }
 }
 

@@ -54,22 +54,98 @@ pub(super) fn full(body: &str) -> String {
     demote(rest, &offset_headings)
 }
 
-/// The first section of the body: the text before the first heading, or else the first
-/// heading and everything up to the next heading of the same or a higher level.
+/// The first section of the body that says something: the text before the first heading,
+/// or else the first heading and everything up to the next heading of the same or a higher
+/// level — passing over sections that hold only metadata (an ADR's `Date: …` lines, its
+/// `## Status` section), which the card's facts already give.
 pub(crate) fn first_section(body: &str) -> String {
     let (rest, hs) = without_title(body);
-    let cut = match hs.first() {
-        None => rest.len(),
-        Some(first) if !rest[..first.start].trim().is_empty() => first.start,
-        Some(first) => hs
-            .iter()
-            .skip(1)
-            .find(|h| h.level <= first.level)
-            .map(|h| h.start)
-            .unwrap_or(rest.len()),
-    };
-    let kept: Vec<Heading> = hs.into_iter().filter(|h| h.end <= cut).collect();
-    demote(&rest[..cut], &kept)
+    let mut start = 0;
+    let mut next = 0;
+    let mut first = None;
+    loop {
+        let (range, after) = section_at(rest, &hs, start, next);
+        first.get_or_insert(range.clone());
+        if range.is_empty() {
+            break;
+        }
+        if !is_metadata(rest, &hs, range.clone()) {
+            first = Some(range);
+            break;
+        }
+        start = range.end;
+        next = after;
+    }
+    let range = first.unwrap_or(0..0);
+    let kept: Vec<Heading> = hs
+        .iter()
+        .filter(|h| h.start >= range.start && h.end <= range.end)
+        .map(|h| Heading {
+            level: h.level,
+            start: h.start - range.start,
+            end: h.end - range.start,
+        })
+        .collect();
+    demote(&rest[range], &kept)
+}
+
+/// The section starting at byte `start` of `rest`, whose first heading at or after it is
+/// `hs[next]`: the text up to that heading when there is any, else that heading's section.
+/// Also the index of the first heading after the section.
+fn section_at(
+    rest: &str,
+    hs: &[Heading],
+    start: usize,
+    next: usize,
+) -> (std::ops::Range<usize>, usize) {
+    match hs.get(next) {
+        None => (start..rest.len(), hs.len()),
+        Some(h) if !rest[start..h.start].trim().is_empty() => (start..h.start, next),
+        Some(h) => {
+            let end = hs[next + 1..]
+                .iter()
+                .position(|o| o.level <= h.level)
+                .map_or(hs.len(), |k| next + 1 + k);
+            let cut = hs.get(end).map_or(rest.len(), |o| o.start);
+            (h.start..cut, end)
+        }
+    }
+}
+
+/// Headings of sections that hold an ADR's metadata, lower-cased.
+const METADATA_HEADINGS: &[&str] = &[
+    "status",
+    "date",
+    "dates",
+    "deciders",
+    "decision-makers",
+    "decision makers",
+    "authors",
+    "author",
+    "metadata",
+    "tags",
+];
+
+/// Whether a section holds only metadata: every line of its text is a metadata line
+/// (`Date: …`, `| Status | Accepted |`), or its heading names metadata and a few short lines
+/// follow it.
+fn is_metadata(rest: &str, hs: &[Heading], range: std::ops::Range<usize>) -> bool {
+    let heading = hs.iter().find(|h| h.start == range.start);
+    let text_start = heading.map_or(range.start, |h| h.end.min(range.end));
+    let lines: Vec<&str> = rest[text_start..range.end]
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    let named = heading.is_some_and(|h| {
+        let title = rest[h.start..h.end].trim().trim_start_matches('#').trim();
+        METADATA_HEADINGS.contains(&title.to_lowercase().as_str())
+    });
+    if named {
+        return lines.len() <= 3 && lines.iter().all(|l| l.len() <= 200);
+    }
+    !lines.is_empty()
+        && lines.len() <= 12
+        && lines.iter().all(|l| brief_sources::is_metadata_line(l))
 }
 
 /// Drops a leading H1 (only blank lines before it) and returns the rest with its headings,
@@ -156,6 +232,23 @@ mod tests {
         assert_eq!(first_section("Intro line.\n\n## Next\nx\n"), "Intro line.");
         assert_eq!(first_section("Only text."), "Only text.");
         assert_eq!(first_section(""), "");
+    }
+
+    const NYGARD: &str = "# 8. Use ISO dates\n\nDate: 2016-02-12\n\n## Status\n\nAccepted\n\n## Context\n\nDates were ambiguous.\n\n## Decision\n\nWrite YYYY-MM-DD.\n\n### Details\n\nEverywhere.\n\n## Consequences\n\nNone.\n";
+
+    #[test]
+    fn a_summary_passes_over_metadata_to_the_first_prose() {
+        assert_eq!(
+            first_section(NYGARD),
+            "#### Context\n\nDates were ambiguous."
+        );
+        let table = "| Status | Accepted |\n|---|---|\n| Date | 2024-01-05 |\n\nThe point.\n";
+        // A paragraph of prose after the metadata table is part of the same text.
+        assert_eq!(first_section(table), table.trim());
+        let bullets = "- Status: accepted\n- Deciders: Ana, Bo\n\n## Context\n\nWhy.\n";
+        assert_eq!(first_section(bullets), "#### Context\n\nWhy.");
+        // Nothing but metadata: the metadata is what there is.
+        assert_eq!(first_section("Date: 2020-01-01\n"), "Date: 2020-01-01");
     }
 }
 

@@ -306,12 +306,17 @@ fn value_text(value: &Value) -> String {
     }
 }
 
-/// A page's `contains` link to one of its own sections: the page's body holds its text.
+/// A `contains` link to a section of the node's own page: the page's body holds its text.
 fn is_own_section(node: &Node, link: &brief_model::Link) -> bool {
+    // A section's subsections are sections of its page too (`page.md#a` holds `page.md#b`).
+    let page = node
+        .id
+        .split_once('#')
+        .map_or(node.id.as_str(), |(page, _)| page);
     link.relation == brief_model::Relation::Contains
         && link
             .target
-            .strip_prefix(node.id.as_str())
+            .strip_prefix(page)
             .is_some_and(|anchor| anchor.starts_with('#'))
 }
 
@@ -553,6 +558,23 @@ mod tests {
         assert_eq!(
             card.title,
             "No plaintext secrets in logs, traces or crash reports"
+        );
+    }
+
+    #[test]
+    fn a_section_lists_no_section_of_its_own_page_among_its_links() {
+        let section = node(
+            "docs/admin.md#users",
+            Kind::Section,
+            &[
+                ("contains", "docs/admin.md#create-a-user"),
+                ("contains", "docs/other.md#users"),
+                ("links", "docs/admin.md#groups"),
+            ],
+        );
+        assert_eq!(
+            links_line(&section).as_deref(),
+            Some("contains docs/other.md#users; links docs/admin.md#groups")
         );
     }
 

@@ -62,6 +62,9 @@ const STOP_WORDS: &[&str] = &[
     "through", "to", "too", "under", "until", "up", "us", "very", "via", "was", "we", "were",
     "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would",
     "you", "your", "yours", "e", "g", "eg", "ie", "vs", "per",
+    // What is left of a possessive or a contraction once the apostrophe splits it
+    // (`user's`, `don't`, `we'll`): the index's tokenizer splits it the same way.
+    "s", "t", "d", "ll", "m", "re", "ve",
 ];
 
 /// Words every ticket uses whatever it is about: verbs of changing things and the nouns of
@@ -440,6 +443,7 @@ fn scored(words: &[Counted], total: u64, informative: f64, script: Script, c: Ev
     }
     let coverage = (held / informative).clamp(0.0, 1.0);
     let factor = standing(&c, script);
+
     Scored {
         node: c.node,
         score: significant(raw * coverage * factor),
@@ -647,6 +651,22 @@ mod tests {
         );
         assert_eq!(texts("a A a"), vec![("a".into(), Role::Stop)]);
         assert!(words("—…!").is_empty());
+    }
+
+    #[test]
+    fn possessives_and_contractions_leave_no_content_word() {
+        assert_eq!(
+            texts("the user's phone won't ring"),
+            vec![
+                ("the".into(), Role::Stop),
+                ("user".into(), Role::Content),
+                ("s".into(), Role::Stop),
+                ("phone".into(), Role::Content),
+                ("won".into(), Role::Content),
+                ("t".into(), Role::Stop),
+                ("ring".into(), Role::Content),
+            ]
+        );
     }
 
     fn counted(role: Role, nodes: u64) -> Counted {

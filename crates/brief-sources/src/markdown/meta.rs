@@ -96,6 +96,36 @@ pub(super) fn key_value(text: &str) -> Option<(String, &str, usize)> {
     Some((key, value.trim(), offset))
 }
 
+/// Whether a line of a document is a metadata line as an ADR writes one (`Date: 2024-01-05`,
+/// `- **Deciders:** Ana, Bo`, `| Status | Accepted |`) or a table's rule (`|---|---|`): what a
+/// summary skips to reach the record's first prose.
+pub fn is_metadata_line(text: &str) -> bool {
+    let trimmed = text.trim();
+    let rule =
+        trimmed.starts_with('|') && trimmed.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '));
+    rule || key_value(text).is_some_and(|(_, value, _)| !value.is_empty())
+}
+
+/// A body without the metadata lines it opens with (`Date: 2017-02-21` before the first
+/// prose; blank lines and headings pass): what search reads of an ADR. Every record of a
+/// collection has a `Date:` line, which would make "date" a word every node holds; the
+/// node's date and status are read into its fields already.
+pub fn without_opening_metadata(body: &str) -> String {
+    let mut out = String::with_capacity(body.len());
+    let mut opening = true;
+    for line in body.split_inclusive('\n') {
+        let text = line.trim();
+        if opening && !text.is_empty() && !text.starts_with('#') {
+            if is_metadata_line(line) {
+                continue;
+            }
+            opening = false;
+        }
+        out.push_str(line);
+    }
+    out
+}
+
 fn lead(text: &str) -> usize {
     text.len() - text.trim_start().len()
 }
@@ -404,6 +434,19 @@ fn bare_number(text: &str) -> Option<(usize, u32, usize)> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn search_reads_a_record_without_its_opening_metadata() {
+        let body = "# 8. Use ISO dates\n\nDate: 2017-02-21\n- **Deciders:** Ana\n\n## Status\n\nAccepted\n\nDate: kept, after prose\n";
+        assert_eq!(
+            without_opening_metadata(body),
+            "# 8. Use ISO dates\n\n\n## Status\n\nAccepted\n\nDate: kept, after prose\n"
+        );
+        assert_eq!(without_opening_metadata("Plain text.\n"), "Plain text.\n");
+        assert!(is_metadata_line("| Status | Accepted |"));
+        assert!(is_metadata_line("|---|:--|"));
+        assert!(!is_metadata_line("Note:"));
+    }
     use super::*;
 
     #[test]
