@@ -97,7 +97,8 @@ pub(super) fn scan(project: &Project, config: &CheckConfig) -> Tree {
             Source::Tana { .. }
             | Source::Markdown { .. }
             | Source::SpecKit { .. }
-            | Source::Kiro { .. } => None,
+            | Source::Kiro { .. }
+            | Source::Pages { .. } => None,
         })
         .collect();
     let filter_root = root.clone();

@@ -277,7 +277,7 @@ pub(super) fn check(
     }
     if sink.on("empty-scope") {
         // A rule file says when it applies in its own way (`applies`), not with `scope`.
-        let rule_file = |n: &Node| brief_sources::rules::RuleFile::of(&n.location.path).is_some();
+        let rule_file = |n: &Node| brief_sources::RuleFile::of(&n.location.path).is_some();
         for node in artifacts
             .iter()
             .filter(|n| n.kind == Kind::Norm && !rule_file(n))

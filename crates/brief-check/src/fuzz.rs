@@ -26,7 +26,7 @@ proptest! {
         let _ = super::artifacts::front_keys(&text);
         let _ = super::front_offset(&text, &word, Some(&word));
         let _ = super::find_word(&text, text.len() / 2, &word);
-        let _ = brief_sources::jsonpos::locate(&text, &[brief_sources::jsonpos::Seg::Key(word.clone()), brief_sources::jsonpos::Seg::Index(1)]);
+        let _ = brief_sources::locate(&text, &[brief_sources::Seg::Key(word.clone()), brief_sources::Seg::Index(1)]);
         for file in ["a.rs", "a.py", "a.sql", "a.html", "a.lua", "a.vue"] {
             if let Some(syntax) = super::annotations::syntax_for(std::path::Path::new(file)) {
                 let _ = super::annotations::scan_text("x", &text, syntax);
@@ -79,14 +79,14 @@ proptest! {
     fn json_locator_agrees(
         text in "[\\[\\]{}\",:0-9a-c \\n]{0,120}",
         path in proptest::collection::vec(prop_oneof![
-            "[a-c]".prop_map(brief_sources::jsonpos::Seg::Key),
-            (0usize..4).prop_map(brief_sources::jsonpos::Seg::Index),
-            "[a-c]".prop_map(brief_sources::jsonpos::Seg::Str),
-            ("[a-c]", "[a-c]").prop_map(|(k, v)| brief_sources::jsonpos::Seg::ObjWith(k, v)),
+            "[a-c]".prop_map(brief_sources::Seg::Key),
+            (0usize..4).prop_map(brief_sources::Seg::Index),
+            "[a-c]".prop_map(brief_sources::Seg::Str),
+            ("[a-c]", "[a-c]").prop_map(|(k, v)| brief_sources::Seg::ObjWith(k, v)),
         ], 0..4),
     ) {
-        let locator = brief_sources::jsonpos::Locator::new(&text);
-        prop_assert_eq!(locator.locate(&path), brief_sources::jsonpos::locate(&text, &path));
+        let locator = brief_sources::Locator::new(&text);
+        prop_assert_eq!(locator.locate(&path), brief_sources::locate(&text, &path));
     }
 
     /// The same on well-formed JSON, where the locator uses its tree.
@@ -95,10 +95,10 @@ proptest! {
         value in json_value(),
         pretty in proptest::bool::ANY,
         paths in proptest::collection::vec(proptest::collection::vec(prop_oneof![
-            "[a-c]".prop_map(brief_sources::jsonpos::Seg::Key),
-            (0usize..4).prop_map(brief_sources::jsonpos::Seg::Index),
-            "[a-c]".prop_map(brief_sources::jsonpos::Seg::Str),
-            ("[a-c]", "[a-c]").prop_map(|(k, v)| brief_sources::jsonpos::Seg::ObjWith(k, v)),
+            "[a-c]".prop_map(brief_sources::Seg::Key),
+            (0usize..4).prop_map(brief_sources::Seg::Index),
+            "[a-c]".prop_map(brief_sources::Seg::Str),
+            ("[a-c]", "[a-c]").prop_map(|(k, v)| brief_sources::Seg::ObjWith(k, v)),
         ], 0..4), 1..6),
     ) {
         let text = if pretty {
@@ -106,9 +106,9 @@ proptest! {
         } else {
             serde_json::to_string(&value).unwrap()
         };
-        let locator = brief_sources::jsonpos::Locator::new(&text);
+        let locator = brief_sources::Locator::new(&text);
         for path in &paths {
-            prop_assert_eq!(locator.locate(path), brief_sources::jsonpos::locate(&text, path));
+            prop_assert_eq!(locator.locate(path), brief_sources::locate(&text, path));
         }
     }
 
@@ -123,7 +123,7 @@ proptest! {
         let value: serde_json::Value = serde_json::from_str(&text).unwrap();
         let found = super::schema::node("n.json", value.as_object().unwrap());
         for p in found {
-            let _ = brief_sources::jsonpos::locate(&text, match &p.anchor { super::Anchor::Json(s) => s, _ => &[] });
+            let _ = brief_sources::locate(&text, match &p.anchor { super::Anchor::Json(s) => s, _ => &[] });
         }
     }
 }

@@ -8,7 +8,7 @@ use super::load::{file_sha256, short};
 use super::{join_ids, Anchor, Input, Pending, Sink};
 use brief_model::{Graph, Kind, Node, NodeIx, Origin, Relation};
 use brief_project::Project;
-use brief_sources::jsonpos::Seg;
+use brief_sources::Seg;
 
 /// Where the link `relation → target` of `node` is written.
 pub(super) fn link_anchor(node: &Node, relation: &Relation, target: &str) -> Anchor {

@@ -11,7 +11,7 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use super::Pending;
 use brief_root::Root;
-use brief_sources::markdown::{Concern, Warning};
+use brief_sources::{Concern, Warning};
 
 /// Folders whose Markdown files are examples, not the project's knowledge: tests and their
 /// fixtures, and templates.

@@ -38,11 +38,10 @@ pub use config::{CheckConfig, Level};
 use brief_model::{Graph, Location};
 use brief_project::Project;
 use brief_project::Step;
-use brief_sources::frontmatter::end as frontmatter_end;
-use brief_sources::jsonpos;
+use brief_sources::frontmatter_end;
 #[cfg(test)]
-use brief_sources::text::line_col;
-use brief_sources::text::line_cols;
+use brief_sources::line_col;
+use brief_sources::line_cols;
 pub use brief_sources::Severity;
 
 /// One rule of `brief check`.
@@ -319,7 +318,7 @@ pub(crate) enum Anchor {
     /// The location is already exact.
     Exact,
     /// A value inside a JSON file.
-    Json(Vec<jsonpos::Seg>),
+    Json(Vec<brief_sources::Seg>),
     /// The first whole-word occurrence of a token in a Markdown file's frontmatter, else the
     /// line of a top-level key, else the frontmatter's first line.
     Front { key: String, token: Option<String> },
@@ -638,7 +637,7 @@ fn resolve(
             let locator = group
                 .iter()
                 .any(|p| matches!(p.anchor, Anchor::Json(_)))
-                .then(|| jsonpos::Locator::new(&text));
+                .then(|| brief_sources::Locator::new(&text));
             let mut front = FrontIndex::new(&text);
             let offsets: Vec<Option<usize>> = group
                 .iter()

@@ -17,11 +17,11 @@ use super::{artifacts, knowledge, schema, Anchor, Input, Pending, Settings, Sink
 use brief_model::{Graph, Kind, Location, Node};
 use brief_project::{Project, Source};
 use brief_root::Root;
-use brief_sources::artifacts::{contextia_listing, folder_listing, parse_artifact, Placement};
-use brief_sources::catalogue;
-use brief_sources::jsonpos::Seg;
-use brief_sources::specgraph::{merge_listed, parse_node, read_manifest, Entry, Mismatch};
-use brief_sources::{frontmatter, read_text, rel_path, Problem, ProblemKind, Severity};
+use brief_sources::{
+    contextia_listing, folder_listing, list, load_kb_warnings, merge_listed, parse_artifact,
+    parse_frontmatter, parse_node, read_manifest, read_source, read_text, rel_path,
+    split_frontmatter, Entry, Mismatch, Parser, Placement, Problem, ProblemKind, Seg, Severity,
+};
 
 /// Reads files that must lie inside the root: [`read_text`] beneath the project's
 /// [`Root`].
@@ -98,15 +98,15 @@ pub(super) fn load(
             }
             // One export, many nodes: the loader's problems already name their JSON paths.
             Source::Tana { .. } => {
-                let out = catalogue::read_source(root, &project.sources, source);
+                let out = read_source(root, &project.sources, source);
                 nodes.extend(out.nodes);
                 for problem in &out.problems {
                     sink.push(problem_finding(problem));
                 }
                 Vec::new()
             }
-            Source::Markdown { .. } => {
-                let out = catalogue::load_kb_warnings(root, &project.sources);
+            Source::Markdown { .. } | Source::Pages { .. } => {
+                let out = load_kb_warnings(root, &project.sources, source);
                 nodes.extend(out.nodes);
                 for problem in &out.problems {
                     sink.push(problem_finding(problem));
@@ -116,7 +116,7 @@ pub(super) fn load(
             }
             // Their warnings are the spec rules' (`specs.rs`), read from the files again.
             Source::SpecKit { .. } | Source::Kiro { .. } => {
-                let out = catalogue::read_source(root, &project.sources, source);
+                let out = read_source(root, &project.sources, source);
                 nodes.extend(out.nodes);
                 for problem in out
                     .problems
@@ -173,12 +173,12 @@ fn spec_files(project: &Project) -> std::collections::BTreeMap<String, SpecFile>
         .filter(|s| matches!(s, Source::SpecKit { .. } | Source::Kiro { .. }))
         .cloned()
         .collect();
-    catalogue::list(&project.guard, &project.root, &spec_sources)
+    list(&project.guard, &project.root, &spec_sources)
         .files
         .into_iter()
         .filter_map(|f| match f.parser {
-            catalogue::Parser::SpecKit(_) => Some((f.rel, SpecFile::SpecKit)),
-            catalogue::Parser::Kiro(_) => Some((f.rel, SpecFile::Kiro)),
+            Parser::SpecKit(_) => Some((f.rel, SpecFile::SpecKit)),
+            Parser::Kiro(_) => Some((f.rel, SpecFile::Kiro)),
             _ => None,
         })
         .collect()
@@ -472,8 +472,8 @@ fn load_artifacts(
 
 /// The frontmatter map of a file, when its frontmatter parses.
 fn frontmatter_map(rel: &str, text: &str) -> Option<serde_json::Map<String, Value>> {
-    let split = frontmatter::split(rel, text).ok()?;
-    frontmatter::parse(rel, split.yaml?, split.yaml_line).ok()
+    let split = split_frontmatter(rel, text).ok()?;
+    parse_frontmatter(rel, split.yaml?, split.yaml_line).ok()
 }
 
 /// A loader problem as a finding: a file that does not load is a `parse-error`, whatever

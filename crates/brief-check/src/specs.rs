@@ -10,8 +10,10 @@ use std::collections::{BTreeSet, HashMap};
 
 use brief_model::{Applies, Location, Node};
 use brief_project::Project;
-use brief_sources::text::line_col;
-use brief_sources::{globs, kiro, read_text, rules, speckit};
+use brief_sources::line_col;
+use brief_sources::{
+    invalid_glob, kiro_task_ids, read_text, scoped_glob, speckit_task_ids, RuleFile,
+};
 
 use super::annotations::Tree;
 use super::{Input, Pending, Sink};
@@ -215,8 +217,8 @@ fn duplicate_tasks(input: &Input, texts: &mut Texts, sink: &mut Sink) {
             continue;
         };
         let ids = match source {
-            SpecFile::SpecKit => speckit::task_ids(text),
-            SpecFile::Kiro => kiro::task_ids(text),
+            SpecFile::SpecKit => speckit_task_ids(text),
+            SpecFile::Kiro => kiro_task_ids(text),
         };
         let mut first: HashMap<&str, u32> = HashMap::new();
         for task in &ids {
@@ -245,7 +247,7 @@ fn duplicate_tasks(input: &Input, texts: &mut Texts, sink: &mut Sink) {
 /// `fileMatchPattern`) that match no file of the project, or do not compile.
 fn rule_globs(input: &Input, tree: &Tree, texts: &mut Texts, sink: &mut Sink) {
     for node in input.graph.nodes() {
-        let Some(rule) = rules::RuleFile::of(&node.location.path) else {
+        let Some(rule) = RuleFile::of(&node.location.path) else {
             continue;
         };
         let Applies::Files(scoped) = node.applies() else {
@@ -253,11 +255,11 @@ fn rule_globs(input: &Input, tree: &Tree, texts: &mut Texts, sink: &mut Sink) {
         };
         let written = node.artifact().map(|a| a.scope.clone()).unwrap_or_default();
         for pattern in &written {
-            let full = globs::scoped(rule.base(), pattern);
+            let full = scoped_glob(rule.base(), pattern);
             if !scoped.contains(&full) {
                 continue;
             }
-            let why = match globs::invalid(&full) {
+            let why = match invalid_glob(&full) {
                 Some(why) => format!("is not a valid glob ({why})"),
                 None if !matches_any(&full, tree) => "matches no file of the project".to_string(),
                 None => continue,

@@ -12,7 +12,7 @@
 
 use brief_model::{Applies, Corpus, Kind, NodeIx, StoreError};
 use brief_root::Root;
-use brief_sources::globs::{applies_to, FileMatcher};
+use brief_sources::{applies_to, FileMatcher};
 
 /// Why a node governs a file.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]

@@ -30,13 +30,10 @@ use brief_model::{
 };
 use brief_project::{Project, Source};
 use brief_root::{EntryKind, OpenError, PrivateDir, Root};
-use brief_sources::artifacts::Placement;
-use brief_sources::catalogue;
-use brief_sources::kb;
-use brief_sources::specgraph::Entry;
 use brief_sources::{
     now_ns, read_stamped, rel_path, stamp, FolderStamp, Problem, ProblemKind, Severity, Stamp,
 };
+use brief_sources::{Entry, Placement};
 
 mod build;
 mod guides;

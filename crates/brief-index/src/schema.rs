@@ -162,6 +162,9 @@ pub(super) fn sources_key(project: &Project) -> String {
             Source::Markdown { dir } => format!("markdown:{}", rel_path(&project.root, dir)),
             Source::SpecKit { dir } => format!("speckit:{}", rel_path(&project.root, dir)),
             Source::Kiro { dir } => format!("kiro:{}", rel_path(&project.root, dir)),
+            Source::Pages { format, dir } => {
+                format!("{}:{}", format.name(), rel_path(&project.root, dir))
+            }
         })
         .collect::<Vec<_>>()
         .join("\n")

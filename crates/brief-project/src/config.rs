@@ -269,8 +269,7 @@ mod tests {
     fn a_place_is_where_the_parser_read_it() {
         let text = "# rules = { x = 1 } in a comment\n[check]\nrules = { orphan = \"off\" }\n\
                     ignore_patterns = [\"a\", 'b', 3]\n[check.more]\nkey = 1\n";
-        let at =
-            |path: &[Step<'_>]| place(text, path).map(|at| brief_sources::text::line_col(text, at));
+        let at = |path: &[Step<'_>]| place(text, path).map(|at| brief_sources::line_col(text, at));
         let (check, rules) = (Step::Key("check"), Step::Key("rules"));
         assert_eq!(at(&[check, rules, Step::Key("orphan")]), Some((3, 11)));
         assert_eq!(at(&[check, rules]), Some((3, 1)));

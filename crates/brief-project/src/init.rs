@@ -7,7 +7,7 @@ use std::path::Path;
 
 use crate::{Project, Source};
 use brief_model::{Applies, Kind, Node};
-use brief_sources::{catalogue, kb, rel_path, rules};
+use brief_sources::{kb_layout, kb_listing, read_source, rel_path, RuleFile};
 
 /// What `brief init` found and the configuration it proposes.
 #[derive(Debug, Clone, PartialEq)]
@@ -40,6 +40,7 @@ pub fn init_plan(project: &Project) -> Init {
     let mut found = Vec::new();
     let mut keys = String::new();
     let mut artifacts = Vec::new();
+    let mut formats = Vec::new();
     for source in &project.sources {
         match source {
             Source::SpecGraph { manifest } => {
@@ -76,7 +77,19 @@ pub fn init_plan(project: &Project) -> Init {
                     keys.push_str("kiro = true\n");
                 }
             }
+            Source::Pages { format, .. } => {
+                let pages = nodes_of(project, source)
+                    .iter()
+                    .map(|n| n.location.path.as_str())
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .len();
+                found.push(format!("{} pages: {pages}", format.name()));
+                formats.push(format!("{:?}", format.name()));
+            }
         }
+    }
+    if !formats.is_empty() {
+        let _ = writeln!(keys, "formats = [{}]", formats.join(", "));
     }
     if !artifacts.is_empty() {
         let list: Vec<String> = artifacts.iter().map(|a| format!("{a:?}")).collect();
@@ -146,7 +159,7 @@ fn embeddings_table(config: Option<&crate::EmbeddingsConfig>) -> String {
 /// The knowledge base's parts, one line each: ADR folders (and where they were found),
 /// agent instruction files, a vault, and how many Markdown files in all.
 fn describe_knowledge_base(project: &Project) -> Vec<String> {
-    let layout = catalogue::kb_layout(&project.guard, &project.sources);
+    let layout = kb_layout(&project.guard, &project.sources);
     let mut lines = Vec::new();
     for (dir, origin) in &layout.adr_origins {
         let how = match *origin {
@@ -163,13 +176,13 @@ fn describe_knowledge_base(project: &Project) -> Vec<String> {
             .unwrap_or_default();
         lines.push(format!("Obsidian vault: .obsidian/ at the root{templates}"));
     }
-    let files = kb::listing(&project.guard, &layout).files;
+    let files = kb_listing(&project.guard, &layout).files;
     let root = project.guard.path();
     let rels: Vec<String> = files.iter().map(|f| rel_path(root, f)).collect();
     let agents: Vec<&str> = rels
         .iter()
         .map(String::as_str)
-        .filter(|r| rules::RuleFile::of(r).is_some())
+        .filter(|r| RuleFile::of(r).is_some())
         .collect();
     if !agents.is_empty() {
         lines.push(format!(
@@ -189,7 +202,7 @@ fn describe_knowledge_base(project: &Project) -> Vec<String> {
 
 /// The nodes one source of the project holds (problems are `brief check`'s to report).
 fn nodes_of(project: &Project, source: &Source) -> Vec<Node> {
-    catalogue::read_source(&project.guard, &project.sources, source).nodes
+    read_source(&project.guard, &project.sources, source).nodes
 }
 
 fn source_of<'p>(project: &'p Project, which: &str) -> Option<&'p Source> {
@@ -242,7 +255,7 @@ fn describe_speckit(project: &Project, source: &Source) -> String {
     let features: Vec<&Node> = nodes.iter().filter(|n| n.kind == Kind::Feature).collect();
     let archived = features
         .iter()
-        .filter(|n| brief_sources::speckit::is_archived(&n.id))
+        .filter(|n| brief_sources::is_archived(&n.id))
         .count();
     let constitution = if nodes.iter().any(|n| n.id == "constitution") {
         format!(

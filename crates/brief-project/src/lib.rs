@@ -2,7 +2,7 @@
 
 mod init;
 
-use brief_sources::text::line_col;
+use brief_sources::line_col;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -13,7 +13,6 @@ use brief_model::Depth;
 use brief_model::Detail;
 use brief_model::Location;
 use brief_root::{OpenError, Root};
-use brief_sources::specgraph;
 
 mod config;
 
@@ -26,6 +25,7 @@ pub use init::{init_plan, init_write, Init, InitError};
 /// The budget used when neither the command line nor `brief.toml` gives one.
 pub const DEFAULT_BUDGET: usize = 4000;
 
+use brief_sources::Format;
 pub use brief_sources::Source;
 
 /// Defaults for `context`, from `brief.toml`'s `[context]` table.
@@ -113,6 +113,9 @@ struct ConfigFile {
     speckit: Option<bool>,
     /// Read every Kiro workspace (`.kiro/`) under the root.
     kiro: Option<bool>,
+    /// Read the knowledge pages of these registered formats under the root (`asciidoc`).
+    #[serde(default)]
+    formats: Vec<String>,
     #[serde(default)]
     context: ContextTable,
     #[serde(default)]
@@ -228,6 +231,7 @@ fn declared(config: &ConfigFile) -> bool {
         || config.markdown.is_some()
         || config.speckit.is_some()
         || config.kiro.is_some()
+        || !config.formats.is_empty()
 }
 
 /// Where `at` stands in `brief.toml` (whose text is `text`), as the TOML parser read it; the
@@ -327,13 +331,45 @@ fn declared_sources(
     if config.kiro == Some(true) {
         sources.extend(kiro_sources(guard, root));
     }
+    sources.extend(declared_formats(root, config, config_path, text)?);
+    Ok(sources)
+}
+
+/// A source per page format `formats = [...]` names; an unknown name is an error at its item.
+fn declared_formats(
+    root: &Path,
+    config: &ConfigFile,
+    config_path: &Path,
+    text: &str,
+) -> Result<Vec<Source>, ProjectError> {
+    let mut sources = Vec::new();
+    for (i, name) in config.formats.iter().enumerate() {
+        let Some(format) = Format::named(name) else {
+            let known: Vec<&str> = Format::all().iter().map(|f| f.name()).collect();
+            return Err(ProjectError::Config {
+                location: config_location(
+                    config_path,
+                    text,
+                    &[Step::Key("formats"), Step::Item(i)],
+                ),
+                message: format!(
+                    "unknown page format {name:?}: brief reads {}",
+                    known.join(", ")
+                ),
+            });
+        };
+        sources.push(Source::Pages {
+            format,
+            dir: root.to_path_buf(),
+        });
+    }
     Ok(sources)
 }
 
 /// The sources found in the usual places when `brief.toml` names none.
 fn discovered_sources(guard: &Root, root: &Path) -> Vec<Source> {
     let mut sources = Vec::new();
-    if let Some(manifest) = specgraph::discover(guard) {
+    if let Some(manifest) = brief_sources::discover_specgraph(guard) {
         sources.push(Source::SpecGraph { manifest });
     }
     let contextia = root.join(".contextia");
@@ -347,17 +383,27 @@ fn discovered_sources(guard: &Root, root: &Path) -> Vec<Source> {
     {
         sources.push(Source::Folder { dir: brief });
     }
-    if brief_sources::kb::Layout::detect(guard).found() {
+    let layout = brief_sources::Layout::detect(guard);
+    if layout.found() {
         sources.push(Source::Markdown {
             dir: root.to_path_buf(),
         });
     }
-    if brief_sources::speckit::detect(guard) {
+    if brief_sources::detect_speckit(guard) {
         sources.push(Source::SpecKit {
             dir: root.to_path_buf(),
         });
     }
     sources.extend(kiro_sources(guard, root));
+    sources.extend(
+        Format::all()
+            .iter()
+            .filter(|format| format.discover(guard, &layout))
+            .map(|&format| Source::Pages {
+                format,
+                dir: root.to_path_buf(),
+            }),
+    );
     sources
 }
 
@@ -369,7 +415,7 @@ impl fmt::Display for Project {
 
 /// A Kiro source per `.kiro/` workspace under the root.
 fn kiro_sources(guard: &Root, root: &Path) -> Vec<Source> {
-    brief_sources::kiro::workspaces(guard)
+    brief_sources::kiro_workspaces(guard)
         .into_iter()
         .map(|rel| Source::Kiro {
             dir: root.join(rel),
@@ -382,12 +428,15 @@ fn looks_like_root(dir: &Path) -> bool {
         return false;
     };
     root.is_file(&dir.join("brief.toml"))
-        || specgraph::discover(&root).is_some()
+        || brief_sources::discover_specgraph(&root).is_some()
         || root.is_dir(&dir.join(".contextia"))
         || root.is_dir(&dir.join(".brief"))
-        || brief_sources::kb::Layout::detect(&root).found()
-        || brief_sources::speckit::detect(&root)
+        || brief_sources::Layout::detect(&root).found()
+        || brief_sources::detect_speckit(&root)
         || root.is_dir(&dir.join(".kiro"))
+        || Format::all()
+            .iter()
+            .any(|format| format.discover(&root, &brief_sources::Layout::detect(&root)))
 }
 
 /// `path` relative to `root` when it lies under it (for messages), else `path`.

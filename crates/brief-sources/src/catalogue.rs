@@ -11,8 +11,8 @@ use rayon::prelude::*;
 use super::artifacts::Placement;
 use super::specgraph::Entry;
 use super::{
-    artifacts, duplicate_problem, folder_stamp, kb, kiro, markdown, read_text, rel_path, specgraph,
-    speckit, tana, FolderStamp, Loaded, Problem, SourceOutput,
+    artifacts, duplicate_problem, folder_stamp, formats, kb, kiro, markdown, read_text, rel_path,
+    specgraph, speckit, tana, FolderStamp, Format, Loaded, Problem, SourceOutput,
 };
 use brief_model::{Graph, Node};
 use brief_root::Root;
@@ -57,6 +57,14 @@ pub enum Source {
         /// The `.kiro/` folder.
         dir: PathBuf,
     },
+    /// The knowledge pages of a registered [`Format`] under the root (`formats = [NAME]` in
+    /// `brief.toml`, or found by its own discovery).
+    Pages {
+        /// The format.
+        format: Format,
+        /// The folder its pages are listed from (the root).
+        dir: PathBuf,
+    },
 }
 
 impl Source {
@@ -67,9 +75,10 @@ impl Source {
             Source::SpecGraph { .. } => Origin::SpecGraph,
             Source::Contextia { .. } | Source::Folder { .. } => Origin::Artifact,
             Source::Tana { .. } => Origin::Tana,
-            Source::Markdown { .. } | Source::SpecKit { .. } | Source::Kiro { .. } => {
-                Origin::Markdown
-            }
+            Source::Markdown { .. }
+            | Source::SpecKit { .. }
+            | Source::Kiro { .. }
+            | Source::Pages { .. } => Origin::Markdown,
         }
     }
 }
@@ -79,15 +88,15 @@ impl Source {
 pub fn load(guard: &Root, sources: &[Source]) -> Loaded {
     let listing = list(guard, guard.path(), sources);
     let mut problems = listing.problems;
-    // The knowledge base's links resolve against every file of it (and the Spec Graph's).
+    // The knowledge base's links resolve against every page of it (and the Spec Graph's).
     let catalog = sources
         .iter()
-        .any(|s| matches!(s, Source::Markdown { .. }))
+        .any(|s| matches!(s, Source::Markdown { .. } | Source::Pages { .. }))
         .then(|| {
             let files: Vec<String> = listing
                 .files
                 .iter()
-                .filter(|f| matches!(f.parser, Parser::Markdown(_)))
+                .filter(|f| f.parser.is_page())
                 .map(|f| f.rel.clone())
                 .collect();
             kb_catalog(guard, sources, &files)
@@ -116,7 +125,7 @@ pub fn load(guard: &Root, sources: &[Source]) -> Loaded {
 /// Reads one listed file with its parser: its node (a Tana export: its nodes) and problems,
 /// warnings included. `catalog` is the knowledge base's, when the project has one; `places`
 /// says where the manifest entry of a node file that does not exist is.
-pub fn read(
+pub(crate) fn read(
     guard: &Root,
     file: &CatalogueFile,
     catalog: Option<&kb::Catalog>,
@@ -169,6 +178,17 @@ pub fn read(
             // Listed as knowledge base only when the project has one, which builds the catalog.
             (Ok(_), None) => SourceOutput::default(),
         },
+        Parser::Pages { format, .. } => match (read_text(guard, &file.path), catalog) {
+            (Ok(text), Some(catalog)) => {
+                let parsed = format.parse(&file.rel, &text, catalog);
+                SourceOutput {
+                    problems: parsed.problems().cloned().collect(),
+                    nodes: parsed.nodes,
+                }
+            }
+            (Err(problem), _) => one(Err(problem)),
+            (Ok(_), None) => SourceOutput::default(),
+        },
     }
 }
 
@@ -180,7 +200,7 @@ pub fn read_source(guard: &Root, all: &[Source], source: &Source) -> SourceOutpu
         Source::Contextia { dir } => artifacts::load_contextia(guard, dir),
         Source::Folder { dir } => artifacts::load_folder(guard, dir),
         Source::Tana { export } => tana::load(guard, export),
-        Source::Markdown { .. } => load_kb(guard, all),
+        Source::Markdown { .. } | Source::Pages { .. } => load_kb(guard, all, source),
         Source::SpecKit { .. } | Source::Kiro { .. } => {
             let listing = list(guard, guard.path(), std::slice::from_ref(source));
             let mut out = SourceOutput {
@@ -230,6 +250,13 @@ pub(crate) fn kb_catalog(guard: &Root, sources: &[Source], files: &[String]) -> 
 /// (so a feature's spec.md is one node, the feature, and not also a note).
 pub fn kb_layout(guard: &Root, sources: &[Source]) -> kb::Layout {
     let mut layout = kb::Layout::detect(guard);
+    for source in sources {
+        if let Source::Pages { format, .. } = source {
+            layout.page_extensions.extend(format.extensions());
+        }
+    }
+    layout.page_extensions.sort_unstable();
+    layout.page_extensions.dedup();
     if sources.iter().any(|s| matches!(s, Source::SpecKit { .. })) {
         let mut claimed: Vec<String> = speckit::listing(guard)
             .0
@@ -243,9 +270,9 @@ pub fn kb_layout(guard: &Root, sources: &[Source]) -> kb::Layout {
     layout
 }
 
-/// Loads the knowledge base under the root (every file, in parallel).
-pub(crate) fn load_kb(guard: &Root, sources: &[Source]) -> SourceOutput {
-    let kb = load_kb_warnings(guard, sources);
+/// Loads the pages of one knowledge-base source under the root (every file, in parallel).
+pub(crate) fn load_kb(guard: &Root, sources: &[Source], source: &Source) -> SourceOutput {
+    let kb = load_kb_warnings(guard, sources, source);
     SourceOutput {
         nodes: kb.nodes,
         problems: kb
@@ -268,22 +295,45 @@ pub struct KbOutput {
     pub warnings: Vec<markdown::Warning>,
 }
 
-/// [`load_kb`] with its warnings typed.
-pub fn load_kb_warnings(guard: &Root, sources: &[Source]) -> KbOutput {
+/// [`load_kb`] with its warnings typed: the pages of `source` (the Markdown knowledge base,
+/// or the pages of a [`Format`]), their links resolved against the pages of every
+/// knowledge-base source of the project.
+pub fn load_kb_warnings(guard: &Root, sources: &[Source], source: &Source) -> KbOutput {
     let layout = kb_layout(guard, sources);
-    let walk = kb::listing(guard, &layout);
-    let paths = walk.files;
+    let mut rels = Vec::new();
+    let mut mine = None;
+    for each in sources
+        .iter()
+        .filter(|s| matches!(s, Source::Markdown { .. } | Source::Pages { .. }))
+    {
+        let walk = match each {
+            Source::Pages { format, .. } => formats::listing(guard, &layout, *format),
+            _ => kb::listing(guard, &layout),
+        };
+        rels.extend(walk.files.iter().map(|p| rel_path(guard.path(), p)));
+        if each == source {
+            mine = Some(walk);
+        }
+    }
+    rels.sort();
+    rels.dedup();
+    let walk = mine.unwrap_or_default();
     let mut out = KbOutput {
         problems: walk.problems,
         ..KbOutput::default()
     };
-    let base = guard.path();
-    let rels: Vec<String> = paths.iter().map(|p| rel_path(base, p)).collect();
+    let paths = walk.files;
     let catalog = kb_catalog(guard, sources, &rels);
+    let parse = |rel: &str, text: &str| match source {
+        Source::Pages { format, .. } => format.parse(rel, text, &catalog),
+        _ => markdown::parse(rel, text, &catalog),
+    };
     let results: Vec<_> = paths
         .par_iter()
-        .zip(&rels)
-        .map(|(path, rel)| read_text(guard, path).map(|text| markdown::parse(rel, &text, &catalog)))
+        .map(|path| {
+            let rel = rel_path(guard.path(), path);
+            read_text(guard, path).map(|text| parse(&rel, &text))
+        })
         .collect();
     for result in results {
         match result {
@@ -314,6 +364,14 @@ pub enum Parser {
     SpecKit(speckit::Role),
     /// A Kiro spec or steering file.
     Kiro(kiro::Role),
+    /// A page of a registered [`Format`].
+    Pages {
+        /// The format that parses it.
+        format: Format,
+        /// The fingerprint of the catalogue it was parsed against, as for
+        /// [`Parser::Markdown`].
+        fingerprint: String,
+    },
 }
 
 impl Parser {
@@ -321,8 +379,33 @@ impl Parser {
     /// spec-driven sources read their files before the knowledge base would.
     fn precedence(&self) -> u8 {
         match self {
-            Parser::Markdown(_) => 1,
+            Parser::Markdown(_) | Parser::Pages { .. } => 1,
             _ => 0,
+        }
+    }
+
+    /// Whether the file is a knowledge-base page: in the catalogue links resolve against.
+    pub fn is_page(&self) -> bool {
+        matches!(self, Parser::Markdown(_) | Parser::Pages { .. })
+    }
+
+    /// The format of a page that is not Markdown.
+    pub fn format(&self) -> Option<Format> {
+        match self {
+            Parser::Pages { format, .. } => Some(*format),
+            _ => None,
+        }
+    }
+
+    /// A page's catalogue fingerprint, to set once the catalogue is known (its parse is
+    /// redone when the catalogue changes).
+    pub fn fingerprint_mut(&mut self) -> Option<&mut String> {
+        match self {
+            Parser::Markdown(print)
+            | Parser::Pages {
+                fingerprint: print, ..
+            } => Some(print),
+            _ => None,
         }
     }
 }
@@ -355,73 +438,8 @@ pub struct Listing {
 /// relative in `rel`); files are opened through `guard`.
 pub fn list(guard: &Root, root: &Path, sources: &[Source]) -> Listing {
     let mut listing = Listing::default();
-    let push = |files: &mut Vec<CatalogueFile>, path: PathBuf, parser: Parser| {
-        files.push(CatalogueFile {
-            rel: rel_path(root, &path),
-            path,
-            parser,
-        });
-    };
     for source in sources {
-        match source {
-            Source::Tana { export } => {
-                listing.watches.push(folder_stamp(export));
-                push(&mut listing.files, export.clone(), Parser::Tana);
-            }
-            Source::SpecGraph { manifest } => {
-                listing.watches.push(folder_stamp(manifest));
-                let (entries, problems) = specgraph::read_manifest(guard, manifest);
-                listing.problems.extend(problems);
-                for entry in entries {
-                    push(&mut listing.files, entry.file.clone(), Parser::Spec(entry));
-                }
-            }
-            Source::Markdown { .. } => {
-                let layout = kb_layout(guard, sources);
-                let walk = kb::listing(guard, &layout);
-                listing.watches.extend(walk.folders);
-                listing.problems.extend(walk.problems);
-                // The files whose presence changes the layout itself.
-                for path in [
-                    ".adr-dir",
-                    ".log4brains.yml",
-                    ".obsidian/templates.json",
-                    ".git/config",
-                ] {
-                    listing.watches.push(folder_stamp(&root.join(path)));
-                }
-                for path in walk.files {
-                    push(&mut listing.files, path, Parser::Markdown(String::new()));
-                }
-            }
-            Source::SpecKit { .. } => {
-                let (layout, walk) = speckit::listing(guard);
-                listing.watches.extend(walk.folders);
-                listing.problems.extend(walk.problems);
-                for (rel, role) in layout.files() {
-                    push(&mut listing.files, root.join(&rel), Parser::SpecKit(role));
-                }
-            }
-            Source::Kiro { dir } => {
-                let (files, walk) = kiro::listing(guard, dir);
-                listing.watches.extend(walk.folders);
-                listing.problems.extend(walk.problems);
-                for (path, role) in files {
-                    push(&mut listing.files, path, Parser::Kiro(role));
-                }
-            }
-            Source::Contextia { dir } | Source::Folder { dir } => {
-                let found = match source {
-                    Source::Contextia { .. } => artifacts::contextia_listing(guard, dir),
-                    _ => artifacts::folder_listing(guard, dir),
-                };
-                listing.watches.extend(found.folders);
-                listing.problems.extend(found.problems);
-                for (path, placement) in found.files {
-                    push(&mut listing.files, path, Parser::Artifact(placement));
-                }
-            }
-        }
+        list_source(guard, root, sources, source, &mut listing);
     }
     listing.files.sort_by(|a, b| {
         a.rel
@@ -446,6 +464,94 @@ pub fn list(guard: &Root, root: &Path, sources: &[Source]) -> Listing {
     listing
 }
 
+/// Adds the files of one source (with their parsers), its problems and what to watch.
+fn list_source(
+    guard: &Root,
+    root: &Path,
+    sources: &[Source],
+    source: &Source,
+    listing: &mut Listing,
+) {
+    let push = |files: &mut Vec<CatalogueFile>, path: PathBuf, parser: Parser| {
+        files.push(CatalogueFile {
+            rel: rel_path(root, &path),
+            path,
+            parser,
+        });
+    };
+    match source {
+        Source::Tana { export } => {
+            listing.watches.push(folder_stamp(export));
+            push(&mut listing.files, export.clone(), Parser::Tana);
+        }
+        Source::SpecGraph { manifest } => {
+            listing.watches.push(folder_stamp(manifest));
+            let (entries, problems) = specgraph::read_manifest(guard, manifest);
+            listing.problems.extend(problems);
+            for entry in entries {
+                push(&mut listing.files, entry.file.clone(), Parser::Spec(entry));
+            }
+        }
+        Source::Markdown { .. } => {
+            let layout = kb_layout(guard, sources);
+            let walk = kb::listing(guard, &layout);
+            listing.watches.extend(walk.folders);
+            listing.problems.extend(walk.problems);
+            // The files whose presence changes the layout itself.
+            for path in [
+                ".adr-dir",
+                ".log4brains.yml",
+                ".obsidian/templates.json",
+                ".git/config",
+            ] {
+                listing.watches.push(folder_stamp(&root.join(path)));
+            }
+            for path in walk.files {
+                push(&mut listing.files, path, Parser::Markdown(String::new()));
+            }
+        }
+        Source::Pages { format, .. } => {
+            let walk = formats::listing(guard, &kb_layout(guard, sources), *format);
+            listing.watches.extend(walk.folders);
+            listing.problems.extend(walk.problems);
+            for path in walk.files {
+                let parser = Parser::Pages {
+                    format: *format,
+                    fingerprint: String::new(),
+                };
+                push(&mut listing.files, path, parser);
+            }
+        }
+        Source::SpecKit { .. } => {
+            let (layout, walk) = speckit::listing(guard);
+            listing.watches.extend(walk.folders);
+            listing.problems.extend(walk.problems);
+            for (rel, role) in layout.files() {
+                push(&mut listing.files, root.join(&rel), Parser::SpecKit(role));
+            }
+        }
+        Source::Kiro { dir } => {
+            let (files, walk) = kiro::listing(guard, dir);
+            listing.watches.extend(walk.folders);
+            listing.problems.extend(walk.problems);
+            for (path, role) in files {
+                push(&mut listing.files, path, Parser::Kiro(role));
+            }
+        }
+        Source::Contextia { dir } | Source::Folder { dir } => {
+            let found = match source {
+                Source::Contextia { .. } => artifacts::contextia_listing(guard, dir),
+                _ => artifacts::folder_listing(guard, dir),
+            };
+            listing.watches.extend(found.folders);
+            listing.problems.extend(found.problems);
+            for (path, placement) in found.files {
+                push(&mut listing.files, path, Parser::Artifact(placement));
+            }
+        }
+    }
+}
+
 /// Parses one file's text with its parser: the nodes it holds (a knowledge-base page and its
 /// sections, a Spec Kit or Kiro file's items; none for a Tana export, which is read whole
 /// with [`tana::parse`], or for a file that holds no node), or the problem that stops it.
@@ -459,6 +565,7 @@ pub fn parse(
 ) -> Result<Vec<Node>, Problem> {
     match parser {
         Parser::Markdown(_) => Ok(markdown::parse(rel, text, catalog).nodes),
+        Parser::Pages { format, .. } => Ok(format.parse(rel, text, catalog).nodes),
         Parser::Spec(entry) => specgraph::parse_entry(entry, rel, text).map(|n| vec![n]),
         Parser::Artifact(placement) => {
             artifacts::parse_artifact(rel, text, placement).map(|n| n.into_iter().collect())

@@ -111,7 +111,7 @@ pub(crate) fn scalar(value: &Value) -> Option<String> {
 
 /// A frontmatter value shown on one line (an extra field): a [`scalar`], a list joined with
 /// `, `, a map as JSON; `None` for nothing or an empty text.
-pub fn one_line(value: &Value) -> Option<String> {
+pub(crate) fn one_line(value: &Value) -> Option<String> {
     match value {
         Value::Null => None,
         Value::Array(items) => Some(

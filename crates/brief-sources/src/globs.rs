@@ -19,7 +19,7 @@ use brief_model::Applies;
 
 /// Splits one written glob value into patterns: commas outside braces separate them; quotes
 /// and surrounding spaces are dropped; empty items are skipped.
-pub fn split(value: &str) -> Vec<String> {
+pub(crate) fn split(value: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut depth = 0usize;
     let mut start = 0;
@@ -56,7 +56,7 @@ fn push_item(out: &mut Vec<String>, item: &str) {
 
 /// The patterns of a frontmatter value: a list of strings (each split as [`split`]) or a
 /// string; anything else holds none.
-pub fn from_value(value: &serde_json::Value) -> Vec<String> {
+pub(crate) fn from_value(value: &serde_json::Value) -> Vec<String> {
     match value {
         serde_json::Value::String(text) => split(text),
         serde_json::Value::Array(items) => items

@@ -24,7 +24,7 @@ pub(crate) const CONVENTIONAL_ADR_DIRS: [&str; 6] = [
 ];
 
 /// Folders never walked: dependencies and build output.
-const SKIPPED_DIRS: [&str; 4] = ["node_modules", "vendor", "target", "dist"];
+pub(crate) const SKIPPED_DIRS: [&str; 4] = ["node_modules", "vendor", "target", "dist"];
 
 /// What a project's layout says about its knowledge base.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -44,6 +44,9 @@ pub struct Layout {
     /// ADR numbers two files of one folder share (`0009-a.md`, `0009-b.md`): those records
     /// keep their paths as ids, since the number names neither alone.
     pub shared_numbers: std::collections::BTreeSet<(String, u32)>,
+    /// The file endings of the project's pages in other formats than Markdown (`.adoc`),
+    /// lower-case: set by whoever knows the project's sources (`catalogue::kb_layout`).
+    pub page_extensions: Vec<&'static str>,
 }
 
 impl Layout {
@@ -115,12 +118,34 @@ impl Layout {
             && name
                 .trim_start_matches(|c: char| c.is_ascii_digit())
                 .starts_with('-')
-            && name.to_ascii_lowercase().ends_with(".md")
+            && self.is_page(name)
+    }
+
+    /// Whether a file name (any case) is a Markdown page or a page of another format the
+    /// project reads.
+    pub(crate) fn is_page(&self, name: &str) -> bool {
+        let lower = name.to_ascii_lowercase();
+        lower.ends_with(".md") || self.page_extensions.iter().any(|e| lower.ends_with(e))
+    }
+
+    /// A page's name without its ending (`.md`, or another format's), for matching names.
+    fn page_stem<'n>(&self, name: &'n str) -> &'n str {
+        if let Some(stem) = name
+            .strip_suffix(".md")
+            .or_else(|| name.strip_suffix(".MD"))
+        {
+            return stem;
+        }
+        let lower = name.to_ascii_lowercase();
+        self.page_extensions
+            .iter()
+            .find(|ext| lower.ends_with(*ext))
+            .map_or(name, |ext| &name[..name.len() - ext.len()])
     }
 
     /// Templates are never read: ADR tools' `template.md` / `adr-template*.md` (and
     /// adr-tools' `templates/`), and the vault's template folder.
-    fn is_template(&self, rel: &str) -> bool {
+    pub(crate) fn is_template(&self, rel: &str) -> bool {
         let (dir, name) = rel.rsplit_once('/').unwrap_or(("", rel));
         let in_adr = |d: &str| self.adr_dirs.iter().any(|a| a == d);
         let lower = name.to_ascii_lowercase();
@@ -326,11 +351,11 @@ impl Catalog {
         for rel in files {
             let id = id_for(&catalog.layout, &rel);
             let stem = rel.rsplit('/').next().unwrap_or(&rel);
-            let stem = strip_md(stem).to_lowercase();
+            let stem = strip_md(&catalog.layout, stem).to_lowercase();
             catalog.by_name.entry(stem).or_default().push(rel.clone());
             catalog
                 .by_path
-                .insert(strip_md(&rel).to_lowercase(), rel.clone());
+                .insert(strip_md(&catalog.layout, &rel).to_lowercase(), rel.clone());
             catalog.ids.insert(id.clone());
             catalog.files.insert(rel, id);
         }
@@ -410,7 +435,7 @@ impl Catalog {
     /// The file a wikilink names, seen from `from`: by path when it has a folder, else by
     /// base name, case-insensitively; of several, the one sharing most folders with `from`.
     pub(crate) fn wikilink(&self, from: &str, target: &str) -> Option<&str> {
-        let key = strip_md(target.trim()).to_lowercase();
+        let key = strip_md(&self.layout, target.trim()).to_lowercase();
         if let Some(key) = key.strip_prefix('/').or(key.contains('/').then_some(&key)) {
             // From the root, else from each folder above the note: a vault kept in a
             // subfolder writes its links from its own root.
@@ -428,7 +453,7 @@ impl Catalog {
             // Then, as Obsidian does, any note whose path ends with the link's.
             let name = key.rsplit('/').next().unwrap_or(key);
             let suffix = format!("/{key}");
-            let ends = |p: &&String| strip_md(p).to_lowercase().ends_with(&suffix);
+            let ends = |p: &&String| strip_md(&self.layout, p).to_lowercase().ends_with(&suffix);
             let found: Vec<&String> = self.by_name.get(name)?.iter().filter(ends).collect();
             return nearest(&found, from);
         }
@@ -474,13 +499,6 @@ fn nearest<'p>(paths: &[&'p String], from: &str) -> Option<&'p str> {
         .map(|p| p.as_str())
 }
 
-fn strip_md(name: &str) -> &str {
-    name.strip_suffix(".md")
-        .or_else(|| name.strip_suffix(".MD"))
-        .unwrap_or(name)
-}
-
-/// The relative path of a file under the root, for the catalogue.
-pub fn rel(root: &Path, path: &Path) -> String {
-    rel_path(root, path)
+fn strip_md<'n>(layout: &Layout, name: &'n str) -> &'n str {
+    layout.page_stem(name)
 }

@@ -4,21 +4,22 @@
 //! [`Problem`] per file it could not, so `check` can report everything at once while
 //! `context` refuses to work on a graph with errors.
 
-pub mod artifacts;
-pub mod catalogue;
-pub mod frontmatter;
-pub mod globs;
-pub mod jsonpos;
-pub mod kb;
-pub mod kiro;
-pub mod markdown;
+mod artifacts;
+mod catalogue;
+mod formats;
+mod frontmatter;
+mod globs;
+mod jsonpos;
+mod kb;
+mod kiro;
+mod markdown;
 mod mdtext;
-pub mod rules;
+mod rules;
 mod specdoc;
-pub mod specgraph;
-pub mod speckit;
-pub mod tana;
-pub mod text;
+mod specgraph;
+mod speckit;
+mod tana;
+mod text;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -26,7 +27,32 @@ use std::path::{Path, PathBuf};
 use brief_model::{DuplicateId, Graph, Location, Node};
 use brief_root::{DirEntry, EntryKind, OpenError, Root};
 
-pub use catalogue::{load, Source};
+pub use artifacts::{contextia_listing, folder_listing, parse_artifact, Placement};
+pub use catalogue::{
+    kb_layout, list, load, load_kb_warnings, parse as parse_file, read_source, CatalogueFile,
+    KbOutput, Parser, Source,
+};
+pub use formats::{Format, PageFormat};
+pub use frontmatter::{
+    end as frontmatter_end, parse as parse_frontmatter, split as split_frontmatter,
+};
+pub use globs::{applies_to, invalid as invalid_glob, scoped as scoped_glob, FileMatcher};
+pub use jsonpos::{locate, Locator, Seg};
+pub use kb::{listing as kb_listing, Catalog, Layout, Repository};
+pub use kiro::{kiro_task_ids, kiro_workspaces, Role as KiroRole};
+pub use markdown::{
+    is_metadata_line, parse as parse_markdown, without_opening_metadata, Concern, Parsed, Warning,
+};
+pub use rules::RuleFile;
+pub use specgraph::{
+    discover as discover_specgraph, merge_listed, parse_node, read_manifest, Entry, Mismatch,
+    Places,
+};
+pub use speckit::{
+    detect as detect_speckit, is_archived, speckit_task_ids, Role as SpecKitRole, TaskId,
+};
+pub use tana::{parse as parse_tana, Export};
+pub use text::{line_col, line_cols};
 
 /// How bad a load problem is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -361,6 +387,19 @@ pub(crate) fn walk_markdown(
     skip: &[&str],
     hidden: &mut dyn FnMut(&Path, &str),
 ) -> Walk {
+    walk_files(root, dir, skip, hidden, &|name| {
+        name.to_ascii_lowercase().ends_with(".md")
+    })
+}
+
+/// [`walk_markdown`] for the files whose names `wanted` accepts.
+pub(crate) fn walk_files(
+    root: &Root,
+    dir: &Path,
+    skip: &[&str],
+    hidden: &mut dyn FnMut(&Path, &str),
+    wanted: &dyn Fn(&str) -> bool,
+) -> Walk {
     let mut walk = Walk::default();
     let mut links = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -380,15 +419,9 @@ pub(crate) fn walk_markdown(
                         stack.push(path);
                     }
                 }
-                EntryKind::Symlink if name.to_ascii_lowercase().ends_with(".md") => {
-                    links.push(path)
-                }
+                EntryKind::Symlink if wanted(&name) => links.push(path),
                 // A FIFO or device named `*.md` is listed too: reading it reports it.
-                EntryKind::File | EntryKind::Other
-                    if name.to_ascii_lowercase().ends_with(".md") =>
-                {
-                    walk.files.push(path)
-                }
+                EntryKind::File | EntryKind::Other if wanted(&name) => walk.files.push(path),
                 EntryKind::File | EntryKind::Symlink | EntryKind::Other => {}
             }
         }

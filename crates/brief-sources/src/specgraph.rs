@@ -253,7 +253,7 @@ pub(crate) fn load_entry(root: &Root, entry: &Entry) -> Result<Node, Problem> {
 
 /// Loads the graph whose manifest is `manifest` (a path under `root`), parsing node files
 /// on all cores.
-pub fn load(root: &Root, manifest: &Path) -> SourceOutput {
+pub(crate) fn load(root: &Root, manifest: &Path) -> SourceOutput {
     use rayon::prelude::*;
     let (entries, mut problems) = read_manifest(root, manifest);
     let entries = merge_listed(entries);
@@ -286,7 +286,7 @@ pub fn load(root: &Root, manifest: &Path) -> SourceOutput {
 }
 
 /// Whether the node file an entry names does not exist (not even as a link).
-pub fn is_missing(entry: &Entry) -> bool {
+pub(crate) fn is_missing(entry: &Entry) -> bool {
     entry.file.symlink_metadata().is_err()
 }
 

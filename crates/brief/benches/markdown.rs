@@ -11,8 +11,7 @@
 
 use std::hint::black_box;
 
-use brief_sources::kb::{Catalog, Layout};
-use brief_sources::markdown::parse;
+use brief_sources::{parse_markdown as parse, Catalog, Layout};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
 /// A page whose body is `unit` repeated to `size` bytes.

@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Map, Value};
 
 use super::{Anchor, Pending, Sink};
-use brief_sources::jsonpos::Seg;
+use brief_sources::Seg;
 
 mod node;
 #[cfg(test)]

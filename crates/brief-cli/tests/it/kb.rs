@@ -358,3 +358,89 @@ fn a_pages_context_by_id_is_unchanged_by_its_sections() {
     assert_eq!(ids[0], "docs/storage.md#cache-directory");
     assert!(ids.iter().any(|id| id == "docs/storage.md"), "{ids:?}");
 }
+
+/// An arc42 project whose ADRs and architecture page are AsciiDoc, written here.
+fn asciidoc_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        (
+            "docs/adr/0001-record-architecture-decisions.adoc",
+            "= 1. Record architecture decisions\n:status: Accepted\n:date: 2024-02-01\n\n\
+             == Context\n\nWe need to record the architectural decisions made on this project.\n\n\
+             == Decision\n\nWe will use Architecture Decision Records, as described by Michael Nygard.\n",
+        ),
+        (
+            "docs/adr/0002-store-orders-in-postgresql.adoc",
+            "= 2. Store orders in PostgreSQL\n\n== Status\n\n\
+             Superseded by xref:0003-store-orders-in-cockroachdb.adoc[ADR 3]\n\n\
+             == Context\n\nOrders need transactions across the order and payment tables.\n\n\
+             [source,sql]\n----\n== not a section\nSELECT 1;\n----\n\n\
+             == Decision\n\nWe store orders in PostgreSQL 15 with one schema per service.\n",
+        ),
+        (
+            "docs/adr/0003-store-orders-in-cockroachdb.adoc",
+            "= 3. Store orders in CockroachDB\n:status: accepted\n\n== Context\n\n\
+             The order service now runs in three regions; see <<decision>>.\n\n\
+             [[decision]]\n== Decision\n\nWe move the orders to CockroachDB, \
+             which speaks the PostgreSQL protocol.\n",
+        ),
+        (
+            "docs/arc42/index.adoc",
+            "= Order service architecture\n\n== Solution strategy\n\n\
+             Read xref:../adr/0002-store-orders-in-postgresql.adoc[the first storage decision] \
+             and xref:quality-scenarios.adoc[the quality scenarios].\n",
+        ),
+    ];
+    for (path, text) in files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn asciidoc_adrs_give_their_status_banner_and_links() {
+    let dir = asciidoc_project();
+    let root = dir.path().to_str().unwrap();
+    let json = audit(root, "ADR-0002", "4000");
+    let document = json["document"].as_str().unwrap();
+    assert!(
+        document.contains("ADR-0002 is superseded by **ADR-0003**"),
+        "{document}"
+    );
+    let ids = node_ids(&json);
+    assert_eq!(ids[0], "ADR-0002");
+    for linked in ["ADR-0003", "docs/arc42/index.adoc"] {
+        assert!(ids.iter().any(|id| id == linked), "{linked} in {ids:?}");
+    }
+    assert!(
+        document.contains("SELECT 1;"),
+        "a listing is code: {document}"
+    );
+    // The `:status:` attribute, and the title without the ADR's number.
+    let document = brief(&["context", "ADR-0003", "--root", root]);
+    assert!(
+        document
+            .contains("### ADR-0003: Store orders in CockroachDB\n_decision · status: accepted"),
+        "{document}"
+    );
+}
+
+#[test]
+fn check_reports_a_broken_xref_at_its_asciidoc_position() {
+    let dir = asciidoc_project();
+    let root = dir.path().to_str().unwrap();
+    let (_, stdout, stderr) = run(&["check", "--root", root]);
+    let out = format!("{stdout}{stderr}");
+    // Column 87: where `xref:` stands in the AsciiDoc line (the Markdown reading of the
+    // line before it is shorter).
+    assert!(
+        out.contains("docs/arc42/index.adoc:5:87: warning[md-broken-link]"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("0003-store-orders-in-cockroachdb.adoc:"),
+        "{out}"
+    );
+}

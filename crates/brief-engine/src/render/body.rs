@@ -145,9 +145,7 @@ fn is_metadata(rest: &str, hs: &[Heading], range: std::ops::Range<usize>) -> boo
     }
     !lines.is_empty()
         && lines.len() <= 12
-        && lines
-            .iter()
-            .all(|l| brief_sources::markdown::is_metadata_line(l))
+        && lines.iter().all(|l| brief_sources::is_metadata_line(l))
 }
 
 /// Drops a leading H1 (only blank lines before it) and returns the rest with its headings,

@@ -78,7 +78,7 @@ impl WordProject {
     /// for the node → file map, builds the BM25 index and opens the engine.
     pub(crate) fn open(root: &Path) -> Result<WordProject, String> {
         let project = Project::at(root).map_err(|e| format!("{}: {e}", root.display()))?;
-        let listing = brief_sources::catalogue::list(&project.guard, root, &project.sources);
+        let listing = brief_sources::list(&project.guard, root, &project.sources);
         let mut files: Vec<String> = listing.files.into_iter().map(|f| f.rel).collect();
         files.sort();
         files.dedup();

@@ -1,15 +1,15 @@
 //! The listing of a project's sources and the parser each file is read with.
 
 use super::*;
-use brief_sources::{kiro, speckit};
+use brief_sources::{Format, KiroRole, SpecKitRole};
 
 /// How a file is parsed: the sources' catalogue decides.
-pub(crate) use brief_sources::catalogue::Parser;
+pub(crate) use brief_sources::Parser;
 
 /// Every source file of the project (the sources' catalogue), the manifests' own problems,
 /// and the manifests and folders to watch for a quick check, each stamped before it was read.
 pub(crate) fn list(project: &Project) -> (Vec<Listed>, Vec<Problem>, Vec<FolderStamp>) {
-    let listing = catalogue::list(&project.guard, &project.root, &project.sources);
+    let listing = brief_sources::list(&project.guard, &project.root, &project.sources);
     let listed = listing
         .files
         .into_iter()
@@ -24,7 +24,8 @@ pub(crate) fn list(project: &Project) -> (Vec<Listed>, Vec<Problem>, Vec<FolderS
 }
 
 /// A parser as stored with its file: `s`, then manifest, id and expected type of each entry
-/// that names the file; or `a` and a placement (`identity`, `loose`, or the kind of a folder).
+/// that names the file; or `a` and a placement (`identity`, `loose`, or the kind of a folder);
+/// or `p`, a registered page format's name and the catalogue's fingerprint.
 pub(crate) fn encode_parser(parser: &Parser) -> String {
     match parser {
         Parser::Spec(entry) => {
@@ -44,14 +45,16 @@ pub(crate) fn encode_parser(parser: &Parser) -> String {
         Parser::Artifact(Placement::Folder(kind)) => format!("a\tfolder\t{kind}"),
         Parser::Tana => "t".into(),
         Parser::Markdown(fingerprint) => format!("m\t{fingerprint}"),
-        Parser::SpecKit(speckit::Role::Constitution { features }) => join(&["k", "c"], features),
-        Parser::SpecKit(speckit::Role::Feature { dir, key, files }) => {
+        Parser::SpecKit(SpecKitRole::Constitution { features }) => join(&["k", "c"], features),
+        Parser::SpecKit(SpecKitRole::Feature { dir, key, files }) => {
             join(&["k", "f", dir, key], files)
         }
-        Parser::Kiro(kiro::Role::Spec { base, name, files }) => {
-            join(&["r", "s", base, name], files)
-        }
-        Parser::Kiro(kiro::Role::Steering { base }) => format!("r\tt\t{base}"),
+        Parser::Kiro(KiroRole::Spec { base, name, files }) => join(&["r", "s", base, name], files),
+        Parser::Kiro(KiroRole::Steering { base }) => format!("r\tt\t{base}"),
+        Parser::Pages {
+            format,
+            fingerprint,
+        } => format!("p\t{}\t{fingerprint}", format.name()),
     }
 }
 
@@ -84,22 +87,27 @@ pub(crate) fn decode_parser(text: &str) -> Option<Parser> {
         ["a", "folder", kind] => Some(Parser::Artifact(Placement::Folder(Kind::parse(kind)))),
         ["t"] => Some(Parser::Tana),
         ["m", fingerprint] => Some(Parser::Markdown(fingerprint.to_string())),
-        ["k", "c", features @ ..] => Some(Parser::SpecKit(speckit::Role::Constitution {
+        ["k", "c", features @ ..] => Some(Parser::SpecKit(SpecKitRole::Constitution {
             features: owned(features),
         })),
-        ["k", "f", dir, key, files @ ..] => Some(Parser::SpecKit(speckit::Role::Feature {
+        ["k", "f", dir, key, files @ ..] => Some(Parser::SpecKit(SpecKitRole::Feature {
             dir: dir.to_string(),
             key: key.to_string(),
             files: owned(files),
         })),
-        ["r", "s", base, name, files @ ..] => Some(Parser::Kiro(kiro::Role::Spec {
+        ["r", "s", base, name, files @ ..] => Some(Parser::Kiro(KiroRole::Spec {
             base: base.to_string(),
             name: name.to_string(),
             files: owned(files),
         })),
-        ["r", "t", base] => Some(Parser::Kiro(kiro::Role::Steering {
+        ["r", "t", base] => Some(Parser::Kiro(KiroRole::Steering {
             base: base.to_string(),
         })),
+        // A format no longer registered reads as no parser: its files are listed again.
+        ["p", name, fingerprint] => Some(Parser::Pages {
+            format: Format::named(name)?,
+            fingerprint: fingerprint.to_string(),
+        }),
         _ => None,
     }
 }
@@ -109,7 +117,7 @@ fn owned(items: &[&str]) -> Vec<String> {
 }
 
 /// Exports are written by `write_tana`, inside the refresh's transaction.
-pub(crate) use brief_sources::catalogue::parse;
+pub(crate) use brief_sources::parse_file as parse;
 
 #[cfg(test)]
 mod tests {

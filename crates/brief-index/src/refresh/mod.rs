@@ -358,7 +358,7 @@ impl Index {
         // overlap instead of running one after the other.
         let root = self.guard.clone();
         todo.sort_by(|&a, &b| listed[a].rel.cmp(&listed[b].rel));
-        let places = brief_sources::specgraph::Places::default();
+        let places = brief_sources::Places::default();
         let read_one = |at: usize| read_file(&root, &listed[at], at, &hashes, &catalog, &places);
         std::thread::scope(|threads| {
             let (sender, receiver) = std::sync::mpsc::sync_channel::<Vec<Read>>(2);

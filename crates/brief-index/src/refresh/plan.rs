@@ -116,12 +116,9 @@ impl Index {
         &self,
         listed: &mut [Listed],
         scope: Scope,
-    ) -> Result<kb::Catalog, IndexError> {
-        if !listed
-            .iter()
-            .any(|f| matches!(f.parser, Parser::Markdown(_)))
-        {
-            return Ok(kb::Catalog::default());
+    ) -> Result<brief_sources::Catalog, IndexError> {
+        if !listed.iter().any(|f| f.parser.is_page()) {
+            return Ok(brief_sources::Catalog::default());
         }
         let mut files: Vec<(String, Parser)> = listed
             .iter()
@@ -144,13 +141,18 @@ impl Index {
             files.sort_by(|a, b| a.0.cmp(&b.0));
             files.dedup_by(|a, b| a.0 == b.0);
         }
-        let layout = kb::Layout::detect(&self.guard);
-        let markdown = files
+        let mut layout = brief_sources::Layout::detect(&self.guard);
+        for format in files.iter().filter_map(|(_, p)| p.format()) {
+            layout.page_extensions.extend(format.extensions());
+        }
+        layout.page_extensions.sort_unstable();
+        layout.page_extensions.dedup();
+        let pages = files
             .iter()
-            .filter(|(_, p)| matches!(p, Parser::Markdown(_)))
+            .filter(|(_, p)| p.is_page())
             .map(|(rel, _)| rel.clone());
-        let mut catalog = kb::Catalog::new(layout, markdown);
-        catalog.set_repository(kb::Repository::detect(&self.guard));
+        let mut catalog = brief_sources::Catalog::new(layout, pages);
+        catalog.set_repository(brief_sources::Repository::detect(&self.guard));
         for (rel, parser) in &files {
             if let Parser::Spec(entry) = parser {
                 catalog.add_other(rel.clone(), entry.id.clone());
@@ -158,7 +160,7 @@ impl Index {
         }
         let fingerprint = catalog.fingerprint();
         for file in listed.iter_mut() {
-            if let Parser::Markdown(print) = &mut file.parser {
+            if let Some(print) = file.parser.fingerprint_mut() {
                 print.clone_from(&fingerprint);
             }
         }

@@ -1,7 +1,7 @@
 //! The parallel side of a refresh: a parsed node made ready for writing.
 
 use super::*;
-use brief_sources::specgraph::Places;
+use brief_sources::Places;
 
 /// What the index stores of a parsed node, made on the parallel side of a refresh (the
 /// rest of the node is dropped there too, not on the writing thread).
@@ -115,7 +115,7 @@ pub(crate) fn read_file(
     file: &Listed,
     at: usize,
     hashes: &HashMap<String, Vec<u8>>,
-    catalog: &kb::Catalog,
+    catalog: &brief_sources::Catalog,
     places: &Places,
 ) -> Read {
     match read_stamped(root, &file.path) {
@@ -181,7 +181,7 @@ mod tests {
         );
         let project = Project::at(dir.path()).unwrap();
         let (listed, _, _) = list(&project);
-        let catalog = kb::Catalog::default();
+        let catalog = brief_sources::Catalog::default();
         let no_hashes = HashMap::new();
         let at = |rel: &str| listed.iter().position(|f| f.rel.ends_with(rel)).unwrap();
         let good = at("SPEC-PAY-001.md");

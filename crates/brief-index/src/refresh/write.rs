@@ -131,7 +131,7 @@ pub(crate) fn write_tana(
     use rayon::prelude::*;
     remove_file_nodes_bulk(tx, rel)?;
     run(tx, "DELETE FROM problems WHERE file = ?1", [rel])?;
-    let export = match brief_sources::tana::parse(rel, text) {
+    let export = match brief_sources::parse_tana(rel, text) {
         Ok(export) => export,
         Err(problem) => {
             insert_problem(tx, rel, &problem)?;
@@ -463,9 +463,7 @@ pub(crate) fn search_text(node: &Node) -> (String, String) {
             }
         }
         Content::Artifact(fields_of) => {
-            body.push_str(&brief_sources::markdown::without_opening_metadata(
-                &fields_of.body,
-            ));
+            body.push_str(&brief_sources::without_opening_metadata(&fields_of.body));
             fields.extend(fields_of.description.clone());
             fields.extend(fields_of.tags.iter().cloned());
             fields.extend(fields_of.paths.iter().cloned());

@@ -460,7 +460,7 @@ fn rules_of_every_format_say_when_they_apply() {
     assert_eq!(out(&graph, "CLAUDE.md", "imports"), ["AGENTS.md"]);
     // One matcher answers for the engine and check.
     let api = node(&graph, ".cursor/rules/api.mdc").applies().clone();
-    assert!(brief_sources::globs::applies_to(&api, "src/api/handler.ts"));
-    assert!(brief_sources::globs::applies_to(&api, "web/src/x.ts"));
-    assert!(!brief_sources::globs::applies_to(&api, "web/src/App.tsx"));
+    assert!(brief_sources::applies_to(&api, "src/api/handler.ts"));
+    assert!(brief_sources::applies_to(&api, "web/src/x.ts"));
+    assert!(!brief_sources::applies_to(&api, "web/src/App.tsx"));
 }

@@ -45,7 +45,7 @@ pub enum Role {
 
 /// The `.kiro/` folders under the root: the root's, and nested ones up to three folders deep
 /// (not inside hidden folders, dependencies or build output), sorted.
-pub fn workspaces(root: &Root) -> Vec<String> {
+pub fn kiro_workspaces(root: &Root) -> Vec<String> {
     let base = root.path();
     let mut found = Vec::new();
     let mut stack: Vec<(String, usize)> = vec![(String::new(), 0)];
@@ -85,7 +85,7 @@ pub(crate) fn base_of(kiro_dir: &str) -> String {
 }
 
 /// The files of one `.kiro/` folder (root-relative `kiro_dir`) with their roles.
-pub fn listing(root: &Root, kiro_dir: &Path) -> (Vec<(std::path::PathBuf, Role)>, Walk) {
+pub(crate) fn listing(root: &Root, kiro_dir: &Path) -> (Vec<(std::path::PathBuf, Role)>, Walk) {
     let mut walk = Walk::default();
     let mut files = Vec::new();
     let rel = crate::rel_path(root.path(), kiro_dir);
@@ -136,7 +136,7 @@ pub fn listing(root: &Root, kiro_dir: &Path) -> (Vec<(std::path::PathBuf, Role)>
 }
 
 /// The nodes of one Kiro file and the warnings met.
-pub fn parse(rel: &str, text: &str, role: &Role) -> (Vec<Node>, Vec<Problem>) {
+pub(crate) fn parse(rel: &str, text: &str, role: &Role) -> (Vec<Node>, Vec<Problem>) {
     let mut problems = Vec::new();
     let mut nodes = match role {
         Role::Steering { base } => vec![steering(rel, text, base, &mut problems)],
@@ -180,7 +180,7 @@ pub fn parse(rel: &str, text: &str, role: &Role) -> (Vec<Node>, Vec<Problem>) {
 }
 
 /// Every task number of a Kiro `tasks.md`, in file order (duplicates included).
-pub fn task_ids(text: &str) -> Vec<crate::speckit::TaskId> {
+pub fn kiro_task_ids(text: &str) -> Vec<crate::speckit::TaskId> {
     let (doc, _) = body("tasks.md", text);
     let mut out = Vec::new();
     for line in doc.lines.iter().filter(|l| !l.code && l.heading.is_none()) {

@@ -212,7 +212,7 @@ mod never_panics {
                 prop_assert!(seen.insert(node.id.clone()), "one id once: {}", node.id);
             }
             let _ = parse(".kiro/steering/x.md", &text, &Role::Steering { base: String::new() });
-            let _ = task_ids(&text);
+            let _ = kiro_task_ids(&text);
         }
     }
 }

@@ -83,7 +83,7 @@ impl Resolver<'_> {
             return Resolved::Node(id.to_string(), heading);
         }
         let lower = rel.to_ascii_lowercase();
-        if !(lower.ends_with(".md") || lower.ends_with(".mdc")) {
+        if !(self.catalog.layout.is_page(&lower) || lower.ends_with(".mdc")) {
             return Resolved::NotNode;
         }
         // A file of an artifact folder (`.contextia/`, `.brief/`) is another source's: its

@@ -74,7 +74,7 @@ pub fn is_archived(key: &str) -> bool {
 
 /// A feature folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Feature {
+pub(crate) struct Feature {
     /// The folder, root-relative (`specs/003-payments`).
     pub dir: String,
     /// The id prefix (`003-payments`, `_archived/001-old`).
@@ -85,7 +85,7 @@ pub struct Feature {
 
 /// What Spec Kit files a project has.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Layout {
+pub(crate) struct Layout {
     /// The constitution, root-relative.
     pub constitution: Option<String>,
     /// Feature folders, by key.
@@ -94,7 +94,7 @@ pub struct Layout {
 
 impl Layout {
     /// Every file the layout reads, root-relative, with its role.
-    pub fn files(&self) -> Vec<(String, Role)> {
+    pub(crate) fn files(&self) -> Vec<(String, Role)> {
         let mut out = Vec::new();
         if let Some(rel) = &self.constitution {
             out.push((
@@ -138,11 +138,6 @@ impl Layout {
         }
         out
     }
-
-    /// Whether there is anything to read.
-    pub fn found(&self) -> bool {
-        self.constitution.is_some() || !self.features.is_empty()
-    }
 }
 
 /// Whether the root looks like a Spec Kit project: a `.specify/` folder, or a numbered
@@ -166,7 +161,7 @@ pub fn detect(root: &Root) -> bool {
 }
 
 /// Lists the Spec Kit files of the project, stamping every folder looked at.
-pub fn listing(root: &Root) -> (Layout, Walk) {
+pub(crate) fn listing(root: &Root) -> (Layout, Walk) {
     let base = root.path().to_path_buf();
     let mut walk = Walk::default();
     let mut layout = Layout::default();
@@ -282,7 +277,7 @@ fn files_under(
 
 /// The nodes of one Spec Kit file and the warnings met (duplicate ids in it, references
 /// that do not parse). Never fails: a file Spec Kit did not write reads as a page.
-pub fn parse(rel: &str, text: &str, role: &Role) -> (Vec<Node>, Vec<Problem>) {
+pub(crate) fn parse(rel: &str, text: &str, role: &Role) -> (Vec<Node>, Vec<Problem>) {
     let mut problems = Vec::new();
     let mut nodes = match role {
         Role::Constitution { features } => constitution::parse(rel, text, features),
@@ -325,7 +320,7 @@ pub struct TaskId {
 }
 
 /// Every task id of a Spec Kit `tasks.md`, in file order (duplicates included).
-pub fn task_ids(text: &str) -> Vec<TaskId> {
+pub fn speckit_task_ids(text: &str) -> Vec<TaskId> {
     let (doc, _) = spec::body_doc("tasks.md", text);
     let mut out = Vec::new();
     for line in &doc.lines {

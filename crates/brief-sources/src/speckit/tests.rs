@@ -162,7 +162,7 @@ mod never_panics {
             }
             let constitution = Role::Constitution { features: vec!["003-payments".into()] };
             let _ = parse(".specify/memory/constitution.md", &text, &constitution);
-            let _ = task_ids(&text);
+            let _ = speckit_task_ids(&text);
         }
     }
 }

@@ -320,7 +320,7 @@ fn is_trash(id: &str) -> bool {
 // Entry points.
 
 /// Loads an export into nodes (for `check` and the in-memory graph).
-pub fn load(root: &Root, export: &Path) -> SourceOutput {
+pub(crate) fn load(root: &Root, export: &Path) -> SourceOutput {
     let rel = rel_path(root.path(), export);
     let text = match read_text(root, export) {
         Ok(text) => text,

@@ -451,7 +451,8 @@ proptest! {
                     | brief_project::Source::Folder { dir }
                     | brief_project::Source::Markdown { dir }
                     | brief_project::Source::SpecKit { dir }
-                    | brief_project::Source::Kiro { dir } => dir,
+                    | brief_project::Source::Kiro { dir }
+                    | brief_project::Source::Pages { dir, .. } => dir,
                     brief_project::Source::Tana { export } => export,
                 };
                 let full = fs::canonicalize(path).unwrap_or_else(|_| path.clone());

@@ -1,0 +1,478 @@
+//! AsciiDoc knowledge pages (`.adoc`, `.asciidoc`): arc42 documents, ADRs, docs. A page is
+//! read as the Markdown page it says the same as, line for line, then parsed by the Markdown
+//! parser, so titles, sections, ADR status (and its normalisation), links and their warnings
+//! are the Markdown pages' own. A warning's column is taken back to the AsciiDoc text.
+//!
+//! What is read: the document title (`= Title`), section titles (`==` … `======`), the
+//! header's `:status:`, `:date:` and `:tags:` attributes (an ADR's status may also be the
+//! first paragraph of its `== Status` section), `xref:`, `link:` and `<<…>>` cross
+//! references. Comments, block attribute lines, anchors, the author and revision lines and
+//! other attribute entries are left out; listing, literal and passthrough blocks are code.
+//! See `docs/sources.md`.
+
+use super::{holds_pages, PageFormat};
+use crate::kb::{Catalog, Layout};
+use crate::markdown::{self, Parsed};
+use brief_model::Location;
+use brief_root::Root;
+
+/// The AsciiDoc page format.
+pub(crate) struct AsciiDoc;
+
+/// Folders where arc42 and docs-as-code projects keep their AsciiDoc (besides ADR folders).
+const CONVENTIONAL_DIRS: [&str; 5] = ["docs", "doc", "src/docs", "src/docs/arc42", "docs/arc42"];
+
+/// Header attributes read as metadata lines; the others are settings of the renderer.
+const METADATA_KEYS: [&str; 3] = ["status", "date", "tags"];
+
+/// The fence code blocks become (long, so a listing that holds a Markdown fence stays one).
+const FENCE: &str = "~~~~~~";
+
+impl PageFormat for AsciiDoc {
+    fn name(&self) -> &'static str {
+        "asciidoc"
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &[".adoc", ".asciidoc"]
+    }
+
+    fn discover(&self, root: &Root, layout: &Layout) -> bool {
+        let adr_dirs = layout.adr_dirs.iter().map(String::as_str);
+        adr_dirs
+            .chain(CONVENTIONAL_DIRS)
+            .any(|dir| holds_pages(root, dir, self.extensions()))
+    }
+
+    fn parse(&self, rel: &str, text: &str, catalog: &Catalog) -> Parsed {
+        let page = translate(text);
+        let mut parsed = markdown::parse(rel, &page.markdown, catalog);
+        for warning in &mut parsed.warnings {
+            page.relocate(&mut warning.problem.location);
+        }
+        parsed
+    }
+}
+
+/// A page as Markdown: one line per AsciiDoc line, and where columns moved.
+#[derive(Debug, Default)]
+struct Translated {
+    markdown: String,
+    /// Per line, the points where a rewritten cross reference starts or ends: (Markdown
+    /// column, AsciiDoc column), both counted in characters from 1.
+    shifts: Vec<Vec<(u32, u32)>>,
+}
+
+impl Translated {
+    /// Moves a location in the Markdown text to the same place in the AsciiDoc text.
+    fn relocate(&self, location: &mut Location) {
+        let Some(shifts) = (location.line as usize)
+            .checked_sub(1)
+            .and_then(|i| self.shifts.get(i))
+        else {
+            return;
+        };
+        if let Some(&(md, src)) = shifts.iter().rev().find(|(md, _)| *md <= location.col) {
+            location.col = src + (location.col - md);
+        }
+    }
+}
+
+/// Where the reader is: in text, in a block read as code, or in a comment block.
+#[derive(Debug, Clone, PartialEq)]
+enum Block {
+    Text,
+    /// A listing, literal, passthrough or fenced block, closed by this delimiter.
+    Code(String),
+    /// A comment block, closed by this delimiter.
+    Comment(String),
+}
+
+/// Where the document header is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Header {
+    /// Before the first line with content.
+    Before,
+    /// After the title, until the first empty line.
+    In,
+    /// In the body.
+    Done,
+}
+
+/// Translates a page, line by line (linear in the text).
+fn translate(text: &str) -> Translated {
+    let mut out = Translated::default();
+    let mut block = Block::Text;
+    let mut header = Header::Before;
+    for raw in text.split_inclusive('\n') {
+        let line = raw.trim_end_matches(['\n', '\r']);
+        let (markdown, shifts) = match block {
+            Block::Code(ref delimiter) => {
+                let closes = line.trim_end() == delimiter;
+                if closes {
+                    block = Block::Text;
+                }
+                let kept = if closes { FENCE } else { line };
+                (kept.to_string(), Vec::new())
+            }
+            Block::Comment(ref delimiter) => {
+                if line.trim_end() == delimiter {
+                    block = Block::Text;
+                }
+                (String::new(), Vec::new())
+            }
+            Block::Text => text_line(line, &mut block, &mut header),
+        };
+        out.markdown.push_str(&markdown);
+        out.markdown.push('\n');
+        out.shifts.push(shifts);
+    }
+    out
+}
+
+/// A line outside blocks: a delimiter, a header line, a comment, an attribute entry, a
+/// section title, a block attribute line, or text.
+fn text_line(line: &str, block: &mut Block, header: &mut Header) -> (String, Vec<(u32, u32)>) {
+    let trimmed = line.trim_end();
+    if trimmed.is_empty() {
+        if *header == Header::In {
+            *header = Header::Done;
+        }
+        return (String::new(), Vec::new());
+    }
+    if let Some(opened) = delimiter(trimmed) {
+        *header = Header::Done;
+        return match opened {
+            Opened::Code(close) => {
+                *block = Block::Code(close);
+                (FENCE.to_string(), Vec::new())
+            }
+            Opened::Comment(close) => {
+                *block = Block::Comment(close);
+                (String::new(), Vec::new())
+            }
+            Opened::Container => (String::new(), Vec::new()),
+        };
+    }
+    if trimmed.starts_with("//") {
+        return (String::new(), Vec::new());
+    }
+    if let Some(key) = attribute_key(trimmed) {
+        // Same length: `:status: x` becomes ` status: x`, a metadata line.
+        let kept = METADATA_KEYS.contains(&key.to_ascii_lowercase().as_str());
+        let line = if kept {
+            format!(" {}", &line[1..])
+        } else {
+            String::new()
+        };
+        return (line, Vec::new());
+    }
+    match *header {
+        Header::Before if heading(trimmed) == Some(1) => *header = Header::In,
+        Header::Before => *header = Header::Done,
+        // The author and revision lines, and any other line of the header.
+        Header::In => return (String::new(), Vec::new()),
+        Header::Done => {}
+    }
+    if let Some(level) = heading(trimmed) {
+        let title = trimmed[level..].trim_end_matches('=').trim_end();
+        let (title, shifts) = inline(title);
+        // The marks keep their length: the title's columns move by as many.
+        let marks = level as u32;
+        let shifts = shifts
+            .into_iter()
+            .map(|(md, src)| (md + marks, src + marks));
+        return (format!("{}{title}", "#".repeat(level)), shifts.collect());
+    }
+    if trimmed.starts_with('[') && trimmed.ends_with(']') {
+        return (String::new(), Vec::new());
+    }
+    inline(line)
+}
+
+/// What a delimiter line opens.
+#[derive(Debug, PartialEq)]
+enum Opened {
+    /// A block read as code, closed by the same line.
+    Code(String),
+    /// A comment block, closed by the same line.
+    Comment(String),
+    /// An example, sidebar, quote or open block: its content is text.
+    Container,
+}
+
+/// The block a delimiter line opens: four or more of one character (`----`, `....`, `++++`,
+/// `////`, `====`, `****`, `____`), a Markdown fence, or `--`.
+fn delimiter(line: &str) -> Option<Opened> {
+    if line.starts_with("```") {
+        return Some(Opened::Code("```".into()));
+    }
+    if line == "--" {
+        return Some(Opened::Container);
+    }
+    let first = line.chars().next()?;
+    if line.len() < 4 || !line.chars().all(|c| c == first) {
+        return None;
+    }
+    match first {
+        '-' | '.' | '+' => Some(Opened::Code(line.to_string())),
+        '/' => Some(Opened::Comment(line.to_string())),
+        '=' | '*' | '_' => Some(Opened::Container),
+        _ => None,
+    }
+}
+
+/// The name of an attribute entry (`:name: value`, `:name!:`).
+fn attribute_key(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix(':')?;
+    let end = rest.find(':')?;
+    let name = rest[..end].trim_end_matches('!');
+    let after = &rest[end + 1..];
+    let valid = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '-' || c == '_');
+    (valid && (after.is_empty() || after.starts_with(' '))).then_some(name)
+}
+
+/// A section title's level plus one (`= Title` is 1, `== Section` 2, up to 6).
+fn heading(line: &str) -> Option<usize> {
+    let marks = line.bytes().take_while(|&b| b == b'=').count();
+    let rest = &line[marks..];
+    let valid = (1..=6).contains(&marks) && rest.starts_with(' ') && !rest.trim().is_empty();
+    valid.then_some(marks)
+}
+
+/// A line's cross references rewritten as Markdown links: `xref:T[X]` and `link:T[X]` as
+/// `[X](T)`, `<<T,X>>` as `[X](T)`, inline anchors `[[id]]` dropped. One pass: every scan
+/// ends at a closing mark known to exist, and what it scanned is consumed.
+fn inline(line: &str) -> (String, Vec<(u32, u32)>) {
+    let mut out = Rewrite::new(line);
+    let last_bracket = line.rfind(']');
+    let last_double = line.rfind("]]");
+    let last_angle = line.rfind(">>");
+    while out.at < line.len() {
+        let rest = &line[out.at..];
+        let done = if rest.starts_with("xref:") || rest.starts_with("link:") {
+            let is_xref = rest.starts_with('x');
+            out.macro_link(5, is_xref, last_bracket)
+        } else if rest.starts_with("<<") {
+            out.angle_link(last_angle)
+        } else if rest.starts_with("[[") {
+            out.anchor(last_double)
+        } else {
+            false
+        };
+        if !done {
+            out.copy_char();
+        }
+    }
+    (out.text, out.shifts)
+}
+
+/// The state of [`inline`]: what is written, where the reading is, and the columns.
+struct Rewrite<'l> {
+    line: &'l str,
+    at: usize,
+    text: String,
+    md_col: u32,
+    src_col: u32,
+    shifts: Vec<(u32, u32)>,
+}
+
+impl<'l> Rewrite<'l> {
+    fn new(line: &'l str) -> Rewrite<'l> {
+        Rewrite {
+            line,
+            at: 0,
+            text: String::with_capacity(line.len()),
+            md_col: 1,
+            src_col: 1,
+            shifts: Vec::new(),
+        }
+    }
+
+    fn copy_char(&mut self) {
+        if let Some(c) = self.line[self.at..].chars().next() {
+            self.text.push(c);
+            self.at += c.len_utf8();
+            self.md_col += 1;
+            self.src_col += 1;
+        }
+    }
+
+    /// Copies `len` bytes as they are (a scanned region that is no cross reference).
+    fn copy(&mut self, len: usize) -> bool {
+        let part = &self.line[self.at..self.at + len];
+        self.text.push_str(part);
+        let chars = part.chars().count() as u32;
+        self.md_col += chars;
+        self.src_col += chars;
+        self.at += len;
+        true
+    }
+
+    /// Writes `markdown` in place of the next `len` source bytes, marking both ends.
+    fn replace(&mut self, len: usize, markdown: &str) -> bool {
+        self.shifts.push((self.md_col, self.src_col));
+        self.text.push_str(markdown);
+        self.md_col += markdown.chars().count() as u32;
+        self.src_col += self.line[self.at..self.at + len].chars().count() as u32;
+        self.at += len;
+        self.shifts.push((self.md_col, self.src_col));
+        true
+    }
+
+    /// `xref:TARGET[TEXT]` or `link:TARGET[TEXT]`, the name `prefix` bytes long.
+    fn macro_link(&mut self, prefix: usize, is_xref: bool, last_bracket: Option<usize>) -> bool {
+        let rest = &self.line[self.at + prefix..];
+        let target_len = rest
+            .find(|c: char| c.is_whitespace() || c == '[' || c == '<')
+            .unwrap_or(rest.len());
+        let open = self.at + prefix + target_len;
+        let closes = last_bracket.is_some_and(|last| last > open);
+        if target_len == 0 || !self.line[open..].starts_with('[') || !closes {
+            return self.copy(prefix + target_len);
+        }
+        let close = open + self.line[open..].find(']').unwrap_or(0);
+        let target = &rest[..target_len];
+        let label = &self.line[open + 1..close];
+        let target = if is_xref {
+            xref_target(target)
+        } else {
+            Some(target.to_string())
+        };
+        let markdown = link(label, target, &rest[..target_len]);
+        self.replace(close + 1 - self.at, &markdown)
+    }
+
+    /// `<<TARGET>>` or `<<TARGET,TEXT>>`.
+    fn angle_link(&mut self, last_angle: Option<usize>) -> bool {
+        let start = self.at + 2;
+        let Some(end) = last_angle.filter(|&last| last >= start) else {
+            return self.copy(2);
+        };
+        let end = start + self.line[start..end + 2].find(">>").unwrap_or(0);
+        let inside = &self.line[start..end];
+        let (target, label) = inside.split_once(',').unwrap_or((inside, ""));
+        if target.is_empty() || target.contains(char::is_whitespace) {
+            return self.copy(end + 2 - self.at);
+        }
+        let markdown = link(label.trim(), xref_target(target), target);
+        self.replace(end + 2 - self.at, &markdown)
+    }
+
+    /// An inline anchor `[[id]]` (or `[[id,label]]`): dropped, it is no link.
+    fn anchor(&mut self, last_double: Option<usize>) -> bool {
+        let start = self.at + 2;
+        let Some(last) = last_double.filter(|&last| last >= start) else {
+            return self.copy(2);
+        };
+        let end = start + self.line[start..last + 2].find("]]").unwrap_or(0);
+        if end == start || self.line[start..end].contains(char::is_whitespace) {
+            return self.copy(end + 2 - self.at);
+        }
+        self.replace(end + 2 - self.at, "")
+    }
+}
+
+/// The Markdown link of a cross reference: `[label](target)`, the label the target's text
+/// when empty; only the label when the target is no path (an Antora resource id).
+fn link(label: &str, target: Option<String>, written: &str) -> String {
+    let label = if label.is_empty() { written } else { label };
+    match target {
+        Some(target) => format!("[{label}]({target})"),
+        None => label.to_string(),
+    }
+}
+
+/// Where a cross reference points, as a Markdown link target: `file.adoc#id` as written,
+/// `file#id` with the `.adoc` AsciiDoc leaves out, a bare `id` in this page (`#id`). An
+/// Antora resource id (`module:page.adoc`) is no path: `None`.
+fn xref_target(target: &str) -> Option<String> {
+    let (doc, anchor) = match target.split_once('#') {
+        Some((doc, anchor)) => (doc, Some(anchor)),
+        None => (target, None),
+    };
+    if doc.contains(':') {
+        return None;
+    }
+    let has_extension = {
+        let name = doc.rsplit('/').next().unwrap_or(doc);
+        name.contains('.')
+    };
+    let doc = match (doc.is_empty(), has_extension, anchor) {
+        (true, _, _) => String::new(),
+        (false, true, _) => doc.to_string(),
+        // `xref:id[]` names an anchor of this page; `xref:page#id[]` a page.
+        (false, false, None) => return Some(format!("#{doc}")),
+        (false, false, Some(_)) => format!("{doc}.adoc"),
+    };
+    Some(match anchor {
+        Some(anchor) => format!("{doc}#{anchor}"),
+        None => doc,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn markdown(text: &str) -> String {
+        translate(text).markdown
+    }
+
+    #[test]
+    fn the_header_title_sections_and_metadata_become_markdown_line_for_line() {
+        let text = "= ADR 1: Use Postgres\nJane Doe <jane@example.com>\n:status: Accepted\n\
+                    :toc: left\n\n== Context\n\n// a comment\n[source,sql]\n----\n== not a title\n\
+                    ----\n=== Detail ===\n";
+        assert_eq!(
+            markdown(text),
+            "# ADR 1: Use Postgres\n\n status: Accepted\n\n\n## Context\n\n\n\n~~~~~~\n\
+             == not a title\n~~~~~~\n### Detail\n"
+        );
+        assert_eq!(text.lines().count(), markdown(text).lines().count());
+    }
+
+    #[test]
+    fn cross_references_become_links_and_columns_map_back() {
+        let line = "See xref:0002-b.adoc[the next one], <<other#why,Why>> and <<local>> [[here]].";
+        let page = translate(line);
+        assert_eq!(
+            page.markdown,
+            "See [the next one](0002-b.adoc), [Why](other.adoc#why) and [local](#local) .\n"
+        );
+        let mut at = Location {
+            path: String::new(),
+            line: 1,
+            col: 34,
+        };
+        page.relocate(&mut at);
+        assert_eq!(at.col, 37, "the `<<` of the second reference");
+        assert_eq!(xref_target("ROOT:page.adoc"), None);
+        assert_eq!(xref_target("anchor").as_deref(), Some("#anchor"));
+        assert_eq!(
+            markdown("link:https://x.org/a[site]"),
+            "[site](https://x.org/a)\n"
+        );
+    }
+
+    #[test]
+    fn unclosed_references_and_blocks_are_read_as_text() {
+        assert_eq!(markdown("xref:a.adoc[no close"), "xref:a.adoc[no close\n");
+        assert_eq!(markdown("<<a <<b <<c"), "<<a <<b <<c\n");
+        assert_eq!(markdown("////\nhidden\n"), "\n\n");
+        // Every scan ends at a closing mark known to exist, and what it scanned is read once
+        // (`benches`-free: a quadratic reading of these lines would take minutes).
+        for long in [
+            "xref:".repeat(20_000) + "[",
+            "Text [[a ".repeat(20_000) + "]]",
+            "Text <<a ".repeat(20_000) + ">>",
+        ] {
+            assert!(markdown(&long).trim_end() == long, "read as text");
+        }
+        let nested = "xref:a[".repeat(20_000) + "]";
+        assert!(markdown(&nested).starts_with("[xref:a["));
+    }
+}

@@ -1,0 +1,110 @@
+//! The seam for formats of knowledge pages: a format says what it is about itself (its name,
+//! the file endings it reads, where discovery finds it, how one page parses) by implementing
+//! [`PageFormat`], and is registered by one row of [`FORMATS`]. Everything else goes through
+//! that: the catalogue lists, reads and parses its files (`Source::Pages`, `Parser::Pages`),
+//! the index stores its parser under its name, `brief.toml`'s `formats` and zero-configuration
+//! discovery find it, `brief check` gives its warnings the knowledge base's rules.
+//!
+//! Its pages are knowledge-base pages: they join the knowledge base's catalogue (links from
+//! and to them resolve like Markdown links), their ids come from their paths as Markdown
+//! pages' do (`ADR-0001` for an ADR), and their nodes are [`markdown::Parsed`] nodes.
+
+mod asciidoc;
+
+use std::fmt;
+
+use super::kb::{Catalog, Layout};
+use super::markdown;
+use brief_root::Root;
+
+/// What a format of knowledge pages says about itself.
+pub trait PageFormat: Sync {
+    /// Its name: the value of `formats = [...]` in `brief.toml`, and the tag the index
+    /// stores with each of its files.
+    fn name(&self) -> &'static str;
+    /// The endings of the file names it reads, lower-case, dot included (`.adoc`).
+    fn extensions(&self) -> &'static [&'static str];
+    /// Whether zero-configuration discovery adds it: the project holds its pages where such
+    /// pages conventionally live. Reads a few folders, never the whole tree; by default, a
+    /// page directly in an ADR folder of the layout, in `docs/` or in `doc/`.
+    fn discover(&self, root: &Root, layout: &Layout) -> bool {
+        let folders = layout.adr_dirs.iter().map(String::as_str);
+        folders
+            .chain(["docs", "doc"])
+            .any(|dir| holds_pages(root, dir, self.extensions()))
+    }
+    /// Parses the text of one page (`rel` relative to the root) against the catalogue.
+    fn parse(&self, rel: &str, text: &str, catalog: &Catalog) -> markdown::Parsed;
+}
+
+/// A registered [`PageFormat`]: compared, printed and stored by its name.
+#[derive(Clone, Copy)]
+pub struct Format(&'static dyn PageFormat);
+
+impl Format {
+    /// The registered format of this name.
+    pub fn named(name: &str) -> Option<Format> {
+        FORMATS.iter().copied().find(|f| f.name() == name)
+    }
+
+    /// Every registered format, in registration order.
+    pub fn all() -> &'static [Format] {
+        FORMATS
+    }
+
+    /// Whether a root-relative path (any case) ends with one of its extensions.
+    pub(crate) fn reads(&self, rel: &str) -> bool {
+        let lower = rel.to_ascii_lowercase();
+        self.extensions().iter().any(|ext| lower.ends_with(ext))
+    }
+}
+
+impl std::ops::Deref for Format {
+    type Target = dyn PageFormat;
+
+    fn deref(&self) -> &Self::Target {
+        self.0
+    }
+}
+
+impl PartialEq for Format {
+    fn eq(&self, other: &Format) -> bool {
+        self.name() == other.name()
+    }
+}
+
+impl fmt::Debug for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The registered formats: a new format is its module and its row here.
+const FORMATS: &[Format] = &[Format(&asciidoc::AsciiDoc)];
+
+/// The files of a format under the root, walked as the knowledge base is (hidden folders,
+/// dependencies, build output and templates skipped), sorted.
+pub(crate) fn listing(root: &Root, layout: &Layout, format: Format) -> super::Walk {
+    let base = root.path();
+    let mut walk = super::walk_files(
+        root,
+        base,
+        &super::kb::SKIPPED_DIRS,
+        &mut |_, _| {},
+        &|name| format.reads(name),
+    );
+    walk.files
+        .retain(|path| !layout.is_template(&super::rel_path(base, path)));
+    walk
+}
+
+/// Whether any file directly in `dir` (root-relative) ends with one of `extensions`.
+pub(crate) fn holds_pages(root: &Root, dir: &str, extensions: &[&str]) -> bool {
+    let Ok(entries) = root.list_dir(&root.path().join(dir)) else {
+        return false;
+    };
+    entries.iter().any(|entry| {
+        let name = entry.name.to_string_lossy().to_ascii_lowercase();
+        entry.kind != brief_root::EntryKind::Dir && extensions.iter().any(|e| name.ends_with(e))
+    })
+}
