@@ -134,18 +134,24 @@ fn part_of_selected(
     node: NodeIx,
     selected: &BTreeSet<NodeIx>,
 ) -> Result<bool, StoreError> {
-    let files = graph.files_of(node)?;
+    // The files are read only once a selected whole is met: most candidates have none.
+    let mut files: Option<Vec<String>> = None;
     let mut frontier = vec![node];
     let mut seen = BTreeSet::new();
     while let Some(at) = frontier.pop() {
         for edge in graph.edges_in_of(at, &Relation::Contains)? {
-            if selected.contains(&edge.from)
-                && graph
+            if selected.contains(&edge.from) {
+                if files.is_none() {
+                    files = Some(graph.files_of(node)?);
+                }
+                let own = files.as_deref().unwrap_or_default();
+                if graph
                     .files_of(edge.from)?
                     .iter()
-                    .any(|file| files.contains(file))
-            {
-                return Ok(true);
+                    .any(|file| own.contains(file))
+                {
+                    return Ok(true);
+                }
             }
             if seen.insert(edge.from) {
                 frontier.push(edge.from);
