@@ -39,7 +39,9 @@ mod signature;
 mod similar;
 mod store;
 mod stored;
-#[cfg(any(all(test, feature = "postgres"), feature = "testing"))]
+// A harness of PostgreSQL servers: only where the PostgreSQL store is built (`testing` alone
+// adds no driver, so a build without `postgres` pulls in no tokio through its tests).
+#[cfg(all(feature = "postgres", any(test, feature = "testing")))]
 pub mod testing;
 mod zone;
 

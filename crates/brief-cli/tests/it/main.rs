@@ -29,6 +29,8 @@ mod quality;
 mod search;
 #[cfg(feature = "mcp")]
 mod serve;
+// Both session stores side by side: the PostgreSQL half needs its harness.
+#[cfg(feature = "postgres")]
 mod session;
 mod specs;
 mod tana;
