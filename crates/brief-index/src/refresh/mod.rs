@@ -571,24 +571,37 @@ fn write_tana_reads(
                 insert_problem(tx, &file.rel, &problem)?;
             }
         }
-        run(
-            tx,
-            "INSERT OR REPLACE INTO files(path, size, mtime, ctime, ino, dev, racy, hash,
-                                          problem, parser)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0, ?9)",
-            params![
-                file.rel,
-                stamp.size,
-                stamp.mtime,
-                stamp.ctime,
-                stamp.inode,
-                stamp.device,
-                racy as i64,
-                &read.hash[..],
-                encode_parser(&file.parser)
-            ],
-        )?;
+        write_file_row(tx, file, (stamp, racy), &read.hash, false)?;
     }
+    Ok(())
+}
+
+/// A file's row: its stamp (and whether the stamp is racy), its content hash, whether it
+/// gave a problem, and its parser.
+fn write_file_row(
+    tx: &Connection,
+    file: &Listed,
+    (stamp, racy): (Stamp, bool),
+    hash: &[u8],
+    problem: bool,
+) -> rusqlite::Result<()> {
+    let mut insert = tx.prepare_cached(
+        "INSERT OR REPLACE INTO files(path, size, mtime, ctime, ino, dev, racy, hash,
+                                      problem, parser)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    )?;
+    insert.execute(params![
+        file.rel,
+        stamp.size,
+        stamp.mtime,
+        stamp.ctime,
+        stamp.inode,
+        stamp.device,
+        racy as i64,
+        hash,
+        problem as i64,
+        encode_parser(&file.parser)
+    ])?;
     Ok(())
 }
 
@@ -604,11 +617,6 @@ fn write_reads(
 ) -> rusqlite::Result<(Vec<Written>, usize)> {
     let total = changes.todo.len();
     let mut touched: Vec<Written> = Vec::new();
-    let mut insert_file = tx.prepare_cached(
-        "INSERT OR REPLACE INTO files(path, size, mtime, ctime, ino, dev, racy, hash,
-                                      problem, parser)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-    )?;
     let mut done = 0;
     for read in receiver.iter().flat_map(|reads| {
         done += reads.len();
@@ -631,18 +639,7 @@ fn write_reads(
                 write_parsed(tx, &file.rel, result, changes.fresh, &mut touched)?
             }
         };
-        insert_file.execute(params![
-            file.rel,
-            stamp.size,
-            stamp.mtime,
-            stamp.ctime,
-            stamp.inode,
-            stamp.device,
-            racy as i64,
-            &read.hash[..],
-            problem as i64,
-            encode_parser(&file.parser)
-        ])?;
+        write_file_row(tx, file, (stamp, racy), &read.hash, problem)?;
     }
     Ok((touched, done))
 }
