@@ -45,28 +45,40 @@ pub enum Role {
 
 /// The `.kiro/` folders under the root: the root's, and nested ones up to three folders deep
 /// (not inside hidden folders, dependencies or build output), sorted.
+///
+/// Each folder on the way is asked for its `.kiro/` by name, and only folders above the
+/// deepest level are listed: this runs before every request, and the deepest level is where
+/// a project keeps its folders of thousands of files (`specgraph/nodes/behaviors`).
 pub fn kiro_workspaces(root: &Root) -> Vec<String> {
     let base = root.path();
     let mut found = Vec::new();
     let mut stack: Vec<(String, usize)> = vec![(String::new(), 0)];
     while let Some((dir, depth)) = stack.pop() {
+        let rel = if dir.is_empty() {
+            ".kiro".to_string()
+        } else {
+            format!("{dir}/.kiro")
+        };
+        if root.is_dir(&base.join(&rel)) {
+            found.push(rel);
+        }
+        if depth == NESTED_DEPTH {
+            continue;
+        }
         let Ok(entries) = root.list_dir(&base.join(&dir)) else {
             continue;
         };
         for entry in entries.iter().filter(|e| matches!(e.kind, EntryKind::Dir)) {
             let name = entry.name.to_string_lossy();
-            let rel = if dir.is_empty() {
-                name.to_string()
-            } else {
-                format!("{dir}/{name}")
-            };
-            if name == ".kiro" {
-                found.push(rel);
-            } else if depth < NESTED_DEPTH
-                && !name.starts_with('.')
+            if !name.starts_with('.')
                 && !SKIPPED.contains(&name.as_ref())
                 && !name.contains(['\t', '\n'])
             {
+                let rel = if dir.is_empty() {
+                    name.to_string()
+                } else {
+                    format!("{dir}/{name}")
+                };
                 stack.push((rel, depth + 1));
             }
         }

@@ -216,3 +216,27 @@ mod never_panics {
         }
     }
 }
+
+#[test]
+fn workspaces_are_found_three_folders_deep_and_no_deeper() {
+    let dir = tempfile::tempdir().unwrap();
+    for kiro in [
+        ".kiro",
+        "apps/web/.kiro",
+        "a/b/c/.kiro",
+        "a/b/c/d/.kiro",
+        ".hidden/x/.kiro",
+        "node_modules/pkg/.kiro",
+    ] {
+        std::fs::create_dir_all(dir.path().join(kiro)).unwrap();
+    }
+    // A folder of many files at the deepest level is asked for `.kiro` by name, not listed.
+    for n in 0..50 {
+        std::fs::write(dir.path().join(format!("a/b/c/{n}.json")), "{}").unwrap();
+    }
+    let root = Root::open(dir.path()).unwrap();
+    assert_eq!(
+        kiro_workspaces(&root),
+        [".kiro", "a/b/c/.kiro", "apps/web/.kiro"]
+    );
+}
