@@ -14,9 +14,10 @@ use crate::render::json::{audit, AuditInput};
 use crate::render::{card, Extras, Format, Layout, Style};
 pub use crate::resolve::Confidence;
 use crate::resolve::{resolve, UnknownTarget};
+pub use crate::traverse::NamedRule;
 use crate::traverse::{
-    add_applying, add_found_rules, traverse_many, traverse_tana, Depth, Selection, TraverseOptions,
-    DEFAULT_FANOUT, TANA_FANOUT,
+    add_applying, add_found_rules, add_named_rules, traverse_many, traverse_tana, Depth, Selection,
+    TraverseOptions, DEFAULT_FANOUT, TANA_FANOUT,
 };
 use brief_count::{Counter, Encoding};
 use brief_model::Follow;
@@ -163,6 +164,9 @@ pub struct Start {
     pub rules: Vec<(NodeIx, f64)>,
     /// Further search hits (node, share of the best) added as related material.
     pub related: Vec<(NodeIx, f64)>,
+    /// Rules covering part of the tree whose folder the query names: hard constraints, as
+    /// if their globs had matched.
+    pub named: Vec<NamedRule>,
 }
 
 /// Assembles the context for `request` over a loaded graph; the target must be an id.
@@ -317,6 +321,7 @@ pub fn assemble_from(
     let plan = plan(corpus, defaults, request, target)?;
     let mut selection = select(corpus, &plan, &start.seeds)?;
     add_found_rules(corpus, &mut selection, target, &start.rules)?;
+    add_named_rules(corpus, &mut selection, &start.named)?;
     add_related(corpus, &mut selection, &start.seeds, &start.related)?;
     let needed = Needed::of(corpus, &selection, target)?;
     let store = corpus.store(&needed.nodes)?;

@@ -7,6 +7,7 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use crate::context::{assemble_from, show, ContextError, ContextOutput, ContextRequest, Start};
 use crate::find::{choose, find, fuse, Match, DEFAULT_SEEDS, SIMILAR_POOL};
+use crate::named::named_rules;
 use crate::render::Format;
 use crate::resolve::UnknownTarget;
 use crate::resolve::{
@@ -708,9 +709,36 @@ impl Engine {
                 let chosen = choose(&self.index, &hits, confidence, cap)?;
                 let mut start = start_of(request, &hits, chosen);
                 start.similarity = similarity;
+                self.name_rules(target, &mut start)?;
                 Ok(start)
             }
         }
+    }
+
+    /// The rules a target in words names by their folder ([`named_rules`]) join the start
+    /// as hard constraints, each with the share of the start it applies to as its relevance,
+    /// and leave its related material.
+    fn name_rules(&self, target: &str, start: &mut Start) -> Result<(), EngineError> {
+        let taken: BTreeSet<NodeIx> = start
+            .seeds
+            .iter()
+            .chain(start.rules.iter().map(|(node, _)| node))
+            .copied()
+            .collect();
+        let named = named_rules(&self.index, target, &start.seeds, &taken, &start.relevance)?;
+        start
+            .related
+            .retain(|(node, _)| !named.iter().any(|rule| rule.node == *node));
+        // A named rule is as relevant to the task as the start it applies to: among the
+        // hard constraints it comes before a rule that merely matches a word or two.
+        for rule in &named {
+            let k = start.seeds.iter().position(|s| *s == rule.to).unwrap_or(0);
+            let share = start.shares.get(k).copied().unwrap_or(1.0);
+            let relevance = start.relevance.entry(rule.node).or_insert(0.0);
+            *relevance = relevance.max(share);
+        }
+        start.named = named;
+        Ok(())
     }
 
     /// The hits of a target in words fused with the query's similarity to the nodes
@@ -1358,6 +1386,7 @@ fn start_of(request: &ContextRequest, hits: &[Scored], chosen: Match) -> Start {
         confidence: chosen.confidence,
         rules: chosen.rules,
         related: chosen.related,
+        named: Vec::new(),
         embeddings: None,
         similarity: HashMap::new(),
     }

@@ -8,6 +8,7 @@ mod files;
 mod find;
 mod fit;
 mod impact;
+mod named;
 mod rank;
 mod related;
 mod render;
@@ -21,7 +22,7 @@ mod watched;
 
 pub use context::{
     assemble, assemble_from, plan, select, show, Confidence, ContextError, ContextOutput,
-    ContextRequest, Start,
+    ContextRequest, NamedRule, Start,
 };
 pub use engine::{located, Cancel, ChangeSignal, Engine, EngineError, Pending, MAX_NAMED_CHANGES};
 pub use explain::{explain, explanation_text};

@@ -13,7 +13,9 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use brief_model::Follow;
-use brief_model::{Dangling, Edge, GraphView, IxMap, Kind, NodeIx, Relation, Scope, StoreError};
+use brief_model::{
+    Dangling, Edge, GraphView, IxMap, Kind, Naming, NodeIx, Relation, Scope, StoreError,
+};
 
 mod tana;
 
@@ -584,6 +586,10 @@ pub(crate) fn reason_key(
                 Scope::Always => String::new(),
                 Scope::Glob { glob, file } => format!("{glob}\u{0}{file}"),
                 Scope::Words { share } => format!("{share:05}"),
+                Scope::Named { folder, by } => match by {
+                    Naming::Word(word) => format!("{folder}\u{0}{word}"),
+                    Naming::Folder(start) => format!("{folder}\u{0}\u{0}{start}"),
+                },
             },
             Direction::Forward,
             id(to)?,
@@ -653,6 +659,41 @@ pub(crate) fn add_found_rules(
             },
         ));
     }
+    add_reasons(graph, selection, found)
+}
+
+/// A rule covering part of the tree that a target in words names by the folder it governs
+/// (`docs/traversal.md`, "Targets in words").
+#[derive(Debug, Clone, PartialEq)]
+pub struct NamedRule {
+    /// The rule.
+    pub node: NodeIx,
+    /// The start node it applies to: the first when a word of the task names it, the start
+    /// whose folder names it otherwise.
+    pub to: NodeIx,
+    /// The folder it governs and what names it ([`Scope::Named`]).
+    pub scope: Scope,
+}
+
+/// Adds the rules a target in words names by their folder as hard constraints of the start
+/// each applies to, reason [`Reason::Applies`] with [`Scope::Named`].
+pub(crate) fn add_named_rules(
+    graph: &dyn GraphView,
+    selection: &mut Selection,
+    named: &[NamedRule],
+) -> Result<(), StoreError> {
+    let found = named
+        .iter()
+        .map(|rule| {
+            (
+                rule.node,
+                Reason::Applies {
+                    to: rule.to,
+                    scope: rule.scope.clone(),
+                },
+            )
+        })
+        .collect();
     add_reasons(graph, selection, found)
 }
 

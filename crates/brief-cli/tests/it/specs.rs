@@ -510,3 +510,110 @@ fn windsurf_rules_govern_the_files_their_trigger_names() {
     assert!(card.contains("Migrations are append-only."), "{card}");
     assert!(card.contains("norm"), "{card}");
 }
+
+/// The node of `id` in an audit, with a message naming what is there when it is missing.
+#[track_caller]
+fn node<'a>(json: &'a Value, id: &str) -> &'a Value {
+    json["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["id"] == id)
+        .unwrap_or_else(|| panic!("{id} is not in: {json}"))
+}
+
+#[test]
+fn a_nested_agent_file_whose_folder_the_task_names_is_a_hard_constraint() {
+    let dir = copy_fixture(&format!("{FIXTURES}/nested-agents"));
+    let root = dir.path().to_str().unwrap();
+    // Its own words barely match ("Package guidelines", about clients and credentials),
+    // but the task's word `connector` names its folder `pkg/connectors/`.
+    let json = audit(root, "add a connector for a hosted warehouse API", "4000");
+    let rule = node(&json, "pkg/connectors/AGENTS.md");
+    assert_eq!(rule["rank"]["class"], "hard", "{rule}");
+    let reason = &rule["reasons"][0];
+    assert_eq!(reason["relation"], "applies", "{rule}");
+    assert_eq!(reason["direction"], "named", "{rule}");
+    assert_eq!(reason["folder"], "pkg/connectors", "{rule}");
+    assert_eq!(reason["word"], "connector", "{rule}");
+    // Folders the task does not name stay out.
+    for other in [
+        "pkg/retries/AGENTS.md",
+        "pkg/storage/AGENTS.md",
+        "pkg/cli/AGENTS.md",
+    ] {
+        assert!(
+            !json["nodes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|n| n["id"] == other),
+            "{other}: {json}"
+        );
+    }
+    // The Markdown document says why too.
+    let doc = brief(&[
+        "context",
+        "add a connector for a hosted warehouse API",
+        "--root",
+        root,
+    ]);
+    assert!(
+        doc.contains("its folder `pkg/connectors/` is named by the task's word `connector`"),
+        "{doc}"
+    );
+}
+
+#[test]
+fn a_nested_agent_file_named_like_the_folder_of_a_start_is_a_hard_constraint() {
+    let dir = copy_fixture(&format!("{FIXTURES}/nested-agents"));
+    let root = dir.path().to_str().unwrap();
+    // The task names no folder; it starts from docs/retries/backoff.md, and the rules of
+    // `pkg/retries/` govern what that page documents.
+    let json = audit(
+        root,
+        "wait longer between attempts when a vendor answers 429",
+        "4000",
+    );
+    assert_eq!(json["seeds"][0]["id"], "docs/retries/backoff.md", "{json}");
+    let rule = node(&json, "pkg/retries/AGENTS.md");
+    assert_eq!(rule["rank"]["class"], "hard", "{rule}");
+    let reason = &rule["reasons"][0];
+    assert_eq!(reason["direction"], "named", "{rule}");
+    assert_eq!(reason["from"], "docs/retries/backoff.md", "{rule}");
+    assert_eq!(reason["folder"], "pkg/retries", "{rule}");
+    assert_eq!(reason["start_folder"], "docs/retries", "{rule}");
+    // A rule neither named nor matching well is no hard constraint.
+    if let Some(other) = json["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["id"] == "pkg/connectors/AGENTS.md")
+    {
+        assert_eq!(other["rank"]["class"], "related", "{other}");
+    }
+}
+
+#[test]
+fn a_broad_task_brings_a_bounded_number_of_named_folders() {
+    let dir = copy_fixture(&format!("{FIXTURES}/nested-agents"));
+    let root = dir.path().to_str().unwrap();
+    let json = audit(
+        root,
+        "move connector storage retries and cli settings into one guide",
+        "8000",
+    );
+    let named = json["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| {
+            n["reasons"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r["direction"] == "named")
+        })
+        .count();
+    assert!((1..=3).contains(&named), "{named} named: {json}");
+}

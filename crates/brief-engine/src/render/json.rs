@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::rank::Ranked;
 use crate::traverse::Reason;
-use brief_model::{NodeIx, NodeStore, Scope};
+use brief_model::{Naming, NodeIx, NodeStore, Scope};
 
 use super::{Fitted, TruncationNote};
 
@@ -91,6 +91,12 @@ struct ReasonOut<'a> {
     file: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     score: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    folder: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    word: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    start_folder: Option<&'a str>,
 }
 
 impl<'a> ReasonOut<'a> {
@@ -103,6 +109,9 @@ impl<'a> ReasonOut<'a> {
             glob: None,
             file: None,
             score: None,
+            folder: None,
+            word: None,
+            start_folder: None,
         }
     }
 }
@@ -140,6 +149,20 @@ fn reason_out<'a>(reason: &'a Reason, id: &dyn Fn(&NodeIx) -> &'a str) -> Reason
                 direction: Some("words"),
                 from: Some(id(to)),
                 score: Some(f64::from(*share) / 10_000.0),
+                ..ReasonOut::plain("applies")
+            },
+            Scope::Named { folder, by } => ReasonOut {
+                direction: Some("named"),
+                from: Some(id(to)),
+                folder: Some(folder),
+                word: match by {
+                    Naming::Word(word) => Some(word),
+                    Naming::Folder(_) => None,
+                },
+                start_folder: match by {
+                    Naming::Word(_) => None,
+                    Naming::Folder(start) => Some(start),
+                },
                 ..ReasonOut::plain("applies")
             },
         },

@@ -46,6 +46,7 @@ const STAY_PUBLIC: &[(&str, &str)] = &[
     ("brief-engine", "Embeddings"),     // named by `Start::embeddings`
     ("brief-engine", "Explanation"),    // named by `explain`
     ("brief-engine", "NamedPaths"),     // named by `Engine::named_paths`
+    ("brief-engine", "NamedRule"),      // named by `Start::named`
     ("brief-engine", "Reached"),        // named by `Selection::reached`
     ("brief-engine", "Reason"),         // named by `Reached::reasons`
     ("brief-engine", "RevisionError"),  // named by `EngineError::Revision::0`
