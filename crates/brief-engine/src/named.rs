@@ -119,16 +119,12 @@ fn governed_folders(
     seeds: &[NodeIx],
     taken: &BTreeSet<NodeIx>,
 ) -> Result<Vec<(NodeIx, String, String)>, StoreError> {
-    let mut applied = BTreeSet::new();
-    for &seed in seeds {
-        applied.extend(applying(graph, seed)?.into_iter().map(|(node, _)| node));
-    }
     let mut out = Vec::new();
     for (node, applies) in graph.scoped()? {
         let Applies::Files(globs) = applies else {
             continue;
         };
-        if taken.contains(&node) || applied.contains(&node) {
+        if taken.contains(&node) {
             continue;
         }
         let Some(folder) = globs.iter().find_map(|g| glob_folder(g)) else {
@@ -138,6 +134,14 @@ fn governed_folders(
             out.push((node, graph.id_of(node)?, folder));
         }
     }
+    if out.is_empty() {
+        return Ok(out);
+    }
+    let mut applied = BTreeSet::new();
+    for &seed in seeds {
+        applied.extend(applying(graph, seed)?.into_iter().map(|(node, _)| node));
+    }
+    out.retain(|(node, _, _)| !applied.contains(node));
     Ok(out)
 }
 

@@ -568,6 +568,13 @@ fn a_nested_agent_file_whose_folder_the_task_names_is_a_hard_constraint() {
 fn a_nested_agent_file_named_like_the_folder_of_a_start_is_a_hard_constraint() {
     let dir = copy_fixture(&format!("{FIXTURES}/nested-agents"));
     let root = dir.path().to_str().unwrap();
+    // The start's own folder has rules too: they apply by their globs, as for a file target,
+    // and are not counted again as named.
+    std::fs::write(
+        dir.path().join("docs/retries/AGENTS.md"),
+        "# Pages on failure handling\n\n- Every example shows the ceiling.\n",
+    )
+    .unwrap();
     // The task names no folder; it starts from docs/retries/backoff.md, and the rules of
     // `pkg/retries/` govern what that page documents.
     let json = audit(
@@ -583,6 +590,15 @@ fn a_nested_agent_file_named_like_the_folder_of_a_start_is_a_hard_constraint() {
     assert_eq!(reason["from"], "docs/retries/backoff.md", "{rule}");
     assert_eq!(reason["folder"], "pkg/retries", "{rule}");
     assert_eq!(reason["start_folder"], "docs/retries", "{rule}");
+    let own = node(&json, "docs/retries/AGENTS.md");
+    assert_eq!(own["rank"]["class"], "hard", "{own}");
+    let directions: Vec<&str> = own["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["direction"].as_str())
+        .collect();
+    assert_eq!(directions, ["glob"], "{own}");
     // A rule neither named nor matching well is no hard constraint.
     if let Some(other) = json["nodes"]
         .as_array()
