@@ -56,7 +56,13 @@ pub(crate) struct Match {
 /// (and at least [`POOL`]). `Verdict::Nothing` when nothing matches well enough to answer.
 pub(crate) fn find(index: &Index, query: &str, wanted: usize) -> Result<Verdict, StoreError> {
     let asked = words(query);
-    let texts: Vec<String> = asked.iter().map(|w| w.text.clone()).collect();
+    // A function word weighs nothing and is never scored: its count (a walk over nearly every
+    // node) would be read for nothing.
+    let texts: Vec<String> = asked
+        .iter()
+        .filter(|w| w.role != Role::Stop)
+        .map(|w| w.text.clone())
+        .collect();
     let (terms, total) = index.terms(&texts)?;
     let counted: Vec<Counted> = terms
         .iter()
