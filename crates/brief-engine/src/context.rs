@@ -9,7 +9,7 @@ use brief_project::{Defaults, DEFAULT_BUDGET};
 use std::collections::HashMap;
 
 use crate::rank::{rank, RankInputs, Ranked};
-use crate::related::add_related;
+use crate::related::{add_related, Named};
 use crate::render::json::{audit, AuditInput};
 use crate::render::{card, Extras, Format, Layout, Style};
 pub use crate::resolve::Confidence;
@@ -322,7 +322,11 @@ pub fn assemble_from(
     let mut selection = select(corpus, &plan, &start.seeds)?;
     add_found_rules(corpus, &mut selection, target, &start.rules)?;
     add_named_rules(corpus, &mut selection, &start.named)?;
-    add_related(corpus, &mut selection, &start.seeds, &start.related)?;
+    let named = match start.confidence {
+        Confidence::Exact => Named::Exactly,
+        Confidence::Strong | Confidence::Weak => Named::ByWords,
+    };
+    add_related(corpus, &mut selection, &start.seeds, &start.related, named)?;
     let needed = Needed::of(corpus, &selection, target)?;
     let store = corpus.store(&needed.nodes)?;
     let graph: &dyn brief_model::NodeStore = &*store;

@@ -101,6 +101,7 @@ fn rule_name(reason: &Reason) -> &'static str {
         },
         Reason::Applies { .. } => "applies",
         Reason::Words { .. } => "related by words",
+        Reason::Log { .. } => "the project's decision log",
     }
 }
 
@@ -121,7 +122,7 @@ fn reasons_for(
             let chain = match reason {
                 Reason::Target => format!("{target} (the target)"),
                 Reason::Identity => format!("{} (the project identity)", graph.id_of(node)?),
-                Reason::Applies { .. } | Reason::Words { .. } => {
+                Reason::Applies { .. } | Reason::Words { .. } | Reason::Log { .. } => {
                     let mut text = target.clone();
                     for step in crate::impact::reason_steps(graph, reason, node)? {
                         text.push(' ');

@@ -9,7 +9,7 @@ use crate::resolve::{
     judge_in, significant, standing, translations, words, Confidence, Counted, Evidence, Role,
     Scored, Script, Verdict,
 };
-use brief_index::Index;
+use brief_index::{Holders, Index, Term, TermHit, TermParts};
 use brief_model::{Applies, GraphView, IxMap, Kind, Lifecycle, NodeIx, Relation, StoreError};
 
 /// Most nodes read per query word (best first): a word held by more is common, and its
@@ -56,32 +56,121 @@ pub(crate) struct Match {
 /// (and at least [`POOL`]). `Verdict::Nothing` when nothing matches well enough to answer.
 pub(crate) fn find(index: &Index, query: &str, wanted: usize) -> Result<Verdict, StoreError> {
     let asked = words(query);
-    let texts: Vec<String> = asked.iter().map(|w| w.text.clone()).collect();
+    // A function word weighs nothing and is never scored: its count (a walk over nearly every
+    // node) would be read for nothing.
+    let texts: Vec<String> = asked
+        .iter()
+        .filter(|w| w.role != Role::Stop)
+        .map(|w| w.text.clone())
+        .collect();
     let (terms, total) = index.terms(&texts)?;
-    let mut counted = Vec::with_capacity(terms.len());
-    let mut relevance: IxMap<Vec<f64>> = IxMap::default();
-    for (k, term) in terms.iter().enumerate() {
-        let role = asked
-            .iter()
-            .find(|w| w.text == term.word)
-            .map_or(Role::Content, |w| w.role);
-        counted.push(Counted {
-            role,
+    let counted: Vec<Counted> = terms
+        .iter()
+        .map(|term| Counted {
+            role: asked
+                .iter()
+                .find(|w| w.text == term.word)
+                .map_or(Role::Content, |w| w.role),
             nodes: term.nodes,
-        });
-        if role == Role::Stop || term.nodes == 0 {
-            continue;
-        }
-        for hit in index.term_hits(term, PER_WORD.max(wanted))? {
-            relevance
-                .entry(hit.node)
-                .or_insert_with(|| vec![0.0; terms.len()])[k] = hit.relevance;
-        }
+        })
+        .collect();
+    let limit = PER_WORD.max(wanted);
+    let scored: Vec<usize> = (0..terms.len())
+        .filter(|&k| counted[k].role != Role::Stop && terms[k].nodes > 0)
+        .collect();
+    let (common, rare): (Vec<usize>, Vec<usize>) = scored
+        .into_iter()
+        .partition(|&k| index.reads_term_parts() && is_common(&terms[k], limit));
+    let mut relevance = Relevance {
+        by_node: IxMap::default(),
+        terms: terms.len(),
+    };
+    for &k in &rare {
+        relevance.hits(k, index.term_hits(&terms[k], limit)?);
     }
-    let pool = first_pool(&counted, relevance, POOL.max(wanted));
+    if !common.is_empty() {
+        let pool = POOL.max(wanted);
+        score_common(index, &terms, (&rare, &common), &mut relevance, pool, limit)?;
+    }
+    let pool = first_pool(&counted, relevance.by_node, POOL.max(wanted));
     let evidence = weigh(index, pool)?;
     let script = Script::of(query).unwrap_or(Script::Latin);
     Ok(judge_in(&counted, total, evidence, script))
+}
+
+/// A word more nodes hold than a word's hits are read for: scoring every holder would cost
+/// the most and decide the least (its weight is small), so it is scored where it can matter.
+fn is_common(term: &Term, limit: usize) -> bool {
+    usize::try_from(term.nodes).is_ok_and(|n| n > limit) && term.tokens.len() == 1 && !term.prefix
+}
+
+/// Each candidate's relevance per query word, as it is read.
+struct Relevance {
+    by_node: IxMap<Vec<f64>>,
+    /// How many words the query has.
+    terms: usize,
+}
+
+impl Relevance {
+    fn hits(&mut self, k: usize, hits: Vec<TermHit>) {
+        for hit in hits {
+            self.of(hit.node)[k] = hit.relevance;
+        }
+    }
+
+    fn parts(&mut self, ks: &[usize], parts: Vec<TermParts>) {
+        for part in parts {
+            let row = self.of(part.node);
+            for (&k, relevance) in ks.iter().zip(part.relevance) {
+                row[k] = relevance;
+            }
+        }
+    }
+
+    fn of(&mut self, node: NodeIx) -> &mut Vec<f64> {
+        let terms = self.terms;
+        self.by_node.entry(node).or_insert_with(|| vec![0.0; terms])
+    }
+}
+
+/// Scores the common words (`words.1`; `words.0` are the rare ones, already read) where they
+/// can matter: on every node a rare word found, and on the nodes holding all of them — then,
+/// while fewer than `pool` candidates are known, all but the most widely held, and so on. A
+/// single common word left with too few candidates has its best `limit` holders read.
+fn score_common(
+    index: &Index,
+    terms: &[Term],
+    words: (&[usize], &[usize]),
+    relevance: &mut Relevance,
+    pool: usize,
+    limit: usize,
+) -> Result<(), StoreError> {
+    let (rare, common) = words;
+    let of = |ks: &[usize]| -> Vec<&Term> { ks.iter().map(|&k| &terms[k]).collect() };
+    if !rare.is_empty() {
+        let (found, read) = (of(rare), of(common));
+        let parts = index.term_parts(Holders::Among {
+            found: &found,
+            terms: &read,
+        })?;
+        relevance.parts(common, parts);
+    }
+    let mut by_reach = common.to_vec();
+    by_reach.sort_by_key(|&k| (terms[k].nodes, k));
+    let mut held = by_reach.len();
+    while held >= 2 {
+        let all = of(&by_reach[..held]);
+        relevance.parts(&by_reach[..held], index.term_parts(Holders::All(&all))?);
+        if relevance.by_node.len() >= pool {
+            return Ok(());
+        }
+        held -= 1;
+    }
+    if relevance.by_node.len() < pool {
+        let k = by_reach[0];
+        relevance.hits(k, index.term_hits(&terms[k], limit)?);
+    }
+    Ok(())
 }
 
 /// The [`POOL`] candidates with the best weighted relevance, by node index on ties.

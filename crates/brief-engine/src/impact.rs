@@ -490,7 +490,7 @@ pub(crate) fn chain_steps(
                 return Ok(Some(steps));
             }
             Reason::Identity => return Ok(Some(vec!["(the project identity)".to_string()])),
-            Reason::Applies { .. } | Reason::Words { .. } => {
+            Reason::Applies { .. } | Reason::Words { .. } | Reason::Log { .. } => {
                 let mut these = reason_steps(graph, reason, at)?;
                 these.reverse();
                 steps.extend(these);
@@ -642,6 +642,7 @@ pub(crate) fn reason_steps(
             graph.id_of(node)?,
             f64::from(*share) / 10_000.0
         )]),
+        Reason::Log { of } => Ok(vec![format!("~ log {} (one of {of})", graph.id_of(node)?)]),
         Reason::Target | Reason::Identity => Ok(Vec::new()),
     }
 }

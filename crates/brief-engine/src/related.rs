@@ -9,22 +9,37 @@
 use std::collections::BTreeSet;
 
 use crate::traverse::{Direction, Reached, Reason, Selection};
-use brief_model::{GraphView, NodeIx, Relation, StoreError};
+use brief_model::{GraphView, Kind, NodeIx, Relation, StoreError};
 
 /// Most nodes added as backlinks to one context.
 pub(crate) const BACKLINKS_MAX: usize = 40;
 
+/// Most decisions a project may have for a context in words to add the rest of them (its
+/// whole decision log, when room is left).
+pub(crate) const LOG_MAX: usize = 40;
+
+/// How a context's start was named.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Named {
+    /// By id or by file: the links and rules say what governs it.
+    Exactly,
+    /// By words: the start is a guess, and related material may hold what governs the work.
+    ByWords,
+}
+
 /// Adds related material to `selection`: nodes linking to a selected node (the start nodes
-/// first, then the others in id order), at most [`BACKLINKS_MAX`], and the search hits
-/// `words` (node, share of the best hit) not selected yet. Neither adds a part of a
-/// selected whole (a section of a selected page: its text is there already), nor a node
-/// that is not current (a superseded or rejected record would mislead), nor a node of a
-/// document that only gathers others (a change log, a table of contents).
+/// first, then the others in id order), at most [`BACKLINKS_MAX`], the search hits `words`
+/// (node, share of the best hit) not selected yet, and — for a start named by words — the
+/// rest of a small decision log ([`LOG_MAX`]). None adds a part of a selected whole (a
+/// section of a selected page: its text is there already), a node that is not current (a
+/// superseded or rejected record would mislead), or a node of a document that only gathers
+/// others (a change log, a table of contents).
 pub(crate) fn add_related(
     graph: &dyn GraphView,
     selection: &mut Selection,
     seeds: &[NodeIx],
     words: &[(NodeIx, f64)],
+    named: Named,
 ) -> Result<(), StoreError> {
     let selected: BTreeSet<NodeIx> = selection.reached.iter().map(|r| r.node).collect();
     let mut added: Vec<Reached> = Vec::new();
@@ -81,6 +96,9 @@ pub(crate) fn add_related(
             reasons: vec![reason],
         });
     }
+    if named == Named::ByWords {
+        add_log(graph, &selected, &mut taken, &mut added)?;
+    }
     if added.is_empty() {
         return Ok(());
     }
@@ -91,6 +109,46 @@ pub(crate) fn add_related(
     }
     keyed.sort_by(|a, b| a.0.cmp(&b.0));
     selection.reached = keyed.into_iter().map(|(_, r)| r).collect();
+    Ok(())
+}
+
+/// The rest of a small decision log: when the project has at most [`LOG_MAX`] decisions,
+/// every current one not taken yet, in id order. Records rarely link to each other, and a
+/// start found by words may be the wrong one; a log this small is cheap to read whole, and as
+/// related material it gets only the room everything else leaves. Rules are not part of it:
+/// one that covers part of the tree applies only where its scope or its words say.
+fn add_log(
+    graph: &dyn GraphView,
+    selected: &BTreeSet<NodeIx>,
+    taken: &mut BTreeSet<NodeIx>,
+    added: &mut Vec<Reached>,
+) -> Result<(), StoreError> {
+    let Some(log) = graph.nodes_of_kind_upto(&Kind::Decision, LOG_MAX)? else {
+        return Ok(());
+    };
+    if log.len() > LOG_MAX {
+        return Ok(());
+    }
+    let of = u16::try_from(log.len()).unwrap_or(u16::MAX);
+    let mut keyed = Vec::with_capacity(log.len());
+    for node in log.into_iter().filter(|node| !taken.contains(node)) {
+        keyed.push((graph.id_of(node)?, node));
+    }
+    keyed.sort();
+    for (_, node) in keyed {
+        if part_of_selected(graph, node, selected)?
+            || !graph.lifecycle_of(node)?.is_current()
+            || in_aggregate(graph, node)?
+        {
+            continue;
+        }
+        taken.insert(node);
+        added.push(Reached {
+            node,
+            distance: 1,
+            reasons: vec![Reason::Log { of }],
+        });
+    }
     Ok(())
 }
 
@@ -166,7 +224,7 @@ mod tests {
     use super::*;
     use crate::traverse::{traverse_many, TraverseOptions};
     use brief_model::testing::node;
-    use brief_model::{Depth, Graph, Kind};
+    use brief_model::{Depth, Graph};
 
     #[test]
     fn backlinks_and_hits_join_after_the_selection_without_parts_of_selected_wholes() {
@@ -196,7 +254,14 @@ mod tests {
             distance: 1,
             reasons: vec![Reason::Target],
         });
-        add_related(&graph, &mut selection, &[seed], &[(hit, 0.5)]).unwrap();
+        add_related(
+            &graph,
+            &mut selection,
+            &[seed],
+            &[(hit, 0.5)],
+            Named::Exactly,
+        )
+        .unwrap();
         let ids: Vec<(String, Vec<Reason>)> = selection
             .reached
             .iter()
@@ -240,10 +305,65 @@ mod tests {
             distance: 1,
             reasons: vec![Reason::Target],
         });
-        add_related(&graph, &mut selection, &[seed], &[(behavior, 0.56)]).unwrap();
+        add_related(
+            &graph,
+            &mut selection,
+            &[seed],
+            &[(behavior, 0.56)],
+            Named::Exactly,
+        )
+        .unwrap();
         assert!(selection
             .reached
             .iter()
             .any(|r| r.node == behavior && r.reasons == vec![Reason::Words { share: 5600 }]));
+    }
+
+    fn log_of(records: usize) -> Graph {
+        let mut nodes = vec![node("PAGE", Kind::Other("note".into()), &[])];
+        for n in 0..records {
+            nodes.push(node(&format!("ADR-{n:04}"), Kind::Decision, &[]));
+        }
+        nodes.push(brief_model::Node {
+            status: Some("superseded".into()),
+            ..node("ADR-OLD", Kind::Decision, &[])
+        });
+        Graph::build(nodes).0
+    }
+
+    fn related_to_page(graph: &Graph, named: Named) -> Vec<(String, Vec<Reason>)> {
+        let seed = graph.lookup("PAGE").unwrap();
+        let mut selection =
+            traverse_many(graph, &[seed], TraverseOptions::at(Depth::Hops(2))).unwrap();
+        add_related(graph, &mut selection, &[seed], &[], named).unwrap();
+        selection
+            .reached
+            .iter()
+            .filter(|r| r.node != seed)
+            .map(|r| (graph.node(r.node).id.clone(), r.reasons.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn a_start_in_words_adds_the_rest_of_a_small_decision_log() {
+        let graph = log_of(3);
+        // Four decisions (the superseded one counts, and stays out).
+        let log = Reason::Log { of: 4 };
+        assert_eq!(
+            related_to_page(&graph, Named::ByWords),
+            vec![
+                ("ADR-0000".to_string(), vec![log.clone()]),
+                ("ADR-0001".to_string(), vec![log.clone()]),
+                ("ADR-0002".to_string(), vec![log]),
+            ]
+        );
+        // An id's context keeps what its links and rules select.
+        assert!(related_to_page(&graph, Named::Exactly).is_empty());
+        // A large log is not read whole.
+        assert!(related_to_page(&log_of(LOG_MAX), Named::ByWords).is_empty());
+        assert_eq!(
+            related_to_page(&log_of(LOG_MAX - 1), Named::ByWords).len(),
+            LOG_MAX - 1
+        );
     }
 }

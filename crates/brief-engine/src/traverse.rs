@@ -87,6 +87,12 @@ pub enum Reason {
         /// The share, in ten-thousandths.
         share: u16,
     },
+    /// Related material: one of the project's decisions, which a context in words adds, all
+    /// of them, when the project has few (`of`).
+    Log {
+        /// How many the project has.
+        of: u16,
+    },
 }
 
 impl Reason {
@@ -96,6 +102,7 @@ impl Reason {
         matches!(
             self,
             Reason::Words { .. }
+                | Reason::Log { .. }
                 | Reason::Edge {
                     direction: Direction::Backlink,
                     ..
@@ -598,6 +605,13 @@ pub(crate) fn reason_key(
         Reason::Words { share } => (
             4,
             format!("{:05}", 10_000u16.saturating_sub(*share)),
+            Direction::Forward,
+            String::new(),
+            Vec::new(),
+        ),
+        Reason::Log { of } => (
+            5,
+            format!("{of:05}"),
             Direction::Forward,
             String::new(),
             Vec::new(),

@@ -13,6 +13,9 @@ use super::*;
 /// same one.
 const TOKENIZER: &str = "porter unicode61 remove_diacritics 2";
 
+/// The BM25 weights of the search table's columns: id, title, body, fields.
+const WEIGHTS: &str = "10.0, 4.0, 1.0, 2.0";
+
 /// Words shorter than this are never widened to a prefix: as a prefix they would match
 /// almost anything.
 pub(crate) const MIN_PREFIX_CHARS: usize = 5;
@@ -52,6 +55,30 @@ pub struct TermHit {
     pub node: NodeIx,
     /// Its BM25 relevance for the term, higher is better.
     pub relevance: f64,
+}
+
+/// The nodes [`Index::term_parts`] reads.
+#[derive(Debug, Clone, Copy)]
+pub enum Holders<'a> {
+    /// The nodes holding every one of these terms.
+    All(&'a [&'a Term]),
+    /// The nodes holding one of `found` and one of `terms`.
+    Among {
+        /// Terms whose holders are already known.
+        found: &'a [&'a Term],
+        /// Terms whose relevance is read.
+        terms: &'a [&'a Term],
+    },
+}
+
+/// A node and its relevance for each term asked (in order; 0 for a term it does not hold),
+/// the same as [`Index::term_hits`] gives it for each term alone.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TermParts {
+    /// The node.
+    pub node: NodeIx,
+    /// Its BM25 relevance per term.
+    pub relevance: Vec<f64>,
 }
 
 /// A node as the query model needs it to weigh a hit.
@@ -106,10 +133,10 @@ impl Index {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let mut stmt = self
             .conn
-            .prepare_cached(
-                "SELECT rowid, bm25(search, 10.0, 4.0, 1.0, 2.0) AS score FROM search
-                 WHERE search MATCH ?1 ORDER BY score, rowid LIMIT ?2",
-            )
+            .prepare_cached(&format!(
+                "SELECT rowid, bm25(search, {WEIGHTS}) AS score FROM search
+                     WHERE search MATCH ?1 ORDER BY score, rowid LIMIT ?2"
+            ))
             .map_err(|e| self.fail(e))?;
         let rows = stmt
             .query_map(params![term.fts(), limit], |r| {
@@ -118,6 +145,61 @@ impl Index {
                     // SQLite's bm25 is the negated relevance.
                     relevance: -r.get::<_, f64>(1)?,
                 })
+            })
+            .map_err(|e| self.fail(e))?;
+        rows.collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.fail(e))
+    }
+
+    /// Whether [`Index::term_parts`] can be asked on this connection.
+    pub fn reads_term_parts(&self) -> bool {
+        self.parts
+    }
+
+    /// The nodes `holders` names, each with its relevance for each term read, by node index.
+    /// Only those nodes are scored, not every holder of each term: the way to read a word
+    /// that many nodes hold. Terms are single tokens, not prefixes (the count of nodes holding
+    /// each is its IDF's count).
+    pub fn term_parts(&self, holders: Holders<'_>) -> Result<Vec<TermParts>, StoreError> {
+        let join = |terms: &[&Term], op: &str| -> String {
+            let fts: Vec<String> = terms.iter().map(|t| t.fts()).collect();
+            fts.join(op)
+        };
+        let (expr, phrases, skip): (String, Vec<&Term>, usize) = match holders {
+            Holders::All(terms) => (join(terms, " AND "), terms.to_vec(), 0),
+            Holders::Among { found, terms } => (
+                format!("({}) AND ({})", join(found, " OR "), join(terms, " OR ")),
+                found.iter().chain(terms).copied().collect(),
+                found.len(),
+            ),
+        };
+        if phrases.len() == skip {
+            return Ok(Vec::new());
+        }
+        let counts: String = (0..phrases.len())
+            .map(|k| format!(", ?{}", k + 2))
+            .collect();
+        let sql = format!(
+            "SELECT rowid, {}(search, {WEIGHTS}{counts}) FROM search WHERE search MATCH ?1",
+            crate::parts::NAME
+        );
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.fail(e))?;
+        let mut values: Vec<rusqlite::types::Value> = vec![expr.into()];
+        values.extend(
+            phrases.iter().map(|t| {
+                rusqlite::types::Value::Integer(i64::try_from(t.nodes).unwrap_or(i64::MAX))
+            }),
+        );
+        let rows = stmt
+            .query_map(rusqlite::params_from_iter(values), |r| {
+                let node = r.get::<_, i64>(0)? as NodeIx;
+                let blob = r.get_ref(1)?.as_blob()?;
+                let relevance: Vec<f64> = blob
+                    .chunks_exact(8)
+                    .skip(skip)
+                    .map(|b| f64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
+                    .collect();
+                Ok(TermParts { node, relevance })
             })
             .map_err(|e| self.fail(e))?;
         rows.collect::<Result<Vec<_>, _>>()
@@ -291,5 +373,78 @@ mod tests {
             .unwrap();
         assert_eq!(hits.len(), 2);
         assert!(hits[0].relevance >= hits[1].relevance);
+    }
+
+    #[test]
+    fn term_parts_are_each_words_own_relevance() {
+        let dir = project(&[
+            (
+                "norms/NORM-1.md",
+                norm("NORM-1", "Cache policy", "We cache the ledger rows."),
+            ),
+            (
+                "norms/NORM-2.md",
+                norm(
+                    "NORM-2",
+                    "Ledger",
+                    "The ledger is append only. Ledger rows stay.",
+                ),
+            ),
+            (
+                "specs/SPEC-1.md",
+                spec("SPEC-1", "Storage", &[], "A cache in front of storage."),
+            ),
+            (
+                "specs/SPEC-2.md",
+                spec("SPEC-2", "Exports", &[], "Exports read the ledger."),
+            ),
+        ]);
+        let (_project, index) = built(dir.path());
+        assert!(index.reads_term_parts());
+        let words: Vec<String> = ["cache", "ledger", "storage"].map(String::from).to_vec();
+        let (terms, _) = index.reading(|| index.terms(&words)).unwrap().unwrap();
+        let hits = |k: usize| -> Vec<super::TermHit> {
+            index
+                .reading(|| index.term_hits(&terms[k], 100))
+                .unwrap()
+                .unwrap()
+        };
+        let alone = |k: usize, node| {
+            hits(k)
+                .iter()
+                .find(|h| h.node == node)
+                .map_or(0.0, |h| h.relevance)
+        };
+        let both = [&terms[0], &terms[1]];
+        let parts = index
+            .reading(|| index.term_parts(super::Holders::All(&both)))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            parts.len(),
+            1,
+            "only NORM-1 holds cache and ledger: {parts:?}"
+        );
+        for part in &parts {
+            for (k, relevance) in part.relevance.iter().enumerate() {
+                assert!((relevance - alone(k, part.node)).abs() < 1e-12, "{part:?}");
+            }
+        }
+        let found = [&terms[2]];
+        let read = [&terms[0], &terms[1]];
+        let among = index
+            .reading(|| {
+                index.term_parts(super::Holders::Among {
+                    found: &found,
+                    terms: &read,
+                })
+            })
+            .unwrap()
+            .unwrap();
+        // SPEC-1 holds storage and cache, not ledger.
+        assert_eq!(among.len(), 1, "{among:?}");
+        assert!(among[0].relevance[0] > 0.0);
+        assert_eq!(among[0].relevance[1], 0.0);
+        assert!((among[0].relevance[0] - alone(0, among[0].node)).abs() < 1e-12);
     }
 }

@@ -38,6 +38,7 @@ use brief_sources::{Entry, Placement};
 mod build;
 mod guides;
 mod lexicon;
+mod parts;
 mod queries;
 mod refresh;
 mod schema;
@@ -49,7 +50,7 @@ mod view;
 use build::*;
 use schema::*;
 
-pub use lexicon::{Candidate, Term, TermHit};
+pub use lexicon::{Candidate, Holders, Term, TermHit, TermParts};
 pub use queries::{check_query, QueryError};
 pub use search::significant;
 pub use vectors::{Embedded, Until};
@@ -214,6 +215,8 @@ pub struct Index {
     file: Option<(u64, u64)>,
     /// Token counts were written inside a read transaction: sealed when it ends.
     unsealed: Cell<bool>,
+    /// Whether [`Index::term_parts`] can be asked (its SQL function is registered).
+    parts: bool,
 }
 
 /// The name of the index file in `.brief/cache`.
@@ -705,6 +708,8 @@ impl Index {
         let _ = conn.pragma_update(None, "cache_size", -65536);
         // Read pages straight from the OS page cache instead of copying them into ours.
         let _ = conn.pragma_update(None, "mmap_size", 1i64 << 30);
+        // Without it, words many nodes hold are scored over every holder (slower, same hits).
+        let parts = parts::register(&conn).is_ok();
         Index {
             conn,
             root: project.root.clone(),
@@ -722,6 +727,7 @@ impl Index {
             publish: None,
             file: None,
             unsealed: Cell::new(false),
+            parts,
         }
     }
 

@@ -186,6 +186,24 @@ impl GraphView for Index {
         result.map(Some).map_err(|e| self.fail(e))
     }
 
+    fn nodes_of_kind_upto(
+        &self,
+        kind: &Kind,
+        most: usize,
+    ) -> Result<Option<Vec<NodeIx>>, StoreError> {
+        let limit = i64::try_from(most.saturating_add(1)).unwrap_or(i64::MAX);
+        let result = (|| -> Result<Vec<NodeIx>, rusqlite::Error> {
+            let mut stmt = self
+                .conn
+                .prepare_cached("SELECT ix FROM nodes WHERE kind = ?1 ORDER BY ix LIMIT ?2")?;
+            let rows = stmt.query_map(rusqlite::params![kind.name(), limit], |r| {
+                Ok(r.get::<_, i64>(0)? as NodeIx)
+            })?;
+            rows.collect()
+        })();
+        result.map(Some).map_err(|e| self.fail(e))
+    }
+
     fn layer_guides(
         &self,
         layer: NodeIx,

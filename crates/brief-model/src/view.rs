@@ -122,6 +122,18 @@ pub trait GraphView {
     fn nodes_of_kind(&self, _kind: &Kind) -> Result<Option<Vec<NodeIx>>, StoreError> {
         Ok(None)
     }
+    /// The nodes of `kind`, at most `most + 1` of them (more than `most` says "many" without
+    /// reading them all); `None` as for [`GraphView::relation_pairs`].
+    fn nodes_of_kind_upto(
+        &self,
+        kind: &Kind,
+        most: usize,
+    ) -> Result<Option<Vec<NodeIx>>, StoreError> {
+        Ok(self.nodes_of_kind(kind)?.map(|mut nodes| {
+            nodes.truncate(most.saturating_add(1));
+            nodes
+        }))
+    }
     /// What a layer propagates, when this view keeps it precomputed (the index does);
     /// `None` makes the caller compute it with [`crate::layer_guides`].
     fn layer_guides(&self, _layer: NodeIx) -> Result<Option<Vec<LayerGuide>>, StoreError> {

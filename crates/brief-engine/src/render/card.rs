@@ -390,6 +390,9 @@ pub(crate) fn why(graph: &dyn NodeStore, reasons: &[Reason]) -> String {
                 "related by words, {:.2}",
                 f64::from(*share) / 10_000.0
             )),
+            Reason::Log { of } => Some(format!(
+                "one of the project's {of} decisions (a log this small is read whole)"
+            )),
             Reason::Edge {
                 relation,
                 direction,

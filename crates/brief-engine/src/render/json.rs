@@ -170,6 +170,7 @@ fn reason_out<'a>(reason: &'a Reason, id: &dyn Fn(&NodeIx) -> &'a str) -> Reason
             score: Some(f64::from(*share) / 10_000.0),
             ..ReasonOut::plain("words")
         },
+        Reason::Log { .. } => ReasonOut::plain("log"),
     }
 }
 

@@ -253,6 +253,50 @@ fn search_ranks_an_exact_id_first_then_bm25() {
     );
 }
 
+/// Words more nodes hold than a word's hits are read for are scored on the nodes that hold
+/// them together, or hold the query's rarer words: the page about all of them still leads.
+#[test]
+fn words_most_nodes_hold_still_find_the_page_about_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    fs::create_dir_all(&docs).unwrap();
+    // 1,150 pages mention the ledger and 1,150 an export (1,100 both): more than the 1,000
+    // hits read for one word.
+    for n in 0..1200 {
+        let ledger = if n < 1150 {
+            "The ledger keeps rows. "
+        } else {
+            ""
+        };
+        let export = if n >= 50 {
+            "An export runs nightly. "
+        } else {
+            ""
+        };
+        let page = format!("# Page {n}\n\n{ledger}{export}Filler about page {n}.\n");
+        fs::write(docs.join(format!("page-{n:04}.md")), page).unwrap();
+    }
+    let about = "# Ledger export\n\nHow a ledger export is signed and retained.\n";
+    fs::write(docs.join("ledger-export.md"), about).unwrap();
+    fs::write(dir.path().join("brief.toml"), "markdown = true\n").unwrap();
+    let mut engine = engine(dir.path());
+    for query in ["ledger export", "retained ledger export", "signed export"] {
+        let hits = engine.search(query, 5, None).unwrap();
+        assert_eq!(hits[0].id, "docs/ledger-export.md", "{query}: {hits:?}");
+    }
+    // Only the common words: the pages holding both come before those holding one.
+    let hits = engine.search("ledger export", 40, None).unwrap();
+    let holds_both = |id: &str| {
+        id == "docs/ledger-export.md"
+            || id
+                .trim_start_matches("docs/page-")
+                .trim_end_matches(".md")
+                .parse::<usize>()
+                .is_ok_and(|n| (50..1150).contains(&n))
+    };
+    assert!(hits.iter().all(|h| holds_both(&h.id)), "{hits:?}");
+}
+
 #[test]
 fn a_named_file_is_refreshed_alone() {
     let dir = project_copy(PAYMENTS);

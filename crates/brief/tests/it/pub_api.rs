@@ -38,8 +38,6 @@ const STAY_PUBLIC: &[(&str, &str)] = &[
                                          // other crates call it through `Format`
     ("brief-project", "HookConfig"),     // the type of `Project::hook`
     ("brief-project", "InitError"),      // the error `init_write` returns
-    ("brief-index", "Term"),             // what `Index::terms` returns
-    ("brief-index", "TermHit"),          // what `Index::term_hits` returns
     ("brief-engine", "Affected"),       // named by `Impact::targets`
     ("brief-engine", "Because"),        // named by `Explanation::reasons`
     ("brief-engine", "Direction"),      // named by `Reason::Edge::direction`
