@@ -16,6 +16,11 @@ use brief_model::{Applies, GraphView, IxMap, Kind, Lifecycle, NodeIx, Relation, 
 /// weight small, so nodes past this many gain little from it.
 const PER_WORD: usize = 1000;
 
+/// Most common words left out, one at a time, of the match that finds the nodes holding them
+/// together: each step is one more walk over their lists, so a query of dozens of common
+/// words does not walk them dozens of times.
+const RELAXED: usize = 3;
+
 /// Most candidates weighed in full (their rows and status read), by a first score.
 const POOL: usize = 120;
 
@@ -135,8 +140,9 @@ impl Relevance {
 
 /// Scores the common words (`words.1`; `words.0` are the rare ones, already read) where they
 /// can matter: on every node a rare word found, and on the nodes holding all of them — then,
-/// while fewer than `pool` candidates are known, all but the most widely held, and so on. A
-/// single common word left with too few candidates has its best `limit` holders read.
+/// while fewer than `pool` candidates are known, all but the most widely held, and so on (at
+/// most [`RELAXED`] left out, and never fewer than two). Still too few (many common words
+/// that no node holds together), each has its best `limit` holders read, as a rare word's.
 fn score_common(
     index: &Index,
     terms: &[Term],
@@ -157,17 +163,15 @@ fn score_common(
     }
     let mut by_reach = common.to_vec();
     by_reach.sort_by_key(|&k| (terms[k].nodes, k));
-    let mut held = by_reach.len();
-    while held >= 2 {
+    let fewest = by_reach.len().saturating_sub(RELAXED).max(2);
+    for held in (fewest..=by_reach.len()).rev() {
         let all = of(&by_reach[..held]);
         relevance.parts(&by_reach[..held], index.term_parts(Holders::All(&all))?);
         if relevance.by_node.len() >= pool {
             return Ok(());
         }
-        held -= 1;
     }
-    if relevance.by_node.len() < pool {
-        let k = by_reach[0];
+    for &k in &by_reach {
         relevance.hits(k, index.term_hits(&terms[k], limit)?);
     }
     Ok(())

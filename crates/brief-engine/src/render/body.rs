@@ -6,6 +6,11 @@ use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
 /// The deepest level the document itself uses (`###` for a node); body headings go below.
 const BODY_MIN_LEVEL: usize = 4;
 
+/// Most bytes of a summary's text (about 150 tokens): the opening of the first section. A
+/// first section can run to thousands of tokens, and a summary that long is no summary: with
+/// words as the target every selected node gets its summary before any gets its full text.
+const SUMMARY_BYTES: usize = 600;
+
 /// An ATX or setext heading of a body: its level and its byte range.
 #[derive(Debug, Clone, Copy)]
 struct Heading {
@@ -54,11 +59,172 @@ pub(super) fn full(body: &str) -> String {
     demote(rest, &offset_headings)
 }
 
+/// A summary: the opening of [`first_section`], at most about [`SUMMARY_BYTES`] ([`opening`]).
+pub(crate) fn summary(body: &str) -> String {
+    opening(&first_section(body), SUMMARY_BYTES)
+}
+
+/// The opening of `text` in about `most` bytes: whole top-level blocks (a heading, a
+/// paragraph, a list, a code block, a table), then as many sentences of a paragraph or items
+/// of a list that does not fit whole; `…` says more follows. A code block, a table or other
+/// block is never cut: when even the first block does not fit and cannot be cut, it is kept
+/// whole. A text within `most` is kept as it is.
+fn opening(text: &str, most: usize) -> String {
+    if text.len() <= most {
+        return text.to_string();
+    }
+    let mut most = most;
+    while !text.is_char_boundary(most) {
+        most -= 1;
+    }
+    let cut = opening_cut(text, most);
+    let kept = text[..cut.at].trim_end();
+    if cut.at >= text.len() || kept.is_empty() {
+        return text.to_string();
+    }
+    match cut.within {
+        Within::Paragraph => format!("{kept} …"),
+        Within::Blocks => format!("{kept}\n\n…"),
+    }
+}
+
+/// Where an opening ends, and whether inside a paragraph.
+struct Cut {
+    at: usize,
+    within: Within,
+}
+
+/// What an opening's end cuts.
+enum Within {
+    /// Between blocks or list items.
+    Blocks,
+    /// Inside a paragraph, after a sentence or a word.
+    Paragraph,
+}
+
+/// The top-level block that does not fit: what it is, where it starts and ends, and where
+/// its last list item within the limit ends (0: none).
+struct Overflow<'a> {
+    tag: Option<Tag<'a>>,
+    start: usize,
+    end: usize,
+    item_end: usize,
+}
+
+/// Finds the end of [`opening`] (`most` is a character boundary): after the last top-level
+/// block ending within `most`, or inside the first one that does not fit.
+fn opening_cut(text: &str, most: usize) -> Cut {
+    let mut whole = 0;
+    let mut depth = 0usize;
+    let mut open: Option<(Tag<'_>, usize)> = None;
+    let mut item_end = 0;
+    for (event, range) in Parser::new(text).into_offset_iter() {
+        match event {
+            Event::Start(tag) => {
+                if depth == 0 {
+                    open = Some((tag, range.start));
+                    item_end = 0;
+                }
+                depth += 1;
+            }
+            Event::End(end) => {
+                depth = depth.saturating_sub(1);
+                if depth == 1 && matches!(end, TagEnd::Item) && range.end <= most {
+                    item_end = range.end;
+                }
+                if depth > 0 {
+                    continue;
+                }
+                if range.end <= most {
+                    whole = range.end;
+                    continue;
+                }
+                let (tag, start) = match open.take() {
+                    Some((tag, start)) => (Some(tag), start),
+                    None => (None, range.start),
+                };
+                let block = Overflow {
+                    tag,
+                    start,
+                    end: range.end,
+                    item_end,
+                };
+                return overflow(text, most, whole, block);
+            }
+            _ if depth == 0 => {
+                if range.end <= most {
+                    whole = range.end;
+                } else {
+                    let block = Overflow {
+                        tag: None,
+                        start: range.start,
+                        end: range.end,
+                        item_end: 0,
+                    };
+                    return overflow(text, most, whole, block);
+                }
+            }
+            _ => {}
+        }
+    }
+    Cut {
+        at: text.len(),
+        within: Within::Blocks,
+    }
+}
+
+/// The cut inside `block`, the first top-level block that does not fit, after the blocks
+/// that do (ending at `whole`).
+fn overflow(text: &str, most: usize, whole: usize, block: Overflow<'_>) -> Cut {
+    let blocks = |at| Cut {
+        at,
+        within: Within::Blocks,
+    };
+    match block.tag {
+        Some(Tag::Paragraph) if block.start < most => {
+            let inside = &text[block.start..most];
+            match sentence_end(inside) {
+                Some(end) => Cut {
+                    at: block.start + end,
+                    within: Within::Paragraph,
+                },
+                None if whole > 0 => blocks(whole),
+                None => Cut {
+                    at: block.start + word_end(inside),
+                    within: Within::Paragraph,
+                },
+            }
+        }
+        Some(Tag::List(_)) if block.item_end > 0 => blocks(block.item_end),
+        // Not cut: the blocks before it, or the whole of it when it is the first.
+        _ if whole > 0 => blocks(whole),
+        _ => blocks(block.end),
+    }
+}
+
+/// Just after the last sentence end (`.`, `!` or `?` before a space or a line break) in
+/// `text`, if any.
+fn sentence_end(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    (1..bytes.len())
+        .rev()
+        .find(|&i| matches!(bytes[i - 1], b'.' | b'!' | b'?') && bytes[i].is_ascii_whitespace())
+}
+
+/// Just before the last whitespace of `text`, or all of it when it has none (at a character
+/// boundary).
+fn word_end(text: &str) -> usize {
+    match text.rfind(char::is_whitespace) {
+        Some(i) if i > 0 => i,
+        _ => text.len(),
+    }
+}
+
 /// The first section of the body that says something: the text before the first heading,
 /// or else the first heading and everything up to the next heading of the same or a higher
 /// level — passing over sections that hold only metadata (an ADR's `Date: …` lines, its
 /// `## Status` section), which the card's facts already give.
-pub(crate) fn first_section(body: &str) -> String {
+fn first_section(body: &str) -> String {
     let (rest, hs) = without_title(body);
     let mut start = 0;
     let mut next = 0;
@@ -219,6 +385,37 @@ mod tests {
     }
 
     #[test]
+    fn an_opening_keeps_whole_blocks_then_sentences() {
+        let short = "One short paragraph.";
+        assert_eq!(opening(short, 600), short);
+        let text = "First paragraph here.\n\nSecond one. It goes on and on.\n";
+        assert_eq!(opening(text, 40), "First paragraph here.\n\nSecond one. …");
+        assert_eq!(opening(text, 25), "First paragraph here.\n\n…");
+        // A paragraph with no sentence end is cut after a word.
+        assert_eq!(opening("alpha beta gamma delta", 12), "alpha beta …");
+        // A list is cut between its items.
+        let list = "- one item\n- two item\n- three item\n";
+        assert_eq!(opening(list, 22), "- one item\n- two item\n\n…");
+        // A code block is never cut: it is kept whole when it comes first, left out after.
+        let code = "```\nlet a = 1;\nlet b = 2;\n```\n\nAfter.\n";
+        assert_eq!(opening(code, 10), "```\nlet a = 1;\nlet b = 2;\n```\n\n…");
+        let later = "Intro.\n\n```\nlet a = 1;\nlet b = 2;\n```\n";
+        assert_eq!(opening(later, 12), "Intro.\n\n…");
+    }
+
+    #[test]
+    fn a_summary_is_the_opening_of_the_first_section() {
+        let long = format!(
+            "# T\n\n{}\n\n## Next\n\nx\n",
+            "A sentence here. ".repeat(60)
+        );
+        let short = summary(&long);
+        assert!(short.len() <= SUMMARY_BYTES + 4, "{}", short.len());
+        assert!(short.ends_with(". …"), "{short}");
+        assert_eq!(summary(NYGARD), first_section(NYGARD));
+    }
+
+    #[test]
     fn first_section_is_the_first_heading_and_its_subsections() {
         let text = first_section(BODY);
         assert_eq!(
@@ -266,6 +463,23 @@ mod fuzz {
             let full = super::full(&body);
             let summary = super::first_section(&body);
             prop_assert!(summary.len() <= full.len() + 8);
+        }
+
+        /// An opening is the text itself, or a prefix of it followed by the mark that more
+        /// follows; never longer than the text.
+        #[test]
+        fn an_opening_is_a_prefix_of_the_text(
+            lines in proptest::collection::vec("(#{0,3} ?)(\\PC{0,60})|```|- \\PC{0,30}|\\s*|[A-Za-z ]{0,80}\\. [A-Za-z ]{0,40}", 0..30),
+            most in 0usize..400,
+        ) {
+            let text = lines.join("\n");
+            let opening = super::opening(&text, most);
+            let kept = opening
+                .strip_suffix(" …")
+                .or_else(|| opening.strip_suffix("\n\n…"))
+                .unwrap_or(&opening);
+            prop_assert!(text.starts_with(kept), "{opening:?} of {text:?}");
+            prop_assert!(opening.len() <= text.len() + 5);
         }
     }
 }

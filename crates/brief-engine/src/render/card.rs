@@ -224,7 +224,7 @@ fn artifact_card(
         }
         let text = match detail {
             Detail::Full => body::full(&fields.body),
-            _ => body::first_section(&fields.body),
+            _ => body::summary(&fields.body),
         };
         if !text.is_empty() {
             parts.push(Part::Markdown(text));
