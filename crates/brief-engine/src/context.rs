@@ -321,7 +321,7 @@ pub fn assemble_from(
     let plan = plan(corpus, defaults, request, target)?;
     let mut selection = select(corpus, &plan, &start.seeds)?;
     add_found_rules(corpus, &mut selection, target, &start.rules)?;
-    add_named_rules(corpus, &mut selection, &start.named)?;
+    add_named_rules(corpus, &mut selection, target, &start.named)?;
     let named = match start.confidence {
         Confidence::Exact => Named::Exactly,
         Confidence::Strong | Confidence::Weak => Named::ByWords,

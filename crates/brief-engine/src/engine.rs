@@ -716,8 +716,8 @@ impl Engine {
     }
 
     /// The rules a target in words names by their folder ([`named_rules`]) join the start
-    /// as hard constraints, each with the share of the start it applies to as its relevance,
-    /// and leave its related material.
+    /// as hard constraints, each with the first start's share as its relevance, and leave its
+    /// related material.
     fn name_rules(&self, target: &str, start: &mut Start) -> Result<(), EngineError> {
         let taken: BTreeSet<NodeIx> = start
             .seeds
@@ -729,11 +729,10 @@ impl Engine {
         start
             .related
             .retain(|(node, _)| !named.iter().any(|rule| rule.node == *node));
-        // A named rule is as relevant to the task as the start it applies to: among the
-        // hard constraints it comes before a rule that merely matches a word or two.
+        // A rule the task names is as relevant to it as the start: among the hard
+        // constraints it comes before a rule that merely shares a word or two with the task.
+        let share = start.shares.first().copied().unwrap_or(1.0);
         for rule in &named {
-            let k = start.seeds.iter().position(|s| *s == rule.to).unwrap_or(0);
-            let share = start.shares.get(k).copied().unwrap_or(1.0);
             let relevance = start.relevance.entry(rule.node).or_insert(0.0);
             *relevance = relevance.max(share);
         }

@@ -656,12 +656,9 @@ pub(crate) fn scope_text(scope: &brief_model::Scope) -> String {
         brief_model::Scope::Words { share } => {
             format!("its words match, {:.2}", f64::from(*share) / 10_000.0)
         }
-        brief_model::Scope::Named { folder, by } => match by {
-            brief_model::Naming::Word(word) => format!("folder `{folder}/` named by `{word}`"),
-            brief_model::Naming::Folder(start) => {
-                format!("folder `{folder}/` named like `{start}/`")
-            }
-        },
+        brief_model::Scope::Named { folder, word } => {
+            format!("folder `{folder}/` named by `{word}`")
+        }
     }
 }
 

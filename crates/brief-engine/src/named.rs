@@ -1,23 +1,22 @@
 //! Rules covering part of the tree that a target in words names by the folder they govern
 //! (`docs/traversal.md`, "Targets in words"): a nested agent file, or a rule with globs, is
 //! a hard constraint of the task when a content word of the task names its folder
-//! (`providers/` for "add a new model provider"), or when its folder is named like the folder
-//! of a start node (`src/retries/` for a start in `docs/retries/`). Names are compared as the
-//! index stems words, so `providers` and "provider" are one name, and `durable_exec` is named
-//! like `durable_execution` (half of its words).
+//! (`providers/` for "add a new model provider"). Names are compared as the index stems
+//! words, so `providers` and "provider" are one name, and a word names `native_tools` when it
+//! is half of it.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::resolve::{words, Role};
 use crate::traverse::{applying, NamedRule};
 use brief_index::Index;
-use brief_model::{Applies, GraphView, Naming, NodeIx, Scope, StoreError};
+use brief_model::{Applies, GraphView, NodeIx, StoreError};
 
 /// Most rules a target in words brings in by the name of their folder: a broad task that
 /// names many folders brings the best named of them, not every nested rule. (Chosen on the
-/// evaluation of tasks in words: 3 held 3 points fewer must-see documents of the repository
-/// with nested agent files at 2,000 to 8,000 tokens; 5 held no more than 4.)
-pub(crate) const NAMED_MAX: usize = 4;
+/// evaluation of tasks in words: 2 held 3 points fewer must-see documents of the repository
+/// with nested agent files at 2,000 to 8,000 tokens; 4 held no more.)
+pub(crate) const NAMED_MAX: usize = 3;
 
 /// A rule covering part of the tree and the folder it governs.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,19 +31,17 @@ struct Governed {
     share: f64,
 }
 
-/// What may name a folder, and its stems.
+/// A content word of the task and its stems.
 #[derive(Debug, Clone, PartialEq)]
 struct Namer {
-    by: Naming,
-    /// The start node a rule it names applies to.
-    to: NodeIx,
+    word: String,
     stems: Vec<String>,
 }
 
-/// The rules covering part of the tree that the task names (at most [`NAMED_MAX`], best
-/// named first): not among `taken` (the seeds and the rules its words found), current, and
-/// not already applying to a start by its globs. `relevance` holds each hit's share of the
-/// best; `query` is the task as written.
+/// The rules covering part of the tree whose folder the task names (at most [`NAMED_MAX`],
+/// best named first): not among `taken` (the seeds and the rules its words found), current,
+/// and not already applying to a start by their globs. `relevance` holds each hit's share of
+/// the best; `query` is the task as written.
 pub(crate) fn named_rules(
     index: &Index,
     query: &str,
@@ -52,9 +49,6 @@ pub(crate) fn named_rules(
     taken: &BTreeSet<NodeIx>,
     relevance: &HashMap<NodeIx, f64>,
 ) -> Result<Vec<NamedRule>, StoreError> {
-    let Some(&first) = seeds.first() else {
-        return Ok(Vec::new());
-    };
     let folders = governed_folders(index, seeds, taken)?;
     if folders.is_empty() {
         return Ok(Vec::new());
@@ -64,20 +58,13 @@ pub(crate) fn named_rules(
         .filter(|w| w.role == Role::Content)
         .map(|w| w.text)
         .collect();
-    let mut starts: Vec<(NodeIx, String)> = Vec::new();
-    for &seed in seeds {
-        if let Some(folder) = index.files_of(seed)?.first().and_then(|f| parent(f)) {
-            starts.push((seed, folder));
-        }
-    }
-    // Everything named goes through the index's tokenizer at once.
+    // The task's words and the folders' names go through the index's tokenizer at once.
     let mut asked: Vec<String> = task.clone();
     asked.extend(
         folders
             .iter()
             .map(|(_, _, folder)| last(folder).to_string()),
     );
-    asked.extend(starts.iter().map(|(_, folder)| last(folder).to_string()));
     asked.sort();
     asked.dedup();
     let (terms, _) = index.terms(&asked)?;
@@ -89,15 +76,9 @@ pub(crate) fn named_rules(
     let namers: Vec<Namer> = task
         .iter()
         .map(|word| Namer {
-            by: Naming::Word(word.clone()),
-            to: first,
+            word: word.clone(),
             stems: stems_of(word),
         })
-        .chain(starts.iter().map(|(seed, folder)| Namer {
-            by: Naming::Folder(folder.clone()),
-            to: *seed,
-            stems: stems_of(last(folder)),
-        }))
         .collect();
     let governed: Vec<Governed> = folders
         .into_iter()
@@ -145,10 +126,10 @@ fn governed_folders(
     Ok(out)
 }
 
-/// The named rules, best first, at most `max`: a rule is named by the first namer (the task's
-/// words in order, then the starts' folders) that holds at least half of its folder name's
-/// stems; the rules whose names are held more fully come first, then the better matches of
-/// their own words, then by id.
+/// The named rules, best first, at most `max`: a rule is named by the first of the task's
+/// words (in order) that holds at least half of its folder name's stems; the rules whose
+/// names are held more fully come first, then the better matches of their own words, then
+/// by id.
 fn pick(rules: Vec<Governed>, namers: &[Namer], max: usize) -> Vec<NamedRule> {
     let mut named: Vec<(f64, Governed, &Namer)> = rules
         .into_iter()
@@ -176,11 +157,8 @@ fn pick(rules: Vec<Governed>, namers: &[Namer], max: usize) -> Vec<NamedRule> {
         .take(max)
         .map(|(_, rule, namer)| NamedRule {
             node: rule.node,
-            to: namer.to,
-            scope: Scope::Named {
-                folder: rule.folder,
-                by: namer.by.clone(),
-            },
+            folder: rule.folder,
+            word: namer.word.clone(),
         })
         .collect()
 }
@@ -220,13 +198,6 @@ fn glob_folder(glob: &str) -> Option<String> {
     (!folder.is_empty()).then_some(folder)
 }
 
-/// The folder a file sits in, `None` at the root.
-fn parent(file: &str) -> Option<String> {
-    file.rsplit_once('/')
-        .map(|(folder, _)| folder.to_string())
-        .filter(|f| !f.is_empty())
-}
-
 /// A folder's own name: its last component.
 fn last(folder: &str) -> &str {
     folder.rsplit('/').next().unwrap_or(folder)
@@ -248,8 +219,7 @@ mod tests {
 
     fn word(text: &str, stems: &[&str]) -> Namer {
         Namer {
-            by: Naming::Word(text.into()),
-            to: 0,
+            word: text.into(),
             stems: stems.iter().map(|s| s.to_string()).collect(),
         }
     }
@@ -265,12 +235,8 @@ mod tests {
         assert_eq!(glob_folder("src/main.rs").as_deref(), Some("src"));
         assert_eq!(glob_folder("**/*.sql"), None);
         assert_eq!(glob_folder("*.tsx"), None);
-        assert_eq!(
-            parent("docs/retries/backoff.md").as_deref(),
-            Some("docs/retries")
-        );
-        assert_eq!(parent("AGENTS.md"), None);
         assert_eq!(last("pkg/durable_exec"), "durable_exec");
+        assert_eq!(last("web"), "web");
     }
 
     #[test]
@@ -280,54 +246,30 @@ mod tests {
             rule(2, "pkg/native_tools", &["nativ", "tool"], 0.4),
             rule(3, "pkg/storage", &["storag"], 0.9),
             rule(4, "pkg/models", &["model"], 0.2),
+            rule(5, "pkg/durable_exec", &["durabl", "exec"], 0.0),
         ];
         let namers = vec![
             word("model", &["model"]),
             word("provider's", &["provid", "s"]),
             word("tool", &["tool"]),
+            word("temporal", &["tempor"]),
         ];
         let named = pick(rules.clone(), &namers, 3);
-        let folders: Vec<&str> = named
+        let folders: Vec<(&str, &str)> = named
             .iter()
-            .map(|n| match &n.scope {
-                Scope::Named { folder, .. } => folder.as_str(),
-                _ => "",
-            })
+            .map(|n| (n.folder.as_str(), n.word.as_str()))
             .collect();
-        // Wholly named first (the better word match first), then half named; storage is
-        // not named at all, however well its words match.
-        assert_eq!(folders, ["pkg/models", "pkg/providers", "pkg/native_tools"]);
+        // Wholly named first (the better word match first), then half named; storage and
+        // durable_exec are not named at all, however well their words match.
         assert_eq!(
-            named[1].scope,
-            Scope::Named {
-                folder: "pkg/providers".into(),
-                by: Naming::Word("provider's".into())
-            }
+            folders,
+            [
+                ("pkg/models", "model"),
+                ("pkg/providers", "provider's"),
+                ("pkg/native_tools", "tool")
+            ]
         );
         // The cap keeps the best named.
         assert_eq!(pick(rules, &namers, 1).len(), 1);
-    }
-
-    #[test]
-    fn a_start_folder_names_the_rule_it_applies_to() {
-        let rules = vec![rule(7, "pkg/durable_exec", &["durabl", "exec"], 0.0)];
-        let namers = vec![
-            word("temporal", &["tempor"]),
-            Namer {
-                by: Naming::Folder("docs/durable_execution".into()),
-                to: 5,
-                stems: vec!["durabl".into(), "execut".into()],
-            },
-        ];
-        let named = pick(rules, &namers, 3);
-        assert_eq!(named.len(), 1);
-        assert_eq!(named[0].to, 5);
-        assert_eq!(
-            named[0].scope,
-            Scope::Named {
-                folder: "pkg/durable_exec".into(),
-                by: Naming::Folder("docs/durable_execution".into())
-            }
-        );
     }
 }

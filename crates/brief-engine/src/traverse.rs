@@ -13,9 +13,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use brief_model::Follow;
-use brief_model::{
-    Dangling, Edge, GraphView, IxMap, Kind, Naming, NodeIx, Relation, Scope, StoreError,
-};
+use brief_model::{Dangling, Edge, GraphView, IxMap, Kind, NodeIx, Relation, Scope, StoreError};
 
 mod tana;
 
@@ -593,10 +591,7 @@ pub(crate) fn reason_key(
                 Scope::Always => String::new(),
                 Scope::Glob { glob, file } => format!("{glob}\u{0}{file}"),
                 Scope::Words { share } => format!("{share:05}"),
-                Scope::Named { folder, by } => match by {
-                    Naming::Word(word) => format!("{folder}\u{0}{word}"),
-                    Naming::Folder(start) => format!("{folder}\u{0}\u{0}{start}"),
-                },
+                Scope::Named { folder, word } => format!("{folder}\u{0}{word}"),
             },
             Direction::Forward,
             id(to)?,
@@ -682,28 +677,32 @@ pub(crate) fn add_found_rules(
 pub struct NamedRule {
     /// The rule.
     pub node: NodeIx,
-    /// The start node it applies to: the first when a word of the task names it, the start
-    /// whose folder names it otherwise.
-    pub to: NodeIx,
-    /// The folder it governs and what names it ([`Scope::Named`]).
-    pub scope: Scope,
+    /// The folder it governs, relative to the root (`src/billing`).
+    pub folder: String,
+    /// The task's word that names the folder, as written.
+    pub word: String,
 }
 
-/// Adds the rules a target in words names by their folder as hard constraints of the start
-/// each applies to, reason [`Reason::Applies`] with [`Scope::Named`].
+/// Adds the rules a target in words names by their folder as hard constraints of the first
+/// start node, reason [`Reason::Applies`] with [`Scope::Named`].
 pub(crate) fn add_named_rules(
     graph: &dyn GraphView,
     selection: &mut Selection,
+    first: NodeIx,
     named: &[NamedRule],
 ) -> Result<(), StoreError> {
     let found = named
         .iter()
+        .filter(|rule| rule.node != first)
         .map(|rule| {
             (
                 rule.node,
                 Reason::Applies {
-                    to: rule.to,
-                    scope: rule.scope.clone(),
+                    to: first,
+                    scope: Scope::Named {
+                        folder: rule.folder.clone(),
+                        word: rule.word.clone(),
+                    },
                 },
             )
         })

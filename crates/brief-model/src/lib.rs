@@ -25,7 +25,7 @@ pub use guidance::layer_guides;
 pub use lens::{
     all_lenses, field_selected, find_lens, Follow, Lens, LensConfig, LensError, LENS_BOOST,
 };
-pub use lifecycle::{Applies, Lifecycle, Naming, Retired, Scope};
+pub use lifecycle::{Applies, Lifecycle, Retired, Scope};
 pub use view::{Corpus, Fault, GraphView, LayerGuide, NodeStore, StoreError, Subgraph};
 
 /// Index of a node inside a [`Graph`]; ordering by index is ordering by id.

@@ -199,25 +199,14 @@ pub enum Scope {
         /// The rule's score over the best hit's, in ten-thousandths.
         share: u16,
     },
-    /// A target in words: the folder the rule governs is named by the task, by one of its
-    /// words or like the folder of the start node it applies to.
+    /// A target in words: a word of the task names the folder the rule governs (as the index
+    /// stems words, so `providers/` is named by "provider").
     Named {
         /// The folder the rule governs, relative to the root (`src/billing`).
         folder: String,
-        /// What names it.
-        by: Naming,
+        /// The task's word that names it, as written.
+        word: String,
     },
-}
-
-/// What names the folder a rule governs, for a target in words ([`Scope::Named`]). Names
-/// are compared as the index stems words, so `providers/` is named by "provider".
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Naming {
-    /// A word of the task, as written.
-    Word(String),
-    /// The folder of the start node the rule applies to, relative to the root: a page in
-    /// `docs/retries/` documents what `src/retries/` holds.
-    Folder(String),
 }
 
 #[cfg(test)]

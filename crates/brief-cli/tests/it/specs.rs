@@ -565,31 +565,23 @@ fn a_nested_agent_file_whose_folder_the_task_names_is_a_hard_constraint() {
 }
 
 #[test]
-fn a_nested_agent_file_named_like_the_folder_of_a_start_is_a_hard_constraint() {
+fn a_start_brings_the_rules_of_its_own_folder_not_of_a_namesake() {
     let dir = copy_fixture(&format!("{FIXTURES}/nested-agents"));
     let root = dir.path().to_str().unwrap();
-    // The start's own folder has rules too: they apply by their globs, as for a file target,
+    // The start's own folder has rules: they apply by their globs, as for a file target,
     // and are not counted again as named.
     std::fs::write(
         dir.path().join("docs/retries/AGENTS.md"),
         "# Pages on failure handling\n\n- Every example shows the ceiling.\n",
     )
     .unwrap();
-    // The task names no folder; it starts from docs/retries/backoff.md, and the rules of
-    // `pkg/retries/` govern what that page documents.
+    // The task names no folder and starts from docs/retries/backoff.md.
     let json = audit(
         root,
         "wait longer between attempts when a vendor answers 429",
         "4000",
     );
     assert_eq!(json["seeds"][0]["id"], "docs/retries/backoff.md", "{json}");
-    let rule = node(&json, "pkg/retries/AGENTS.md");
-    assert_eq!(rule["rank"]["class"], "hard", "{rule}");
-    let reason = &rule["reasons"][0];
-    assert_eq!(reason["direction"], "named", "{rule}");
-    assert_eq!(reason["from"], "docs/retries/backoff.md", "{rule}");
-    assert_eq!(reason["folder"], "pkg/retries", "{rule}");
-    assert_eq!(reason["start_folder"], "docs/retries", "{rule}");
     let own = node(&json, "docs/retries/AGENTS.md");
     assert_eq!(own["rank"]["class"], "hard", "{own}");
     let directions: Vec<&str> = own["reasons"]
@@ -599,14 +591,18 @@ fn a_nested_agent_file_named_like_the_folder_of_a_start_is_a_hard_constraint() {
         .filter_map(|r| r["direction"].as_str())
         .collect();
     assert_eq!(directions, ["glob"], "{own}");
-    // A rule neither named nor matching well is no hard constraint.
-    if let Some(other) = json["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|n| n["id"] == "pkg/connectors/AGENTS.md")
-    {
-        assert_eq!(other["rank"]["class"], "related", "{other}");
+    // `pkg/retries/` is named like the start's folder, not by the task: a start found by
+    // words is often the wrong one, and its namesakes were noise more often than help on the
+    // evaluation, so such a rule stays what its words make it (here related material).
+    for other in ["pkg/retries/AGENTS.md", "pkg/connectors/AGENTS.md"] {
+        if let Some(n) = json["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["id"] == other)
+        {
+            assert_eq!(n["rank"]["class"], "related", "{n}");
+        }
     }
 }
 

@@ -376,15 +376,9 @@ pub(crate) fn why(graph: &dyn NodeStore, reasons: &[Reason]) -> String {
                     "a rule whose words match the task, {:.2}",
                     f64::from(*share) / 10_000.0
                 ),
-                brief_model::Scope::Named { folder, by } => match by {
-                    brief_model::Naming::Word(word) => {
-                        format!("its folder `{folder}/` is named by the task's word `{word}`")
-                    }
-                    brief_model::Naming::Folder(start) => format!(
-                        "applies to {}: its folder `{folder}/` is named like `{start}/`",
-                        id(to)
-                    ),
-                },
+                brief_model::Scope::Named { folder, word } => {
+                    format!("its folder `{folder}/` is named by the task's word `{word}`")
+                }
             }),
             Reason::Words { share } => Some(format!(
                 "related by words, {:.2}",

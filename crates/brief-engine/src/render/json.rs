@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::rank::Ranked;
 use crate::traverse::Reason;
-use brief_model::{Naming, NodeIx, NodeStore, Scope};
+use brief_model::{NodeIx, NodeStore, Scope};
 
 use super::{Fitted, TruncationNote};
 
@@ -95,8 +95,6 @@ struct ReasonOut<'a> {
     folder: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     word: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    start_folder: Option<&'a str>,
 }
 
 impl<'a> ReasonOut<'a> {
@@ -111,7 +109,6 @@ impl<'a> ReasonOut<'a> {
             score: None,
             folder: None,
             word: None,
-            start_folder: None,
         }
     }
 }
@@ -151,18 +148,11 @@ fn reason_out<'a>(reason: &'a Reason, id: &dyn Fn(&NodeIx) -> &'a str) -> Reason
                 score: Some(f64::from(*share) / 10_000.0),
                 ..ReasonOut::plain("applies")
             },
-            Scope::Named { folder, by } => ReasonOut {
+            Scope::Named { folder, word } => ReasonOut {
                 direction: Some("named"),
                 from: Some(id(to)),
                 folder: Some(folder),
-                word: match by {
-                    Naming::Word(word) => Some(word),
-                    Naming::Folder(_) => None,
-                },
-                start_folder: match by {
-                    Naming::Word(_) => None,
-                    Naming::Folder(start) => Some(start),
-                },
+                word: Some(word),
                 ..ReasonOut::plain("applies")
             },
         },
