@@ -340,6 +340,41 @@ impl Root {
         Ok(entries)
     }
 
+    /// The subfolders of a folder beneath the root (its entries of kind [`EntryKind::Dir`],
+    /// sorted by name). A folder whose link count says it has none — 2, for itself and its
+    /// `.`, on the file systems that count subfolders there (ext4, XFS, tmpfs; btrfs keeps 1
+    /// and is read) — is not read: a folder of thousands of files costs one `fstat`.
+    pub fn subfolders(&self, path: &Path) -> Result<Vec<DirEntry>, OpenError> {
+        let rel = self.rel_or_outside(path)?;
+        #[cfg(unix)]
+        let entries = {
+            use std::os::unix::fs::MetadataExt;
+            let fd = sys::open_beneath(
+                self.dir.as_fd(),
+                &rel,
+                libc::O_RDONLY | libc::O_DIRECTORY,
+                0,
+                false,
+            )?;
+            let links = File::from(fd.try_clone().map_err(OpenError::Io)?)
+                .metadata()
+                .map_err(OpenError::Io)?
+                .nlink();
+            if links == 2 {
+                return Ok(Vec::new());
+            }
+            sys::list(fd)?
+        };
+        #[cfg(not(unix))]
+        let entries = self.list_dir(path)?;
+        let mut folders: Vec<DirEntry> = entries
+            .into_iter()
+            .filter(|e| matches!(e.kind, EntryKind::Dir))
+            .collect();
+        folders.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(folders)
+    }
+
     /// The folder at `rel` beneath the root (e.g. `.brief/cache`), created if missing, for
     /// brief's own files. Every component must be a plain folder: a symlink anywhere on the
     /// way is refused ([`OpenError::Symlink`]) rather than followed.
