@@ -304,20 +304,23 @@ impl Root {
         matches!(self.kind(path), Ok(EntryKind::File))
     }
 
+    /// A folder beneath the root (`rel` relative to it), opened for reading its entries.
+    #[cfg(unix)]
+    fn open_folder(&self, rel: &Path) -> Result<std::os::fd::OwnedFd, OpenError> {
+        sys::open_beneath(
+            self.dir.as_fd(),
+            rel,
+            libc::O_RDONLY | libc::O_DIRECTORY,
+            0,
+            false,
+        )
+    }
+
     /// The entries of a folder beneath the root, sorted by name (`.` and `..` left out).
     pub fn list_dir(&self, path: &Path) -> Result<Vec<DirEntry>, OpenError> {
         let rel = self.rel_or_outside(path)?;
         #[cfg(unix)]
-        let mut entries = {
-            let fd = sys::open_beneath(
-                self.dir.as_fd(),
-                &rel,
-                libc::O_RDONLY | libc::O_DIRECTORY,
-                0,
-                false,
-            )?;
-            sys::list(fd)?
-        };
+        let mut entries = sys::list(self.open_folder(&rel)?)?;
         #[cfg(not(unix))]
         let mut entries = {
             let real = std::fs::canonicalize(self.real.join(&rel)).map_err(OpenError::Io)?;
@@ -349,13 +352,7 @@ impl Root {
         #[cfg(unix)]
         let entries = {
             use std::os::unix::fs::MetadataExt;
-            let fd = sys::open_beneath(
-                self.dir.as_fd(),
-                &rel,
-                libc::O_RDONLY | libc::O_DIRECTORY,
-                0,
-                false,
-            )?;
+            let fd = self.open_folder(&rel)?;
             let links = File::from(fd.try_clone().map_err(OpenError::Io)?)
                 .metadata()
                 .map_err(OpenError::Io)?
