@@ -52,12 +52,9 @@ pub(crate) fn add_related(
             if added.len() >= BACKLINKS_MAX {
                 break;
             }
-            if !edge.relation.is_forward() || taken.contains(&edge.from) {
-                continue;
-            }
-            if part_of_selected(graph, edge.from, &selected)?
-                || !graph.lifecycle_of(edge.from)?.is_current()
-                || in_aggregate(graph, edge.from)?
+            if !edge.relation.is_forward()
+                || taken.contains(&edge.from)
+                || !admissible(graph, edge.from, &selected)?
             {
                 continue;
             }
@@ -82,11 +79,7 @@ pub(crate) fn add_related(
             reached.reasons.push(reason);
             continue;
         }
-        if taken.contains(&node)
-            || part_of_selected(graph, node, &selected)?
-            || !graph.lifecycle_of(node)?.is_current()
-            || in_aggregate(graph, node)?
-        {
+        if taken.contains(&node) || !admissible(graph, node, &selected)? {
             continue;
         }
         taken.insert(node);
@@ -136,10 +129,7 @@ fn add_log(
     }
     keyed.sort();
     for (_, node) in keyed {
-        if part_of_selected(graph, node, selected)?
-            || !graph.lifecycle_of(node)?.is_current()
-            || in_aggregate(graph, node)?
-        {
+        if !admissible(graph, node, selected)? {
             continue;
         }
         taken.insert(node);
@@ -150,6 +140,18 @@ fn add_log(
         });
     }
     Ok(())
+}
+
+/// Whether `node` may join as related material: not a part of a selected whole read from
+/// the same file, current, and not in a document that only gathers others.
+fn admissible(
+    graph: &dyn GraphView,
+    node: NodeIx,
+    selected: &BTreeSet<NodeIx>,
+) -> Result<bool, StoreError> {
+    Ok(!part_of_selected(graph, node, selected)?
+        && graph.lifecycle_of(node)?.is_current()
+        && !in_aggregate(graph, node)?)
 }
 
 /// The selected nodes whose backlinks are gathered, with their distance: the start nodes in

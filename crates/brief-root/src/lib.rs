@@ -304,20 +304,23 @@ impl Root {
         matches!(self.kind(path), Ok(EntryKind::File))
     }
 
+    /// A folder beneath the root (`rel` relative to it), opened for reading its entries.
+    #[cfg(unix)]
+    fn open_folder(&self, rel: &Path) -> Result<std::os::fd::OwnedFd, OpenError> {
+        sys::open_beneath(
+            self.dir.as_fd(),
+            rel,
+            libc::O_RDONLY | libc::O_DIRECTORY,
+            0,
+            false,
+        )
+    }
+
     /// The entries of a folder beneath the root, sorted by name (`.` and `..` left out).
     pub fn list_dir(&self, path: &Path) -> Result<Vec<DirEntry>, OpenError> {
         let rel = self.rel_or_outside(path)?;
         #[cfg(unix)]
-        let mut entries = {
-            let fd = sys::open_beneath(
-                self.dir.as_fd(),
-                &rel,
-                libc::O_RDONLY | libc::O_DIRECTORY,
-                0,
-                false,
-            )?;
-            sys::list(fd)?
-        };
+        let mut entries = sys::list(self.open_folder(&rel)?)?;
         #[cfg(not(unix))]
         let mut entries = {
             let real = std::fs::canonicalize(self.real.join(&rel)).map_err(OpenError::Io)?;
@@ -338,6 +341,35 @@ impl Root {
         };
         entries.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(entries)
+    }
+
+    /// The subfolders of a folder beneath the root (its entries of kind [`EntryKind::Dir`],
+    /// sorted by name). A folder whose link count says it has none — 2, for itself and its
+    /// `.`, on the file systems that count subfolders there (ext4, XFS, tmpfs; btrfs keeps 1
+    /// and is read) — is not read: a folder of thousands of files costs one `fstat`.
+    pub fn subfolders(&self, path: &Path) -> Result<Vec<DirEntry>, OpenError> {
+        let rel = self.rel_or_outside(path)?;
+        #[cfg(unix)]
+        let entries = {
+            use std::os::unix::fs::MetadataExt;
+            let fd = self.open_folder(&rel)?;
+            let links = File::from(fd.try_clone().map_err(OpenError::Io)?)
+                .metadata()
+                .map_err(OpenError::Io)?
+                .nlink();
+            if links == 2 {
+                return Ok(Vec::new());
+            }
+            sys::list(fd)?
+        };
+        #[cfg(not(unix))]
+        let entries = self.list_dir(path)?;
+        let mut folders: Vec<DirEntry> = entries
+            .into_iter()
+            .filter(|e| matches!(e.kind, EntryKind::Dir))
+            .collect();
+        folders.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(folders)
     }
 
     /// The folder at `rel` beneath the root (e.g. `.brief/cache`), created if missing, for

@@ -280,3 +280,31 @@ fn a_private_dir_replaces_reads_and_stats_its_files() {
     assert_eq!(folder.read("link", 100), None);
     assert!(!folder.stat("link").unwrap().is_dir);
 }
+
+#[test]
+fn subfolders_are_read_only_where_there_can_be_some() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("vault/topic/inner")).unwrap();
+    std::fs::create_dir_all(dir.path().join("vault/leaf")).unwrap();
+    for n in 0..20 {
+        std::fs::write(dir.path().join(format!("vault/leaf/{n}.md")), "x").unwrap();
+    }
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("topic", dir.path().join("vault/link")).unwrap();
+    let root = Root::open(dir.path()).unwrap();
+    let names = |rel: &str| -> Vec<String> {
+        root.subfolders(&dir.path().join(rel))
+            .unwrap()
+            .into_iter()
+            .map(|e| e.name.to_string_lossy().into_owned())
+            .collect()
+    };
+    // A symlink to a folder is not a subfolder.
+    assert_eq!(names("vault"), ["leaf", "topic"]);
+    assert_eq!(names("vault/topic"), ["inner"]);
+    assert!(names("vault/leaf").is_empty());
+    assert!(matches!(
+        root.subfolders(Path::new("/etc")),
+        Err(OpenError::Outside)
+    ));
+}

@@ -47,8 +47,9 @@ pub enum Role {
 /// (not inside hidden folders, dependencies or build output), sorted.
 ///
 /// Each folder on the way is asked for its `.kiro/` by name, and only folders above the
-/// deepest level are listed: this runs before every request, and the deepest level is where
-/// a project keeps its folders of thousands of files (`specgraph/nodes/behaviors`).
+/// deepest level are read for their subfolders (none when the link count says there are
+/// none): this runs before every request, and a project's folders of thousands of files
+/// (`specgraph/nodes/behaviors`, a vault's topic folders) are not listed.
 pub fn kiro_workspaces(root: &Root) -> Vec<String> {
     let base = root.path();
     let mut found = Vec::new();
@@ -65,10 +66,10 @@ pub fn kiro_workspaces(root: &Root) -> Vec<String> {
         if depth == NESTED_DEPTH {
             continue;
         }
-        let Ok(entries) = root.list_dir(&base.join(&dir)) else {
+        let Ok(folders) = root.subfolders(&base.join(&dir)) else {
             continue;
         };
-        for entry in entries.iter().filter(|e| matches!(e.kind, EntryKind::Dir)) {
+        for entry in &folders {
             let name = entry.name.to_string_lossy();
             if !name.starts_with('.')
                 && !SKIPPED.contains(&name.as_ref())
