@@ -551,17 +551,21 @@ fn a_nested_agent_file_whose_folder_the_task_names_is_a_hard_constraint() {
             "{other}: {json}"
         );
     }
-    // The Markdown document says why too.
-    let doc = brief(&[
-        "context",
-        "add a connector for a hosted warehouse API",
-        "--root",
-        root,
-    ]);
-    assert!(
-        doc.contains("its folder `pkg/connectors/` is named by the task's word `connector`"),
-        "{doc}"
-    );
+    // The Markdown, text and XML documents say why too.
+    for format in ["markdown", "text", "xml"] {
+        let doc = brief(&[
+            "context",
+            "add a connector for a hosted warehouse API",
+            "--root",
+            root,
+            "--format",
+            format,
+        ]);
+        assert!(
+            doc.contains("its folder `pkg/connectors/` is named by the task's word `connector`"),
+            "{format}: {doc}"
+        );
+    }
 }
 
 #[test]
