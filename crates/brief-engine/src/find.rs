@@ -153,8 +153,15 @@ fn score_common(
 ) -> Result<(), StoreError> {
     let (rare, common) = words;
     let of = |ks: &[usize]| -> Vec<&Term> { ks.iter().map(|&k| &terms[k]).collect() };
-    if !rare.is_empty() {
-        let (found, read) = (of(rare), of(common));
+    // Only words whose every holder was read: a phrase or a prefix many nodes hold was read
+    // for its best `limit`, and its other holders would look as if they held only common words.
+    let whole: Vec<usize> = rare
+        .iter()
+        .copied()
+        .filter(|&k| usize::try_from(terms[k].nodes).is_ok_and(|n| n <= limit))
+        .collect();
+    if !whole.is_empty() {
+        let (found, read) = (of(&whole), of(common));
         let parts = index.term_parts(Holders::Among {
             found: &found,
             terms: &read,

@@ -173,7 +173,8 @@ impl Index {
                 found.len(),
             ),
         };
-        if phrases.len() == skip {
+        let nothing_found = matches!(holders, Holders::Among { found: [], .. });
+        if phrases.len() == skip || nothing_found {
             return Ok(Vec::new());
         }
         let counts: String = (0..phrases.len())

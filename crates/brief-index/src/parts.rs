@@ -162,12 +162,13 @@ unsafe fn query_of<'a>(
     let idf = args[COLUMNS..]
         .iter()
         .map(|value| {
-            let hits = unsafe { ffi::sqlite3_value_int64(*value) };
+            // A count over the rows (a caller's mistake) must not make the IDF NaN.
+            let hits = unsafe { ffi::sqlite3_value_int64(*value) }.clamp(0, rows);
             let idf = (((rows - hits) as f64 + 0.5) / (hits as f64 + 0.5)).ln();
-            if idf <= 0.0 {
-                1e-6
-            } else {
+            if idf > 0.0 {
                 idf
+            } else {
+                1e-6
             }
         })
         .collect();

@@ -345,8 +345,8 @@ impl Root {
 
     /// The subfolders of a folder beneath the root (its entries of kind [`EntryKind::Dir`],
     /// sorted by name). A folder whose link count says it has none — 2, for itself and its
-    /// `.`, on the file systems that count subfolders there (ext4, XFS, tmpfs; btrfs keeps 1
-    /// and is read) — is not read: a folder of thousands of files costs one `fstat`.
+    /// `.`, on a file system known to count subfolders there (ext4, XFS, tmpfs; any other is
+    /// read) — is not read: a folder of thousands of files costs an `fstat` and an `fstatfs`.
     pub fn subfolders(&self, path: &Path) -> Result<Vec<DirEntry>, OpenError> {
         let rel = self.rel_or_outside(path)?;
         #[cfg(unix)]
@@ -357,7 +357,7 @@ impl Root {
                 .metadata()
                 .map_err(OpenError::Io)?
                 .nlink();
-            if links == 2 {
+            if links == 2 && sys::counts_subfolders(fd.as_fd()) {
                 return Ok(Vec::new());
             }
             sys::list(fd)?

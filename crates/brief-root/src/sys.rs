@@ -426,3 +426,29 @@ pub(crate) mod openat2 {
         Some(Err(io::Error::from_raw_os_error(libc::EAGAIN)))
     }
 }
+
+/// Whether the file system holding `folder` counts a folder's subfolders in its link count
+/// (ext2/3/4, XFS, tmpfs), so that a count of 2 means it has none. Elsewhere — btrfs, SMB
+/// mounts without Unix extensions (which report 2 for every folder), network and FUSE file
+/// systems — the count says nothing, and the folder is read.
+#[cfg(target_os = "linux")]
+pub(crate) fn counts_subfolders(folder: BorrowedFd) -> bool {
+    const EXT: i64 = 0xEF53;
+    const XFS: i64 = 0x5846_5342;
+    const TMPFS: i64 = 0x0102_1994;
+    // SAFETY: `statfs` is plain data, filled by the call on a valid handle.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstatfs(folder.as_raw_fd(), &mut st) } != 0 {
+        return false;
+    }
+    // The field's type differs between targets.
+    #[allow(clippy::useless_conversion)]
+    let kind = i64::from(st.f_type);
+    matches!(kind, EXT | XFS | TMPFS)
+}
+
+/// Outside Linux the link count of a folder is not relied on.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn counts_subfolders(_folder: BorrowedFd) -> bool {
+    false
+}

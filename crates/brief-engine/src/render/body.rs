@@ -1,7 +1,7 @@
 //! Markdown bodies of artifacts: the leading `# Title` dropped (the card has the title), the
 //! first section cut out for `summary`, and headings pushed below the document's own.
 
-use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
+use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
 /// The deepest level the document itself uses (`###` for a node); body headings go below.
 const BODY_MIN_LEVEL: usize = 4;
@@ -111,14 +111,31 @@ struct Overflow<'a> {
     item_end: usize,
 }
 
+/// What an opening has kept before the block that does not fit.
+#[derive(Clone, Copy)]
+struct Kept {
+    /// Where the last whole block ends.
+    end: usize,
+    /// Whether a block other than a heading is among them (a heading alone says nothing).
+    says: bool,
+}
+
+/// The options the body is read with: tables are blocks of their own, never cut.
+fn options() -> Options {
+    Options::ENABLE_TABLES
+}
+
 /// Finds the end of [`opening`] (`most` is a character boundary): after the last top-level
 /// block ending within `most`, or inside the first one that does not fit.
 fn opening_cut(text: &str, most: usize) -> Cut {
-    let mut whole = 0;
+    let mut kept = Kept {
+        end: 0,
+        says: false,
+    };
     let mut depth = 0usize;
     let mut open: Option<(Tag<'_>, usize)> = None;
     let mut item_end = 0;
-    for (event, range) in Parser::new(text).into_offset_iter() {
+    for (event, range) in Parser::new_ext(text, options()).into_offset_iter() {
         match event {
             Event::Start(tag) => {
                 if depth == 0 {
@@ -135,25 +152,27 @@ fn opening_cut(text: &str, most: usize) -> Cut {
                 if depth > 0 {
                     continue;
                 }
-                if range.end <= most {
-                    whole = range.end;
-                    continue;
-                }
                 let (tag, start) = match open.take() {
                     Some((tag, start)) => (Some(tag), start),
                     None => (None, range.start),
                 };
+                if range.end <= most {
+                    kept.end = range.end;
+                    kept.says |= !matches!(tag, Some(Tag::Heading { .. }));
+                    continue;
+                }
                 let block = Overflow {
                     tag,
                     start,
                     end: range.end,
                     item_end,
                 };
-                return overflow(text, most, whole, block);
+                return overflow(text, most, kept, block);
             }
             _ if depth == 0 => {
                 if range.end <= most {
-                    whole = range.end;
+                    kept.end = range.end;
+                    kept.says = true;
                 } else {
                     let block = Overflow {
                         tag: None,
@@ -161,7 +180,7 @@ fn opening_cut(text: &str, most: usize) -> Cut {
                         end: range.end,
                         item_end: 0,
                     };
-                    return overflow(text, most, whole, block);
+                    return overflow(text, most, kept, block);
                 }
             }
             _ => {}
@@ -174,41 +193,53 @@ fn opening_cut(text: &str, most: usize) -> Cut {
 }
 
 /// The cut inside `block`, the first top-level block that does not fit, after the blocks
-/// that do (ending at `whole`).
-fn overflow(text: &str, most: usize, whole: usize, block: Overflow<'_>) -> Cut {
+/// that do (`kept`). A list is cut between its items; a paragraph, a quote or a list's first
+/// item after a sentence, or — when nothing but headings is kept — after a word. A code
+/// block, a table or raw HTML is never cut: left out after blocks that say something, kept
+/// whole otherwise.
+fn overflow(text: &str, most: usize, kept: Kept, block: Overflow<'_>) -> Cut {
     let blocks = |at| Cut {
         at,
         within: Within::Blocks,
     };
     match block.tag {
-        Some(Tag::Paragraph) if block.start < most => {
+        Some(Tag::List(_)) if block.item_end > 0 => blocks(block.item_end),
+        Some(Tag::Paragraph | Tag::BlockQuote(_) | Tag::List(_)) if block.start < most => {
             let inside = &text[block.start..most];
             match sentence_end(inside) {
                 Some(end) => Cut {
                     at: block.start + end,
                     within: Within::Paragraph,
                 },
-                None if whole > 0 => blocks(whole),
+                None if kept.says => blocks(kept.end),
                 None => Cut {
                     at: block.start + word_end(inside),
                     within: Within::Paragraph,
                 },
             }
         }
-        Some(Tag::List(_)) if block.item_end > 0 => blocks(block.item_end),
-        // Not cut: the blocks before it, or the whole of it when it is the first.
-        _ if whole > 0 => blocks(whole),
+        _ if kept.says => blocks(kept.end),
         _ => blocks(block.end),
     }
 }
 
-/// Just after the last sentence end (`.`, `!` or `?` before a space or a line break) in
-/// `text`, if any.
+/// Just after the last sentence end in `text`, if any: `.`, `!` or `?` before a space or a
+/// line break, or a full-width `。`, `！` or `？`.
 fn sentence_end(text: &str) -> Option<usize> {
-    let bytes = text.as_bytes();
-    (1..bytes.len())
-        .rev()
-        .find(|&i| matches!(bytes[i - 1], b'.' | b'!' | b'?') && bytes[i].is_ascii_whitespace())
+    let mut last = None;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let after = i + c.len_utf8();
+        let ends = match c {
+            '.' | '!' | '?' => chars.peek().is_some_and(|(_, next)| next.is_whitespace()),
+            '。' | '！' | '？' => true,
+            _ => false,
+        };
+        if ends {
+            last = Some(after);
+        }
+    }
+    last
 }
 
 /// Just before the last whitespace of `text`, or all of it when it has none (at a character
@@ -401,6 +432,41 @@ mod tests {
         assert_eq!(opening(code, 10), "```\nlet a = 1;\nlet b = 2;\n```\n\n…");
         let later = "Intro.\n\n```\nlet a = 1;\nlet b = 2;\n```\n";
         assert_eq!(opening(later, 12), "Intro.\n\n…");
+    }
+
+    #[test]
+    fn an_opening_says_something_whatever_the_block() {
+        // A heading alone is not an opening: the paragraph after it is cut inside.
+        let cjk = format!("## 背景\n\n{}", "这是一个很长的句子。".repeat(40));
+        let opened = opening(&cjk, 100);
+        assert!(
+            opened.starts_with("## 背景\n\n这是") && opened.ends_with("。 …"),
+            "{opened}"
+        );
+        let run_on = format!("## Context\n\n{}", "word ".repeat(100));
+        let opened = opening(&run_on, 60);
+        assert!(
+            opened.starts_with("## Context\n\nword") && opened.ends_with("word …"),
+            "{opened}"
+        );
+        // A list whose first item is longer than the limit is cut inside that item.
+        let list = format!("- {}\n- short\n", "An item. ".repeat(100));
+        assert!(opening(&list, 100).len() < 110, "{}", opening(&list, 100));
+        // A table is a block of its own and is never cut.
+        let table = format!(
+            "| a | b |\n|---|---|\n{}",
+            "| one. two | three. |\n".repeat(40)
+        );
+        assert_eq!(opening(&table, 100), table);
+        let after = format!("Intro.\n\n{table}");
+        assert_eq!(opening(&after, 100), "Intro.\n\n…");
+        // A quote is cut like a paragraph.
+        let quote = format!("> {}", "Quoted sentence. ".repeat(40));
+        assert!(
+            opening(&quote, 100).ends_with("sentence. …"),
+            "{}",
+            opening(&quote, 100)
+        );
     }
 
     #[test]
