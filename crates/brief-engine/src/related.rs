@@ -79,7 +79,12 @@ pub(crate) fn add_related(
             reached.reasons.push(reason);
             continue;
         }
-        if taken.contains(&node) || !admissible(graph, node, &selected)? {
+        // A hit that is part of one taken already, or the whole of one, would show the same
+        // text twice: the first, the better match, stays.
+        if taken.contains(&node)
+            || !admissible(graph, node, &taken)?
+            || holds_taken_part(graph, node, &taken)?
+        {
             continue;
         }
         taken.insert(node);
@@ -184,6 +189,38 @@ fn in_aggregate(graph: &dyn GraphView, node: NodeIx) -> Result<bool, StoreError>
         .files_of(node)?
         .first()
         .is_some_and(|file| crate::resolve::is_aggregate(file)))
+}
+
+/// Whether a `contains` descendant of `node` read from the same file is among `taken`.
+fn holds_taken_part(
+    graph: &dyn GraphView,
+    node: NodeIx,
+    taken: &BTreeSet<NodeIx>,
+) -> Result<bool, StoreError> {
+    let mut files: Option<Vec<String>> = None;
+    let mut frontier = vec![node];
+    let mut seen = BTreeSet::new();
+    while let Some(at) = frontier.pop() {
+        for edge in graph.edges_out_of(at, &Relation::Contains)? {
+            if taken.contains(&edge.to) {
+                if files.is_none() {
+                    files = Some(graph.files_of(node)?);
+                }
+                let own = files.as_deref().unwrap_or_default();
+                if graph
+                    .files_of(edge.to)?
+                    .iter()
+                    .any(|file| own.contains(file))
+                {
+                    return Ok(true);
+                }
+            }
+            if seen.insert(edge.to) {
+                frontier.push(edge.to);
+            }
+        }
+    }
+    Ok(false)
 }
 
 /// Whether a `contains` ancestor of `node` read from the same file is selected: that
@@ -367,5 +404,46 @@ mod tests {
             related_to_page(&log_of(LOG_MAX - 1), Named::ByWords).len(),
             LOG_MAX - 1
         );
+    }
+
+    #[test]
+    fn a_hit_and_its_whole_are_not_both_related_material() {
+        let section = |id: &str| brief_model::Node {
+            location: brief_model::Location::file("PAGE.md"),
+            ..node(id, Kind::Section, &[])
+        };
+        let (graph, _) = Graph::build(vec![
+            node("SEED", Kind::Other("note".into()), &[]),
+            brief_model::Node {
+                location: brief_model::Location::file("PAGE.md"),
+                ..node(
+                    "PAGE",
+                    Kind::Other("note".into()),
+                    &[("contains", "PAGE#a"), ("contains", "PAGE#b")],
+                )
+            },
+            section("PAGE#a"),
+            section("PAGE#b"),
+        ]);
+        let seed = graph.lookup("SEED").unwrap();
+        let ix = |id: &str| graph.lookup(id).unwrap();
+        let related = |hits: &[(NodeIx, f64)]| -> Vec<String> {
+            let mut selection =
+                traverse_many(&graph, &[seed], TraverseOptions::at(Depth::Hops(2))).unwrap();
+            add_related(&graph, &mut selection, &[seed], hits, Named::ByWords).unwrap();
+            selection
+                .reached
+                .iter()
+                .filter(|r| r.node != seed)
+                .map(|r| graph.node(r.node).id.clone())
+                .collect()
+        };
+        // Sections first: the page that holds them stays out; both sections join.
+        assert_eq!(
+            related(&[(ix("PAGE#a"), 0.9), (ix("PAGE"), 0.5), (ix("PAGE#b"), 0.4)]),
+            ["PAGE#a", "PAGE#b"]
+        );
+        // The page first: its sections add nothing.
+        assert_eq!(related(&[(ix("PAGE"), 0.9), (ix("PAGE#a"), 0.5)]), ["PAGE"]);
     }
 }
