@@ -197,30 +197,7 @@ fn holds_taken_part(
     node: NodeIx,
     taken: &BTreeSet<NodeIx>,
 ) -> Result<bool, StoreError> {
-    let mut files: Option<Vec<String>> = None;
-    let mut frontier = vec![node];
-    let mut seen = BTreeSet::new();
-    while let Some(at) = frontier.pop() {
-        for edge in graph.edges_out_of(at, &Relation::Contains)? {
-            if taken.contains(&edge.to) {
-                if files.is_none() {
-                    files = Some(graph.files_of(node)?);
-                }
-                let own = files.as_deref().unwrap_or_default();
-                if graph
-                    .files_of(edge.to)?
-                    .iter()
-                    .any(|file| own.contains(file))
-                {
-                    return Ok(true);
-                }
-            }
-            if seen.insert(edge.to) {
-                frontier.push(edge.to);
-            }
-        }
-    }
-    Ok(false)
+    kin_in_file(graph, node, taken, Kin::Parts)
 }
 
 /// Whether a `contains` ancestor of `node` read from the same file is selected: that
@@ -231,27 +208,55 @@ fn part_of_selected(
     node: NodeIx,
     selected: &BTreeSet<NodeIx>,
 ) -> Result<bool, StoreError> {
-    // The files are read only once a selected whole is met: most candidates have none.
+    kin_in_file(graph, node, selected, Kin::Wholes)
+}
+
+/// Which way [`kin_in_file`] walks the `contains` edges.
+#[derive(Clone, Copy)]
+enum Kin {
+    /// Up, to the wholes that contain the node.
+    Wholes,
+    /// Down, to the parts it contains.
+    Parts,
+}
+
+/// Whether a node `kin` of `node` (at any depth) that is read from one of `node`'s files is
+/// in `set`.
+fn kin_in_file(
+    graph: &dyn GraphView,
+    node: NodeIx,
+    set: &BTreeSet<NodeIx>,
+    kin: Kin,
+) -> Result<bool, StoreError> {
+    // The files are read only once a member of the set is met: most candidates have none.
     let mut files: Option<Vec<String>> = None;
     let mut frontier = vec![node];
     let mut seen = BTreeSet::new();
     while let Some(at) = frontier.pop() {
-        for edge in graph.edges_in_of(at, &Relation::Contains)? {
-            if selected.contains(&edge.from) {
+        let next: Vec<NodeIx> = match kin {
+            Kin::Wholes => graph
+                .edges_in_of(at, &Relation::Contains)?
+                .into_iter()
+                .map(|e| e.from)
+                .collect(),
+            Kin::Parts => graph
+                .edges_out_of(at, &Relation::Contains)?
+                .into_iter()
+                .map(|e| e.to)
+                .collect(),
+        };
+        for other in next {
+            if set.contains(&other) {
                 if files.is_none() {
                     files = Some(graph.files_of(node)?);
                 }
                 let own = files.as_deref().unwrap_or_default();
-                if graph
-                    .files_of(edge.from)?
-                    .iter()
-                    .any(|file| own.contains(file))
-                {
+                if graph.files_of(other)?.iter().any(|file| own.contains(file)) {
                     return Ok(true);
                 }
             }
-            if seen.insert(edge.from) {
-                frontier.push(edge.from);
+            if seen.insert(other) {
+                frontier.push(other);
             }
         }
     }
