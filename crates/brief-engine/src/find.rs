@@ -85,7 +85,7 @@ pub(crate) fn find(index: &Index, query: &str, wanted: usize) -> Result<Verdict,
         .collect();
     let (common, rare): (Vec<usize>, Vec<usize>) = scored
         .into_iter()
-        .partition(|&k| index.reads_term_parts() && is_common(&terms[k], limit));
+        .partition(|&k| index.reads_term_parts() && widely_held(&terms[k], limit));
     let mut relevance = Relevance {
         by_node: IxMap::default(),
         terms: terms.len(),
@@ -105,7 +105,7 @@ pub(crate) fn find(index: &Index, query: &str, wanted: usize) -> Result<Verdict,
 
 /// A word more nodes hold than a word's hits are read for: scoring every holder would cost
 /// the most and decide the least (its weight is small), so it is scored where it can matter.
-fn is_common(term: &Term, limit: usize) -> bool {
+fn widely_held(term: &Term, limit: usize) -> bool {
     usize::try_from(term.nodes).is_ok_and(|n| n > limit) && term.tokens.len() == 1 && !term.prefix
 }
 

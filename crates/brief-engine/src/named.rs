@@ -67,10 +67,12 @@ pub(crate) fn named_rules(
     );
     asked.sort();
     asked.dedup();
-    let (terms, _) = index.terms(&asked)?;
-    let stems: BTreeMap<&str, &[String]> = terms
+    // Only the stems: counting each word's holders (what `terms` does) walks its list.
+    let tokens = index.tokens(&asked)?;
+    let stems: BTreeMap<&str, &[String]> = asked
         .iter()
-        .map(|t| (t.word.as_str(), t.tokens.as_slice()))
+        .zip(&tokens)
+        .map(|(word, stems)| (word.as_str(), stems.as_slice()))
         .collect();
     let stems_of = |word: &str| stems.get(word).map_or_else(Vec::new, |s| s.to_vec());
     let namers: Vec<Namer> = task

@@ -268,51 +268,80 @@ mod tests {
     use super::*;
     use crate::traverse::{traverse_many, TraverseOptions};
     use brief_model::testing::node;
-    use brief_model::{Depth, Graph};
+    use brief_model::{Depth, Graph, Location, Node};
+
+    /// A node read from `file` (a section shares its page's file).
+    fn in_file(file: &str, node: Node) -> Node {
+        Node {
+            location: Location::file(file),
+            ..node
+        }
+    }
+
+    /// The selection of `seed` (two hops), with `also` selected as if linked, after related
+    /// material from `hits` (id, share): every node but the seed with its reasons, in the
+    /// selection's order.
+    fn related(
+        graph: &Graph,
+        seed: &str,
+        also: &[&str],
+        hits: &[(&str, f64)],
+        named: Named,
+    ) -> Vec<(String, Vec<Reason>)> {
+        let ix = |id: &str| graph.lookup(id).unwrap();
+        let seed = ix(seed);
+        let mut selection =
+            traverse_many(graph, &[seed], TraverseOptions::at(Depth::Hops(2))).unwrap();
+        for id in also {
+            selection.reached.push(Reached {
+                node: ix(id),
+                distance: 1,
+                reasons: vec![Reason::Target],
+            });
+        }
+        let hits: Vec<(NodeIx, f64)> = hits.iter().map(|(id, share)| (ix(id), *share)).collect();
+        add_related(graph, &mut selection, &[seed], &hits, named).unwrap();
+        selection
+            .reached
+            .iter()
+            .filter(|r| r.node != seed)
+            .map(|r| (graph.node(r.node).id.clone(), r.reasons.clone()))
+            .collect()
+    }
+
+    fn ids(related: &[(String, Vec<Reason>)]) -> Vec<&str> {
+        related.iter().map(|(id, _)| id.as_str()).collect()
+    }
 
     #[test]
     fn backlinks_and_hits_join_after_the_selection_without_parts_of_selected_wholes() {
         let (graph, _) = Graph::build(vec![
             node("ADR-0008", Kind::Decision, &[]),
             node("ADR-0010", Kind::Decision, &[("links", "ADR-0008")]),
-            node(
-                "PAGE",
-                Kind::Other("note".into()),
-                &[("contains", "PAGE#part")],
+            in_file(
+                "PAGE.json",
+                node(
+                    "PAGE",
+                    Kind::Other("note".into()),
+                    &[("contains", "PAGE#part")],
+                ),
             ),
-            brief_model::Node {
-                // A section is read from its page's file.
-                location: brief_model::Location::file("PAGE.json"),
-                ..node("PAGE#part", Kind::Section, &[("links", "ADR-0008")])
-            },
+            in_file(
+                "PAGE.json",
+                node("PAGE#part", Kind::Section, &[("links", "ADR-0008")]),
+            ),
             node("HIT", Kind::Other("note".into()), &[]),
         ]);
         let seed = graph.lookup("ADR-0008").unwrap();
-        let page = graph.lookup("PAGE").unwrap();
-        let hit = graph.lookup("HIT").unwrap();
-        let mut selection =
-            traverse_many(&graph, &[seed], TraverseOptions::at(Depth::Hops(2))).unwrap();
         // The page is selected (as if linked): its part adds nothing.
-        selection.reached.push(Reached {
-            node: page,
-            distance: 1,
-            reasons: vec![Reason::Target],
-        });
-        add_related(
+        let found = related(
             &graph,
-            &mut selection,
-            &[seed],
-            &[(hit, 0.5)],
+            "ADR-0008",
+            &["PAGE"],
+            &[("HIT", 0.5)],
             Named::Exactly,
-        )
-        .unwrap();
-        let ids: Vec<(String, Vec<Reason>)> = selection
-            .reached
-            .iter()
-            .map(|r| (graph.id_of(r.node), r.reasons.clone()))
-            .collect();
-        let adr10 = graph.lookup("ADR-0010").unwrap();
-        assert!(ids.contains(&(
+        );
+        assert!(found.contains(&(
             "ADR-0010".into(),
             vec![Reason::Edge {
                 relation: Relation::Link("links".into()),
@@ -321,10 +350,9 @@ mod tests {
                 via: Vec::new()
             }]
         )));
-        assert!(ids.contains(&("HIT".into(), vec![Reason::Words { share: 5000 }])));
-        assert!(!ids.iter().any(|(id, _)| id == "PAGE#part"));
-        let _ = adr10;
-        let order: Vec<&str> = ids.iter().map(|(id, _)| id.as_str()).collect();
+        assert!(found.contains(&("HIT".into(), vec![Reason::Words { share: 5000 }])));
+        assert!(!ids(&found).contains(&"PAGE#part"));
+        let order = ids(&found);
         let mut sorted = order.clone();
         sorted.sort();
         assert_eq!(order, sorted, "kept in id order");
@@ -339,28 +367,14 @@ mod tests {
             node("AUTH-05", Kind::Behavior, &[]),
             node("DOM-USER", Kind::Other("domain".into()), &[]),
         ]);
-        let seed = graph.lookup("DOM-USER").unwrap();
-        let feature = graph.lookup("AUTH").unwrap();
-        let behavior = graph.lookup("AUTH-05").unwrap();
-        let mut selection =
-            traverse_many(&graph, &[seed], TraverseOptions::at(Depth::Hops(2))).unwrap();
-        selection.reached.push(Reached {
-            node: feature,
-            distance: 1,
-            reasons: vec![Reason::Target],
-        });
-        add_related(
+        let found = related(
             &graph,
-            &mut selection,
-            &[seed],
-            &[(behavior, 0.56)],
+            "DOM-USER",
+            &["AUTH"],
+            &[("AUTH-05", 0.56)],
             Named::Exactly,
-        )
-        .unwrap();
-        assert!(selection
-            .reached
-            .iter()
-            .any(|r| r.node == behavior && r.reasons == vec![Reason::Words { share: 5600 }]));
+        );
+        assert!(found.contains(&("AUTH-05".into(), vec![Reason::Words { share: 5600 }])));
     }
 
     fn log_of(records: usize) -> Graph {
@@ -368,24 +382,11 @@ mod tests {
         for n in 0..records {
             nodes.push(node(&format!("ADR-{n:04}"), Kind::Decision, &[]));
         }
-        nodes.push(brief_model::Node {
+        nodes.push(Node {
             status: Some("superseded".into()),
             ..node("ADR-OLD", Kind::Decision, &[])
         });
         Graph::build(nodes).0
-    }
-
-    fn related_to_page(graph: &Graph, named: Named) -> Vec<(String, Vec<Reason>)> {
-        let seed = graph.lookup("PAGE").unwrap();
-        let mut selection =
-            traverse_many(graph, &[seed], TraverseOptions::at(Depth::Hops(2))).unwrap();
-        add_related(graph, &mut selection, &[seed], &[], named).unwrap();
-        selection
-            .reached
-            .iter()
-            .filter(|r| r.node != seed)
-            .map(|r| (graph.node(r.node).id.clone(), r.reasons.clone()))
-            .collect()
     }
 
     #[test]
@@ -394,7 +395,7 @@ mod tests {
         // Four decisions (the superseded one counts, and stays out).
         let log = Reason::Log { of: 4 };
         assert_eq!(
-            related_to_page(&graph, Named::ByWords),
+            related(&graph, "PAGE", &[], &[], Named::ByWords),
             vec![
                 ("ADR-0000".to_string(), vec![log.clone()]),
                 ("ADR-0001".to_string(), vec![log.clone()]),
@@ -402,53 +403,42 @@ mod tests {
             ]
         );
         // An id's context keeps what its links and rules select.
-        assert!(related_to_page(&graph, Named::Exactly).is_empty());
+        assert!(related(&graph, "PAGE", &[], &[], Named::Exactly).is_empty());
         // A large log is not read whole.
-        assert!(related_to_page(&log_of(LOG_MAX), Named::ByWords).is_empty());
+        let large = log_of(LOG_MAX);
+        assert!(related(&large, "PAGE", &[], &[], Named::ByWords).is_empty());
+        let largest = log_of(LOG_MAX - 1);
         assert_eq!(
-            related_to_page(&log_of(LOG_MAX - 1), Named::ByWords).len(),
+            related(&largest, "PAGE", &[], &[], Named::ByWords).len(),
             LOG_MAX - 1
         );
     }
 
     #[test]
     fn a_hit_and_its_whole_are_not_both_related_material() {
-        let section = |id: &str| brief_model::Node {
-            location: brief_model::Location::file("PAGE.md"),
-            ..node(id, Kind::Section, &[])
-        };
         let (graph, _) = Graph::build(vec![
             node("SEED", Kind::Other("note".into()), &[]),
-            brief_model::Node {
-                location: brief_model::Location::file("PAGE.md"),
-                ..node(
+            in_file(
+                "PAGE.md",
+                node(
                     "PAGE",
                     Kind::Other("note".into()),
                     &[("contains", "PAGE#a"), ("contains", "PAGE#b")],
-                )
-            },
-            section("PAGE#a"),
-            section("PAGE#b"),
+                ),
+            ),
+            in_file("PAGE.md", node("PAGE#a", Kind::Section, &[])),
+            in_file("PAGE.md", node("PAGE#b", Kind::Section, &[])),
         ]);
-        let seed = graph.lookup("SEED").unwrap();
-        let ix = |id: &str| graph.lookup(id).unwrap();
-        let related = |hits: &[(NodeIx, f64)]| -> Vec<String> {
-            let mut selection =
-                traverse_many(&graph, &[seed], TraverseOptions::at(Depth::Hops(2))).unwrap();
-            add_related(&graph, &mut selection, &[seed], hits, Named::ByWords).unwrap();
-            selection
-                .reached
-                .iter()
-                .filter(|r| r.node != seed)
-                .map(|r| graph.node(r.node).id.clone())
-                .collect()
+        let hits = |hits: &[(&str, f64)]| -> Vec<String> {
+            let found = related(&graph, "SEED", &[], hits, Named::ByWords);
+            ids(&found).iter().map(|id| id.to_string()).collect()
         };
         // Sections first: the page that holds them stays out; both sections join.
         assert_eq!(
-            related(&[(ix("PAGE#a"), 0.9), (ix("PAGE"), 0.5), (ix("PAGE#b"), 0.4)]),
+            hits(&[("PAGE#a", 0.9), ("PAGE", 0.5), ("PAGE#b", 0.4)]),
             ["PAGE#a", "PAGE#b"]
         );
         // The page first: its sections add nothing.
-        assert_eq!(related(&[(ix("PAGE"), 0.9), (ix("PAGE#a"), 0.5)]), ["PAGE"]);
+        assert_eq!(hits(&[("PAGE", 0.9), ("PAGE#a", 0.5)]), ["PAGE"]);
     }
 }

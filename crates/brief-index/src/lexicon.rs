@@ -127,6 +127,12 @@ impl Index {
         Ok((terms, total))
     }
 
+    /// Each word's tokens as the search table's tokenizer reads it (stemmed and folded; none
+    /// for punctuation), in order, without counting the nodes that hold them.
+    pub fn tokens(&self, words: &[String]) -> Result<Vec<Vec<String>>, StoreError> {
+        self.tokenize(words).map_err(|e| self.fail(e))
+    }
+
     /// The nodes holding `term`, best first, at most `limit` (ties by node index, which is
     /// stable within one index).
     pub fn term_hits(&self, term: &Term, limit: usize) -> Result<Vec<TermHit>, StoreError> {
@@ -152,8 +158,14 @@ impl Index {
     }
 
     /// Whether [`Index::term_parts`] can be asked on this connection.
+    /// Without it, words many nodes hold are scored over every holder (slower, same hits).
     pub fn reads_term_parts(&self) -> bool {
-        self.parts
+        if let Some(known) = self.parts.get() {
+            return known;
+        }
+        let registered = crate::parts::register(&self.conn).is_ok();
+        self.parts.set(Some(registered));
+        registered
     }
 
     /// The nodes `holders` names, each with its relevance for each term read, by node index.
@@ -161,6 +173,17 @@ impl Index {
     /// that many nodes hold. Terms are single tokens, not prefixes (the count of nodes holding
     /// each is its IDF's count).
     pub fn term_parts(&self, holders: Holders<'_>) -> Result<Vec<TermParts>, StoreError> {
+        if !self.reads_term_parts() {
+            // Not damage: nothing read was wrong, and a rebuild would not bring it back.
+            return Err(StoreError {
+                store: format!("index {}", self.location),
+                message: format!(
+                    "SQLite refused the {} function",
+                    crate::parts::NAME.to_string_lossy()
+                ),
+                fault: brief_model::Fault::Other,
+            });
+        }
         let join = |terms: &[&Term], op: &str| -> String {
             let fts: Vec<String> = terms.iter().map(|t| t.fts()).collect();
             fts.join(op)
@@ -182,7 +205,7 @@ impl Index {
             .collect();
         let sql = format!(
             "SELECT rowid, {}(search, {WEIGHTS}{counts}) FROM search WHERE search MATCH ?1",
-            crate::parts::NAME
+            crate::parts::NAME.to_string_lossy()
         );
         let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.fail(e))?;
         let mut values: Vec<rusqlite::types::Value> = vec![expr.into()];

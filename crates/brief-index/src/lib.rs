@@ -215,8 +215,9 @@ pub struct Index {
     file: Option<(u64, u64)>,
     /// Token counts were written inside a read transaction: sealed when it ends.
     unsealed: Cell<bool>,
-    /// Whether [`Index::term_parts`] can be asked (its SQL function is registered).
-    parts: bool,
+    /// Whether [`Index::term_parts`] can be asked: its SQL function is registered on this
+    /// connection at the first word query (`None` until then), not at every open.
+    parts: Cell<Option<bool>>,
 }
 
 /// The name of the index file in `.brief/cache`.
@@ -708,8 +709,6 @@ impl Index {
         let _ = conn.pragma_update(None, "cache_size", -65536);
         // Read pages straight from the OS page cache instead of copying them into ours.
         let _ = conn.pragma_update(None, "mmap_size", 1i64 << 30);
-        // Without it, words many nodes hold are scored over every holder (slower, same hits).
-        let parts = parts::register(&conn).is_ok();
         Index {
             conn,
             root: project.root.clone(),
@@ -727,7 +726,7 @@ impl Index {
             publish: None,
             file: None,
             unsealed: Cell::new(false),
-            parts,
+            parts: Cell::new(None),
         }
     }
 

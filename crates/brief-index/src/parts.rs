@@ -17,7 +17,7 @@ use std::ptr::null_mut;
 use rusqlite::{ffi, Connection};
 
 /// The name of the auxiliary function in SQL.
-pub(crate) const NAME: &str = "brief_parts";
+pub(crate) const NAME: &CStr = c"brief_parts";
 
 /// The search table's columns (id, title, body, fields), each with a weight argument.
 pub(crate) const COLUMNS: usize = 4;
@@ -33,7 +33,7 @@ pub(crate) fn register(conn: &Connection) -> rusqlite::Result<()> {
     // the name is NUL-terminated and copied by SQLite; `parts` has the signature FTS5 expects.
     let rc = unsafe {
         match (*api).xCreateFunction {
-            Some(create) => create(api, c"brief_parts".as_ptr(), null_mut(), Some(parts), None),
+            Some(create) => create(api, NAME.as_ptr(), null_mut(), Some(parts), None),
             None => ffi::SQLITE_MISUSE,
         }
     };
