@@ -194,9 +194,10 @@ fn adr_number(layout: &Layout, rel: &str) -> Option<(String, u32)> {
 
 /// The Markdown files of the knowledge base, sorted, with every folder walked (stamped
 /// before it was listed). Hidden folders are skipped except where rule files live:
-/// `.github/copilot-instructions.md`, `.github/instructions/**/*.instructions.md`, and at any
-/// depth the rule folders of [`RULE_FOLDERS`] (`.cursor/rules/**/*.mdc`, `.claude/CLAUDE.md`
-/// and `.claude/rules/**/*.md`, …); dependencies, build output, templates and the files
+/// `.github/copilot-instructions.md`, `.github/instructions/**/*.instructions.md`, agent
+/// files anywhere under `.github/`, and at any depth the rule folders of [`RULE_FOLDERS`]
+/// (`.cursor/rules/**/*.mdc`, `.claude/CLAUDE.md`, `.claude/rules/**/*.md`,
+/// `.claude/skills/*/SKILL.md`, …); dependencies, build output, templates and the files
 /// another source claims are skipped.
 pub fn listing(root: &Root, layout: &Layout) -> Walk {
     let base = root.path().to_path_buf();
@@ -214,12 +215,12 @@ pub fn listing(root: &Root, layout: &Layout) -> Walk {
         walk.folders.push(folder_stamp(&github));
         walk.files.push(github.join("copilot-instructions.md"));
     }
-    rule_files(
-        root,
-        &mut walk,
-        &github.join("instructions"),
-        ".instructions.md",
-    );
+    rule_files(root, &mut walk, &github.join("instructions"), &|name| {
+        name.ends_with(".instructions.md")
+    });
+    rule_files(root, &mut walk, &github, &|name| {
+        name == "AGENTS.md" || name == "CLAUDE.md"
+    });
     for (dir, folder) in hidden {
         if let Some(name) = folder.file {
             walk.folders.push(folder_stamp(&dir));
@@ -227,7 +228,12 @@ pub fn listing(root: &Root, layout: &Layout) -> Walk {
                 walk.files.push(dir.join(name));
             }
         }
-        rule_files(root, &mut walk, &dir.join("rules"), folder.suffix);
+        rule_files(root, &mut walk, &dir.join("rules"), &|name| {
+            name.ends_with(folder.suffix)
+        });
+        if let Some(skill) = folder.skill {
+            skill_files(root, &mut walk, &dir.join("skills"), skill);
+        }
     }
     walk.files.retain(|path| {
         let rel = rel_path(&base, path);
@@ -238,9 +244,8 @@ pub fn listing(root: &Root, layout: &Layout) -> Walk {
     walk
 }
 
-/// The files under `dir` (at any depth, hidden folders skipped) whose names end with
-/// `suffix`.
-fn rule_files(root: &Root, walk: &mut Walk, dir: &Path, suffix: &str) {
+/// The files under `dir` (at any depth, hidden folders skipped) whose names `wanted` takes.
+fn rule_files(root: &Root, walk: &mut Walk, dir: &Path, wanted: &dyn Fn(&str) -> bool) {
     let mut stack = vec![dir.to_path_buf()];
     while let Some(current) = stack.pop() {
         if !root.is_dir(&current) {
@@ -257,9 +262,30 @@ fn rule_files(root: &Root, walk: &mut Walk, dir: &Path, suffix: &str) {
             }
             match entry.kind {
                 EntryKind::Dir => stack.push(current.join(&entry.name)),
-                _ if name.ends_with(suffix) => walk.files.push(current.join(&entry.name)),
+                _ if wanted(&name) => walk.files.push(current.join(&entry.name)),
                 _ => {}
             }
+        }
+    }
+}
+
+/// The file `name` in each folder directly under `dir` (`skills/<skill>/SKILL.md`).
+fn skill_files(root: &Root, walk: &mut Walk, dir: &Path, name: &str) {
+    if !root.is_dir(dir) {
+        return;
+    }
+    walk.folders.push(folder_stamp(dir));
+    let Some(entries) = walk.list(root, dir) else {
+        return;
+    };
+    for entry in entries {
+        let skill = dir.join(&entry.name);
+        if entry.kind != EntryKind::Dir || entry.name.to_string_lossy().starts_with('.') {
+            continue;
+        }
+        walk.folders.push(folder_stamp(&skill));
+        if root.is_file(&skill.join(name)) {
+            walk.files.push(skill.join(name));
         }
     }
 }

@@ -287,7 +287,7 @@ impl<'r> File<'r> {
     }
 
     /// Frontmatter `title`, else the first level-1 heading (an ADR's number dropped), else
-    /// the file's name (an ADR: its id).
+    /// a skill's `name`, else the file's name (an ADR: its id).
     fn title(&self, map: &Map<String, Value>, lines: &Lines) -> String {
         let declared = map
             .get("title")
@@ -306,9 +306,20 @@ impl<'r> File<'r> {
                 stem.to_string()
             }
         };
+        // A skill is named by its `name` (its file is always `SKILL.md`).
+        let skill = || {
+            matches!(
+                super::rules::RuleFile::of(self.rel),
+                Some(super::rules::RuleFile::Skill { .. })
+            )
+            .then(|| map.get("name").and_then(scalar))
+            .flatten()
+        };
         declared
             .filter(|t| !t.is_empty())
             .or_else(heading)
+            .filter(|t| !t.is_empty())
+            .or_else(skill)
             .filter(|t| !t.is_empty())
             .unwrap_or_else(fallback)
     }

@@ -7,7 +7,8 @@
 //! | file | applies |
 //! |---|---|
 //! | `AGENTS.md` / `CLAUDE.md` at the root, `.claude/CLAUDE.md`, `.github/copilot-instructions.md` | always |
-//! | a nested `AGENTS.md` / `CLAUDE.md` (or `dir/.claude/CLAUDE.md`) | files under its folder |
+//! | a nested `AGENTS.md` / `CLAUDE.md` (or `dir/.claude/CLAUDE.md`), also under `.github/` | files under its folder |
+//! | `.claude/skills/<name>/SKILL.md` | only when linked or found by the task's words (the agent picks a skill by its description) |
 //! | `.claude/rules/**/*.md` | `paths` (or `globs`); without them always |
 //! | `.cursor/rules/**/*.mdc` | always with `alwaysApply: true`, else `globs`, else only when linked |
 //! | `.github/instructions/**/*.instructions.md` | `applyTo`; without it only when linked |
@@ -39,6 +40,12 @@ pub enum RuleFile {
         /// The folder holding `.claude/`, root-relative.
         base: String,
     },
+    /// `<base>/.claude/skills/<name>/SKILL.md`: a Claude Code skill, which the agent loads
+    /// when the task matches its `description`.
+    Skill {
+        /// The folder holding `.claude/`, root-relative.
+        base: String,
+    },
     /// `<base>/.cursor/rules/**/*.mdc` (`alwaysApply`, `globs`).
     Cursor {
         /// The folder holding `.cursor/`, root-relative.
@@ -67,7 +74,10 @@ impl RuleFile {
             if let Some(base) = dir.strip_suffix("/.claude") {
                 return Some(RuleFile::AgentFile { dir: base.into() });
             }
-            if !dir.split('/').any(|part| part.starts_with('.')) {
+            // `.github/` holds the CI's own instructions (`.github/workflows/AGENTS.md`);
+            // other hidden folders are tools' state.
+            let inside = dir.strip_prefix(".github/").unwrap_or(dir);
+            if dir == ".github" || !inside.split('/').any(|part| part.starts_with('.')) {
                 return Some(RuleFile::AgentFile { dir: dir.into() });
             }
             return None;
@@ -95,6 +105,13 @@ impl RuleFile {
         if let Some(base) = under(".claude/rules/") {
             return Some(RuleFile::ClaudeRule { base });
         }
+        if name == "SKILL.md" {
+            if let Some(base) = under(".claude/skills/") {
+                // One folder per skill, its file directly in it.
+                let rest = &rel[rel.find(".claude/skills/")? + ".claude/skills/".len()..];
+                return (rest.matches('/').count() == 1).then_some(RuleFile::Skill { base });
+            }
+        }
         if let Some(base) = under(".windsurf/rules/") {
             return Some(RuleFile::Windsurf { base });
         }
@@ -111,6 +128,7 @@ impl RuleFile {
         match self {
             RuleFile::AgentFile { dir } => dir,
             RuleFile::ClaudeRule { base }
+            | RuleFile::Skill { base }
             | RuleFile::Cursor { base }
             | RuleFile::Steering { base }
             | RuleFile::Windsurf { base } => base,
@@ -145,6 +163,7 @@ impl RuleFile {
                 globs if globs.is_empty() => everywhere(),
                 globs => files(globs),
             },
+            RuleFile::Skill { .. } => Applies::Linked,
             RuleFile::Cursor { .. } => {
                 if truthy(front.get("alwaysApply")) {
                     everywhere()
@@ -196,7 +215,9 @@ impl RuleFile {
     /// The globs as written, for display (`scope` on the card).
     pub(crate) fn written_globs(&self, front: &Map<String, Value>) -> Vec<String> {
         let keys: &[&str] = match self {
-            RuleFile::AgentFile { .. } | RuleFile::CopilotInstructions => &[],
+            RuleFile::AgentFile { .. } | RuleFile::CopilotInstructions | RuleFile::Skill { .. } => {
+                &[]
+            }
             RuleFile::CopilotScoped => &["applyTo"],
             RuleFile::ClaudeRule { .. } => &["paths", "globs"],
             RuleFile::Cursor { .. } => &["globs"],
@@ -220,6 +241,9 @@ pub(crate) struct RuleFolder {
     pub suffix: &'static str,
     /// A file of its own directly in the hidden folder (`.claude/CLAUDE.md`), if any.
     pub file: Option<&'static str>,
+    /// The name of the file in each folder of `<hidden>/skills/` (`SKILL.md`), if the tool
+    /// has skills.
+    pub skill: Option<&'static str>,
 }
 
 /// Every tool's rule folder: one row per convention.
@@ -228,16 +252,19 @@ pub(crate) const RULE_FOLDERS: &[RuleFolder] = &[
         hidden: ".cursor",
         suffix: ".mdc",
         file: None,
+        skill: None,
     },
     RuleFolder {
         hidden: ".claude",
         suffix: ".md",
         file: Some("CLAUDE.md"),
+        skill: Some("SKILL.md"),
     },
     RuleFolder {
         hidden: ".windsurf",
         suffix: ".md",
         file: None,
+        skill: None,
     },
 ];
 
@@ -247,6 +274,7 @@ pub(crate) const AGENT_MARKERS: &[&str] = &[
     "CLAUDE.md",
     ".claude/CLAUDE.md",
     ".claude/rules",
+    ".claude/skills",
     ".github/copilot-instructions.md",
     ".github/instructions",
     ".cursor/rules",
@@ -346,6 +374,31 @@ mod tests {
                 Some(RuleFile::CopilotScoped),
             ),
             (".github/prompts/review.prompt.md", None),
+            (
+                ".github/AGENTS.md",
+                Some(RuleFile::AgentFile {
+                    dir: ".github".into(),
+                }),
+            ),
+            (
+                ".github/workflows/AGENTS.md",
+                Some(RuleFile::AgentFile {
+                    dir: ".github/workflows".into(),
+                }),
+            ),
+            (".github/.cache/AGENTS.md", None),
+            (".venv/lib/AGENTS.md", None),
+            (
+                ".claude/skills/release/SKILL.md",
+                Some(RuleFile::Skill { base: "".into() }),
+            ),
+            (
+                "web/.claude/skills/ui/SKILL.md",
+                Some(RuleFile::Skill { base: "web".into() }),
+            ),
+            (".claude/skills/SKILL.md", None),
+            (".claude/skills/release/docs/SKILL.md", None),
+            (".claude/skills/release/reference.md", None),
             (
                 ".claude/rules/api.md",
                 Some(RuleFile::ClaudeRule { base: "".into() }),

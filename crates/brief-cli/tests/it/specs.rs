@@ -633,3 +633,67 @@ fn a_broad_task_brings_a_bounded_number_of_named_folders() {
         .count();
     assert!((1..=3).contains(&named), "{named} named: {json}");
 }
+
+#[test]
+fn agent_files_under_github_and_claude_skills_are_read() {
+    let dir = copy_fixture(&format!("{FIXTURES}/rules/repo"));
+    let root = dir.path().to_str().unwrap();
+    let workflows = dir.path().join(".github/workflows");
+    std::fs::create_dir_all(&workflows).unwrap();
+    std::fs::write(
+        workflows.join("AGENTS.md"),
+        "# Workflow rules\n\nNever trigger a job on `pull_request_target`: code from a fork \
+         would run with the repository's secrets.\n",
+    )
+    .unwrap();
+    std::fs::write(workflows.join("ci.yml"), "on: push\n").unwrap();
+    let skill = dir.path().join(".claude/skills/release-notes");
+    std::fs::create_dir_all(&skill).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: release-notes\ndescription: Drafts the release notes from the merged \
+         changes since the last tag.\n---\n\nList every merged change under Added, Changed or \
+         Fixed, newest first.\n",
+    )
+    .unwrap();
+    // A skill's other files are its own material, not knowledge of the project.
+    std::fs::write(skill.join("template.md"), "# Template\n\nUnused.\n").unwrap();
+
+    // The workflows' agent file governs the files under its folder, and only those.
+    let ci = audit(root, ".github/workflows/ci.yml", "20000");
+    holds(&ci, &[".github/workflows/AGENTS.md", "AGENTS.md"]);
+    let app = audit(root, "web/src/App.tsx", "20000");
+    assert!(
+        !shown(&app).contains(&".github/workflows/AGENTS.md".to_string()),
+        "{:?}",
+        shown(&app)
+    );
+    // A task in words about forks finds it.
+    let words = audit(root, "let pull requests from forks run the CI job", "4000");
+    holds(&words, &[".github/workflows/AGENTS.md"]);
+
+    // A skill is a node named by its `name`, found by its words, applied only when asked.
+    let card = brief(&[
+        "show",
+        ".claude/skills/release-notes/SKILL.md",
+        "--root",
+        root,
+    ]);
+    assert!(card.contains("release-notes"), "{card}");
+    assert!(card.contains("under Added, Changed or"), "{card}");
+    let words = audit(root, "draft the notes for the next release", "4000");
+    holds(&words, &[".claude/skills/release-notes/SKILL.md"]);
+    let app = audit(root, "web/src/App.tsx", "20000");
+    assert!(
+        !shown(&app).contains(&".claude/skills/release-notes/SKILL.md".to_string()),
+        "{:?}",
+        shown(&app)
+    );
+    let (code, _, stderr) = run(&[
+        "show",
+        ".claude/skills/release-notes/template.md",
+        "--root",
+        root,
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+}
