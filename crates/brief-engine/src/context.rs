@@ -14,10 +14,11 @@ use crate::render::json::{audit, AuditInput};
 use crate::render::{card, Extras, Format, Layout, Style};
 pub use crate::resolve::Confidence;
 use crate::resolve::{resolve, UnknownTarget};
+use crate::sections::rule_sections;
 pub use crate::traverse::NamedRule;
 use crate::traverse::{
-    add_applying, add_found_rules, add_named_rules, traverse_many, traverse_tana, Depth, Selection,
-    TraverseOptions, DEFAULT_FANOUT, TANA_FANOUT,
+    add_applying, add_found_rules, add_named_rules, add_rule_sections, traverse_many,
+    traverse_tana, Depth, Selection, TraverseOptions, DEFAULT_FANOUT, TANA_FANOUT,
 };
 use brief_count::{Counter, Encoding};
 use brief_model::Follow;
@@ -322,6 +323,8 @@ pub fn assemble_from(
     let mut selection = select(corpus, &plan, &start.seeds)?;
     add_found_rules(corpus, &mut selection, target, &start.rules)?;
     add_named_rules(corpus, &mut selection, target, &start.named)?;
+    let sections = rule_sections(corpus, &selection, &start.seeds, &start.related)?;
+    add_rule_sections(corpus, &mut selection, target, &sections)?;
     let named = match start.confidence {
         Confidence::Exact => Named::Exactly,
         Confidence::Strong | Confidence::Weak => Named::ByWords,

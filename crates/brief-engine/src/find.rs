@@ -443,7 +443,7 @@ fn rules_among(
 
 /// The outermost `contains` ancestor of a section (its page), `None` for a node that is no
 /// section.
-fn page_of(graph: &dyn GraphView, node: NodeIx) -> Result<Option<NodeIx>, StoreError> {
+pub(crate) fn page_of(graph: &dyn GraphView, node: NodeIx) -> Result<Option<NodeIx>, StoreError> {
     if graph.kind_of(node)? != Kind::Section {
         return Ok(None);
     }

@@ -69,15 +69,23 @@ pub(crate) enum Spread {
     Breadth,
 }
 
+/// The tokens from which a hard constraint's full text is long: with words as the target, it
+/// waits for the full-text steps, after its summary and the sections of it the words name
+/// (`docs/ranking.md`, "The fill order"). Chosen on the evaluation of tasks in words: 250 held
+/// as many must-see documents, 700 and 1,200 one point fewer at 1,000 tokens.
+const LONG_RULE: usize = 400;
+
 /// The fill order for ranked items of these classes (best first). `target` is the target's
-/// item; `identity` tells the identity items apart from the target. Levels above
-/// `requested` are left out.
+/// item; `identity` tells the identity items apart from the target; `long` marks the hard
+/// constraints whose full text is long (read in breadth only). Levels above `requested` are
+/// left out.
 pub(crate) fn fill_order(
     classes: &[Class],
     identity: &[bool],
     target: usize,
     requested: Detail,
     spread: Spread,
+    long: &[bool],
 ) -> Vec<Step> {
     let content: Vec<Detail> = [Detail::Summary, Detail::Full]
         .into_iter()
@@ -92,6 +100,9 @@ pub(crate) fn fill_order(
         target,
         others: members(Class::Target),
         hard: members(Class::Hard),
+        long: (0..classes.len())
+            .filter(|&i| classes[i] == Class::Hard && long.get(i) == Some(&true))
+            .collect(),
         direct: members(Class::Direct),
         identities: (0..classes.len())
             .filter(|&i| i != target && identity[i])
@@ -114,6 +125,8 @@ struct Groups {
     /// The other start nodes of a query (target-class items but the target and identity).
     others: Vec<usize>,
     hard: Vec<usize>,
+    /// The hard constraints whose full text is long.
+    long: Vec<usize>,
     direct: Vec<usize>,
     identities: Vec<usize>,
     guidance: Vec<usize>,
@@ -181,7 +194,10 @@ impl Groups {
 
     /// Summaries first: the order for a start found by words. The classes keep their turn
     /// for meta lines and summaries, and the hard constraints get their full text before
-    /// any softer node gets text; then full text in the same class order.
+    /// any softer node gets text — but a long one only its summary (the sections of it the
+    /// words name are hard constraints of their own, with their full text): a long rule is
+    /// mostly about other work. Then full text in the same class order, the long rules
+    /// right after the start nodes.
     fn in_breadth(&self, steps: &mut Steps, content: &[Detail]) {
         let (summary, full) = summary_and_full(content);
         let upto_summary: Vec<Detail> = std::iter::once(Detail::Meta)
@@ -191,7 +207,14 @@ impl Groups {
         steps.class(&self.others, &[Detail::Meta]);
         steps.class(&self.starts(), summary);
         steps.class(&self.identities, &[Detail::Meta]);
-        steps.class(&self.hard, content);
+        let short: Vec<usize> = self
+            .hard
+            .iter()
+            .copied()
+            .filter(|i| !self.long.contains(i))
+            .collect();
+        steps.class(&self.hard, summary);
+        steps.class(&short, full);
         steps.class(&self.direct, &upto_summary);
         steps.class(&self.identities, summary);
         steps.class(&self.guidance, &upto_summary);
@@ -199,6 +222,7 @@ impl Groups {
         steps.one_by_one(&self.related, summary);
         for items in [
             &self.starts(),
+            &self.long,
             &self.direct,
             &self.identities,
             &self.guidance,
@@ -258,7 +282,17 @@ pub(crate) fn fit(
         .iter()
         .map(|r| r.reasons.contains(&Reason::Identity))
         .collect();
-    let mut steps = fill_order(&classes, &identity, target, requested, spread);
+    // A block's count depends on its text only, never on the budget: the order stays one
+    // fixed sequence.
+    let long: Vec<bool> = (0..items)
+        .map(|i| {
+            spread == Spread::Breadth
+                && classes[i] == Class::Hard
+                && requested == Detail::Full
+                && meter.unit(&Unit::Block(i, Detail::Full)) > LONG_RULE
+        })
+        .collect();
+    let mut steps = fill_order(&classes, &identity, target, requested, spread, &long);
     // Related material left out is counted, not named, while the walk goes on: the names go
     // to what the links selected (the fill names more when room is left).
     let related: Vec<bool> = classes.iter().map(|c| *c == Class::Related).collect();
@@ -645,7 +679,7 @@ mod tests {
         identity: &[bool],
         requested: Detail,
     ) -> Vec<(usize, &'static str)> {
-        fill_order(classes, identity, 0, requested, Spread::Depth)
+        fill_order(classes, identity, 0, requested, Spread::Depth, &[])
             .into_iter()
             .map(|s| (s.item, s.level.name()))
             .collect()
@@ -688,7 +722,7 @@ mod tests {
         let classes = [Target, Target, Hard, Direct, Related, Related];
         let identity = [false; 6];
         let order: Vec<(usize, &str)> =
-            fill_order(&classes, &identity, 0, Detail::Full, Spread::Breadth)
+            fill_order(&classes, &identity, 0, Detail::Full, Spread::Breadth, &[])
                 .into_iter()
                 .map(|s| (s.item, s.level.name()))
                 .collect();
@@ -714,6 +748,45 @@ mod tests {
                 (5, "full"),
             ]
         );
+    }
+
+    #[test]
+    fn in_breadth_a_long_rule_shows_its_summary_early_and_its_full_text_after_the_starts() {
+        use Class::*;
+        // target, a long hard constraint, a short one (a section of the long one), a related
+        // node
+        let classes = [Target, Hard, Hard, Related];
+        let identity = [false; 4];
+        let long = [false, true, false, false];
+        let order: Vec<(usize, &str)> =
+            fill_order(&classes, &identity, 0, Detail::Full, Spread::Breadth, &long)
+                .into_iter()
+                .map(|s| (s.item, s.level.name()))
+                .collect();
+        assert_eq!(
+            order,
+            vec![
+                (1, "meta"),
+                (2, "meta"),
+                (0, "summary"),
+                (1, "summary"),
+                (2, "summary"),
+                (2, "full"),
+                (3, "meta"),
+                (3, "summary"),
+                (0, "full"),
+                (1, "full"),
+                (3, "full"),
+            ]
+        );
+        // By id or file the long rule keeps its place.
+        let depth: Vec<(usize, &str)> =
+            fill_order(&classes, &identity, 0, Detail::Full, Spread::Depth, &long)
+                .into_iter()
+                .map(|s| (s.item, s.level.name()))
+                .collect();
+        let at = |step: (usize, &str)| depth.iter().position(|s| *s == step);
+        assert!(at((1, "full")) < at((3, "meta")), "{depth:?}");
     }
 
     #[test]
@@ -749,7 +822,8 @@ mod tests {
             .into_iter()
             .flat_map(|r| spreads.map(|s| (r, s)))
         {
-            let steps = fill_order(&classes, &identity, 1, requested, spread);
+            let long = [true, false, false, false, false, false, false, false];
+            let steps = fill_order(&classes, &identity, 1, requested, spread, &long);
             let mut level: Vec<Option<Detail>> = vec![None; classes.len()];
             level[1] = Some(Detail::Meta);
             for step in &steps {

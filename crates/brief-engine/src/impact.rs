@@ -656,6 +656,12 @@ pub(crate) fn scope_text(scope: &brief_model::Scope) -> String {
         brief_model::Scope::Words { share } => {
             format!("its words match, {:.2}", f64::from(*share) / 10_000.0)
         }
+        brief_model::Scope::Section { share } => {
+            format!(
+                "the part of a rule its words match, {:.2}",
+                f64::from(*share) / 10_000.0
+            )
+        }
         brief_model::Scope::Named { folder, word } => {
             format!("folder `{folder}/` named by `{word}`")
         }

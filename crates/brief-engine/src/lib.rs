@@ -15,6 +15,7 @@ mod render;
 mod resolve;
 mod revision;
 mod scoped;
+mod sections;
 mod semantic;
 mod traverse;
 mod usage;

@@ -590,7 +590,7 @@ pub(crate) fn reason_key(
             match scope {
                 Scope::Always => String::new(),
                 Scope::Glob { glob, file } => format!("{glob}\u{0}{file}"),
-                Scope::Words { share } => format!("{share:05}"),
+                Scope::Words { share } | Scope::Section { share } => format!("{share:05}"),
                 Scope::Named { folder, word } => format!("{folder}\u{0}{word}"),
             },
             Direction::Forward,
@@ -668,6 +668,32 @@ pub(crate) fn add_found_rules(
             },
         ));
     }
+    add_reasons(graph, selection, found)
+}
+
+/// Adds the sections of long rules a target in words names (node, share of the best; see
+/// [`crate::sections`]) as hard constraints of the first start node, reason
+/// [`Reason::Applies`] with [`Scope::Section`].
+pub(crate) fn add_rule_sections(
+    graph: &dyn GraphView,
+    selection: &mut Selection,
+    first: NodeIx,
+    sections: &[(NodeIx, f64)],
+) -> Result<(), StoreError> {
+    let found = sections
+        .iter()
+        .filter(|(node, _)| *node != first)
+        .map(|&(node, share)| {
+            let share = (share.clamp(0.0, 1.0) * 10_000.0).round() as u16;
+            (
+                node,
+                Reason::Applies {
+                    to: first,
+                    scope: Scope::Section { share },
+                },
+            )
+        })
+        .collect();
     add_reasons(graph, selection, found)
 }
 

@@ -199,6 +199,13 @@ pub enum Scope {
         /// The rule's score over the best hit's, in ten-thousandths.
         share: u16,
     },
+    /// A target in words: a section of a long rule that applies (a root `AGENTS.md`), whose
+    /// own words match the task's at this share of the best hit (in ten-thousandths): the
+    /// part of the rule the task is about, shown before the rest of it.
+    Section {
+        /// The section's score over the best hit's, in ten-thousandths.
+        share: u16,
+    },
     /// A target in words: a word of the task names the folder the rule governs (as the index
     /// stems words, so `providers/` is named by "provider").
     Named {

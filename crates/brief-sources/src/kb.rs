@@ -7,7 +7,7 @@
 //! files listed.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::rules::{AGENT_MARKERS, RULE_FOLDERS};
 use super::{folder_stamp, rel_path, Walk};
@@ -215,10 +215,15 @@ pub fn listing(root: &Root, layout: &Layout) -> Walk {
         walk.folders.push(folder_stamp(&github));
         walk.files.push(github.join("copilot-instructions.md"));
     }
-    rule_files(root, &mut walk, &github.join("instructions"), &|name| {
-        name.ends_with(".instructions.md")
-    });
-    rule_files(root, &mut walk, &github, &|name| {
+    let mut links = Vec::new();
+    rule_files(
+        root,
+        &mut walk,
+        &mut links,
+        &github.join("instructions"),
+        &|name| name.ends_with(".instructions.md"),
+    );
+    rule_files(root, &mut walk, &mut links, &github, &|name| {
         name == "AGENTS.md" || name == "CLAUDE.md"
     });
     for (dir, folder) in hidden {
@@ -228,13 +233,14 @@ pub fn listing(root: &Root, layout: &Layout) -> Walk {
                 walk.files.push(dir.join(name));
             }
         }
-        rule_files(root, &mut walk, &dir.join("rules"), &|name| {
+        rule_files(root, &mut walk, &mut links, &dir.join("rules"), &|name| {
             name.ends_with(folder.suffix)
         });
         if let Some(skill) = folder.skill {
             skill_files(root, &mut walk, &dir.join("skills"), skill);
         }
     }
+    super::add_links(&mut walk.files, links);
     walk.files.retain(|path| {
         let rel = rel_path(&base, path);
         !layout.is_template(&rel) && layout.claimed.binary_search(&rel).is_err()
@@ -244,8 +250,15 @@ pub fn listing(root: &Root, layout: &Layout) -> Walk {
     walk
 }
 
-/// The files under `dir` (at any depth, hidden folders skipped) whose names `wanted` takes.
-fn rule_files(root: &Root, walk: &mut Walk, dir: &Path, wanted: &dyn Fn(&str) -> bool) {
+/// The files under `dir` (at any depth, hidden folders skipped) whose names `wanted` takes;
+/// symlinks among them go to `links` (see [`super::add_links`]).
+fn rule_files(
+    root: &Root,
+    walk: &mut Walk,
+    links: &mut Vec<PathBuf>,
+    dir: &Path,
+    wanted: &dyn Fn(&str) -> bool,
+) {
     let mut stack = vec![dir.to_path_buf()];
     while let Some(current) = stack.pop() {
         if !root.is_dir(&current) {
@@ -262,6 +275,7 @@ fn rule_files(root: &Root, walk: &mut Walk, dir: &Path, wanted: &dyn Fn(&str) ->
             }
             match entry.kind {
                 EntryKind::Dir => stack.push(current.join(&entry.name)),
+                EntryKind::Symlink if wanted(&name) => links.push(current.join(&entry.name)),
                 _ if wanted(&name) => walk.files.push(current.join(&entry.name)),
                 _ => {}
             }

@@ -426,22 +426,26 @@ pub(crate) fn walk_files(
             }
         }
     }
-    walk.files.sort();
+    add_links(&mut walk.files, links);
+    walk
+}
+
+/// Adds the symlinks `links` to `files` (left sorted), except those whose target is one of
+/// `files`: a file served under two names (`CLAUDE.md -> AGENTS.md`) is read once.
+pub(crate) fn add_links(files: &mut Vec<PathBuf>, links: Vec<PathBuf>) {
+    files.sort();
     let aliases: Vec<bool> = links
         .iter()
-        .map(|link| {
-            link_target(link).is_some_and(|target| walk.files.binary_search(&target).is_ok())
-        })
+        .map(|link| link_target(link).is_some_and(|target| files.binary_search(&target).is_ok()))
         .collect();
-    walk.files.extend(
+    files.extend(
         links
             .into_iter()
             .zip(aliases)
             .filter(|(_, alias)| !alias)
             .map(|(link, _)| link),
     );
-    walk.files.sort();
-    walk
+    files.sort();
 }
 
 /// Where a symlink points, as a path beside it (`..` and `.` resolved by name): `None` for

@@ -647,6 +647,9 @@ fn agent_files_under_github_and_claude_skills_are_read() {
     )
     .unwrap();
     std::fs::write(workflows.join("ci.yml"), "on: push\n").unwrap();
+    // One file under two names, as tools want both: read once.
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("AGENTS.md", workflows.join("CLAUDE.md")).unwrap();
     let skill = dir.path().join(".claude/skills/release-notes");
     std::fs::create_dir_all(&skill).unwrap();
     std::fs::write(
@@ -662,6 +665,11 @@ fn agent_files_under_github_and_claude_skills_are_read() {
     // The workflows' agent file governs the files under its folder, and only those.
     let ci = audit(root, ".github/workflows/ci.yml", "20000");
     holds(&ci, &[".github/workflows/AGENTS.md", "AGENTS.md"]);
+    assert!(
+        !shown(&ci).contains(&".github/workflows/CLAUDE.md".to_string()),
+        "{:?}",
+        shown(&ci)
+    );
     let app = audit(root, "web/src/App.tsx", "20000");
     assert!(
         !shown(&app).contains(&".github/workflows/AGENTS.md".to_string()),
@@ -696,4 +704,97 @@ fn agent_files_under_github_and_claude_skills_are_read() {
         root,
     ]);
     assert_eq!(code, 1, "{stderr}");
+}
+
+#[test]
+fn a_long_rule_shows_the_section_a_task_in_words_is_about_before_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    // A root agent file of five long sections, one about releases.
+    let mut agents = String::from("# Working in this repository\n\nRead this before any change.\n");
+    for (heading, topic) in [
+        ("Code style", "formatting, naming and module layout"),
+        ("Tests", "unit tests, fixtures and snapshots"),
+        ("Releases", "cutting a release: bump the version in Cargo.toml, write the changelog entry, tag from main and never from a branch"),
+        ("Reviews", "what reviewers look for in a pull request"),
+        ("Security", "secrets, tokens and dependency audits"),
+    ] {
+        agents.push_str(&format!("\n## {heading}\n\n"));
+        for n in 0..6 {
+            agents.push_str(&format!(
+                "Paragraph {n} on {topic}. Every change follows these rules; they were agreed \
+                 by the maintainers and apply to each contributor and each agent alike.\n\n"
+            ));
+        }
+    }
+    agents.push_str("\n## Publishing\n\nThe publish job runs on its own.\n");
+    std::fs::write(dir.path().join("AGENTS.md"), agents).unwrap();
+    std::fs::create_dir_all(dir.path().join("docs")).unwrap();
+    std::fs::write(
+        dir.path().join("docs/release-process.md"),
+        "# Release process\n\nA release is cut from main once the changelog entry is merged; \
+         the version tag triggers the publish job.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("docs/versioning.md"),
+        "# Versioning\n\nThe version follows semver; a release with a breaking change bumps \
+         the major version.\n",
+    )
+    .unwrap();
+
+    // The task is about the rule's section on releases: it starts there, and its text comes
+    // before the rest of the rule, which is about other work.
+    let json = audit(root, "tag the next release and bump its version", "900");
+    let detail = |json: &Value, id: &str| node(json, id)["detail"].as_str().unwrap().to_string();
+    assert_eq!(seeds_of(&json), ["AGENTS.md#releases"], "{json}");
+    assert_eq!(detail(&json, "AGENTS.md#releases"), "full", "{json}");
+    for doc in ["docs/release-process.md", "docs/versioning.md"] {
+        assert_ne!(detail(&json, doc), "omitted", "{doc}: {json}");
+    }
+    assert!(oracle(json["document"].as_str().unwrap()) <= 900);
+
+    // The task is about a document, and a section of the rule shares its words: the rule's
+    // opening and that section (a hard constraint of its own) come before softer material,
+    // the rest of the rule after it.
+    let json = audit(root, "the publish job that the version tag triggers", "700");
+    assert_eq!(seeds_of(&json), ["docs/release-process.md"], "{json}");
+    let rule = node(&json, "AGENTS.md");
+    assert!(
+        rule["detail"] == "summary" || rule["cut"] == true,
+        "the rest of the rule waits: {json}"
+    );
+    let section = node(&json, "AGENTS.md#publishing");
+    assert_eq!(section["rank"]["class"], "hard", "{json}");
+    assert_ne!(section["detail"], "omitted", "{json}");
+    assert!(
+        section["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["relation"] == "applies" && r["direction"] == "section"),
+        "{json}"
+    );
+    assert!(json["document"]
+        .as_str()
+        .unwrap()
+        .contains("the part of a rule that applies whose words match the task"));
+    assert!(oracle(json["document"].as_str().unwrap()) <= 700);
+
+    // With room for everything the whole rule is there.
+    let all = audit(
+        root,
+        "the publish job that the version tag triggers",
+        "20000",
+    );
+    assert_eq!(node(&all, "AGENTS.md")["detail"], "full", "{all}");
+}
+
+fn seeds_of(json: &Value) -> Vec<String> {
+    json["seeds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap().to_string())
+        .collect()
 }

@@ -376,6 +376,10 @@ pub(crate) fn why(graph: &dyn NodeStore, reasons: &[Reason]) -> String {
                     "a rule whose words match the task, {:.2}",
                     f64::from(*share) / 10_000.0
                 ),
+                brief_model::Scope::Section { share } => format!(
+                    "the part of a rule that applies whose words match the task, {:.2}",
+                    f64::from(*share) / 10_000.0
+                ),
                 brief_model::Scope::Named { folder, word } => {
                     format!("its folder `{folder}/` is named by the task's word `{word}`")
                 }

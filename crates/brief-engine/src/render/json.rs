@@ -148,6 +148,12 @@ fn reason_out<'a>(reason: &'a Reason, id: &dyn Fn(&NodeIx) -> &'a str) -> Reason
                 score: Some(f64::from(*share) / 10_000.0),
                 ..ReasonOut::plain("applies")
             },
+            Scope::Section { share } => ReasonOut {
+                direction: Some("section"),
+                from: Some(id(to)),
+                score: Some(f64::from(*share) / 10_000.0),
+                ..ReasonOut::plain("applies")
+            },
             Scope::Named { folder, word } => ReasonOut {
                 direction: Some("named"),
                 from: Some(id(to)),
