@@ -64,6 +64,59 @@ pub(crate) fn summary(body: &str) -> String {
     opening(&first_section(body), SUMMARY_BYTES)
 }
 
+/// The headings that open what a decision record decided, lower-cased: Nygard's `Decision`,
+/// MADR's `Decision Outcome`, and the common variants.
+const DECISION_HEADINGS: &[&str] = &[
+    "decision",
+    "decision outcome",
+    "the decision",
+    "decision and rationale",
+    "decisions",
+];
+
+/// A decision record's summary: the opening of its decision section's own text (without its
+/// subsections), at most about [`SUMMARY_BYTES`]; `None` when it has no such section or the
+/// section holds no text of its own.
+pub(crate) fn decision_summary(body: &str) -> Option<String> {
+    let (rest, hs) = without_title(body);
+    let at = hs.iter().position(|h| {
+        let title = heading_title(&rest[h.start..h.end]).to_lowercase();
+        DECISION_HEADINGS.contains(&title.as_str())
+    })?;
+    let heading = hs[at];
+    // The section's own text: its subsections (MADR's consequences) come with the full text.
+    let end = hs.get(at + 1).map_or(rest.len(), |o| o.start);
+    if rest[heading.end..end].trim().is_empty() {
+        return None;
+    }
+    let kept: Vec<Heading> = hs[at..]
+        .iter()
+        .filter(|h| h.end <= end)
+        .map(|h| Heading {
+            level: h.level,
+            start: h.start - heading.start,
+            end: h.end - heading.start,
+        })
+        .collect();
+    Some(opening(
+        &demote(&rest[heading.start..end], &kept),
+        SUMMARY_BYTES,
+    ))
+}
+
+/// A heading line's text: without its `#` marks (both ends), a setext underline or a
+/// leading number (`2. Decision`).
+fn heading_title(line: &str) -> &str {
+    let first = line.lines().next().unwrap_or_default();
+    first
+        .trim()
+        .trim_start_matches('#')
+        .trim_end_matches('#')
+        .trim()
+        .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.')
+        .trim()
+}
+
 /// The opening of `text` in about `most` bytes: whole top-level blocks (a heading, a
 /// paragraph, a list, a code block, a table), then as many sentences of a paragraph or items
 /// of a list that does not fit whole; `…` says more follows. A code block, a table or other
@@ -495,6 +548,41 @@ mod tests {
         assert_eq!(first_section("Intro line.\n\n## Next\nx\n"), "Intro line.");
         assert_eq!(first_section("Only text."), "Only text.");
         assert_eq!(first_section(""), "");
+    }
+
+    #[test]
+    fn a_decision_record_is_summed_up_by_its_decision() {
+        assert_eq!(
+            decision_summary(NYGARD).as_deref(),
+            Some("#### Decision\n\nWrite YYYY-MM-DD.")
+        );
+        let madr = "# Use X\n\n## Context and Problem Statement\n\nWe need Y.\n\n## Decision Outcome\n\nChosen option: \"X\", because it is simple.\n\n### Consequences\n\n* Good, because fast.\n\n## Pros and Cons of the Options\n\nMore.\n";
+        assert_eq!(
+            decision_summary(madr).as_deref(),
+            Some("#### Decision Outcome\n\nChosen option: \"X\", because it is simple.")
+        );
+        let numbered = "## 2. Decision ##\n\nUse Z.\n";
+        assert_eq!(
+            decision_summary(numbered).as_deref(),
+            Some("#### 2. Decision ##\n\nUse Z.")
+        );
+        // No decision section, or one with nothing under it: the first section serves.
+        assert_eq!(decision_summary("## Context\n\nWhy.\n"), None);
+        assert_eq!(
+            decision_summary("## Decision\n\n## Consequences\n\nSome.\n"),
+            None
+        );
+        assert_eq!(
+            decision_summary("## Decision\n\n### Details\n\nSome.\n"),
+            None
+        );
+        // A long decision is cut like any opening.
+        let long = format!(
+            "## Decision\n\n{}\n",
+            "We use the ledger for every posting. ".repeat(40)
+        );
+        let short = decision_summary(&long).unwrap();
+        assert!(short.len() < 700 && short.ends_with('…'), "{short}");
     }
 
     const NYGARD: &str = "# 8. Use ISO dates\n\nDate: 2016-02-12\n\n## Status\n\nAccepted\n\n## Context\n\nDates were ambiguous.\n\n## Decision\n\nWrite YYYY-MM-DD.\n\n### Details\n\nEverywhere.\n\n## Consequences\n\nNone.\n";

@@ -80,9 +80,14 @@ pub(crate) fn card(
     match &node.content {
         Content::Spec(spec) => spec_parts(spec, &node.kind, detail, &mut parts),
         Content::Tana(tana) => tana_card(tana, detail, shown_fields, &mut facts, &mut parts),
-        Content::Artifact(fields) => {
-            artifact_card(fields, detail, shown_fields, &mut facts, &mut parts)
-        }
+        Content::Artifact(fields) => artifact_card(
+            fields,
+            &node.kind,
+            detail,
+            shown_fields,
+            &mut facts,
+            &mut parts,
+        ),
     }
     Card {
         id: node.id.clone(),
@@ -198,6 +203,7 @@ fn tana_card(
 /// An artifact's description, lists and extra frontmatter as facts; its body as a part.
 fn artifact_card(
     fields: &ArtifactFields,
+    kind: &Kind,
     detail: Detail,
     shown_fields: Option<&[String]>,
     facts: &mut Vec<(String, String)>,
@@ -224,6 +230,11 @@ fn artifact_card(
         }
         let text = match detail {
             Detail::Full => body::full(&fields.body),
+            // What was decided is what a decision record's reader must not miss; its context
+            // comes with the full text.
+            _ if *kind == Kind::Decision => {
+                body::decision_summary(&fields.body).unwrap_or_else(|| body::summary(&fields.body))
+            }
             _ => body::summary(&fields.body),
         };
         if !text.is_empty() {
