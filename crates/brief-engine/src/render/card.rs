@@ -14,6 +14,11 @@ use brief_model::{
 /// Links of one relation listed on a card before the rest is counted ("+N more").
 const LINKS_SHOWN: usize = 8;
 
+/// Reasons and links of one relation a meta line lists before the rest is counted: a meta
+/// line names a node the budget had no room for, and a hub's line listing every page that
+/// links to it and every page it links to would cost as much as a summary.
+const META_SHOWN: usize = 3;
+
 /// One part of a card's body.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Part {
@@ -66,14 +71,18 @@ pub(crate) fn card(
     }
     // Every level says why the node is here, meta lines too: a line without its reason
     // is a line the reader cannot weigh.
-    let why = why(graph, reasons);
+    let most = match detail {
+        Detail::Meta => META_SHOWN,
+        _ => usize::MAX,
+    };
+    let why = why(graph, reasons, most);
     if !why.is_empty() {
         facts.push(("why".into(), why));
     }
     // A Tana node's links are its outline and its `[[references]]`, shown in its text;
     // listing opaque ids again would only cost tokens.
     if node.origin.shape() != brief_model::Shape::Outline {
-        if let Some(links) = links_line(node) {
+        if let Some(links) = links_line(node, most.min(LINKS_SHOWN)) {
             facts.push(("links".into(), links));
         }
     }
@@ -332,7 +341,7 @@ fn is_own_section(node: &Node, link: &brief_model::Link) -> bool {
 }
 
 /// `depends_on DEC-A, DEC-B; implements DOM-1` over the node's links as written.
-fn links_line(node: &Node) -> Option<String> {
+fn links_line(node: &Node, most: usize) -> Option<String> {
     // Linear in the links: a node may list a hundred thousand (hashed, not searched).
     let mut groups: Vec<(&str, Vec<&str>)> = Vec::new();
     let mut group_of: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
@@ -357,7 +366,7 @@ fn links_line(node: &Node) -> Option<String> {
         groups
             .into_iter()
             .map(|(rel, targets)| {
-                let shown = targets.len().min(LINKS_SHOWN);
+                let shown = targets.len().min(most);
                 let mut text = format!("{rel} {}", targets[..shown].join(", "));
                 if targets.len() > shown {
                     text.push_str(&format!(" (+{} more)", targets.len() - shown));
@@ -371,9 +380,10 @@ fn links_line(node: &Node) -> Option<String> {
 
 /// Why a node is in the context, in a few words per reason, read from the node's side:
 /// "linked from TASK-002 as a spec", "constrains CHECKOUT, which contains CHECKOUT-01".
-pub(crate) fn why(graph: &dyn NodeStore, reasons: &[Reason]) -> String {
+/// The first `most` reasons are named and the rest counted ("+N more").
+fn why(graph: &dyn NodeStore, reasons: &[Reason], most: usize) -> String {
     let id = |ix: &NodeIx| graph.node(*ix).id.as_str();
-    reasons
+    let mut said: Vec<String> = reasons
         .iter()
         .filter_map(|reason| match reason {
             Reason::Target => None,
@@ -459,8 +469,13 @@ pub(crate) fn why(graph: &dyn NodeStore, reasons: &[Reason]) -> String {
                 }
             }),
         })
-        .collect::<Vec<_>>()
-        .join("; ")
+        .collect();
+    if said.len() > most {
+        let more = said.len() - most;
+        said.truncate(most);
+        said.push(format!("+{more} more"));
+    }
+    said.join("; ")
 }
 
 /// A relation as a verb whose subject is the edge's source (`constrains`, `depends on`).
@@ -594,8 +609,49 @@ mod tests {
             ],
         );
         assert_eq!(
-            links_line(&section).as_deref(),
+            links_line(&section, LINKS_SHOWN).as_deref(),
             Some("contains docs/other.md#users; links docs/admin.md#groups")
+        );
+    }
+
+    #[test]
+    fn a_meta_line_names_a_few_reasons_and_links_and_counts_the_rest() {
+        let hub: Vec<(&str, String)> = (0..6).map(|k| ("links", format!("PAGE-{k}"))).collect();
+        let links: Vec<(&str, &str)> = hub.iter().map(|(r, t)| (*r, t.as_str())).collect();
+        let mut nodes = vec![node("HUB", Kind::Other("note".into()), &links)];
+        nodes.extend((0..6).map(|k| node(&format!("PAGE-{k}"), Kind::Other("note".into()), &[])));
+        let (graph, _) = brief_model::Graph::build(nodes);
+        let reasons: Vec<Reason> = (0..5)
+            .map(|k| Reason::Edge {
+                relation: Relation::Link("links".into()),
+                direction: Direction::Backlink,
+                from: graph.lookup(&format!("PAGE-{k}")).unwrap(),
+                via: Vec::new(),
+            })
+            .collect();
+        let hub = graph.lookup("HUB").unwrap();
+        let fact = |card: &Card, key: &str| {
+            card.facts
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default()
+        };
+        let meta = card(&graph, hub, Detail::Meta, &reasons, None);
+        assert_eq!(
+            fact(&meta, "why"),
+            "links to PAGE-0; links to PAGE-1; links to PAGE-2; +2 more"
+        );
+        assert_eq!(
+            fact(&meta, "links"),
+            "links PAGE-0, PAGE-1, PAGE-2 (+3 more)"
+        );
+        // A card with text names every reason, and links up to its own limit.
+        let summary = card(&graph, hub, Detail::Summary, &reasons, None);
+        assert!(fact(&summary, "why").ends_with("links to PAGE-4"));
+        assert_eq!(
+            fact(&summary, "links"),
+            "links PAGE-0, PAGE-1, PAGE-2, PAGE-3, PAGE-4, PAGE-5"
         );
     }
 
