@@ -95,6 +95,9 @@ struct ReasonOut<'a> {
     folder: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     word: Option<&'a str>,
+    /// For `log`: how many decisions the project's log holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    of: Option<u16>,
 }
 
 impl<'a> ReasonOut<'a> {
@@ -108,6 +111,7 @@ impl<'a> ReasonOut<'a> {
             file: None,
             score: None,
             folder: None,
+            of: None,
             word: None,
         }
     }
@@ -166,7 +170,10 @@ fn reason_out<'a>(reason: &'a Reason, id: &dyn Fn(&NodeIx) -> &'a str) -> Reason
             score: Some(f64::from(*share) / 10_000.0),
             ..ReasonOut::plain("words")
         },
-        Reason::Log { .. } => ReasonOut::plain("log"),
+        Reason::Log { of } => ReasonOut {
+            of: Some(*of),
+            ..ReasonOut::plain("log")
+        },
     }
 }
 
@@ -281,4 +288,17 @@ pub(crate) fn audit(input: &AuditInput<'_>, ranked: &[Ranked], fitted: &Fitted) 
     let mut text = serde_json::to_string_pretty(&audit).unwrap_or_default();
     text.push('\n');
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reason_from_a_decision_log_says_how_many_decisions_the_log_holds() {
+        let no_id = |_: &NodeIx| -> &str { "" };
+        let log = Reason::Log { of: 12 };
+        let out = serde_json::to_value(reason_out(&log, &no_id)).unwrap();
+        assert_eq!(out, serde_json::json!({"relation": "log", "of": 12}));
+    }
 }
