@@ -169,3 +169,51 @@ fn a_view_error_keeps_its_class_as_an_index_error() {
     });
     assert!(!busy.is_corruption());
 }
+
+/// The size of the index's write-ahead log (0 when it is empty or absent).
+fn log_size(root: &std::path::Path) -> u64 {
+    std::fs::metadata(root.join(".brief/cache/index.db-wal")).map_or(0, |m| m.len())
+}
+
+#[test]
+fn a_refresh_leaves_an_empty_log_unless_a_reader_holds_an_older_state() {
+    let dir = kit::payments();
+    let (project, mut index) = kit::built(dir.path());
+    kit::settle();
+    let edit = |n: usize| {
+        kit::write(
+            dir.path(),
+            "specs/SPEC-PAY-002.md",
+            &kit::spec(
+                "SPEC-PAY-002",
+                "Refunds",
+                &["NORM-SEC-001"],
+                &"Refunds. ".repeat(n),
+            ),
+        );
+        kit::settle();
+    };
+    edit(2);
+    let done = index.refresh(&project, Verify::Full, &mut |_| {}).unwrap();
+    assert_eq!(done.parsed, 1);
+    // Every process that opens the index reads its whole log first: none is left.
+    assert_eq!(log_size(dir.path()), 0);
+
+    // A reader in the middle of a snapshot: the refresh neither waits for it nor fails, and
+    // the log stays for it.
+    let reader = Connection::open(dir.path().join(".brief/cache/index.db")).unwrap();
+    reader.execute_batch("BEGIN").unwrap();
+    let _: i64 = reader
+        .query_row("SELECT count(*) FROM nodes", [], |r| r.get(0))
+        .unwrap();
+    edit(3);
+    let done = index.refresh(&project, Verify::Full, &mut |_| {}).unwrap();
+    assert_eq!(done.parsed, 1);
+    assert!(log_size(dir.path()) > 0);
+    reader.execute_batch("COMMIT").unwrap();
+    drop(reader);
+    // The next write empties it.
+    edit(4);
+    index.refresh(&project, Verify::Full, &mut |_| {}).unwrap();
+    assert_eq!(log_size(dir.path()), 0);
+}

@@ -419,6 +419,7 @@ impl Index {
             }
             let files = write_meta(&tx, &self.root, watches.as_deref()).map_err(e)?;
             tx.commit().map_err(e)?;
+            self.checkpoint();
             // Every refresh that writes runs in its turn (or without one, when the lock
             // cannot be had at all).
             self.seal_written(Held::Yes);
