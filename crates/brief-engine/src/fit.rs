@@ -72,7 +72,7 @@ pub(crate) enum Spread {
 /// The tokens from which a hard constraint's full text is long: with words as the target, it
 /// waits for the full-text steps, after its summary and the sections of it the words name
 /// (`docs/ranking.md`, "The fill order"). Chosen on the evaluation of tasks in words: 250 held
-/// as many must-see documents, 700 and 1,200 one point fewer at 1,000 tokens.
+/// as many must-see documents, 700 one point fewer at 1,000 tokens, 1,200 two fewer.
 const LONG_RULE: usize = 400;
 
 /// The fill order for ranked items of these classes (best first). `target` is the target's
