@@ -4,7 +4,7 @@
 use crate::fit::{fit, Spread, TooSmall};
 pub(crate) use crate::render::TruncationNote;
 use crate::usage::{Param, Said};
-use brief_model::{Corpus, Detail, NodeIx, Origin, Shape};
+use brief_model::{Corpus, Detail, GraphView, NodeIx, Origin, Shape, StoreError};
 use brief_project::{Defaults, DEFAULT_BUDGET};
 use std::collections::HashMap;
 
@@ -309,6 +309,28 @@ pub fn select(
     Ok(selection)
 }
 
+/// The whole selection of a context from its start (non-empty): what the rules select from
+/// the start nodes, then the rules found by words or named by their folder, the sections of
+/// long rules the words match, and related material. `explain` reads the same selection.
+pub(crate) fn select_from(
+    graph: &dyn GraphView,
+    plan: &Plan,
+    start: &Start,
+) -> Result<Selection, StoreError> {
+    let target = start.seeds.first().copied().unwrap_or_default();
+    let mut selection = select(graph, plan, &start.seeds)?;
+    add_found_rules(graph, &mut selection, target, &start.rules)?;
+    add_named_rules(graph, &mut selection, target, &start.named)?;
+    let sections = rule_sections(graph, &selection, &start.seeds, &start.related)?;
+    add_rule_sections(graph, &mut selection, target, &sections)?;
+    let named = match start.confidence {
+        Confidence::Exact => Named::Exactly,
+        Confidence::Strong | Confidence::Weak => Named::ByWords,
+    };
+    add_related(graph, &mut selection, &start.seeds, &start.related, named)?;
+    Ok(selection)
+}
+
 /// Assembles the context from explicit start nodes.
 pub fn assemble_from(
     corpus: &dyn Corpus,
@@ -320,16 +342,7 @@ pub fn assemble_from(
         return Err(UnknownTarget::id(&request.target, Vec::new()).into());
     };
     let plan = plan(corpus, defaults, request, target)?;
-    let mut selection = select(corpus, &plan, &start.seeds)?;
-    add_found_rules(corpus, &mut selection, target, &start.rules)?;
-    add_named_rules(corpus, &mut selection, target, &start.named)?;
-    let sections = rule_sections(corpus, &selection, &start.seeds, &start.related)?;
-    add_rule_sections(corpus, &mut selection, target, &sections)?;
-    let named = match start.confidence {
-        Confidence::Exact => Named::Exactly,
-        Confidence::Strong | Confidence::Weak => Named::ByWords,
-    };
-    add_related(corpus, &mut selection, &start.seeds, &start.related, named)?;
+    let selection = select_from(corpus, &plan, start)?;
     let needed = Needed::of(corpus, &selection, target)?;
     let store = corpus.store(&needed.nodes)?;
     let graph: &dyn brief_model::NodeStore = &*store;

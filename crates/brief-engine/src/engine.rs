@@ -939,17 +939,31 @@ impl Engine {
             engine.ensure_loadable()?;
             engine.index.reading(|| {
                 let node = resolve(&engine.index, id)??;
-                let target = resolve(&engine.index, &request.target)??;
+                // The target is read as `brief context` reads it: an id, a file or words.
+                let start = engine.start(request)?;
+                let target = start.seeds.first().copied().ok_or_else(|| {
+                    EngineError::Unknown(UnknownTarget::id(&request.target, Vec::new()))
+                })?;
                 let plan =
                     crate::context::plan(&engine.index, &engine.project.defaults, request, target)?;
-                Ok::<_, EngineError>(crate::explain::explain(&engine.index, &plan, target, node)?)
+                let mut explanation = crate::explain::explain(&engine.index, &plan, &start, node)?;
+                // Words, a file or a local id: say so, and where the context started.
+                let asked = request.target.trim();
+                if !explanation.target.eq_ignore_ascii_case(asked) || request.changed.is_some() {
+                    explanation.target = asked.to_string();
+                    explanation.starts = start
+                        .seeds
+                        .iter()
+                        .map(|&seed| engine.index.id_of(seed))
+                        .collect::<Result<_, _>>()?;
+                }
+                Ok::<_, EngineError>(explanation)
             })?
         })?;
         if explanation.included {
             self.go_on()?;
             // The detail comes from the very assembly `brief context` makes.
             let assembly = ContextRequest {
-                target: explanation.target.clone(),
                 format: Format::Markdown,
                 ..request.clone()
             };

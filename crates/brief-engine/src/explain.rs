@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use crate::context::{select, Plan};
+use crate::context::{select, select_from, Plan, Start};
 use crate::impact::chain_steps;
 use crate::traverse::{superseded_guidance, Depth, Direction, Reason, Selection};
 use brief_model::Follow;
@@ -35,8 +35,12 @@ pub struct WhyNot {
 pub struct Explanation {
     /// The node asked about.
     pub node: String,
-    /// The target whose context was examined.
+    /// The target whose context was examined: its id, or the words or file as asked.
     pub target: String,
+    /// The nodes the context started from, when the target is not an id (words, a file, a
+    /// feature's local id); empty otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub starts: Vec<String>,
     /// Whether the node is in that context (at any detail, or omitted for the budget).
     pub included: bool,
     /// The detail the budget left the node at (`full`, `summary`, `meta`, `omitted`), when
@@ -50,15 +54,18 @@ pub struct Explanation {
     pub why_not: Vec<WhyNot>,
 }
 
-/// Why `node` is (or is not) in the context of `target` under `plan`. `detail` is filled in
-/// by the caller from the fitted context.
+/// Why `node` is (or is not) in the context that starts from `start` (non-empty: an id's
+/// node, what governs a file, the start nodes and related material of words) under `plan`.
+/// `target` and `detail` are filled in by the caller: the target as asked, the detail from
+/// the fitted context.
 pub fn explain(
     graph: &dyn GraphView,
     plan: &Plan,
-    target: NodeIx,
+    start: &Start,
     node: NodeIx,
 ) -> Result<Explanation, StoreError> {
-    let selection = select(graph, plan, &[target])?;
+    let target = start.seeds.first().copied().unwrap_or_default();
+    let selection = select_from(graph, plan, start)?;
     let reasons = reasons_for(graph, &selection, node)?;
     let included = !reasons.is_empty();
     let why_not = if included {
@@ -69,6 +76,7 @@ pub fn explain(
     Ok(Explanation {
         node: graph.id_of(node)?,
         target: graph.id_of(target)?,
+        starts: Vec::new(),
         included,
         detail: None,
         budget: plan.budget,
@@ -398,25 +406,26 @@ fn render_path(graph: &dyn GraphView, start: NodeIx, path: &[Step]) -> Result<St
 /// The explanation as text.
 pub fn explanation_text(e: &Explanation) -> String {
     let mut out = String::new();
+    let target = match e.starts.as_slice() {
+        [] => e.target.clone(),
+        starts => format!("\"{}\" (started from {})", e.target, starts.join(", ")),
+    };
     if e.included {
         match e.detail.as_deref() {
             Some("omitted") | None => out.push_str(&format!(
-                "{} is in the context of {}, but a budget of {} tokens leaves it out.\n",
-                e.node, e.target, e.budget
+                "{} is in the context of {target}, but a budget of {} tokens leaves it out.\n",
+                e.node, e.budget
             )),
             Some(detail) => out.push_str(&format!(
-                "{} is in the context of {} at detail {detail} (budget {}).\n",
-                e.node, e.target, e.budget
+                "{} is in the context of {target} at detail {detail} (budget {}).\n",
+                e.node, e.budget
             )),
         }
         for because in &e.reasons {
             out.push_str(&format!("  {}: {}\n", because.rule, because.chain));
         }
     } else {
-        out.push_str(&format!(
-            "{} is not in the context of {}.\n",
-            e.node, e.target
-        ));
+        out.push_str(&format!("{} is not in the context of {target}.\n", e.node));
         for why in &e.why_not {
             out.push_str(&format!("  {}: {}\n", why.rule, why.explanation));
         }
@@ -483,13 +492,11 @@ mod tests {
             .as_ref()
             .map(|name| brief_model::find_lens(name, &defaults.lenses).unwrap());
         let plan = plan_for(&defaults, &request, lens, Origin::SpecGraph).unwrap();
-        explain(
-            graph,
-            &plan,
-            graph.lookup(target).unwrap(),
-            graph.lookup(id).unwrap(),
-        )
-        .unwrap()
+        let start = Start {
+            seeds: vec![graph.lookup(target).unwrap()],
+            ..Start::default()
+        };
+        explain(graph, &plan, &start, graph.lookup(id).unwrap()).unwrap()
     }
 
     fn within(graph: &Graph, id: &str, target: &str) -> Vec<(String, String)> {
@@ -599,10 +606,18 @@ mod tests {
             rules(&outside(&g, "NORM-LIB", "AUTH-01", d())),
             ["linked constrainer"]
         );
-        // The link runs the other way.
+        // The links run the other way, over two hops (one hop back is a backlink, which the
+        // context holds as related material).
         assert_eq!(
-            rules(&outside(&g, "AUTH-01", "LIB-01", d())),
+            rules(&outside(&g, "AUTH-01", "LIB-03", d())),
             ["reverse link"]
+        );
+        assert_eq!(
+            within(&g, "AUTH-01", "LIB-01"),
+            [(
+                "backlink".to_string(),
+                "LIB-01 ← depends_on AUTH-01".to_string()
+            )]
         );
         // The identity, left out on request.
         let bare = ContextRequest {

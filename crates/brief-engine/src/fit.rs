@@ -75,6 +75,19 @@ pub(crate) enum Spread {
 /// as many must-see documents, 700 one point fewer at 1,000 tokens, 1,200 two fewer.
 const LONG_RULE: usize = 400;
 
+/// Whether a node is in as a section of a long rule that the task's words match.
+fn is_rule_section(reasons: &[Reason]) -> bool {
+    reasons.iter().any(|r| {
+        matches!(
+            r,
+            Reason::Applies {
+                scope: brief_model::Scope::Section { .. },
+                ..
+            }
+        )
+    })
+}
+
 /// The fill order for ranked items of these classes (best first). `target` is the target's
 /// item; `identity` tells the identity items apart from the target; `long` marks the hard
 /// constraints whose full text is long (read in breadth only). Levels above `requested` are
@@ -284,11 +297,13 @@ pub(crate) fn fit(
         .collect();
     // A block's count depends on its text only, never on the budget: the order stays one
     // fixed sequence.
+    // A section a task's words match is the part of a long rule that is shown early.
     let long: Vec<bool> = (0..items)
         .map(|i| {
             spread == Spread::Breadth
                 && classes[i] == Class::Hard
                 && requested == Detail::Full
+                && !is_rule_section(&ranked[i].reasons)
                 && meter.unit(&Unit::Block(i, Detail::Full)) > LONG_RULE
         })
         .collect();
@@ -482,8 +497,11 @@ fn finish(layout: &Layout<'_>, meter: &mut Meter<'_, '_>, plan: Plan, used: usiz
         meter.counter.encoding().count(&document),
         "the sum of unit counts is the document's count"
     );
-    let tokens = (0..plan.details.len())
-        .map(|i| match (plan.details[i], &plan.cut) {
+    let details: Vec<Option<Detail>> = (0..plan.details.len())
+        .map(|i| layout.shown_at(&plan.details, plan.cut.as_ref(), i))
+        .collect();
+    let tokens = (0..details.len())
+        .map(|i| match (details[i], &plan.cut) {
             (Some(_), Some(cut)) if cut.item == i => meter.unit(&Unit::Cut(cut.text.clone())),
             (Some(d), _) => meter.unit(&Unit::Block(i, d)),
             (None, _) => 0,
@@ -492,7 +510,7 @@ fn finish(layout: &Layout<'_>, meter: &mut Meter<'_, '_>, plan: Plan, used: usiz
     let omitted = plan.omitted();
     Fitted {
         listed: plan.listed.min(omitted),
-        details: plan.details,
+        details,
         tokens,
         document,
         used,

@@ -4,7 +4,8 @@
 //! selection with reasons of their own, so ranking puts them after every linked node and the
 //! fit gives them only the room everything else left.
 //!
-//! `impact` and `explain` answer for the rules, so they do not see this material.
+//! `impact` answers for the rules, so it does not see this material; `explain` reads the
+//! whole selection of the context it is asked about, this material included.
 
 use std::collections::BTreeSet;
 
@@ -73,7 +74,7 @@ pub(crate) fn add_related(
     }
     for &(node, share) in words {
         let reason = Reason::Words {
-            share: (share.clamp(0.0, 1.0) * 10_000.0).round() as u16,
+            share: crate::traverse::ten_thousandths(share),
         };
         if let Some(reached) = added.iter_mut().find(|r| r.node == node) {
             reached.reasons.push(reason);

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::find::page_of;
+use crate::find::{page_of, RULE_MARGIN};
 use crate::traverse::{Reason, Selection};
 use brief_model::{GraphView, Kind, NodeIx, StoreError};
 
@@ -31,7 +31,9 @@ pub(crate) fn rule_sections(
     let mut per_rule: BTreeMap<NodeIx, usize> = BTreeMap::new();
     let mut out = Vec::new();
     for &(node, share) in hits {
-        if out.len() >= MAX {
+        // As for a whole rule found by words: a section sharing a word or two with the task
+        // is not what it is about.
+        if out.len() >= MAX || share < RULE_MARGIN {
             break;
         }
         let Some(page) = page_of(graph, node)? else {
@@ -91,8 +93,24 @@ mod tests {
             )
         };
         Graph::build(vec![
-            node("START", Kind::Other("note".into()), &[]),
+            node("START", Kind::Other("note".into()), &[("links", "STYLE")]),
             rule,
+            // A norm the start links to: a rule of the selection too.
+            node(
+                "STYLE",
+                Kind::Norm,
+                &[
+                    ("contains", "STYLE#a"),
+                    ("contains", "STYLE#b"),
+                    ("contains", "STYLE#c"),
+                ],
+            ),
+            node("STYLE#a", Kind::Section, &[]),
+            node("STYLE#b", Kind::Section, &[]),
+            node("STYLE#c", Kind::Section, &[]),
+            // A norm nothing selects.
+            node("OTHER", Kind::Norm, &[("contains", "OTHER#a")]),
+            node("OTHER#a", Kind::Section, &[]),
             node("AGENTS.md#tests", Kind::Section, &[]),
             node("AGENTS.md#releases", Kind::Section, &[]),
             node("AGENTS.md#style", Kind::Section, &[]),
@@ -136,5 +154,32 @@ mod tests {
         );
         // A rule that is a start shows its text with the starts'.
         assert!(sections(&graph, &["START", "AGENTS.md"], &hits).is_empty());
+    }
+
+    #[test]
+    fn sections_of_rules_not_selected_or_matching_too_little_are_not_taken() {
+        let graph = project();
+        let hits = [
+            ("OTHER#a", 0.95),
+            ("STYLE#a", 0.9),
+            ("AGENTS.md#releases", 0.8),
+            ("STYLE#b", 0.7),
+            ("STYLE#c", 0.6),
+            ("AGENTS.md#style", 0.5),
+            ("AGENTS.md#tests", 0.3),
+        ];
+        // Two per rule, four in all; a norm nothing selects gives none.
+        assert_eq!(
+            sections(&graph, &["START"], &hits),
+            [
+                "STYLE#a",
+                "AGENTS.md#releases",
+                "STYLE#b",
+                "AGENTS.md#style"
+            ]
+        );
+        // Below a quarter of the best hit a section shares too little with the task.
+        let weak = [("AGENTS.md#releases", 0.24), ("STYLE#a", 0.2)];
+        assert!(sections(&graph, &["START"], &weak).is_empty());
     }
 }

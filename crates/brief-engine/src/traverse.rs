@@ -645,6 +645,11 @@ pub(crate) fn add_applying(
     add_reasons(graph, selection, found)
 }
 
+/// A share of the best hit (0–1) in ten-thousandths, as reasons keep it (exact and ordered).
+pub(crate) fn ten_thousandths(share: f64) -> u16 {
+    (share.clamp(0.0, 1.0) * 10_000.0).round() as u16
+}
+
 /// Adds the rules a target in words found by their own words (node, share of the best) as
 /// hard constraints of the first start node, reason [`Reason::Applies`] with
 /// [`Scope::Words`]; a rule that is not current is left out.
@@ -659,7 +664,7 @@ pub(crate) fn add_found_rules(
         if node == first || !graph.lifecycle_of(node)?.is_current() {
             continue;
         }
-        let share = (share.clamp(0.0, 1.0) * 10_000.0).round() as u16;
+        let share = ten_thousandths(share);
         found.push((
             node,
             Reason::Applies {
@@ -684,7 +689,7 @@ pub(crate) fn add_rule_sections(
         .iter()
         .filter(|(node, _)| *node != first)
         .map(|&(node, share)| {
-            let share = (share.clamp(0.0, 1.0) * 10_000.0).round() as u16;
+            let share = ten_thousandths(share);
             (
                 node,
                 Reason::Applies {

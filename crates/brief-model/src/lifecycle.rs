@@ -199,9 +199,10 @@ pub enum Scope {
         /// The rule's score over the best hit's, in ten-thousandths.
         share: u16,
     },
-    /// A target in words: a section of a long rule that applies (a root `AGENTS.md`), whose
-    /// own words match the task's at this share of the best hit (in ten-thousandths): the
-    /// part of the rule the task is about, shown before the rest of it.
+    /// A target in words: a section of a long rule of the context (one that applies, as a root
+    /// `AGENTS.md`, or a norm a link brings), whose own words match the task's at this share
+    /// of the best hit (in ten-thousandths): the part of the rule the task is about, shown
+    /// before the rest of it.
     Section {
         /// The section's score over the best hit's, in ten-thousandths.
         share: u16,

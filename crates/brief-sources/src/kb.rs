@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::rules::{AGENT_MARKERS, RULE_FOLDERS};
+use super::rules::{RuleFile, AGENT_MARKERS, RULE_FOLDERS};
 use super::{folder_stamp, rel_path, Walk};
 use brief_root::{EntryKind, Root};
 
@@ -240,7 +240,14 @@ pub fn listing(root: &Root, layout: &Layout) -> Walk {
             skill_files(root, &mut walk, &dir.join("skills"), skill);
         }
     }
-    super::add_links(&mut walk.files, links);
+    // A rule that links to another rule is that rule under a second name (read once); one
+    // that links to an ordinary page is a rule of its own.
+    let (aliases, own): (Vec<PathBuf>, Vec<PathBuf>) = links.into_iter().partition(|link| {
+        super::link_target(link)
+            .is_some_and(|target| RuleFile::of(&rel_path(&base, &target)).is_some())
+    });
+    walk.files.extend(own);
+    super::add_links(&mut walk.files, aliases);
     walk.files.retain(|path| {
         let rel = rel_path(&base, path);
         !layout.is_template(&rel) && layout.claimed.binary_search(&rel).is_err()

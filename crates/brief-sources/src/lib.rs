@@ -452,7 +452,7 @@ pub(crate) fn add_links(files: &mut Vec<PathBuf>, links: Vec<PathBuf>) {
 /// an absolute target or one that cannot be read. A symlink to a file the walk lists
 /// (`CLAUDE.md -> AGENTS.md`) is that file under a second name: it is read once, as its
 /// target.
-fn link_target(link: &Path) -> Option<PathBuf> {
+pub(crate) fn link_target(link: &Path) -> Option<PathBuf> {
     let target = std::fs::read_link(link).ok()?;
     if target.is_absolute() {
         return None;

@@ -287,7 +287,7 @@ impl<'r> File<'r> {
     }
 
     /// Frontmatter `title`, else the first level-1 heading (an ADR's number dropped), else
-    /// a skill's `name`, else the file's name (an ADR: its id).
+    /// a skill's `name` or folder, else the file's name (an ADR: its id).
     fn title(&self, map: &Map<String, Value>, lines: &Lines) -> String {
         let declared = map
             .get("title")
@@ -306,13 +306,18 @@ impl<'r> File<'r> {
                 stem.to_string()
             }
         };
-        // A skill is named by its `name` (its file is always `SKILL.md`).
+        // A skill is named by its `name`, else its folder (its file is always `SKILL.md`).
         let skill = || {
             matches!(
                 super::rules::RuleFile::of(self.rel),
                 Some(super::rules::RuleFile::Skill { .. })
             )
-            .then(|| map.get("name").and_then(scalar))
+            .then(|| {
+                map.get("name").and_then(scalar).or_else(|| {
+                    let folder = self.rel.rsplit_once('/').map(|(dir, _)| dir)?;
+                    folder.rsplit('/').next().map(str::to_string)
+                })
+            })
             .flatten()
         };
         declared

@@ -648,8 +648,19 @@ fn agent_files_under_github_and_claude_skills_are_read() {
     .unwrap();
     std::fs::write(workflows.join("ci.yml"), "on: push\n").unwrap();
     // One file under two names, as tools want both: read once.
-    #[cfg(unix)]
     std::os::unix::fs::symlink("AGENTS.md", workflows.join("CLAUDE.md")).unwrap();
+    // A rule that links to an ordinary page is still a rule.
+    std::fs::create_dir_all(dir.path().join("docs")).unwrap();
+    std::fs::write(
+        dir.path().join("docs/ui-rule.md"),
+        "---\npaths: [\"web/**\"]\n---\n# UI rule\n\nUse the design tokens.\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(
+        "../../docs/ui-rule.md",
+        dir.path().join(".claude/rules/ui.md"),
+    )
+    .unwrap();
     let skill = dir.path().join(".claude/skills/release-notes");
     std::fs::create_dir_all(&skill).unwrap();
     std::fs::write(
@@ -657,6 +668,14 @@ fn agent_files_under_github_and_claude_skills_are_read() {
         "---\nname: release-notes\ndescription: Drafts the release notes from the merged \
          changes since the last tag.\n---\n\nList every merged change under Added, Changed or \
          Fixed, newest first.\n",
+    )
+    .unwrap();
+    // Without a `name` or a heading, a skill is named by its folder.
+    let bare = dir.path().join(".claude/skills/lint-fix");
+    std::fs::create_dir_all(&bare).unwrap();
+    std::fs::write(
+        bare.join("SKILL.md"),
+        "---\ndescription: Fixes what the linter reports.\n---\n\nRun the linter first.\n",
     )
     .unwrap();
     // A skill's other files are its own material, not knowledge of the project.
@@ -671,6 +690,7 @@ fn agent_files_under_github_and_claude_skills_are_read() {
         shown(&ci)
     );
     let app = audit(root, "web/src/App.tsx", "20000");
+    holds(&app, &[".claude/rules/ui.md"]);
     assert!(
         !shown(&app).contains(&".github/workflows/AGENTS.md".to_string()),
         "{:?}",
@@ -687,8 +707,16 @@ fn agent_files_under_github_and_claude_skills_are_read() {
         "--root",
         root,
     ]);
-    assert!(card.contains("release-notes"), "{card}");
+    assert!(
+        card.contains(".claude/skills/release-notes/SKILL.md: release-notes\n"),
+        "{card}"
+    );
     assert!(card.contains("under Added, Changed or"), "{card}");
+    let bare = brief(&["show", ".claude/skills/lint-fix/SKILL.md", "--root", root]);
+    assert!(
+        bare.contains(".claude/skills/lint-fix/SKILL.md: lint-fix\n"),
+        "{bare}"
+    );
     let words = audit(root, "draft the notes for the next release", "4000");
     holds(&words, &[".claude/skills/release-notes/SKILL.md"]);
     let app = audit(root, "web/src/App.tsx", "20000");
@@ -727,7 +755,7 @@ fn a_long_rule_shows_the_section_a_task_in_words_is_about_before_the_rest() {
             ));
         }
     }
-    agents.push_str("\n## Publishing\n\nThe publish job runs on its own.\n");
+    agents.push_str("\n## Publishing\n\nThe publish job runs on its own once a tag is pushed.\n");
     std::fs::write(dir.path().join("AGENTS.md"), agents).unwrap();
     std::fs::create_dir_all(dir.path().join("docs")).unwrap();
     std::fs::write(
@@ -788,6 +816,86 @@ fn a_long_rule_shows_the_section_a_task_in_words_is_about_before_the_rest() {
         "20000",
     );
     assert_eq!(node(&all, "AGENTS.md")["detail"], "full", "{all}");
+    // The section's text is in its page's: it is named by its line, not printed twice.
+    assert_eq!(
+        node(&all, "AGENTS.md#publishing")["detail"],
+        "meta",
+        "{all}"
+    );
+    let document = all["document"].as_str().unwrap();
+    assert_eq!(
+        document.matches("The publish job runs on its own").count(),
+        1,
+        "{document}"
+    );
+    assert_eq!(
+        oracle(document),
+        all["budget"]["used"].as_u64().unwrap() as usize
+    );
+
+    // `explain` reads the target as `context` does: words, a file or an id.
+    let task = "the publish job that the version tag triggers";
+    let text = brief(&[
+        "explain",
+        "AGENTS.md#publishing",
+        "--for",
+        task,
+        "--root",
+        root,
+        "--budget",
+        "700",
+    ]);
+    assert!(
+        text.starts_with(&format!(
+            "AGENTS.md#publishing is in the context of \"{task}\" (started from docs/release-process.md) at detail"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("the part of a rule its words match"),
+        "{text}"
+    );
+    let json: Value = serde_json::from_str(&brief(&[
+        "explain",
+        "docs/versioning.md",
+        "--for",
+        task,
+        "--root",
+        root,
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    assert_eq!(json["target"], task);
+    assert_eq!(
+        json["starts"],
+        serde_json::json!(["docs/release-process.md"])
+    );
+    let file = brief(&[
+        "explain",
+        "AGENTS.md",
+        "--for",
+        "src/main.rs",
+        "--root",
+        root,
+    ]);
+    assert!(
+        file.starts_with("AGENTS.md is in the context of \"src/main.rs\" (started from AGENTS.md)"),
+        "{file}"
+    );
+    // An id keeps its plain form.
+    let id = brief(&[
+        "explain",
+        "AGENTS.md",
+        "--for",
+        "docs/versioning.md",
+        "--root",
+        root,
+    ]);
+    assert!(
+        id.starts_with("AGENTS.md is in the context of docs/versioning.md"),
+        "{id}"
+    );
 }
 
 fn seeds_of(json: &Value) -> Vec<String> {

@@ -383,8 +383,13 @@ fn links_line(node: &Node, most: usize) -> Option<String> {
 /// The first `most` reasons are named and the rest counted ("+N more").
 fn why(graph: &dyn NodeStore, reasons: &[Reason], most: usize) -> String {
     let id = |ix: &NodeIx| graph.node(*ix).id.as_str();
-    let mut said: Vec<String> = reasons
+    // What makes the node a rule or the identity first: a line cut short still says it.
+    let (deciding, rest): (Vec<&Reason>, Vec<&Reason>) = reasons
         .iter()
+        .partition(|r| matches!(r, Reason::Applies { .. } | Reason::Identity));
+    let mut said: Vec<String> = deciding
+        .into_iter()
+        .chain(rest)
         .filter_map(|reason| match reason {
             Reason::Target => None,
             Reason::Identity => Some("project identity".to_string()),
@@ -645,6 +650,17 @@ mod tests {
         assert_eq!(
             fact(&meta, "links"),
             "links PAGE-0, PAGE-1, PAGE-2 (+3 more)"
+        );
+        // What makes it a rule is named first, however many links brought it too.
+        let mut rule = reasons.clone();
+        rule.push(Reason::Applies {
+            to: hub,
+            scope: brief_model::Scope::Always,
+        });
+        let meta = card(&graph, hub, Detail::Meta, &rule, None);
+        assert_eq!(
+            fact(&meta, "why"),
+            "applies to every target; links to PAGE-0; links to PAGE-1; +3 more"
         );
         // A card with text names every reason, and links up to its own limit.
         let summary = card(&graph, hub, Detail::Summary, &reasons, None);

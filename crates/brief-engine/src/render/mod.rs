@@ -21,6 +21,7 @@ use std::rc::Rc;
 use std::str::FromStr;
 
 use crate::rank::{Class, Ranked};
+use crate::traverse::Reason;
 use brief_model::{Detail, Kind, NodeIx, NodeStore, Shape};
 
 pub(crate) use card::{card, Card};
@@ -297,6 +298,9 @@ pub(crate) struct Layout<'a> {
     header: Rc<str>,
     blocks: RefCell<HashMap<(usize, Detail), Rc<str>>>,
     extras: Extras,
+    /// For a section taken as the part of a long rule a task is about, the item of its page:
+    /// once the page shows its full text, the section's is there already.
+    within: Vec<Option<usize>>,
 }
 
 impl<'a> Layout<'a> {
@@ -350,7 +354,28 @@ impl<'a> Layout<'a> {
             header,
             blocks: RefCell::new(HashMap::new()),
             extras: Extras::default(),
+            within: pages_of_rule_sections(graph, ranked),
         }
+    }
+
+    /// The detail item `i` is shown at: its own, but a rule's section whose page shows its
+    /// full text (not cut) is shown by its line alone.
+    pub(crate) fn shown_at(
+        &self,
+        details: &[Option<Detail>],
+        cut: Option<&Cut>,
+        i: usize,
+    ) -> Option<Detail> {
+        let detail = details.get(i).copied().flatten()?;
+        let page_in_full = self.within.get(i).copied().flatten().is_some_and(|page| {
+            details.get(page).copied().flatten() == Some(Detail::Full)
+                && cut.is_none_or(|cut| cut.item != page)
+        });
+        Some(if page_in_full {
+            detail.min(Detail::Meta)
+        } else {
+            detail
+        })
     }
 
     /// Adds what the document says besides its nodes: the query, sampled fan-outs, the
@@ -464,7 +489,7 @@ impl<'a> Layout<'a> {
         for (section, members) in &self.sections {
             let mut shown = members
                 .iter()
-                .filter_map(|&i| details[i].map(|d| (i, d)))
+                .filter_map(|&i| self.shown_at(details, cut, i).map(|d| (i, d)))
                 .peekable();
             if shown.peek().is_none() {
                 continue;
@@ -581,6 +606,34 @@ pub(crate) enum Unit {
     Cut(Rc<str>),
     /// Fixed text: a header, a heading, a closing list.
     Text(Rc<str>),
+}
+
+/// For each ranked item that is a section taken as the part of a long rule the task is about
+/// (`Scope::Section`), the item of its page when the page is ranked too. A section's id is
+/// its page's id, `#` and its anchor.
+fn pages_of_rule_sections(graph: &dyn NodeStore, ranked: &[Ranked]) -> Vec<Option<usize>> {
+    let by_id: HashMap<&str, usize> = ranked
+        .iter()
+        .enumerate()
+        .map(|(i, item)| (graph.node(item.node).id.as_str(), i))
+        .collect();
+    ranked
+        .iter()
+        .map(|item| {
+            let is_part = item.reasons.iter().any(|r| {
+                matches!(
+                    r,
+                    Reason::Applies {
+                        scope: brief_model::Scope::Section { .. },
+                        ..
+                    }
+                )
+            });
+            let id = graph.node(item.node).id.as_str();
+            let page = id.split_once('#').map(|(page, _)| page)?;
+            is_part.then(|| by_id.get(page).copied()).flatten()
+        })
+        .collect()
 }
 
 /// One block cut short to fill the budget: the fit chooses it, [`Layout::units`] writes it in

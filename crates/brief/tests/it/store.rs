@@ -153,7 +153,11 @@ fn a_read_failing_anywhere_fails_explain_and_impact() {
             ContextError::Store(e) => e,
             other => panic!("{other}"),
         })?;
-        let explanation = brief_engine::explain(view, &plan, target, node)?;
+        let start = brief_engine::Start {
+            seeds: vec![target],
+            ..brief_engine::Start::default()
+        };
+        let explanation = brief_engine::explain(view, &plan, &start, node)?;
         let impact = brief_engine::impact(view, &plans, &[node]).map_err(|e| match e {
             ContextError::Store(e) => e,
             other => panic!("{other}"),
