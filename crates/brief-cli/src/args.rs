@@ -506,7 +506,7 @@ Examples:
 pub(crate) struct ExplainArgs {
     /// The node to explain.
     pub(crate) id: String,
-    /// The target whose context is asked about.
+    /// The target whose context is asked about: an id, a file path or words, as for `context`.
     #[arg(long = "for", value_name = "TARGET")]
     pub(crate) target: String,
     #[command(flatten)]

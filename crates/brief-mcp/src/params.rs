@@ -424,7 +424,8 @@ pub(crate) struct ExplainParams {
     /// The node to explain.
     #[schemars(length(min = 1))]
     pub id: String,
-    /// The target whose context is asked about.
+    /// The target whose context is asked about, read as `context` reads it: an id, a file
+    /// path, or words.
     #[serde(rename = "for")]
     #[schemars(length(min = 1))]
     pub target: String,
