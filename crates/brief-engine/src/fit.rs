@@ -697,7 +697,18 @@ mod tests {
         identity: &[bool],
         requested: Detail,
     ) -> Vec<(usize, &'static str)> {
-        fill_order(classes, identity, 0, requested, Spread::Depth, &[])
+        order_in(classes, identity, requested, Spread::Depth, &[])
+    }
+
+    /// The fill order as (item, level) pairs, the target being item 0.
+    fn order_in(
+        classes: &[Class],
+        identity: &[bool],
+        requested: Detail,
+        spread: Spread,
+        long: &[bool],
+    ) -> Vec<(usize, &'static str)> {
+        fill_order(classes, identity, 0, requested, spread, long)
             .into_iter()
             .map(|s| (s.item, s.level.name()))
             .collect()
@@ -739,11 +750,7 @@ mod tests {
         // target, another start, a hard constraint, a direct link, two related nodes
         let classes = [Target, Target, Hard, Direct, Related, Related];
         let identity = [false; 6];
-        let order: Vec<(usize, &str)> =
-            fill_order(&classes, &identity, 0, Detail::Full, Spread::Breadth, &[])
-                .into_iter()
-                .map(|s| (s.item, s.level.name()))
-                .collect();
+        let order = order_in(&classes, &identity, Detail::Full, Spread::Breadth, &[]);
         assert_eq!(
             order,
             vec![
@@ -776,11 +783,7 @@ mod tests {
         let classes = [Target, Hard, Hard, Related];
         let identity = [false; 4];
         let long = [false, true, false, false];
-        let order: Vec<(usize, &str)> =
-            fill_order(&classes, &identity, 0, Detail::Full, Spread::Breadth, &long)
-                .into_iter()
-                .map(|s| (s.item, s.level.name()))
-                .collect();
+        let order = order_in(&classes, &identity, Detail::Full, Spread::Breadth, &long);
         assert_eq!(
             order,
             vec![
@@ -798,11 +801,7 @@ mod tests {
             ]
         );
         // By id or file the long rule keeps its place.
-        let depth: Vec<(usize, &str)> =
-            fill_order(&classes, &identity, 0, Detail::Full, Spread::Depth, &long)
-                .into_iter()
-                .map(|s| (s.item, s.level.name()))
-                .collect();
+        let depth = order_in(&classes, &identity, Detail::Full, Spread::Depth, &long);
         let at = |step: (usize, &str)| depth.iter().position(|s| *s == step);
         assert!(at((1, "full")) < at((3, "meta")), "{depth:?}");
     }
