@@ -201,16 +201,20 @@ fn adr_number(layout: &Layout, rel: &str) -> Option<(String, u32)> {
 /// another source claims are skipped.
 pub fn listing(root: &Root, layout: &Layout) -> Walk {
     let base = root.path().to_path_buf();
+    let github = base.join(".github");
     let mut hidden = Vec::new();
+    // Only a real `.github` folder is walked whole (one linked elsewhere in the tree would
+    // read that part again).
+    let mut own_github = false;
     let mut walk = super::walk_markdown(root, &base, &SKIPPED_DIRS, &mut |path, name| {
         if let Some(folder) = RULE_FOLDERS.iter().find(|f| f.hidden == name) {
             hidden.push((path.to_path_buf(), folder));
         }
+        own_github |= path == github;
     });
     if root.is_file(&base.join(".cursorrules")) {
         walk.files.push(base.join(".cursorrules"));
     }
-    let github = base.join(".github");
     if root.is_file(&github.join("copilot-instructions.md")) {
         walk.folders.push(folder_stamp(&github));
         walk.files.push(github.join("copilot-instructions.md"));
@@ -223,9 +227,11 @@ pub fn listing(root: &Root, layout: &Layout) -> Walk {
         &github.join("instructions"),
         &|name| name.ends_with(".instructions.md"),
     );
-    rule_files(root, &mut walk, &mut links, &github, &|name| {
-        name == "AGENTS.md" || name == "CLAUDE.md"
-    });
+    if own_github {
+        rule_files(root, &mut walk, &mut links, &github, &|name| {
+            name == "AGENTS.md" || name == "CLAUDE.md"
+        });
+    }
     for (dir, folder) in hidden {
         if let Some(name) = folder.file {
             walk.folders.push(folder_stamp(&dir));
@@ -281,6 +287,7 @@ fn rule_files(
                 continue;
             }
             match entry.kind {
+                EntryKind::Dir if SKIPPED_DIRS.contains(&name.as_ref()) => {}
                 EntryKind::Dir => stack.push(current.join(&entry.name)),
                 EntryKind::Symlink if wanted(&name) => links.push(current.join(&entry.name)),
                 _ if wanted(&name) => walk.files.push(current.join(&entry.name)),

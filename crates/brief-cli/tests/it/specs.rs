@@ -906,3 +906,37 @@ fn seeds_of(json: &Value) -> Vec<String> {
         .map(|s| s["id"].as_str().unwrap().to_string())
         .collect()
 }
+
+#[test]
+fn a_linked_github_folder_and_dependencies_under_it_are_not_read_as_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    let write = |rel: &str, text: &str| {
+        let path = dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write("AGENTS.md", "# Root rules\n\nKeep changes small.\n");
+    write("src/AGENTS.md", "# Source rules\n\nNo unsafe code.\n");
+    // `.github` linked to the root would read the whole tree again under a second name.
+    std::os::unix::fs::symlink(".", dir.path().join(".github")).unwrap();
+    let absent = |id: &str| {
+        let (code, _, stderr) = run(&["show", id, "--root", root]);
+        assert_eq!(code, 1, "{id}: {stderr}");
+    };
+    absent(".github/src/AGENTS.md");
+    absent(".github/AGENTS.md");
+    // In a real `.github`, a dependency folder is no one's rules.
+    std::fs::remove_file(dir.path().join(".github")).unwrap();
+    write(
+        ".github/workflows/AGENTS.md",
+        "# Workflow rules\n\nPin every action.\n",
+    );
+    write(
+        ".github/workflows/node_modules/tool/AGENTS.md",
+        "# A dependency's rules\n\nNot ours.\n",
+    );
+    let card = brief(&["show", ".github/workflows/AGENTS.md", "--root", root]);
+    assert!(card.contains("Pin every action."), "{card}");
+    absent(".github/workflows/node_modules/tool/AGENTS.md");
+}
