@@ -75,19 +75,6 @@ pub(crate) enum Spread {
 /// as many must-see documents, 700 one point fewer at 1,000 tokens, 1,200 two fewer.
 const LONG_RULE: usize = 400;
 
-/// Whether a node is in as a section of a long rule that the task's words match.
-fn is_rule_section(reasons: &[Reason]) -> bool {
-    reasons.iter().any(|r| {
-        matches!(
-            r,
-            Reason::Applies {
-                scope: brief_model::Scope::Section { .. },
-                ..
-            }
-        )
-    })
-}
-
 /// The fill order for ranked items of these classes (best first). `target` is the target's
 /// item; `identity` tells the identity items apart from the target; `long` marks the hard
 /// constraints whose full text is long (read in breadth only). Levels above `requested` are
@@ -303,7 +290,7 @@ pub(crate) fn fit(
             spread == Spread::Breadth
                 && classes[i] == Class::Hard
                 && requested == Detail::Full
-                && !is_rule_section(&ranked[i].reasons)
+                && !ranked[i].reasons.iter().any(Reason::is_rule_section)
                 && meter.unit(&Unit::Block(i, Detail::Full)) > LONG_RULE
         })
         .collect();

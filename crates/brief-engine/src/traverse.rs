@@ -94,6 +94,18 @@ pub enum Reason {
 }
 
 impl Reason {
+    /// Whether this reason makes a node a section of a long rule that a task in words is
+    /// about ([`Scope::Section`]).
+    pub(crate) fn is_rule_section(&self) -> bool {
+        matches!(
+            self,
+            Reason::Applies {
+                scope: Scope::Section { .. },
+                ..
+            }
+        )
+    }
+
     /// Whether this reason makes a node related material only (ranked after everything the
     /// links and rules select).
     pub(crate) fn is_related(&self) -> bool {

@@ -387,7 +387,7 @@ fn is_metadata(rest: &str, hs: &[Heading], range: std::ops::Range<usize>) -> boo
         .filter(|l| !l.trim().is_empty())
         .collect();
     let named = heading.is_some_and(|h| {
-        let title = rest[h.start..h.end].trim().trim_start_matches('#').trim();
+        let title = heading_title(&rest[h.start..h.end]);
         METADATA_HEADINGS.contains(&title.to_lowercase().as_str())
     });
     if named {

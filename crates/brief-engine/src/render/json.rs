@@ -133,39 +133,37 @@ fn reason_out<'a>(reason: &'a Reason, id: &dyn Fn(&NodeIx) -> &'a str) -> Reason
             via: Some(via.iter().map(id).collect()),
             ..ReasonOut::plain(relation.name())
         },
-        Reason::Applies { to, scope } => match scope {
-            Scope::Always => ReasonOut {
-                direction: Some("always"),
+        Reason::Applies { to, scope } => {
+            let direction = match scope {
+                Scope::Always => "always",
+                Scope::Glob { .. } => "glob",
+                Scope::Words { .. } => "words",
+                Scope::Section { .. } => "section",
+                Scope::Named { .. } => "named",
+            };
+            let out = ReasonOut {
+                direction: Some(direction),
                 from: Some(id(to)),
                 ..ReasonOut::plain("applies")
-            },
-            Scope::Glob { glob, file } => ReasonOut {
-                direction: Some("glob"),
-                from: Some(id(to)),
-                glob: Some(glob),
-                file: Some(file),
-                ..ReasonOut::plain("applies")
-            },
-            Scope::Words { share } => ReasonOut {
-                direction: Some("words"),
-                from: Some(id(to)),
-                score: Some(f64::from(*share) / 10_000.0),
-                ..ReasonOut::plain("applies")
-            },
-            Scope::Section { share } => ReasonOut {
-                direction: Some("section"),
-                from: Some(id(to)),
-                score: Some(f64::from(*share) / 10_000.0),
-                ..ReasonOut::plain("applies")
-            },
-            Scope::Named { folder, word } => ReasonOut {
-                direction: Some("named"),
-                from: Some(id(to)),
-                folder: Some(folder),
-                word: Some(word),
-                ..ReasonOut::plain("applies")
-            },
-        },
+            };
+            match scope {
+                Scope::Always => out,
+                Scope::Glob { glob, file } => ReasonOut {
+                    glob: Some(glob),
+                    file: Some(file),
+                    ..out
+                },
+                Scope::Words { share } | Scope::Section { share } => ReasonOut {
+                    score: Some(f64::from(*share) / 10_000.0),
+                    ..out
+                },
+                Scope::Named { folder, word } => ReasonOut {
+                    folder: Some(folder),
+                    word: Some(word),
+                    ..out
+                },
+            }
+        }
         Reason::Words { share } => ReasonOut {
             score: Some(f64::from(*share) / 10_000.0),
             ..ReasonOut::plain("words")

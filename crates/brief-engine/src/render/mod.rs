@@ -620,17 +620,10 @@ fn pages_of_rule_sections(graph: &dyn NodeStore, ranked: &[Ranked]) -> Vec<Optio
     ranked
         .iter()
         .map(|item| {
-            let is_part = item.reasons.iter().any(|r| {
-                matches!(
-                    r,
-                    Reason::Applies {
-                        scope: brief_model::Scope::Section { .. },
-                        ..
-                    }
-                )
-            });
+            let is_part = item.reasons.iter().any(Reason::is_rule_section);
             let id = graph.node(item.node).id.as_str();
-            let page = id.split_once('#').map(|(page, _)| page)?;
+            // An anchor never holds `#`; a page's name may.
+            let page = id.rsplit_once('#').map(|(page, _)| page)?;
             is_part.then(|| by_id.get(page).copied()).flatten()
         })
         .collect()
