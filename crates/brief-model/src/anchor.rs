@@ -25,6 +25,13 @@ pub fn anchor(heading: &str) -> String {
         .collect()
 }
 
+/// The page of a section node's id, `{page id}#{anchor}` (nested sections too): the id up to
+/// its last `#`, since an anchor never holds one and a page's name may. Only for a section's
+/// id: a page's own id is returned whole by the caller.
+pub fn page_of_section(id: &str) -> &str {
+    id.rsplit_once('#').map_or(id, |(page, _)| page)
+}
+
 impl Link {
     /// The id of the section this link names when its relation names a heading
     /// (`links#Cache directory` to `docs/storage.md` → `docs/storage.md#cache-directory`).
@@ -47,6 +54,13 @@ pub fn section_of(target: &str, relation: &Relation) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sections_page_is_its_id_up_to_the_last_hash() {
+        assert_eq!(page_of_section("docs/storage.md#cache"), "docs/storage.md");
+        assert_eq!(page_of_section("notes/C#.md#setup"), "notes/C#.md");
+        assert_eq!(page_of_section("plain"), "plain");
+    }
 
     #[test]
     fn a_heading_link_names_its_section() {

@@ -19,7 +19,7 @@ use serde_json::Value;
 
 mod view;
 
-pub use anchor::{anchor, section_of};
+pub use anchor::{anchor, page_of_section, section_of};
 pub use dates::{epoch_days, iso_utc};
 pub use guidance::layer_guides;
 pub use lens::{

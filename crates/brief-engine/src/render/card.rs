@@ -329,10 +329,10 @@ fn value_text(value: &Value) -> String {
 /// A `contains` link to a section of the node's own page: the page's body holds its text.
 fn is_own_section(node: &Node, link: &brief_model::Link) -> bool {
     // A section's subsections are sections of its page too (`page.md#a` holds `page.md#b`).
-    let page = node
-        .id
-        .split_once('#')
-        .map_or(node.id.as_str(), |(page, _)| page);
+    let page = match node.kind {
+        Kind::Section => brief_model::page_of_section(&node.id),
+        _ => node.id.as_str(),
+    };
     link.relation == brief_model::Relation::Contains
         && link
             .target

@@ -621,9 +621,7 @@ fn pages_of_rule_sections(graph: &dyn NodeStore, ranked: &[Ranked]) -> Vec<Optio
         .iter()
         .map(|item| {
             let is_part = item.reasons.iter().any(Reason::is_rule_section);
-            let id = graph.node(item.node).id.as_str();
-            // An anchor never holds `#`; a page's name may.
-            let page = id.rsplit_once('#').map(|(page, _)| page)?;
+            let page = brief_model::page_of_section(&graph.node(item.node).id);
             is_part.then(|| by_id.get(page).copied()).flatten()
         })
         .collect()

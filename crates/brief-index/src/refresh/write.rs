@@ -14,8 +14,8 @@ pub(crate) struct Written {
 /// The id links name to reach a node: a section's page (links name the page and a heading;
 /// see `brief_model::section_of`), else the node itself.
 fn written_target<'a>(id: &'a str, kind: &str) -> &'a str {
-    match (kind, id.rsplit_once('#')) {
-        ("section", Some((page, _))) => page,
+    match kind {
+        "section" => brief_model::page_of_section(id),
         _ => id,
     }
 }
