@@ -934,8 +934,14 @@ impl Engine {
     pub fn explain(&mut self, id: &str, request: &ContextRequest) -> Result<String, EngineError> {
         check_query(id)?;
         check_query(&request.target)?;
-        let mut explanation = self.healing(|engine| {
+        let assembly = ContextRequest {
+            format: Format::Markdown,
+            ..request.clone()
+        };
+        let explanation = self.healing(|engine| {
             engine.refresh_for_request()?;
+            // Words are found as `context` finds them, meaning included when it is on.
+            engine.prepare_semantic(&request.target)?;
             engine.ensure_loadable()?;
             engine.index.reading(|| {
                 let node = resolve(&engine.index, id)??;
@@ -957,24 +963,25 @@ impl Engine {
                         .map(|&seed| engine.index.id_of(seed))
                         .collect::<Result<_, _>>()?;
                 }
+                if explanation.included {
+                    // The detail comes from the very assembly `brief context` makes, from
+                    // the same start.
+                    let defaults = &engine.project.defaults;
+                    let out = assemble_from(&engine.index, defaults, &assembly, &start)?;
+                    let detail = out
+                        .placed
+                        .iter()
+                        .find(|(placed, _)| *placed == explanation.node)
+                        .and_then(|(_, d)| *d);
+                    explanation.detail = Some(crate::explain::detail_name(detail));
+                }
                 Ok::<_, EngineError>(explanation)
             })?
-        })?;
-        if explanation.included {
-            self.go_on()?;
-            // The detail comes from the very assembly `brief context` makes.
-            let assembly = ContextRequest {
-                format: Format::Markdown,
-                ..request.clone()
-            };
-            let out = self.context(&assembly)?;
-            let detail = out
-                .placed
-                .iter()
-                .find(|(placed, _)| *placed == explanation.node)
-                .and_then(|(_, d)| *d);
-            explanation.detail = Some(crate::explain::detail_name(detail));
+        });
+        if let Some(embedder) = &self.embedder {
+            embedder.end();
         }
+        let explanation = explanation?;
         Ok(match request.format.document() {
             None => crate::explain::render_json(&explanation),
             Some(_) => crate::explain::explanation_text(&explanation),
