@@ -4,7 +4,7 @@
 use crate::fit::{fit, Spread, TooSmall};
 pub(crate) use crate::render::TruncationNote;
 use crate::usage::{Param, Said};
-use brief_model::{Corpus, Detail, GraphView, NodeIx, Origin, Shape, StoreError};
+use brief_model::{Corpus, Detail, GraphView, NodeIx, Origin, Scope, Shape, StoreError};
 use brief_project::{Defaults, DEFAULT_BUDGET};
 use std::collections::HashMap;
 
@@ -17,8 +17,8 @@ use crate::resolve::{resolve, UnknownTarget};
 use crate::sections::rule_sections;
 pub use crate::traverse::NamedRule;
 use crate::traverse::{
-    add_applying, add_found_rules, add_named_rules, add_rule_sections, traverse_many,
-    traverse_tana, Depth, Selection, TraverseOptions, DEFAULT_FANOUT, TANA_FANOUT,
+    add_applying, add_found, ten_thousandths, traverse_many, traverse_tana, Depth, Selection,
+    TraverseOptions, DEFAULT_FANOUT, TANA_FANOUT,
 };
 use brief_count::{Counter, Encoding};
 use brief_model::Follow;
@@ -319,10 +319,39 @@ pub(crate) fn select_from(
 ) -> Result<Selection, StoreError> {
     let target = start.seeds.first().copied().unwrap_or_default();
     let mut selection = select(graph, plan, &start.seeds)?;
-    add_found_rules(graph, &mut selection, target, &start.rules)?;
-    add_named_rules(graph, &mut selection, target, &start.named)?;
-    let sections = rule_sections(graph, &selection, &start.seeds, &start.related)?;
-    add_rule_sections(graph, &mut selection, target, &sections)?;
+    let mut found: Vec<(NodeIx, Scope)> = start
+        .rules
+        .iter()
+        .map(|&(node, s)| {
+            (
+                node,
+                Scope::Words {
+                    share: ten_thousandths(s),
+                },
+            )
+        })
+        .collect();
+    found.extend(start.named.iter().map(|rule| {
+        let scope = Scope::Named {
+            folder: rule.folder.clone(),
+            word: rule.word.clone(),
+        };
+        (rule.node, scope)
+    }));
+    add_found(graph, &mut selection, target, found)?;
+    // The sections of the rules the selection now holds.
+    let sections = rule_sections(graph, &selection, &start.seeds, &start.related)?
+        .into_iter()
+        .map(|(node, s)| {
+            (
+                node,
+                Scope::Section {
+                    share: ten_thousandths(s),
+                },
+            )
+        })
+        .collect();
+    add_found(graph, &mut selection, target, sections)?;
     let named = match start.confidence {
         Confidence::Exact => Named::Exactly,
         Confidence::Strong | Confidence::Weak => Named::ByWords,

@@ -662,56 +662,25 @@ pub(crate) fn ten_thousandths(share: f64) -> u16 {
     (share.clamp(0.0, 1.0) * 10_000.0).round() as u16
 }
 
-/// Adds the rules a target in words found by their own words (node, share of the best) as
-/// hard constraints of the first start node, reason [`Reason::Applies`] with
-/// [`Scope::Words`]; a rule that is not current is left out.
-pub(crate) fn add_found_rules(
+/// Adds what a target in words brings as hard constraints of the first start node, each with
+/// the scope that brought it: rules found by their own words ([`Scope::Words`]), rules whose
+/// folder the task names ([`Scope::Named`]), sections of long rules the words match
+/// ([`Scope::Section`], see [`crate::sections`]). The first start node itself and a node that
+/// is not current are left out.
+pub(crate) fn add_found(
     graph: &dyn GraphView,
     selection: &mut Selection,
     first: NodeIx,
-    rules: &[(NodeIx, f64)],
+    found: Vec<(NodeIx, Scope)>,
 ) -> Result<(), StoreError> {
-    let mut found = Vec::new();
-    for &(node, share) in rules {
+    let mut kept = Vec::with_capacity(found.len());
+    for (node, scope) in found {
         if node == first || !graph.lifecycle_of(node)?.is_current() {
             continue;
         }
-        let share = ten_thousandths(share);
-        found.push((
-            node,
-            Reason::Applies {
-                to: first,
-                scope: Scope::Words { share },
-            },
-        ));
+        kept.push((node, Reason::Applies { to: first, scope }));
     }
-    add_reasons(graph, selection, found)
-}
-
-/// Adds the sections of long rules a target in words names (node, share of the best; see
-/// [`crate::sections`]) as hard constraints of the first start node, reason
-/// [`Reason::Applies`] with [`Scope::Section`].
-pub(crate) fn add_rule_sections(
-    graph: &dyn GraphView,
-    selection: &mut Selection,
-    first: NodeIx,
-    sections: &[(NodeIx, f64)],
-) -> Result<(), StoreError> {
-    let found = sections
-        .iter()
-        .filter(|(node, _)| *node != first)
-        .map(|&(node, share)| {
-            let share = ten_thousandths(share);
-            (
-                node,
-                Reason::Applies {
-                    to: first,
-                    scope: Scope::Section { share },
-                },
-            )
-        })
-        .collect();
-    add_reasons(graph, selection, found)
+    add_reasons(graph, selection, kept)
 }
 
 /// A rule covering part of the tree that a target in words names by the folder it governs
@@ -724,33 +693,6 @@ pub struct NamedRule {
     pub folder: String,
     /// The task's word that names the folder, as written.
     pub word: String,
-}
-
-/// Adds the rules a target in words names by their folder as hard constraints of the first
-/// start node, reason [`Reason::Applies`] with [`Scope::Named`].
-pub(crate) fn add_named_rules(
-    graph: &dyn GraphView,
-    selection: &mut Selection,
-    first: NodeIx,
-    named: &[NamedRule],
-) -> Result<(), StoreError> {
-    let found = named
-        .iter()
-        .filter(|rule| rule.node != first)
-        .map(|rule| {
-            (
-                rule.node,
-                Reason::Applies {
-                    to: first,
-                    scope: Scope::Named {
-                        folder: rule.folder.clone(),
-                        word: rule.word.clone(),
-                    },
-                },
-            )
-        })
-        .collect();
-    add_reasons(graph, selection, found)
 }
 
 /// Gives each node its reason: a reason more for a node already reached (at distance 1 at
