@@ -110,7 +110,7 @@ fn governed_folders(
         if taken.contains(&node) {
             continue;
         }
-        let Some(folder) = globs.iter().find_map(|g| glob_folder(g)) else {
+        let Some(folder) = globs.iter().find_map(|g| brief_sources::glob_folder(g)) else {
             continue;
         };
         if graph.lifecycle_of(node)?.is_current() {
@@ -175,31 +175,6 @@ fn held(name: &[String], stems: &[String]) -> f64 {
     ((held as f64 / name.len() as f64) * 10_000.0).round() / 10_000.0
 }
 
-/// The folder a glob is rooted in: its components before the first with a wildcard, less
-/// a last component that is a file name (`src/api/**/*.ts` → `src/api`, `docs/x/**` →
-/// `docs/x`, `src/main.rs` → `src`); `None` for a glob that is not rooted (`**/*.sql`).
-fn glob_folder(glob: &str) -> Option<String> {
-    let glob = glob.trim().trim_start_matches("./").trim_start_matches('/');
-    let parts: Vec<&str> = glob.split('/').collect();
-    let literal = parts
-        .iter()
-        .take_while(|p| !p.contains(['*', '?', '[', '{']))
-        .count();
-    // A glob with no wildcard names a file: its folder is the one it sits in.
-    let depth = if literal == parts.len() {
-        literal.saturating_sub(1)
-    } else {
-        literal
-    };
-    let folder = parts[..depth]
-        .iter()
-        .filter(|p| !p.is_empty())
-        .copied()
-        .collect::<Vec<_>>()
-        .join("/");
-    (!folder.is_empty()).then_some(folder)
-}
-
 /// A folder's own name: its last component.
 fn last(folder: &str) -> &str {
     folder.rsplit('/').next().unwrap_or(folder)
@@ -227,16 +202,7 @@ mod tests {
     }
 
     #[test]
-    fn folders_of_globs() {
-        assert_eq!(glob_folder("src/api/**/*.ts").as_deref(), Some("src/api"));
-        assert_eq!(
-            glob_folder("./docs/realtime/**").as_deref(),
-            Some("docs/realtime")
-        );
-        assert_eq!(glob_folder("/web/**").as_deref(), Some("web"));
-        assert_eq!(glob_folder("src/main.rs").as_deref(), Some("src"));
-        assert_eq!(glob_folder("**/*.sql"), None);
-        assert_eq!(glob_folder("*.tsx"), None);
+    fn a_folders_name_is_its_last_component() {
         assert_eq!(last("pkg/durable_exec"), "durable_exec");
         assert_eq!(last("web"), "web");
     }

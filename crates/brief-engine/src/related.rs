@@ -96,7 +96,7 @@ pub(crate) fn add_related(
         });
     }
     if named == Named::ByWords {
-        add_log(graph, &selected, &mut taken, &mut added)?;
+        add_log(graph, &mut taken, &mut added)?;
     }
     if added.is_empty() {
         return Ok(());
@@ -118,7 +118,6 @@ pub(crate) fn add_related(
 /// one that covers part of the tree applies only where its scope or its words say.
 fn add_log(
     graph: &dyn GraphView,
-    selected: &BTreeSet<NodeIx>,
     taken: &mut BTreeSet<NodeIx>,
     added: &mut Vec<Reached>,
 ) -> Result<(), StoreError> {
@@ -135,7 +134,7 @@ fn add_log(
     }
     keyed.sort();
     for (_, node) in keyed {
-        if !admissible(graph, node, selected)? {
+        if !admissible(graph, node, taken)? {
             continue;
         }
         taken.insert(node);

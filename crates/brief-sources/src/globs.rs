@@ -103,6 +103,29 @@ enum Compiled {
     Invalid(String),
 }
 
+/// The folder a pattern is rooted in, read as [`FileMatcher`] reads the pattern: its
+/// components before the first with a wildcard (`src/api/**/*.ts` → `src/api`); a pattern
+/// without one covers itself and what is under it, so it is its own folder (`src/billing`),
+/// unless its last component names a file (`src/main.rs` → `src`). `None` for a pattern
+/// rooted nowhere (`**/*.sql`).
+pub fn folder_of(pattern: &str) -> Option<String> {
+    let pattern = pattern.trim();
+    let pattern = pattern.strip_prefix("./").unwrap_or(pattern);
+    let parts: Vec<&str> = pattern
+        .trim_matches('/')
+        .split('/')
+        .filter(|p| !p.is_empty())
+        .collect();
+    let literal = parts.iter().take_while(|p| !has_meta(p)).count();
+    let is_file = |name: &str| name.contains('.') && !name.starts_with('.');
+    let depth = match parts.last() {
+        Some(last) if literal == parts.len() && is_file(last) => literal - 1,
+        _ => literal,
+    };
+    let folder = parts[..depth].join("/");
+    (!folder.is_empty()).then_some(folder)
+}
+
 fn has_meta(text: &str) -> bool {
     text.contains(['*', '?', '[', '{'])
 }
@@ -199,6 +222,23 @@ pub fn applies_to(applies: &Applies, path: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn folders_patterns_are_rooted_in() {
+        assert_eq!(folder_of("src/api/**/*.ts").as_deref(), Some("src/api"));
+        assert_eq!(
+            folder_of("./docs/realtime/**").as_deref(),
+            Some("docs/realtime")
+        );
+        assert_eq!(folder_of("/web/**").as_deref(), Some("web"));
+        assert_eq!(folder_of("src/main.rs").as_deref(), Some("src"));
+        // A plain folder covers what is under it, as the matcher reads it.
+        assert_eq!(folder_of("src/billing").as_deref(), Some("src/billing"));
+        assert_eq!(folder_of("src/billing/").as_deref(), Some("src/billing"));
+        assert_eq!(folder_of("**/*.sql"), None);
+        assert_eq!(folder_of("*.tsx"), None);
+    }
+
     use super::*;
 
     #[test]
