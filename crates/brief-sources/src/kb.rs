@@ -220,17 +220,19 @@ pub fn listing(root: &Root, layout: &Layout) -> Walk {
         walk.files.push(github.join("copilot-instructions.md"));
     }
     let mut links = Vec::new();
-    rule_files(
-        root,
-        &mut walk,
-        &mut links,
-        &github.join("instructions"),
-        &|name| name.ends_with(".instructions.md"),
-    );
     if own_github {
+        // One walk for its agent files and its Copilot instructions; only rule files stay.
         rule_files(root, &mut walk, &mut links, &github, &|name| {
-            name == "AGENTS.md" || name == "CLAUDE.md"
+            name == "AGENTS.md" || name == "CLAUDE.md" || name.ends_with(".instructions.md")
         });
+    } else {
+        rule_files(
+            root,
+            &mut walk,
+            &mut links,
+            &github.join("instructions"),
+            &|name| name.ends_with(".instructions.md"),
+        );
     }
     for (dir, folder) in hidden {
         if let Some(name) = folder.file {
@@ -256,7 +258,9 @@ pub fn listing(root: &Root, layout: &Layout) -> Walk {
     super::add_links(&mut walk.files, aliases);
     walk.files.retain(|path| {
         let rel = rel_path(&base, path);
-        !layout.is_template(&rel) && layout.claimed.binary_search(&rel).is_err()
+        !layout.is_template(&rel)
+            && layout.claimed.binary_search(&rel).is_err()
+            && (!rel.starts_with(".github/") || RuleFile::of(&rel).is_some())
     });
     walk.files.sort();
     walk.files.dedup();

@@ -936,7 +936,21 @@ fn a_linked_github_folder_and_dependencies_under_it_are_not_read_as_rules() {
         ".github/workflows/node_modules/tool/AGENTS.md",
         "# A dependency's rules\n\nNot ours.\n",
     );
+    // Copilot's instructions are read from their own folder only.
+    write(".github/stray.instructions.md", "# Stray\n\nNot a rule.\n");
+    write(
+        ".github/instructions/ts.instructions.md",
+        "# TypeScript\n\nStrict mode.\n",
+    );
     let card = brief(&["show", ".github/workflows/AGENTS.md", "--root", root]);
     assert!(card.contains("Pin every action."), "{card}");
+    let card = brief(&[
+        "show",
+        ".github/instructions/ts.instructions.md",
+        "--root",
+        root,
+    ]);
+    assert!(card.contains("Strict mode."), "{card}");
+    absent(".github/stray.instructions.md");
     absent(".github/workflows/node_modules/tool/AGENTS.md");
 }
