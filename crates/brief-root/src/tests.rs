@@ -282,7 +282,9 @@ fn a_private_dir_replaces_reads_and_stats_its_files() {
 }
 
 #[test]
-fn subfolders_are_read_only_where_there_can_be_some() {
+fn subfolders_are_the_real_folders_inside_a_folder_and_a_leaf_has_none() {
+    // The result only: whether a leaf is listed at all (the link-count shortcut) shows in
+    // BENCHMARKS.md, not here.
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("vault/topic/inner")).unwrap();
     std::fs::create_dir_all(dir.path().join("vault/leaf")).unwrap();
