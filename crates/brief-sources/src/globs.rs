@@ -108,7 +108,7 @@ enum Compiled {
 /// without one covers itself and what is under it, so it is its own folder (`src/billing`),
 /// unless its last component names a file (`src/main.rs` → `src`). `None` for a pattern
 /// rooted nowhere (`**/*.sql`).
-pub fn folder_of(pattern: &str) -> Option<String> {
+pub fn glob_folder(pattern: &str) -> Option<String> {
     let pattern = pattern.trim();
     let pattern = pattern.strip_prefix("./").unwrap_or(pattern);
     let parts: Vec<&str> = pattern
@@ -225,18 +225,18 @@ mod tests {
 
     #[test]
     fn folders_patterns_are_rooted_in() {
-        assert_eq!(folder_of("src/api/**/*.ts").as_deref(), Some("src/api"));
+        assert_eq!(glob_folder("src/api/**/*.ts").as_deref(), Some("src/api"));
         assert_eq!(
-            folder_of("./docs/realtime/**").as_deref(),
+            glob_folder("./docs/realtime/**").as_deref(),
             Some("docs/realtime")
         );
-        assert_eq!(folder_of("/web/**").as_deref(), Some("web"));
-        assert_eq!(folder_of("src/main.rs").as_deref(), Some("src"));
+        assert_eq!(glob_folder("/web/**").as_deref(), Some("web"));
+        assert_eq!(glob_folder("src/main.rs").as_deref(), Some("src"));
         // A plain folder covers what is under it, as the matcher reads it.
-        assert_eq!(folder_of("src/billing").as_deref(), Some("src/billing"));
-        assert_eq!(folder_of("src/billing/").as_deref(), Some("src/billing"));
-        assert_eq!(folder_of("**/*.sql"), None);
-        assert_eq!(folder_of("*.tsx"), None);
+        assert_eq!(glob_folder("src/billing").as_deref(), Some("src/billing"));
+        assert_eq!(glob_folder("src/billing/").as_deref(), Some("src/billing"));
+        assert_eq!(glob_folder("**/*.sql"), None);
+        assert_eq!(glob_folder("*.tsx"), None);
     }
 
     use super::*;

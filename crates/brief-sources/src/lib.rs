@@ -37,8 +37,7 @@ pub use frontmatter::{
     end as frontmatter_end, parse as parse_frontmatter, split as split_frontmatter,
 };
 pub use globs::{
-    applies_to, folder_of as glob_folder, invalid as invalid_glob, scoped as scoped_glob,
-    FileMatcher,
+    applies_to, glob_folder, invalid as invalid_glob, scoped as scoped_glob, FileMatcher,
 };
 pub use jsonpos::{locate, Locator, Seg};
 pub use kb::{listing as kb_listing, Catalog, Layout, Repository};
