@@ -95,22 +95,36 @@ impl<'s> Counter<'s> {
     /// Counts every text not yet counted, in parallel, so later [`Counter::count`] calls hit
     /// the cache.
     pub fn prime(&self, texts: &[&str]) {
+        self.count_all(texts);
+    }
+
+    /// The exact count of each text, in order: each hashed once, those not counted before
+    /// tokenized in parallel.
+    pub fn count_all(&self, texts: &[&str]) -> Vec<usize> {
         use rayon::prelude::*;
-        let missing: Vec<([u8; 17], &str)> = texts
+        let keys: Vec<[u8; 17]> = texts
             .iter()
-            .map(|text| (count_key(self.encoding, text), *text))
-            .filter(|(key, _)| self.cached(key).is_none())
+            .map(|text| count_key(self.encoding, text))
             .collect();
-        if missing.is_empty() {
-            return;
+        let mut counts: Vec<Option<usize>> = keys.iter().map(|key| self.cached(key)).collect();
+        let missing: Vec<usize> = (0..texts.len()).filter(|&i| counts[i].is_none()).collect();
+        if !missing.is_empty() {
+            let encoding = self.encoding;
+            let counted: Vec<usize> = missing
+                .par_iter()
+                .map(|&i| encoding.count(texts[i]))
+                .collect();
+            let mut cache = self.cache.borrow_mut();
+            let mut fresh = self.fresh.borrow_mut();
+            for (&i, n) in missing.iter().zip(counted) {
+                // The same text twice among the missing is counted once in the store.
+                if cache.insert(keys[i], n).is_none() {
+                    fresh.push((keys[i], n));
+                }
+                counts[i] = Some(n);
+            }
         }
-        let encoding = self.encoding;
-        let counted: Vec<([u8; 17], usize)> = missing
-            .par_iter()
-            .map(|(key, text)| (*key, encoding.count(text)))
-            .collect();
-        self.cache.borrow_mut().extend(counted.iter().copied());
-        self.fresh.borrow_mut().extend(counted);
+        counts.into_iter().map(|n| n.unwrap_or(0)).collect()
     }
 
     /// Writes the counts made by this counter to its store.

@@ -28,6 +28,8 @@ use crate::render::{Cut, Layout, Unit};
 use crate::traverse::Reason;
 use brief_count::Counter;
 use brief_model::Detail;
+use std::collections::HashMap;
+use std::rc::Rc;
 
 /// Omitted nodes listed by name before any step of the fill order is taken; the rest are
 /// counted (and listed afterwards if room is left).
@@ -251,13 +253,9 @@ pub(crate) fn fit(
 ) -> Result<Fitted, TooSmall> {
     let ranked = layout.ranked();
     let items = ranked.len();
-    let mut meter = Meter {
-        layout,
-        counter,
-        cache: vec![[UNCOUNTED; 4]; items],
-    };
+    let mut meter = Meter::new(layout, counter);
     // Count every block at the requested level up front, on all cores.
-    prime(layout, counter, requested);
+    meter.prime(requested);
 
     // When everything fits at the requested detail, that is the end of any walk (and no
     // other level needs rendering). A larger budget fits it too, so this keeps the fit
@@ -275,7 +273,7 @@ pub(crate) fn fit(
     // meta line up front, on all cores. (Summaries are counted as the walk reaches them; a
     // tight budget on a large context never needs most of them.)
     if requested > Detail::Meta {
-        prime(layout, counter, Detail::Meta);
+        meter.prime(Detail::Meta);
     }
     let classes: Vec<Class> = ranked.iter().map(|r| r.class).collect();
     let identity: Vec<bool> = ranked
@@ -386,14 +384,6 @@ fn smallest_state(
         }
     }
     (plan, smallest)
-}
-
-/// Counts every item's block at `level` up front, on all cores.
-fn prime(layout: &Layout<'_>, counter: &Counter<'_>, level: Detail) {
-    let blocks: Vec<_> = (0..layout.ranked().len())
-        .map(|i| layout.block(i, level))
-        .collect();
-    counter.prime(&blocks.iter().map(|b| &**b).collect::<Vec<&str>>());
 }
 
 /// The fill after the walk: the first of `rest` (the step that did not fit) cut short, or else
@@ -633,29 +623,97 @@ struct Meter<'a, 'g> {
     /// line in the omitted list; a plain table, since a fit looks these up for every unit of
     /// every candidate document.
     cache: Vec<[usize; 4]>,
+    /// The same, for the unit written last (trimmed of its blank line).
+    last: Vec<[usize; 4]>,
+    /// The counts of fixed texts (headings, lists) and cut blocks, whole and as the last
+    /// unit: the same few recur in every candidate document.
+    texts: HashMap<(Rc<str>, bool), usize>,
 }
 
 const UNCOUNTED: usize = usize::MAX;
 
-impl Meter<'_, '_> {
-    fn unit(&mut self, unit: &Unit) -> usize {
+impl<'a, 'g> Meter<'a, 'g> {
+    fn new(layout: &'a Layout<'g>, counter: &'a Counter<'a>) -> Meter<'a, 'g> {
+        let items = layout.ranked().len();
+        Meter {
+            layout,
+            counter,
+            cache: vec![[UNCOUNTED; 4]; items],
+            last: vec![[UNCOUNTED; 4]; items],
+            texts: HashMap::new(),
+        }
+    }
+
+    /// Counts every item's block at `level` up front, on all cores.
+    fn prime(&mut self, level: Detail) {
+        let blocks: Vec<_> = (0..self.cache.len())
+            .map(|i| self.layout.block(i, level))
+            .collect();
+        let texts: Vec<&str> = blocks.iter().map(|b| &**b).collect();
+        let slot = Self::slot_of(level);
+        for (cached, n) in self.cache.iter_mut().zip(self.counter.count_all(&texts)) {
+            cached[slot] = n;
+        }
+    }
+
+    fn slot_of(level: Detail) -> usize {
+        match level {
+            Detail::Meta => 0,
+            Detail::Summary => 1,
+            Detail::Full => 2,
+        }
+    }
+
+    /// The count of `unit`, or (`last`) of the unit as the document's last: with one newline
+    /// at its end instead of its blank line.
+    fn count(&mut self, unit: &Unit, last: bool) -> usize {
         let (i, slot) = match unit {
-            Unit::Block(i, Detail::Meta) => (*i, 0),
-            Unit::Block(i, Detail::Summary) => (*i, 1),
-            Unit::Block(i, Detail::Full) => (*i, 2),
+            Unit::Block(i, level) => (*i, Self::slot_of(*level)),
             Unit::Omitted(i) => (*i, 3),
-            Unit::Text(text) | Unit::Cut(text) => return self.counter.count(text),
+            Unit::Text(text) | Unit::Cut(text) => {
+                let key = (text.clone(), last);
+                if let Some(&n) = self.texts.get(&key) {
+                    return n;
+                }
+                let n = self.counter.count(&Self::as_written(text, last));
+                self.texts.insert(key, n);
+                return n;
+            }
         };
-        if let Some(&n) = self.cache.get(i).map(|c| &c[slot]) {
+        let table = if last {
+            &mut self.last
+        } else {
+            &mut self.cache
+        };
+        if let Some(&n) = table.get(i).map(|c| &c[slot]) {
             if n != UNCOUNTED {
                 return n;
             }
         }
-        let n = self.counter.count(&self.layout.text(unit));
-        if let Some(c) = self.cache.get_mut(i) {
+        let text = self.layout.text(unit);
+        let n = self.counter.count(&Self::as_written(&text, last));
+        let table = if last {
+            &mut self.last
+        } else {
+            &mut self.cache
+        };
+        if let Some(c) = table.get_mut(i) {
             c[slot] = n;
         }
         n
+    }
+
+    /// A unit's text as the document holds it: the last ends with one newline.
+    fn as_written(text: &str, last: bool) -> std::borrow::Cow<'_, str> {
+        if last {
+            format!("{}\n", text.trim_end_matches('\n')).into()
+        } else {
+            text.into()
+        }
+    }
+
+    fn unit(&mut self, unit: &Unit) -> usize {
+        self.count(unit, false)
     }
 
     /// The exact count of the document for these levels. The document ends with one
@@ -668,10 +726,8 @@ impl Meter<'_, '_> {
         let Some((last, rest)) = units.split_last() else {
             return 0;
         };
-        let body: usize = rest.iter().map(|u| self.unit(u)).sum();
-        let text = self.layout.text(last);
-        let trimmed = format!("{}\n", text.trim_end_matches('\n'));
-        body + self.counter.count(&trimmed)
+        let body: usize = rest.iter().map(|u| self.count(u, false)).sum();
+        body + self.count(last, true)
     }
 }
 

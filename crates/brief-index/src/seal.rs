@@ -171,7 +171,7 @@ pub(crate) fn verify(conn: &Connection) -> rusqlite::Result<Option<String>> {
         ("a node's data", data_intact),
         ("a token count", counts_intact),
         ("a recorded problem, mark or missing link", notes_intact),
-        ("the layer guides or the file count", derived_intact),
+        ("the layer guides or the file or node count", derived_intact),
     ];
     for (what, intact) in checks {
         if !intact(conn)? {
@@ -273,17 +273,24 @@ fn notes_intact(conn: &Connection) -> rusqlite::Result<bool> {
 }
 
 /// What the index derives from other tables equals what they give now: the layer guides
-/// (from nodes and edges) and the count of files in `meta`.
+/// (from nodes and edges) and the counts of files and nodes in `meta`.
 fn derived_intact(conn: &Connection) -> rusqlite::Result<bool> {
     if !guides::intact(conn)? {
         return Ok(false);
     }
-    let (recorded, files): (Option<String>, i64) = conn.query_row(
-        "SELECT (SELECT value FROM meta WHERE key = 'files'), (SELECT count(*) FROM files)",
-        [],
-        |r| Ok((r.get(0)?, r.get(1)?)),
-    )?;
-    Ok(recorded.is_none_or(|n| n == files.to_string()))
+    for (key, table) in [("files", "files"), ("nodes", "nodes")] {
+        let (recorded, count): (Option<String>, i64) = conn.query_row(
+            &format!(
+                "SELECT (SELECT value FROM meta WHERE key = ?1), (SELECT count(*) FROM {table})"
+            ),
+            [key],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        if recorded.is_some_and(|n| n != count.to_string()) {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 #[cfg(test)]

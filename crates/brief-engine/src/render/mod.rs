@@ -293,8 +293,9 @@ pub(crate) struct Layout<'a> {
     writer: &'static dyn Writer,
     ranked: &'a [Ranked],
     target: NodeIx,
-    /// Sections in document order, each with its items (indices into `ranked`) in rank order.
-    sections: Vec<(Section, Vec<usize>)>,
+    /// Sections in document order, each with its items (indices into `ranked`) in rank order,
+    /// and its heading (written once: the fit lays out hundreds of candidate documents).
+    sections: Vec<(Section, Vec<usize>, Option<Rc<str>>)>,
     header: Rc<str>,
     blocks: RefCell<HashMap<(usize, Detail), Rc<str>>>,
     extras: Extras,
@@ -342,6 +343,15 @@ impl<'a> Layout<'a> {
         }
         sections.retain(|(_, members)| !members.is_empty());
         let writer = style.writer();
+        let sections = sections
+            .into_iter()
+            .map(|(section, members)| {
+                let heading = writer
+                    .section_heading(&section.title(&target_node.kind))
+                    .map(Rc::from);
+                (section, members, heading)
+            })
+            .collect();
         let header = writer
             .header(&target_node.id, &card::one_line(&target_node.title))
             .into();
@@ -486,7 +496,7 @@ impl<'a> Layout<'a> {
         let mut units = Vec::with_capacity(details.len() + 16);
         units.push(Unit::Text(self.header.clone()));
         let target_node = self.graph.node(self.target);
-        for (section, members) in &self.sections {
+        for (_, members, heading) in &self.sections {
             let mut shown = members
                 .iter()
                 .filter_map(|&i| self.shown_at(details, cut, i).map(|d| (i, d)))
@@ -494,11 +504,8 @@ impl<'a> Layout<'a> {
             if shown.peek().is_none() {
                 continue;
             }
-            if let Some(heading) = self
-                .writer
-                .section_heading(&section.title(&target_node.kind))
-            {
-                units.push(Unit::Text(heading.into()));
+            if let Some(heading) = heading {
+                units.push(Unit::Text(heading.clone()));
             }
             units.extend(shown.map(|(i, d)| match cut {
                 Some(cut) if cut.item == i => Unit::Cut(cut.text.clone()),

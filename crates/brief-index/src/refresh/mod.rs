@@ -282,14 +282,18 @@ impl Index {
         project: &Project,
         files: &[String],
     ) -> Result<bool, IndexError> {
-        let mut changed = Vec::new();
-        for rel in files {
-            let known = self.known(rel)?;
-            let now = stat(&project.root.join(rel));
-            if !known.is_some_and(|k| k.unchanged(now.as_ref())) {
-                changed.push(rel.clone());
-            }
-        }
+        let known = files
+            .iter()
+            .map(|rel| self.known(rel))
+            .collect::<Result<Vec<_>, _>>()?;
+        let rels: Vec<&str> = files.iter().map(String::as_str).collect();
+        let now = stat_all(&project.root, &rels);
+        let changed: Vec<String> = files
+            .iter()
+            .zip(known.into_iter().zip(&now))
+            .filter(|(_, (known, now))| !known.as_ref().is_some_and(|k| k.unchanged(now.as_ref())))
+            .map(|(rel, _)| rel.clone())
+            .collect();
         if changed.is_empty() {
             return Ok(false);
         }
@@ -681,19 +685,22 @@ fn write_parsed(
     Ok(problem)
 }
 
-/// Records the number of indexed files (returned) and, with a fresh listing, the stamps of
-/// the manifests and folders it came from.
+/// Records the number of indexed files (returned) and nodes and, with a fresh listing, the
+/// stamps of the manifests and folders it came from.
 fn write_meta(
     tx: &Connection,
     root: &Path,
     watches: Option<&[FolderStamp]>,
 ) -> rusqlite::Result<i64> {
     let files: i64 = tx.query_row("SELECT count(*) FROM files", [], |r| r.get(0))?;
-    run(
-        tx,
-        "INSERT OR REPLACE INTO meta(key, value) VALUES ('files', ?1)",
-        [files.to_string()],
-    )?;
+    let nodes: i64 = tx.query_row("SELECT count(*) FROM nodes", [], |r| r.get(0))?;
+    for (key, value) in [("files", files), ("nodes", nodes)] {
+        run(
+            tx,
+            "INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)",
+            [key, &value.to_string()],
+        )?;
+    }
     if let Some(watches) = watches {
         run(tx, "DELETE FROM watches", [])?;
         for (path, stamp) in watches {

@@ -50,6 +50,7 @@ const TARGETS: &[&str] = &[
     "CHECKOUT-01",
     "POL-CHK-01",
     "PLATFORM",
+    "retry a charge with the same idempotency key",
 ];
 
 /// Every context of [`TARGETS`], the catalog, a search and the kinds, from a new engine (a
@@ -308,6 +309,21 @@ fn a_file_count_raised_over_the_limit_is_found() {
     let mut engine = Engine::open(Some(dir.path()), dir.path()).unwrap();
     let catalog = engine.catalog().unwrap();
     assert!(catalog.contains("Renamed in place"), "{catalog}");
+}
+
+/// The count of nodes the index keeps (each word's weight is read against it), changed
+/// behind brief's back, is checked against the nodes table: the answers stay the sound ones.
+#[test]
+fn a_node_count_rewritten_behind_briefs_back_is_found() {
+    let (dir, expected, bytes) = pristine();
+    let db = dir.path().join(".brief/cache/index.db");
+    rewrite(
+        &db,
+        &bytes,
+        "UPDATE meta SET value = '3' WHERE key = 'nodes'",
+    );
+    let (got, _) = ask(dir.path());
+    assert_healed(dir.path(), &expected, &got, "node count");
 }
 
 /// Single-bit flips anywhere in a real index (deterministic seeds): every answer is the sound
