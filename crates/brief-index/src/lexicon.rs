@@ -5,9 +5,12 @@
 //! The words are tokenized by SQLite itself — a temporary FTS5 table with the search table's
 //! tokenizer — so a query word and the indexed text are stemmed and folded by one and the
 //! same code, and a word's node count is read from an `fts5vocab` table over the search
-//! index in one lookup, never by counting matches.
+//! index, never by counting matches. That walks the word's whole list of nodes, so the count
+//! of a word many nodes hold is kept once read, for the write version it was read at (every
+//! refresh that writes starts a new one and drops the kept counts).
 
 use super::*;
+use brief_count::CountStore;
 
 /// The tokenizer of the search table (`schema::CREATE`); the query's words go through the
 /// same one.
@@ -15,6 +18,34 @@ const TOKENIZER: &str = "porter unicode61 remove_diacritics 2";
 
 /// The BM25 weights of the search table's columns: id, title, body, fields.
 const WEIGHTS: &str = "10.0, 4.0, 1.0, 2.0";
+
+/// Tokens held by at least this many nodes keep their node count once read: counting one
+/// held by 35,000 nodes takes half a millisecond, a rarer one's list is short.
+const KEPT_FROM: u64 = 256;
+
+/// The first byte of a kept node count's key in the `counts` table, which no token count's
+/// key starts with (theirs is the encoding, 1 or 2).
+const WORD_COUNT_TAG: u8 = 0x10;
+
+/// The key of a token's kept node count: the tag, the write version it was counted at and
+/// the token.
+fn word_count_key(version: i64, token: &str) -> Vec<u8> {
+    let mut key = Vec::with_capacity(9 + token.len());
+    key.push(WORD_COUNT_TAG);
+    key.extend_from_slice(&version.to_le_bytes());
+    key.extend_from_slice(token.as_bytes());
+    key
+}
+
+/// Drops every kept node count: the writer that starts a new version calls it (none of them
+/// would be read again).
+pub(crate) fn forget_word_counts(tx: &Connection) -> rusqlite::Result<()> {
+    tx.execute(
+        "DELETE FROM counts WHERE key >= ?1 AND key < ?2",
+        [[WORD_COUNT_TAG].as_slice(), [WORD_COUNT_TAG + 1].as_slice()],
+    )
+    .map(|_| ())
+}
 
 /// Words shorter than this are never widened to a prefix: as a prefix they would match
 /// almost anything.
@@ -96,12 +127,23 @@ pub struct Candidate {
     pub file: String,
 }
 
+/// The node counts of one query's tokens: the write version they are kept under and the
+/// counts read fresh that are to be kept.
+struct KeptCounts {
+    version: Option<i64>,
+    fresh: Vec<(Vec<u8>, usize)>,
+}
+
 impl Index {
     /// The terms of `words` (each a query word as the engine splits it), in order, with the
     /// number of nodes holding each; the total number of nodes. A word the tokenizer reads
     /// as nothing (punctuation only) is left out.
     pub fn terms(&self, words: &[String]) -> Result<(Vec<Term>, u64), StoreError> {
         let tokens = self.tokenize(words).map_err(|e| self.fail(e))?;
+        let mut kept = KeptCounts {
+            version: self.write_version().map_err(|e| self.fail(e))?,
+            fresh: Vec::new(),
+        };
         let mut terms = Vec::with_capacity(words.len());
         for (word, tokens) in words.iter().zip(tokens) {
             if tokens.is_empty() {
@@ -109,7 +151,9 @@ impl Index {
             }
             let mut term = Term {
                 word: word.clone(),
-                nodes: self.nodes_holding(&tokens).map_err(|e| self.fail(e))?,
+                nodes: self
+                    .nodes_holding(&tokens, &mut kept)
+                    .map_err(|e| self.fail(e))?,
                 tokens,
                 prefix: false,
             };
@@ -123,6 +167,8 @@ impl Index {
             }
             terms.push(term);
         }
+        // Best effort, as token counts: a read-only index counts again next time.
+        self.put(&kept.fresh);
         let total = self.node_total().map_err(|e| self.fail(e))?;
         Ok((terms, total))
     }
@@ -311,15 +357,10 @@ impl Index {
 
     /// How many nodes hold every token (a phrase: its rarest token's count bounds it, and a
     /// phrase is rare enough to be counted exactly).
-    fn nodes_holding(&self, tokens: &[String]) -> rusqlite::Result<u64> {
+    fn nodes_holding(&self, tokens: &[String], kept: &mut KeptCounts) -> rusqlite::Result<u64> {
         let mut rarest = u64::MAX;
         for token in tokens {
-            let docs: Option<i64> = self
-                .conn
-                .prepare_cached("SELECT doc FROM temp.search_terms WHERE term = ?1")?
-                .query_row([token], |r| r.get(0))
-                .optional()?;
-            rarest = rarest.min(docs.unwrap_or(0).max(0) as u64);
+            rarest = rarest.min(self.token_nodes(token, kept)?);
         }
         if tokens.len() > 1 && rarest > 0 {
             let phrase = format!("\"{}\"", tokens.join(" ").replace('"', "\"\""));
@@ -331,6 +372,38 @@ impl Index {
             return Ok(n.max(0) as u64);
         }
         Ok(if rarest == u64::MAX { 0 } else { rarest })
+    }
+
+    /// How many nodes hold one token: its kept count, or else its count from the index's
+    /// vocabulary (kept when it is high, see [`KEPT_FROM`]).
+    fn token_nodes(&self, token: &str, kept: &mut KeptCounts) -> rusqlite::Result<u64> {
+        let key = kept.version.map(|version| word_count_key(version, token));
+        if let Some(n) = key.as_deref().and_then(|key| self.get(key)) {
+            return Ok(n as u64);
+        }
+        let docs: Option<i64> = self
+            .conn
+            .prepare_cached("SELECT doc FROM temp.search_terms WHERE term = ?1")?
+            .query_row([token], |r| r.get(0))
+            .optional()?;
+        let docs = docs.unwrap_or(0).max(0) as u64;
+        if let (Some(key), true) = (key, docs >= KEPT_FROM) {
+            kept.fresh.push((key, docs as usize));
+        }
+        Ok(docs)
+    }
+
+    /// The version of what the search table holds: a number every refresh that writes
+    /// raises (`None` in an index no refresh has written yet).
+    fn write_version(&self) -> rusqlite::Result<Option<i64>> {
+        let value: Option<String> = row(
+            &self.conn,
+            "SELECT value FROM meta WHERE key = 'writes'",
+            [],
+            |r| r.get(0),
+        )
+        .optional()?;
+        Ok(value.and_then(|v| v.parse().ok()))
     }
 
     /// How many nodes hold a word starting with `word` (the tokenizer's reading of a prefix
@@ -367,6 +440,7 @@ impl Index {
 #[cfg(test)]
 mod tests {
     use crate::kit::*;
+    use crate::{Index, Verify};
 
     #[test]
     fn words_are_read_by_the_index_tokenizer_with_their_node_counts() {
@@ -407,6 +481,74 @@ mod tests {
             .unwrap();
         assert_eq!(hits.len(), 2);
         assert!(hits[0].relevance >= hits[1].relevance);
+    }
+
+    /// A count kept for a word many nodes hold is read back while nothing changes, and never
+    /// after a refresh that writes: the count is then the new one.
+    #[test]
+    fn a_kept_word_count_lasts_until_the_next_write() {
+        let held = super::KEPT_FROM as usize + 4;
+        let files: Vec<(String, String)> = (0..held)
+            .map(|k| {
+                let id = format!("NORM-{k}");
+                (
+                    format!("norms/{id}.md"),
+                    norm(&id, "Rows", "The ledger rows stay."),
+                )
+            })
+            .collect();
+        let refs: Vec<(&str, String)> =
+            files.iter().map(|(p, t)| (p.as_str(), t.clone())).collect();
+        let dir = project(&refs);
+        let (project, mut index) = built(dir.path());
+        let words = vec!["ledger".to_string()];
+        let nodes =
+            |index: &Index| index.reading(|| index.terms(&words)).unwrap().unwrap().0[0].nodes;
+        let kept = |index: &Index| -> i64 {
+            index
+                .conn
+                .query_row(
+                    "SELECT count(*) FROM counts WHERE hex(key) LIKE '10%'",
+                    [],
+                    |r| r.get(0),
+                )
+                .unwrap()
+        };
+        assert_eq!(kept(&index), 0);
+        assert_eq!(nodes(&index), held as u64);
+        assert_eq!(kept(&index), 1, "the count is kept");
+        // Read back, not counted: a kept count rewritten with its checksum is what is read.
+        let key: Vec<u8> = index
+            .conn
+            .query_row(
+                "SELECT key FROM counts WHERE hex(key) LIKE '10%'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let set = |n: i64, sum: i64| {
+            index
+                .conn
+                .execute(
+                    "UPDATE counts SET n = ?1, sum = ?2 WHERE key = ?3",
+                    rusqlite::params![n, sum, key],
+                )
+                .unwrap();
+        };
+        set(7, crate::schema::count_sum(&key, 7));
+        assert_eq!(nodes(&index), 7);
+        // One changed behind brief's back fails its checksum and is counted again.
+        set(8, crate::schema::count_sum(&key, 7));
+        assert_eq!(nodes(&index), held as u64);
+        settle();
+        write(
+            dir.path(),
+            "norms/NORM-0.md",
+            &norm("NORM-0", "Rows", "The rows stay."),
+        );
+        index.refresh(&project, Verify::Full, &mut |_| {}).unwrap();
+        assert_eq!(kept(&index), 0, "a write drops the kept counts");
+        assert_eq!(nodes(&index), held as u64 - 1);
     }
 
     #[test]

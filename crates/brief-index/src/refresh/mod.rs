@@ -685,8 +685,8 @@ fn write_parsed(
     Ok(problem)
 }
 
-/// Records the number of indexed files (returned) and nodes and, with a fresh listing, the
-/// stamps of the manifests and folders it came from.
+/// Records the number of indexed files (returned) and nodes and a new write version and,
+/// with a fresh listing, the stamps of the manifests and folders it came from.
 fn write_meta(
     tx: &Connection,
     root: &Path,
@@ -694,7 +694,15 @@ fn write_meta(
 ) -> rusqlite::Result<i64> {
     let files: i64 = tx.query_row("SELECT count(*) FROM files", [], |r| r.get(0))?;
     let nodes: i64 = tx.query_row("SELECT count(*) FROM nodes", [], |r| r.get(0))?;
-    for (key, value) in [("files", files), ("nodes", nodes)] {
+    // Every write starts a new version of what the search table holds: word counts kept
+    // for an older one are never read again (see `lexicon`), so they go.
+    let writes: i64 = tx.query_row(
+        "SELECT coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'writes'), 0) + 1",
+        [],
+        |r| r.get(0),
+    )?;
+    crate::lexicon::forget_word_counts(tx)?;
+    for (key, value) in [("files", files), ("nodes", nodes), ("writes", writes)] {
         run(
             tx,
             "INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)",
