@@ -200,6 +200,10 @@ pub struct Index {
     /// all): traversals revisit nodes (supersedes chains, layer closures, and `impact`'s
     /// thousands of selections), and the graph does not change between refreshes.
     edge_cache: RefCell<HashMap<EdgeKey, Vec<Edge>>>,
+    /// Nodes read for a question about them (`files_of`) within the current `reading`: the
+    /// context's store takes them from here instead of decoding them again. Emptied when
+    /// each `reading` ends, so a long-lived holder keeps none.
+    nodes_read: RefCell<HashMap<NodeIx, Node>>,
     /// The vectors of one model key, read once (`Index::vectors`).
     vector_cache: RefCell<Option<(String, std::sync::Arc<brief_embed::Matrix>)>>,
     /// The `data_version` the caches above were read at: another process's commit empties
@@ -739,6 +743,7 @@ impl Index {
             ids: RefCell::new(HashMap::new()),
             kinds: RefCell::new(HashMap::new()),
             edge_cache: RefCell::new(HashMap::new()),
+            nodes_read: RefCell::new(HashMap::new()),
             vector_cache: RefCell::new(None),
             cache_version: Cell::new(None),
             created,
@@ -792,6 +797,7 @@ impl Index {
                 Err(self.fail(e))
             }
         };
+        self.nodes_read.borrow_mut().clear();
         if own && self.conn.execute_batch("COMMIT").is_err() {
             let _ = self.conn.execute_batch("ROLLBACK");
         }
@@ -803,6 +809,7 @@ impl Index {
 
     /// Empties the caches of ids, kinds, edges and vectors.
     fn forget(&self) {
+        self.nodes_read.borrow_mut().clear();
         self.ids.borrow_mut().clear();
         self.kinds.borrow_mut().clear();
         self.edge_cache.borrow_mut().clear();

@@ -89,7 +89,13 @@ impl GraphView for Index {
     }
 
     fn files_of(&self, ix: NodeIx) -> Result<Vec<String>, StoreError> {
-        Ok(self.load_node(ix)?.files())
+        if let Some(node) = self.nodes_read.borrow().get(&ix) {
+            return Ok(node.files());
+        }
+        let node = self.load_node(ix)?;
+        let files = node.files();
+        self.nodes_read.borrow_mut().insert(ix, node);
+        Ok(files)
     }
 
     fn lifecycle_of(&self, ix: NodeIx) -> Result<Lifecycle, StoreError> {
@@ -218,7 +224,11 @@ impl Corpus for Index {
     fn store(&self, needed: &[NodeIx]) -> Result<Box<dyn NodeStore + '_>, StoreError> {
         let mut sub = Subgraph::default();
         for &ix in needed {
-            let node = self.load_node(ix)?;
+            let read = self.nodes_read.borrow_mut().remove(&ix);
+            let node = match read {
+                Some(node) => node,
+                None => self.load_node(ix)?,
+            };
             // What traversal was told about the node must be what is stored.
             let id_differs = self.ids.borrow().get(&ix).is_some_and(|id| *id != node.id);
             let kind_differs = self

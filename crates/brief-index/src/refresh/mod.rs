@@ -282,10 +282,7 @@ impl Index {
         project: &Project,
         files: &[String],
     ) -> Result<bool, IndexError> {
-        let known = files
-            .iter()
-            .map(|rel| self.known(rel))
-            .collect::<Result<Vec<_>, _>>()?;
+        let known = self.known_among(files)?;
         let rels: Vec<&str> = files.iter().map(String::as_str).collect();
         let now = stat_all(&project.root, &rels);
         let changed: Vec<String> = files
@@ -310,6 +307,28 @@ impl Index {
             }
         }
         Ok(indexed)
+    }
+
+    /// What the index knows of each file, in the order given: one query for all of them.
+    fn known_among(&self, rels: &[String]) -> Result<Vec<Option<Known>>, IndexError> {
+        let list = serde_json::to_string(rels).map_err(|e| IndexError {
+            path: self.location.clone(),
+            message: format!("cannot list the files to check: {e}"),
+            damaged: false,
+        })?;
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT path, size, mtime, ctime, ino, dev, racy, problem, parser FROM files
+                 WHERE path IN (SELECT value FROM json_each(?1))",
+            )
+            .map_err(|e| self.err(e))?;
+        let found: HashMap<String, Known> = stmt
+            .query_map([list], |r| Ok((r.get(0)?, known_row_at(r, 1)?)))
+            .map_err(|e| self.err(e))?
+            .collect::<Result<_, _>>()
+            .map_err(|e| self.err(e))?;
+        Ok(rels.iter().map(|rel| found.get(rel).cloned()).collect())
     }
 
     /// What the index knows of one file.
