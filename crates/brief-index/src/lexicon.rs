@@ -2,9 +2,9 @@
 //! many nodes hold it, and which nodes hold it with what BM25 relevance. The query model that
 //! weighs these (stop words, coverage, status) is the engine's; this module only asks SQLite.
 //!
-//! The words are tokenized by SQLite itself — a temporary FTS5 table with the search table's
-//! tokenizer — so a query word and the indexed text are stemmed and folded by one and the
-//! same code, and a word's node count is read from an `fts5vocab` table over the search
+//! The words are tokenized by the search table's own tokenizer, run through FTS5's API, so a
+//! query word and the indexed text are stemmed and folded by one and the same code, and a
+//! word's node count is read from an `fts5vocab` table over the search
 //! index, never by counting matches. That walks the word's whole list of nodes, so the count
 //! of a word many nodes hold is kept once read, for the write version it was read at (every
 //! refresh that writes starts a new one and drops the kept counts).
@@ -317,42 +317,9 @@ impl Index {
         Ok(out)
     }
 
-    /// Each word's tokens, through a temporary FTS5 table with the search table's tokenizer
-    /// (created on the first query of this connection; the temporary database is this
-    /// connection's own, so a read-only snapshot of the index stays untouched).
+    /// Each word's tokens, read by the search table's tokenizer itself (`fts5::tokenize`).
     fn tokenize(&self, words: &[String]) -> rusqlite::Result<Vec<Vec<String>>> {
-        self.conn.execute_batch(&format!(
-            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_words USING fts5(w, tokenize='{TOKENIZER}');
-             CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_tokens
-                 USING fts5vocab(temp, query_words, instance);
-             CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_terms
-                 USING fts5vocab(main, search, row);
-             DELETE FROM temp.query_words;"
-        ))?;
-        {
-            let mut insert = self
-                .conn
-                .prepare_cached("INSERT INTO temp.query_words(rowid, w) VALUES (?1, ?2)")?;
-            for (k, word) in words.iter().enumerate() {
-                insert.execute(params![k as i64 + 1, word])?;
-            }
-        }
-        let mut tokens = vec![Vec::new(); words.len()];
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT doc, term FROM temp.query_tokens ORDER BY doc, offset")?;
-        let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
-        for row in rows {
-            let (doc, term) = row?;
-            if let Some(list) = usize::try_from(doc - 1)
-                .ok()
-                .and_then(|k| tokens.get_mut(k))
-            {
-                list.push(term);
-            }
-        }
-        self.conn.execute_batch("DELETE FROM temp.query_words;")?;
-        Ok(tokens)
+        crate::fts5::tokenize(&self.conn, TOKENIZER, words)
     }
 
     /// How many nodes hold every token (a phrase: its rarest token's count bounds it, and a
@@ -381,6 +348,12 @@ impl Index {
         if let Some(n) = key.as_deref().and_then(|key| self.get(key)) {
             return Ok(n as u64);
         }
+        // The vocabulary table is this connection's own (the temporary database), so a
+        // read-only snapshot of the index stays untouched.
+        self.conn.execute_batch(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_terms
+                 USING fts5vocab(main, search, row);",
+        )?;
         let docs: Option<i64> = self
             .conn
             .prepare_cached("SELECT doc FROM temp.search_terms WHERE term = ?1")?
@@ -441,6 +414,68 @@ impl Index {
 mod tests {
     use crate::kit::*;
     use crate::{Index, Verify};
+
+    /// The tokens a temporary FTS5 table with the search table's tokenizer gives each text:
+    /// what the index itself reads.
+    fn tokens_of_a_table(index: &Index, texts: &[String]) -> Vec<Vec<String>> {
+        index
+            .conn
+            .execute_batch(&format!(
+                "CREATE VIRTUAL TABLE temp.words USING fts5(w, tokenize='{}');
+                 CREATE VIRTUAL TABLE temp.word_tokens USING fts5vocab(temp, words, instance);",
+                super::TOKENIZER
+            ))
+            .unwrap();
+        for (k, text) in texts.iter().enumerate() {
+            index
+                .conn
+                .execute(
+                    "INSERT INTO temp.words(rowid, w) VALUES (?1, ?2)",
+                    rusqlite::params![k as i64 + 1, text],
+                )
+                .unwrap();
+        }
+        let mut tokens = vec![Vec::new(); texts.len()];
+        let mut stmt = index
+            .conn
+            .prepare("SELECT doc, term FROM temp.word_tokens ORDER BY doc, offset")
+            .unwrap();
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
+            .unwrap();
+        for row in rows {
+            let (doc, term) = row.unwrap();
+            tokens[doc as usize - 1].push(term);
+        }
+        tokens
+    }
+
+    #[test]
+    fn the_tokenizer_run_directly_reads_words_as_the_index_does() {
+        let dir = project(&[("norms/NORM-1.md", norm("NORM-1", "A", "b"))]);
+        let (_project, index) = built(dir.path());
+        let texts: Vec<String> = [
+            "Databases",
+            "running",
+            "pull_request_target",
+            "3.8",
+            "Ünïcödé naïve café",
+            "日本語のテキスト",
+            "x-y/z",
+            "",
+            "...",
+            "Caching POLICIES",
+            "e\u{301}",
+            "emoji 🚀 rockets",
+            "don't",
+            "tab\tseparated\nlines",
+        ]
+        .map(String::from)
+        .to_vec();
+        let direct = index.tokenize(&texts).unwrap();
+        assert_eq!(direct, tokens_of_a_table(&index, &texts));
+        assert_eq!(direct[0], vec!["databas"]);
+    }
 
     #[test]
     fn words_are_read_by_the_index_tokenizer_with_their_node_counts() {

@@ -36,6 +36,7 @@ use brief_sources::{
 use brief_sources::{Entry, Placement};
 
 mod build;
+mod fts5;
 mod guides;
 mod lexicon;
 mod parts;

@@ -28,7 +28,7 @@ const B: f64 = 0.75;
 
 /// Registers `brief_parts` on this connection (again, harmlessly, when it is there).
 pub(crate) fn register(conn: &Connection) -> rusqlite::Result<()> {
-    let api = fts5_api(conn)?;
+    let api = crate::fts5::api(conn)?;
     // SAFETY: `api` is the connection's FTS5 API object, valid while the connection is open;
     // the name is NUL-terminated and copied by SQLite; `parts` has the signature FTS5 expects.
     let rc = unsafe {
@@ -42,50 +42,6 @@ pub(crate) fn register(conn: &Connection) -> rusqlite::Result<()> {
     } else {
         Err(rusqlite::Error::SqliteFailure(ffi::Error::new(rc), None))
     }
-}
-
-/// The FTS5 API object of a connection, from `SELECT fts5(?1)` with a pointer bound.
-fn fts5_api(conn: &Connection) -> rusqlite::Result<*mut ffi::fts5_api> {
-    const POINTER_TYPE: &CStr = c"fts5_api_ptr";
-    let mut api: *mut ffi::fts5_api = null_mut();
-    // SAFETY: the statement is prepared, bound, stepped and finalized on this connection's
-    // handle within this block; the bound pointer outlives the statement.
-    let rc = unsafe {
-        let db = conn.handle();
-        let mut stmt: *mut ffi::sqlite3_stmt = null_mut();
-        let mut rc =
-            ffi::sqlite3_prepare_v2(db, c"SELECT fts5(?1)".as_ptr(), -1, &mut stmt, null_mut());
-        if rc == ffi::SQLITE_OK {
-            let out: *mut *mut ffi::fts5_api = &mut api;
-            rc = ffi::sqlite3_bind_pointer(
-                stmt,
-                1,
-                out.cast::<c_void>(),
-                POINTER_TYPE.as_ptr(),
-                None,
-            );
-            if rc == ffi::SQLITE_OK {
-                rc = ffi::sqlite3_step(stmt);
-                if rc == ffi::SQLITE_ROW {
-                    rc = ffi::SQLITE_OK;
-                }
-            }
-        }
-        ffi::sqlite3_finalize(stmt);
-        rc
-    };
-    if rc != ffi::SQLITE_OK || api.is_null() {
-        let rc = if rc == ffi::SQLITE_OK {
-            ffi::SQLITE_ERROR
-        } else {
-            rc
-        };
-        return Err(rusqlite::Error::SqliteFailure(
-            ffi::Error::new(rc),
-            Some("this SQLite has no FTS5 API".into()),
-        ));
-    }
-    Ok(api)
 }
 
 /// The auxiliary function. A failure of the FTS5 API is returned to SQL as its error code;
