@@ -18,6 +18,11 @@ pub use brief_tokens::Encoding;
 pub trait CountStore {
     /// The count stored under `key`.
     fn get(&self, key: &[u8]) -> Option<usize>;
+    /// The counts stored under each key, in order (a store that can look many up at once
+    /// does it in one go).
+    fn get_many(&self, keys: &[&[u8]]) -> Vec<Option<usize>> {
+        keys.iter().map(|key| self.get(key)).collect()
+    }
     /// Stores counts (best effort).
     fn put(&self, entries: &[(Vec<u8>, usize)]);
 }
@@ -106,7 +111,21 @@ impl<'s> Counter<'s> {
             .iter()
             .map(|text| count_key(self.encoding, text))
             .collect();
-        let mut counts: Vec<Option<usize>> = keys.iter().map(|key| self.cached(key)).collect();
+        let mut counts: Vec<Option<usize>> = keys
+            .iter()
+            .map(|key| self.cache.borrow().get(key).copied())
+            .collect();
+        if let Some(store) = self.store {
+            let asked: Vec<usize> = (0..keys.len()).filter(|&i| counts[i].is_none()).collect();
+            let wanted: Vec<&[u8]> = asked.iter().map(|&i| keys[i].as_slice()).collect();
+            let mut cache = self.cache.borrow_mut();
+            for (&i, stored) in asked.iter().zip(store.get_many(&wanted)) {
+                if let Some(n) = stored {
+                    cache.insert(keys[i], n);
+                    counts[i] = Some(n);
+                }
+            }
+        }
         let missing: Vec<usize> = (0..texts.len()).filter(|&i| counts[i].is_none()).collect();
         if !missing.is_empty() {
             let encoding = self.encoding;

@@ -523,6 +523,20 @@ mod tests {
         );
         index.put(&[(key.clone(), 42)]);
         assert_eq!(index.get(&key), Some(42), "the recount replaces it");
+        // Many at once, in the order asked, as one by one.
+        let other = b"\x00\xff\x10key with bytes".to_vec();
+        let missing = b"never stored".to_vec();
+        index.put(&[(other.clone(), 7)]);
+        let keys: Vec<&[u8]> = vec![&missing, &other, &key, &other];
+        assert_eq!(
+            index.get_many(&keys),
+            vec![None, Some(7), Some(42), Some(7)]
+        );
+        index
+            .conn
+            .execute("UPDATE counts SET n = 8 WHERE key = ?1", [&other])
+            .unwrap();
+        assert_eq!(index.get_many(&keys), vec![None, None, Some(42), None]);
     }
 
     #[test]

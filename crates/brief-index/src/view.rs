@@ -274,6 +274,35 @@ impl CountStore for Index {
         Some(n as usize)
     }
 
+    fn get_many(&self, keys: &[&[u8]]) -> Vec<Option<usize>> {
+        if keys.len() < 2 {
+            return keys.iter().map(|key| self.get(key)).collect();
+        }
+        let hex: Vec<String> = keys.iter().map(|key| hex_of(key)).collect();
+        let Ok(list) = serde_json::to_string(&hex) else {
+            return vec![None; keys.len()];
+        };
+        let found: Result<HashMap<Vec<u8>, (i64, i64)>, rusqlite::Error> = self
+            .conn
+            .prepare_cached(
+                "SELECT key, n, sum FROM counts WHERE key IN (SELECT unhex(value) FROM json_each(?1))",
+            )
+            .and_then(|mut s| {
+                s.query_map([list], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?
+                    .collect()
+            });
+        let Ok(found) = found else {
+            return keys.iter().map(|key| self.get(key)).collect();
+        };
+        keys.iter()
+            .map(|key| {
+                let &(n, sum) = found.get(*key)?;
+                // As `get`: a count that fails its checksum is a miss.
+                (count_sum(key, n) == sum && n >= 0).then_some(n as usize)
+            })
+            .collect()
+    }
+
     fn put(&self, entries: &[(Vec<u8>, usize)]) {
         if entries.is_empty() {
             return;
@@ -308,4 +337,9 @@ impl CountStore for Index {
             }
         });
     }
+}
+
+/// Bytes as lower-case hexadecimal (what SQLite's `unhex` reads).
+fn hex_of(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
