@@ -165,22 +165,26 @@ unsafe fn row_parts(
     let missing = ffi::SQLITE_MISUSE;
     let query = unsafe { query_of(api, fts, n_values, values)? };
     query.freq.iter_mut().for_each(|f| *f = 0.0);
-    let mut instances: c_int = 0;
-    ok(unsafe { api.xInstCount.ok_or(missing)?(fts, &mut instances) })?;
-    let inst = api.xInst.ok_or(missing)?;
-    for i in 0..instances {
-        let (mut phrase, mut column, mut offset): (c_int, c_int, c_int) = (0, 0, 0);
-        ok(unsafe { inst(fts, i, &mut phrase, &mut column, &mut offset) })?;
-        let weight = usize::try_from(column)
-            .ok()
-            .and_then(|c| query.weights.get(c))
-            .copied()
-            .unwrap_or(1.0);
-        if let Some(f) = usize::try_from(phrase)
-            .ok()
-            .and_then(|p| query.freq.get_mut(p))
-        {
-            *f += weight;
+    // Each phrase's own instances, phrase by phrase: the same instances `xInst` lists, without
+    // FTS5 merging every phrase's positions into one sorted array first.
+    let first = api.xPhraseFirst.ok_or(missing)?;
+    let next = api.xPhraseNext.ok_or(missing)?;
+    for (phrase, f) in query.freq.iter_mut().enumerate() {
+        let phrase = c_int::try_from(phrase).map_err(|_| missing)?;
+        // SAFETY: an all-zero iterator is what `xPhraseFirst` initialises.
+        let mut iter: ffi::Fts5PhraseIter = unsafe { std::mem::zeroed() };
+        let (mut column, mut offset): (c_int, c_int) = (0, 0);
+        // SAFETY: `fts` is the row's context; the out pointers are valid for writes, and the
+        // iterator is only advanced by `xPhraseNext` within this row.
+        ok(unsafe { first(fts, phrase, &mut iter, &mut column, &mut offset) })?;
+        while column >= 0 {
+            *f += usize::try_from(column)
+                .ok()
+                .and_then(|c| query.weights.get(c))
+                .copied()
+                .unwrap_or(1.0);
+            // SAFETY: as above; a column below zero ends the phrase's instances.
+            unsafe { next(fts, &mut iter, &mut column, &mut offset) };
         }
     }
     let mut length: c_int = 0;
