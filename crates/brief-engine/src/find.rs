@@ -224,7 +224,7 @@ fn weigh(index: &Index, pool: Vec<(NodeIx, Vec<f64>)>) -> Result<Vec<Evidence>, 
         .map(|((row, (node, relevance)), translation)| {
             Ok(Evidence {
                 node,
-                lifecycle: index.lifecycle_of(node)?,
+                lifecycle: row.lifecycle,
                 normative: matches!(row.kind.as_str(), "decision" | "policy" | "norm"),
                 id: row.id,
                 title: row.title,

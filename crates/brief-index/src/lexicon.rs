@@ -10,6 +10,7 @@
 //! refresh that writes starts a new one and drops the kept counts).
 
 use super::*;
+use crate::view::Marks;
 use brief_count::CountStore;
 
 /// The tokenizer of the search table (`schema::CREATE`); the query's words go through the
@@ -125,6 +126,8 @@ pub struct Candidate {
     pub title: String,
     /// The node's source file, relative to the root.
     pub file: String,
+    /// Whether it is current, superseded, deprecated, …, from its marks.
+    pub lifecycle: Lifecycle,
 }
 
 /// The node counts of one query's tokens: the write version they are kept under and the
@@ -276,31 +279,58 @@ impl Index {
             .map_err(|e| self.fail(e))
     }
 
-    /// The rows of `nodes` (id, kind, title, file), checked against their checksums, in the
-    /// order asked.
+    /// The rows of `nodes` (id, kind, title, file) and each node's lifecycle, checked against
+    /// their checksums, in the order asked: one query for all of them.
     pub fn candidates(&self, nodes: &[NodeIx]) -> Result<Vec<Candidate>, StoreError> {
+        type Row = (
+            String,
+            String,
+            String,
+            String,
+            Option<String>,
+            i64,
+            Option<Marks>,
+        );
+        let list = serde_json::to_string(nodes).map_err(|e| StoreError {
+            store: format!("index {}", self.location),
+            message: format!("cannot list the nodes to read: {e}"),
+            fault: brief_model::Fault::Other,
+        })?;
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT id, kind, title, file, date, sum FROM nodes WHERE ix = CAST(?1 AS INTEGER)",
+                "SELECT n.ix, n.id, n.kind, n.title, n.file, n.date, n.sum,
+                        m.ix IS NOT NULL, m.applies, m.lifecycle, m.sum
+                 FROM nodes n LEFT JOIN marks m ON m.ix = n.ix
+                 WHERE n.ix IN (SELECT value FROM json_each(?1))",
             )
+            .map_err(|e| self.fail(e))?;
+        let rows: HashMap<NodeIx, Row> = stmt
+            .query_map([list], |r| {
+                let marks = if r.get::<_, bool>(7)? {
+                    Some((r.get(8)?, r.get(9)?, r.get(10)?))
+                } else {
+                    None
+                };
+                Ok((
+                    r.get::<_, i64>(0)? as NodeIx,
+                    (
+                        r.get(1)?,
+                        r.get(2)?,
+                        r.get(3)?,
+                        r.get(4)?,
+                        r.get(5)?,
+                        r.get(6)?,
+                        marks,
+                    ),
+                ))
+            })
+            .map_err(|e| self.fail(e))?
+            .collect::<Result<_, _>>()
             .map_err(|e| self.fail(e))?;
         let mut out = Vec::with_capacity(nodes.len());
         for &node in nodes {
-            let row = stmt
-                .query_row([node], |r| {
-                    Ok((
-                        r.get::<_, String>(0)?,
-                        r.get::<_, String>(1)?,
-                        r.get::<_, String>(2)?,
-                        r.get::<_, String>(3)?,
-                        r.get::<_, Option<String>>(4)?,
-                        r.get::<_, i64>(5)?,
-                    ))
-                })
-                .optional()
-                .map_err(|e| self.fail(e))?;
-            let Some((id, kind, title, file, date, sum)) = row else {
+            let Some((id, kind, title, file, date, sum, marks)) = rows.get(&node).cloned() else {
                 return Err(self.damaged(format!("search names node {node}, which has no row")));
             };
             if row_sum(&id, &kind, date.as_deref(), &title) != sum {
@@ -308,6 +338,7 @@ impl Index {
             }
             out.push(Candidate {
                 node,
+                lifecycle: self.lifecycle_in(node, marks)?,
                 id,
                 kind,
                 title,
@@ -584,6 +615,53 @@ mod tests {
         index.refresh(&project, Verify::Full, &mut |_| {}).unwrap();
         assert_eq!(kept(&index), 0, "a write drops the kept counts");
         assert_eq!(nodes(&index), held as u64 - 1);
+    }
+
+    /// Candidates come in the order asked, each with its lifecycle from its marks; a marks row
+    /// changed behind brief's back is damage, as when it is read alone.
+    #[test]
+    fn candidates_are_read_in_one_go_in_the_order_asked() {
+        let retired =
+            "---\nid: NORM-2\ntitle: Old rule\nstatus: deprecated\n---\n# Old rule\n\nGone.\n";
+        let dir = project(&[
+            ("norms/NORM-1.md", norm("NORM-1", "Rule", "Kept.")),
+            ("norms/NORM-2.md", retired.to_string()),
+        ]);
+        let (_project, index) = built(dir.path());
+        let ix = |id: &str| -> brief_model::NodeIx {
+            index
+                .conn
+                .query_row("SELECT ix FROM nodes WHERE id = ?1", [id], |r| {
+                    r.get::<_, i64>(0)
+                })
+                .unwrap() as brief_model::NodeIx
+        };
+        let (one, two) = (ix("NORM-1"), ix("NORM-2"));
+        let read = index
+            .reading(|| index.candidates(&[two, one, two]))
+            .unwrap()
+            .unwrap();
+        let got: Vec<(&str, bool)> = read
+            .iter()
+            .map(|c| (c.id.as_str(), c.lifecycle.is_current()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![("NORM-2", false), ("NORM-1", true), ("NORM-2", false)]
+        );
+        index
+            .conn
+            .execute(
+                "UPDATE marks SET lifecycle = 'current' WHERE ix = ?1",
+                [two as i64],
+            )
+            .unwrap();
+        let damaged = index.reading(|| index.candidates(&[one, two])).unwrap();
+        assert!(damaged.is_err(), "{damaged:?}");
+        assert!(index
+            .reading(|| index.candidates(&[9_999]))
+            .unwrap()
+            .is_err());
     }
 
     #[test]

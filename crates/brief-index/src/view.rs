@@ -99,8 +99,7 @@ impl GraphView for Index {
     }
 
     fn lifecycle_of(&self, ix: NodeIx) -> Result<Lifecycle, StoreError> {
-        type Stored = (Option<String>, Option<String>, i64);
-        let row: Option<Stored> = self
+        let row: Option<Marks> = self
             .conn
             .prepare_cached(
                 "SELECT applies, lifecycle, sum FROM marks WHERE ix = CAST(?1 AS INTEGER)",
@@ -110,22 +109,7 @@ impl GraphView for Index {
                     .optional()
             })
             .map_err(|e| self.fail(e))?;
-        let word = match row {
-            Some((applies, lifecycle, sum)) => {
-                if marks_sum(i64::from(ix), applies.as_deref(), lifecycle.as_deref()) != sum {
-                    return Err(
-                        self.damaged(format!("node {ix}: marks do not match their checksum"))
-                    );
-                }
-                lifecycle
-            }
-            None => None,
-        };
-        match word {
-            None => Ok(Lifecycle::Current),
-            Some(word) => Lifecycle::parse(&word)
-                .ok_or_else(|| self.damaged(format!("node {ix}: unknown lifecycle `{word}`"))),
-        }
+        self.lifecycle_in(ix, row)
     }
 
     fn dangling_from(&self, ix: NodeIx) -> Result<Vec<Dangling>, StoreError> {
@@ -342,4 +326,34 @@ impl CountStore for Index {
 /// Bytes as lower-case hexadecimal (what SQLite's `unhex` reads).
 fn hex_of(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A node's row in `marks` (applies, lifecycle, checksum), as read.
+pub(crate) type Marks = (Option<String>, Option<String>, i64);
+
+impl Index {
+    /// The lifecycle a node's marks say (current without a row), checked against their
+    /// checksum.
+    pub(crate) fn lifecycle_in(
+        &self,
+        ix: NodeIx,
+        marks: Option<Marks>,
+    ) -> Result<Lifecycle, StoreError> {
+        let word = match marks {
+            Some((applies, lifecycle, sum)) => {
+                if marks_sum(i64::from(ix), applies.as_deref(), lifecycle.as_deref()) != sum {
+                    return Err(
+                        self.damaged(format!("node {ix}: marks do not match their checksum"))
+                    );
+                }
+                lifecycle
+            }
+            None => None,
+        };
+        match word {
+            None => Ok(Lifecycle::Current),
+            Some(word) => Lifecycle::parse(&word)
+                .ok_or_else(|| self.damaged(format!("node {ix}: unknown lifecycle `{word}`"))),
+        }
+    }
 }

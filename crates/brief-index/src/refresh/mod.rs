@@ -72,29 +72,33 @@ pub(crate) fn stat_all(root: &Path, rels: &[&str]) -> Vec<Option<Stamp>> {
     const CHUNK: usize = 512;
     let mut order: Vec<usize> = (0..rels.len()).collect();
     order.sort_unstable_by(|&a, &b| rels[a].cmp(rels[b]));
-    let stamps: Vec<Option<Stamp>> = order
-        .par_chunks(CHUNK)
-        .flat_map_iter(|chunk| {
-            // The folder of each file, joined to the root once per run of the same folder.
-            let mut dirs: Vec<(&Path, PathBuf)> = Vec::new();
-            let mut files: Vec<(usize, &OsStr)> = Vec::with_capacity(chunk.len());
-            for &i in chunk {
-                let rel = Path::new(rels[i]);
-                let (folder, name) = match (rel.parent(), rel.file_name()) {
-                    (Some(folder), Some(name)) => (folder, name),
-                    _ => (rel, OsStr::new(".")),
-                };
-                if dirs.last().is_none_or(|(d, _)| *d != folder) {
-                    dirs.push((folder, root.join(folder)));
-                }
-                files.push((dirs.len() - 1, name));
+    let stat_chunk = |chunk: &[usize]| {
+        // The folder of each file, joined to the root once per run of the same folder.
+        let mut dirs: Vec<(&Path, PathBuf)> = Vec::new();
+        let mut files: Vec<(usize, &OsStr)> = Vec::with_capacity(chunk.len());
+        for &i in chunk {
+            let rel = Path::new(rels[i]);
+            let (folder, name) = match (rel.parent(), rel.file_name()) {
+                (Some(folder), Some(name)) => (folder, name),
+                _ => (rel, OsStr::new(".")),
+            };
+            if dirs.last().is_none_or(|(d, _)| *d != folder) {
+                dirs.push((folder, root.join(folder)));
             }
-            brief_root::stat_files(files.iter().map(|&(d, name)| (dirs[d].1.as_path(), name)))
-                .into_iter()
-                .map(|s| s.as_ref().and_then(brief_sources::stamp_of))
-                .collect::<Vec<_>>()
-        })
-        .collect();
+            files.push((dirs.len() - 1, name));
+        }
+        brief_root::stat_files(files.iter().map(|&(d, name)| (dirs[d].1.as_path(), name)))
+            .into_iter()
+            .map(|s| s.as_ref().and_then(brief_sources::stamp_of))
+            .collect::<Vec<_>>()
+    };
+    // One chunk is stat'ed here: handing it to the pool would cost more (starting the pool,
+    // the first time) than it saves.
+    let stamps: Vec<Option<Stamp>> = if order.len() <= CHUNK {
+        stat_chunk(&order)
+    } else {
+        order.par_chunks(CHUNK).flat_map_iter(stat_chunk).collect()
+    };
     let mut out = vec![None; rels.len()];
     for (stamp, &i) in stamps.into_iter().zip(&order) {
         out[i] = stamp;
