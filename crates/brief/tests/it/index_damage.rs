@@ -169,10 +169,17 @@ fn leaf_pages(db: &Path, btree: &str) -> Vec<usize> {
     pages.into_iter().map(|p| p as usize).collect()
 }
 
+/// The page size a database file's header gives.
+fn page_size(bytes: &[u8]) -> usize {
+    match u16::from_be_bytes([bytes[16], bytes[17]]) {
+        1 => 65536,
+        size => size as usize,
+    }
+}
+
 /// `bytes` with one bit of the first `needle` on a leaf page of `btree` flipped.
 fn flipped(db: &Path, bytes: &[u8], btree: &str, needle: &[u8], bit: u8) -> Vec<u8> {
-    let page = u16::from_be_bytes([bytes[16], bytes[17]]) as usize;
-    let page = if page == 1 { 65536 } else { page };
+    let page = page_size(bytes);
     for number in leaf_pages(db, btree) {
         let start = (number - 1) * page;
         let content = &bytes[start..start + page];
@@ -348,8 +355,7 @@ fn search_index_pages(db: &Path) -> std::collections::BTreeSet<usize> {
 fn search_index_flips_never_change_a_context_by_id() {
     let (dir, expected, bytes) = pristine();
     let db = dir.path().join(".brief/cache/index.db");
-    let page = u16::from_be_bytes([bytes[16], bytes[17]]) as usize;
-    let page = if page == 1 { 65536 } else { page };
+    let page = page_size(&bytes);
     let search: Vec<usize> = search_index_pages(&db).into_iter().collect();
     let by_id = TARGETS.iter().filter(|t| !t.contains(' ')).count();
     for seed in 0..40 {
@@ -381,8 +387,7 @@ fn single_bit_flips_never_answer_wrongly() {
         .unwrap_or(40);
     let (dir, expected, bytes) = pristine();
     let db = dir.path().join(".brief/cache/index.db");
-    let page = u16::from_be_bytes([bytes[16], bytes[17]]) as usize;
-    let page = if page == 1 { 65536 } else { page };
+    let page = page_size(&bytes);
     let search = search_index_pages(&db);
     for seed in 0..flips {
         let mut draw = Flips::new(seed);
