@@ -38,6 +38,31 @@ fn word_count_key(version: i64, token: &str) -> Vec<u8> {
     key
 }
 
+/// The key of the number of nodes in the `counts` table (checksummed as a count is: every
+/// word's weight is read against it).
+const NODE_TOTAL_KEY: &[u8] = &[0x11];
+
+/// Keeps the number of nodes, as every refresh that writes leaves it.
+pub(crate) fn keep_node_total(tx: &Connection, nodes: i64) -> rusqlite::Result<()> {
+    tx.execute(
+        "INSERT OR REPLACE INTO counts(key, n, sum) VALUES (?1, ?2, ?3)",
+        params![NODE_TOTAL_KEY, nodes, count_sum(NODE_TOTAL_KEY, nodes)],
+    )
+    .map(|_| ())
+}
+
+/// The number of nodes kept by the last refresh that wrote (`None` when there is none, or it
+/// fails its checksum).
+pub(crate) fn kept_node_total(conn: &Connection) -> rusqlite::Result<Option<i64>> {
+    let row: Option<(i64, i64)> = conn
+        .prepare_cached("SELECT n, sum FROM counts WHERE key = ?1")?
+        .query_row([NODE_TOTAL_KEY], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
+    Ok(row
+        .filter(|&(n, sum)| n >= 0 && count_sum(NODE_TOTAL_KEY, n) == sum)
+        .map(|(n, _)| n))
+}
+
 /// Drops every kept node count: the writer that starts a new version calls it (none of them
 /// would be read again).
 pub(crate) fn forget_word_counts(tx: &Connection) -> rusqlite::Result<()> {
@@ -170,8 +195,13 @@ impl Index {
             }
             terms.push(term);
         }
-        // Best effort, as token counts: a read-only index counts again next time.
-        self.put(&kept.fresh);
+        // Best effort, as token counts: a read-only index counts again next time. Within a
+        // `reading`, once it ends (a late one lands under its own version, never read again).
+        if self.conn.is_autocommit() {
+            self.put(&kept.fresh);
+        } else {
+            self.counts_to_keep.borrow_mut().extend(kept.fresh);
+        }
         let total = self.node_total().map_err(|e| self.fail(e))?;
         Ok((terms, total))
     }
@@ -421,17 +451,10 @@ impl Index {
         Ok(n.max(0) as u64)
     }
 
-    /// The number of nodes: kept in `meta` by every refresh that writes (counting 100,000
-    /// rows costs a query half a millisecond), counted when an index has no such entry.
+    /// The number of nodes: kept by every refresh that writes (counting 100,000 rows costs a
+    /// query half a millisecond), counted when none is kept or it fails its checksum.
     fn node_total(&self) -> rusqlite::Result<u64> {
-        let kept: Option<String> = row(
-            &self.conn,
-            "SELECT value FROM meta WHERE key = 'nodes'",
-            [],
-            |r| r.get(0),
-        )
-        .optional()?;
-        let n: i64 = match kept.and_then(|v| v.parse().ok()) {
+        let n: i64 = match kept_node_total(&self.conn)? {
             Some(n) => n,
             None => self
                 .conn

@@ -205,6 +205,9 @@ pub struct Index {
     /// context's store takes them from here instead of decoding them again. Emptied when
     /// each `reading` ends, so a long-lived holder keeps none.
     nodes_read: RefCell<HashMap<NodeIx, Node>>,
+    /// Word counts read within the current `reading`, kept once it ends: writing them during
+    /// it would hold the write lock for the rest of the request.
+    counts_to_keep: RefCell<Vec<(Vec<u8>, usize)>>,
     /// The vectors of one model key, read once (`Index::vectors`).
     vector_cache: RefCell<Option<(String, std::sync::Arc<brief_embed::Matrix>)>>,
     /// The `data_version` the caches above were read at: another process's commit empties
@@ -745,6 +748,7 @@ impl Index {
             kinds: RefCell::new(HashMap::new()),
             edge_cache: RefCell::new(HashMap::new()),
             nodes_read: RefCell::new(HashMap::new()),
+            counts_to_keep: RefCell::new(Vec::new()),
             vector_cache: RefCell::new(None),
             cache_version: Cell::new(None),
             created,
@@ -801,6 +805,10 @@ impl Index {
         self.nodes_read.borrow_mut().clear();
         if own && self.conn.execute_batch("COMMIT").is_err() {
             let _ = self.conn.execute_batch("ROLLBACK");
+        }
+        if own {
+            let kept = self.counts_to_keep.take();
+            self.put(&kept);
         }
         if own && self.unsealed.take() {
             self.seal_written(Held::No);

@@ -165,8 +165,10 @@ unsafe fn row_parts(
     let missing = ffi::SQLITE_MISUSE;
     let query = unsafe { query_of(api, fts, n_values, values)? };
     query.freq.iter_mut().for_each(|f| *f = 0.0);
-    // Each phrase's own instances, phrase by phrase: the same instances `xInst` lists, without
-    // FTS5 merging every phrase's positions into one sorted array first.
+    // Each phrase's own instances, phrase by phrase: the same instances `xInst` lists, but
+    // `xInst` first merges every phrase's positions into one sorted array, which the sums do
+    // not need. FTS5 clamps a damaged column number here where `xInst` would report it; the
+    // search index is not checksummed either way (docs/security.md).
     let first = api.xPhraseFirst.ok_or(missing)?;
     let next = api.xPhraseNext.ok_or(missing)?;
     for (phrase, f) in query.freq.iter_mut().enumerate() {
@@ -182,7 +184,7 @@ unsafe fn row_parts(
                 .ok()
                 .and_then(|c| query.weights.get(c))
                 .copied()
-                .unwrap_or(1.0);
+                .ok_or(ffi::SQLITE_CORRUPT)?;
             // SAFETY: as above; a column below zero ends the phrase's instances.
             unsafe { next(fts, &mut iter, &mut column, &mut offset) };
         }

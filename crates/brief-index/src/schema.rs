@@ -4,7 +4,7 @@
 use super::*;
 
 /// Bumped whenever the schema or what is stored changes: older files are rebuilt.
-pub(super) const SCHEMA: &str = "brief-index-17";
+pub(super) const SCHEMA: &str = "brief-index-18";
 
 // A file's stamp is (size, mtime, ctime, ino, dev) — see `sources::Stamp`; `racy` marks a
 // stamp taken too soon after the file changed to be trusted (hashed again next time).
@@ -13,7 +13,7 @@ CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files(path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL,
                    ctime INTEGER NOT NULL, ino INTEGER NOT NULL, dev INTEGER NOT NULL,
                    racy INTEGER NOT NULL, hash BLOB NOT NULL, problem INTEGER NOT NULL,
-                   parser TEXT NOT NULL);
+                   parser TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE watches(path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL,
                      ctime INTEGER NOT NULL, ino INTEGER NOT NULL, dev INTEGER NOT NULL,
                      racy INTEGER NOT NULL);

@@ -7,8 +7,8 @@
 //! What is sealed is what changes whenever a file's bytes do: size, modification and change
 //! times in nanoseconds, inode and device of `index.db` and of its write-ahead log (but the
 //! log's change time), and the machine's boot (a machine that crashed could have lost writes the times still claim).
-//! Readers never write either file (no checkpoint when a connection closes), so only a write
-//! moves the seal.
+//! A reader writes only the counts it caches, and seals after them; no connection checkpoints
+//! as it closes, so only a write moves the seal.
 
 use std::sync::OnceLock;
 
@@ -278,19 +278,14 @@ fn derived_intact(conn: &Connection) -> rusqlite::Result<bool> {
     if !guides::intact(conn)? {
         return Ok(false);
     }
-    for (key, table) in [("files", "files"), ("nodes", "nodes")] {
-        let (recorded, count): (Option<String>, i64) = conn.query_row(
-            &format!(
-                "SELECT (SELECT value FROM meta WHERE key = ?1), (SELECT count(*) FROM {table})"
-            ),
-            [key],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )?;
-        if recorded.is_some_and(|n| n != count.to_string()) {
-            return Ok(false);
-        }
-    }
-    Ok(true)
+    let (recorded, files): (Option<String>, i64) = conn.query_row(
+        "SELECT (SELECT value FROM meta WHERE key = 'files'), (SELECT count(*) FROM files)",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    let nodes: i64 = conn.query_row("SELECT count(*) FROM nodes", [], |r| r.get(0))?;
+    Ok(recorded.is_none_or(|n| n == files.to_string())
+        && crate::lexicon::kept_node_total(conn)?.is_none_or(|n| n == nodes))
 }
 
 #[cfg(test)]

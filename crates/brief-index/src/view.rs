@@ -94,7 +94,11 @@ impl GraphView for Index {
         }
         let node = self.load_node(ix)?;
         let files = node.files();
-        self.nodes_read.borrow_mut().insert(ix, node);
+        // Bounded: a caller asking for every node's files (`impact`) keeps none beyond it.
+        let mut read = self.nodes_read.borrow_mut();
+        if read.len() < NODES_KEPT {
+            read.insert(ix, node);
+        }
         Ok(files)
     }
 
@@ -357,3 +361,7 @@ impl Index {
         }
     }
 }
+
+/// Most nodes a `reading` keeps once decoded for `files_of`, for the context's store: more
+/// than related material ever asks about.
+const NODES_KEPT: usize = 512;

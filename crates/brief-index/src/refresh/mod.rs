@@ -725,7 +725,8 @@ fn write_meta(
         |r| r.get(0),
     )?;
     crate::lexicon::forget_word_counts(tx)?;
-    for (key, value) in [("files", files), ("nodes", nodes), ("writes", writes)] {
+    crate::lexicon::keep_node_total(tx, nodes)?;
+    for (key, value) in [("files", files), ("writes", writes)] {
         run(
             tx,
             "INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)",

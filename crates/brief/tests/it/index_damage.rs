@@ -319,16 +319,13 @@ fn a_file_count_raised_over_the_limit_is_found() {
 }
 
 /// The count of nodes the index keeps (each word's weight is read against it), changed
-/// behind brief's back, is checked against the nodes table: the answers stay the sound ones.
+/// behind brief's back, fails its checksum and is counted again: the answers stay the sound
+/// ones.
 #[test]
 fn a_node_count_rewritten_behind_briefs_back_is_found() {
     let (dir, expected, bytes) = pristine();
     let db = dir.path().join(".brief/cache/index.db");
-    rewrite(
-        &db,
-        &bytes,
-        "UPDATE meta SET value = '3' WHERE key = 'nodes'",
-    );
+    rewrite(&db, &bytes, "UPDATE counts SET n = 3 WHERE key = x'11'");
     let (got, _) = ask(dir.path());
     assert_healed(dir.path(), &expected, &got, "node count");
 }
@@ -376,9 +373,10 @@ fn search_index_flips_never_change_a_context_by_id() {
 }
 
 /// Single-bit flips anywhere in a real index but its search index (deterministic seeds):
-/// every answer is the sound one and the file is left whole. `FLIPS=3000` runs the count the
-/// issue ran. The search index carries no checksum of brief's (`docs/security.md`): a flip
-/// there that SQLite's own check of it misses can change which nodes words find.
+/// every answer is the sound one and the file is left whole. `FLIPS=3000` runs as many flips
+/// as the issue did (a draw on a search page is drawn again). The search index carries no
+/// checksum of brief's (`docs/security.md`): a flip there that SQLite's own check of it
+/// misses can change which nodes words find.
 #[test]
 fn single_bit_flips_never_answer_wrongly() {
     let flips: u64 = std::env::var("FLIPS")
