@@ -11,7 +11,6 @@
 
 use super::*;
 use crate::view::Marks;
-use brief_count::CountStore;
 
 /// The tokenizer of the search table (`schema::CREATE`); the query's words go through the
 /// same one.

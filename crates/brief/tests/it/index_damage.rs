@@ -156,11 +156,19 @@ fn assert_healed(root: &Path, expected: &[Answer], got: &[Answer], case: &str) {
 
 /// The leaf pages of one b-tree (a table or an index, by SQLite's name for it).
 fn leaf_pages(db: &Path, btree: &str) -> Vec<usize> {
+    pages_where(db, "name = ?1 AND pagetype = 'leaf'", btree)
+}
+
+/// The pages SQLite's `dbstat` lists under `condition` (on `?1` = `arg`), in page order; the
+/// file is left checkpointed.
+fn pages_where(db: &Path, condition: &str, arg: &str) -> Vec<usize> {
     let conn = rusqlite::Connection::open(db).unwrap();
     let pages: Vec<i64> = conn
-        .prepare("SELECT pageno FROM dbstat WHERE name = ?1 AND pagetype = 'leaf' ORDER BY pageno")
+        .prepare(&format!(
+            "SELECT pageno FROM dbstat WHERE {condition} ORDER BY pageno"
+        ))
         .unwrap()
-        .query_map([btree], |r| r.get(0))
+        .query_map([arg], |r| r.get(0))
         .unwrap()
         .collect::<Result<_, _>>()
         .unwrap();
@@ -332,17 +340,9 @@ fn a_node_count_rewritten_behind_briefs_back_is_found() {
 
 /// The pages of the search index (FTS5's own tables, `search_*`), each numbered from 1.
 fn search_index_pages(db: &Path) -> std::collections::BTreeSet<usize> {
-    let conn = rusqlite::Connection::open(db).unwrap();
-    let pages: Vec<i64> = conn
-        .prepare("SELECT pageno FROM dbstat WHERE name LIKE 'search%'")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
-    drop(conn);
-    checkpoint(db);
-    pages.into_iter().map(|p| p as usize).collect()
+    pages_where(db, "name LIKE ?1", "search%")
+        .into_iter()
+        .collect()
 }
 
 /// Single-bit flips in the search index: a context by id never reads it, so every one is the
