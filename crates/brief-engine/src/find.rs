@@ -95,7 +95,14 @@ pub(crate) fn find(index: &Index, query: &str, wanted: usize) -> Result<Verdict,
     }
     if !common.is_empty() {
         let pool = POOL.max(wanted);
-        score_common(index, &terms, (&rare, &common), &mut relevance, pool, limit)?;
+        let weights: Vec<f64> = counted.iter().map(|c| c.role.weight()).collect();
+        let words = Words {
+            terms: &terms,
+            weights: &weights,
+            rare: &rare,
+            common: &common,
+        };
+        score_common(index, words, &mut relevance, pool, limit)?;
     }
     let pool = first_pool(&counted, relevance.by_node, POOL.max(wanted));
     let evidence = weigh(index, pool)?;
@@ -123,6 +130,8 @@ impl Relevance {
         }
     }
 
+    /// Each node's relevance for the words `ks`; a node listed with none (not among the best
+    /// asked for) is still a candidate.
     fn parts(&mut self, ks: &[usize], parts: Vec<TermParts>) {
         for part in parts {
             let row = self.of(part.node);
@@ -138,20 +147,39 @@ impl Relevance {
     }
 }
 
-/// Scores the common words (`words.1`; `words.0` are the rare ones, already read) where they
-/// can matter: on every node a rare word found, and on the nodes holding all of them — then,
-/// while fewer than `pool` candidates are known, all but the most widely held, and so on (at
-/// most [`RELAXED`] left out, and never fewer than two). Still too few (many common words
-/// that no node holds together), each has its best `limit` holders read, as a rare word's.
+/// A query's words as the index read them, by position.
+struct Words<'a> {
+    terms: &'a [Term],
+    /// Each word's weight in a candidate's first score.
+    weights: &'a [f64],
+    /// The rare words (their holders already read) and the common ones.
+    rare: &'a [usize],
+    common: &'a [usize],
+}
+
+/// Scores the common words where they can matter: on every node a rare word found, and on
+/// the nodes holding all of them — then, while fewer than `pool` candidates are known, all but
+/// the most widely held, and so on (at most [`RELAXED`] left out, and never fewer than two).
+/// Still too few (many common words that no node holds together), each has its best `limit`
+/// holders read, as a rare word's.
+///
+/// A node that holds the common words together but none of the rare words whose holders are
+/// all known is scored by those words alone, so only the `pool` best of them can be in the
+/// first pool: the others are listed without their relevance ([`Holders::Best`]). That
+/// holds only when every rare word's holders were all read.
 fn score_common(
     index: &Index,
-    terms: &[Term],
-    words: (&[usize], &[usize]),
+    words: Words<'_>,
     relevance: &mut Relevance,
     pool: usize,
     limit: usize,
 ) -> Result<(), StoreError> {
-    let (rare, common) = words;
+    let Words {
+        terms,
+        weights,
+        rare,
+        common,
+    } = words;
     let of = |ks: &[usize]| -> Vec<&Term> { ks.iter().map(|&k| &terms[k]).collect() };
     // Only words whose every holder was read: a phrase or a prefix many nodes hold was read
     // for its best `limit`, and its other holders would look as if they held only common words.
@@ -171,9 +199,21 @@ fn score_common(
     let mut by_reach = common.to_vec();
     by_reach.sort_by_key(|&k| (terms[k].nodes, k));
     let fewest = by_reach.len().saturating_sub(RELAXED).max(2);
+    let bounded = whole.len() == rare.len();
     for held in (fewest..=by_reach.len()).rev() {
-        let all = of(&by_reach[..held]);
-        relevance.parts(&by_reach[..held], index.term_parts(Holders::All(&all))?);
+        let ks = &by_reach[..held];
+        let all = of(ks);
+        let weights: Vec<f64> = ks.iter().map(|&k| weights[k]).collect();
+        let holders = if bounded {
+            Holders::Best {
+                terms: &all,
+                weights: &weights,
+                best: pool,
+            }
+        } else {
+            Holders::All(&all)
+        };
+        relevance.parts(ks, index.term_parts(holders)?);
         if relevance.by_node.len() >= pool {
             return Ok(());
         }

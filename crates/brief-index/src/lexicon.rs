@@ -118,6 +118,20 @@ pub struct TermHit {
 pub enum Holders<'a> {
     /// The nodes holding every one of these terms.
     All(&'a [&'a Term]),
+    /// The nodes holding every one of `terms`, of which only those that can be among the
+    /// `best` by score (the sum of each term's weight times its relevance, times the number
+    /// of terms with a relevance) are given their relevance; the others are listed with
+    /// none, and cost no read of their length. Which are listed with none depends on the
+    /// order the index lists them in; the relevance of the others does not.
+    Best {
+        /// The terms every node holds.
+        terms: &'a [&'a Term],
+        /// Each term's weight in the score (none negative, or every node is given its
+        /// relevance).
+        weights: &'a [f64],
+        /// How many of the best are wanted.
+        best: usize,
+    },
     /// The nodes holding one of `found` and one of `terms`.
     Among {
         /// Terms whose holders are already known.
@@ -128,7 +142,8 @@ pub enum Holders<'a> {
 }
 
 /// A node and its relevance for each term asked (in order; 0 for a term it does not hold),
-/// the same as [`Index::term_hits`] gives it for each term alone.
+/// the same as [`Index::term_hits`] gives it for each term alone; none at all for a node
+/// that cannot be among the best asked for ([`Holders::Best`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TermParts {
     /// The node.
@@ -267,35 +282,50 @@ impl Index {
             fts.join(op)
         };
         let (expr, phrases, skip): (String, Vec<&Term>, usize) = match holders {
-            Holders::All(terms) => (join(terms, " AND "), terms.to_vec(), 0),
+            Holders::All(terms) | Holders::Best { terms, .. } => {
+                (join(terms, " AND "), terms.to_vec(), 0)
+            }
             Holders::Among { found, terms } => (
                 format!("({}) AND ({})", join(found, " OR "), join(terms, " OR ")),
                 found.iter().chain(terms).copied().collect(),
                 found.len(),
             ),
         };
+        let (best, weights) = match holders {
+            Holders::Best { weights, best, .. } if weights.len() == phrases.len() => {
+                (best, weights.to_vec())
+            }
+            _ => (0, vec![1.0; phrases.len()]),
+        };
         let nothing_found = matches!(holders, Holders::Among { found: [], .. });
         if phrases.len() == skip || nothing_found {
             return Ok(Vec::new());
         }
-        let counts: String = (0..phrases.len())
+        // The match, how many of the best, then each phrase's count and weight.
+        let args: String = (0..=2 * phrases.len())
             .map(|k| format!(", ?{}", k + 2))
             .collect();
         let sql = format!(
-            "SELECT rowid, {}(search, {WEIGHTS}{counts}) FROM search WHERE search MATCH ?1",
+            "SELECT rowid, {}(search, {WEIGHTS}{args}) FROM search WHERE search MATCH ?1",
             crate::parts::NAME.to_string_lossy()
         );
         let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.fail(e))?;
-        let mut values: Vec<rusqlite::types::Value> = vec![expr.into()];
+        use rusqlite::types::Value;
+        let mut values: Vec<Value> = vec![expr.into()];
+        values.push(Value::Integer(i64::try_from(best).unwrap_or(i64::MAX)));
         values.extend(
-            phrases.iter().map(|t| {
-                rusqlite::types::Value::Integer(i64::try_from(t.nodes).unwrap_or(i64::MAX))
-            }),
+            phrases
+                .iter()
+                .map(|t| Value::Integer(i64::try_from(t.nodes).unwrap_or(i64::MAX))),
         );
+        values.extend(weights.into_iter().map(Value::Real));
         let rows = stmt
             .query_map(rusqlite::params_from_iter(values), |r| {
                 let node = r.get::<_, i64>(0)? as NodeIx;
-                let blob = r.get_ref(1)?.as_blob()?;
+                let blob = match r.get_ref(1)? {
+                    rusqlite::types::ValueRef::Null => &[][..],
+                    value => value.as_blob()?,
+                };
                 let relevance: Vec<f64> = blob
                     .chunks_exact(8)
                     .skip(skip)
@@ -757,5 +787,79 @@ mod tests {
         assert!(among[0].relevance[0] > 0.0);
         assert_eq!(among[0].relevance[1], 0.0);
         assert!((among[0].relevance[0] - alone(0, among[0].node)).abs() < 1e-12);
+    }
+
+    /// Asked for the best few, every holder is still listed; the ones given a relevance
+    /// have the same as without the bound, and every node among the best few by score is
+    /// one of them: the others could not have been.
+    #[test]
+    fn the_best_few_are_scored_as_all_are_and_the_rest_only_listed() {
+        // Sixty rules holding both words, at lengths from short to long, so that the bound
+        // from the instances' positions leaves some out.
+        let files: Vec<(String, String)> = (0..60)
+            .map(|k| {
+                let filler = "padding words ".repeat(k % 17 * 3);
+                let extra = if k % 5 == 0 { " ledger cache" } else { "" };
+                let body = format!("{filler}The ledger sits behind a cache.{extra}");
+                (
+                    format!("norms/NORM-{k}.md"),
+                    norm(&format!("NORM-{k}"), &format!("Rule {k}"), &body),
+                )
+            })
+            .collect();
+        let refs: Vec<(&str, String)> = files
+            .iter()
+            .map(|(path, text)| (path.as_str(), text.clone()))
+            .collect();
+        let dir = project(&refs);
+        let (_project, index) = built(dir.path());
+        assert!(index.reads_term_parts());
+        let words: Vec<String> = ["ledger", "cache"].map(String::from).to_vec();
+        let (terms, _) = index.reading(|| index.terms(&words)).unwrap().unwrap();
+        let both = [&terms[0], &terms[1]];
+        let weights = [1.0, 0.3];
+        let all = index
+            .reading(|| index.term_parts(super::Holders::All(&both)))
+            .unwrap()
+            .unwrap();
+        assert_eq!(all.len(), 60);
+        let score = |relevance: &[f64]| -> f64 {
+            let sum: f64 = relevance.iter().zip(&weights).map(|(r, w)| r * w).sum();
+            sum * relevance.iter().filter(|r| **r > 0.0).count() as f64
+        };
+        let mut scores: Vec<f64> = all.iter().map(|p| score(&p.relevance)).collect();
+        scores.sort_by(|a, b| b.total_cmp(a));
+        for best in [1, 5, 20] {
+            let listed = index
+                .reading(|| {
+                    index.term_parts(super::Holders::Best {
+                        terms: &both,
+                        weights: &weights,
+                        best,
+                    })
+                })
+                .unwrap()
+                .unwrap();
+            let nodes =
+                |parts: &[super::TermParts]| -> Vec<_> { parts.iter().map(|p| p.node).collect() };
+            assert_eq!(nodes(&listed), nodes(&all), "every holder is listed");
+            let floor = scores[best - 1];
+            let mut left_out = 0;
+            for (got, whole) in listed.iter().zip(&all) {
+                if got.relevance.is_empty() {
+                    left_out += 1;
+                    assert!(
+                        score(&whole.relevance) < floor,
+                        "{whole:?} is among the best"
+                    );
+                } else {
+                    assert_eq!(got.relevance, whole.relevance);
+                }
+            }
+            assert!(
+                left_out > 0,
+                "the bound leaves some out when {best} are wanted"
+            );
+        }
     }
 }

@@ -7,10 +7,22 @@
 //! `b` alone would give it. That is what lets a word held by a large share of the nodes be
 //! scored only where it can matter, instead of over every node that holds it.
 //!
-//! Its arguments are the column weights ([`COLUMNS`] of them) and then, for each phrase of the
-//! query in order, the number of nodes holding it (the IDF's count, which the caller already
-//! read from the index's vocabulary). It returns a blob of little-endian `f64`, one per phrase.
+//! Its arguments are the column weights ([`COLUMNS`] of them); how many of the best rows are
+//! wanted (0 for every row); then, for each phrase of the query in order, the number of nodes
+//! holding it (the IDF's count, which the caller already read from the index's vocabulary);
+//! then, for each phrase, the weight of its word. It returns a blob of little-endian `f64`,
+//! one per phrase, or NULL for a row that cannot be among the best wanted.
+//!
+//! A row's *score* is what the query model ranks candidates by: the sum of each phrase's
+//! weight times its relevance, times the number of phrases with a relevance. With the best
+//! `n` wanted, the `n` best scores seen so far are kept; a row whose score cannot reach the
+//! least of them even at the shortest length it can have (each column at least as long as
+//! its last instance's position) is not among the best `n`, and its length, a lookup in
+//! another table, is never read. Which rows are skipped depends on the order rows come in;
+//! the scores of the rows that are not skipped do not.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::ffi::{c_int, c_void, CStr};
 use std::ptr::null_mut;
 
@@ -25,6 +37,11 @@ pub(crate) const COLUMNS: usize = 4;
 /// BM25's constants, as SQLite's `bm25()` has them.
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
+
+/// How much a row's highest possible score must fall short of the least kept score for the
+/// row to be skipped: the caller sums the same parts in its own order, so the two sums may
+/// differ in their last bits.
+const MARGIN: f64 = 1e-9;
 
 /// Registers `brief_parts` on this connection (again, harmlessly, when it is there).
 pub(crate) fn register(conn: &Connection) -> rusqlite::Result<()> {
@@ -60,22 +77,74 @@ unsafe extern "C" fn parts(
     match computed {
         // SAFETY: SQLite copies the bytes (SQLITE_TRANSIENT) before the query's state, which
         // holds them, changes.
-        Ok(Ok((bytes, len))) => unsafe {
+        Ok(Ok(Some((bytes, len)))) => unsafe {
             ffi::sqlite3_result_blob(ctx, bytes.cast(), len, ffi::SQLITE_TRANSIENT());
         },
+        Ok(Ok(None)) => unsafe { ffi::sqlite3_result_null(ctx) },
         Ok(Err(rc)) => unsafe { ffi::sqlite3_result_error_code(ctx, rc) },
         Err(_) => unsafe { ffi::sqlite3_result_error_code(ctx, ffi::SQLITE_INTERNAL) },
     }
 }
 
 /// What one query's rows share, computed at its first row and kept as the query's auxiliary
-/// data: the column weights, each phrase's IDF, the average row length, and buffers.
+/// data: the column weights, each phrase's IDF and word weight, the average row length, the
+/// best scores so far, and buffers.
 struct Query {
     weights: [f64; COLUMNS],
     idf: Vec<f64>,
+    /// Each phrase's word weight in a row's score.
+    words: Vec<f64>,
     avgdl: f64,
+    /// How many of the best rows are wanted; 0 for every row.
+    wanted: usize,
+    /// The best scores so far (at most `wanted`), least on top; non-negative, so their bits
+    /// order as they do.
+    best: BinaryHeap<Reverse<u64>>,
     freq: Vec<f64>,
+    /// Each column's length as far as the row's instances show it (its last instance's
+    /// position, plus one).
+    seen: [i64; COLUMNS],
+    parts: Vec<f64>,
     out: Vec<u8>,
+}
+
+impl Query {
+    /// The row's parts for a length of `length` tokens.
+    fn parts_at(&mut self, length: f64) {
+        let norm = K1 * (1.0 - B + B * length / self.avgdl);
+        self.parts.clear();
+        for (idf, &f) in self.idf.iter().zip(&self.freq) {
+            self.parts.push(idf * ((f * (K1 + 1.0)) / (f + norm)));
+        }
+    }
+
+    /// The score of the parts last computed.
+    fn score(&self) -> f64 {
+        let sum: f64 = self.words.iter().zip(&self.parts).map(|(w, p)| w * p).sum();
+        let held = self.parts.iter().filter(|p| **p > 0.0).count();
+        sum * held as f64
+    }
+
+    /// The least score a row must reach to be among the best wanted, once that many are kept.
+    fn floor(&self) -> Option<f64> {
+        let full = self.wanted > 0 && self.best.len() >= self.wanted;
+        full.then(|| self.best.peek().map(|least| f64::from_bits(least.0)))
+            .flatten()
+    }
+
+    /// Keeps `score` among the best when it is.
+    fn keep(&mut self, score: f64) {
+        // A NaN or negative score is never kept: bits order as values only from zero up.
+        if self.wanted == 0 || score.is_nan() || score < 0.0 {
+            return;
+        }
+        if self.best.len() < self.wanted {
+            self.best.push(Reverse(score.to_bits()));
+        } else if self.floor().is_some_and(|floor| score > floor) {
+            self.best.pop();
+            self.best.push(Reverse(score.to_bits()));
+        }
+    }
 }
 
 unsafe extern "C" fn drop_query(query: *mut c_void) {
@@ -105,17 +174,19 @@ unsafe fn query_of<'a>(
         Ok(n) if n > 0 && !values.is_null() => unsafe { std::slice::from_raw_parts(values, n) },
         _ => &[],
     };
-    if args.len() != COLUMNS + phrases {
+    if args.len() != COLUMNS + 1 + 2 * phrases {
         return Err(missing);
     }
     let mut weights = [1.0; COLUMNS];
     for (weight, value) in weights.iter_mut().zip(args) {
         *weight = unsafe { ffi::sqlite3_value_double(*value) };
     }
+    let wanted = usize::try_from(unsafe { ffi::sqlite3_value_int64(args[COLUMNS]) }).unwrap_or(0);
+    let (counts, words) = args[COLUMNS + 1..].split_at(phrases);
     let (mut rows, mut tokens) = (0i64, 0i64);
     ok(unsafe { api.xRowCount.ok_or(missing)?(fts, &mut rows) })?;
     ok(unsafe { api.xColumnTotalSize.ok_or(missing)?(fts, -1, &mut tokens) })?;
-    let idf = args[COLUMNS..]
+    let idf = counts
         .iter()
         .map(|value| {
             // A count over the rows (a caller's mistake) must not make the IDF NaN.
@@ -128,11 +199,26 @@ unsafe fn query_of<'a>(
             }
         })
         .collect();
+    let words: Vec<f64> = words
+        .iter()
+        .map(|value| unsafe { ffi::sqlite3_value_double(*value) })
+        .collect();
+    // A score is only bounded from above by its shortest length when no weight is negative.
+    let wanted = if words.iter().all(|w| *w >= 0.0) {
+        wanted
+    } else {
+        0
+    };
     let query = Box::new(Query {
         weights,
         idf,
+        words,
         avgdl: tokens as f64 / rows as f64,
+        wanted,
+        best: BinaryHeap::with_capacity(wanted.min(1 << 16)),
         freq: vec![0.0; phrases],
+        seen: [0; COLUMNS],
+        parts: Vec::with_capacity(phrases),
         out: Vec::with_capacity(phrases * 8),
     });
     let query = Box::into_raw(query);
@@ -152,7 +238,8 @@ fn ok(rc: c_int) -> Result<(), c_int> {
 
 /// One row's parts as little-endian bytes: for each phrase,
 /// `idf × f(k1+1) / (f + k1(1 − b + b·D/avgdl))`, where `f` is the phrase's weighted count in
-/// the row and `D` the row's length in tokens.
+/// the row and `D` the row's length in tokens. None when the row cannot be among the best
+/// wanted.
 ///
 /// # Safety
 /// `api`, `fts` and `values` as FTS5 passes them to an auxiliary function.
@@ -161,10 +248,11 @@ unsafe fn row_parts(
     fts: *mut ffi::Fts5Context,
     n_values: c_int,
     values: *mut *mut ffi::sqlite3_value,
-) -> Result<(*const u8, c_int), c_int> {
+) -> Result<Option<(*const u8, c_int)>, c_int> {
     let missing = ffi::SQLITE_MISUSE;
     let query = unsafe { query_of(api, fts, n_values, values)? };
     query.freq.iter_mut().for_each(|f| *f = 0.0);
+    query.seen = [0; COLUMNS];
     // Each phrase's own instances, phrase by phrase: the same instances `xInst` lists, but
     // `xInst` first merges every phrase's positions into one sorted array, which the sums do
     // not need. FTS5 clamps a damaged column number here where `xInst` would report it; the
@@ -180,23 +268,32 @@ unsafe fn row_parts(
         // iterator is only advanced by `xPhraseNext` within this row.
         ok(unsafe { first(fts, phrase, &mut iter, &mut column, &mut offset) })?;
         while column >= 0 {
-            *f += usize::try_from(column)
+            let c = usize::try_from(column)
                 .ok()
-                .and_then(|c| query.weights.get(c))
-                .copied()
+                .filter(|&c| c < COLUMNS)
                 .ok_or(ffi::SQLITE_CORRUPT)?;
+            *f += query.weights[c];
+            query.seen[c] = query.seen[c].max(i64::from(offset) + 1);
             // SAFETY: as above; a column below zero ends the phrase's instances.
             unsafe { next(fts, &mut iter, &mut column, &mut offset) };
         }
     }
+    if let Some(floor) = query.floor() {
+        let shortest: i64 = query.seen.iter().sum();
+        query.parts_at(shortest as f64);
+        if query.score() * (1.0 + MARGIN) < floor {
+            return Ok(None);
+        }
+    }
     let mut length: c_int = 0;
     ok(unsafe { api.xColumnSize.ok_or(missing)?(fts, -1, &mut length) })?;
-    let norm = K1 * (1.0 - B + B * f64::from(length) / query.avgdl);
+    query.parts_at(f64::from(length));
+    let score = query.score();
+    query.keep(score);
     query.out.clear();
-    for (idf, &f) in query.idf.iter().zip(&query.freq) {
-        let part = idf * ((f * (K1 + 1.0)) / (f + norm));
+    for part in &query.parts {
         query.out.extend_from_slice(&part.to_le_bytes());
     }
     let len = c_int::try_from(query.out.len()).map_err(|_| ffi::SQLITE_TOOBIG)?;
-    Ok((query.out.as_ptr(), len))
+    Ok(Some((query.out.as_ptr(), len)))
 }
