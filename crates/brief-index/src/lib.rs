@@ -677,8 +677,10 @@ impl Index {
 
     /// Copies what the last write put in the log into the file and empties the log. Each
     /// process that opens the index first reads its whole log to find the pages in it: a
-    /// refresh's 1,300 frames left there cost every later command 4 ms. SQLite's own
-    /// checkpoint copies only past 1,000 frames and never empties the log. Nothing is waited
+    /// refresh's 1,300 frames left there cost every later command 4 ms, and the counts a
+    /// context keeps (a hundred pages for a new target) would grow it with every context.
+    /// SQLite's own checkpoint copies only past 1,000 frames and never empties the log; and
+    /// what it copied is forgotten by the next process, which reads the log from its start. Nothing is waited
     /// for: with no busy timeout, a reader still on an older state (or another process's
     /// write) leaves the log as long as it must be, after SQLite has copied what it safely
     /// could; the next write tries again. The file is not synced (`synchronous = OFF`).
@@ -811,6 +813,7 @@ impl Index {
             self.put(&kept);
         }
         if own && self.unsealed.take() {
+            self.checkpoint();
             self.seal_written(Held::No);
         }
         result

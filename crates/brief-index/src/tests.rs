@@ -217,3 +217,24 @@ fn a_refresh_leaves_an_empty_log_unless_a_reader_holds_an_older_state() {
     index.refresh(&project, Verify::Full, &mut |_| {}).unwrap();
     assert_eq!(log_size(dir.path()), 0);
 }
+
+/// Counts kept by a read (token counts, word counts) are a write too: each leaves the log
+/// empty, or every later process would read a log that grows with each new context.
+#[test]
+fn kept_counts_leave_an_empty_log() {
+    use brief_count::CountStore;
+    let dir = kit::payments();
+    let (_project, index) = kit::built(dir.path());
+    assert_eq!(log_size(dir.path()), 0);
+    for round in 0..3u32 {
+        let entries: Vec<(Vec<u8>, usize)> = (0..200u32)
+            .map(|k| (format!("text {round} {k}").into_bytes(), k as usize))
+            .collect();
+        index.put(&entries);
+        assert_eq!(log_size(dir.path()), 0, "after round {round}");
+        // Kept inside a read, they are written when it ends.
+        index.reading(|| index.put(&entries[..10])).unwrap();
+        assert_eq!(log_size(dir.path()), 0, "after the read of round {round}");
+    }
+    assert_eq!(index.get(b"text 2 7"), Some(7));
+}

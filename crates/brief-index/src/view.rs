@@ -312,6 +312,7 @@ impl CountStore for Index {
             }
             if own {
                 self.conn.execute_batch("COMMIT")?;
+                self.checkpoint();
                 self.seal_written(Held::No);
             } else {
                 // Committed with the read transaction around it, which seals then.
