@@ -96,6 +96,10 @@ impl Index {
             }
         }
         report.missing = self.finish(model.id).map_err(e)?;
+        // A write like a refresh's: the log emptied for the processes that open the index
+        // next, and the file sealed so that they need not verify it.
+        self.checkpoint();
+        self.seal_written(Held::No);
         self.forget();
         self.cache_version.set(None);
         Ok(report)

@@ -342,3 +342,19 @@ fn one_edited_section_of_a_long_note_embeds_that_section_alone() {
     assert!(asked[0].contains("ninety days"), "{asked:?}");
     assert_eq!(embed(&mut index, &client), Embedded::default());
 }
+
+/// An embedding pass is a write like a refresh: it leaves the log empty (every later process
+/// would read it) and the file sealed (or the next process verifies all of it).
+#[test]
+fn a_pass_leaves_an_empty_log_and_a_sealed_file() {
+    let stub = stub(16);
+    let dir = notes(40);
+    let (_, mut index) = kit::built(dir.path());
+    assert!(index.is_sealed());
+    let client = client_of(&stub, "m", 8);
+    assert_eq!(embed(&mut index, &client).embedded, 40);
+    let log =
+        std::fs::metadata(dir.path().join(".brief/cache/index.db-wal")).map_or(0, |m| m.len());
+    assert_eq!(log, 0);
+    assert!(index.is_sealed(), "the pass sealed what it wrote");
+}
