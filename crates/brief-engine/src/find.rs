@@ -244,8 +244,16 @@ fn first_pool(
             (raw * held as f64, node, rel)
         })
         .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let order = |a: &(f64, NodeIx, Vec<f64>), b: &(f64, NodeIx, Vec<f64>)| {
+        b.0.total_cmp(&a.0).then(a.1.cmp(&b.1))
+    };
+    // The best `size` first (a total order: the same set a full sort keeps), then only those
+    // sorted: a conjunction of common words gives thousands of candidates.
+    if scored.len() > size && size > 0 {
+        scored.select_nth_unstable_by(size - 1, order);
+    }
     scored.truncate(size);
+    scored.sort_by(order);
     scored
         .into_iter()
         .map(|(_, node, rel)| (node, rel))
