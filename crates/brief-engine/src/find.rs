@@ -165,8 +165,9 @@ struct Words<'a> {
 ///
 /// A node that holds the common words together but none of the rare words whose holders are
 /// all known is scored by those words alone, so only the `pool` best of them can be in the
-/// first pool: the others are listed without their relevance ([`Holders::Best`]). That
-/// holds only when every rare word's holders were all read.
+/// first pool: one that cannot reach the best found so far may be listed without its
+/// relevance ([`Holders::Best`]). That holds only when every rare word's holders were all
+/// read.
 fn score_common(
     index: &Index,
     words: Words<'_>,

@@ -118,11 +118,11 @@ pub struct TermHit {
 pub enum Holders<'a> {
     /// The nodes holding every one of these terms.
     All(&'a [&'a Term]),
-    /// The nodes holding every one of `terms`, of which only those that can be among the
-    /// `best` by score (the sum of each term's weight times its relevance, times the number
-    /// of terms with a relevance) are given their relevance; the others are listed with
-    /// none, and cost no read of their length. Which are listed with none depends on the
-    /// order the index lists them in; the relevance of the others does not.
+    /// The nodes holding every one of `terms`, each given its relevance unless it cannot be
+    /// among the `best` by score (the sum of each term's weight times its relevance, times
+    /// the number of terms with a relevance): such a node may be listed with none, and costs
+    /// no read of its length. Every node among the best has its relevance; which others have
+    /// none depends on the order the index lists them in.
     Best {
         /// The terms every node holds.
         terms: &'a [&'a Term],

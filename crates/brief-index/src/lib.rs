@@ -680,10 +680,11 @@ impl Index {
     /// refresh's 1,300 frames left there cost every later command 4 ms, and the counts a
     /// context keeps (a hundred pages for a new target) would grow it with every context.
     /// SQLite's own checkpoint copies only past 1,000 frames and never empties the log; and
-    /// what it copied is forgotten by the next process, which reads the log from its start. Nothing is waited
-    /// for: with no busy timeout, a reader still on an older state (or another process's
-    /// write) leaves the log as long as it must be, after SQLite has copied what it safely
-    /// could; the next write tries again. The file is not synced (`synchronous = OFF`).
+    /// what it copied is forgotten by the next process, which reads the log from its start.
+    /// Nothing is waited for: with no busy timeout, a reader still on an older state (or
+    /// another process's write) leaves the log as long as it must be, after SQLite has copied
+    /// what it safely could; the next write tries again. The file is not synced
+    /// (`synchronous = OFF`).
     fn checkpoint(&self) {
         if self.file.is_none() {
             return;

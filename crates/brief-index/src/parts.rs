@@ -17,8 +17,8 @@
 //! weight times its relevance, times the number of phrases with a relevance. With the best
 //! `n` wanted, the `n` best scores seen so far are kept; a row whose score cannot reach the
 //! least of them even at the shortest length it can have (each column at least as long as
-//! its last instance's position) is not among the best `n`, and its length, a lookup in
-//! another table, is never read. Which rows are skipped depends on the order rows come in;
+//! its last instance's position plus one) is not among the best `n`, and its length, a
+//! lookup in another table, is never read. Which rows are skipped depends on the order rows come in;
 //! the scores of the rows that are not skipped do not.
 
 use std::cmp::Reverse;
@@ -134,8 +134,9 @@ impl Query {
 
     /// Keeps `score` among the best when it is.
     fn keep(&mut self, score: f64) {
-        // A NaN or negative score is never kept: bits order as values only from zero up.
-        if self.wanted == 0 || score.is_nan() || score < 0.0 {
+        // A NaN or negative score (−0 included) is never kept: bits order as values only
+        // from +0 up.
+        if self.wanted == 0 || score.is_nan() || score.is_sign_negative() {
             return;
         }
         if self.best.len() < self.wanted {
@@ -203,12 +204,10 @@ unsafe fn query_of<'a>(
         .iter()
         .map(|value| unsafe { ffi::sqlite3_value_double(*value) })
         .collect();
-    // A score is only bounded from above by its shortest length when no weight is negative.
-    let wanted = if words.iter().all(|w| *w >= 0.0) {
-        wanted
-    } else {
-        0
-    };
+    // A score is only bounded from above by its shortest length when no weight is negative
+    // (nor −0, whose scores' bits would order wrongly).
+    let usable = words.iter().all(|w| *w >= 0.0 && w.is_sign_positive());
+    let wanted = if usable { wanted } else { 0 };
     let query = Box::new(Query {
         weights,
         idf,

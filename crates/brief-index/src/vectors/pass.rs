@@ -82,6 +82,7 @@ impl Index {
         let key = client.endpoint().vector_key();
         let location = self.location.clone();
         let e = |x: rusqlite::Error| err(&location, x);
+        let changes = self.conn.total_changes();
         let mut model = self.model(&key).map_err(e)?;
         if model.complete {
             return Ok(Embedded::default());
@@ -97,9 +98,12 @@ impl Index {
         }
         report.missing = self.finish(model.id).map_err(e)?;
         // A write like a refresh's: the log emptied for the processes that open the index
-        // next, and the file sealed so that they need not verify it.
-        self.checkpoint();
-        self.seal_written(Held::No);
+        // next, and the file sealed so that they need not verify it. A pass that stored
+        // nothing (an endpoint down, asked before every request) writes neither.
+        if self.conn.total_changes() != changes {
+            self.checkpoint();
+            self.seal_written(Held::No);
+        }
         self.forget();
         self.cache_version.set(None);
         Ok(report)
