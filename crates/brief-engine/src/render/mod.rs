@@ -22,7 +22,7 @@ use std::str::FromStr;
 
 use crate::rank::{Class, Ranked};
 use crate::traverse::Reason;
-use brief_model::{Detail, Kind, NodeIx, NodeStore, Shape};
+use brief_model::{Detail, Kind, Node, NodeIx, NodeStore, Shape};
 
 pub(crate) use card::{card, Card};
 use writer::{QueryHead, Writer};
@@ -302,6 +302,8 @@ pub(crate) struct Layout<'a> {
     /// For a section taken as the part of a long rule a task is about, the item of its page:
     /// once the page shows its full text, the section's is there already.
     within: Vec<Option<usize>>,
+    /// Each item's lines in the closing list of code paths (`path (id)`), written once.
+    paths: Vec<Vec<String>>,
 }
 
 impl<'a> Layout<'a> {
@@ -365,6 +367,10 @@ impl<'a> Layout<'a> {
             blocks: RefCell::new(HashMap::new()),
             extras: Extras::default(),
             within: pages_of_rule_sections(graph, ranked),
+            paths: ranked
+                .iter()
+                .map(|item| code_paths_of(graph.node(item.node)))
+                .collect(),
         }
     }
 
@@ -521,20 +527,13 @@ impl<'a> Layout<'a> {
                 units.push(self.list_unit("Verification", &lines));
             }
         }
-        let mut paths = Vec::new();
-        for (item, detail) in self.ranked.iter().zip(details) {
-            if detail.is_some() {
-                let node = self.graph.node(item.node);
-                if let Some(fields) = node.artifact() {
-                    paths.extend(
-                        fields
-                            .paths
-                            .iter()
-                            .map(|path| format!("{path} ({})", node.id)),
-                    );
-                }
-            }
-        }
+        let paths: Vec<String> = self
+            .paths
+            .iter()
+            .zip(details)
+            .filter(|(_, detail)| detail.is_some())
+            .flat_map(|(lines, _)| lines.iter().cloned())
+            .collect();
         if !paths.is_empty() {
             units.push(self.list_unit("Code paths", &paths));
         }
@@ -613,6 +612,18 @@ pub(crate) enum Unit {
     Cut(Rc<str>),
     /// Fixed text: a header, a heading, a closing list.
     Text(Rc<str>),
+}
+
+/// A node's lines in the closing list of code paths: each path its artifact names, with the
+/// node's id.
+fn code_paths_of(node: &Node) -> Vec<String> {
+    node.artifact().map_or_else(Vec::new, |fields| {
+        fields
+            .paths
+            .iter()
+            .map(|path| format!("{path} ({})", node.id))
+            .collect()
+    })
 }
 
 /// For each ranked item that is a section taken as the part of a long rule the task is about
