@@ -796,15 +796,37 @@ mod tests {
     fn the_best_few_are_scored_as_all_are_and_the_rest_only_listed() {
         // Sixty rules holding both words, at lengths from short to long, so that the bound
         // from the instances' positions leaves some out.
-        let files: Vec<(String, String)> = (0..60)
+        let bodies: Vec<String> = (0..60)
             .map(|k| {
                 let filler = "padding words ".repeat(k % 17 * 3);
                 let extra = if k % 5 == 0 { " ledger cache" } else { "" };
-                let body = format!("{filler}The ledger sits behind a cache.{extra}");
-                (
-                    format!("norms/NORM-{k}.md"),
-                    norm(&format!("NORM-{k}"), &format!("Rule {k}"), &body),
-                )
+                format!("{filler}The ledger sits behind a cache.{extra}")
+            })
+            .collect();
+        for best in [1, 5, 20] {
+            let left_out = best_agrees_with_all(&bodies, &["ledger", "cache"], &[1.0, 0.3], best);
+            assert!(
+                left_out > 0,
+                "the bound leaves some out when {best} are wanted"
+            );
+        }
+    }
+
+    /// Builds rules of `bodies`, reads `words` for the nodes holding all of them with and
+    /// without the bound of the `best`, and checks what the bound promises; how many nodes
+    /// were listed without their relevance.
+    fn best_agrees_with_all(
+        bodies: &[String],
+        words: &[&str],
+        weights: &[f64],
+        best: usize,
+    ) -> usize {
+        let files: Vec<(String, String)> = bodies
+            .iter()
+            .enumerate()
+            .map(|(k, body)| {
+                let text = norm(&format!("NORM-{k}"), &format!("Rule {k}"), body);
+                (format!("norms/NORM-{k}.md"), text)
             })
             .collect();
         let refs: Vec<(&str, String)> = files
@@ -814,52 +836,73 @@ mod tests {
         let dir = project(&refs);
         let (_project, index) = built(dir.path());
         assert!(index.reads_term_parts());
-        let words: Vec<String> = ["ledger", "cache"].map(String::from).to_vec();
+        let words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
         let (terms, _) = index.reading(|| index.terms(&words)).unwrap().unwrap();
-        let both = [&terms[0], &terms[1]];
-        let weights = [1.0, 0.3];
+        let terms: Vec<&super::Term> = terms.iter().collect();
         let all = index
-            .reading(|| index.term_parts(super::Holders::All(&both)))
+            .reading(|| index.term_parts(super::Holders::All(&terms)))
             .unwrap()
             .unwrap();
-        assert_eq!(all.len(), 60);
         let score = |relevance: &[f64]| -> f64 {
-            let sum: f64 = relevance.iter().zip(&weights).map(|(r, w)| r * w).sum();
+            let sum: f64 = relevance.iter().zip(weights).map(|(r, w)| r * w).sum();
             sum * relevance.iter().filter(|r| **r > 0.0).count() as f64
         };
         let mut scores: Vec<f64> = all.iter().map(|p| score(&p.relevance)).collect();
         scores.sort_by(|a, b| b.total_cmp(a));
-        for best in [1, 5, 20] {
-            let listed = index
-                .reading(|| {
-                    index.term_parts(super::Holders::Best {
-                        terms: &both,
-                        weights: &weights,
-                        best,
-                    })
+        let listed = index
+            .reading(|| {
+                index.term_parts(super::Holders::Best {
+                    terms: &terms,
+                    weights,
+                    best,
                 })
-                .unwrap()
-                .unwrap();
-            let nodes =
-                |parts: &[super::TermParts]| -> Vec<_> { parts.iter().map(|p| p.node).collect() };
-            assert_eq!(nodes(&listed), nodes(&all), "every holder is listed");
-            let floor = scores[best - 1];
-            let mut left_out = 0;
-            for (got, whole) in listed.iter().zip(&all) {
-                if got.relevance.is_empty() {
-                    left_out += 1;
-                    assert!(
-                        score(&whole.relevance) < floor,
-                        "{whole:?} is among the best"
-                    );
-                } else {
-                    assert_eq!(got.relevance, whole.relevance);
-                }
+            })
+            .unwrap()
+            .unwrap();
+        let nodes =
+            |parts: &[super::TermParts]| -> Vec<_> { parts.iter().map(|p| p.node).collect() };
+        assert_eq!(nodes(&listed), nodes(&all), "every holder is listed");
+        let floor = scores.get(best - 1).copied().unwrap_or(0.0);
+        let mut left_out = 0;
+        for (got, whole) in listed.iter().zip(&all) {
+            if got.relevance.is_empty() {
+                left_out += 1;
+                assert!(
+                    score(&whole.relevance) < floor,
+                    "{whole:?} is among the best {best}"
+                );
+            } else {
+                assert_eq!(got.relevance, whole.relevance);
             }
-            assert!(
-                left_out > 0,
-                "the bound leaves some out when {best} are wanted"
-            );
+        }
+        left_out
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+        /// Whatever the texts, their lengths, the words' weights and how many are wanted,
+        /// the bound never leaves out a node among the best, nor changes a relevance.
+        #[test]
+        fn the_bound_never_leaves_out_one_of_the_best(
+            shapes in proptest::collection::vec((0usize..40, 0usize..4, 0usize..4, proptest::bool::ANY), 2..40),
+            heavy in proptest::bool::ANY,
+            best in 1usize..30,
+        ) {
+            let bodies: Vec<String> = shapes
+                .iter()
+                .map(|&(filler, ledgers, caches, early)| {
+                    let pad = "padding words ".repeat(filler);
+                    let more = format!("{}{}", " ledger".repeat(ledgers), " cache".repeat(caches));
+                    if early {
+                        format!("The ledger and its cache{more}. {pad}")
+                    } else {
+                        format!("{pad}The ledger and its cache{more}.")
+                    }
+                })
+                .collect();
+            let weights = if heavy { [1.0, 1.0] } else { [0.3, 1.0] };
+            best_agrees_with_all(&bodies, &["ledger", "cache"], &weights, best);
         }
     }
 }
