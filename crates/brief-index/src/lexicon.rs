@@ -885,7 +885,10 @@ mod tests {
         /// the bound never leaves out a node among the best, nor changes a relevance.
         #[test]
         fn the_bound_never_leaves_out_one_of_the_best(
-            shapes in proptest::collection::vec((0usize..40, 0usize..4, 0usize..4, proptest::bool::ANY), 2..40),
+            shapes in proptest::collection::vec(
+                (0usize..40, 0usize..4, 0usize..4, proptest::bool::ANY),
+                2..40,
+            ),
             heavy in proptest::bool::ANY,
             best in 1usize..30,
         ) {

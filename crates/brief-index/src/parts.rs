@@ -18,8 +18,8 @@
 //! `n` wanted, the `n` best scores seen so far are kept; a row whose score cannot reach the
 //! least of them even at the shortest length it can have (each column at least as long as
 //! its last instance's position plus one) is not among the best `n`, and its length, a
-//! lookup in another table, is never read. Which rows are skipped depends on the order rows come in;
-//! the scores of the rows that are not skipped do not.
+//! lookup in another table, is never read. Which rows are skipped depends on the order rows
+//! come in; the scores of the rows that are not skipped do not.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
