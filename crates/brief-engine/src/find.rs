@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::resolve::{
     judge_in, significant, standing, translations, words, Confidence, Counted, Evidence, Role,
-    Scored, Script, Verdict,
+    Scored, Script, Verdict, Weakness,
 };
 use brief_index::{Holders, Index, Term, TermHit, TermParts};
 use brief_model::{Applies, GraphView, IxMap, Kind, Lifecycle, NodeIx, Relation, StoreError};
@@ -61,6 +61,10 @@ pub(crate) struct Match {
 /// (and at least [`POOL`]). `Verdict::Nothing` when nothing matches well enough to answer.
 pub(crate) fn find(index: &Index, query: &str, wanted: usize) -> Result<Verdict, StoreError> {
     let asked = words(query);
+    // Function words alone: every node holds them, so they say nothing of a topic.
+    if !asked.is_empty() && asked.iter().all(|w| w.role == Role::Stop) {
+        return Ok(Verdict::Nothing(Weakness::OnlyCommonWords));
+    }
     // A function word weighs nothing and is never scored: its count (a walk over nearly every
     // node) would be read for nothing.
     let texts: Vec<String> = asked

@@ -336,3 +336,18 @@ fn a_retired_record_starts_only_what_its_own_words_name() {
     assert_eq!(old["target"], "ADR-0001");
     assert!(ids(&old).contains("ADR-0002"), "{:?}", ids(&old));
 }
+
+/// A task of function words alone is refused for what it is, not as words no node holds
+/// (every node holds "the").
+#[test]
+fn a_target_of_function_words_alone_says_so() {
+    let dir = copy_fixture(PAYMENTS);
+    let root = dir.path().to_str().unwrap();
+    let (code, stdout, stderr) = run(&["context", "the and of it", "--root", root]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stderr.contains("only common words"), "{stderr}");
+    assert!(
+        !stderr.contains("no node's text has those words"),
+        "{stderr}"
+    );
+}
