@@ -296,7 +296,7 @@ pub(crate) struct SearchArgs {
     /// Words to look for.
     pub(crate) query: String,
     /// Most hits to print (at least 1).
-    #[arg(short = 'l', long, default_value_t = 10, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    #[arg(short = 'l', long, default_value_t = 10, value_parser = values::at_least_one())]
     pub(crate) limit: usize,
     /// Only nodes of this kind (behavior, decision, spec, task, …; one the project has).
     #[arg(short = 'k', long)]
@@ -445,7 +445,7 @@ pub(crate) struct ContextArgs {
     #[arg(short = 'f', long, value_name = brief::Format::VALUE_NAME, default_value = "markdown", value_parser = values::format(), hide_possible_values = true)]
     pub(crate) format: Format,
     /// When TARGET is words, not an id: how many best search hits start the context (≥ 1).
-    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    #[arg(long, value_name = "N", value_parser = values::at_least_one())]
     pub(crate) seeds: Option<usize>,
     /// Show field values on nodes (Tana fields, artifacts' extra frontmatter) [default].
     #[arg(long, overrides_with = "no_include_fields")]

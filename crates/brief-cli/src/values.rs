@@ -45,16 +45,7 @@ where
             )
             .with_cmd(cmd)
         })?;
-        text.parse::<T>().map_err(|e| {
-            let name = arg
-                .and_then(|a| a.get_long())
-                .map_or_else(String::new, |long| format!("--{long} "));
-            clap::Error::raw(
-                clap::error::ErrorKind::InvalidValue,
-                format!("invalid value for {name}`{text}`: {e}\n"),
-            )
-            .with_cmd(cmd)
-        })
+        text.parse::<T>().map_err(|e| invalid(cmd, arg, text, &e))
     }
 
     fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
@@ -63,6 +54,55 @@ where
         }
         Some(Box::new(self.names.iter().map(|n| PossibleValue::new(*n))))
     }
+}
+
+/// A value refused: the option, the value and why, in one line.
+fn invalid(
+    cmd: &clap::Command,
+    arg: Option<&clap::Arg>,
+    text: &str,
+    why: &dyn std::fmt::Display,
+) -> clap::Error {
+    let name = arg
+        .and_then(|a| a.get_long())
+        .map_or_else(String::new, |long| format!("--{long} "));
+    clap::Error::raw(
+        clap::error::ErrorKind::InvalidValue,
+        format!("invalid value for {name}`{text}`: {why}\n"),
+    )
+    .with_cmd(cmd)
+}
+
+/// A count of at least one (`--seeds`, `--limit`), refused in words otherwise.
+#[derive(Clone, Copy)]
+pub(crate) struct AtLeastOne;
+
+impl TypedValueParser for AtLeastOne {
+    type Value = usize;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<usize, clap::Error> {
+        let text = value.to_string_lossy();
+        match text.parse::<usize>() {
+            Ok(n) if n >= 1 => Ok(n),
+            Ok(_) => Err(invalid(cmd, arg, &text, &"it must be at least 1")),
+            Err(_) => Err(invalid(
+                cmd,
+                arg,
+                &text,
+                &"it must be a whole number, at least 1",
+            )),
+        }
+    }
+}
+
+/// `--seeds`, `--limit`: a whole number of at least one.
+pub(crate) fn at_least_one() -> AtLeastOne {
+    AtLeastOne
 }
 
 /// `--detail`.

@@ -65,6 +65,10 @@ fn p1_seeds_with_an_id_is_a_note_and_empty_targets_are_usage_errors() {
     assert_eq!(with_seeds, without);
     let (code, _, stderr) = run(&["context", "refund", "--seeds", "0", "--root", root]);
     assert_eq!(code, 2, "--seeds 0: {stderr}");
+    assert!(
+        stderr.contains("--seeds `0`: it must be at least 1"),
+        "{stderr}"
+    );
     let (code, _, stderr) = run(&["context", "", "--root", root]);
     assert_eq!(code, 2, "an empty target: {stderr}");
     let (code, _, stderr) = run(&["context", "   ", "--root", root]);
@@ -200,6 +204,13 @@ fn p2_search_options_are_validated() {
     let root = dir.path().to_str().unwrap();
     let (code, _, stderr) = run(&["search", "refund", "--limit", "0", "--root", root]);
     assert_eq!(code, 2, "--limit 0: {stderr}");
+    assert!(
+        stderr.contains("--limit `0`: it must be at least 1"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run(&["search", "refund", "--limit", "ten", "--root", root]);
+    assert_eq!(code, 2, "--limit ten: {stderr}");
+    assert!(stderr.contains("a whole number"), "{stderr}");
     let (code, _, stderr) = run(&["search", "refund", "--kind", "bogus", "--root", root]);
     assert_eq!(code, 2, "--kind bogus: {stderr}");
     assert!(
