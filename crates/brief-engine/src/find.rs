@@ -61,8 +61,11 @@ pub(crate) struct Match {
 /// (and at least [`POOL`]). `Verdict::Nothing` when nothing matches well enough to answer.
 pub(crate) fn find(index: &Index, query: &str, wanted: usize) -> Result<Verdict, StoreError> {
     let asked = words(query);
+    if asked.is_empty() {
+        return Ok(Verdict::Nothing(Weakness::NoWordAsked));
+    }
     // Function words alone: every node holds them, so they say nothing of a topic.
-    if !asked.is_empty() && asked.iter().all(|w| w.role == Role::Stop) {
+    if asked.iter().all(|w| w.role == Role::Stop) {
         return Ok(Verdict::Nothing(Weakness::OnlyCommonWords));
     }
     // A function word weighs nothing and is never scored: its count (a walk over nearly every

@@ -351,3 +351,13 @@ fn a_target_of_function_words_alone_says_so() {
         "{stderr}"
     );
 }
+
+/// A target with no word at all (punctuation) is refused as such.
+#[test]
+fn a_target_without_words_says_so() {
+    let dir = copy_fixture(PAYMENTS);
+    let root = dir.path().to_str().unwrap();
+    let (code, stdout, stderr) = run(&["context", "?! --", "--root", root]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stderr.contains("it has no word to look for"), "{stderr}");
+}

@@ -274,6 +274,8 @@ pub(crate) enum Verdict {
 /// Why no node matches a query well enough.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Weakness {
+    /// The target has no word to look for (punctuation alone).
+    NoWordAsked,
     /// No node holds any word of the query.
     NoWord,
     /// Only stop words or generic task words matched.
@@ -286,6 +288,7 @@ impl Weakness {
     /// One clause for the user.
     pub(crate) fn describe(self) -> &'static str {
         match self {
+            Weakness::NoWordAsked => "it has no word to look for",
             Weakness::NoWord => "no node's text has those words",
             Weakness::OnlyCommonWords => {
                 "only common words of it (like \"the\", \"add\", \"support\") occur in the nodes"
