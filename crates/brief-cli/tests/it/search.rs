@@ -361,3 +361,28 @@ fn a_target_without_words_says_so() {
     assert_eq!(code, 1, "{stdout}");
     assert!(stderr.contains("it has no word to look for"), "{stderr}");
 }
+
+/// A weak match is named once in the header, with what to do about it.
+#[test]
+fn a_weak_match_says_so_once() {
+    let dir = copy_fixture(PAYMENTS);
+    let root = dir.path().to_str().unwrap();
+    let (code, stdout, stderr) = run(&[
+        "context",
+        "refund outbox currency webhook",
+        "--root",
+        root,
+        "--budget",
+        "400",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let starts = stdout
+        .lines()
+        .find(|l| l.starts_with("Start nodes"))
+        .unwrap();
+    assert!(
+        starts.contains("(weak match; the best node holds only part of the words"),
+        "{starts}"
+    );
+    assert_eq!(starts.matches("weak match").count(), 1, "{starts}");
+}

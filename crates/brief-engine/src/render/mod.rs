@@ -407,7 +407,7 @@ impl<'a> Layout<'a> {
                 .join(", ");
             let trust = match extras.confidence {
                 crate::resolve::Confidence::Weak => {
-                    "; a weak match: the best node holds only part of the words, so check it is the right start"
+                    "; the best node holds only part of the words, so check it is the right start"
                 }
                 _ => "",
             };
