@@ -337,29 +337,24 @@ fn a_retired_record_starts_only_what_its_own_words_name() {
     assert!(ids(&old).contains("ADR-0002"), "{:?}", ids(&old));
 }
 
-/// A task of function words alone is refused for what it is, not as words no node holds
-/// (every node holds "the").
+/// A target that says nothing of a topic is refused for what it is: function words alone are
+/// not words no node holds (every node holds "the"), and punctuation has no word at all.
 #[test]
-fn a_target_of_function_words_alone_says_so() {
+fn targets_without_a_topic_are_refused_for_what_they_are() {
     let dir = copy_fixture(PAYMENTS);
     let root = dir.path().to_str().unwrap();
-    let (code, stdout, stderr) = run(&["context", "the and of it", "--root", root]);
-    assert_eq!(code, 1, "{stdout}");
-    assert!(stderr.contains("only common words"), "{stderr}");
-    assert!(
-        !stderr.contains("no node's text has those words"),
-        "{stderr}"
-    );
-}
-
-/// A target with no word at all (punctuation) is refused as such.
-#[test]
-fn a_target_without_words_says_so() {
-    let dir = copy_fixture(PAYMENTS);
-    let root = dir.path().to_str().unwrap();
-    let (code, stdout, stderr) = run(&["context", "?! --", "--root", root]);
-    assert_eq!(code, 1, "{stdout}");
-    assert!(stderr.contains("it has no word to look for"), "{stderr}");
+    for (target, why) in [
+        ("the and of it", "only common words"),
+        ("?! --", "it has no word to look for"),
+    ] {
+        let (code, stdout, stderr) = run(&["context", target, "--root", root]);
+        assert_eq!(code, 1, "{target}: {stdout}");
+        assert!(stderr.contains(why), "{target}: {stderr}");
+        assert!(
+            !stderr.contains("no node's text has those words"),
+            "{stderr}"
+        );
+    }
 }
 
 /// A weak match is named once in the header, with what to do about it.
