@@ -475,6 +475,9 @@ fn why(graph: &dyn NodeStore, reasons: &[Reason], most: usize) -> String {
             }),
         })
         .collect();
+    // A rule that applies to every target reached from several starts says so once.
+    let mut seen = std::collections::HashSet::new();
+    said.retain(|phrase| seen.insert(phrase.clone()));
     if said.len() > most {
         let more = said.len() - most;
         said.truncate(most);
@@ -653,6 +656,16 @@ mod tests {
         );
         // What makes it a rule is named first, however many links brought it too.
         let mut rule = reasons.clone();
+        rule.push(Reason::Applies {
+            to: hub,
+            scope: brief_model::Scope::Always,
+        });
+        let meta = card(&graph, hub, Detail::Meta, &rule, None);
+        assert_eq!(
+            fact(&meta, "why"),
+            "applies to every target; links to PAGE-0; links to PAGE-1; +3 more"
+        );
+        // Applying to every target from a second start is the same reason, said once.
         rule.push(Reason::Applies {
             to: hub,
             scope: brief_model::Scope::Always,
