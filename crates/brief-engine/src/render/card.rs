@@ -654,27 +654,20 @@ mod tests {
             fact(&meta, "links"),
             "links PAGE-0, PAGE-1, PAGE-2 (+3 more)"
         );
-        // What makes it a rule is named first, however many links brought it too.
+        // What makes it a rule is named first, however many links brought it too; applying
+        // to every target from a second start is the same reason, said once.
         let mut rule = reasons.clone();
-        rule.push(Reason::Applies {
-            to: hub,
-            scope: brief_model::Scope::Always,
-        });
-        let meta = card(&graph, hub, Detail::Meta, &rule, None);
-        assert_eq!(
-            fact(&meta, "why"),
-            "applies to every target; links to PAGE-0; links to PAGE-1; +3 more"
-        );
-        // Applying to every target from a second start is the same reason, said once.
-        rule.push(Reason::Applies {
-            to: hub,
-            scope: brief_model::Scope::Always,
-        });
-        let meta = card(&graph, hub, Detail::Meta, &rule, None);
-        assert_eq!(
-            fact(&meta, "why"),
-            "applies to every target; links to PAGE-0; links to PAGE-1; +3 more"
-        );
+        for _start in 0..2 {
+            rule.push(Reason::Applies {
+                to: hub,
+                scope: brief_model::Scope::Always,
+            });
+            let meta = card(&graph, hub, Detail::Meta, &rule, None);
+            assert_eq!(
+                fact(&meta, "why"),
+                "applies to every target; links to PAGE-0; links to PAGE-1; +3 more"
+            );
+        }
         // A card with text names every reason, and links up to its own limit.
         let summary = card(&graph, hub, Detail::Summary, &reasons, None);
         assert!(fact(&summary, "why").ends_with("links to PAGE-4"));
