@@ -27,6 +27,9 @@ const KEPT_FROM: u64 = 256;
 /// key starts with (theirs is the encoding, 1 or 2).
 const WORD_COUNT_TAG: u8 = 0x10;
 
+/// The least first byte of a key in the `counts` table that is not a token count's.
+const FIRST_TAG: u8 = WORD_COUNT_TAG;
+
 /// The key of a token's kept node count: the tag, the write version it was counted at and
 /// the token.
 fn word_count_key(version: i64, token: &str) -> Vec<u8> {
@@ -70,6 +73,50 @@ pub(crate) fn forget_word_counts(tx: &Connection) -> rusqlite::Result<()> {
         [[WORD_COUNT_TAG].as_slice(), [WORD_COUNT_TAG + 1].as_slice()],
     )
     .map(|_| ())
+}
+
+/// Fewest token counts kept however small the project: some 700 contexts on new targets
+/// (each keeps a few hundred).
+const TOKEN_COUNTS_FLOOR: i64 = 200_000;
+
+/// Token counts kept per node before the cache is dropped: each node's blocks at every
+/// detail level, twice over, and the texts contexts add around them.
+const TOKEN_COUNTS_PER_NODE: i64 = 8;
+
+/// How often (in writes of the index) the size of the cache is looked at: counting it reads
+/// all of it.
+const TOKEN_COUNTS_CHECKED_EVERY: i64 = 64;
+
+/// Keeps the cache of token counts bounded: every [`TOKEN_COUNTS_CHECKED_EVERY`]th write,
+/// when it holds more than [`TOKEN_COUNTS_PER_NODE`] counts a node (at least
+/// [`TOKEN_COUNTS_FLOOR`]), every token count is dropped. Texts of nodes long edited away
+/// would otherwise stay forever; a count dropped is only counted again. How many were
+/// dropped.
+pub(crate) fn bound_token_counts(
+    tx: &Connection,
+    writes: i64,
+    nodes: i64,
+) -> rusqlite::Result<usize> {
+    if writes % TOKEN_COUNTS_CHECKED_EVERY != 0 {
+        return Ok(0);
+    }
+    let most = TOKEN_COUNTS_FLOOR.max(nodes.saturating_mul(TOKEN_COUNTS_PER_NODE));
+    drop_token_counts_over(tx, most)
+}
+
+/// Drops every token count when there are more than `most` (a token count's key starts with
+/// its encoding, 1 or 2; kept word counts and the node total have tags of their own).
+fn drop_token_counts_over(tx: &Connection, most: i64) -> rusqlite::Result<usize> {
+    let below_tags = [FIRST_TAG];
+    let kept: i64 = tx.query_row(
+        "SELECT count(*) FROM counts WHERE key < ?1",
+        [below_tags.as_slice()],
+        |r| r.get(0),
+    )?;
+    if kept <= most {
+        return Ok(0);
+    }
+    tx.execute("DELETE FROM counts WHERE key < ?1", [below_tags.as_slice()])
 }
 
 /// Words shorter than this are never widened to a prefix: as a prefix they would match
@@ -907,5 +954,49 @@ mod tests {
             let weights = if heavy { [1.0, 1.0] } else { [0.3, 1.0] };
             best_agrees_with_all(&bodies, &["ledger", "cache"], &weights, best);
         }
+    }
+
+    /// Past its bound the cache of token counts is dropped whole, and only at the writes
+    /// that look; word counts and the node total stay.
+    #[test]
+    fn token_counts_past_their_bound_are_dropped() {
+        use brief_count::CountStore;
+        let dir = payments();
+        let (_project, index) = built(dir.path());
+        let entries: Vec<(Vec<u8>, usize)> = (0..50u32)
+            .map(|k| {
+                (
+                    brief_count::count_key(brief_count::Encoding::default(), &format!("text {k}"))
+                        .to_vec(),
+                    3,
+                )
+            })
+            .collect();
+        index.put(&entries);
+        let tokens = || -> i64 {
+            index
+                .conn
+                .query_row("SELECT count(*) FROM counts WHERE key < x'10'", [], |r| {
+                    r.get(0)
+                })
+                .unwrap()
+        };
+        let total = super::kept_node_total(&index.conn).unwrap();
+        assert!(tokens() >= 50);
+        assert_eq!(
+            super::drop_token_counts_over(&index.conn, 1_000).unwrap(),
+            0
+        );
+        assert!(tokens() >= 50, "under the bound, nothing goes");
+        // Not a write that looks.
+        assert_eq!(super::bound_token_counts(&index.conn, 63, 1).unwrap(), 0);
+        let before = tokens() as usize;
+        assert_eq!(
+            super::drop_token_counts_over(&index.conn, 10).unwrap(),
+            before
+        );
+        assert_eq!(tokens(), 0);
+        assert_eq!(super::kept_node_total(&index.conn).unwrap(), total);
+        assert_eq!(index.get(&entries[0].0), None, "counted again when asked");
     }
 }

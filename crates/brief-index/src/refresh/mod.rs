@@ -726,6 +726,7 @@ fn write_meta(
     )?;
     crate::lexicon::forget_word_counts(tx)?;
     crate::lexicon::keep_node_total(tx, nodes)?;
+    crate::lexicon::bound_token_counts(tx, writes, nodes)?;
     for (key, value) in [("files", files), ("writes", writes)] {
         run(
             tx,
