@@ -45,7 +45,16 @@ where
             )
             .with_cmd(cmd)
         })?;
-        text.parse::<T>().map_err(|e| invalid(cmd, arg, text, &e))
+        text.parse::<T>().map_err(|e| {
+            let name = arg
+                .and_then(|a| a.get_long())
+                .map_or_else(String::new, |long| format!("--{long} "));
+            clap::Error::raw(
+                clap::error::ErrorKind::InvalidValue,
+                format!("invalid value for {name}`{text}`: {e}\n"),
+            )
+            .with_cmd(cmd)
+        })
     }
 
     fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
@@ -56,53 +65,25 @@ where
     }
 }
 
-/// A value refused: the option, the value and why, in one line.
-fn invalid(
-    cmd: &clap::Command,
-    arg: Option<&clap::Arg>,
-    text: &str,
-    why: &dyn std::fmt::Display,
-) -> clap::Error {
-    let name = arg
-        .and_then(|a| a.get_long())
-        .map_or_else(String::new, |long| format!("--{long} "));
-    clap::Error::raw(
-        clap::error::ErrorKind::InvalidValue,
-        format!("invalid value for {name}`{text}`: {why}\n"),
-    )
-    .with_cmd(cmd)
-}
+/// A count of at least one (`--seeds`, `--limit`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct AtLeastOne(usize);
 
-/// A count of at least one (`--seeds`, `--limit`), refused in words otherwise.
-#[derive(Clone, Copy)]
-pub(crate) struct AtLeastOne;
+impl FromStr for AtLeastOne {
+    type Err = &'static str;
 
-impl TypedValueParser for AtLeastOne {
-    type Value = usize;
-
-    fn parse_ref(
-        &self,
-        cmd: &clap::Command,
-        arg: Option<&clap::Arg>,
-        value: &std::ffi::OsStr,
-    ) -> Result<usize, clap::Error> {
-        let text = value.to_string_lossy();
-        match text.parse::<usize>() {
-            Ok(n) if n >= 1 => Ok(n),
-            Ok(_) => Err(invalid(cmd, arg, &text, &"it must be at least 1")),
-            Err(_) => Err(invalid(
-                cmd,
-                arg,
-                &text,
-                &"it must be a whole number, at least 1",
-            )),
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.parse::<usize>() {
+            Ok(0) => Err("it must be at least 1"),
+            Ok(n) => Ok(AtLeastOne(n)),
+            Err(_) => Err("it must be a whole number, at least 1"),
         }
     }
 }
 
 /// `--seeds`, `--limit`: a whole number of at least one.
-pub(crate) fn at_least_one() -> AtLeastOne {
-    AtLeastOne
+pub(crate) fn at_least_one() -> impl TypedValueParser<Value = usize> {
+    choice::<AtLeastOne>(&[]).map(|n| n.0)
 }
 
 /// `--detail`.

@@ -680,27 +680,26 @@ impl<'a, 'g> Meter<'a, 'g> {
                 return n;
             }
         };
-        let table = if last {
-            &mut self.last
-        } else {
-            &mut self.cache
-        };
-        if let Some(&n) = table.get(i).map(|c| &c[slot]) {
+        if let Some(n) = self.table(last).get(i).map(|c| c[slot]) {
             if n != UNCOUNTED {
                 return n;
             }
         }
         let text = self.layout.text(unit);
         let n = self.counter.count(&Self::as_written(&text, last));
-        let table = if last {
-            &mut self.last
-        } else {
-            &mut self.cache
-        };
-        if let Some(c) = table.get_mut(i) {
+        if let Some(c) = self.table(last).get_mut(i) {
             c[slot] = n;
         }
         n
+    }
+
+    /// The counts of items' units written within the document, or (`last`) as its last.
+    fn table(&mut self, last: bool) -> &mut Vec<[usize; 4]> {
+        if last {
+            &mut self.last
+        } else {
+            &mut self.cache
+        }
     }
 
     /// A unit's text as the document holds it: the last ends with one newline.
