@@ -27,9 +27,6 @@ const KEPT_FROM: u64 = 256;
 /// key starts with (theirs is the encoding, 1 or 2).
 const WORD_COUNT_TAG: u8 = 0x10;
 
-/// The least first byte of a key in the `counts` table that is not a token count's.
-const FIRST_TAG: u8 = WORD_COUNT_TAG;
-
 /// The key of a token's kept node count: the tag, the write version it was counted at and
 /// the token.
 fn word_count_key(version: i64, token: &str) -> Vec<u8> {
@@ -87,27 +84,28 @@ const TOKEN_COUNTS_PER_NODE: i64 = 8;
 /// all of it.
 const TOKEN_COUNTS_CHECKED_EVERY: i64 = 64;
 
-/// Keeps the cache of token counts bounded: every [`TOKEN_COUNTS_CHECKED_EVERY`]th write,
-/// when it holds more than [`TOKEN_COUNTS_PER_NODE`] counts a node (at least
-/// [`TOKEN_COUNTS_FLOOR`]), every token count is dropped. Texts of nodes long edited away
-/// would otherwise stay forever; a count dropped is only counted again. How many were
-/// dropped.
-pub(crate) fn bound_token_counts(
-    tx: &Connection,
-    writes: i64,
-    nodes: i64,
-) -> rusqlite::Result<usize> {
-    if writes % TOKEN_COUNTS_CHECKED_EVERY != 0 {
-        return Ok(0);
+/// Keeps the cache of token counts bounded: at the writes [`token_count_limit`] names,
+/// every token count is dropped when there are more than it allows. Texts of nodes long edited
+/// away would otherwise stay forever; a count dropped is only counted again.
+pub(crate) fn bound_token_counts(tx: &Connection, writes: i64, nodes: i64) -> rusqlite::Result<()> {
+    match token_count_limit(writes, nodes) {
+        Some(most) => drop_token_counts_over(tx, most).map(|_| ()),
+        None => Ok(()),
     }
-    let most = TOKEN_COUNTS_FLOOR.max(nodes.saturating_mul(TOKEN_COUNTS_PER_NODE));
-    drop_token_counts_over(tx, most)
+}
+
+/// How many token counts write number `writes` lets a project of `nodes` nodes keep:
+/// [`TOKEN_COUNTS_PER_NODE`] a node, at least [`TOKEN_COUNTS_FLOOR`], looked at only every
+/// [`TOKEN_COUNTS_CHECKED_EVERY`]th write (`None` at the others).
+fn token_count_limit(writes: i64, nodes: i64) -> Option<i64> {
+    (writes % TOKEN_COUNTS_CHECKED_EVERY == 0)
+        .then(|| TOKEN_COUNTS_FLOOR.max(nodes.saturating_mul(TOKEN_COUNTS_PER_NODE)))
 }
 
 /// Drops every token count when there are more than `most` (a token count's key starts with
 /// its encoding, 1 or 2; kept word counts and the node total have tags of their own).
 fn drop_token_counts_over(tx: &Connection, most: i64) -> rusqlite::Result<usize> {
-    let below_tags = [FIRST_TAG];
+    let below_tags = [WORD_COUNT_TAG];
     let kept: i64 = tx.query_row(
         "SELECT count(*) FROM counts WHERE key < ?1",
         [below_tags.as_slice()],
@@ -258,11 +256,7 @@ impl Index {
         }
         // Best effort, as token counts: a read-only index counts again next time. Within a
         // `reading`, once it ends (a late one lands under its own version, never read again).
-        if self.conn.is_autocommit() {
-            self.put(&kept.fresh);
-        } else {
-            self.counts_to_keep.borrow_mut().extend(kept.fresh);
-        }
+        self.put(&kept.fresh);
         let total = self.node_total().map_err(|e| self.fail(e))?;
         Ok((terms, total))
     }
@@ -486,11 +480,14 @@ impl Index {
             return Ok(n as u64);
         }
         // The vocabulary table is this connection's own (the temporary database), so a
-        // read-only snapshot of the index stays untouched.
-        self.conn.execute_batch(
-            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_terms
-                 USING fts5vocab(main, search, row);",
-        )?;
+        // read-only snapshot of the index stays untouched; made once per connection.
+        if !self.vocabulary.get() {
+            self.conn.execute_batch(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_terms
+                     USING fts5vocab(main, search, row);",
+            )?;
+            self.vocabulary.set(true);
+        }
         let docs: Option<i64> = self
             .conn
             .prepare_cached("SELECT doc FROM temp.search_terms WHERE term = ?1")?
@@ -988,8 +985,10 @@ mod tests {
             0
         );
         assert!(tokens() >= 50, "under the bound, nothing goes");
-        // Not a write that looks.
-        assert_eq!(super::bound_token_counts(&index.conn, 63, 1).unwrap(), 0);
+        // Only every 64th write looks, with room for 8 counts a node, 200,000 at least.
+        assert_eq!(super::token_count_limit(63, 1), None);
+        assert_eq!(super::token_count_limit(64, 1), Some(200_000));
+        assert_eq!(super::token_count_limit(128, 100_000), Some(800_000));
         let before = tokens() as usize;
         assert_eq!(
             super::drop_token_counts_over(&index.conn, 10).unwrap(),

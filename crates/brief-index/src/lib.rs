@@ -205,9 +205,11 @@ pub struct Index {
     /// context's store takes them from here instead of decoding them again. Emptied when
     /// each `reading` ends, so a long-lived holder keeps none.
     nodes_read: RefCell<HashMap<NodeIx, Node>>,
-    /// Word counts read within the current `reading`, kept once it ends: writing them during
-    /// it would hold the write lock for the rest of the request.
+    /// Word and token counts made within the current `reading`, kept once it ends: writing
+    /// them during it would hold the write lock for the rest of the request.
     counts_to_keep: RefCell<Vec<(Vec<u8>, usize)>>,
+    /// Whether this connection's vocabulary table (`temp.search_terms`) is made.
+    vocabulary: Cell<bool>,
     /// The vectors of one model key, read once (`Index::vectors`).
     vector_cache: RefCell<Option<(String, std::sync::Arc<brief_embed::Matrix>)>>,
     /// The `data_version` the caches above were read at: another process's commit empties
@@ -221,8 +223,6 @@ pub struct Index {
     /// Device and inode of the index file this connection opened (`None`: in memory or not
     /// built yet): tells whether `.brief/cache/index.db` is still that file.
     file: Option<(u64, u64)>,
-    /// Token counts were written inside a read transaction: sealed when it ends.
-    unsealed: Cell<bool>,
     /// Whether [`Index::term_parts`] can be asked: its SQL function is registered on this
     /// connection at the first word query (`None` until then), not at every open.
     parts: Cell<Option<bool>>,
@@ -752,13 +752,13 @@ impl Index {
             edge_cache: RefCell::new(HashMap::new()),
             nodes_read: RefCell::new(HashMap::new()),
             counts_to_keep: RefCell::new(Vec::new()),
+            vocabulary: Cell::new(false),
             vector_cache: RefCell::new(None),
             cache_version: Cell::new(None),
             created,
             unbuilt: None,
             publish: None,
             file: None,
-            unsealed: Cell::new(false),
             parts: Cell::new(None),
         }
     }
@@ -812,10 +812,6 @@ impl Index {
         if own {
             let kept = self.counts_to_keep.take();
             self.put(&kept);
-        }
-        if own && self.unsealed.take() {
-            self.checkpoint();
-            self.seal_written(Held::No);
         }
         result
     }

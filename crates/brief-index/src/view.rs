@@ -295,12 +295,15 @@ impl CountStore for Index {
         if entries.is_empty() {
             return;
         }
+        // Within a read, written once it ends: writing now would hold the write lock for the
+        // rest of the request.
+        if !self.conn.is_autocommit() {
+            self.counts_to_keep.borrow_mut().extend_from_slice(entries);
+            return;
+        }
         // Best effort: a read-only or busy database only costs a recount next time.
-        let own = self.conn.is_autocommit();
-        let _ = (|| -> Result<(), rusqlite::Error> {
-            if own {
-                self.conn.execute_batch("BEGIN")?;
-            }
+        let written = (|| -> Result<(), rusqlite::Error> {
+            self.conn.execute_batch("BEGIN")?;
             {
                 let mut stmt = self.conn.prepare_cached(
                     "INSERT OR REPLACE INTO counts(key, n, sum) VALUES (?1, ?2, ?3)",
@@ -310,21 +313,17 @@ impl CountStore for Index {
                     stmt.execute(params![key, n, count_sum(key, n)])?;
                 }
             }
-            if own {
-                self.conn.execute_batch("COMMIT")?;
+            self.conn.execute_batch("COMMIT")
+        })();
+        match written {
+            Ok(()) => {
                 self.checkpoint();
                 self.seal_written(Held::No);
-            } else {
-                // Committed with the read transaction around it, which seals then.
-                self.unsealed.set(true);
             }
-            Ok(())
-        })()
-        .map_err(|_| {
-            if own {
+            Err(_) => {
                 let _ = self.conn.execute_batch("ROLLBACK");
             }
-        });
+        }
     }
 }
 

@@ -63,8 +63,9 @@ pub(crate) fn stat(path: &Path) -> Option<Stamp> {
 }
 
 /// The stamps of many files, named relative to `root`, in the order given: stat'ed in path
-/// order (each folder opened once, see [`brief_root::stat_files`]) in chunks on rayon's pool.
-/// The same stamps as [`stat`] of each joined path.
+/// order (each folder opened once, see [`brief_root::stat_files`]), in chunks on rayon's pool
+/// when there is more than one chunk (a context's few files are stat'ed on this thread). The
+/// same stamps as [`stat`] of each joined path.
 pub(crate) fn stat_all(root: &Path, rels: &[&str]) -> Vec<Option<Stamp>> {
     use rayon::prelude::*;
     use std::ffi::OsStr;
