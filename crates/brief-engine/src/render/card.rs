@@ -14,10 +14,11 @@ use brief_model::{
 /// Links of one relation listed on a card before the rest is counted ("+N more").
 const LINKS_SHOWN: usize = 8;
 
-/// Reasons and links of one relation a meta line lists before the rest is counted: a meta
-/// line names a node the budget had no room for, and a hub's line listing every page that
-/// links to it and every page it links to would cost as much as a summary.
-const META_SHOWN: usize = 3;
+/// Reasons and links of one relation a meta line or a summary lists before the rest is
+/// counted: a meta line names a node the budget had no room for, and a hub's line listing
+/// every page that links to it and every page it links to would cost as much as a summary;
+/// a summary is the gist, and its room is better spent on the next node's.
+const BRIEF_SHOWN: usize = 3;
 
 /// One part of a card's body.
 #[derive(Debug, Clone, PartialEq)]
@@ -70,10 +71,11 @@ pub(crate) fn card(
         facts.push(("status".into(), status.clone()));
     }
     // Every level says why the node is here, meta lines too: a line without its reason
-    // is a line the reader cannot weigh.
+    // is a line the reader cannot weigh. A summary, like a meta line, names a few reasons
+    // and links and counts the rest: the full text lists them all.
     let most = match detail {
-        Detail::Meta => META_SHOWN,
-        _ => usize::MAX,
+        Detail::Meta | Detail::Summary => BRIEF_SHOWN,
+        Detail::Full => usize::MAX,
     };
     let why = why(graph, reasons, most);
     if !why.is_empty() {
@@ -232,8 +234,15 @@ fn artifact_card(
                 facts.push((key.into(), list.join(", ")));
             }
         }
+        // A summary says what the artifact is about; its other frontmatter (a site's
+        // `nav_order`, `permalink`, a record's `consulted`) comes with the full text, as a
+        // Spec Graph node's other fields do — unless a lens names the fields it wants.
         for (key, value) in &fields.extra {
-            if shown.is_none_or(|keep| keep.iter().any(|k| k.eq_ignore_ascii_case(key))) {
+            let wanted = match shown {
+                Some(keep) => keep.iter().any(|k| k.eq_ignore_ascii_case(key)),
+                None => detail == Detail::Full,
+            };
+            if wanted {
                 facts.push((key.clone(), value.clone()));
             }
         }
@@ -668,13 +677,48 @@ mod tests {
                 "applies to every target; links to PAGE-0; links to PAGE-1; +3 more"
             );
         }
-        // A card with text names every reason, and links up to its own limit.
+        // A summary is the gist: it counts as a meta line does. The full text names every
+        // reason, and links up to its own limit.
         let summary = card(&graph, hub, Detail::Summary, &reasons, None);
-        assert!(fact(&summary, "why").ends_with("links to PAGE-4"));
+        assert_eq!(fact(&summary, "why"), fact(&meta, "why"));
+        assert_eq!(fact(&summary, "links"), fact(&meta, "links"));
+        let full = card(&graph, hub, Detail::Full, &reasons, None);
+        assert!(fact(&full, "why").ends_with("links to PAGE-4"));
         assert_eq!(
-            fact(&summary, "links"),
+            fact(&full, "links"),
             "links PAGE-0, PAGE-1, PAGE-2, PAGE-3, PAGE-4, PAGE-5"
         );
+    }
+
+    #[test]
+    fn other_frontmatter_comes_with_the_full_text_unless_a_lens_names_it() {
+        let mut page = node("docs/page.md", Kind::Other("doc".into()), &[]);
+        page.content = Content::Artifact(ArtifactFields {
+            description: Some("What the page is for".into()),
+            extra: vec![
+                ("nav_order".into(), "4".into()),
+                ("owner".into(), "payments".into()),
+            ],
+            body: "The first section.".into(),
+            ..ArtifactFields::default()
+        });
+        let (graph, _) = brief_model::Graph::build(vec![page]);
+        let ix = graph.lookup("docs/page.md").unwrap();
+        let keys = |detail: Detail, fields: Option<&[String]>| -> Vec<String> {
+            card(&graph, ix, detail, &[], fields)
+                .facts
+                .into_iter()
+                .map(|(k, _)| k)
+                .collect()
+        };
+        assert_eq!(keys(Detail::Summary, None), ["description"]);
+        assert_eq!(
+            keys(Detail::Full, None),
+            ["description", "nav_order", "owner"]
+        );
+        let lens = ["Owner".to_string()];
+        assert_eq!(keys(Detail::Summary, Some(&lens)), ["description", "owner"]);
+        assert_eq!(keys(Detail::Full, Some(&lens)), ["description", "owner"]);
     }
 
     #[test]
