@@ -41,8 +41,9 @@ pub struct Layout {
     pub agent_files: Vec<String>,
     /// Files another source reads (Spec Kit's), root-relative, sorted: never listed here.
     pub claimed: Vec<String>,
-    /// ADR numbers two files of one folder share (`0009-a.md`, `0009-b.md`): those records
-    /// keep their paths as ids, since the number names neither alone.
+    /// ADR numbers two files of one ADR folder share (`0009-a.md`, `0009-b.md`, in it or in
+    /// folders beneath it): those records keep their paths as ids, since the number names
+    /// neither alone.
     pub shared_numbers: std::collections::BTreeSet<(String, u32)>,
     /// The file endings of the project's pages in other formats than Markdown (`.adoc`),
     /// lower-case: set by whoever knows the project's sources (`catalogue::kb_layout`).
@@ -108,17 +109,29 @@ impl Layout {
         !self.adr_dirs.is_empty() || self.vault || !self.agent_files.is_empty()
     }
 
-    /// Whether `rel` is an ADR: directly in an ADR folder, named `<number>-….md`, and not a
-    /// template.
+    /// Whether `rel` is an ADR: in an ADR folder or a folder beneath it, named
+    /// `<number>-….md`, and not a template.
     pub fn is_adr(&self, rel: &str) -> bool {
         let (dir, name) = rel.rsplit_once('/').unwrap_or(("", rel));
-        self.adr_dirs.iter().any(|d| d == dir)
+        self.adr_home(dir).is_some()
             && name.len() > 3
             && name.as_bytes()[0].is_ascii_digit()
             && name
                 .trim_start_matches(|c: char| c.is_ascii_digit())
                 .starts_with('-')
             && self.is_page(name)
+    }
+
+    /// The ADR folder `dir` is or lies in: records are kept directly in it or in folders
+    /// of their own beneath it (`decisions/records/`, one folder per area).
+    fn adr_home(&self, dir: &str) -> Option<&str> {
+        self.adr_dirs
+            .iter()
+            .find(|home| {
+                dir.strip_prefix(home.as_str())
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+            })
+            .map(String::as_str)
     }
 
     /// Whether a file name (any case) is a Markdown page or a page of another format the
@@ -189,7 +202,9 @@ fn adr_number(layout: &Layout, rel: &str) -> Option<(String, u32)> {
     if digits.len() > 4 {
         return None;
     }
-    Some((dir.to_string(), digits.parse().unwrap_or(0)))
+    // Numbered per ADR folder: two areas' `0001-…` share a number.
+    let home = layout.adr_home(dir).unwrap_or(dir);
+    Some((home.to_string(), digits.parse().unwrap_or(0)))
 }
 
 /// The Markdown files of the knowledge base, sorted, with every folder walked (stamped
@@ -559,4 +574,37 @@ fn nearest<'p>(paths: &[&'p String], from: &str) -> Option<&'p str> {
 
 fn strip_md<'n>(layout: &Layout, name: &'n str) -> &'n str {
     layout.page_stem(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_in_folders_beneath_an_adr_folder_are_adrs_numbered_per_folder() {
+        let layout = Layout {
+            adr_dirs: vec!["docs/architecture-decisions".into()],
+            ..Layout::default()
+        };
+        let files = [
+            "docs/architecture-decisions/index.md",
+            "docs/architecture-decisions/records/003-role-based-access.md",
+            "docs/architecture-decisions/records/010-use-pytest.md",
+            "docs/architecture-decisions/web/0001-react.md",
+            "docs/architecture-decisions/api/0001-rest.md",
+            "docs/architecture-decisions-old/0002-old.md",
+        ];
+        let catalog = Catalog::new(layout, files.iter().map(|f| f.to_string()));
+        let id = |rel: &str| catalog.id_of_path(rel).unwrap_or_default().to_string();
+        assert_eq!(id(files[1]), "ADR-0003");
+        assert_eq!(id(files[2]), "ADR-0010");
+        // Two areas' first records share a number: the number names neither alone.
+        assert_eq!(id(files[3]), files[3]);
+        assert_eq!(id(files[4]), files[4]);
+        assert!(catalog.layout.is_adr(files[3]));
+        // Not a record: no number; a folder whose name only begins like the ADR folder's.
+        assert!(!catalog.layout.is_adr(files[0]));
+        assert!(!catalog.layout.is_adr(files[5]));
+        assert_eq!(id(files[5]), files[5]);
+    }
 }
