@@ -142,10 +142,12 @@ pub(crate) fn rank(
             .then_with(|| match a.class {
                 // "The rest by distance": far nodes differ most by how far they are.
                 Class::Distant => a.distance.cmp(&b.distance),
-                // Related material: what links to a start node, then by how well its words
-                // match.
+                // Related material: what links to a start node, then what governs the work
+                // among the nodes the words reach (a decision, policy or norm before a page
+                // about the same thing), then by how well its words match.
                 Class::Related => is_backlink(b)
                     .cmp(&is_backlink(a))
+                    .then(governs_by_words(b).cmp(&governs_by_words(a)))
                     .then(b.score.relevance.total_cmp(&a.score.relevance)),
                 _ => std::cmp::Ordering::Equal,
             })
@@ -157,12 +159,15 @@ pub(crate) fn rank(
     ranked
 }
 
+/// The kind weight of decisions, policies and norms: what governs the work.
+const NORMATIVE: u8 = 5;
+
 /// How much a node of this kind matters within its class, 1–5: normative kinds first, then
 /// what the work is about, then contracts and concepts, then derived material, then
 /// grouping and groundwork. The table is in `docs/ranking.md`.
 pub(crate) fn kind_weight(kind: &Kind) -> u8 {
     match kind {
-        Kind::Decision | Kind::Policy | Kind::Norm => 5,
+        Kind::Decision | Kind::Policy | Kind::Norm => NORMATIVE,
         Kind::Behavior | Kind::Spec | Kind::Task => 4,
         Kind::Domain
         | Kind::ApiContract
@@ -172,6 +177,16 @@ pub(crate) fn kind_weight(kind: &Kind) -> u8 {
         Kind::DesignToken | Kind::Pipeline | Kind::Identity | Kind::Section | Kind::Other(_) => 2,
         Kind::Feature | Kind::Layer | Kind::Foundation | Kind::Artifact => 1,
     }
+}
+
+/// Whether the words reach a node of a normative kind (decision, policy, norm): among
+/// related material, what governs the work the task names.
+fn governs_by_words(ranked: &Ranked) -> bool {
+    ranked.weight == NORMATIVE
+        && ranked
+            .reasons
+            .iter()
+            .any(|r| matches!(r, Reason::Words { .. }))
 }
 
 fn is_backlink(ranked: &Ranked) -> bool {
@@ -393,7 +408,9 @@ fn round4(x: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::traverse::{traverse, traverse_tana, Depth, TraverseOptions};
+    use crate::traverse::{
+        traverse, traverse_tana, Depth, Direction, Reached, Reason, Selection, TraverseOptions,
+    };
     use brief_model::testing::node;
     use brief_model::{ArtifactFields, Graph, Location, TanaField, TanaFields};
 
@@ -544,6 +561,59 @@ mod tests {
                 ("SPEC-2", Class::Distant),
             ])
         );
+    }
+
+    #[test]
+    fn related_material_puts_what_governs_among_the_word_hits_first() {
+        let (graph, _) = Graph::build(vec![
+            node("START", Kind::Other("note".into()), &[]),
+            node("PAGE", Kind::Other("note".into()), &[("links", "START")]),
+            node("GUIDE", Kind::Other("note".into()), &[]),
+            node("DEC-WORDS", Kind::Decision, &[]),
+            node("DEC-LOG", Kind::Decision, &[]),
+        ]);
+        let ix = |id: &str| graph.lookup(id).unwrap();
+        let reached = |id: &str, reason: Reason| Reached {
+            node: ix(id),
+            distance: 1,
+            reasons: vec![reason],
+        };
+        let mut selection = Selection {
+            target: ix("START"),
+            reached: vec![
+                Reached {
+                    node: ix("START"),
+                    distance: 0,
+                    reasons: vec![Reason::Target],
+                },
+                reached(
+                    "PAGE",
+                    Reason::Edge {
+                        relation: Relation::Link("links".into()),
+                        direction: Direction::Backlink,
+                        from: ix("START"),
+                        via: Vec::new(),
+                    },
+                ),
+                reached("GUIDE", Reason::Words { share: 9_000 }),
+                reached("DEC-WORDS", Reason::Words { share: 3_000 }),
+                reached("DEC-LOG", Reason::Log { of: 2 }),
+            ],
+            dangling: Vec::new(),
+            truncated: Vec::new(),
+        };
+        selection.reached.sort_by_key(|r| r.node);
+        let inputs = RankInputs {
+            relevance: [(ix("GUIDE"), 0.9), (ix("DEC-WORDS"), 0.3)].into(),
+            boost: Vec::new(),
+        };
+        let ids: Vec<String> = rank(&graph, selection, &inputs)
+            .iter()
+            .map(|r| graph.node(r.node).id.clone())
+            .collect();
+        // The backlink first; then the decision the words reach before the better-matching
+        // page; a decision only the log brings comes after every word hit.
+        assert_eq!(ids, ["START", "PAGE", "DEC-WORDS", "GUIDE", "DEC-LOG"]);
     }
 
     #[test]
