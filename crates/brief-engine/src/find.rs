@@ -404,17 +404,17 @@ pub(crate) fn choose(
     let mut seeds: Vec<(NodeIx, f64)> = Vec::new();
     let mut taken: BTreeSet<NodeIx> = BTreeSet::new();
     let mut pages: Vec<Option<NodeIx>> = Vec::new();
-    for hit in &qualifying {
+    for whole in &qualifying {
         if seeds.len() >= cap.max(1) {
             break;
         }
-        // A whole whose part also qualifies gives way to the part, which brings it along
-        // as its namespace.
-        let has_part = parents.values().any(|p| p.contains(&hit.node));
+        // A whole whose part also qualifies gives way to the part, in the whole's place
+        // (however far down the part scored): the part brings it along as its namespace.
+        let hit = best_part(whole, &qualifying, &parents);
         let overlaps = parents
             .get(&hit.node)
             .is_some_and(|p| p.iter().any(|a| taken.contains(a)));
-        if has_part || overlaps {
+        if taken.contains(&hit.node) || overlaps {
             continue;
         }
         // A retired record (superseded, rejected, …) may start a context its words name,
@@ -459,6 +459,27 @@ pub(crate) fn choose(
         related,
         confidence,
     })
+}
+
+/// The hit that stands for `whole` among the seeds: its best-scoring qualifying part, that
+/// part's best part, and so on down; `whole` itself when no part of it qualifies.
+fn best_part<'h>(
+    whole: &'h Scored,
+    qualifying: &[&'h Scored],
+    parents: &BTreeMap<NodeIx, Vec<NodeIx>>,
+) -> &'h Scored {
+    let mut current = whole;
+    let mut seen = BTreeSet::from([whole.node]);
+    while let Some(part) = qualifying.iter().find(|h| {
+        !seen.contains(&h.node)
+            && parents
+                .get(&h.node)
+                .is_some_and(|p| p.contains(&current.node))
+    }) {
+        seen.insert(part.node);
+        current = part;
+    }
+    current
 }
 
 /// Superseded, deprecated, rejected, withdrawn or obsolete (a proposal is not retired: it is
@@ -657,6 +678,43 @@ mod tests {
             hit(ix("ADR-2"), "ADR-2", 0.5),
         ];
         assert_eq!(seeds(&alone), ["ADR-1"]);
+    }
+
+    #[test]
+    fn a_whole_gives_way_to_its_part_in_its_own_place() {
+        use brief_model::testing::node;
+        use brief_model::{Graph, Kind};
+        let (graph, _) = Graph::build(vec![
+            node(
+                "page.md",
+                Kind::Other("note".into()),
+                &[("contains", "page.md#part")],
+            ),
+            node("page.md#part", Kind::Section, &[]),
+            node("a.md", Kind::Other("note".into()), &[]),
+            node("b.md", Kind::Other("note".into()), &[]),
+            node("c.md", Kind::Other("note".into()), &[]),
+        ]);
+        let ix = |id: &str| graph.lookup(id).unwrap();
+        let hits = [
+            hit(ix("page.md"), "page.md", 1.0),
+            hit(ix("a.md"), "a.md", 0.9),
+            hit(ix("b.md"), "b.md", 0.85),
+            hit(ix("c.md"), "c.md", 0.8),
+            hit(ix("page.md#part"), "page.md#part", 0.67),
+        ];
+        let found = choose(&graph, &hits, Confidence::Strong, 3).unwrap();
+        let seeds: Vec<(&str, f64)> = found
+            .seeds
+            .iter()
+            .map(|(n, s)| (graph.node(*n).id.as_str(), *s))
+            .collect();
+        // The best hit's page starts the context through its part, however far down the
+        // list the part scored; the part keeps its own share.
+        assert_eq!(
+            seeds,
+            [("page.md#part", 0.67), ("a.md", 0.9), ("b.md", 0.85)]
+        );
     }
 
     #[test]
