@@ -404,9 +404,22 @@ pub(crate) fn choose(
     let mut seeds: Vec<(NodeIx, f64)> = Vec::new();
     let mut taken: BTreeSet<NodeIx> = BTreeSet::new();
     let mut pages: Vec<Option<NodeIx>> = Vec::new();
+    let scoped = graph.scoped()?;
+    let everywhere: BTreeSet<NodeIx> = scoped
+        .iter()
+        .filter(|(_, applies)| *applies == Applies::Always)
+        .map(|(node, _)| *node)
+        .collect();
     for whole in &qualifying {
         if seeds.len() >= cap.max(1) {
             break;
+        }
+        // A rule that applies to every target is in every context already, as a hard
+        // constraint with the sections of it the words match: as a start it would take the
+        // place of what the task is about. It starts a context only when nothing else does.
+        let page = page_of(graph, whole.node)?.unwrap_or(whole.node);
+        if everywhere.contains(&page) {
+            continue;
         }
         // A whole whose part also qualifies gives way to the part, in the whole's place
         // (however far down the part scored): the part brings it along as its namespace.
@@ -445,7 +458,7 @@ pub(crate) fn choose(
     if seeds.len() > 1 && is_retired(graph, seeds[0].0)? {
         seeds.remove(0);
     }
-    let rules = rules_among(graph, hits, &taken, share)?;
+    let rules = rules_among(&scoped, hits, &taken, share);
     taken.extend(rules.iter().map(|(node, _)| *node));
     let related = hits
         .iter()
@@ -495,27 +508,25 @@ fn is_retired(graph: &dyn GraphView, node: NodeIx) -> Result<bool, StoreError> {
 /// of the best, best first, at most [`RULE_MAX`]. Rules that apply everywhere are in every
 /// context already; linked ones are ordinary documents.
 fn rules_among(
-    graph: &dyn GraphView,
+    scoped: &[(NodeIx, Applies)],
     hits: &[Scored],
     taken: &BTreeSet<NodeIx>,
     share: impl Fn(&Scored) -> f64,
-) -> Result<Vec<(NodeIx, f64)>, StoreError> {
-    let scoped: BTreeSet<NodeIx> = graph
-        .scoped()?
-        .into_iter()
-        .filter(|(_, applies)| matches!(applies, Applies::Files(_)))
-        .map(|(node, _)| node)
-        .collect();
-    if scoped.is_empty() {
-        return Ok(Vec::new());
-    }
-    Ok(hits
+) -> Vec<(NodeIx, f64)> {
+    let covering: BTreeSet<NodeIx> = scoped
         .iter()
-        .filter(|h| scoped.contains(&h.node) && !taken.contains(&h.node))
+        .filter(|(_, applies)| matches!(applies, Applies::Files(_)))
+        .map(|(node, _)| *node)
+        .collect();
+    if covering.is_empty() {
+        return Vec::new();
+    }
+    hits.iter()
+        .filter(|h| covering.contains(&h.node) && !taken.contains(&h.node))
         .filter(|h| share(h) >= RULE_MARGIN)
         .take(RULE_MAX)
         .map(|h| (h.node, share(h)))
-        .collect())
+        .collect()
 }
 
 /// The outermost `contains` ancestor of a section (its page), `None` for a node that is no
@@ -715,6 +726,44 @@ mod tests {
             seeds,
             [("page.md#part", 0.67), ("a.md", 0.9), ("b.md", 0.85)]
         );
+    }
+
+    #[test]
+    fn a_rule_that_applies_everywhere_starts_only_when_nothing_else_does() {
+        use brief_model::testing::node;
+        use brief_model::{ArtifactFields, Content, Graph, Kind};
+        let mut agents = node(
+            "AGENTS.md",
+            Kind::Norm,
+            &[("contains", "AGENTS.md#workflow")],
+        );
+        agents.content = Content::Artifact(ArtifactFields {
+            applies: Applies::Always,
+            ..ArtifactFields::default()
+        });
+        let (graph, _) = Graph::build(vec![
+            agents,
+            node("AGENTS.md#workflow", Kind::Section, &[]),
+            node("docs/versions.md", Kind::Other("note".into()), &[]),
+        ]);
+        let ix = |id: &str| graph.lookup(id).unwrap();
+        let seeds = |hits: &[Scored]| -> Vec<String> {
+            let found = choose(&graph, hits, Confidence::Strong, 3).unwrap();
+            found
+                .seeds
+                .iter()
+                .map(|(n, _)| graph.node(*n).id.clone())
+                .collect()
+        };
+        // The rule and a section of it match best; the page the task is about starts.
+        let hits = [
+            hit(ix("AGENTS.md#workflow"), "AGENTS.md#workflow", 1.0),
+            hit(ix("AGENTS.md"), "AGENTS.md", 0.9),
+            hit(ix("docs/versions.md"), "docs/versions.md", 0.7),
+        ];
+        assert_eq!(seeds(&hits), ["docs/versions.md"]);
+        // Only the rule matches: it starts.
+        assert_eq!(seeds(&hits[..2]), ["AGENTS.md#workflow"]);
     }
 
     #[test]
