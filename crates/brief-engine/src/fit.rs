@@ -260,8 +260,19 @@ pub(crate) fn fit(
     // When everything fits at the requested detail, that is the end of any walk (and no
     // other level needs rendering). A larger budget fits it too, so this keeps the fit
     // monotone.
+    // The most each item shows: a retired node other than the target only its line (which
+    // says it is retired and names its successor), as old guidance would mislead.
+    let most: Vec<Detail> = (0..items)
+        .map(|i| {
+            if ranked[i].retired && i != target {
+                Detail::Meta
+            } else {
+                requested
+            }
+        })
+        .collect();
     let whole = Plan {
-        details: vec![Some(requested); items],
+        details: most.iter().copied().map(Some).collect(),
         listed: 0,
         cut: None,
     };
@@ -293,6 +304,7 @@ pub(crate) fn fit(
         })
         .collect();
     let mut steps = fill_order(&classes, &identity, target, requested, spread, &long);
+    steps.retain(|step| step.level <= most[step.item]);
     // Related material left out is counted, not named, while the walk goes on: the names go
     // to what the links selected (the fill names more when room is left).
     let related: Vec<bool> = classes.iter().map(|c| *c == Class::Related).collect();

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use crate::traverse::{Direction, Reached, Reason, Selection};
 use brief_model::epoch_days;
-use brief_model::{Content, Kind, Node, NodeIx, NodeStore, Origin, Relation};
+use brief_model::{Content, Kind, Lifecycle, Node, NodeIx, NodeStore, Origin, Relation};
 
 /// The weights of the score components; they sum to 1.
 const W_DISTANCE: f64 = 0.5;
@@ -89,6 +89,9 @@ pub(crate) struct Ranked {
     pub weight: u8,
     /// Its score, the tie-breaker within a class and weight.
     pub score: Score,
+    /// No longer in force (superseded, deprecated, rejected, withdrawn, obsolete): unless it
+    /// is the target, shown by its line alone, which says so and names its successor.
+    pub retired: bool,
 }
 
 /// What ranking knows besides the graph: query relevance per node (0–1, from BM25 when the
@@ -130,6 +133,7 @@ pub(crate) fn rank(
                 boosted,
                 weight: kind_weight(&node.kind),
                 score,
+                retired: matches!(node.lifecycle(), Lifecycle::NotCurrent(_)),
             }
         })
         .collect();

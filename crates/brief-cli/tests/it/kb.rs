@@ -105,6 +105,43 @@ fn a_superseded_adrs_context_says_so() {
 }
 
 #[test]
+fn a_retired_record_a_context_reaches_is_shown_by_its_line_alone() {
+    let dir = copy_fixture(&format!("{KB}/adr-tools/repo"));
+    // A new record that links to the superseded ADR-0006 as background.
+    std::fs::write(
+        dir.path()
+            .join("doc/adr/0011-expire-label-objects-after-a-year.md"),
+        "# 11. Expire label objects after a year\n\nDate: 2026-05-02\n\n## Status\n\n\
+         Accepted\n\n## Context\n\nLabels once lived in the database \
+         ([ADR 6](0006-store-labels-as-postgresql-large-objects.md)).\n\n\
+         ## Decision\n\nObject storage expires label objects after 365 days.\n",
+    )
+    .unwrap();
+    let root = dir.path().to_str().unwrap();
+    // At every budget, the whole context's too, the old record is a line that says it is
+    // superseded, never its old reasoning; as the target it keeps its text.
+    for budget in ["1500", "3000", "100000"] {
+        let v = audit(root, "ADR-0011", budget);
+        let old = v["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["id"] == "ADR-0006")
+            .unwrap_or_else(|| panic!("{budget}: ADR-0006 is named: {v}"));
+        assert_eq!(old["detail"], "meta", "{budget}: {old}");
+        let document = brief(&["context", "ADR-0011", "--root", root, "--budget", budget]);
+        let line = document
+            .lines()
+            .find(|l| l.starts_with("- **ADR-0006**"))
+            .unwrap_or_else(|| panic!("{budget}: {document}"));
+        assert!(line.contains("status: superseded"), "{line}");
+    }
+    let v = audit(root, "ADR-0006", "100000");
+    assert_eq!(v["nodes"][0]["id"], "ADR-0006");
+    assert_eq!(v["nodes"][0]["detail"], "full");
+}
+
+#[test]
 fn a_topic_in_the_mixed_project_draws_on_every_source() {
     let dir = copy_fixture(&format!("{KB}/mixed/repo"));
     let root = dir.path().to_str().unwrap();

@@ -992,11 +992,21 @@ fn claimed(out: &ContextOutput, case: &Case, budget: usize) -> Result<Claimed, T
                 "JSON omitted list vs ContextOutput.omitted"
             );
             let requested = detail_rank(case.detail.name());
+            // A retired node other than the target shows its line at most: at meta it is at
+            // its most, not degraded.
+            let target = value["target"].as_str().unwrap_or_default();
+            let most = |n: &Value| {
+                if n["retired"].is_string() && n["id"] != target {
+                    detail_rank("meta").min(requested)
+                } else {
+                    requested
+                }
+            };
             let degraded = value["nodes"]
                 .as_array()
                 .into_iter()
                 .flatten()
-                .any(|n| detail_rank(n["detail"].as_str().unwrap_or("?")) < requested);
+                .any(|n| detail_rank(n["detail"].as_str().unwrap_or("?")) < most(n));
             Ok(Claimed {
                 document,
                 used,
