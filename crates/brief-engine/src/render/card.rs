@@ -2,6 +2,8 @@
 //! or as compact text. Deciding *what* to show lives here once; the two writers only decide
 //! *how*.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::body;
@@ -352,19 +354,28 @@ fn is_own_section(node: &Node, link: &brief_model::Link) -> bool {
 /// `depends_on DEC-A, DEC-B; implements DOM-1` over the node's links as written.
 fn links_line(node: &Node, most: usize) -> Option<String> {
     // Linear in the links: a node may list a hundred thousand (hashed, not searched).
-    let mut groups: Vec<(&str, Vec<&str>)> = Vec::new();
+    let mut groups: Vec<(&str, Vec<Cow<'_, str>>)> = Vec::new();
     let mut group_of: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    let mut seen: std::collections::HashSet<(&str, &str)> = std::collections::HashSet::new();
+    let mut seen: std::collections::HashSet<(&str, Cow<'_, str>)> =
+        std::collections::HashSet::new();
     for link in &node.links {
-        let name = link.relation.name();
-        if !seen.insert((name, link.target.as_str())) || is_own_section(node, link) {
+        if is_own_section(node, link) {
+            continue;
+        }
+        // A link to a heading of a page (`links#Heading`) is one of the node's links, not a
+        // relation of its own: it is listed with them, the heading after the page.
+        let (name, target) = match link.relation.name().split_once('#') {
+            Some((base, heading)) => (base, Cow::Owned(format!("{}#{heading}", link.target))),
+            None => (link.relation.name(), Cow::Borrowed(link.target.as_str())),
+        };
+        if !seen.insert((name, target.clone())) {
             continue;
         }
         match group_of.get(name) {
-            Some(&g) => groups[g].1.push(&link.target),
+            Some(&g) => groups[g].1.push(target),
             None => {
                 group_of.insert(name, groups.len());
-                groups.push((name, vec![&link.target]));
+                groups.push((name, vec![target]));
             }
         }
     }
@@ -628,6 +639,29 @@ mod tests {
         assert_eq!(
             links_line(&section, LINKS_SHOWN).as_deref(),
             Some("contains docs/other.md#users; links docs/admin.md#groups")
+        );
+    }
+
+    #[test]
+    fn links_to_headings_are_listed_with_the_other_links() {
+        let note = node(
+            "Note.md",
+            Kind::Other("note".into()),
+            &[
+                ("links", "A.md"),
+                ("links#Set up", "B.md"),
+                ("links#Use", "B.md"),
+                ("embeds#^block", "C.md"),
+                ("links", "D.md"),
+            ],
+        );
+        assert_eq!(
+            links_line(&note, LINKS_SHOWN).as_deref(),
+            Some("links A.md, B.md#Set up, B.md#Use, D.md; embeds C.md#^block")
+        );
+        assert_eq!(
+            links_line(&note, BRIEF_SHOWN).as_deref(),
+            Some("links A.md, B.md#Set up, B.md#Use (+1 more); embeds C.md#^block")
         );
     }
 
