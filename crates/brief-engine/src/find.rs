@@ -602,6 +602,16 @@ mod tests {
         }
     }
 
+    /// The ids of the seeds `choose` takes from `hits`, at most `cap`.
+    fn seed_ids(graph: &brief_model::Graph, hits: &[Scored], cap: usize) -> Vec<String> {
+        let found = choose(graph, hits, Confidence::Strong, cap).unwrap();
+        found
+            .seeds
+            .iter()
+            .map(|(n, _)| graph.node(*n).id.clone())
+            .collect()
+    }
+
     fn order(fused: &[Scored]) -> Vec<(&str, f64)> {
         fused.iter().map(|h| (h.id.as_str(), h.score)).collect()
     }
@@ -660,14 +670,7 @@ mod tests {
             with_status("ADR-4", "Rejected"),
         ]);
         let ix = |id: &str| graph.lookup(id).unwrap();
-        let seeds = |hits: &[Scored]| -> Vec<String> {
-            let found = choose(&graph, hits, Confidence::Strong, 4).unwrap();
-            found
-                .seeds
-                .iter()
-                .map(|(n, _)| graph.node(*n).id.clone())
-                .collect()
-        };
+        let seeds = |hits: &[Scored]| seed_ids(&graph, hits, 4);
         // Beside a current start, the superseded and the rejected record are left out; the
         // proposal, still open, is a seed.
         let after_current = [
@@ -747,14 +750,7 @@ mod tests {
             node("docs/versions.md", Kind::Other("note".into()), &[]),
         ]);
         let ix = |id: &str| graph.lookup(id).unwrap();
-        let seeds = |hits: &[Scored]| -> Vec<String> {
-            let found = choose(&graph, hits, Confidence::Strong, 3).unwrap();
-            found
-                .seeds
-                .iter()
-                .map(|(n, _)| graph.node(*n).id.clone())
-                .collect()
-        };
+        let seeds = |hits: &[Scored]| seed_ids(&graph, hits, 3);
         // The rule and a section of it match best; the page the task is about starts.
         let hits = [
             hit(ix("AGENTS.md#workflow"), "AGENTS.md#workflow", 1.0),
