@@ -716,8 +716,8 @@ impl Engine {
     }
 
     /// The rules a target in words names by their folder ([`named_rules`]) join the start
-    /// as hard constraints, each with the first start's share as its relevance, and leave its
-    /// related material.
+    /// as hard constraints, each as relevant as the best hit, and leave its related
+    /// material.
     fn name_rules(&self, target: &str, start: &mut Start) -> Result<(), EngineError> {
         let taken: BTreeSet<NodeIx> = start
             .seeds
@@ -729,12 +729,11 @@ impl Engine {
         start
             .related
             .retain(|(node, _)| !named.iter().any(|rule| rule.node == *node));
-        // A rule the task names is as relevant to it as the start: among the hard
-        // constraints it comes before a rule that merely shares a word or two with the task.
-        let share = start.shares.first().copied().unwrap_or(1.0);
+        // A rule the task names is as relevant to it as the best hit (the start may be a
+        // part of it, with a lower share): among the hard constraints it comes before a rule
+        // that merely shares a word or two with the task.
         for rule in &named {
-            let relevance = start.relevance.entry(rule.node).or_insert(0.0);
-            *relevance = relevance.max(share);
+            start.relevance.insert(rule.node, 1.0);
         }
         start.named = named;
         Ok(())

@@ -10,7 +10,7 @@ use crate::resolve::{
     Scored, Script, Verdict, Weakness,
 };
 use brief_index::{Holders, Index, Term, TermHit, TermParts};
-use brief_model::{Applies, GraphView, IxMap, Kind, Lifecycle, NodeIx, Relation, StoreError};
+use brief_model::{Applies, GraphView, IxMap, Kind, NodeIx, Relation, StoreError};
 
 /// Most nodes read per query word (best first): a word held by more is common, and its
 /// weight small, so nodes past this many gain little from it.
@@ -388,9 +388,11 @@ pub(crate) fn blend(hits: Vec<Scored>, similar: Vec<Meaning>, weight: f64) -> Ve
 }
 
 /// Chooses the seeds and the related hits of a match: every hit within [`SEED_MARGIN`] of
-/// the best, up to `cap`, a part preferred to its whole (a section to its page, a behavior
-/// to its feature) when both qualify; up to [`RULE_MAX`] rules covering part of the tree
-/// within [`RULE_MARGIN`], as hard constraints; then the next hits above [`RELATED_FLOOR`].
+/// the best, up to `cap`, a part in its whole's place (a section for its page, a behavior for
+/// its feature) when both qualify, no rule that applies to every target while another hit
+/// qualifies, no retired record beside a current one; up to [`RULE_MAX`] rules covering part
+/// of the tree within [`RULE_MARGIN`], as hard constraints; then the next hits above
+/// [`RELATED_FLOOR`].
 pub(crate) fn choose(
     graph: &dyn GraphView,
     hits: &[Scored],
@@ -405,11 +407,7 @@ pub(crate) fn choose(
     let mut taken: BTreeSet<NodeIx> = BTreeSet::new();
     let mut pages: Vec<Option<NodeIx>> = Vec::new();
     let scoped = graph.scoped()?;
-    let everywhere: BTreeSet<NodeIx> = scoped
-        .iter()
-        .filter(|(_, applies)| *applies == Applies::Always)
-        .map(|(node, _)| *node)
-        .collect();
+    let everywhere = in_every_context(graph, &scoped)?;
     for whole in &qualifying {
         if seeds.len() >= cap.max(1) {
             break;
@@ -417,8 +415,9 @@ pub(crate) fn choose(
         // A rule that applies to every target is in every context already, as a hard
         // constraint with the sections of it the words match: as a start it would take the
         // place of what the task is about. It starts a context only when nothing else does.
-        let page = page_of(graph, whole.node)?.unwrap_or(whole.node);
-        if everywhere.contains(&page) {
+        if !everywhere.is_empty()
+            && everywhere.contains(&page_of(graph, whole.node)?.unwrap_or(whole.node))
+        {
             continue;
         }
         // A whole whose part also qualifies gives way to the part, in the whole's place
@@ -447,9 +446,10 @@ pub(crate) fn choose(
         seeds.push((hit.node, share(hit)));
     }
     if seeds.is_empty() {
-        if let Some(first) = hits.first() {
-            seeds.push((first.node, 1.0));
-            taken.insert(first.node);
+        if let Some(first) = qualifying.first() {
+            let hit = best_part(first, &qualifying, &parents);
+            seeds.push((hit.node, share(hit)));
+            taken.insert(hit.node);
         }
     }
     // A retired record never starts a context when a current one matches nearly as well:
@@ -472,6 +472,21 @@ pub(crate) fn choose(
         related,
         confidence,
     })
+}
+
+/// The current rules that apply to every target (a root agent file, `alwaysApply`): the hard
+/// constraints of every context.
+fn in_every_context(
+    graph: &dyn GraphView,
+    scoped: &[(NodeIx, Applies)],
+) -> Result<BTreeSet<NodeIx>, StoreError> {
+    let mut rules = BTreeSet::new();
+    for (node, applies) in scoped {
+        if *applies == Applies::Always && graph.lifecycle_of(*node)?.is_current() {
+            rules.insert(*node);
+        }
+    }
+    Ok(rules)
 }
 
 /// The hit that stands for `whole` among the seeds: its best-scoring qualifying part, that
@@ -498,10 +513,7 @@ fn best_part<'h>(
 /// Superseded, deprecated, rejected, withdrawn or obsolete (a proposal is not retired: it is
 /// still open).
 fn is_retired(graph: &dyn GraphView, node: NodeIx) -> Result<bool, StoreError> {
-    Ok(matches!(
-        graph.lifecycle_of(node)?,
-        Lifecycle::NotCurrent(_)
-    ))
+    Ok(graph.lifecycle_of(node)?.retired().is_some())
 }
 
 /// The rules covering part of the tree among the hits not yet taken, within [`RULE_MARGIN`]

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use crate::traverse::{Direction, Reached, Reason, Selection};
 use brief_model::epoch_days;
-use brief_model::{Content, Kind, Lifecycle, Node, NodeIx, NodeStore, Origin, Relation};
+use brief_model::{Content, Kind, Node, NodeIx, NodeStore, Origin, Relation};
 
 /// The weights of the score components; they sum to 1.
 const W_DISTANCE: f64 = 0.5;
@@ -90,7 +90,7 @@ pub(crate) struct Ranked {
     /// Its score, the tie-breaker within a class and weight.
     pub score: Score,
     /// No longer in force (superseded, deprecated, rejected, withdrawn, obsolete): unless it
-    /// is the target, shown by its line alone, which says so and names its successor.
+    /// is the target, shown at most by its line, which says so and names its successor.
     pub retired: bool,
 }
 
@@ -133,7 +133,7 @@ pub(crate) fn rank(
                 boosted,
                 weight: kind_weight(&node.kind),
                 score,
-                retired: matches!(node.lifecycle(), Lifecycle::NotCurrent(_)),
+                retired: node.lifecycle().retired().is_some(),
             }
         })
         .collect();
@@ -268,6 +268,10 @@ fn class_of(node: &Node, reached: &Reached, target: NodeIx) -> Class {
 }
 
 fn is_hard(node: &Node, reached: &Reached) -> bool {
+    // A rule no longer in force binds nothing: its line says so, and names its successor.
+    if node.lifecycle().retired().is_some() {
+        return false;
+    }
     // What applies to the target's files without a link is a rule the agent must follow.
     if reached
         .reasons

@@ -83,6 +83,15 @@ impl Lifecycle {
         self == Lifecycle::Current
     }
 
+    /// Why the node is no longer (or never was) in force; `None` for a current or proposed
+    /// one.
+    pub fn retired(self) -> Option<Retired> {
+        match self {
+            Lifecycle::NotCurrent(why) => Some(why),
+            Lifecycle::Current | Lifecycle::Proposed => None,
+        }
+    }
+
     /// The normal word for the lifecycle (`current`, `proposed`, or why it is not current).
     pub fn name(self) -> &'static str {
         match self {

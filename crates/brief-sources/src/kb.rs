@@ -41,10 +41,10 @@ pub struct Layout {
     pub agent_files: Vec<String>,
     /// Files another source reads (Spec Kit's), root-relative, sorted: never listed here.
     pub claimed: Vec<String>,
-    /// ADR numbers two files of one ADR folder share (`0009-a.md`, `0009-b.md`, in it or in
-    /// folders beneath it): those records keep their paths as ids, since the number names
-    /// neither alone.
-    pub shared_numbers: std::collections::BTreeSet<(String, u32)>,
+    /// ADR numbers two records share (`0009-a.md`, `0009-b.md`, in one ADR folder or in two:
+    /// an ADR's id is the project's `ADR-0009`): those records keep their paths as ids, since
+    /// the number names neither alone.
+    pub shared_numbers: std::collections::BTreeSet<u32>,
     /// The file endings of the project's pages in other formats than Markdown (`.adoc`),
     /// lower-case: set by whoever knows the project's sources (`catalogue::kb_layout`).
     pub page_extensions: Vec<&'static str>,
@@ -113,7 +113,7 @@ impl Layout {
     /// `<number>-….md`, and not a template.
     pub fn is_adr(&self, rel: &str) -> bool {
         let (dir, name) = rel.rsplit_once('/').unwrap_or(("", rel));
-        self.adr_home(dir).is_some()
+        self.in_adr_folder(dir)
             && name.len() > 3
             && name.as_bytes()[0].is_ascii_digit()
             && name
@@ -122,16 +122,13 @@ impl Layout {
             && self.is_page(name)
     }
 
-    /// The ADR folder `dir` is or lies in: records are kept directly in it or in folders
-    /// of their own beneath it (`decisions/records/`, one folder per area).
-    fn adr_home(&self, dir: &str) -> Option<&str> {
-        self.adr_dirs
-            .iter()
-            .find(|home| {
-                dir.strip_prefix(home.as_str())
-                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-            })
-            .map(String::as_str)
+    /// Whether `dir` is an ADR folder or lies in one: records are kept directly in it or in
+    /// folders of their own beneath it (`decisions/records/`, one folder per area).
+    fn in_adr_folder(&self, dir: &str) -> bool {
+        self.adr_dirs.iter().any(|home| {
+            dir.strip_prefix(home.as_str())
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+        })
     }
 
     /// Whether a file name (any case) is a Markdown page or a page of another format the
@@ -187,24 +184,22 @@ fn clean_dir(dir: &str) -> String {
 /// digits for an ADR whose number has at most four digits, else the path itself.
 pub(crate) fn id_for(layout: &Layout, rel: &str) -> String {
     match adr_number(layout, rel) {
-        Some(key) if !layout.shared_numbers.contains(&key) => format!("ADR-{:04}", key.1),
+        Some(number) if !layout.shared_numbers.contains(&number) => format!("ADR-{number:04}"),
         _ => rel.to_string(),
     }
 }
 
-/// An ADR's folder and number, when it is an ADR whose number has at most four digits.
-fn adr_number(layout: &Layout, rel: &str) -> Option<(String, u32)> {
+/// An ADR's number, when it is an ADR whose number has at most four digits.
+fn adr_number(layout: &Layout, rel: &str) -> Option<u32> {
     if !layout.is_adr(rel) {
         return None;
     }
-    let (dir, name) = rel.rsplit_once('/').unwrap_or(("", rel));
+    let name = rel.rsplit('/').next().unwrap_or(rel);
     let digits: String = name.chars().take_while(char::is_ascii_digit).collect();
     if digits.len() > 4 {
         return None;
     }
-    // Numbered per ADR folder: two areas' `0001-…` share a number.
-    let home = layout.adr_home(dir).unwrap_or(dir);
-    Some((home.to_string(), digits.parse().unwrap_or(0)))
+    Some(digits.parse().unwrap_or(0))
 }
 
 /// The Markdown files of the knowledge base, sorted, with every folder walked (stamped
@@ -415,9 +410,9 @@ impl Catalog {
         let files: Vec<String> = files.into_iter().collect();
         let mut seen = std::collections::BTreeSet::new();
         for rel in &files {
-            if let Some(key) = adr_number(&catalog.layout, rel) {
-                if !seen.insert(key.clone()) {
-                    catalog.layout.shared_numbers.insert(key);
+            if let Some(number) = adr_number(&catalog.layout, rel) {
+                if !seen.insert(number) {
+                    catalog.layout.shared_numbers.insert(number);
                 }
             }
         }
@@ -581,7 +576,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn records_in_folders_beneath_an_adr_folder_are_adrs_numbered_per_folder() {
+    fn records_in_folders_beneath_an_adr_folder_are_adrs_and_a_shared_number_names_none() {
         let layout = Layout {
             adr_dirs: vec!["docs/architecture-decisions".into()],
             ..Layout::default()
@@ -606,5 +601,20 @@ mod tests {
         assert!(!catalog.layout.is_adr(files[0]));
         assert!(!catalog.layout.is_adr(files[5]));
         assert_eq!(id(files[5]), files[5]);
+        // Two ADR folders: an ADR's id is the project's, so a number both use names neither.
+        let layout = Layout {
+            adr_dirs: vec!["docs/adr".into(), "packages/x/adr".into()],
+            ..Layout::default()
+        };
+        let files = [
+            "docs/adr/0001-a.md",
+            "packages/x/adr/0001-b.md",
+            "packages/x/adr/0002-c.md",
+        ];
+        let catalog = Catalog::new(layout, files.iter().map(|f| f.to_string()));
+        let id = |rel: &str| catalog.id_of_path(rel).unwrap_or_default().to_string();
+        assert_eq!(id(files[0]), files[0]);
+        assert_eq!(id(files[1]), files[1]);
+        assert_eq!(id(files[2]), "ADR-0002");
     }
 }

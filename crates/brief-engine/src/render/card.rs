@@ -241,7 +241,7 @@ fn artifact_card(
         // Spec Graph node's other fields do — unless a lens names the fields it wants.
         for (key, value) in &fields.extra {
             let wanted = match shown {
-                Some(keep) => keep.iter().any(|k| k.eq_ignore_ascii_case(key)),
+                Some(_) => brief_model::field_selected(shown, key),
                 None => detail == Detail::Full,
             };
             if wanted {
@@ -363,9 +363,16 @@ fn links_line(node: &Node, most: usize) -> Option<String> {
             continue;
         }
         // A link to a heading of a page (`links#Heading`) is one of the node's links, not a
-        // relation of its own: it is listed with them, the heading after the page.
+        // relation of its own: it is listed with them as the heading's section id (a block
+        // reference, `#^id`, as written).
         let (name, target) = match link.relation.name().split_once('#') {
-            Some((base, heading)) => (base, Cow::Owned(format!("{}#{heading}", link.target))),
+            Some((base, block)) if block.starts_with('^') => {
+                (base, Cow::Owned(format!("{}#{block}", link.target)))
+            }
+            Some((base, _)) => match link.section() {
+                Some(section) => (base, Cow::Owned(section)),
+                None => (base, Cow::Borrowed(link.target.as_str())),
+            },
             None => (link.relation.name(), Cow::Borrowed(link.target.as_str())),
         };
         if !seen.insert((name, target.clone())) {
@@ -651,17 +658,18 @@ mod tests {
                 ("links", "A.md"),
                 ("links#Set up", "B.md"),
                 ("links#Use", "B.md"),
+                ("links#use", "B.md"),
                 ("embeds#^block", "C.md"),
                 ("links", "D.md"),
             ],
         );
         assert_eq!(
             links_line(&note, LINKS_SHOWN).as_deref(),
-            Some("links A.md, B.md#Set up, B.md#Use, D.md; embeds C.md#^block")
+            Some("links A.md, B.md#set-up, B.md#use, D.md; embeds C.md#^block")
         );
         assert_eq!(
             links_line(&note, BRIEF_SHOWN).as_deref(),
-            Some("links A.md, B.md#Set up, B.md#Use (+1 more); embeds C.md#^block")
+            Some("links A.md, B.md#set-up, B.md#use (+1 more); embeds C.md#^block")
         );
     }
 

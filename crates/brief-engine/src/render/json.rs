@@ -51,8 +51,8 @@ struct NodeOut<'a> {
     kind: &'a str,
     title: &'a str,
     detail: &'static str,
-    /// Why a node no longer in force is shown by its line alone (`superseded`, …); absent
-    /// for a current or proposed node.
+    /// Why the node is no longer in force (`superseded`, …), which holds it at its line
+    /// unless it is the target; absent for a current or proposed node.
     #[serde(skip_serializing_if = "Option::is_none")]
     retired: Option<&'static str>,
     distance: u32,
@@ -234,10 +234,7 @@ pub(crate) fn audit(input: &AuditInput<'_>, ranked: &[Ranked], fitted: &Fitted) 
                 kind: node.kind.name(),
                 title: &node.title,
                 detail: detail.name(),
-                retired: match node.lifecycle() {
-                    brief_model::Lifecycle::NotCurrent(why) => Some(why.name()),
-                    _ => None,
-                },
+                retired: node.lifecycle().retired().map(|why| why.name()),
                 distance: item.distance,
                 score: item.score.total,
                 rank: RankOut {

@@ -88,7 +88,13 @@ fn shown(
         if node["cut"] == true {
             whole -= 1;
         }
-        degraded |= node["detail"] != "full" || node["cut"] == true;
+        // A retired node other than the target shows its line at most: at meta it is whole.
+        let most = if node["retired"].is_string() && node["id"] != json["target"] {
+            "meta"
+        } else {
+            "full"
+        };
+        degraded |= node["detail"] != most || node["cut"] == true;
         levels.insert(
             node["id"].as_str().unwrap().to_string(),
             (node["rank"]["class"].as_str().unwrap().to_string(), whole),
