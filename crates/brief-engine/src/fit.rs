@@ -257,9 +257,6 @@ pub(crate) fn fit(
     // Count every block at the requested level up front, on all cores.
     meter.prime(requested);
 
-    // When everything fits at the requested detail, that is the end of any walk (and no
-    // other level needs rendering). A larger budget fits it too, so this keeps the fit
-    // monotone.
     // The most each item shows: a retired node other than the target only its line (which
     // says it is retired and names its successor), as old guidance would mislead.
     let most: Vec<Detail> = (0..items)
@@ -271,6 +268,9 @@ pub(crate) fn fit(
             }
         })
         .collect();
+    // When everything fits at the requested detail, that is the end of any walk (and no
+    // other level needs rendering). A larger budget fits it too, so this keeps the fit
+    // monotone.
     let whole = Plan {
         details: most.iter().copied().map(Some).collect(),
         listed: 0,
