@@ -11,7 +11,7 @@ use crate::named::named_rules;
 use crate::render::Format;
 use crate::resolve::UnknownTarget;
 use crate::resolve::{
-    has_id_shape, id_shapes, looks_like_an_id, resolve, Confidence, Scored, Verdict,
+    has_id_shape, id_shapes, looks_like_an_id, resolve, Confidence, Scored, Verdict, Weakness,
 };
 use crate::semantic::{self, Embedder, Embeddings, Semantic};
 use crate::usage::{FrontEnd, Param, Said};
@@ -1151,6 +1151,19 @@ impl Engine {
             engine
                 .index
                 .reading(|| engine.ranked_hits(query, limit, kind))?
+        })
+    }
+
+    /// Why a search for `query` found no node: its words' weakness (`None` when the words
+    /// match nodes, only none of the kind asked for). Asked only once nothing was found.
+    pub fn search_miss(&mut self, query: &str) -> Result<Option<Weakness>, EngineError> {
+        self.healing(|engine| {
+            engine.refresh_for_request()?;
+            let verdict = engine.index.reading(|| find(&engine.index, query, 1))??;
+            Ok(match verdict {
+                Verdict::Nothing(weakness) => Some(weakness),
+                Verdict::Found { .. } => None,
+            })
         })
     }
 

@@ -30,6 +30,7 @@ pub use explain::{explain, explanation_text};
 pub use impact::{chain, impact, impact_text, Plans};
 pub use render::search::search_hits;
 pub use render::Format;
+pub use resolve::Weakness;
 pub use semantic::{probe, Semantic};
 pub use usage::{FrontEnd, Param, Said};
 pub use watched::{Answering, Cookies, Vouch, VouchError, COOKIE_PREFIX, SOCKET};

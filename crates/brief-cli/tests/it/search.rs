@@ -45,6 +45,31 @@ fn search_ranks_by_bm25_with_an_exact_id_first() {
 }
 
 #[test]
+fn a_search_that_finds_nothing_says_why() {
+    let dir = copy_fixture(PAYMENTS);
+    let root = dir.path().to_str().unwrap();
+    for (query, kind, why) in [
+        ("zzqx xylophones", None, "no node's text has those words"),
+        ("the and of it", None, "only common words"),
+        (
+            "idempotency key",
+            Some("design_token"),
+            "no node of kind `design_token` matches",
+        ),
+    ] {
+        let mut args = vec!["search", query, "--root", root];
+        if let Some(kind) = kind {
+            args.extend(["--kind", kind]);
+        }
+        let (code, stdout, stderr) = run(&args);
+        assert_eq!(code, 1, "{query}: {stdout}{stderr}");
+        assert!(stdout.is_empty(), "{query}: {stdout}");
+        assert!(stderr.contains(why), "{query}: {stderr}");
+        assert!(stderr.contains(&format!("`{query}`")), "{query}: {stderr}");
+    }
+}
+
+#[test]
 fn a_query_becomes_the_target() {
     let dir = copy_fixture(NOTES);
     let root = dir.path().to_str().unwrap();

@@ -4,10 +4,11 @@
 mod words;
 
 pub use words::Confidence;
+pub use words::Weakness;
 pub(crate) use words::{
     is_aggregate, judge_in, significant, standing, translations, Counted, Evidence, Script,
 };
-pub(crate) use words::{words, Role, Scored, Verdict, Weakness};
+pub(crate) use words::{words, Role, Scored, Verdict};
 
 use std::collections::BTreeSet;
 

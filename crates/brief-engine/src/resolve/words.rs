@@ -286,7 +286,8 @@ pub enum Weakness {
 
 impl Weakness {
     /// One clause for the user.
-    pub(crate) fn describe(self) -> &'static str {
+    /// Why, in words a user reads after "nothing matches `X` well:".
+    pub fn describe(self) -> &'static str {
         match self {
             Weakness::NoWordAsked => "it has no word to look for",
             Weakness::NoWord => "no node's text has those words",

@@ -114,7 +114,16 @@ fn on_engine(
                 .search(query, *limit, kind.as_deref())
                 .map_err(plain)?;
             if hits.is_empty() {
-                return Ok(Outcome::failure(1, vec![format!("no match for `{query}`")]));
+                let why = match (engine.search_miss(query).map_err(plain)?, kind) {
+                    (Some(weakness), _) => {
+                        format!("no match for `{query}`: {}", weakness.describe())
+                    }
+                    (None, Some(kind)) => format!(
+                        "no node of kind `{kind}` matches `{query}` (other kinds do: drop --kind to see them)"
+                    ),
+                    (None, None) => format!("no match for `{query}`"),
+                };
+                return Ok(Outcome::failure(1, vec![why]));
             }
             let format = if *format == Format::Json {
                 Format::Json
