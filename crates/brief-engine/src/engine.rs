@@ -1116,13 +1116,13 @@ impl Engine {
     }
 
     /// Full-text search: at most `limit` hits (any limit above [`MAX_SEARCH_LIMIT`] means
-    /// every hit).
+    /// every hit), and why none were found when none were.
     pub fn search(
         &mut self,
         query: &str,
         limit: usize,
         kind: Option<&str>,
-    ) -> Result<Vec<Hit>, EngineError> {
+    ) -> Result<Searched, EngineError> {
         check_query(query)?;
         if limit == 0 {
             return Err(EngineError::Usage(
@@ -1154,19 +1154,6 @@ impl Engine {
         })
     }
 
-    /// Why a search for `query` found no node: its words' weakness (`None` when the words
-    /// match nodes, only none of the kind asked for). Asked only once nothing was found.
-    pub fn search_miss(&mut self, query: &str) -> Result<Option<Weakness>, EngineError> {
-        self.healing(|engine| {
-            engine.refresh_for_request()?;
-            let verdict = engine.index.reading(|| find(&engine.index, query, 1))??;
-            Ok(match verdict {
-                Verdict::Nothing(weakness) => Some(weakness),
-                Verdict::Found { .. } => None,
-            })
-        })
-    }
-
     /// Search hits in the query model's order (`find`): an exact id first, then every node
     /// the words match, as shares of the best to two significant digits.
     fn ranked_hits(
@@ -1174,7 +1161,7 @@ impl Engine {
         query: &str,
         limit: usize,
         kind: Option<&str>,
-    ) -> Result<Vec<Hit>, EngineError> {
+    ) -> Result<Searched, EngineError> {
         let mut hits: Vec<Hit> = Vec::new();
         let exact = self.index.lookup_any_case(query.trim())?;
         let mut push = |engine: &Engine, node: NodeIx, score: f64| -> Result<(), EngineError> {
@@ -1194,14 +1181,18 @@ impl Engine {
         if let Some(node) = exact {
             push(self, node, 1.0)?;
         }
-        if let Verdict::Found { hits: scored, .. } = find(&self.index, query, limit)? {
-            let best = scored.first().map_or(1.0, |s| s.score);
-            for s in scored.iter().filter(|s| Some(s.node) != exact) {
-                let share = if best > 0.0 { s.score / best } else { 1.0 };
-                push(self, s.node, brief_index::significant(share))?;
+        let miss = match find(&self.index, query, limit)? {
+            Verdict::Found { hits: scored, .. } => {
+                let best = scored.first().map_or(1.0, |s| s.score);
+                for s in scored.iter().filter(|s| Some(s.node) != exact) {
+                    let share = if best > 0.0 { s.score / best } else { 1.0 };
+                    push(self, s.node, brief_index::significant(share))?;
+                }
+                None
             }
-        }
-        Ok(hits)
+            Verdict::Nothing(weakness) => Some(weakness),
+        };
+        Ok(Searched { hits, miss })
     }
 
     /// Every node as `ID<TAB>kind<TAB>title` lines, sorted by id (the MCP node index).
@@ -1392,6 +1383,16 @@ impl Engine {
         };
         Ok(Some(Ok(self.index.embed(client, Until::Done, progress)?)))
     }
+}
+
+/// What a search found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Searched {
+    /// The hits, best first (an exact id first of all).
+    pub hits: Vec<Hit>,
+    /// Why no node's words matched well enough (`None` when they did, although the hits may
+    /// be empty: none of the kind asked for).
+    pub miss: Option<Weakness>,
 }
 
 /// Why there is nothing to compare with.

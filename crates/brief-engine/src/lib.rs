@@ -25,7 +25,9 @@ pub use context::{
     assemble, assemble_from, plan, select, show, Confidence, ContextError, ContextOutput,
     ContextRequest, NamedRule, Start,
 };
-pub use engine::{located, Cancel, ChangeSignal, Engine, EngineError, Pending, MAX_NAMED_CHANGES};
+pub use engine::{
+    located, Cancel, ChangeSignal, Engine, EngineError, Pending, Searched, MAX_NAMED_CHANGES,
+};
 pub use explain::{explain, explanation_text};
 pub use impact::{chain, impact, impact_text, Plans};
 pub use render::search::search_hits;

@@ -313,7 +313,7 @@ mod tests {
         assert_eq!(shared.engines_open(), 2);
         for lease in [&mut first, &mut second] {
             let found = lease.engine().unwrap().search("queues", 5, None).unwrap();
-            assert_eq!(found.len(), 1);
+            assert_eq!(found.hits.len(), 1);
         }
         drop(first);
         drop(second);

@@ -285,8 +285,7 @@ pub enum Weakness {
 }
 
 impl Weakness {
-    /// One clause for the user.
-    /// Why, in words a user reads after "nothing matches `X` well:".
+    /// Why, in one clause a user reads after "nothing matches `X` well:".
     pub fn describe(self) -> &'static str {
         match self {
             Weakness::NoWordAsked => "it has no word to look for",

@@ -110,11 +110,12 @@ fn on_engine(
             kind,
             format,
         } => {
-            let hits = engine
+            let searched = engine
                 .search(query, *limit, kind.as_deref())
                 .map_err(plain)?;
+            let hits = searched.hits;
             if hits.is_empty() {
-                let why = match (engine.search_miss(query).map_err(plain)?, kind) {
+                let why = match (searched.miss, kind) {
                     (Some(weakness), _) => {
                         format!("no match for `{query}`: {}", weakness.describe())
                     }

@@ -234,9 +234,9 @@ fn readers_work_while_a_refresh_writes() {
 fn search_ranks_an_exact_id_first_then_bm25() {
     let dir = project_copy(PAYMENTS);
     let mut engine = engine(dir.path());
-    let hits = engine.search("dec-plat-01", 5, None).unwrap();
+    let hits = engine.search("dec-plat-01", 5, None).unwrap().hits;
     assert_eq!(hits[0].id, "DEC-PLAT-01");
-    let hits = engine.search("idempotency key", 10, None).unwrap();
+    let hits = engine.search("idempotency key", 10, None).unwrap().hits;
     assert!(!hits.is_empty());
     let ids: Vec<&str> = hits.iter().map(|h| h.id.as_str()).collect();
     assert!(ids.contains(&"POL-CHK-01"), "{ids:?}");
@@ -244,9 +244,14 @@ fn search_ranks_an_exact_id_first_then_bm25() {
         hits.windows(2).all(|w| w[0].score >= w[1].score),
         "sorted by score"
     );
-    let decisions = engine.search("idempotency", 10, Some("decision")).unwrap();
+    let decisions = engine
+        .search("idempotency", 10, Some("decision"))
+        .unwrap()
+        .hits;
     assert!(decisions.iter().all(|h| h.kind == "decision"));
-    assert!(engine.search("zzzqqqxxx", 10, None).unwrap().is_empty());
+    let none = engine.search("zzzqqqxxx", 10, None).unwrap();
+    assert!(none.hits.is_empty());
+    assert_eq!(none.miss, Some(brief_engine::Weakness::NoWord));
     assert!(
         engine.search("\"unbalanced OR (", 10, None).is_ok(),
         "query syntax never leaks"
@@ -281,11 +286,11 @@ fn words_most_nodes_hold_still_find_the_page_about_them() {
     fs::write(dir.path().join("brief.toml"), "markdown = true\n").unwrap();
     let mut engine = engine(dir.path());
     for query in ["ledger export", "retained ledger export", "signed export"] {
-        let hits = engine.search(query, 5, None).unwrap();
+        let hits = engine.search(query, 5, None).unwrap().hits;
         assert_eq!(hits[0].id, "docs/ledger-export.md", "{query}: {hits:?}");
     }
     // Only the common words: the pages holding both come before those holding one.
-    let hits = engine.search("ledger export", 40, None).unwrap();
+    let hits = engine.search("ledger export", 40, None).unwrap().hits;
     let holds_both = |id: &str| {
         id == "docs/ledger-export.md"
             || id

@@ -48,12 +48,12 @@ const STAY_PUBLIC: &[(&str, &str)] = &[
     ("brief-engine", "Reached"),        // named by `Selection::reached`
     ("brief-engine", "Reason"),         // named by `Reached::reasons`
     ("brief-engine", "RevisionError"),  // named by `EngineError::Revision::0`
+    ("brief-engine", "Searched"),       // what `Engine::search` returns
     ("brief-engine", "Selection"),      // named by `select`
     ("brief-engine", "Similar"),        // named by `Semantic::Hits::0`
     ("brief-engine", "TraverseOptions"),// named by `Plan::options`
     ("brief-engine", "Truncation"),     // named by `Selection::truncated`
     ("brief-engine", "UnknownTarget"),  // named by `ContextError::UnknownTarget::0`
-    ("brief-engine", "Weakness"),       // named by `resolve::words::Verdict::Nothing::0`
     ("brief-engine", "WhyNot"),         // named by `Explanation::why_not`
     ("brief-engine", "WorkLimit"),      // named by `ContextError::Limit::0`
     ("brief-session", "Copied"),        // named by `copy_store`
