@@ -46,7 +46,8 @@ impl Retired {
 }
 
 impl Lifecycle {
-    /// Reads a status as written (`Accepted`, `superseded by ADR-0009`, `In Review`, `WIP`).
+    /// Reads a status as written (`Accepted`, `superseded by ADR-0009`, `In Review`, `WIP`,
+    /// `No longer relevant`).
     /// `None` for a word the table does not know: `brief check` warns about it, and the node
     /// is treated as current.
     pub fn parse(status: &str) -> Option<Lifecycle> {
@@ -57,6 +58,10 @@ impl Lifecycle {
             .collect();
         let first = *words.first()?;
         let second = words.get(1).copied();
+        if first == "no" && second == Some("longer") {
+            // "No longer relevant", "no longer applies": out of date.
+            return Some(Lifecycle::NotCurrent(Retired::Obsolete));
+        }
         if first == "not" || first == "un" {
             // "not accepted", "not approved": turned down.
             return Some(Lifecycle::NotCurrent(Retired::Rejected));
@@ -261,6 +266,24 @@ mod tests {
         for (status, expected) in cases {
             assert_eq!(Lifecycle::parse(status), Some(expected), "{status}");
         }
+    }
+
+    #[test]
+    fn no_longer_in_force_is_obsolete() {
+        for status in [
+            "No longer relevant.",
+            "no longer applies",
+            "No longer valid, see ADR-0012",
+            "No-longer-used",
+        ] {
+            assert_eq!(
+                Lifecycle::parse(status),
+                Some(Lifecycle::NotCurrent(Retired::Obsolete)),
+                "{status}"
+            );
+        }
+        // "no" alone says nothing about the lifecycle.
+        assert_eq!(Lifecycle::parse("No decision yet"), None);
     }
 
     #[test]

@@ -404,11 +404,16 @@ fn every_common_status_form_is_read() {
         ("ADR-0011", "proposed", "a setext Status heading"),
         ("ADR-0012", "superseded", "* Status: superseded by ADR-0013"),
         ("ADR-0013", "accepted", "Accepted with an HTML comment"),
+        ("ADR-0014", "no longer", "No longer relevant."),
     ];
     for (id, word, form) in forms {
         assert_eq!(status(id), word, "{id}: {form}");
     }
     let lifecycle = |id: &str| node(graph, id).lifecycle();
+    assert_eq!(
+        lifecycle("ADR-0014"),
+        Lifecycle::NotCurrent(Retired::Obsolete)
+    );
     assert_eq!(
         lifecycle("ADR-0005"),
         Lifecycle::NotCurrent(Retired::Deprecated)

@@ -44,7 +44,7 @@ impl Status {
 }
 
 /// The words a status is known by: the first word, or two when the first is `in`, `not`, …
-/// (`in review`, `not accepted`); spellings of "superseded" made one.
+/// (`in review`, `not accepted`, `no longer`); spellings of "superseded" made one.
 fn normal_word(lower: &str) -> Option<String> {
     let mut words = lower
         .split(|c: char| !(c.is_alphanumeric() || c == '-'))
@@ -55,9 +55,8 @@ fn normal_word(lower: &str) -> Option<String> {
         return Some("superseded".into());
     }
     match (first, words.next()) {
-        ("not" | "in" | "under" | "on" | "for" | "un", Some(second)) => {
-            Some(format!("{first} {second}"))
-        }
+        ("not" | "in" | "under" | "on" | "for" | "un", Some(second))
+        | ("no", Some(second @ "longer")) => Some(format!("{first} {second}")),
         _ => Some(first.to_string()),
     }
 }
@@ -489,6 +488,8 @@ mod tests {
             Some("superseded")
         );
         assert_eq!(word("In Review").as_deref(), Some("in review"));
+        assert_eq!(word("No longer relevant.").as_deref(), Some("no longer"));
+        assert_eq!(word("No").as_deref(), Some("no"));
         assert_eq!(word("✅ Accepted").as_deref(), Some("accepted"));
         assert_eq!(word("—"), None);
     }
