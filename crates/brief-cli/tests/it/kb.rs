@@ -481,3 +481,66 @@ fn check_reports_a_broken_xref_at_its_asciidoc_position() {
         "{out}"
     );
 }
+
+/// An Antora component (`docs/antora.yml`, `docs/modules/<module>/pages/`), written here:
+/// its cross references name pages by their path in the module's `pages/` folder, or in
+/// another module as `module:path`, wherever the page that refers stands.
+fn antora_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        ("docs/antora.yml", "name: mail\nversion: ~\nnav:\n- modules/concepts/nav.adoc\n"),
+        (
+            "docs/modules/concepts/nav.adoc",
+            "* xref:index.adoc[Concepts]\n** xref:protocols/smtp.adoc[SMTP]\n",
+        ),
+        (
+            "docs/modules/concepts/pages/index.adoc",
+            "= Concepts\n\nStart with xref:protocols/smtp.adoc[SMTP] and xref:ROOT:index.adoc[the home page].\n",
+        ),
+        (
+            "docs/modules/concepts/pages/protocols/smtp.adoc",
+            "= SMTP\n\nMessages are handed over as in xref:messages/mime.adoc#_parts[MIME]; \
+             compare xref:./lmtp.adoc[LMTP] and <<protocols/lmtp.adoc#_delivery,delivery>>.\n\n\
+             [#_rfc]\n== RFC\n\nSee xref:other-component:ROOT:page.adoc[elsewhere].\n",
+        ),
+        (
+            "docs/modules/concepts/pages/protocols/lmtp.adoc",
+            "= LMTP\n\n== Delivery\n\nLocal delivery, back in xref:index.adoc[the concepts].\n",
+        ),
+        (
+            "docs/modules/concepts/pages/messages/mime.adoc",
+            "= MIME\n\n== Parts\n\nA message has parts.\n",
+        ),
+        (
+            "docs/modules/ROOT/pages/index.adoc",
+            "= Mail server\n\nRead xref:concepts:protocols/smtp.adoc[how mail moves].\n",
+        ),
+    ];
+    for (path, text) in files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn antora_cross_references_resolve_from_the_modules_pages() {
+    let dir = antora_project();
+    let root = dir.path().to_str().unwrap();
+    let (code, stdout, stderr) = run(&["check", "--root", root]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(!stdout.contains("md-broken-link"), "{stdout}");
+    let smtp = "docs/modules/concepts/pages/protocols/smtp.adoc";
+    let json = audit(root, smtp, "100000");
+    let ids = node_ids(&json);
+    for linked in [
+        "docs/modules/concepts/pages/messages/mime.adoc",
+        "docs/modules/concepts/pages/protocols/lmtp.adoc",
+        // Backlinks: the module's index, the navigation and the other module's page.
+        "docs/modules/concepts/pages/index.adoc",
+        "docs/modules/ROOT/pages/index.adoc",
+    ] {
+        assert!(ids.iter().any(|id| id == linked), "{linked} in {ids:?}");
+    }
+}

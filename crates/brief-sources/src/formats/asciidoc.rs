@@ -6,7 +6,8 @@
 //! What is read: the document title (`= Title`), section titles (`==` … `======`), the
 //! header's `:status:`, `:date:` and `:tags:` attributes (an ADR's status may also be the
 //! first paragraph of its `== Status` section), `xref:`, `link:` and `<<…>>` cross
-//! references. Comments, block attribute lines, anchors, the author and revision lines and
+//! references (in an Antora component, resolved from the module's pages as Antora does;
+//! [`Module`]). Comments, block attribute lines, anchors, the author and revision lines and
 //! other attribute entries are left out; listing, literal and passthrough blocks are code.
 //! See `docs/sources.md`.
 
@@ -39,13 +40,18 @@ impl PageFormat for AsciiDoc {
 
     fn discover(&self, root: &Root, layout: &Layout) -> bool {
         let adr_dirs = layout.adr_dirs.iter().map(String::as_str);
-        adr_dirs
-            .chain(CONVENTIONAL_DIRS)
-            .any(|dir| holds_pages(root, dir, self.extensions()))
+        let antora = CONVENTIONAL_DIRS
+            .iter()
+            .chain(&[""])
+            .any(|dir| root.is_file(&root.path().join(dir).join("antora.yml")));
+        antora
+            || adr_dirs
+                .chain(CONVENTIONAL_DIRS)
+                .any(|dir| holds_pages(root, dir, self.extensions()))
     }
 
     fn parse(&self, rel: &str, text: &str, catalog: &Catalog) -> Parsed {
-        let page = translate(text);
+        let page = translate(text, Module::of(rel).as_ref());
         let mut parsed = markdown::parse(rel, &page.markdown, catalog);
         for warning in &mut parsed.warnings {
             page.relocate(&mut warning.problem.location);
@@ -100,7 +106,76 @@ enum Header {
 }
 
 /// Translates a page, line by line (linear in the text).
-fn translate(text: &str) -> Translated {
+/// Where a file of an Antora component stands: its component's folder and its module. Antora
+/// resolves a cross reference from the module's `pages/` folder, not from the referring file's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Module {
+    /// The component's folder, root-relative, with its trailing `/` (empty at the root).
+    component: String,
+    /// The module's folder name (`ROOT`, `concepts`).
+    name: String,
+    /// The referring page's folder inside `pages/` (`protocols/`), for `./` references.
+    topic: String,
+}
+
+impl Module {
+    /// The module of `rel` when it lies in one (`…/modules/NAME/pages/…`, `…/partials/…` or
+    /// the module's `nav.adoc`); the last `modules/` of the path decides.
+    fn of(rel: &str) -> Option<Module> {
+        let parts: Vec<&str> = rel.split('/').collect();
+        let at = parts.iter().rposition(|p| *p == "modules")?;
+        let name = parts.get(at + 1)?;
+        let inside = parts.get(at + 2..)?;
+        let topic = match inside {
+            [file] if file.to_ascii_lowercase().ends_with(".adoc") => String::new(),
+            ["pages" | "partials", folders @ .., _file] => {
+                folders.iter().map(|f| format!("{f}/")).collect()
+            }
+            _ => return None,
+        };
+        let component: String = parts[..at].iter().map(|p| format!("{p}/")).collect();
+        Some(Module {
+            component,
+            name: (*name).to_string(),
+            topic,
+        })
+    }
+
+    /// A page reference resolved as Antora does, as a root-relative path (`/docs/modules/…`):
+    /// `page.adoc` or `topic/page.adoc` from this module's `pages/`, `./page.adoc` from the
+    /// referring page's topic, `module:page.adoc` from another module's `pages/`,
+    /// `partial$x.adoc` from `partials/`. `None` for another component or version, and for
+    /// families that hold no pages (images, examples, attachments).
+    fn resolve(&self, reference: &str) -> Option<String> {
+        if reference.contains('@') {
+            return None;
+        }
+        let (module, id) = match reference.split(':').collect::<Vec<_>>()[..] {
+            [id] => (self.name.as_str(), id),
+            [module, id] => (module, id),
+            _ => return None,
+        };
+        let (family, path) = match id.split_once('$') {
+            Some(("page", path)) => ("pages", path),
+            Some(("partial", path)) => ("partials", path),
+            Some(_) => return None,
+            None => ("pages", id),
+        };
+        let (module, path) = match path.strip_prefix("./") {
+            Some(rest) if module == self.name && family == "pages" => {
+                (module, format!("{}{rest}", self.topic))
+            }
+            _ => (module, path.to_string()),
+        };
+        let module = if module.is_empty() { "ROOT" } else { module };
+        Some(format!(
+            "/{}modules/{module}/{family}/{path}",
+            self.component
+        ))
+    }
+}
+
+fn translate(text: &str, module: Option<&Module>) -> Translated {
     let mut out = Translated::default();
     let mut block = Block::Text;
     let mut header = Header::Before;
@@ -121,7 +196,7 @@ fn translate(text: &str) -> Translated {
                 }
                 (String::new(), Vec::new())
             }
-            Block::Text => text_line(line, &mut block, &mut header),
+            Block::Text => text_line(line, &mut block, &mut header, module),
         };
         out.markdown.push_str(&markdown);
         out.markdown.push('\n');
@@ -132,7 +207,12 @@ fn translate(text: &str) -> Translated {
 
 /// A line outside blocks: a delimiter, a header line, a comment, an attribute entry, a
 /// section title, a block attribute line, or text.
-fn text_line(line: &str, block: &mut Block, header: &mut Header) -> (String, Vec<(u32, u32)>) {
+fn text_line(
+    line: &str,
+    block: &mut Block,
+    header: &mut Header,
+    module: Option<&Module>,
+) -> (String, Vec<(u32, u32)>) {
     let trimmed = line.trim_end();
     if trimmed.is_empty() {
         if *header == Header::In {
@@ -176,7 +256,7 @@ fn text_line(line: &str, block: &mut Block, header: &mut Header) -> (String, Vec
     }
     if let Some(level) = heading(trimmed) {
         let title = trimmed[level..].trim_end_matches('=').trim_end();
-        let (title, shifts) = inline(title);
+        let (title, shifts) = inline(title, module);
         // The marks keep their length: the title's columns move by as many.
         let marks = level as u32;
         let shifts = shifts
@@ -187,7 +267,7 @@ fn text_line(line: &str, block: &mut Block, header: &mut Header) -> (String, Vec
     if trimmed.starts_with('[') && trimmed.ends_with(']') {
         return (String::new(), Vec::new());
     }
-    inline(line)
+    inline(line, module)
 }
 
 /// What a delimiter line opens.
@@ -246,8 +326,8 @@ fn heading(line: &str) -> Option<usize> {
 /// A line's cross references rewritten as Markdown links: `xref:T[X]` and `link:T[X]` as
 /// `[X](T)`, `<<T,X>>` as `[X](T)`, inline anchors `[[id]]` dropped. One pass: every scan
 /// ends at a closing mark known to exist, and what it scanned is consumed.
-fn inline(line: &str) -> (String, Vec<(u32, u32)>) {
-    let mut out = Rewrite::new(line);
+fn inline(line: &str, module: Option<&Module>) -> (String, Vec<(u32, u32)>) {
+    let mut out = Rewrite::new(line, module);
     let last_bracket = line.rfind(']');
     let last_double = line.rfind("]]");
     let last_angle = line.rfind(">>");
@@ -273,6 +353,8 @@ fn inline(line: &str) -> (String, Vec<(u32, u32)>) {
 /// The state of [`inline`]: what is written, where the reading is, and the columns.
 struct Rewrite<'l> {
     line: &'l str,
+    /// The Antora module the page is in, which cross references are resolved from.
+    module: Option<&'l Module>,
     at: usize,
     text: String,
     md_col: u32,
@@ -281,9 +363,10 @@ struct Rewrite<'l> {
 }
 
 impl<'l> Rewrite<'l> {
-    fn new(line: &'l str) -> Rewrite<'l> {
+    fn new(line: &'l str, module: Option<&'l Module>) -> Rewrite<'l> {
         Rewrite {
             line,
+            module,
             at: 0,
             text: String::with_capacity(line.len()),
             md_col: 1,
@@ -338,7 +421,7 @@ impl<'l> Rewrite<'l> {
         let target = &rest[..target_len];
         let label = &self.line[open + 1..close];
         let target = if is_xref {
-            xref_target(target)
+            xref_target(target, self.module)
         } else {
             Some(target.to_string())
         };
@@ -358,7 +441,7 @@ impl<'l> Rewrite<'l> {
         if target.is_empty() || target.contains(char::is_whitespace) {
             return self.copy(end + 2 - self.at);
         }
-        let markdown = link(label.trim(), xref_target(target), target);
+        let markdown = link(label.trim(), xref_target(target, self.module), target);
         self.replace(end + 2 - self.at, &markdown)
     }
 
@@ -387,16 +470,24 @@ fn link(label: &str, target: Option<String>, written: &str) -> String {
 }
 
 /// Where a cross reference points, as a Markdown link target: `file.adoc#id` as written,
-/// `file#id` with the `.adoc` AsciiDoc leaves out, a bare `id` in this page (`#id`). An
-/// Antora resource id (`module:page.adoc`) is no path: `None`.
-fn xref_target(target: &str) -> Option<String> {
+/// `file#id` with the `.adoc` AsciiDoc leaves out, a bare `id` in this page (`#id`). In an
+/// Antora `module`, a page reference is resolved from the module's pages ([`Module::resolve`]);
+/// elsewhere an Antora resource id (`module:page.adoc`) is no path: `None`.
+fn xref_target(target: &str, module: Option<&Module>) -> Option<String> {
     let (doc, anchor) = match target.split_once('#') {
         Some((doc, anchor)) => (doc, Some(anchor)),
         None => (target, None),
     };
-    if doc.contains(':') {
-        return None;
-    }
+    let is_page = doc
+        .rsplit('/')
+        .next()
+        .is_some_and(|name| name.contains('.'));
+    let doc = match module {
+        Some(module) if is_page => module.resolve(doc)?,
+        _ if doc.contains(':') => return None,
+        _ => doc.to_string(),
+    };
+    let doc = doc.as_str();
     let has_extension = {
         let name = doc.rsplit('/').next().unwrap_or(doc);
         name.contains('.')
@@ -409,9 +500,19 @@ fn xref_target(target: &str) -> Option<String> {
         (false, false, Some(_)) => format!("{doc}.adoc"),
     };
     Some(match anchor {
-        Some(anchor) => format!("{doc}#{anchor}"),
+        Some(anchor) => format!("{doc}#{}", heading_anchor(anchor)),
         None => doc,
     })
+}
+
+/// A section id as Asciidoctor generates it (`_how_to_set_up`: a `_` first, `_` between
+/// words) read as the Markdown heading anchor of the same title (`how-to-set-up`); any other
+/// id as written.
+fn heading_anchor(id: &str) -> String {
+    match id.strip_prefix('_') {
+        Some(words) if !words.is_empty() => words.replace('_', "-"),
+        _ => id.to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -419,7 +520,7 @@ mod tests {
     use super::*;
 
     fn markdown(text: &str) -> String {
-        translate(text).markdown
+        translate(text, None).markdown
     }
 
     #[test]
@@ -438,7 +539,7 @@ mod tests {
     #[test]
     fn cross_references_become_links_and_columns_map_back() {
         let line = "See xref:0002-b.adoc[the next one], <<other#why,Why>> and <<local>> [[here]].";
-        let page = translate(line);
+        let page = translate(line, None);
         assert_eq!(
             page.markdown,
             "See [the next one](0002-b.adoc), [Why](other.adoc#why) and [local](#local) .\n"
@@ -450,11 +551,63 @@ mod tests {
         };
         page.relocate(&mut at);
         assert_eq!(at.col, 37, "the `<<` of the second reference");
-        assert_eq!(xref_target("ROOT:page.adoc"), None);
-        assert_eq!(xref_target("anchor").as_deref(), Some("#anchor"));
+        assert_eq!(xref_target("ROOT:page.adoc", None), None);
+        assert_eq!(xref_target("anchor", None).as_deref(), Some("#anchor"));
         assert_eq!(
             markdown("link:https://x.org/a[site]"),
             "[site](https://x.org/a)\n"
+        );
+    }
+
+    #[test]
+    fn antora_references_resolve_from_the_modules_pages() {
+        let module = Module::of("docs/modules/concepts/pages/protocols/smtp.adoc").unwrap();
+        assert_eq!(module.component, "docs/");
+        assert_eq!(module.name, "concepts");
+        assert_eq!(module.topic, "protocols/");
+        let target = |t: &str| xref_target(t, Some(&module));
+        let cases = [
+            (
+                "messages/mime.adoc",
+                "/docs/modules/concepts/pages/messages/mime.adoc",
+            ),
+            (
+                "./lmtp.adoc#_delivery",
+                "/docs/modules/concepts/pages/protocols/lmtp.adoc#delivery",
+            ),
+            ("ROOT:index.adoc", "/docs/modules/ROOT/pages/index.adoc"),
+            (
+                "partial$note.adoc",
+                "/docs/modules/concepts/partials/note.adoc",
+            ),
+            (
+                "ops:page$run/run-docker.adoc",
+                "/docs/modules/ops/pages/run/run-docker.adoc",
+            ),
+            ("_rfc_2821", "#_rfc_2821"),
+        ];
+        for (reference, expected) in cases {
+            assert_eq!(target(reference).as_deref(), Some(expected), "{reference}");
+        }
+        for elsewhere in ["other:ROOT:page.adoc", "2.0@page.adoc", "image$map.png"] {
+            assert_eq!(target(elsewhere), None, "{elsewhere}");
+        }
+        let nav = Module::of("docs/modules/concepts/nav.adoc").unwrap();
+        assert_eq!(
+            xref_target("index.adoc", Some(&nav)).as_deref(),
+            Some("/docs/modules/concepts/pages/index.adoc")
+        );
+        assert_eq!(
+            Module::of("modules/ROOT/pages/a.adoc").unwrap().component,
+            ""
+        );
+        assert_eq!(Module::of("docs/adr/0001-a.adoc"), None);
+        assert_eq!(Module::of("docs/modules/concepts/images/a.adoc"), None);
+        // Outside a module a reference is relative to the page; Asciidoctor's section ids
+        // name the Markdown heading anchors.
+        assert_eq!(
+            xref_target("other.adoc#_how_to_set_up", None).as_deref(),
+            Some("other.adoc#how-to-set-up")
         );
     }
 
