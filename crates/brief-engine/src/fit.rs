@@ -590,12 +590,20 @@ fn fill_with_cut(
 ) -> Option<usize> {
     let layout = meter.layout;
     let Step { item: i, level } = step;
-    let full = layout.block(i, level);
-    // A cut must keep some content past the heading and facts, or it says less than the
-    // level it replaces; a cut meta line must keep the node's title.
-    let head = layout.head(&full, level);
-    let full_len = full.len();
+    let full = layout.cut_source(i, level);
+    // The longest cut: one byte short of the block, or all of a source that already leaves
+    // part of it out (a decision record's context).
+    let most = match full.len() < layout.block(i, level).len() {
+        true => full.len(),
+        false => full.len().saturating_sub(1),
+    };
     let old = plan.details[i];
+    // A cut must say more than the level it replaces: past the heading and facts (a cut
+    // meta line keeps the node's title), and through the summary it replaces.
+    let least = match (old, level) {
+        (Some(Detail::Summary), Detail::Full) => through_summary(layout, i, &full)?,
+        _ => layout.head(&full, level) + 1,
+    };
     plan.details[i] = Some(level);
     let measure_cut = |meter: &mut Meter<'_, '_>, plan: &mut Plan, keep: usize| {
         plan.cut = Some(layout.cut_block(i, level, keep));
@@ -606,11 +614,11 @@ fn fill_with_cut(
         plan.details[i] = old;
         None
     };
-    // Nothing can fit when even the head alone is over.
-    if head >= full_len || measure_cut(meter, plan, head + 1) > budget {
+    // Nothing can fit when even the least is over.
+    if least > most || measure_cut(meter, plan, least) > budget {
         return give_up(plan);
     }
-    let (mut lo, mut hi) = (head + 1, full_len);
+    let (mut lo, mut hi) = (least, most);
     while lo < hi {
         let mid = (lo + hi).div_ceil(2);
         if measure_cut(meter, plan, mid) <= budget {
@@ -620,11 +628,34 @@ fn fill_with_cut(
         }
     }
     let filled = measure_cut(meter, plan, lo);
-    if lo < full_len && filled <= budget && filled > used {
+    if filled <= budget && filled > used {
         Some(filled)
     } else {
         give_up(plan)
     }
+}
+
+/// How much of `item`'s full text (`full`, as a cut shortens it: [`Layout::cut_source`]) a
+/// cut must keep to hold what its summary says: through the summary's last line, its lines
+/// found in order. `None` when the full text does not hold them in order.
+fn through_summary(layout: &Layout<'_>, item: usize, full: &str) -> Option<usize> {
+    let summary = layout.block(item, Detail::Summary);
+    let text = summary
+        .get(layout.head(&summary, Detail::Summary)..)
+        .unwrap_or_default()
+        .trim()
+        .trim_end_matches('…')
+        .trim_end();
+    let mut at = layout.head(full, Detail::Full);
+    for line in text.lines() {
+        // Heading marks may differ in depth; the words may not.
+        let words = line.trim().trim_start_matches('#').trim();
+        if words.is_empty() {
+            continue;
+        }
+        at += full.get(at..)?.find(words)? + words.len();
+    }
+    Some(at + 1)
 }
 
 /// Measures documents exactly by adding the cached counts of their units.

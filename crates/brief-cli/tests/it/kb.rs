@@ -544,3 +544,39 @@ fn antora_cross_references_resolve_from_the_modules_pages() {
         assert!(ids.iter().any(|id| id == linked), "{linked} in {ids:?}");
     }
 }
+
+/// A decision record's summary is its decision; a text cut to fill the budget replaces it
+/// only when the cut still holds that decision. A record whose context runs long would
+/// otherwise lose what it decided to the opening of its context.
+#[test]
+fn a_cut_record_never_says_less_than_its_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let context: String = (1..=14)
+        .map(|n| format!("Background point {n}: the login service restarts often and users complain about being signed out. "))
+        .collect();
+    let adr = format!(
+        "# 1. Keep sessions in Redis\n\n## Status\n\nAccepted\n\n## Context\n\n{context}\n\n\
+         ## Decision\n\nWe keep login sessions in Redis with a thirty-day expiry.\n\n\
+         ## Consequences\n\nRedis becomes part of every deployment.\n"
+    );
+    let path = dir.path().join("docs/adr/0001-keep-sessions-in-redis.md");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, adr).unwrap();
+    let root = dir.path().to_str().unwrap();
+    let mut with_text = 0;
+    for budget in (120..=700).step_by(20) {
+        let budget = budget.to_string();
+        let document = brief(&["context", "ADR-0001", "--root", root, "--budget", &budget]);
+        if document.contains("Background point 1:") || document.contains("thirty-day") {
+            with_text += 1;
+            assert!(
+                document.contains("We keep login sessions in Redis"),
+                "at {budget} tokens the record lost its decision:\n{document}"
+            );
+        }
+    }
+    assert!(
+        with_text > 10,
+        "the record was shown with text at {with_text} budgets"
+    );
+}

@@ -104,6 +104,21 @@ pub(crate) fn decision_summary(body: &str) -> Option<String> {
     ))
 }
 
+/// Where the section that opens what a decision record decided starts in `text` (a
+/// rendered body): the byte offset of its ATX heading line, if it has one.
+pub(crate) fn decision_at(text: &str) -> Option<usize> {
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let is_decision = line.starts_with('#')
+            && DECISION_HEADINGS.contains(&heading_title(line).to_lowercase().as_str());
+        if is_decision {
+            return Some(at);
+        }
+        at += line.len();
+    }
+    None
+}
+
 /// A heading line's text: without its `#` marks (both ends), a setext underline or a
 /// leading number (`2. Decision`).
 fn heading_title(line: &str) -> &str {

@@ -461,10 +461,30 @@ impl<'a> Layout<'a> {
         text
     }
 
-    /// The block of `item` at `detail` cut to its first `keep` bytes (a char boundary), with
-    /// a line saying so. The result is still a unit (see [`Layout::units`]).
+    /// The block of `item` at `detail` as a cut shortens it ([`Layout::cut_block`]): the
+    /// block, but a decision record's full text from its decision on. Cut, what it decided
+    /// and its consequences are what a reader must keep; its context is the first to go
+    /// (`brief show` prints it all).
+    pub(crate) fn cut_source(&self, item: usize, detail: Detail) -> Rc<str> {
+        let block = self.block(item, detail);
+        let node = self.graph.node(self.ranked[item].node);
+        if detail != Detail::Full || node.kind != Kind::Decision {
+            return block;
+        }
+        let at = self.writer.body_at(&block);
+        let (Some(before), Some(body)) = (block.get(..at), block.get(at..)) else {
+            return block;
+        };
+        match body::decision_at(body) {
+            Some(at) if at > 0 => format!("{before}{}", &body[at..]).into(),
+            _ => block,
+        }
+    }
+
+    /// [`Layout::cut_source`] of `item` at `detail` cut to its first `keep` bytes (a char
+    /// boundary), with a line saying so. The result is still a unit (see [`Layout::units`]).
     pub(crate) fn cut_block(&self, item: usize, detail: Detail, keep: usize) -> Cut {
-        let full = self.block(item, detail);
+        let full = self.cut_source(item, detail);
         let id = &self.graph.node(self.ranked[item].node).id;
         Cut {
             item,

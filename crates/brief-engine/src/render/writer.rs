@@ -34,13 +34,18 @@ pub(crate) trait Writer: Sync {
     fn block(&self, card: &Card, kind: &Kind, detail: Detail, bare: bool) -> String;
     /// Where the part of a meta block that names the node (id, kind, title) ends.
     fn meta_head(&self, block: &str) -> usize;
+    /// Where the text of a block longer than a meta line starts, past its heading and facts
+    /// (a block of prose: its first blank line).
+    fn body_at(&self, block: &str) -> usize {
+        block.find("\n\n").map_or(block.len(), |at| at + 2)
+    }
     /// How much of a block at `detail` a cut must keep past, so the cut says more than the
-    /// level below: a meta line its head, a longer block its heading and facts and some text
-    /// (a block of prose: up to its first blank line, and 20 bytes).
+    /// level below: a meta line its head, a longer block its heading and facts and 20 bytes
+    /// of its text.
     fn head(&self, block: &str, detail: Detail) -> usize {
         match detail {
             Detail::Meta => self.meta_head(block),
-            _ => block.find("\n\n").map_or(block.len(), |at| at + 2) + 20,
+            _ => self.body_at(block) + 20,
         }
     }
     /// The block `full` cut to about its first `keep` bytes, with the mark that says so

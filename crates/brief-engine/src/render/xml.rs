@@ -101,12 +101,9 @@ impl Writer for Xml {
             .unwrap_or_else(|| block.trim_end().len())
     }
 
-    fn head(&self, block: &str, detail: Detail) -> usize {
+    fn body_at(&self, block: &str) -> usize {
         let title_end = self.meta_head(block);
-        if detail == Detail::Meta {
-            return title_end;
-        }
-        // Past the facts (`key: value` lines) and into the text.
+        // Past the facts (`key: value` lines).
         let mut at = title_end;
         for line in block[title_end..].split_inclusive('\n') {
             let fact = line.split_once(": ").is_some_and(|(key, _)| {
@@ -120,7 +117,7 @@ impl Writer for Xml {
             }
             at += line.len();
         }
-        at + 20
+        at
     }
 
     fn cut(&self, full: &str, keep: usize, id: &str, _detail: Detail) -> String {
