@@ -146,11 +146,14 @@ pub(crate) fn rank(
             .then_with(|| match a.class {
                 // "The rest by distance": far nodes differ most by how far they are.
                 Class::Distant => a.distance.cmp(&b.distance),
-                // Related material: what links to a start node, then what governs the work
-                // among the nodes the words reach (a decision, policy or norm before a page
-                // about the same thing), then by how well its words match.
-                Class::Related => is_backlink(b)
-                    .cmp(&is_backlink(a))
+                // Related material: what is in force before what was retired (shown by its
+                // line), what links to a start node, then what governs the work among the
+                // nodes the words reach (a decision, policy or norm before a page about the
+                // same thing), then by how well its words match.
+                Class::Related => a
+                    .retired
+                    .cmp(&b.retired)
+                    .then(is_backlink(b).cmp(&is_backlink(a)))
                     .then(governs_by_words(b).cmp(&governs_by_words(a)))
                     .then(b.score.relevance.total_cmp(&a.score.relevance)),
                 _ => std::cmp::Ordering::Equal,

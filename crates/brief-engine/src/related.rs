@@ -10,7 +10,7 @@
 use std::collections::BTreeSet;
 
 use crate::traverse::{Direction, Reached, Reason, Selection};
-use brief_model::{GraphView, Kind, NodeIx, Relation, StoreError};
+use brief_model::{GraphView, Kind, Lifecycle, NodeIx, Relation, StoreError};
 
 /// Most nodes added as backlinks to one context.
 pub(crate) const BACKLINKS_MAX: usize = 40;
@@ -148,14 +148,16 @@ fn add_log(
 }
 
 /// Whether `node` may join as related material: not a part of a selected whole read from
-/// the same file, current, and not in a document that only gathers others.
+/// the same file, not proposed (its text would read as in force), and not in a document that
+/// only gathers others. A retired node may: ranked after every current one and shown by its
+/// line alone, it says that something was replaced or reverted without its old text.
 fn admissible(
     graph: &dyn GraphView,
     node: NodeIx,
     selected: &BTreeSet<NodeIx>,
 ) -> Result<bool, StoreError> {
     Ok(!part_of_selected(graph, node, selected)?
-        && graph.lifecycle_of(node)?.is_current()
+        && !matches!(graph.lifecycle_of(node)?, Lifecycle::Proposed)
         && !in_aggregate(graph, node)?)
 }
 
@@ -392,15 +394,29 @@ mod tests {
     #[test]
     fn a_start_in_words_adds_the_rest_of_a_small_decision_log() {
         let graph = log_of(3);
-        // Four decisions (the superseded one counts, and stays out).
+        // Four decisions; the superseded one joins too (ranking puts it last, by its line).
         let log = Reason::Log { of: 4 };
         assert_eq!(
             related(&graph, "PAGE", &[], &[], Named::ByWords),
             vec![
                 ("ADR-0000".to_string(), vec![log.clone()]),
                 ("ADR-0001".to_string(), vec![log.clone()]),
-                ("ADR-0002".to_string(), vec![log]),
+                ("ADR-0002".to_string(), vec![log.clone()]),
+                ("ADR-OLD".to_string(), vec![log]),
             ]
+        );
+        // A proposed record counts and stays out: its text would read as in force.
+        let (pending, _) = Graph::build(vec![
+            node("PAGE", Kind::Other("note".into()), &[]),
+            node("ADR-0000", Kind::Decision, &[]),
+            Node {
+                status: Some("proposed".into()),
+                ..node("ADR-NEW", Kind::Decision, &[])
+            },
+        ]);
+        assert_eq!(
+            related(&pending, "PAGE", &[], &[], Named::ByWords),
+            vec![("ADR-0000".to_string(), vec![Reason::Log { of: 2 }])]
         );
         // An id's context keeps what its links and rules select.
         assert!(related(&graph, "PAGE", &[], &[], Named::Exactly).is_empty());
@@ -410,7 +426,7 @@ mod tests {
         let largest = log_of(LOG_MAX - 1);
         assert_eq!(
             related(&largest, "PAGE", &[], &[], Named::ByWords).len(),
-            LOG_MAX - 1
+            LOG_MAX
         );
     }
 

@@ -580,3 +580,50 @@ fn a_cut_record_never_says_less_than_its_summary() {
         "the record was shown with text at {with_text} budgets"
     );
 }
+
+/// A record that links to the target but was reverted joins its related material last, by
+/// its line: that the method it described is no longer supported is worth knowing, its old
+/// text is not.
+#[test]
+fn a_retired_record_linking_to_the_target_joins_last_by_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        (
+            "docs/adr/0001-define-supported-installation-methods.md",
+            "# 1. Define supported installation methods\n\n## Status\n\nAccepted\n\n\
+             ## Decision\n\nA supported method is tested and documented by the maintainers.\n",
+        ),
+        (
+            "docs/adr/0002-install-from-a-virtualenv.md",
+            "# 2. Install from a virtualenv\n\n## Status\n\n\
+             Reverted by [discussion 12](https://example.org/discussions/12).\n\n\
+             ## Decision\n\nRunning from a virtualenv is a supported method as defined in \
+             [ADR-0001](0001-define-supported-installation-methods.md).\n",
+        ),
+        (
+            "docs/adr/0003-install-from-the-container-image.md",
+            "# 3. Install from the container image\n\n## Status\n\nAccepted\n\n\
+             ## Decision\n\nThe container image is a supported method as defined in \
+             [ADR-0001](0001-define-supported-installation-methods.md).\n",
+        ),
+    ];
+    for (path, text) in files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let root = dir.path().to_str().unwrap();
+    let json = audit(root, "ADR-0001", "4000");
+    let nodes = json["nodes"].as_array().unwrap();
+    let ids = node_ids(&json);
+    assert_eq!(ids, ["ADR-0001", "ADR-0003", "ADR-0002"], "{json}");
+    let reverted = &nodes[2];
+    assert_eq!(reverted["detail"], "meta", "{reverted}");
+    assert_eq!(reverted["retired"], "withdrawn", "{reverted}");
+    let document = json["document"].as_str().unwrap();
+    assert!(document.contains("status: reverted"), "{document}");
+    assert!(
+        !document.contains("Running from a virtualenv"),
+        "{document}"
+    );
+}
