@@ -331,8 +331,12 @@ impl Table {
             return None;
         }
         // Merge overlapping or touching secrets (markers they touch included, so a secret
-        // glued to a marker is replaced together with it).
+        // glued to a marker is replaced together with it), each widened to whole characters:
+        // a byte pattern may start or end inside one.
         found.extend(markers.iter().copied());
+        for span in &mut found {
+            (span.start, span.end) = whole_chars(text, span.start, span.end);
+        }
         found.sort_unstable_by_key(|s| (s.start, s.end));
         let mut merged: Vec<Span> = Vec::new();
         for span in found {
@@ -361,6 +365,19 @@ impl Table {
         out.push_str(&text[copied..]);
         (out != text).then_some((out, kinds))
     }
+}
+
+/// `start..end` widened to the characters of `text` it touches.
+fn whole_chars(text: &str, mut start: usize, mut end: usize) -> (usize, usize) {
+    end = end.min(text.len());
+    start = start.min(end);
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
+    (start, end)
 }
 
 /// Where a rule's pattern matched: the whole match, the secret (group `s`, or the match) and

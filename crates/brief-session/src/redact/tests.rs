@@ -16,6 +16,17 @@ mod unit {
         assert_eq!(Secrets::Show.apply(text), text);
     }
 
+    /// A byte pattern may match from inside a character (here after `%2B`, inside `Кл✓`): the
+    /// replacement widens the secret to whole characters instead of slicing one.
+    #[test]
+    fn a_secret_that_ends_inside_a_character_is_widened_to_it() {
+        let text = "Password: password=\"sk-%2BКл✓-----BEGIN RSA PRIVATE KEY-----";
+        let once = redact_str(text);
+        assert_ne!(once, text);
+        assert!(!once.contains("sk-%2B"), "{once}");
+        assert_eq!(redact_str(&once), once, "redacting twice changes nothing");
+    }
+
     fn one(text: &str) -> (String, Vec<&'static str>) {
         let r = redact(text);
         (r.text, r.kinds)
