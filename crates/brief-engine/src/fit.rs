@@ -641,12 +641,12 @@ fn fill_with_cut(
 fn through_summary(layout: &Layout<'_>, item: usize, full: &str) -> Option<usize> {
     let summary = layout.block(item, Detail::Summary);
     let text = summary
-        .get(layout.head(&summary, Detail::Summary)..)
+        .get(layout.body_span(&summary))
         .unwrap_or_default()
         .trim()
         .trim_end_matches('…')
         .trim_end();
-    let mut at = layout.head(full, Detail::Full);
+    let mut at = layout.body_span(full).start;
     for line in text.lines() {
         // Heading marks may differ in depth; the words may not.
         let words = line.trim().trim_start_matches('#').trim();

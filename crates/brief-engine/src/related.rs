@@ -32,9 +32,10 @@ pub(crate) enum Named {
 /// first, then the others in id order), at most [`BACKLINKS_MAX`], the search hits `words`
 /// (node, share of the best hit) not selected yet, and — for a start named by words — the
 /// rest of a small decision log ([`LOG_MAX`]). None adds a part of a selected whole (a
-/// section of a selected page: its text is there already), a node that is not current (a
-/// superseded or rejected record would mislead), or a node of a document that only gathers
-/// others (a change log, a table of contents).
+/// section of a selected page: its text is there already), a proposed node (its text would
+/// read as in force), or a node of a document that only gathers others (a change log, a
+/// table of contents). A retired node may join (ranking puts it last, shown by its line);
+/// retired backlinks have a cap of their own, so they never crowd out current ones.
 pub(crate) fn add_related(
     graph: &dyn GraphView,
     selection: &mut Selection,
@@ -45,12 +46,15 @@ pub(crate) fn add_related(
     let selected: BTreeSet<NodeIx> = selection.reached.iter().map(|r| r.node).collect();
     let mut added: Vec<Reached> = Vec::new();
     let mut taken: BTreeSet<NodeIx> = selected.clone();
+    // Backlinks taken so far: current ones (the walk stops at the cap), retired ones.
+    let mut counts = [0usize; 2];
+    let full = |counts: &[usize; 2]| counts[0] >= BACKLINKS_MAX;
     for (from, distance) in backlink_order(selection, seeds) {
-        if added.len() >= BACKLINKS_MAX {
+        if full(&counts) {
             break;
         }
         for edge in graph.edges_in(from)? {
-            if added.len() >= BACKLINKS_MAX {
+            if full(&counts) {
                 break;
             }
             if !edge.relation.is_forward()
@@ -59,6 +63,12 @@ pub(crate) fn add_related(
             {
                 continue;
             }
+            let count =
+                &mut counts[usize::from(graph.lifecycle_of(edge.from)?.retired().is_some())];
+            if *count >= BACKLINKS_MAX {
+                continue;
+            }
+            *count += 1;
             taken.insert(edge.from);
             added.push(Reached {
                 node: edge.from,

@@ -563,22 +563,28 @@ fn a_cut_record_never_says_less_than_its_summary() {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, adr).unwrap();
     let root = dir.path().to_str().unwrap();
-    let mut with_text = 0;
-    for budget in (120..=700).step_by(20) {
-        let budget = budget.to_string();
-        let document = brief(&["context", "ADR-0001", "--root", root, "--budget", &budget]);
-        if document.contains("Background point 1:") || document.contains("thirty-day") {
-            with_text += 1;
-            assert!(
-                document.contains("We keep login sessions in Redis"),
-                "at {budget} tokens the record lost its decision:\n{document}"
-            );
+    for format in ["markdown", "text", "xml"] {
+        let (mut with_text, mut cut) = (0, 0);
+        for budget in (120..=700).step_by(20) {
+            let budget = budget.to_string();
+            let document = brief(&[
+                "context", "ADR-0001", "--root", root, "--budget", &budget, "--format", format,
+            ]);
+            cut += usize::from(document.contains("cut to fit"));
+            if document.contains("Background point 1:") || document.contains("thirty-day") {
+                with_text += 1;
+                assert!(
+                    document.contains("We keep login sessions in Redis"),
+                    "{format} at {budget} tokens lost the decision:\n{document}"
+                );
+            }
         }
+        assert!(
+            with_text > 10,
+            "{format}: shown with text at {with_text} budgets"
+        );
+        assert!(cut > 3, "{format}: cut at {cut} budgets");
     }
-    assert!(
-        with_text > 10,
-        "the record was shown with text at {with_text} budgets"
-    );
 }
 
 /// A record that links to the target but was reverted joins its related material last, by
@@ -597,6 +603,7 @@ fn a_retired_record_linking_to_the_target_joins_last_by_its_line() {
             "docs/adr/0002-install-from-a-virtualenv.md",
             "# 2. Install from a virtualenv\n\n## Status\n\n\
              Reverted by [discussion 12](https://example.org/discussions/12).\n\n\
+             The virtualenv method is no longer supported; use the container image.\n\n\
              ## Decision\n\nRunning from a virtualenv is a supported method as defined in \
              [ADR-0001](0001-define-supported-installation-methods.md).\n",
         ),
@@ -621,7 +628,14 @@ fn a_retired_record_linking_to_the_target_joins_last_by_its_line() {
     assert_eq!(reverted["detail"], "meta", "{reverted}");
     assert_eq!(reverted["retired"], "withdrawn", "{reverted}");
     let document = json["document"].as_str().unwrap();
-    assert!(document.contains("status: reverted"), "{document}");
+    // Its line says what its status section says.
+    assert!(
+        document.contains(
+            "status: reverted (Reverted by discussion 12. The virtualenv method is no longer \
+             supported; use the container image.)"
+        ),
+        "{document}"
+    );
     assert!(
         !document.contains("Running from a virtualenv"),
         "{document}"

@@ -104,19 +104,58 @@ pub(crate) fn decision_summary(body: &str) -> Option<String> {
     ))
 }
 
-/// Where the section that opens what a decision record decided starts in `text` (a
-/// rendered body): the byte offset of its ATX heading line, if it has one.
-pub(crate) fn decision_at(text: &str) -> Option<usize> {
-    let mut at = 0;
-    for line in text.split_inclusive('\n') {
-        let is_decision = line.starts_with('#')
-            && DECISION_HEADINGS.contains(&heading_title(line).to_lowercase().as_str());
-        if is_decision {
-            return Some(at);
+/// Most bytes of a status note ([`status_note`]).
+const STATUS_NOTE_BYTES: usize = 240;
+
+/// What a record's `Status` section says beyond its status word, as one line of plain text of
+/// at most about [`STATUS_NOTE_BYTES`] (`Reverted by discussion 12. Use the container image.`):
+/// the line of a retired record carries it. `None` without such a section, or when it says no
+/// more than a status and a successor (three words or fewer).
+pub(crate) fn status_note(body: &str) -> Option<String> {
+    let hs = headings(body);
+    let at = hs
+        .iter()
+        .position(|h| heading_title(&body[h.start..h.end]).eq_ignore_ascii_case("status"))?;
+    let end = hs.get(at + 1).map_or(body.len(), |next| next.start);
+    let section = body.get(hs[at].end..end)?;
+    let mut plain = String::new();
+    for event in Parser::new(section) {
+        match event {
+            Event::Text(text) | Event::Code(text) => plain.push_str(&text),
+            Event::SoftBreak
+            | Event::HardBreak
+            | Event::End(TagEnd::Paragraph | TagEnd::Item | TagEnd::CodeBlock) => plain.push(' '),
+            _ => {}
         }
-        at += line.len();
     }
-    None
+    let words: Vec<&str> = plain.split_whitespace().collect();
+    if words.len() <= 3 {
+        return None;
+    }
+    let line = words.join(" ");
+    if line.len() <= STATUS_NOTE_BYTES {
+        return Some(line);
+    }
+    let mut cut = STATUS_NOTE_BYTES;
+    while !line.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let kept = line[..cut]
+        .rsplit_once(' ')
+        .map_or(&line[..cut], |(head, _)| head);
+    Some(format!("{kept} …"))
+}
+
+/// Where the section that opens what a decision record decided starts in `text` (a
+/// rendered body): the byte offset of its heading, if it has one.
+pub(crate) fn decision_at(text: &str) -> Option<usize> {
+    headings(text)
+        .into_iter()
+        .find(|h| {
+            let title = heading_title(&text[h.start..h.end]).to_lowercase();
+            DECISION_HEADINGS.contains(&title.as_str())
+        })
+        .map(|h| h.start)
 }
 
 /// A heading line's text: without its `#` marks (both ends), a setext underline or a
@@ -469,6 +508,32 @@ mod tests {
     use super::*;
 
     const BODY: &str = "\n# OAuth login\n\n## Overview\nLets users sign in.\n\n### Detail\nMore.\n\n## Plan\n1. Do it.\n\n```sh\n# not a heading\n```\n";
+
+    #[test]
+    fn a_status_note_is_what_the_status_section_says_beyond_its_word() {
+        let body = "# 2. Old way\n\n## Status\n\nReverted by [discussion 7](https://x.org/7).\n\n\
+                    - Use `new-way` instead.\n\n## Context\n\nWhy.\n";
+        assert_eq!(
+            status_note(body).as_deref(),
+            Some("Reverted by discussion 7. Use new-way instead.")
+        );
+        for terse in [
+            "## Status\n\nSuperseded by [ADR-0004](0004-x.md)\n",
+            "## Status\n\nAccepted\n\n## Decision\n\nWe do it.\n",
+            "## Context\n\nNo status section.\n",
+        ] {
+            assert_eq!(status_note(terse), None, "{terse}");
+        }
+        let long = format!(
+            "## Status\n\nObsolete. {}\n",
+            "Words that go on. ".repeat(40)
+        );
+        let note = status_note(&long).unwrap();
+        assert!(
+            note.ends_with(" …") && note.len() <= STATUS_NOTE_BYTES + 4,
+            "{note}"
+        );
+    }
 
     #[test]
     fn full_drops_the_title_and_demotes() {

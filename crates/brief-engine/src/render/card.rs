@@ -70,7 +70,19 @@ pub(crate) fn card(
         }
     }
     if let Some(status) = &node.status {
-        facts.push(("status".into(), status.clone()));
+        // A retired record shown by its line says there what its status section says
+        // (reverted by what, where to go instead).
+        let note = match (&node.content, detail) {
+            (Content::Artifact(fields), Detail::Meta) if node.lifecycle().retired().is_some() => {
+                body::status_note(&fields.body)
+            }
+            _ => None,
+        };
+        let status = match note {
+            Some(note) => format!("{status} ({note})"),
+            None => status.clone(),
+        };
+        facts.push(("status".into(), status));
     }
     // Every level says why the node is here, meta lines too: a line without its reason
     // is a line the reader cannot weigh. A summary, like a meta line, names a few reasons

@@ -492,6 +492,13 @@ impl<'a> Layout<'a> {
         }
     }
 
+    /// Where the text of `block` starts and ends, past its heading and facts and before what
+    /// closes it.
+    pub(crate) fn body_span(&self, block: &str) -> std::ops::Range<usize> {
+        let end = self.writer.body_end(block);
+        self.writer.body_at(block).min(end)..end
+    }
+
     /// How much of `block` (at `detail`) a cut must keep past (see [`Layout::cut_block`]).
     pub(crate) fn head(&self, block: &str, detail: Detail) -> usize {
         self.writer.head(block, detail)

@@ -39,6 +39,10 @@ pub(crate) trait Writer: Sync {
     fn body_at(&self, block: &str) -> usize {
         block.find("\n\n").map_or(block.len(), |at| at + 2)
     }
+    /// Where the text of a block ends: before what closes it (the XML element's end tag).
+    fn body_end(&self, block: &str) -> usize {
+        block.len()
+    }
     /// How much of a block at `detail` a cut must keep past, so the cut says more than the
     /// level below: a meta line its head, a longer block its heading and facts and 20 bytes
     /// of its text.

@@ -120,6 +120,10 @@ impl Writer for Xml {
         at
     }
 
+    fn body_end(&self, block: &str) -> usize {
+        block.rfind("</document>").unwrap_or(block.len())
+    }
+
     fn cut(&self, full: &str, keep: usize, id: &str, _detail: Detail) -> String {
         // The content is escaped text between the document's tags: a cut ends before any
         // tag or character reference it would split, and the element is closed.

@@ -119,24 +119,27 @@ struct Module {
 }
 
 impl Module {
-    /// The module of `rel` when it lies in one (`…/modules/NAME/pages/…`, `…/partials/…` or
-    /// the module's `nav.adoc`); the last `modules/` of the path decides.
+    /// The module of `rel` when it lies in one: `…/modules/NAME/pages/…`,
+    /// `…/modules/NAME/partials/…` or the module's navigation file (`nav.adoc`, `nav-….adoc`);
+    /// the first `modules/` of the path so followed decides (a topic folder may be called
+    /// `modules` too). A partial's references are its including page's, so a partial has no
+    /// topic of its own.
     fn of(rel: &str) -> Option<Module> {
         let parts: Vec<&str> = rel.split('/').collect();
-        let at = parts.iter().rposition(|p| *p == "modules")?;
-        let name = parts.get(at + 1)?;
-        let inside = parts.get(at + 2..)?;
-        let topic = match inside {
-            [file] if file.to_ascii_lowercase().ends_with(".adoc") => String::new(),
-            ["pages" | "partials", folders @ .., _file] => {
-                folders.iter().map(|f| format!("{f}/")).collect()
-            }
-            _ => return None,
-        };
+        let (at, topic) = parts.iter().enumerate().find_map(|(at, part)| {
+            let inside = parts.get(at + 2..)?;
+            let topic = match inside {
+                [file] if is_nav(file) => String::new(),
+                ["pages", folders @ .., _file] => folders.iter().map(|f| format!("{f}/")).collect(),
+                ["partials", _, ..] => String::new(),
+                _ => return None,
+            };
+            (*part == "modules").then_some((at, topic))
+        })?;
         let component: String = parts[..at].iter().map(|p| format!("{p}/")).collect();
         Some(Module {
             component,
-            name: (*name).to_string(),
+            name: parts[at + 1].to_string(),
             topic,
         })
     }
@@ -173,6 +176,12 @@ impl Module {
             self.component
         ))
     }
+}
+
+/// Whether a file name is an Antora navigation file's (`nav.adoc`, `nav-admin.adoc`).
+fn is_nav(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    name.starts_with("nav") && name.ends_with(".adoc")
 }
 
 fn translate(text: &str, module: Option<&Module>) -> Translated {
@@ -603,6 +612,16 @@ mod tests {
         );
         assert_eq!(Module::of("docs/adr/0001-a.adoc"), None);
         assert_eq!(Module::of("docs/modules/concepts/images/a.adoc"), None);
+        // A page directly in a folder named `modules` is no navigation file; a topic folder
+        // named `modules` is a topic.
+        assert_eq!(Module::of("docs/modules/auth/overview.adoc"), None);
+        let deep = Module::of("docs/modules/ROOT/pages/modules/kafka/setup.adoc").unwrap();
+        assert_eq!(
+            (deep.name.as_str(), deep.topic.as_str()),
+            ("ROOT", "modules/kafka/")
+        );
+        let partial = Module::of("docs/modules/ops/partials/run/steps.adoc").unwrap();
+        assert_eq!((partial.name.as_str(), partial.topic.as_str()), ("ops", ""));
         // Outside a module a reference is relative to the page; Asciidoctor's section ids
         // name the Markdown heading anchors.
         assert_eq!(
