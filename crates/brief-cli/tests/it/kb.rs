@@ -29,6 +29,17 @@ fn audit(root: &str, target: &str, budget: &str) -> Value {
     serde_json::from_str(&out).expect("JSON output")
 }
 
+/// A project of the given files (path, text), written here.
+fn written(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, text) in files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    dir
+}
+
 fn node_ids(v: &Value) -> Vec<String> {
     v["nodes"]
         .as_array()
@@ -398,8 +409,7 @@ fn a_pages_context_by_id_is_unchanged_by_its_sections() {
 
 /// An arc42 project whose ADRs and architecture page are AsciiDoc, written here.
 fn asciidoc_project() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let files = [
+    written(&[
         (
             "docs/adr/0001-record-architecture-decisions.adoc",
             "= 1. Record architecture decisions\n:status: Accepted\n:date: 2024-02-01\n\n\
@@ -427,13 +437,7 @@ fn asciidoc_project() -> tempfile::TempDir {
              Read xref:../adr/0002-store-orders-in-postgresql.adoc[the first storage decision] \
              and xref:quality-scenarios.adoc[the quality scenarios].\n",
         ),
-    ];
-    for (path, text) in files {
-        let path = dir.path().join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-    dir
+    ])
 }
 
 #[test]
@@ -486,8 +490,7 @@ fn check_reports_a_broken_xref_at_its_asciidoc_position() {
 /// its cross references name pages by their path in the module's `pages/` folder, or in
 /// another module as `module:path`, wherever the page that refers stands.
 fn antora_project() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let files = [
+    written(&[
         ("docs/antora.yml", "name: mail\nversion: ~\nnav:\n- modules/concepts/nav.adoc\n"),
         (
             "docs/modules/concepts/nav.adoc",
@@ -515,13 +518,7 @@ fn antora_project() -> tempfile::TempDir {
             "docs/modules/ROOT/pages/index.adoc",
             "= Mail server\n\nRead xref:concepts:protocols/smtp.adoc[how mail moves].\n",
         ),
-    ];
-    for (path, text) in files {
-        let path = dir.path().join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-    dir
+    ])
 }
 
 #[test]
@@ -550,7 +547,6 @@ fn antora_cross_references_resolve_from_the_modules_pages() {
 /// otherwise lose what it decided to the opening of its context.
 #[test]
 fn a_cut_record_never_says_less_than_its_summary() {
-    let dir = tempfile::tempdir().unwrap();
     let context: String = (1..=14)
         .map(|n| format!("Background point {n}: the login service restarts often and users complain about being signed out. "))
         .collect();
@@ -559,9 +555,7 @@ fn a_cut_record_never_says_less_than_its_summary() {
          ## Decision\n\nWe keep login sessions in Redis with a thirty-day expiry.\n\n\
          ## Consequences\n\nRedis becomes part of every deployment.\n"
     );
-    let path = dir.path().join("docs/adr/0001-keep-sessions-in-redis.md");
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, adr).unwrap();
+    let dir = written(&[("docs/adr/0001-keep-sessions-in-redis.md", &adr)]);
     let root = dir.path().to_str().unwrap();
     for format in ["markdown", "text", "xml"] {
         let (mut with_text, mut cut) = (0, 0);
@@ -592,8 +586,7 @@ fn a_cut_record_never_says_less_than_its_summary() {
 /// text is not.
 #[test]
 fn a_retired_record_linking_to_the_target_joins_last_by_its_line() {
-    let dir = tempfile::tempdir().unwrap();
-    let files = [
+    let dir = written(&[
         (
             "docs/adr/0001-define-supported-installation-methods.md",
             "# 1. Define supported installation methods\n\n## Status\n\nAccepted\n\n\
@@ -613,12 +606,7 @@ fn a_retired_record_linking_to_the_target_joins_last_by_its_line() {
              ## Decision\n\nThe container image is a supported method as defined in \
              [ADR-0001](0001-define-supported-installation-methods.md).\n",
         ),
-    ];
-    for (path, text) in files {
-        let path = dir.path().join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
+    ]);
     let root = dir.path().to_str().unwrap();
     let json = audit(root, "ADR-0001", "4000");
     let nodes = json["nodes"].as_array().unwrap();
