@@ -619,8 +619,8 @@ fn a_retired_record_linking_to_the_target_joins_last_by_its_line() {
     // Its line says what its status section says.
     assert!(
         document.contains(
-            "status: reverted (Reverted by discussion 12. The virtualenv method is no longer \
-             supported; use the container image.)"
+            "status: reverted (The virtualenv method is no longer supported; use the \
+             container image.)"
         ),
         "{document}"
     );

@@ -1,6 +1,7 @@
 //! Markdown bodies of artifacts: the leading `# Title` dropped (the card has the title), the
 //! first section cut out for `summary`, and headings pushed below the document's own.
 
+use brief_model::Lifecycle;
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
 /// The deepest level the document itself uses (`###` for a node); body headings go below.
@@ -107,28 +108,48 @@ pub(crate) fn decision_summary(body: &str) -> Option<String> {
 /// Most bytes of a status note ([`status_note`]).
 const STATUS_NOTE_BYTES: usize = 240;
 
-/// What a record's `Status` section says beyond its status word, as one line of plain text of
-/// at most about [`STATUS_NOTE_BYTES`] (`Reverted by discussion 12. Use the container image.`):
-/// the line of a retired record carries it. `None` without such a section, or when it says no
-/// more than a status and a successor (three words or fewer).
-pub(crate) fn status_note(body: &str) -> Option<String> {
+/// What a record's `Status` section says beyond its status line, as one line of plain text of
+/// at most about [`STATUS_NOTE_BYTES`] (`Use the container image instead.`): the line of a
+/// retired record carries it. The section's first paragraph is left out when it is only a
+/// status line that says `lifecycle`, six words at most (`Superseded by [ADR-0004](…)`,
+/// `Reverted by discussion 12.`): the line says its status and names its successor already. `None` without such a section, or
+/// when what is left holds three words or fewer.
+pub(crate) fn status_note(body: &str, lifecycle: Lifecycle) -> Option<String> {
     let hs = headings(body);
     let at = hs
         .iter()
         .position(|h| heading_title(&body[h.start..h.end]).eq_ignore_ascii_case("status"))?;
     let end = hs.get(at + 1).map_or(body.len(), |next| next.start);
     let section = body.get(hs[at].end..end)?;
-    let mut plain = String::new();
+    // Its blocks (paragraphs, list items, code) as plain text.
+    let mut blocks = vec![String::new()];
     for event in Parser::new(section) {
         match event {
-            Event::Text(text) | Event::Code(text) => plain.push_str(&text),
-            Event::SoftBreak
-            | Event::HardBreak
-            | Event::End(TagEnd::Paragraph | TagEnd::Item | TagEnd::CodeBlock) => plain.push(' '),
+            Event::Text(text) | Event::Code(text) => {
+                if let Some(block) = blocks.last_mut() {
+                    block.push_str(&text);
+                }
+            }
+            Event::SoftBreak | Event::HardBreak => {
+                if let Some(block) = blocks.last_mut() {
+                    block.push(' ');
+                }
+            }
+            Event::End(TagEnd::Paragraph | TagEnd::Item | TagEnd::CodeBlock) => {
+                blocks.push(String::new())
+            }
             _ => {}
         }
     }
-    let words: Vec<&str> = plain.split_whitespace().collect();
+    let first = blocks.first().map(String::as_str).unwrap_or_default();
+    let says_status =
+        first.split_whitespace().count() <= 6 && Lifecycle::parse(first) == Some(lifecycle);
+    let rest = if says_status {
+        &blocks[1..]
+    } else {
+        &blocks[..]
+    };
+    let words: Vec<&str> = rest.iter().flat_map(|b| b.split_whitespace()).collect();
     if words.len() <= 3 {
         return None;
     }
@@ -506,29 +527,40 @@ fn demote(text: &str, hs: &[Heading]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use brief_model::Retired;
 
     const BODY: &str = "\n# OAuth login\n\n## Overview\nLets users sign in.\n\n### Detail\nMore.\n\n## Plan\n1. Do it.\n\n```sh\n# not a heading\n```\n";
 
     #[test]
     fn a_status_note_is_what_the_status_section_says_beyond_its_word() {
+        let withdrawn = Lifecycle::NotCurrent(Retired::Withdrawn);
         let body = "# 2. Old way\n\n## Status\n\nReverted by [discussion 7](https://x.org/7).\n\n\
-                    - Use `new-way` instead.\n\n## Context\n\nWhy.\n";
+                    - Use `new-way` for every new install.\n\n## Context\n\nWhy.\n";
         assert_eq!(
-            status_note(body).as_deref(),
-            Some("Reverted by discussion 7. Use new-way instead.")
+            status_note(body, withdrawn).as_deref(),
+            Some("Use new-way for every new install.")
         );
+        // A first paragraph that is more than a status line is kept.
+        let said = "## Status\n\nReverted in 2024, when the old installer stopped working.\n";
+        assert_eq!(
+            status_note(said, withdrawn).as_deref(),
+            Some("Reverted in 2024, when the old installer stopped working.")
+        );
+        let superseded = Lifecycle::NotCurrent(Retired::Superseded);
         for terse in [
             "## Status\n\nSuperseded by [ADR-0004](0004-x.md)\n",
+            "## Status\n\nSuperceded by [72. Decide reporting 72](0072-x.md)\n",
             "## Status\n\nAccepted\n\n## Decision\n\nWe do it.\n",
             "## Context\n\nNo status section.\n",
         ] {
-            assert_eq!(status_note(terse), None, "{terse}");
+            assert_eq!(status_note(terse, superseded), None, "{terse}");
         }
+        let obsolete = Lifecycle::NotCurrent(Retired::Obsolete);
         let long = format!(
-            "## Status\n\nObsolete. {}\n",
+            "## Status\n\nObsolete.\n\n{}\n",
             "Words that go on. ".repeat(40)
         );
-        let note = status_note(&long).unwrap();
+        let note = status_note(&long, obsolete).unwrap();
         assert!(
             note.ends_with(" …") && note.len() <= STATUS_NOTE_BYTES + 4,
             "{note}"

@@ -74,7 +74,7 @@ pub(crate) fn card(
         // (reverted by what, where to go instead).
         let note = match (&node.content, detail) {
             (Content::Artifact(fields), Detail::Meta) if node.lifecycle().retired().is_some() => {
-                body::status_note(&fields.body)
+                body::status_note(&fields.body, node.lifecycle())
             }
             _ => None,
         };
