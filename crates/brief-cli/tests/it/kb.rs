@@ -629,3 +629,55 @@ fn a_retired_record_linking_to_the_target_joins_last_by_its_line() {
         "{document}"
     );
 }
+
+/// Run from inside an Antora component, brief walks up to the repository (its ADRs, its
+/// agent files), not to the component's folder; a component in a folder of its own name
+/// (`session-docs/antora.yml`, as Spring projects keep theirs) is found without `brief.toml`.
+#[test]
+fn an_antora_component_is_found_from_the_repository_root() {
+    let dir = written(&[
+        (".adr-dir", "doc/adr\n"),
+        (
+            "doc/adr/0001-keep-sessions-in-redis.md",
+            "# 1. Keep sessions in Redis\n\n## Status\n\nAccepted\n\n## Decision\n\n\
+             Sessions live in Redis.\n",
+        ),
+        ("session-docs/antora.yml", "name: session\nversion: ~\n"),
+        (
+            "session-docs/modules/ROOT/pages/index.adoc",
+            "= Sessions\n\nSee xref:guides/redis.adoc[the Redis guide].\n",
+        ),
+        (
+            "session-docs/modules/ROOT/pages/guides/redis.adoc",
+            "= Redis guide\n\nConfigure the session store in Redis.\n",
+        ),
+    ]);
+    let inside = dir.path().join("session-docs/modules/ROOT/pages/guides");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_brief"))
+        .args(["search", "session store Redis", "--format", "json"])
+        .current_dir(&inside)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let hits: Value = serde_json::from_str(&stdout).unwrap();
+    let ids: Vec<&str> = hits
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["id"].as_str().unwrap())
+        .collect();
+    assert!(
+        ids.contains(&"ADR-0001"),
+        "the repository's records: {ids:?}"
+    );
+    assert!(
+        ids.contains(&"session-docs/modules/ROOT/pages/guides/redis.adoc"),
+        "the component's pages, by their path from the repository: {ids:?}"
+    );
+}

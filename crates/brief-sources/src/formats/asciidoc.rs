@@ -40,14 +40,10 @@ impl PageFormat for AsciiDoc {
 
     fn discover(&self, root: &Root, layout: &Layout) -> bool {
         let adr_dirs = layout.adr_dirs.iter().map(String::as_str);
-        let antora = CONVENTIONAL_DIRS
-            .iter()
-            .chain(&[""])
-            .any(|dir| root.is_file(&root.path().join(dir).join("antora.yml")));
-        antora
-            || adr_dirs
-                .chain(CONVENTIONAL_DIRS)
-                .any(|dir| holds_pages(root, dir, self.extensions()))
+        adr_dirs
+            .chain(CONVENTIONAL_DIRS)
+            .any(|dir| holds_pages(root, dir, self.extensions()))
+            || holds_component(root)
     }
 
     fn parse(&self, rel: &str, text: &str, catalog: &Catalog) -> Parsed {
@@ -58,6 +54,18 @@ impl PageFormat for AsciiDoc {
         }
         parsed
     }
+}
+
+/// Whether a folder directly under the root holds an Antora component (its `antora.yml`):
+/// `docs/`, or a folder of its own name (`session-docs/`). An `antora.yml` at the root
+/// itself does not count: standing in a component, the root is the repository around it.
+fn holds_component(root: &Root) -> bool {
+    root.subfolders(root.path()).is_ok_and(|folders| {
+        folders.iter().any(|folder| {
+            let dir = root.path().join(&folder.name);
+            root.is_file(&dir.join("antora.yml"))
+        })
+    })
 }
 
 /// A page as Markdown: one line per AsciiDoc line, and where columns moved.
