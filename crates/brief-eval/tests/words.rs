@@ -263,8 +263,9 @@ fn a_pinned_commit_is_materialised_from_a_git_directory() {
 }
 
 /// The committed task files read and validate: the evaluation set (`words/`, at least the 60
-/// tasks issue 26 asks, every file pinned to a commit) and the held-out set (`held-out/`,
-/// written after the ranking's parameters were chosen), which share no repository.
+/// tasks the evaluation asks for, every file pinned to a commit) and the held-out set
+/// (`held-out/`, written after the ranking's parameters were chosen), which share no
+/// repository.
 #[test]
 fn the_committed_task_files_read_and_the_held_out_set_is_apart() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
