@@ -614,6 +614,14 @@ mod tests {
         }
     }
 
+    /// Hits on the nodes of `graph` named by id, with their scores.
+    fn hits_on(graph: &brief_model::Graph, scored: &[(&str, f64)]) -> Vec<Scored> {
+        scored
+            .iter()
+            .map(|&(id, score)| hit(graph.lookup(id).unwrap(), id, score))
+            .collect()
+    }
+
     /// The ids of the seeds `choose` takes from `hits`, at most `cap`.
     fn seed_ids(graph: &brief_model::Graph, hits: &[Scored], cap: usize) -> Vec<String> {
         let found = choose(graph, hits, Confidence::Strong, cap).unwrap();
@@ -681,28 +689,21 @@ mod tests {
             with_status("ADR-3", "Proposed"),
             with_status("ADR-4", "Rejected"),
         ]);
-        let ix = |id: &str| graph.lookup(id).unwrap();
-        let seeds = |hits: &[Scored]| seed_ids(&graph, hits, 4);
+        let seeds = |hits: &[(&str, f64)]| seed_ids(&graph, &hits_on(&graph, hits), 4);
         // Beside a current start, the superseded and the rejected record are left out; the
         // proposal, still open, is a seed.
         let after_current = [
-            hit(ix("ADR-2"), "ADR-2", 1.0),
-            hit(ix("ADR-1"), "ADR-1", 0.9),
-            hit(ix("ADR-3"), "ADR-3", 0.8),
-            hit(ix("ADR-4"), "ADR-4", 0.7),
+            ("ADR-2", 1.0),
+            ("ADR-1", 0.9),
+            ("ADR-3", 0.8),
+            ("ADR-4", 0.7),
         ];
         assert_eq!(seeds(&after_current), ["ADR-2", "ADR-3"]);
         // Words that name the superseded record best start from it only when no current
         // record matches nearly as well (is a seed too).
-        let first = [
-            hit(ix("ADR-1"), "ADR-1", 1.0),
-            hit(ix("ADR-2"), "ADR-2", 0.9),
-        ];
+        let first = [("ADR-1", 1.0), ("ADR-2", 0.9)];
         assert_eq!(seeds(&first), ["ADR-2"]);
-        let alone = [
-            hit(ix("ADR-1"), "ADR-1", 1.0),
-            hit(ix("ADR-2"), "ADR-2", 0.5),
-        ];
+        let alone = [("ADR-1", 1.0), ("ADR-2", 0.5)];
         assert_eq!(seeds(&alone), ["ADR-1"]);
     }
 
@@ -721,14 +722,16 @@ mod tests {
             node("b.md", Kind::Other("note".into()), &[]),
             node("c.md", Kind::Other("note".into()), &[]),
         ]);
-        let ix = |id: &str| graph.lookup(id).unwrap();
-        let hits = [
-            hit(ix("page.md"), "page.md", 1.0),
-            hit(ix("a.md"), "a.md", 0.9),
-            hit(ix("b.md"), "b.md", 0.85),
-            hit(ix("c.md"), "c.md", 0.8),
-            hit(ix("page.md#part"), "page.md#part", 0.67),
-        ];
+        let hits = hits_on(
+            &graph,
+            &[
+                ("page.md", 1.0),
+                ("a.md", 0.9),
+                ("b.md", 0.85),
+                ("c.md", 0.8),
+                ("page.md#part", 0.67),
+            ],
+        );
         let found = choose(&graph, &hits, Confidence::Strong, 3).unwrap();
         let seeds: Vec<(&str, f64)> = found
             .seeds
@@ -761,13 +764,12 @@ mod tests {
             node("AGENTS.md#workflow", Kind::Section, &[]),
             node("docs/versions.md", Kind::Other("note".into()), &[]),
         ]);
-        let ix = |id: &str| graph.lookup(id).unwrap();
-        let seeds = |hits: &[Scored]| seed_ids(&graph, hits, 3);
+        let seeds = |hits: &[(&str, f64)]| seed_ids(&graph, &hits_on(&graph, hits), 3);
         // The rule and a section of it match best; the page the task is about starts.
         let hits = [
-            hit(ix("AGENTS.md#workflow"), "AGENTS.md#workflow", 1.0),
-            hit(ix("AGENTS.md"), "AGENTS.md", 0.9),
-            hit(ix("docs/versions.md"), "docs/versions.md", 0.7),
+            ("AGENTS.md#workflow", 1.0),
+            ("AGENTS.md", 0.9),
+            ("docs/versions.md", 0.7),
         ];
         assert_eq!(seeds(&hits), ["docs/versions.md"]);
         // Only the rule matches: it starts.
