@@ -298,6 +298,9 @@ pub(crate) struct Layout<'a> {
     sections: Vec<(Section, Vec<usize>, Option<Rc<str>>)>,
     header: Rc<str>,
     blocks: RefCell<HashMap<(usize, Detail), Rc<str>>>,
+    /// Decision records' full texts from their decision on ([`Layout::cut_source`]), by
+    /// item: a cut measures many lengths of one.
+    decision_first: RefCell<HashMap<usize, Rc<str>>>,
     extras: Extras,
     /// For a section taken as the part of a long rule a task is about, the item of its page:
     /// once the page shows its full text, the section's is there already.
@@ -365,6 +368,7 @@ impl<'a> Layout<'a> {
             sections,
             header,
             blocks: RefCell::new(HashMap::new()),
+            decision_first: RefCell::new(HashMap::new()),
             extras: Extras::default(),
             within: pages_of_rule_sections(graph, ranked),
             paths: ranked
@@ -471,14 +475,21 @@ impl<'a> Layout<'a> {
         if detail != Detail::Full || node.kind != Kind::Decision {
             return block;
         }
-        let at = self.writer.body_at(&block);
-        let (Some(before), Some(body)) = (block.get(..at), block.get(at..)) else {
-            return block;
-        };
-        match body::decision_at(body) {
-            Some(at) if at > 0 => format!("{before}{}", &body[at..]).into(),
-            _ => block,
+        if let Some(kept) = self.decision_first.borrow().get(&item) {
+            return kept.clone();
         }
+        let at = self.writer.body_at(&block);
+        let source = match (block.get(..at), block.get(at..)) {
+            (Some(before), Some(body)) => match body::decision_at(body) {
+                Some(at) if at > 0 => format!("{before}{}", &body[at..]).into(),
+                _ => block,
+            },
+            _ => block,
+        };
+        self.decision_first
+            .borrow_mut()
+            .insert(item, source.clone());
+        source
     }
 
     /// [`Layout::cut_source`] of `item` at `detail` cut to its first `keep` bytes (a char
