@@ -180,6 +180,40 @@ fn default_budget_is_4000_unless_brief_toml_says_otherwise() {
 }
 
 #[test]
+fn a_budget_with_room_to_list_no_omitted_node_says_where_they_are() {
+    // The tightest budgets leave no room for a single name: the document points at the
+    // JSON instead of opening a list it cannot fill.
+    let tight = (100..900).step_by(10).find_map(|budget| {
+        let json = audit(&[
+            "context",
+            "CHECKOUT-01",
+            "--root",
+            PAYMENTS_EXAMPLE,
+            "--format",
+            "json",
+            "--budget",
+            &budget.to_string(),
+            "--depth",
+            "full",
+        ]);
+        let omitted = json["omitted"].as_array().unwrap();
+        let none_listed = !omitted.is_empty() && omitted.iter().all(|e| e["listed"] == false);
+        none_listed.then_some(json)
+    });
+    let json = tight.expect("some budget lists none of the omitted nodes");
+    let count = json["omitted"].as_array().unwrap().len();
+    let document = json["document"].as_str().unwrap();
+    assert!(
+        document.contains(&format!(
+            "## Omitted\n\n{count} more did not fit the budget; `--format json` lists them"
+        )),
+        "{document}"
+    );
+    assert!(!document.contains("- … and"), "{document}");
+    assert!(!document.contains("prints one):"), "{document}");
+}
+
+#[test]
 fn omitted_nodes_are_listed_in_the_document() {
     let json = audit(&[
         "context",

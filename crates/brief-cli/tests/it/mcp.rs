@@ -351,7 +351,7 @@ fn bad_requests_are_answered_and_the_server_keeps_serving() {
         // MCP error texts speak the tool's parameter names.
         (
             json!({"target": "CHECKOUT-01", "budget": 3}),
-            "(use budget 96)",
+            "(use budget 91)",
         ),
         (json!({"depth": 2}), "missing field `target`"),
         (

@@ -115,6 +115,12 @@ impl Writer for Markdown {
         )
     }
 
+    fn omitted_unlisted(&self, count: usize) -> String {
+        format!(
+            "## Omitted\n\n{count} more did not fit the budget; `--format json` lists them, most relevant first (`brief show <ID>` prints one).\n\n"
+        )
+    }
+
     fn successor(&self, id: &str, title: &str) -> String {
         format!("**{id}** ({title})")
     }

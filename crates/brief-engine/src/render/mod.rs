@@ -581,10 +581,13 @@ impl<'a> Layout<'a> {
         let omitted: Vec<usize> = (0..self.ranked.len())
             .filter(|&i| details[i].is_none())
             .collect();
-        if !omitted.is_empty() {
+        let shown = listed.min(omitted.len());
+        if !omitted.is_empty() && shown == 0 {
+            let unlisted = self.writer.omitted_unlisted(omitted.len());
+            units.push(Unit::Text(unlisted.into()));
+        } else if !omitted.is_empty() {
             let heading = self.writer.omitted_heading(omitted.len());
             units.push(Unit::Text(heading.into()));
-            let shown = listed.min(omitted.len());
             units.extend(omitted[..shown].iter().map(|&i| Unit::Omitted(i)));
             if shown < omitted.len() {
                 let more = self.writer.more_omitted(omitted.len() - shown);

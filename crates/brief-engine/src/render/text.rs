@@ -108,6 +108,12 @@ impl Writer for Text {
         format!("=== OMITTED ===\n{count} more did not fit the budget, most relevant first:\n")
     }
 
+    fn omitted_unlisted(&self, count: usize) -> String {
+        format!(
+            "=== OMITTED ===\n{count} more did not fit the budget; --format json lists them, most relevant first.\n"
+        )
+    }
+
     fn successor(&self, id: &str, title: &str) -> String {
         format!("{id} ({title})")
     }

@@ -65,6 +65,9 @@ pub(crate) trait Writer: Sync {
     fn omitted_line(&self, id: &str, kind: &str, title: &str) -> String {
         format!("- {id} ({kind}): {title}\n")
     }
+    /// The omitted part when the budget left room to list none of the `count` omitted nodes:
+    /// where to find them instead of an empty list.
+    fn omitted_unlisted(&self, count: usize) -> String;
     /// The line that counts the omitted nodes not listed.
     fn more_omitted(&self, count: usize) -> String {
         format!("- … and {count} more (see `--format json`)\n")

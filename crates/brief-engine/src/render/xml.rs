@@ -178,6 +178,12 @@ impl Writer for Xml {
         format!("<left_out more=\"{count}\" see=\"--format json\"/>\n")
     }
 
+    fn omitted_unlisted(&self, count: usize) -> String {
+        format!(
+            "<omitted count=\"{count}\" order=\"most relevant first\" see=\"--format json\"/>\n"
+        )
+    }
+
     fn successor(&self, id: &str, title: &str) -> String {
         format!("{id} ({title})")
     }
