@@ -46,8 +46,26 @@ impl UnknownTarget {
     }
 }
 
+/// Most characters of a target an error repeats: a pasted ticket is named by its start.
+const SHOWN_CHARS: usize = 80;
+
+/// The target as an error repeats it: on one line, and cut to its first [`SHOWN_CHARS`]
+/// characters (saying how long it was) when it is longer.
+fn shown(target: &str) -> String {
+    let flat: String = target
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let count = flat.chars().count();
+    if count <= SHOWN_CHARS {
+        return flat;
+    }
+    let head: String = flat.chars().take(SHOWN_CHARS).collect();
+    format!("{}… ({count} characters)", head.trim_end())
+}
+
 fn describe(unknown: &UnknownTarget) -> String {
-    let target = &unknown.target;
+    let target = &shown(&unknown.target);
     let mut text = if unknown.searched {
         let why = unknown.weakness.unwrap_or(Weakness::NoWord).describe();
         format!("nothing matches `{target}` well: no node has that id, and {why}")
@@ -65,7 +83,7 @@ fn describe(unknown: &UnknownTarget) -> String {
     if !unknown.hits.is_empty() {
         text.push_str(&format!("; best search hits: {}", unknown.hits.join(", ")));
     }
-    if unknown.searched {
+    if unknown.searched || *target != unknown.target {
         text.push_str("; `brief search WORDS` lists what other words find");
     } else {
         text.push_str(&format!(
@@ -209,6 +227,33 @@ mod tests {
             .unwrap_err()
             .suggestions
             .is_empty());
+    }
+
+    #[test]
+    fn a_long_target_is_repeated_by_its_start_on_one_line() {
+        let ticket = format!("make the export\nfaster {}", "and safer ".repeat(200));
+        let err = UnknownTarget {
+            target: ticket.clone(),
+            suggestions: Vec::new(),
+            hits: Vec::new(),
+            searched: true,
+            weakness: Some(Weakness::NoWord),
+        };
+        let text = err.to_string();
+        assert!(
+            text.starts_with("nothing matches `make the export faster and safer"),
+            "{text}"
+        );
+        let length = ticket.chars().count();
+        assert!(
+            text.contains(&format!("… ({length} characters)` well")),
+            "{text}"
+        );
+        assert!(!text.contains('\n'));
+        assert!(text.len() < 400, "{text}");
+        // A short target is repeated whole.
+        let short = UnknownTarget::id("NO-SUCH-NODE", Vec::new()).to_string();
+        assert!(short.contains("`brief search \"NO-SUCH-NODE\"`"), "{short}");
     }
 
     proptest::proptest! {
