@@ -43,7 +43,8 @@ pub use jsonpos::{locate, Locator, Seg};
 pub use kb::{listing as kb_listing, Catalog, Layout, Repository};
 pub use kiro::{kiro_task_ids, kiro_workspaces, Role as KiroRole};
 pub use markdown::{
-    is_metadata_line, parse as parse_markdown, without_opening_metadata, Concern, Parsed, Warning,
+    is_metadata_line, parse as parse_markdown, without_fence_labels, without_opening_metadata,
+    Concern, Parsed, Warning,
 };
 pub use rules::RuleFile;
 pub use specgraph::{

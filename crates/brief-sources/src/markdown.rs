@@ -12,7 +12,7 @@ mod decision;
 mod lines;
 mod links;
 mod meta;
-pub use meta::{is_metadata_line, without_opening_metadata};
+pub use meta::{is_metadata_line, without_fence_labels, without_opening_metadata};
 mod sections;
 
 use serde_json::{Map, Value};

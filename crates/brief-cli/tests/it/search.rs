@@ -406,3 +406,56 @@ fn a_weak_match_says_so_once() {
     );
     assert_eq!(starts.matches("weak match").count(), 1, "{starts}");
 }
+
+#[test]
+fn a_code_block_label_is_not_a_word_of_the_page() {
+    // A Python project's docs: every guide shows Python examples, one page is the policy on
+    // Python versions. "python" is a word of that page only, not of every fenced example.
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(dir.path().join("AGENTS.md"), "# Agents\n\nRun the tests.\n").unwrap();
+    let example = "```python\nagent.run()\n```\n\n";
+    for (file, title, text) in [
+        (
+            "streaming.md",
+            "Streaming",
+            "Streams drop a chunk when the consumer is slow.",
+        ),
+        (
+            "retries.md",
+            "Retries",
+            "Retries drop the request after three failures.",
+        ),
+        (
+            "hooks.md",
+            "Hooks",
+            "Hooks support a cleanup step that runs on drop.",
+        ),
+    ] {
+        let page = format!("# {title}\n\n{text}\n\n{}", example.repeat(4));
+        std::fs::write(docs.join(file), page).unwrap();
+    }
+    std::fs::write(
+        docs.join("version-policy.md"),
+        "# Version policy\n\nWe drop support for a Python version once it reaches its end of \
+         life, in a minor release.\n",
+    )
+    .unwrap();
+    let root = dir.path().to_str().unwrap();
+    let hits = json(&[
+        "search",
+        "drop support for Python 3.8",
+        "--root",
+        root,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(hits[0]["id"], "docs/version-policy.md", "{hits}");
+    let hits = json(&["search", "python", "--root", root, "--format", "json"]);
+    assert_eq!(
+        hits.as_array().unwrap().len(),
+        1,
+        "the fences' label is no hit: {hits}"
+    );
+}

@@ -463,7 +463,8 @@ pub(crate) fn search_text(node: &Node) -> (String, String) {
             }
         }
         Content::Artifact(fields_of) => {
-            body.push_str(&brief_sources::without_opening_metadata(&fields_of.body));
+            let prose = brief_sources::without_opening_metadata(&fields_of.body);
+            body.push_str(&brief_sources::without_fence_labels(&prose));
             fields.extend(fields_of.description.clone());
             fields.extend(fields_of.tags.iter().cloned());
             fields.extend(fields_of.paths.iter().cloned());

@@ -125,6 +125,30 @@ pub fn without_opening_metadata(body: &str) -> String {
     out
 }
 
+/// A body without the language labels of its code blocks (the `python` of a fence opened
+/// with three backticks and `python`, an AsciiDoc `[source,java]` line): what search reads
+/// of a page. A docs page with ten Python examples does not say "Python" ten times, and in
+/// a Python project's docs every page would hold the word. The fences and the code stay.
+pub fn without_fence_labels(body: &str) -> String {
+    let mut out = String::with_capacity(body.len());
+    for line in body.split_inclusive('\n') {
+        let text = line.trim_start();
+        let fence = ['`', '~']
+            .into_iter()
+            .map(|mark| text.len() - text.trim_start_matches(mark).len())
+            .find(|&run| run >= 3);
+        if let Some(run) = fence {
+            out.push_str(&line[..line.len() - text.len() + run]);
+            out.push('\n');
+        } else if text.starts_with("[source,") && text.trim_end().ends_with(']') {
+            out.push_str("[source]\n");
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
 fn lead(text: &str) -> usize {
     text.len() - text.trim_start().len()
 }
@@ -442,6 +466,15 @@ mod tests {
             "# 8. Use ISO dates\n\n\n## Status\n\nAccepted\n\nDate: kept, after prose\n"
         );
         assert_eq!(without_opening_metadata("Plain text.\n"), "Plain text.\n");
+    }
+
+    #[test]
+    fn code_block_labels_are_not_searched() {
+        let page = "Run it:\n\n```python title=\"x.py\"\nimport os\n```\n\n  ~~~~ rust\nfn main() {}\n~~~~\n[source,java]\n----\nclass A {}\n----\nIn ```python``` prose stays.\n";
+        assert_eq!(
+            without_fence_labels(page),
+            "Run it:\n\n```\nimport os\n```\n\n  ~~~~\nfn main() {}\n~~~~\n[source]\n----\nclass A {}\n----\nIn ```python``` prose stays.\n"
+        );
         assert!(is_metadata_line("| Status | Accepted |"));
         assert!(is_metadata_line("|---|:--|"));
         assert!(!is_metadata_line("Note:"));
