@@ -180,12 +180,18 @@ fn push_word(out: &mut Vec<Word>, text: String) {
     }
     let role = if STOP_WORDS.contains(&text.as_str()) {
         Role::Stop
-    } else if GENERIC_WORDS.contains(&text.as_str()) {
+    } else if GENERIC_WORDS.contains(&text.as_str()) || is_version(&text) {
         Role::Generic
     } else {
         Role::Content
     };
     out.push(Word { text, role });
+}
+
+/// Whether a word is a version number (`3.8`, `1.2.0`): a ticket names the instance, the
+/// documents that govern it speak of versions in general.
+fn is_version(text: &str) -> bool {
+    text.contains('.') && text.chars().all(|c| c.is_ascii_digit() || c == '.')
 }
 
 /// A query word as the index counted it.
@@ -638,7 +644,7 @@ mod tests {
                 ("support".into(), Role::Generic),
                 ("for".into(), Role::Stop),
                 ("python".into(), Role::Content),
-                ("3.8".into(), Role::Content),
+                ("3.8".into(), Role::Generic),
             ]
         );
         assert_eq!(
@@ -655,6 +661,23 @@ mod tests {
         );
         assert_eq!(texts("a A a"), vec![("a".into(), Role::Stop)]);
         assert!(words("—…!").is_empty());
+    }
+
+    #[test]
+    fn a_version_number_counts_as_little_as_a_task_verb() {
+        assert_eq!(
+            texts("drop Python 3.10 and 1.2.0, keep v2 and 42"),
+            vec![
+                ("drop".into(), Role::Generic),
+                ("python".into(), Role::Content),
+                ("3.10".into(), Role::Generic),
+                ("and".into(), Role::Stop),
+                ("1.2.0".into(), Role::Generic),
+                ("keep".into(), Role::Generic),
+                ("v2".into(), Role::Content),
+                ("42".into(), Role::Content),
+            ]
+        );
     }
 
     #[test]
