@@ -50,11 +50,18 @@ impl UnknownTarget {
 const SHOWN_CHARS: usize = 80;
 
 /// The target as an error repeats it: on one line, and cut to its first [`SHOWN_CHARS`]
-/// characters (saying how long it was) when it is longer.
+/// characters (saying how long it was) when it is longer. Other control characters stay:
+/// the command line writes them out (`\x1b`) as it does in every message.
 fn shown(target: &str) -> String {
     let flat: String = target
         .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
+        .map(|c| {
+            if matches!(c, '\n' | '\r' | '\t') {
+                ' '
+            } else {
+                c
+            }
+        })
         .collect();
     let count = flat.chars().count();
     if count <= SHOWN_CHARS {
