@@ -184,18 +184,7 @@ fn a_budget_with_room_to_list_no_omitted_node_says_where_they_are() {
     // The tightest budgets leave no room for a single name: the document points at the
     // JSON instead of opening a list it cannot fill.
     let tight = (100..900).step_by(10).find_map(|budget| {
-        let json = audit(&[
-            "context",
-            "CHECKOUT-01",
-            "--root",
-            PAYMENTS_EXAMPLE,
-            "--format",
-            "json",
-            "--budget",
-            &budget.to_string(),
-            "--depth",
-            "full",
-        ]);
+        let json = checkout_in_full(budget);
         let omitted = json["omitted"].as_array().unwrap();
         let none_listed = !omitted.is_empty() && omitted.iter().all(|e| e["listed"] == false);
         none_listed.then_some(json)
@@ -213,9 +202,9 @@ fn a_budget_with_room_to_list_no_omitted_node_says_where_they_are() {
     assert!(!document.contains("prints one):"), "{document}");
 }
 
-#[test]
-fn omitted_nodes_are_listed_in_the_document() {
-    let json = audit(&[
+/// The payments checkout behavior's context at full depth, as JSON.
+fn checkout_in_full(budget: usize) -> Value {
+    audit(&[
         "context",
         "CHECKOUT-01",
         "--root",
@@ -223,10 +212,15 @@ fn omitted_nodes_are_listed_in_the_document() {
         "--format",
         "json",
         "--budget",
-        "900",
+        &budget.to_string(),
         "--depth",
         "full",
-    ]);
+    ])
+}
+
+#[test]
+fn omitted_nodes_are_listed_in_the_document() {
+    let json = checkout_in_full(900);
     let omitted = json["omitted"].as_array().unwrap();
     assert!(!omitted.is_empty());
     let document = json["document"].as_str().unwrap();
