@@ -34,10 +34,12 @@ fn main() -> ExitCode {
     };
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let root = cli.root.clone();
-    // `brief index` shows a progress bar unless -q (it shows only on a terminal anyway).
+    // A refresh of a thousand files or more shows a progress bar, whichever command needs it
+    // (a first `brief context` in a large repository indexes it), unless `brief index -q`; it
+    // shows only on a terminal anyway.
     let quiet = match &cli.command {
-        Command::Index(args) => Some(args.quiet),
-        _ => None,
+        Command::Index(args) => args.quiet,
+        _ => false,
     };
     let command = match cli.command {
         // Generated from the clap definition itself, so they never drift from the flags.
@@ -63,7 +65,7 @@ fn main() -> ExitCode {
     let Some(command) = command else {
         return ExitCode::SUCCESS;
     };
-    let mut bar = quiet.map(progress::Bar::new);
+    let mut bar = progress::Bar::new(quiet);
     // `brief watch` says what it does as it happens.
     let say: brief::command::Say =
         std::sync::Arc::new(|line: String| out::note(&format!("brief watch: {line}")));
@@ -74,16 +76,10 @@ fn main() -> ExitCode {
             cwd: &cwd,
         },
         FrontEnd::Cli,
-        &mut |step| {
-            if let Some(bar) = bar.as_mut() {
-                bar.update(step)
-            }
-        },
+        &mut |step| bar.update(step),
         say,
     );
-    if let Some(mut bar) = bar {
-        bar.finish();
-    }
+    bar.finish();
     out::emit(&outcome)
 }
 

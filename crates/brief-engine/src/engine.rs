@@ -306,6 +306,8 @@ pub struct Engine {
     consult_watcher: bool,
     /// Why a watcher that exists did not vouch, said once as a notice.
     watcher_declined: Option<String>,
+    /// The index was brought up to date for the next request already ([`Engine::refresh_ahead`]).
+    checked_ahead: bool,
     /// Up to this many files a refresh stats every file ([`FULL_CHECK_LIMIT`]).
     full_check_limit: usize,
     /// The current request's cancellation, if its caller can cancel it.
@@ -327,6 +329,7 @@ impl Engine {
             changes: None,
             consult_watcher: false,
             watcher_declined: None,
+            checked_ahead: false,
             full_check_limit: FULL_CHECK_LIMIT,
             cancel: None,
             embedder: project.embeddings.as_ref().map(Embedder::new),
@@ -443,18 +446,37 @@ impl Engine {
     }
 
     /// The refresh a request starts with: always, only after a signalled change, or never
-    /// when a file watcher vouches for the index.
+    /// when a file watcher vouches for the index (or [`Engine::refresh_ahead`] just ran).
     fn refresh_for_request(&mut self) -> Result<(), EngineError> {
         self.go_on()?;
-        if !self.vouched_for() {
+        if !std::mem::take(&mut self.checked_ahead) && !self.vouched_for() {
             self.refresh_pending()?;
         }
         self.go_on()
     }
 
+    /// Runs the refresh the next request would start with, reporting its `progress`; that
+    /// request then starts without one. For a process of one command, so the first request
+    /// in a large project shows that it is indexing it. A failed refresh is left to the
+    /// request, which meets it again and reports it its own way.
+    pub fn refresh_ahead(&mut self, progress: &mut dyn FnMut(brief_index::Step)) {
+        if self.vouched_for() {
+            self.checked_ahead = true;
+            return;
+        }
+        self.checked_ahead = self.refresh_pending_with(progress).is_ok();
+    }
+
     /// Brings the index up to date with what the change signal marked (everything, without
     /// a signal); `None` when nothing was marked. What a watcher runs after changes.
     pub fn refresh_pending(&mut self) -> Result<Option<Refresh>, EngineError> {
+        self.refresh_pending_with(&mut |_| {})
+    }
+
+    fn refresh_pending_with(
+        &mut self,
+        progress: &mut dyn FnMut(brief_index::Step),
+    ) -> Result<Option<Refresh>, EngineError> {
         let signal = self.changes.clone();
         let pending = match &signal {
             // An index that is not built yet (a rebuild after damage) is refreshed whatever
@@ -466,7 +488,7 @@ impl Engine {
             },
             None => Pending::default(),
         };
-        let result = self.refresh_marked(&pending);
+        let result = self.refresh_marked(&pending, progress);
         if result.is_err() {
             // Try again on the next request rather than trusting a half-done refresh.
             if let Some(signal) = &signal {
@@ -480,7 +502,11 @@ impl Engine {
     /// too up to the full-check limit; above it only folders and manifests are stat'ed
     /// (which catch added, removed and renamed files) and the named files are read by name,
     /// so an edit in place is seen at any size. Unnamed changes get the usual refresh.
-    fn refresh_marked(&mut self, pending: &Pending) -> Result<Refresh, EngineError> {
+    fn refresh_marked(
+        &mut self,
+        pending: &Pending,
+        progress: &mut dyn FnMut(brief_index::Step),
+    ) -> Result<Refresh, EngineError> {
         let large = self.index.file_count() > self.full_check_limit;
         // Up to the limit the usual refresh checks every file anyway.
         let named = pending.paths.as_ref().filter(|_| !pending.lost && large);
@@ -491,7 +517,7 @@ impl Engine {
         } else {
             None
         };
-        let refresh = self.refresh(verify, &mut |_| {})?;
+        let refresh = self.refresh(verify, progress)?;
         let Some(paths) = named else {
             return Ok(refresh);
         };

@@ -31,6 +31,9 @@ pub(super) fn run(
                 opened = engine;
                 // A process of one command: a running `brief watch` may vouch for the index.
                 opened.consult_watcher();
+                if refreshes_first(command) {
+                    opened.refresh_ahead(progress);
+                }
                 &mut opened
             }
             Err(e) => return engine_failure(Path::new("."), e, front_end),
@@ -62,6 +65,20 @@ pub(super) fn run(
     };
     outcome.notes.splice(at..at, notices);
     outcome
+}
+
+/// Whether a command starts from an index brought up to date (a refresh its caller may
+/// show the progress of; `index` reports its own). `impact --since` reads revisions, not
+/// the working tree's index.
+fn refreshes_first(command: &Command) -> bool {
+    matches!(
+        command,
+        Command::Context { .. }
+            | Command::Show { .. }
+            | Command::Search { .. }
+            | Command::Impact { since: None, .. }
+            | Command::Explain { .. }
+    )
 }
 
 /// A failure with the warnings given before it.
