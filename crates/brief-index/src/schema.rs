@@ -4,7 +4,7 @@
 use super::*;
 
 /// Bumped whenever the schema or what is stored changes: older files are rebuilt.
-pub(super) const SCHEMA: &str = "brief-index-22";
+pub(super) const SCHEMA: &str = "brief-index-23";
 
 // A file's stamp is (size, mtime, ctime, ino, dev) — see `sources::Stamp`; `racy` marks a
 // stamp taken too soon after the file changed to be trusted (hashed again next time).

@@ -133,20 +133,36 @@ pub fn without_fence_labels(body: &str) -> String {
     let mut out = String::with_capacity(body.len());
     for line in body.split_inclusive('\n') {
         let text = line.trim_start();
+        // A backtick fence's label holds no backtick: "```x``` in prose" is inline code.
         let fence = ['`', '~']
             .into_iter()
-            .map(|mark| text.len() - text.trim_start_matches(mark).len())
-            .find(|&run| run >= 3);
-        if let Some(run) = fence {
+            .map(|mark| (mark, text.len() - text.trim_start_matches(mark).len()))
+            .find(|&(mark, run)| run >= 3 && (mark == '~' || !text[run..].contains('`')));
+        if let Some((_, run)) = fence {
             out.push_str(&line[..line.len() - text.len() + run]);
             out.push('\n');
-        } else if text.starts_with("[source,") && text.trim_end().ends_with(']') {
+        } else if is_source_block_line(text) {
             out.push_str("[source]\n");
         } else {
             out.push_str(line);
         }
     }
     out
+}
+
+/// Whether a line is an AsciiDoc source block's attribute list (`[source,java]`,
+/// `[source, python, linenums]`): comma-separated single words, not a bracketed sentence.
+fn is_source_block_line(text: &str) -> bool {
+    let Some(inner) = text
+        .trim_end()
+        .strip_prefix("[source,")
+        .and_then(|rest| rest.strip_suffix(']'))
+    else {
+        return false;
+    };
+    inner
+        .split(',')
+        .all(|part| !part.trim().is_empty() && !part.trim().contains(char::is_whitespace))
 }
 
 fn lead(text: &str) -> usize {
@@ -470,10 +486,10 @@ mod tests {
 
     #[test]
     fn code_block_labels_are_not_searched() {
-        let page = "Run it:\n\n```python title=\"x.py\"\nimport os\n```\n\n  ~~~~ rust\nfn main() {}\n~~~~\n[source,java]\n----\nclass A {}\n----\nIn ```python``` prose stays.\n";
+        let page = "Run it:\n\n```python title=\"x.py\"\nimport os\n```\n\n  ~~~~ rust\nfn main() {}\n~~~~\n[source,java]\n----\nclass A {}\n----\nIn ```python``` prose stays.\n```inline``` code stays\n[source, see the RFC]\n[source, python, linenums]\r\n```";
         assert_eq!(
             without_fence_labels(page),
-            "Run it:\n\n```\nimport os\n```\n\n  ~~~~\nfn main() {}\n~~~~\n[source]\n----\nclass A {}\n----\nIn ```python``` prose stays.\n"
+            "Run it:\n\n```\nimport os\n```\n\n  ~~~~\nfn main() {}\n~~~~\n[source]\n----\nclass A {}\n----\nIn ```python``` prose stays.\n```inline``` code stays\n[source, see the RFC]\n[source]\n```\n"
         );
         assert!(is_metadata_line("| Status | Accepted |"));
         assert!(is_metadata_line("|---|:--|"));
