@@ -24,6 +24,10 @@ pub(crate) enum Role {
     Stop,
     /// A word every ticket uses ("add", "fix", "support"): it counts a little.
     Generic,
+    /// A version number (`3.8`, `1.2.0`): a ticket names the instance, the documents that
+    /// govern it speak of versions in general, so it counts as little as a generic word; but
+    /// it is no common word, and a query it matches is answered.
+    Version,
     /// A word that says what the task is about.
     Content,
 }
@@ -33,7 +37,7 @@ impl Role {
     pub(crate) fn weight(self) -> f64 {
         match self {
             Role::Stop => 0.0,
-            Role::Generic => 0.3,
+            Role::Generic | Role::Version => 0.3,
             Role::Content => 1.0,
         }
     }
@@ -180,16 +184,17 @@ fn push_word(out: &mut Vec<Word>, text: String) {
     }
     let role = if STOP_WORDS.contains(&text.as_str()) {
         Role::Stop
-    } else if GENERIC_WORDS.contains(&text.as_str()) || is_version(&text) {
+    } else if GENERIC_WORDS.contains(&text.as_str()) {
         Role::Generic
+    } else if is_version(&text) {
+        Role::Version
     } else {
         Role::Content
     };
     out.push(Word { text, role });
 }
 
-/// Whether a word is a version number (`3.8`, `1.2.0`): a ticket names the instance, the
-/// documents that govern it speak of versions in general.
+/// Whether a word is a version number (`3.8`, `1.2.0`).
 fn is_version(text: &str) -> bool {
     text.contains('.') && text.chars().all(|c| c.is_ascii_digit() || c == '.')
 }
@@ -392,7 +397,7 @@ pub(crate) fn judge_in(
 ) -> Verdict {
     let content_found = words
         .iter()
-        .filter(|w| w.role == Role::Content && w.nodes > 0)
+        .filter(|w| matches!(w.role, Role::Content | Role::Version) && w.nodes > 0)
         .count();
     let informative: f64 = words
         .iter()
@@ -644,7 +649,7 @@ mod tests {
                 ("support".into(), Role::Generic),
                 ("for".into(), Role::Stop),
                 ("python".into(), Role::Content),
-                ("3.8".into(), Role::Generic),
+                ("3.8".into(), Role::Version),
             ]
         );
         assert_eq!(
@@ -670,9 +675,9 @@ mod tests {
             vec![
                 ("drop".into(), Role::Generic),
                 ("python".into(), Role::Content),
-                ("3.10".into(), Role::Generic),
+                ("3.10".into(), Role::Version),
                 ("and".into(), Role::Stop),
-                ("1.2.0".into(), Role::Generic),
+                ("1.2.0".into(), Role::Version),
                 ("keep".into(), Role::Generic),
                 ("v2".into(), Role::Content),
                 ("42".into(), Role::Content),
@@ -808,6 +813,18 @@ mod tests {
             judge(&[counted(Role::Content, 0)], 50, Vec::new()),
             Verdict::Nothing(Weakness::NoWord)
         );
+    }
+
+    #[test]
+    fn a_version_the_nodes_hold_is_an_answer_though_it_weighs_little() {
+        // "migrate to 3.12": no node says "migrate", one names 3.12.
+        let words = [
+            counted(Role::Content, 0),
+            counted(Role::Stop, 40),
+            counted(Role::Version, 2),
+        ];
+        let (ids, _) = found(judge(&words, 50, vec![evidence(0, "RN", &[0.0, 0.0, 4.0])]));
+        assert_eq!(ids, ["RN"]);
     }
 
     #[test]
