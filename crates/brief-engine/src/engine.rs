@@ -449,7 +449,9 @@ impl Engine {
     /// when a file watcher vouches for the index (or [`Engine::refresh_ahead`] just ran).
     fn refresh_for_request(&mut self) -> Result<(), EngineError> {
         self.go_on()?;
-        if !std::mem::take(&mut self.checked_ahead) && !self.vouched_for() {
+        // An index found damaged and rebuilt since the refresh ahead is empty again.
+        let ahead = std::mem::take(&mut self.checked_ahead) && !self.index.is_unbuilt();
+        if !ahead && !self.vouched_for() {
             self.refresh_pending()?;
         }
         self.go_on()

@@ -69,16 +69,14 @@ pub(super) fn run(
 
 /// Whether a command starts from an index brought up to date (a refresh its caller may
 /// show the progress of; `index` reports its own). `impact --since` reads revisions, not
-/// the working tree's index.
+/// the working tree's index, and `impact` without ids is a usage error.
 fn refreshes_first(command: &Command) -> bool {
-    matches!(
-        command,
-        Command::Context { .. }
-            | Command::Show { .. }
-            | Command::Search { .. }
-            | Command::Impact { since: None, .. }
-            | Command::Explain { .. }
-    )
+    match command {
+        Command::Context { .. } | Command::Show { .. } | Command::Search { .. } => true,
+        Command::Explain { .. } => true,
+        Command::Impact { ids, since, .. } => since.is_none() && !ids.is_empty(),
+        _ => false,
+    }
 }
 
 /// A failure with the warnings given before it.
