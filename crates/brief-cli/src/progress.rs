@@ -87,6 +87,10 @@ impl Bar {
         });
         bar.set_length(step.total as u64);
         bar.set_position(step.done as u64);
+        // Done: cleared now, not left on the terminal while the command goes on.
+        if step.done >= step.total {
+            self.finish();
+        }
     }
 
     /// Clears the bar, if one was drawn.

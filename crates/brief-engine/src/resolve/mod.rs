@@ -49,9 +49,10 @@ impl UnknownTarget {
 /// Most characters of a target an error repeats: a pasted ticket is named by its start.
 const SHOWN_CHARS: usize = 80;
 
-/// The target as an error repeats it: on one line, and cut to its first [`SHOWN_CHARS`]
-/// characters (saying how long it was) when it is longer. Other control characters stay:
-/// the command line writes them out (`\x1b`) as it does in every message.
+/// The target as an error repeats it, quoted: on one line, and cut to its first
+/// [`SHOWN_CHARS`] characters (saying after the quote how long it was) when it is longer.
+/// Other control characters stay: the command line writes them out (`\x1b`) as it does in
+/// every message.
 fn shown(target: &str) -> String {
     let flat: String = target
         .chars()
@@ -65,19 +66,19 @@ fn shown(target: &str) -> String {
         .collect();
     let count = flat.chars().count();
     if count <= SHOWN_CHARS {
-        return flat;
+        return format!("`{flat}`");
     }
     let head: String = flat.chars().take(SHOWN_CHARS).collect();
-    format!("{}… ({count} characters)", head.trim_end())
+    format!("`{}…` ({count} characters)", head.trim_end())
 }
 
 fn describe(unknown: &UnknownTarget) -> String {
     let target = &shown(&unknown.target);
     let mut text = if unknown.searched {
         let why = unknown.weakness.unwrap_or(Weakness::NoWord).describe();
-        format!("nothing matches `{target}` well: no node has that id, and {why}")
+        format!("nothing matches {target} well: no node has that id, and {why}")
     } else {
-        format!("no node with id `{target}`")
+        format!("no node with id {target}")
     };
     if !unknown.suggestions.is_empty() {
         let lead = if unknown.searched {
@@ -90,11 +91,12 @@ fn describe(unknown: &UnknownTarget) -> String {
     if !unknown.hits.is_empty() {
         text.push_str(&format!("; best search hits: {}", unknown.hits.join(", ")));
     }
-    if unknown.searched || *target != unknown.target {
+    if unknown.searched || *target != format!("`{}`", unknown.target) {
         text.push_str("; `brief search WORDS` lists what other words find");
     } else {
         text.push_str(&format!(
-            "; `brief search \"{target}\"` searches titles and bodies for it"
+            "; `brief search \"{}\"` searches titles and bodies for it",
+            unknown.target
         ));
     }
     text
@@ -253,7 +255,7 @@ mod tests {
         );
         let length = ticket.chars().count();
         assert!(
-            text.contains(&format!("… ({length} characters)` well")),
+            text.contains(&format!("…` ({length} characters) well")),
             "{text}"
         );
         assert!(!text.contains('\n'));
