@@ -76,6 +76,18 @@ pub(crate) fn copy_fixture(src: &str) -> tempfile::TempDir {
     dir
 }
 
+/// A fresh project of a root `AGENTS.md` and `pages` (file name, text) in `docs/`.
+pub(crate) fn docs_project(pages: &[(String, String)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let docs = dir.path().join("docs");
+    fs::create_dir_all(&docs).unwrap();
+    fs::write(dir.path().join("AGENTS.md"), "# Agents\n\nRun the tests.\n").unwrap();
+    for (file, text) in pages {
+        fs::write(docs.join(file), text).unwrap();
+    }
+    dir
+}
+
 fn copy_tree(from: &Path, to: &Path) {
     fs::create_dir_all(to).unwrap();
     let mut entries: Vec<_> = fs::read_dir(from).unwrap().map(|e| e.unwrap()).collect();

@@ -411,12 +411,8 @@ fn a_weak_match_says_so_once() {
 fn a_code_block_label_is_not_a_word_of_the_page() {
     // A Python project's docs: every guide shows Python examples, one page is the policy on
     // Python versions. "python" is a word of that page only, not of every fenced example.
-    let dir = tempfile::tempdir().unwrap();
-    let docs = dir.path().join("docs");
-    std::fs::create_dir_all(&docs).unwrap();
-    std::fs::write(dir.path().join("AGENTS.md"), "# Agents\n\nRun the tests.\n").unwrap();
     let example = "```python\nagent.run()\n```\n\n";
-    for (file, title, text) in [
+    let mut pages: Vec<(String, String)> = [
         (
             "streaming.md",
             "Streaming",
@@ -432,16 +428,20 @@ fn a_code_block_label_is_not_a_word_of_the_page() {
             "Hooks",
             "Hooks support a cleanup step that runs on drop.",
         ),
-    ] {
+    ]
+    .iter()
+    .map(|(file, title, text)| {
         let page = format!("# {title}\n\n{text}\n\n{}", example.repeat(4));
-        std::fs::write(docs.join(file), page).unwrap();
-    }
-    std::fs::write(
-        docs.join("version-policy.md"),
+        (file.to_string(), page)
+    })
+    .collect();
+    pages.push((
+        "version-policy.md".into(),
         "# Version policy\n\nWe drop support for a Python version once it reaches its end of \
-         life, in a minor release.\n",
-    )
-    .unwrap();
+         life, in a minor release.\n"
+            .into(),
+    ));
+    let dir = common::docs_project(&pages);
     let root = dir.path().to_str().unwrap();
     let hits = json(&[
         "search",
