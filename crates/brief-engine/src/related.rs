@@ -46,25 +46,28 @@ pub(crate) fn add_related(
     let selected: BTreeSet<NodeIx> = selection.reached.iter().map(|r| r.node).collect();
     let mut added: Vec<Reached> = Vec::new();
     let mut taken: BTreeSet<NodeIx> = selected.clone();
-    // Backlinks taken so far: current ones (the walk stops at the cap), retired ones.
-    let mut counts = [0usize; 2];
-    let full = |counts: &[usize; 2]| counts[0] >= BACKLINKS_MAX;
+    // Backlinks taken so far: the walk stops when the current ones reach the cap; retired
+    // ones have a cap of their own.
+    let (mut current, mut retired) = (0usize, 0usize);
     for (from, distance) in backlink_order(selection, seeds) {
-        if full(&counts) {
+        if current >= BACKLINKS_MAX {
             break;
         }
         for edge in graph.edges_in(from)? {
-            if full(&counts) {
+            if current >= BACKLINKS_MAX {
                 break;
             }
-            if !edge.relation.is_forward()
-                || taken.contains(&edge.from)
-                || !admissible(graph, edge.from, &selected)?
-            {
+            if !edge.relation.is_forward() || taken.contains(&edge.from) {
                 continue;
             }
-            let count =
-                &mut counts[usize::from(graph.lifecycle_of(edge.from)?.retired().is_some())];
+            let Some(lifecycle) = admitted(graph, edge.from, &selected)? else {
+                continue;
+            };
+            let count = if lifecycle.retired().is_some() {
+                &mut retired
+            } else {
+                &mut current
+            };
             if *count >= BACKLINKS_MAX {
                 continue;
             }
@@ -166,9 +169,22 @@ fn admissible(
     node: NodeIx,
     selected: &BTreeSet<NodeIx>,
 ) -> Result<bool, StoreError> {
-    Ok(!part_of_selected(graph, node, selected)?
-        && !matches!(graph.lifecycle_of(node)?, Lifecycle::Proposed)
-        && !in_aggregate(graph, node)?)
+    Ok(admitted(graph, node, selected)?.is_some())
+}
+
+/// [`admissible`], with the node's lifecycle when it is (read once: backlinks are capped
+/// by it).
+fn admitted(
+    graph: &dyn GraphView,
+    node: NodeIx,
+    selected: &BTreeSet<NodeIx>,
+) -> Result<Option<Lifecycle>, StoreError> {
+    if part_of_selected(graph, node, selected)? {
+        return Ok(None);
+    }
+    let lifecycle = graph.lifecycle_of(node)?;
+    let admitted = !matches!(lifecycle, Lifecycle::Proposed) && !in_aggregate(graph, node)?;
+    Ok(admitted.then_some(lifecycle))
 }
 
 /// The selected nodes whose backlinks are gathered, with their distance: the start nodes in
