@@ -112,8 +112,8 @@ const STATUS_NOTE_BYTES: usize = 240;
 /// at most about [`STATUS_NOTE_BYTES`] (`Use the container image instead.`): the line of a
 /// retired record carries it. The section's first paragraph is left out when it is only a
 /// status line that says `lifecycle`, six words at most (`Superseded by [ADR-0004](…)`,
-/// `Reverted by discussion 12.`): the line says its status and names its successor already. `None` without such a section, or
-/// when what is left holds three words or fewer.
+/// `Reverted by discussion 12.`): the line says its status and names its successor already.
+/// `None` without such a section, or when what is left holds three words or fewer.
 pub(crate) fn status_note(body: &str, lifecycle: Lifecycle) -> Option<String> {
     let hs = headings(body);
     let at = hs

@@ -135,6 +135,9 @@ impl Module {
     fn of(rel: &str) -> Option<Module> {
         let parts: Vec<&str> = rel.split('/').collect();
         let (at, topic) = parts.iter().enumerate().find_map(|(at, part)| {
+            if *part != "modules" {
+                return None;
+            }
             let inside = parts.get(at + 2..)?;
             let topic = match inside {
                 [file] if is_nav(file) => String::new(),
@@ -142,7 +145,7 @@ impl Module {
                 ["partials", _, ..] => String::new(),
                 _ => return None,
             };
-            (*part == "modules").then_some((at, topic))
+            Some((at, topic))
         })?;
         let component: String = parts[..at].iter().map(|p| format!("{p}/")).collect();
         Some(Module {
