@@ -7,10 +7,11 @@ use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 /// The deepest level the document itself uses (`###` for a node); body headings go below.
 const BODY_MIN_LEVEL: usize = 4;
 
-/// Most bytes of a summary's text (about 150 tokens): the opening of the first section. A
-/// first section can run to thousands of tokens, and a summary that long is no summary: with
-/// words as the target every selected node gets its summary before any gets its full text.
-const SUMMARY_BYTES: usize = 600;
+/// Most bytes of a summary's text (about 75 tokens, two or three sentences): the opening of
+/// the first section. A first section can run to thousands of tokens, and a summary that long
+/// is no summary: with words as the target every selected node gets its summary before any
+/// gets its full text, so a short one lets more of them say what they are.
+const SUMMARY_BYTES: usize = 300;
 
 /// An ATX or setext heading of a body: its level and its byte range.
 #[derive(Debug, Clone, Copy)]
