@@ -363,15 +363,25 @@ fn is_own_section(node: &Node, link: &brief_model::Link) -> bool {
             .is_some_and(|anchor| anchor.starts_with('#'))
 }
 
-/// `depends_on DEC-A, DEC-B; implements DOM-1` over the node's links as written.
+/// `depends_on DEC-A, DEC-B; implements DOM-1` over the node's links as written. A plain
+/// `links` to a node that a named relation also reaches (`supersedes ADR-0004`, whose status
+/// line links it) is left out: the named one says more.
 fn links_line(node: &Node, most: usize) -> Option<String> {
     // Linear in the links: a node may list a hundred thousand (hashed, not searched).
     let mut groups: Vec<(&str, Vec<Cow<'_, str>>)> = Vec::new();
     let mut group_of: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     let mut seen: std::collections::HashSet<(&str, Cow<'_, str>)> =
         std::collections::HashSet::new();
+    let named: std::collections::HashSet<&str> = node
+        .links
+        .iter()
+        .filter(|link| is_named(&link.relation))
+        .map(|link| link.target.as_str())
+        .collect();
     for link in &node.links {
-        if is_own_section(node, link) {
+        if is_own_section(node, link)
+            || (is_plain(&link.relation) && named.contains(link.target.as_str()))
+        {
             continue;
         }
         // A link to a heading of a page (`links#Heading`) is one of the node's links, not a
@@ -415,6 +425,20 @@ fn links_line(node: &Node, most: usize) -> Option<String> {
             .collect::<Vec<_>>()
             .join("; "),
     )
+}
+
+/// Whether `relation` is a plain link (`links`, not `links#Heading`): one that says only that
+/// the text mentions its target.
+fn is_plain(relation: &Relation) -> bool {
+    relation.name() == "links"
+}
+
+/// Whether `relation` says how its target bears on the node (`supersedes`, `amends`,
+/// `depends_on`): not a plain link, a link to a heading or a block, or `contains`.
+fn is_named(relation: &Relation) -> bool {
+    *relation != Relation::Contains
+        && !relation.name().starts_with("links")
+        && !relation.name().contains('#')
 }
 
 /// Why a node is in the context, in a few words per reason, read from the node's side:
@@ -658,6 +682,26 @@ mod tests {
         assert_eq!(
             links_line(&section, LINKS_SHOWN).as_deref(),
             Some("contains docs/other.md#users; links docs/admin.md#groups")
+        );
+    }
+
+    #[test]
+    fn a_plain_link_to_a_node_a_named_relation_reaches_is_not_listed_twice() {
+        // A status line `Superseded by [ADR-0004](0004.md)` is both a link and the relation.
+        let record = node(
+            "ADR-0002",
+            Kind::Decision,
+            &[
+                ("links", "ADR-0004"),
+                ("superseded_by", "ADR-0004"),
+                ("links", "ADR-0001"),
+                ("links#Context", "ADR-0003"),
+                ("links", "ADR-0003"),
+            ],
+        );
+        assert_eq!(
+            links_line(&record, LINKS_SHOWN).as_deref(),
+            Some("superseded_by ADR-0004; links ADR-0001, ADR-0003#context, ADR-0003")
         );
     }
 
