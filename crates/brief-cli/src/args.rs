@@ -375,8 +375,8 @@ dash (a Tana id) reads `brief context --budget 600 -- -S4ggiefqZE`.";
 #[derive(clap::Args, Clone)]
 pub(crate) struct ScopeArgs {
     /// How many hops to follow forward links: a number or `full`
-    /// [default: 2 for Spec Graph and knowledge-base targets, full for Contextia artifacts, or
-    /// brief.toml's].
+    /// [default: 2 for Spec Graph and knowledge-base targets, full for Contextia artifacts, 1
+    /// from a weak match of words, or brief.toml's].
     #[arg(short = 'd', long, value_name = "N|full", value_parser = values::depth(), hide_possible_values = true)]
     pub(crate) depth: Option<Depth>,
     /// A lens: which relations to explore and what to boost (`brief lenses` lists them).

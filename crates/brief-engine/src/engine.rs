@@ -977,8 +977,13 @@ impl Engine {
                 let target = start.seeds.first().copied().ok_or_else(|| {
                     EngineError::Unknown(UnknownTarget::id(&request.target, Vec::new()))
                 })?;
-                let plan =
-                    crate::context::plan(&engine.index, &engine.project.defaults, request, target)?;
+                let plan = crate::context::plan_from(
+                    &engine.index,
+                    &engine.project.defaults,
+                    request,
+                    &start,
+                    target,
+                )?;
                 let mut explanation = crate::explain::explain(&engine.index, &plan, &start, node)?;
                 // Words, a file or a local id: say so, and where the context started.
                 let asked = request.target.trim();

@@ -86,7 +86,8 @@ impl JsonSchema for DepthParam {
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 pub(crate) struct Scope {
     /// How many hops to follow forward links: a number or "full" (default: 2 for Spec Graph
-    /// and knowledge-base targets, full for Contextia artifacts, or the project's brief.toml).
+    /// and knowledge-base targets, full for Contextia artifacts, 1 from a weak match of words,
+    /// or the project's brief.toml).
     pub depth: Option<DepthParam>,
     /// A lens: which relations to explore and what to boost (the `lenses` tool lists them).
     #[schemars(length(min = 1))]

@@ -4,6 +4,7 @@ use crate::common;
 
 use common::{copy_fixture, ids, order, run};
 use serde_json::Value;
+use std::collections::BTreeSet;
 
 const PAYMENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/payments");
 const NOTES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/notes-app");
@@ -458,4 +459,51 @@ fn a_code_block_label_is_not_a_word_of_the_page() {
         1,
         "the fences' label is no hit: {hits}"
     );
+}
+
+/// A start found by a weak match is a guess: its links are followed one hop, so the links of
+/// its links do not fill the budget before what the words found next. A strong match, or a
+/// depth asked for, still walks two hops.
+#[test]
+fn a_weak_start_is_walked_one_hop() {
+    let pages: Vec<(String, String)> = [
+        (
+            "retries.md",
+            "# Carrier retries\n\nA failed carrier call is retried with backoff and jitter. See [the queue](queue.md).\n",
+        ),
+        ("billing.md", "# Billing\n\nUnpaid invoices escalate.\n"),
+        ("alerts.md", "# Alerts\n\nPager alerts wake the oncall.\n"),
+        (
+            "queue.md",
+            "# Queue\n\nJobs wait here. See [the workers](workers.md).\n",
+        ),
+        ("workers.md", "# Workers\n\nThey take jobs off the queue.\n"),
+    ]
+    .iter()
+    .map(|(file, text)| (file.to_string(), text.to_string()))
+    .collect();
+    let dir = common::docs_project(&pages);
+    let root = dir.path().to_str().unwrap();
+    let context = |target: &str, extra: &[&str]| -> (String, BTreeSet<String>) {
+        let mut args = vec!["context", target, "--root", root, "--format", "json"];
+        args.extend_from_slice(extra);
+        let (code, stdout, stderr) = run(&args);
+        assert_eq!(code, 0, "{target}: {stderr}");
+        let v: Value = serde_json::from_str(&stdout).unwrap();
+        let confidence = v["confidence"].as_str().unwrap().to_string();
+        (confidence, ids(&v))
+    };
+    // The task's words are spread over three pages: the best holds only part of them.
+    let weak = "carrier backoff jitter, escalate invoices, pager oncall";
+    let (confidence, selected) = context(weak, &[]);
+    assert_eq!(confidence, "weak");
+    assert!(selected.contains("docs/queue.md"), "{selected:?}");
+    assert!(!selected.contains("docs/workers.md"), "{selected:?}");
+    // Asked for, the depth is the one asked.
+    let (_, deeper) = context(weak, &["--depth", "2"]);
+    assert!(deeper.contains("docs/workers.md"), "{deeper:?}");
+    // A strong match keeps two hops.
+    let (confidence, strong) = context("retry a failed carrier call with backoff and jitter", &[]);
+    assert_eq!(confidence, "strong");
+    assert!(strong.contains("docs/workers.md"), "{strong:?}");
 }
