@@ -147,13 +147,14 @@ pub(crate) fn rank(
                 // "The rest by distance": far nodes differ most by how far they are.
                 Class::Distant => a.distance.cmp(&b.distance),
                 // Related material: what is in force before what was retired (shown by its
-                // line), what links to a start node, then what governs the work among the
-                // nodes the words reach (a decision, policy or norm before a page about the
-                // same thing), then by how well its words match.
+                // line), then what governs the work among the nodes the words reach (a
+                // decision, policy or norm before a page about the same thing), then by how
+                // well its words match. A backlink goes by its words like any other node: one
+                // the words do not reach comes after every hit, since a start found by words
+                // may be the wrong one and what links to it then tells nothing of the task.
                 Class::Related => a
                     .retired
                     .cmp(&b.retired)
-                    .then(is_backlink(b).cmp(&is_backlink(a)))
                     .then(governs_by_words(b).cmp(&governs_by_words(a)))
                     .then(b.score.relevance.total_cmp(&a.score.relevance)),
                 _ => std::cmp::Ordering::Equal,
@@ -194,18 +195,6 @@ fn governs_by_words(ranked: &Ranked) -> bool {
             .reasons
             .iter()
             .any(|r| matches!(r, Reason::Words { .. }))
-}
-
-fn is_backlink(ranked: &Ranked) -> bool {
-    ranked.reasons.iter().any(|r| {
-        matches!(
-            r,
-            Reason::Edge {
-                direction: Direction::Backlink,
-                ..
-            }
-        )
-    })
 }
 
 /// Whether only related-material reasons brought the node.
@@ -575,10 +564,11 @@ mod tests {
     }
 
     #[test]
-    fn related_material_puts_what_governs_among_the_word_hits_first() {
+    fn related_material_puts_what_governs_first_and_backlinks_by_their_words() {
         let (graph, _) = Graph::build(vec![
             node("START", Kind::Other("note".into()), &[]),
             node("PAGE", Kind::Other("note".into()), &[("links", "START")]),
+            node("CITING", Kind::Other("note".into()), &[("links", "START")]),
             node("GUIDE", Kind::Other("note".into()), &[]),
             node("DEC-WORDS", Kind::Decision, &[]),
             node("DEC-LOG", Kind::Decision, &[]),
@@ -606,6 +596,19 @@ mod tests {
                         via: Vec::new(),
                     },
                 ),
+                Reached {
+                    node: ix("CITING"),
+                    distance: 1,
+                    reasons: vec![
+                        Reason::Edge {
+                            relation: Relation::Link("links".into()),
+                            direction: Direction::Backlink,
+                            from: ix("START"),
+                            via: Vec::new(),
+                        },
+                        Reason::Words { share: 5_000 },
+                    ],
+                },
                 reached("GUIDE", Reason::Words { share: 9_000 }),
                 reached("DEC-WORDS", Reason::Words { share: 3_000 }),
                 reached("DEC-LOG", Reason::Log { of: 2 }),
@@ -615,16 +618,25 @@ mod tests {
         };
         selection.reached.sort_by_key(|r| r.node);
         let inputs = RankInputs {
-            relevance: [(ix("GUIDE"), 0.9), (ix("DEC-WORDS"), 0.3)].into(),
+            relevance: [
+                (ix("GUIDE"), 0.9),
+                (ix("CITING"), 0.5),
+                (ix("DEC-WORDS"), 0.3),
+            ]
+            .into(),
             boost: Vec::new(),
         };
         let ids: Vec<String> = rank(&graph, selection, &inputs)
             .iter()
             .map(|r| graph.node(r.node).id.clone())
             .collect();
-        // The backlink first; then the decision the words reach before the better-matching
-        // page; a decision only the log brings comes after every word hit.
-        assert_eq!(ids, ["START", "PAGE", "DEC-WORDS", "GUIDE", "DEC-LOG"]);
+        // The decision the words reach before the better-matching pages; a backlink by its
+        // words like any hit; a decision only the log brings and a backlink the words do not
+        // reach after every hit, what governs first.
+        assert_eq!(
+            ids,
+            ["START", "DEC-WORDS", "GUIDE", "CITING", "DEC-LOG", "PAGE"]
+        );
     }
 
     #[test]
