@@ -346,6 +346,8 @@ const HUB_NAMES: &[&str] = &[
     "sidebar",
     "sitemap",
     "contents",
+    "nav",
+    "navigation",
     "home",
     "contributing",
     "install",
@@ -549,6 +551,8 @@ const AGGREGATE_NAMES: &[&str] = &[
     "sidebar",
     "sitemap",
     "contents",
+    "nav",
+    "navigation",
 ];
 
 /// Whether a file only gathers what other documents say (a change log, release notes, a
@@ -666,6 +670,18 @@ mod tests {
         );
         assert_eq!(texts("a A a"), vec![("a".into(), Role::Stop)]);
         assert!(words("—…!").is_empty());
+    }
+
+    #[test]
+    fn a_navigation_file_only_gathers_pages() {
+        // Antora's `nav.adoc` lists every page of a module: neither a start nor related.
+        assert!(is_aggregate("docs/modules/concepts/nav.adoc"));
+        assert!(is_aggregate("site/Navigation.md"));
+        assert!(hub_factor("docs/modules/concepts/nav.adoc") < 1.0);
+        assert!(!is_aggregate(
+            "docs/modules/concepts/navigating-the-ui.adoc"
+        ));
+        assert!(!is_aggregate("docs/readme.md"));
     }
 
     #[test]
