@@ -2,7 +2,7 @@
 //! first section cut out for `summary`, and headings pushed below the document's own.
 
 use brief_model::Lifecycle;
-use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
 /// The deepest level the document itself uses (`###` for a node); body headings go below.
 const BODY_MIN_LEVEL: usize = 4;
@@ -195,9 +195,9 @@ fn heading_title(line: &str) -> &str {
 
 /// The opening of `text` in about `most` bytes: whole top-level blocks (a heading, a
 /// paragraph, a list, a code block, a table), then as many sentences of a paragraph or items
-/// of a list that does not fit whole; `…` says more follows. A code block, a table or other
-/// block is never cut: when even the first block does not fit and cannot be cut, it is kept
-/// whole. A text within `most` is kept as it is.
+/// of a list that does not fit whole; `…` says more follows. A first table or fenced code
+/// block is cut between rows or lines ([`overflow`]); another block that cannot be cut is
+/// kept whole when even the first block does not fit. A text within `most` is kept as it is.
 fn opening(text: &str, most: usize) -> String {
     if text.len() <= most {
         return text.to_string();
@@ -214,6 +214,7 @@ fn opening(text: &str, most: usize) -> String {
     match cut.within {
         Within::Paragraph => format!("{kept} …"),
         Within::Blocks => format!("{kept}\n\n…"),
+        Within::Fence(fence) => format!("{kept}\n{fence}\n\n…"),
     }
 }
 
@@ -225,14 +226,16 @@ struct Cut {
 
 /// What an opening's end cuts.
 enum Within {
-    /// Between blocks or list items.
+    /// Between blocks, list items or table rows.
     Blocks,
     /// Inside a paragraph, after a sentence or a word.
     Paragraph,
+    /// Inside a fenced code block, after a line: the fence (` ``` `) closes it again.
+    Fence(String),
 }
 
 /// The top-level block that does not fit: what it is, where it starts and ends, and where
-/// its last list item within the limit ends (0: none).
+/// its last list item or table row within the limit ends (0: none).
 struct Overflow<'a> {
     tag: Option<Tag<'a>>,
     start: usize,
@@ -249,7 +252,7 @@ struct Kept {
     says: bool,
 }
 
-/// The options the body is read with: tables are blocks of their own, never cut.
+/// The options the body is read with: tables are blocks of their own.
 fn options() -> Options {
     Options::ENABLE_TABLES
 }
@@ -275,7 +278,9 @@ fn opening_cut(text: &str, most: usize) -> Cut {
             }
             Event::End(end) => {
                 depth = depth.saturating_sub(1);
-                if depth == 1 && matches!(end, TagEnd::Item) && range.end <= most {
+                // A table's head is no cut: its rows follow the separator line.
+                if depth == 1 && matches!(end, TagEnd::Item | TagEnd::TableRow) && range.end <= most
+                {
                     item_end = range.end;
                 }
                 if depth > 0 {
@@ -323,9 +328,11 @@ fn opening_cut(text: &str, most: usize) -> Cut {
 
 /// The cut inside `block`, the first top-level block that does not fit, after the blocks
 /// that do (`kept`). A list is cut between its items; a paragraph, a quote or a list's first
-/// item after a sentence, or — when nothing but headings is kept — after a word. A code
-/// block, a table or raw HTML is never cut: left out after blocks that say something, kept
-/// whole otherwise.
+/// item after a sentence, or — when nothing but headings is kept — after a word. A table or
+/// a fenced code block is left out after blocks that say something; when it comes first, a
+/// table is cut between its rows and a fenced code block between its lines (and closed
+/// again), so a summary is never a page-long table or listing. Raw HTML and an indented code
+/// block are never cut: left out after blocks that say something, kept whole otherwise.
 fn overflow(text: &str, most: usize, kept: Kept, block: Overflow<'_>) -> Cut {
     let blocks = |at| Cut {
         at,
@@ -333,6 +340,19 @@ fn overflow(text: &str, most: usize, kept: Kept, block: Overflow<'_>) -> Cut {
     };
     match block.tag {
         Some(Tag::List(_)) if block.item_end > 0 => blocks(block.item_end),
+        Some(Tag::Table(_)) if !kept.says && block.item_end > 0 => blocks(block.item_end),
+        Some(Tag::CodeBlock(CodeBlockKind::Fenced(_))) if !kept.says => {
+            match fenced_cut(
+                &text[block.start..block.end],
+                most.saturating_sub(block.start),
+            ) {
+                Some((at, fence)) => Cut {
+                    at: block.start + at,
+                    within: Within::Fence(fence),
+                },
+                None => blocks(block.end),
+            }
+        }
         Some(Tag::Paragraph | Tag::BlockQuote(_) | Tag::List(_)) if block.start < most => {
             let inside = &text[block.start..most];
             match sentence_end(inside) {
@@ -350,6 +370,23 @@ fn overflow(text: &str, most: usize, kept: Kept, block: Overflow<'_>) -> Cut {
         _ if kept.says => blocks(kept.end),
         _ => blocks(block.end),
     }
+}
+
+/// Where to cut a fenced code block `code` within `most` bytes, and its fence: after the
+/// last whole line that fits, with at least one line of code kept; `None` when not even
+/// that fits or the fence is not a run of backticks or tildes.
+fn fenced_cut(code: &str, most: usize) -> Option<(usize, String)> {
+    let first = code.find('\n')?;
+    let opener = code[..first].trim_start();
+    let mark = opener.chars().next().filter(|c| *c == '`' || *c == '~')?;
+    let fence: String = opener.chars().take_while(|c| *c == mark).collect();
+    if fence.len() < 3 {
+        return None;
+    }
+    let within = code.get(..most.min(code.len()))?;
+    let at = within.rfind('\n')?;
+    // The opening line and at least one line of code.
+    (at > first).then_some((at, fence))
 }
 
 /// Just after the last sentence end in `text`, if any: `.`, `!` or `?` before a space or a
@@ -593,11 +630,22 @@ mod tests {
         // A list is cut between its items.
         let list = "- one item\n- two item\n- three item\n";
         assert_eq!(opening(list, 22), "- one item\n- two item\n\n…");
-        // A code block is never cut: it is kept whole when it comes first, left out after.
-        let code = "```\nlet a = 1;\nlet b = 2;\n```\n\nAfter.\n";
-        assert_eq!(opening(code, 10), "```\nlet a = 1;\nlet b = 2;\n```\n\n…");
+        // A fenced code block that comes first is cut between its lines and closed again;
+        // after a block that says something it is left out.
+        let code = "```rust\nlet a = 1;\nlet b = 2;\n```\n\nAfter.\n";
+        assert_eq!(opening(code, 20), "```rust\nlet a = 1;\n```\n\n…");
+        let tildes = "~~~~\nlet a = 1;\nlet b = 2;\n~~~~\n";
+        assert_eq!(opening(tildes, 18), "~~~~\nlet a = 1;\n~~~~\n\n…");
+        // Not even one line fits: the block is kept whole.
+        assert_eq!(
+            opening(code, 10),
+            "```rust\nlet a = 1;\nlet b = 2;\n```\n\n…"
+        );
         let later = "Intro.\n\n```\nlet a = 1;\nlet b = 2;\n```\n";
         assert_eq!(opening(later, 12), "Intro.\n\n…");
+        // An indented code block is never cut.
+        let indented = "    let a = 1;\n    let b = 2;\n\nAfter.\n";
+        assert_eq!(opening(indented, 16), "    let a = 1;\n    let b = 2;\n\n…");
     }
 
     #[test]
@@ -618,14 +666,20 @@ mod tests {
         // A list whose first item is longer than the limit is cut inside that item.
         let list = format!("- {}\n- short\n", "An item. ".repeat(100));
         assert!(opening(&list, 100).len() < 110, "{}", opening(&list, 100));
-        // A table is a block of its own and is never cut.
+        // A table that comes first is cut between its rows, its head kept; after a block
+        // that says something it is left out.
         let table = format!(
             "| a | b |\n|---|---|\n{}",
             "| one. two | three. |\n".repeat(40)
         );
-        assert_eq!(opening(&table, 100), table);
+        assert_eq!(
+            opening(&table, 100),
+            "| a | b |\n|---|---|\n| one. two | three. |\n| one. two | three. |\n| one. two | three. |\n\n…"
+        );
         let after = format!("Intro.\n\n{table}");
         assert_eq!(opening(&after, 100), "Intro.\n\n…");
+        // Not even its first row fits: the table is kept whole.
+        assert_eq!(opening(&table, 30), table);
         // A quote is cut like a paragraph.
         let quote = format!("> {}", "Quoted sentence. ".repeat(40));
         assert!(
@@ -733,7 +787,8 @@ mod fuzz {
         }
 
         /// An opening is the text itself, or a prefix of it followed by the mark that more
-        /// follows; never longer than the text.
+        /// follows (a code block cut inside is closed by its fence first); never longer than
+        /// the text but for that fence.
         #[test]
         fn an_opening_is_a_prefix_of_the_text(
             lines in proptest::collection::vec("(#{0,3} ?)(\\PC{0,60})|```|- \\PC{0,30}|\\s*|[A-Za-z ]{0,80}\\. [A-Za-z ]{0,40}", 0..30),
@@ -745,8 +800,14 @@ mod fuzz {
                 .strip_suffix(" …")
                 .or_else(|| opening.strip_suffix("\n\n…"))
                 .unwrap_or(&opening);
+            let (kept, fence) = match kept.rsplit_once('\n') {
+                Some((code, fence)) if !text.starts_with(kept) && fence.starts_with("```") => {
+                    (code, fence.len() + 1)
+                }
+                _ => (kept, 0),
+            };
             prop_assert!(text.starts_with(kept), "{opening:?} of {text:?}");
-            prop_assert!(opening.len() <= text.len() + 5);
+            prop_assert!(opening.len() <= text.len() + 5 + fence);
         }
     }
 }
