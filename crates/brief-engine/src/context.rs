@@ -205,6 +205,10 @@ pub struct Plan {
     pub budget: usize,
     /// The tokenizer the budget is counted in.
     pub encoding: Encoding,
+    /// The depth a start found by a weak match is walked to, when none was asked for
+    /// ([`plan_from`]); `None` when the walk goes as the request, lens, project or source
+    /// says.
+    pub(crate) guess_depth: Option<u32>,
 }
 
 /// The settings a context for `target` is assembled with.
@@ -247,6 +251,7 @@ pub(crate) fn plan_from(
             .is_some_and(|lens| lens.max_depth.is_some());
     if start.confidence == Confidence::Weak && !asked {
         plan.options.depth = Depth::Hops(GUESS_DEPTH);
+        plan.guess_depth = Some(GUESS_DEPTH);
     }
     Ok(plan)
 }
@@ -314,6 +319,7 @@ pub(crate) fn plan_for(
         detail,
         budget,
         encoding,
+        guess_depth: None,
     })
 }
 
@@ -435,6 +441,7 @@ pub fn assemble_from(
             plan.fields.clone()
         },
         superseded_by: superseded.banner(),
+        guess_depth: plan.guess_depth,
     });
     let counter = Counter::with_store(plan.encoding, corpus.counts());
     // A start found by words may be the wrong node: spread the room over the candidates.

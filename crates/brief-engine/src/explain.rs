@@ -208,9 +208,14 @@ fn why_not(
         found.push(WhyNot {
             rule: "depth".into(),
             explanation: format!(
-                "{n} is {} hops from {t}, beyond depth {}: {}",
+                "{n} is {} hops from {t}, beyond depth {}{}: {}",
                 r.distance,
                 plan.options.depth,
+                if plan.guess_depth.is_some() {
+                    " (a weak match of words is walked that far unless `--depth` asks for more)"
+                } else {
+                    ""
+                },
                 chain_in(&deeper)?
             ),
         });

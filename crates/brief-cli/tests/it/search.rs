@@ -499,11 +499,43 @@ fn a_weak_start_is_walked_one_hop() {
     assert_eq!(confidence, "weak");
     assert!(selected.contains("docs/queue.md"), "{selected:?}");
     assert!(!selected.contains("docs/workers.md"), "{selected:?}");
-    // Asked for, the depth is the one asked.
+    // The header says so, and how to follow more.
+    let header = |extra: &[&str]| {
+        let mut args = vec!["context", weak, "--root", root];
+        args.extend_from_slice(extra);
+        let (code, stdout, stderr) = run(&args);
+        assert_eq!(code, 0, "{stderr}");
+        stdout
+            .lines()
+            .find(|l| l.starts_with("Start nodes"))
+            .unwrap()
+            .to_string()
+    };
+    assert!(
+        header(&[]).contains("its links are followed 1 hop, `--depth 2` follows more"),
+        "{}",
+        header(&[])
+    );
+    // Asked for, the depth is the one asked, and the header has nothing to add.
     let (_, deeper) = context(weak, &["--depth", "2"]);
     assert!(deeper.contains("docs/workers.md"), "{deeper:?}");
+    assert!(!header(&["--depth", "2"]).contains("followed"));
+    // `explain` reads the same selection, and says why.
+    let (code, why, stderr) = run(&["explain", "docs/workers.md", "--for", weak, "--root", root]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        why.contains("beyond depth 1 (a weak match of words is walked that far"),
+        "{why}"
+    );
+    // So is a lens's depth.
+    let (_, lensed) = context(weak, &["--lens", "general"]);
+    assert!(lensed.contains("docs/workers.md"), "{lensed:?}");
     // A strong match keeps two hops.
     let (confidence, strong) = context("retry a failed carrier call with backoff and jitter", &[]);
     assert_eq!(confidence, "strong");
     assert!(strong.contains("docs/workers.md"), "{strong:?}");
+    // And so is the project's depth.
+    std::fs::write(dir.path().join("brief.toml"), "[context]\ndepth = 2\n").unwrap();
+    let (_, configured) = context(weak, &[]);
+    assert!(configured.contains("docs/workers.md"), "{configured:?}");
 }

@@ -234,13 +234,15 @@ enum Within {
     Fence(String),
 }
 
-/// The top-level block that does not fit: what it is, where it starts and ends, and where
-/// its last list item or table row within the limit ends (0: none).
+/// The top-level block that does not fit: what it is, where it starts and ends, where its
+/// last list item or table row within the limit ends, and where its first table row ends
+/// (0: none).
 struct Overflow<'a> {
     tag: Option<Tag<'a>>,
     start: usize,
     end: usize,
     item_end: usize,
+    first_row_end: usize,
 }
 
 /// What an opening has kept before the block that does not fit.
@@ -267,12 +269,14 @@ fn opening_cut(text: &str, most: usize) -> Cut {
     let mut depth = 0usize;
     let mut open: Option<(Tag<'_>, usize)> = None;
     let mut item_end = 0;
+    let mut first_row_end = 0;
     for (event, range) in Parser::new_ext(text, options()).into_offset_iter() {
         match event {
             Event::Start(tag) => {
                 if depth == 0 {
                     open = Some((tag, range.start));
                     item_end = 0;
+                    first_row_end = 0;
                 }
                 depth += 1;
             }
@@ -282,6 +286,9 @@ fn opening_cut(text: &str, most: usize) -> Cut {
                 if depth == 1 && matches!(end, TagEnd::Item | TagEnd::TableRow) && range.end <= most
                 {
                     item_end = range.end;
+                }
+                if depth == 1 && matches!(end, TagEnd::TableRow) && first_row_end == 0 {
+                    first_row_end = range.end;
                 }
                 if depth > 0 {
                     continue;
@@ -300,6 +307,7 @@ fn opening_cut(text: &str, most: usize) -> Cut {
                     start,
                     end: range.end,
                     item_end,
+                    first_row_end,
                 };
                 return overflow(text, most, kept, block);
             }
@@ -313,6 +321,7 @@ fn opening_cut(text: &str, most: usize) -> Cut {
                         start: range.start,
                         end: range.end,
                         item_end: 0,
+                        first_row_end: 0,
                     };
                     return overflow(text, most, kept, block);
                 }
@@ -340,7 +349,9 @@ fn overflow(text: &str, most: usize, kept: Kept, block: Overflow<'_>) -> Cut {
     };
     match block.tag {
         Some(Tag::List(_)) if block.item_end > 0 => blocks(block.item_end),
+        // A table whose first row alone is over the limit keeps its head and that row.
         Some(Tag::Table(_)) if !kept.says && block.item_end > 0 => blocks(block.item_end),
+        Some(Tag::Table(_)) if !kept.says && block.first_row_end > 0 => blocks(block.first_row_end),
         Some(Tag::CodeBlock(CodeBlockKind::Fenced(_))) if !kept.says => {
             match fenced_cut(
                 &text[block.start..block.end],
@@ -373,8 +384,10 @@ fn overflow(text: &str, most: usize, kept: Kept, block: Overflow<'_>) -> Cut {
 }
 
 /// Where to cut a fenced code block `code` within `most` bytes, and its fence: after the
-/// last whole line that fits, with at least one line of code kept; `None` when not even
-/// that fits or the fence is not a run of backticks or tildes.
+/// last whole line that fits, once a line that is not blank is kept, or else after the first
+/// such line (over the limit: a summary shows some code rather than a page of it). `None`
+/// when the block has no such line, when the cut would keep every line (the block is then
+/// kept whole), or when the fence is not a run of three or more backticks or tildes.
 fn fenced_cut(code: &str, most: usize) -> Option<(usize, String)> {
     let first = code.find('\n')?;
     let opener = code[..first].trim_start();
@@ -383,10 +396,21 @@ fn fenced_cut(code: &str, most: usize) -> Option<(usize, String)> {
     if fence.len() < 3 {
         return None;
     }
-    let within = code.get(..most.min(code.len()))?;
-    let at = within.rfind('\n')?;
-    // The opening line and at least one line of code.
-    (at > first).then_some((at, fence))
+    // Each line of code (the closing fence aside): where it ends and whether it says anything.
+    let mut lines = Vec::new();
+    let mut at = first + 1;
+    for line in code[first + 1..].split_inclusive('\n') {
+        let text = line.trim();
+        if text.len() >= fence.len() && text.chars().all(|c| c == mark) {
+            break;
+        }
+        lines.push((at + line.trim_end().len(), !text.is_empty()));
+        at += line.len();
+    }
+    let said = lines.iter().position(|&(_, says)| says)?;
+    let within = lines[said..].iter().rposition(|&(end, _)| end <= most);
+    let kept = said + within.unwrap_or(0);
+    (kept + 1 < lines.len()).then(|| (lines[kept].0, fence))
 }
 
 /// Just after the last sentence end in `text`, if any: `.`, `!` or `?` before a space or a
@@ -636,11 +660,13 @@ mod tests {
         assert_eq!(opening(code, 20), "```rust\nlet a = 1;\n```\n\n…");
         let tildes = "~~~~\nlet a = 1;\nlet b = 2;\n~~~~\n";
         assert_eq!(opening(tildes, 18), "~~~~\nlet a = 1;\n~~~~\n\n…");
-        // Not even one line fits: the block is kept whole.
-        assert_eq!(
-            opening(code, 10),
-            "```rust\nlet a = 1;\nlet b = 2;\n```\n\n…"
-        );
+        // Not even one line fits: the first line of code is kept, blank lines passed over.
+        assert_eq!(opening(code, 10), "```rust\nlet a = 1;\n```\n\n…");
+        let blank = "```\n\n\nlet a = 1;\nlet b = 2;\n```\n";
+        assert_eq!(opening(blank, 6), "```\n\n\nlet a = 1;\n```\n\n…");
+        // A block whose every line fits but its closing fence is kept whole.
+        let two = "```\nlet a = 1;\nlet b = 2;\n```\nAfter.";
+        assert_eq!(opening(two, 26), "```\nlet a = 1;\nlet b = 2;\n```\n\n…");
         let later = "Intro.\n\n```\nlet a = 1;\nlet b = 2;\n```\n";
         assert_eq!(opening(later, 12), "Intro.\n\n…");
         // An indented code block is never cut.
@@ -678,8 +704,11 @@ mod tests {
         );
         let after = format!("Intro.\n\n{table}");
         assert_eq!(opening(&after, 100), "Intro.\n\n…");
-        // Not even its first row fits: the table is kept whole.
-        assert_eq!(opening(&table, 30), table);
+        // Not even its first row fits: the head and that row are kept.
+        assert_eq!(
+            opening(&table, 30),
+            "| a | b |\n|---|---|\n| one. two | three. |\n\n…"
+        );
         // A quote is cut like a paragraph.
         let quote = format!("> {}", "Quoted sentence. ".repeat(40));
         assert!(

@@ -364,8 +364,8 @@ fn is_own_section(node: &Node, link: &brief_model::Link) -> bool {
 }
 
 /// `depends_on DEC-A, DEC-B; implements DOM-1` over the node's links as written. A plain
-/// `links` to a node that a named relation also reaches (`supersedes ADR-0004`, whose status
-/// line links it) is left out: the named one says more.
+/// `links` to a node that a named relation also reaches (`superseded_by ADR-0004`, whose
+/// status line links it) is left out: the named one says more.
 fn links_line(node: &Node, most: usize) -> Option<String> {
     // Linear in the links: a node may list a hundred thousand (hashed, not searched).
     let mut groups: Vec<(&str, Vec<Cow<'_, str>>)> = Vec::new();

@@ -285,6 +285,8 @@ pub(crate) struct Extras {
     /// When the target is superseded: what supersedes it (id, title), or an empty list when
     /// only its status says so.
     pub superseded_by: Option<Vec<(String, String)>>,
+    /// The depth a weak match's start nodes were walked to, when brief lowered it.
+    pub guess_depth: Option<u32>,
 }
 
 /// The sections of one context and the blocks of its nodes.
@@ -409,11 +411,18 @@ impl<'a> Layout<'a> {
                 .map(|(id, share)| format!("{id} ({share:.2})"))
                 .collect::<Vec<_>>()
                 .join(", ");
-            let trust = match extras.confidence {
-                crate::resolve::Confidence::Weak => {
+            let trust = match (extras.confidence, extras.guess_depth) {
+                (crate::resolve::Confidence::Weak, Some(depth)) => format!(
+                    "; the best node holds only part of the words, so check it is the right \
+                     start; its links are followed {depth} hop{}, `--depth {}` follows more",
+                    if depth == 1 { "" } else { "s" },
+                    depth + 1
+                ),
+                (crate::resolve::Confidence::Weak, None) => {
                     "; the best node holds only part of the words, so check it is the right start"
+                        .to_string()
                 }
-                _ => "",
+                _ => String::new(),
             };
             self.header = self
                 .writer
@@ -422,7 +431,7 @@ impl<'a> Layout<'a> {
                     id: &target.id,
                     title: &card::one_line(&target.title),
                     confidence: extras.confidence.name(),
-                    trust,
+                    trust: &trust,
                     seeds: &seeds,
                 })
                 .into();

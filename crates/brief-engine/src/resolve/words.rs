@@ -347,7 +347,6 @@ const HUB_NAMES: &[&str] = &[
     "sitemap",
     "contents",
     "nav",
-    "navigation",
     "home",
     "contributing",
     "install",
@@ -552,7 +551,6 @@ const AGGREGATE_NAMES: &[&str] = &[
     "sitemap",
     "contents",
     "nav",
-    "navigation",
 ];
 
 /// Whether a file only gathers what other documents say (a change log, release notes, a
@@ -674,9 +672,10 @@ mod tests {
 
     #[test]
     fn a_navigation_file_only_gathers_pages() {
-        // Antora's `nav.adoc` lists every page of a module: neither a start nor related.
+        // Antora's `nav.adoc` lists every page of a module: it weighs half as a start and is
+        // never related material. A page about navigation is a page like any other.
         assert!(is_aggregate("docs/modules/concepts/nav.adoc"));
-        assert!(is_aggregate("site/Navigation.md"));
+        assert!(!is_aggregate("docs/navigation.md"));
         assert!(hub_factor("docs/modules/concepts/nav.adoc") < 1.0);
         assert!(!is_aggregate(
             "docs/modules/concepts/navigating-the-ui.adoc"
