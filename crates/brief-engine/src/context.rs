@@ -234,7 +234,8 @@ pub fn plan(
 const GUESS_DEPTH: u32 = 1;
 
 /// [`plan`] for a context that starts from `start`: a start found by a weak match is walked
-/// to [`GUESS_DEPTH`] when neither the request, its lens nor the project names a depth.
+/// to [`GUESS_DEPTH`] when neither the request, its lens nor the project names a depth (a
+/// Tana target aside).
 pub(crate) fn plan_from(
     corpus: &dyn Corpus,
     defaults: &Defaults,
@@ -249,7 +250,8 @@ pub(crate) fn plan_from(
             .lens
             .as_ref()
             .is_some_and(|lens| lens.max_depth.is_some());
-    if start.confidence == Confidence::Weak && !asked {
+    // A Tana outline is walked as its lens says; no evaluation of tasks in words covers it.
+    if start.confidence == Confidence::Weak && !asked && !plan.tana {
         plan.options.depth = Depth::Hops(GUESS_DEPTH);
         plan.guess_depth = Some(GUESS_DEPTH);
     }
