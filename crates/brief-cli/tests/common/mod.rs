@@ -77,13 +77,13 @@ pub(crate) fn copy_fixture(src: &str) -> tempfile::TempDir {
 }
 
 /// A fresh project of a root `AGENTS.md` and `pages` (file name, text) in `docs/`.
-pub(crate) fn docs_project(pages: &[(String, String)]) -> tempfile::TempDir {
+pub(crate) fn docs_project(pages: &[(impl AsRef<str>, impl AsRef<str>)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
     let docs = dir.path().join("docs");
     fs::create_dir_all(&docs).unwrap();
     fs::write(dir.path().join("AGENTS.md"), "# Agents\n\nRun the tests.\n").unwrap();
     for (file, text) in pages {
-        fs::write(docs.join(file), text).unwrap();
+        fs::write(docs.join(file.as_ref()), text.as_ref()).unwrap();
     }
     dir
 }

@@ -466,7 +466,7 @@ fn a_code_block_label_is_not_a_word_of_the_page() {
 /// depth asked for, still walks two hops.
 #[test]
 fn a_weak_start_is_walked_one_hop() {
-    let pages: Vec<(String, String)> = [
+    let pages = [
         (
             "retries.md",
             "# Carrier retries\n\nA failed carrier call is retried with backoff and jitter. See [the queue](queue.md).\n",
@@ -478,10 +478,7 @@ fn a_weak_start_is_walked_one_hop() {
             "# Queue\n\nJobs wait here. See [the workers](workers.md).\n",
         ),
         ("workers.md", "# Workers\n\nThey take jobs off the queue.\n"),
-    ]
-    .iter()
-    .map(|(file, text)| (file.to_string(), text.to_string()))
-    .collect();
+    ];
     let dir = common::docs_project(&pages);
     let root = dir.path().to_str().unwrap();
     let context = |target: &str, extra: &[&str]| -> (String, BTreeSet<String>) {

@@ -411,19 +411,19 @@ impl<'a> Layout<'a> {
                 .map(|(id, share)| format!("{id} ({share:.2})"))
                 .collect::<Vec<_>>()
                 .join(", ");
-            let trust = match (extras.confidence, extras.guess_depth) {
-                (crate::resolve::Confidence::Weak, Some(depth)) => format!(
-                    "; the best node holds only part of the words, so check it is the right \
-                     start; its links are followed {depth} hop{}, `--depth {}` follows more",
-                    if depth == 1 { "" } else { "s" },
-                    depth + 1
-                ),
-                (crate::resolve::Confidence::Weak, None) => {
-                    "; the best node holds only part of the words, so check it is the right start"
-                        .to_string()
+            let mut trust = String::new();
+            if extras.confidence == crate::resolve::Confidence::Weak {
+                trust.push_str(
+                    "; the best node holds only part of the words, so check it is the right start",
+                );
+                if let Some(depth) = extras.guess_depth {
+                    let hops = if depth == 1 { "hop" } else { "hops" };
+                    trust.push_str(&format!(
+                        "; its links are followed {depth} {hops}, `--depth {}` follows more",
+                        depth + 1
+                    ));
                 }
-                _ => String::new(),
-            };
+            }
             self.header = self
                 .writer
                 .query_header(&QueryHead {
