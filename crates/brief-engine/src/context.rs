@@ -415,6 +415,7 @@ pub fn assemble_from(
     let warnings = dangling_warnings(graph, &selection);
     let truncations = selection.truncated.clone();
     let inputs = RankInputs {
+        confidence: start.confidence,
         relevance: start.relevance.clone(),
         boost: plan.boost.clone(),
     };

@@ -11,6 +11,7 @@
 
 use std::collections::HashMap;
 
+use crate::resolve::Confidence;
 use crate::traverse::{Direction, Reached, Reason, Selection};
 use brief_model::epoch_days;
 use brief_model::{Content, Kind, Node, NodeIx, NodeStore, Origin, Relation};
@@ -94,10 +95,12 @@ pub(crate) struct Ranked {
     pub retired: bool,
 }
 
-/// What ranking knows besides the graph: query relevance per node (0–1, from BM25 when the
-/// context started from a search) and a lens's boost terms.
+/// What ranking knows besides the graph: how the start was found, query relevance per node
+/// (0–1, from BM25 when the context started from a search) and a lens's boost terms.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct RankInputs {
+    /// How far the start can be trusted: exact when an id or a file named it.
+    pub confidence: Confidence,
     /// Each node's query relevance (0–1); absent nodes have none.
     pub relevance: HashMap<NodeIx, f64>,
     /// Kinds, categories or tags (lower case) whose nodes get [`brief_model::LENS_BOOST`].
@@ -116,13 +119,20 @@ pub(crate) fn rank(
         .into_iter()
         .map(|reached| {
             let node = graph.node(reached.node);
+            let relevance = inputs.relevance.get(&reached.node).copied();
             let class = match node.origin {
                 Origin::Tana => tana_class(node, &reached),
                 Origin::SpecGraph | Origin::Artifact | Origin::Markdown => {
-                    class_of(node, &reached, selection.target)
+                    let class = class_of(node, &reached, selection.target);
+                    let words = words_reach(inputs, relevance);
+                    if loose_link(node, class, words) {
+                        Class::Related
+                    } else {
+                        class
+                    }
                 }
             };
-            let relevance = inputs.relevance.get(&reached.node).copied().unwrap_or(0.0);
+            let relevance = relevance.unwrap_or(0.0);
             let boosted = boosted(node, &inputs.boost);
             let score = score(node, reached.distance, newest, relevance, boosted);
             Ranked {
@@ -195,6 +205,22 @@ fn governs_by_words(ranked: &Ranked) -> bool {
             .reasons
             .iter()
             .any(|r| matches!(r, Reason::Words { .. }))
+}
+
+/// Whether a query's words reach a node: `None` when an id or a file named the start.
+fn words_reach(inputs: &RankInputs, relevance: Option<f64>) -> Option<bool> {
+    (inputs.confidence != Confidence::Exact).then(|| relevance.is_some_and(|r| r > 0.0))
+}
+
+/// Whether a linked node is only loosely tied to a task in words: another start node's link
+/// or a second hop (guidance or distant), none of the task's words in it, and not of a kind
+/// that governs the work. A start found by words may be the wrong node, and two links away
+/// from it, or one from a weaker start, a node that shares no word with the task tells less
+/// than the next node the words find: it is ranked as related material, after every hit.
+fn loose_link(node: &Node, class: Class, words: Option<bool>) -> bool {
+    words == Some(false)
+        && matches!(class, Class::Guidance | Class::Distant)
+        && kind_weight(&node.kind) != NORMATIVE
 }
 
 /// Whether only related-material reasons brought the node.
@@ -467,6 +493,76 @@ mod tests {
     }
 
     #[test]
+    fn a_start_in_words_ranks_loose_links_as_related_material() {
+        let (graph, _) = Graph::build(vec![
+            node(
+                "T",
+                Kind::Behavior,
+                &[("depends_on", "PAGE"), ("depends_on", "A")],
+            ),
+            node(
+                "PAGE",
+                Kind::Behavior,
+                &[("depends_on", "FAR"), ("depends_on", "FAR-HIT")],
+            ),
+            node("FAR", Kind::Behavior, &[]),
+            node("FAR-HIT", Kind::Behavior, &[]),
+            node("A", Kind::Decision, &[("depends_on", "B")]),
+            node("B", Kind::Decision, &[]),
+            node("F", Kind::Feature, &[("contains", "T")]),
+        ]);
+        let t = graph.lookup("T").unwrap();
+        let in_words = |confidence: Confidence| {
+            let selection = traverse(
+                &graph,
+                t,
+                TraverseOptions {
+                    identity: false,
+                    ..TraverseOptions::at(Depth::Full)
+                },
+            )
+            .unwrap();
+            let inputs = RankInputs {
+                confidence,
+                relevance: [(t, 1.0), (graph.lookup("FAR-HIT").unwrap(), 0.4)].into(),
+                boost: Vec::new(),
+            };
+            rank(&graph, selection, &inputs)
+                .iter()
+                .map(|r| (graph.node(r.node).id.clone(), r.class))
+                .collect::<Vec<_>>()
+        };
+        // Named by id, the links decide alone.
+        assert_eq!(
+            in_words(Confidence::Exact),
+            pairs(&[
+                ("T", Class::Target),
+                ("A", Class::Direct),
+                ("PAGE", Class::Direct),
+                ("F", Class::Guidance),
+                ("B", Class::Distant),
+                ("FAR-HIT", Class::Distant),
+                ("FAR", Class::Distant),
+            ])
+        );
+        // Found by words: the start's own links stay, and so do what the words reach and what
+        // governs; a second hop or the feature above with none of the words is related
+        // material, after every hit.
+        assert_eq!(
+            in_words(Confidence::Strong),
+            pairs(&[
+                ("T", Class::Target),
+                ("A", Class::Direct),
+                ("PAGE", Class::Direct),
+                ("B", Class::Distant),
+                ("FAR-HIT", Class::Distant),
+                ("FAR", Class::Related),
+                ("F", Class::Related),
+            ])
+        );
+    }
+
+    #[test]
     fn decisions_that_constrain_the_target_are_hard_constraints() {
         let (graph, _) = Graph::build(vec![
             node(
@@ -625,6 +721,7 @@ mod tests {
             ]
             .into(),
             boost: Vec::new(),
+            confidence: Confidence::Strong,
         };
         let ids: Vec<String> = rank(&graph, selection, &inputs)
             .iter()
