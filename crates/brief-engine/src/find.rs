@@ -320,6 +320,7 @@ pub(crate) fn fuse(
         .map(|(evidence, &(_, cosine))| Meaning {
             node: evidence.node,
             standing: standing(&evidence, script),
+            translation: evidence.translation,
             id: evidence.id,
             cosine,
         })
@@ -338,6 +339,8 @@ pub(crate) struct Meaning {
     pub cosine: f32,
     /// What its score is multiplied by ([`standing`]).
     pub standing: f64,
+    /// Whether it is a translation ([`translations`]).
+    pub translation: bool,
 }
 
 /// A node's fused score is `(1 − weight) × words + weight × meaning`: `words` its score as a
@@ -360,28 +363,36 @@ pub(crate) fn blend(hits: Vec<Scored>, similar: Vec<Meaning>, weight: f64) -> Ve
             1.0
         }
     };
-    let mut meaning: BTreeMap<NodeIx, (f64, String)> = similar
+    let mut meaning: BTreeMap<NodeIx, (f64, String, bool)> = similar
         .into_iter()
-        .map(|m| (m.node, (closeness(m.cosine) * m.standing, m.id)))
+        .map(|m| {
+            let value = closeness(m.cosine) * m.standing;
+            (m.node, (value, m.id, m.translation))
+        })
         .collect();
     let best = hits.first().map_or(0.0, |h| h.score);
     let mut fused: Vec<Scored> = hits
         .into_iter()
         .map(|mut hit| {
             let words = if best > 0.0 { hit.score / best } else { 0.0 };
-            let sense = meaning.remove(&hit.node).map_or(0.0, |(value, _)| value);
+            let sense = meaning.remove(&hit.node).map_or(0.0, |(value, ..)| value);
             hit.score = significant((1.0 - weight) * words + weight * sense);
             hit
         })
         .collect();
-    fused.extend(meaning.into_iter().map(|(node, (value, id))| Scored {
-        node,
-        id,
-        score: significant(weight * value),
-        coverage: 0.0,
-        content_words: 0,
-        only_common: false,
-    }));
+    fused.extend(
+        meaning
+            .into_iter()
+            .map(|(node, (value, id, translation))| Scored {
+                node,
+                id,
+                score: significant(weight * value),
+                coverage: 0.0,
+                content_words: 0,
+                only_common: false,
+                translation,
+            }),
+    );
     fused.retain(|hit| hit.score > 0.0);
     fused.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
     fused
@@ -392,7 +403,7 @@ pub(crate) fn blend(hits: Vec<Scored>, similar: Vec<Meaning>, weight: f64) -> Ve
 /// its feature) when both qualify, no rule that applies to every target while another hit
 /// qualifies, no retired record beside a current one; up to [`RULE_MAX`] rules covering part
 /// of the tree within [`RULE_MARGIN`], as hard constraints; then the next hits above
-/// [`RELATED_FLOOR`].
+/// [`RELATED_FLOOR`]. No translation is a seed or a related hit unless the best hit is one.
 pub(crate) fn choose(
     graph: &dyn GraphView,
     hits: &[Scored],
@@ -408,6 +419,10 @@ pub(crate) fn choose(
     let mut pages: Vec<Option<NodeIx>> = Vec::new();
     let scoped = graph.scoped()?;
     let everywhere = in_every_context(graph, &scoped)?;
+    // A copy of a page in another language says again what the page says: the start's
+    // language is the best hit's, and a translation joins only when the best hit is one.
+    let copies = hits.first().is_some_and(|h| h.translation);
+    let elsewhere = |h: &Scored| h.translation && !copies;
     for whole in &qualifying {
         if seeds.len() >= cap.max(1) {
             break;
@@ -423,6 +438,9 @@ pub(crate) fn choose(
         // A whole whose part also qualifies gives way to the part, in the whole's place
         // (however far down the part scored): the part brings it along as its namespace.
         let hit = best_part(whole, &qualifying, &parents);
+        if elsewhere(hit) {
+            continue;
+        }
         let overlaps = parents
             .get(&hit.node)
             .is_some_and(|p| p.iter().any(|a| taken.contains(a)));
@@ -462,7 +480,7 @@ pub(crate) fn choose(
     taken.extend(rules.iter().map(|(node, _)| *node));
     let related = hits
         .iter()
-        .filter(|h| !taken.contains(&h.node) && share(h) >= RELATED_FLOOR)
+        .filter(|h| !taken.contains(&h.node) && !elsewhere(h) && share(h) >= RELATED_FLOOR)
         .take(RELATED_MAX)
         .map(|h| (h.node, share(h)))
         .collect();
@@ -602,6 +620,7 @@ mod tests {
             coverage: 1.0,
             content_words: 1,
             only_common: false,
+            translation: false,
         }
     }
 
@@ -611,6 +630,7 @@ mod tests {
             id: id.into(),
             cosine,
             standing,
+            translation: false,
         }
     }
 
@@ -705,6 +725,51 @@ mod tests {
         assert_eq!(seeds(&first), ["ADR-2"]);
         let alone = [("ADR-1", 1.0), ("ADR-2", 0.5)];
         assert_eq!(seeds(&alone), ["ADR-1"]);
+    }
+
+    #[test]
+    fn a_copy_in_another_language_joins_only_a_start_in_that_language() {
+        use brief_model::testing::node;
+        use brief_model::{Graph, Kind};
+        let note = |id: &str| node(id, Kind::Other("note".into()), &[]);
+        let (graph, _) = Graph::build(vec![
+            note("en/a.md"),
+            note("en/b.md"),
+            note("de/a.md"),
+            note("de/b.md"),
+        ]);
+        let found = |scored: &[(&str, f64)]| {
+            let hits: Vec<Scored> = hits_on(&graph, scored)
+                .into_iter()
+                .map(|mut h| {
+                    h.translation = h.id.starts_with("de/");
+                    h
+                })
+                .collect();
+            let found = choose(&graph, &hits, Confidence::Strong, 3).unwrap();
+            let ids = |list: &[(NodeIx, f64)]| -> Vec<String> {
+                list.iter()
+                    .map(|(n, _)| graph.node(*n).id.clone())
+                    .collect()
+            };
+            (ids(&found.seeds), ids(&found.related))
+        };
+        assert_eq!(
+            found(&[
+                ("en/a.md", 1.0),
+                ("de/a.md", 0.9),
+                ("en/b.md", 0.5),
+                ("de/b.md", 0.3)
+            ]),
+            (vec!["en/a.md".into()], vec!["en/b.md".into()])
+        );
+        assert_eq!(
+            found(&[("de/a.md", 1.0), ("en/a.md", 0.9), ("de/b.md", 0.3)]),
+            (
+                vec!["de/a.md".into(), "en/a.md".into()],
+                vec!["de/b.md".into()]
+            )
+        );
     }
 
     #[test]

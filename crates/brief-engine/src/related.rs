@@ -49,6 +49,7 @@ pub(crate) fn add_related(
     // Backlinks taken so far: the walk stops when the current ones reach the cap; retired
     // ones have a cap of their own.
     let (mut current, mut retired) = (0usize, 0usize);
+    let mut copies = Copies::new(selection, seeds);
     for (from, distance) in backlink_order(selection, seeds) {
         if current >= BACKLINKS_MAX {
             break;
@@ -63,6 +64,9 @@ pub(crate) fn add_related(
             let Some(lifecycle) = admitted(graph, edge.from, &selected)? else {
                 continue;
             };
+            if copies.elsewhere(graph, edge.from)? {
+                continue;
+            }
             let count = if lifecycle.retired().is_some() {
                 &mut retired
             } else {
@@ -185,6 +189,63 @@ fn admitted(
     let lifecycle = graph.lifecycle_of(node)?;
     let admitted = !matches!(lifecycle, Lifecycle::Proposed) && !in_aggregate(graph, node)?;
     Ok(admitted.then_some(lifecycle))
+}
+
+/// Copies of pages in another language than the start's: a translation (a language folder
+/// beside `en/`, [`crate::resolve::translations`]) that links to a selected page says again
+/// what the page says, so it is no backlink unless the start is a translation too. The
+/// selection's files are read only once a backlink lives in a folder named like a language.
+struct Copies {
+    /// The start node first, then every other selected node.
+    nodes: Vec<NodeIx>,
+    /// The selection's files (the start's first) and whether the start is a translation.
+    read: Option<(Vec<String>, bool)>,
+}
+
+impl Copies {
+    fn new(selection: &Selection, seeds: &[NodeIx]) -> Copies {
+        let rest = selection
+            .reached
+            .iter()
+            .map(|r| r.node)
+            .filter(|n| seeds.first() != Some(n));
+        Copies {
+            nodes: seeds.first().copied().into_iter().chain(rest).collect(),
+            read: None,
+        }
+    }
+
+    /// Whether `node` is a translation while the start is not.
+    fn elsewhere(&mut self, graph: &dyn GraphView, node: NodeIx) -> Result<bool, StoreError> {
+        let Some(file) = graph.files_of(node)?.into_iter().next() else {
+            return Ok(false);
+        };
+        if !crate::resolve::in_language_folder(&file) {
+            return Ok(false);
+        }
+        if self.read.is_none() {
+            let mut files = Vec::with_capacity(self.nodes.len());
+            for &n in &self.nodes {
+                files.extend(graph.files_of(n)?.into_iter().next());
+            }
+            let start = self.nodes.first().map(|&n| graph.files_of(n)).transpose()?;
+            let start_is_copy = start
+                .and_then(|f| f.into_iter().next())
+                .is_some_and(|f| translated(&f, &files));
+            self.read = Some((files, start_is_copy));
+        }
+        let Some((files, start_is_copy)) = &self.read else {
+            return Ok(false);
+        };
+        Ok(!start_is_copy && translated(&file, files))
+    }
+}
+
+/// Whether `file` is a translation among `others` (which show where `en/` folders are).
+fn translated(file: &str, others: &[String]) -> bool {
+    let mut all: Vec<&str> = vec![file];
+    all.extend(others.iter().map(String::as_str));
+    crate::resolve::translations(&all)[0]
 }
 
 /// The selected nodes whose backlinks are gathered, with their distance: the start nodes in

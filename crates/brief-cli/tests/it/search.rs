@@ -539,3 +539,96 @@ fn a_weak_start_is_walked_one_hop() {
     let (_, configured) = context(weak, &[]);
     assert!(configured.contains("docs/workers.md"), "{configured:?}");
 }
+
+/// A multilingual vault keeps a copy of each page per language (`en/…` beside `de/…`). A task
+/// in English starts from the English page, and the German copies that share its product
+/// words, or link to it, are neither related hits nor backlinks; a task whose best hit is a
+/// German page keeps the German pages.
+#[test]
+fn copies_in_another_language_are_not_related_material() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |path: &str, text: &str| {
+        let file = dir.path().join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+    };
+    write(".obsidian/app.json", "{}\n");
+    // Pages on other topics, so that the words of the task are rare in the vault.
+    let topics = [
+        "Canvas",
+        "Graph view",
+        "Hotkeys",
+        "Templates",
+        "Bookmarks",
+        "Daily notes",
+    ];
+    for topic in topics {
+        write(
+            &format!("en/{topic}.md"),
+            &format!("# {topic}\n\nHow {topic} works in the editor, with its settings.\n"),
+        );
+        write(
+            &format!("de/{topic}.md"),
+            &format!("# {topic}\n\nWie {topic} im Editor funktioniert.\n"),
+        );
+    }
+    write(
+        "en/Custom domains.md",
+        "# Custom domains\n\nServe your Publish site from your own domain: add a CNAME record \
+         for the domain at your registrar. See [[Manage sites]].\n",
+    );
+    write(
+        "en/Manage sites.md",
+        "# Manage sites\n\nCreate, rename or delete a Publish site.\n",
+    );
+    write(
+        "en/Domain troubleshooting.md",
+        "# Domain troubleshooting\n\nWhen the CNAME record of your domain is wrong, the site \
+         does not load.\n",
+    );
+    write(
+        "de/Eigene Domains.md",
+        "# Eigene Domains\n\nDeine Publish-Seite unter deiner Domain: lege einen CNAME record \
+         für die Domain an. Siehe [[Custom domains]] und [[Domain einrichten]].\n",
+    );
+    write(
+        "de/Domain einrichten.md",
+        "# Domain einrichten\n\nDen CNAME record der Domain beim Registrar eintragen.\n",
+    );
+    let root = dir.path().to_str().unwrap();
+    let shown = |task: &str| -> (Option<String>, Vec<String>) {
+        let (code, stdout, stderr) = run(&[
+            "context", task, "--root", root, "--format", "json", "--budget", "4000",
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        let v: Value = serde_json::from_str(&stdout).unwrap();
+        let target = v["target"].as_str().map(str::to_string);
+        let nodes = v["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n["id"].as_str().unwrap().to_string())
+            .collect();
+        (target, nodes)
+    };
+    let (target, nodes) = shown("serve the publish site from my own domain with a CNAME record");
+    assert_eq!(target.as_deref(), Some("en/Custom domains.md"), "{nodes:?}");
+    assert!(
+        nodes.contains(&"en/Domain troubleshooting.md".to_string()),
+        "an English hit is related material: {nodes:?}"
+    );
+    assert!(
+        !nodes.iter().any(|n| n.starts_with("de/")),
+        "no German copy, by its words or by its link: {nodes:?}"
+    );
+    let (target, nodes) = shown("Domain einrichten beim Registrar");
+    assert_eq!(
+        target.as_deref(),
+        Some("de/Domain einrichten.md"),
+        "{nodes:?}"
+    );
+    assert!(
+        nodes.contains(&"de/Eigene Domains.md".to_string()),
+        "a German start keeps the German pages: {nodes:?}"
+    );
+}

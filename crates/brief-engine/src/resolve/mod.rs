@@ -6,7 +6,8 @@ mod words;
 pub use words::Confidence;
 pub use words::Weakness;
 pub(crate) use words::{
-    is_aggregate, judge_in, significant, standing, translations, Counted, Evidence, Script,
+    in_language_folder, is_aggregate, judge_in, significant, standing, translations, Counted,
+    Evidence, Script,
 };
 pub(crate) use words::{words, Role, Scored, Verdict};
 

@@ -243,6 +243,9 @@ pub(crate) struct Scored {
     pub content_words: usize,
     /// Whether every content word it holds is common ([`COMMON_SHARE`]).
     pub only_common: bool,
+    /// Whether it is a translation: a copy in a language folder beside `en/`
+    /// ([`translations`]).
+    pub translation: bool,
 }
 
 /// How far the best node can be trusted to be what the query is about.
@@ -466,6 +469,7 @@ fn scored(words: &[Counted], total: u64, informative: f64, script: Script, c: Ev
         coverage: (coverage * 10_000.0).round() / 10_000.0,
         content_words,
         only_common,
+        translation: c.translation,
         id: c.id,
     }
 }
@@ -492,6 +496,15 @@ const LANGUAGE_FOLDERS: &[&str] = &[
     "ro", "ru", "sk", "sl", "sr", "sv", "th", "tr", "uk", "vi", "zh", "zhcn", "zhtw", "zhhans",
     "zhhant",
 ];
+
+/// Whether one of the folders of `file` is named like a language other than English (a
+/// translation only where an `en/` folder is its sibling: [`translations`]).
+pub(crate) fn in_language_folder(file: &str) -> bool {
+    let parts: Vec<&str> = file.split('/').collect();
+    parts[..parts.len().saturating_sub(1)]
+        .iter()
+        .any(|part| LANGUAGE_FOLDERS.contains(&plain(part).as_str()))
+}
 
 /// For each file, whether it is a translation: one of its folders is a language code other
 /// than English, and its parent folder also holds an `en` folder among `files` — the shape of
