@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, VecDeque};
 
 use crate::context::{select, select_from, Plan, Start};
 use crate::impact::chain_steps;
+use crate::related::Copies;
 use crate::traverse::{superseded_guidance, Depth, Direction, Reason, Selection};
 use brief_model::Follow;
 use brief_model::{Detail, GraphView, Kind, NodeIx, Relation, StoreError};
@@ -71,7 +72,20 @@ pub fn explain(
     let why_not = if included {
         Vec::new()
     } else {
-        why_not(graph, plan, target, node)?
+        let mut found = Vec::new();
+        // Neither a backlink nor a further hit, whatever its links or words.
+        if Copies::new(&selection, &start.seeds).elsewhere(graph, node)? {
+            found.push(WhyNot {
+                rule: "translation".into(),
+                explanation: format!(
+                    "{} is a copy in another language (a language folder beside en/) and the \
+                     start is not: as related material it would say again what its page says",
+                    graph.id_of(node)?
+                ),
+            });
+        }
+        found.extend(why_not(graph, plan, target, node)?);
+        found
     };
     Ok(Explanation {
         node: graph.id_of(node)?,

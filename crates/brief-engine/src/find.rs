@@ -403,7 +403,8 @@ pub(crate) fn blend(hits: Vec<Scored>, similar: Vec<Meaning>, weight: f64) -> Ve
 /// its feature) when both qualify, no rule that applies to every target while another hit
 /// qualifies, no retired record beside a current one; up to [`RULE_MAX`] rules covering part
 /// of the tree within [`RULE_MARGIN`], as hard constraints; then the next hits above
-/// [`RELATED_FLOOR`]. No translation is a seed or a related hit unless the best hit is one.
+/// [`RELATED_FLOOR`]. A translation is a seed only when the first hit that can start is one,
+/// and a related hit only when the start is one.
 pub(crate) fn choose(
     graph: &dyn GraphView,
     hits: &[Scored],
@@ -419,10 +420,9 @@ pub(crate) fn choose(
     let mut pages: Vec<Option<NodeIx>> = Vec::new();
     let scoped = graph.scoped()?;
     let everywhere = in_every_context(graph, &scoped)?;
-    // A copy of a page in another language says again what the page says: the start's
-    // language is the best hit's, and a translation joins only when the best hit is one.
-    let copies = hits.first().is_some_and(|h| h.translation);
-    let elsewhere = |h: &Scored| h.translation && !copies;
+    // A copy of a page in another language says again what the page says: a translation is
+    // a seed only when the first hit that can start the context is one.
+    let mut first_is_copy: Option<bool> = None;
     for whole in &qualifying {
         if seeds.len() >= cap.max(1) {
             break;
@@ -438,7 +438,8 @@ pub(crate) fn choose(
         // A whole whose part also qualifies gives way to the part, in the whole's place
         // (however far down the part scored): the part brings it along as its namespace.
         let hit = best_part(whole, &qualifying, &parents);
-        if elsewhere(hit) {
+        let first_copy = *first_is_copy.get_or_insert(hit.translation);
+        if hit.translation && !first_copy {
             continue;
         }
         let overlaps = parents
@@ -478,9 +479,14 @@ pub(crate) fn choose(
     }
     let rules = rules_among(&scoped, hits, &taken, share);
     taken.extend(rules.iter().map(|(node, _)| *node));
+    let start_is_copy = seeds
+        .first()
+        .and_then(|(node, _)| hits.iter().find(|h| h.node == *node))
+        .is_some_and(|h| h.translation);
     let related = hits
         .iter()
-        .filter(|h| !taken.contains(&h.node) && !elsewhere(h) && share(h) >= RELATED_FLOOR)
+        .filter(|h| !taken.contains(&h.node) && share(h) >= RELATED_FLOOR)
+        .filter(|h| !h.translation || start_is_copy)
         .take(RELATED_MAX)
         .map(|h| (h.node, share(h)))
         .collect();
@@ -728,11 +734,17 @@ mod tests {
     }
 
     #[test]
-    fn a_copy_in_another_language_joins_only_a_start_in_that_language() {
+    fn a_translation_joins_only_a_start_that_is_a_translation() {
         use brief_model::testing::node;
-        use brief_model::{Graph, Kind};
+        use brief_model::{ArtifactFields, Content, Graph, Kind};
         let note = |id: &str| node(id, Kind::Other("note".into()), &[]);
+        let mut agents = node("AGENTS.md", Kind::Norm, &[]);
+        agents.content = Content::Artifact(ArtifactFields {
+            applies: Applies::Always,
+            ..ArtifactFields::default()
+        });
         let (graph, _) = Graph::build(vec![
+            agents,
             note("en/a.md"),
             note("en/b.md"),
             note("de/a.md"),
@@ -763,11 +775,17 @@ mod tests {
             ]),
             (vec!["en/a.md".into()], vec!["en/b.md".into()])
         );
+        // A rule that applies everywhere starts nothing, so the language is the next hit's.
         assert_eq!(
-            found(&[("de/a.md", 1.0), ("en/a.md", 0.9), ("de/b.md", 0.3)]),
+            found(&[
+                ("AGENTS.md", 1.0),
+                ("de/a.md", 0.9),
+                ("en/a.md", 0.8),
+                ("de/b.md", 0.3)
+            ]),
             (
                 vec!["de/a.md".into(), "en/a.md".into()],
-                vec!["de/b.md".into()]
+                vec!["AGENTS.md".into(), "de/b.md".into()]
             )
         );
     }

@@ -39,7 +39,8 @@ pub(crate) enum Class {
     /// Two hops or more, nearest first.
     Distant,
     /// Related material, after everything the links and rules select: nodes that link to a
-    /// start node, and further search hits (sections of long documents among them).
+    /// selected node, further search hits (sections of long documents among them), the rest
+    /// of a small decision log and, for a start found by words, its loose links.
     Related,
 }
 
@@ -124,8 +125,7 @@ pub(crate) fn rank(
                 Origin::Tana => tana_class(node, &reached),
                 Origin::SpecGraph | Origin::Artifact | Origin::Markdown => {
                     let class = class_of(node, &reached, selection.target);
-                    let words = words_reach(inputs, relevance);
-                    if loose_link(node, class, words) {
+                    if loose_link(inputs, node, class, relevance) {
                         Class::Related
                     } else {
                         class
@@ -207,18 +207,15 @@ fn governs_by_words(ranked: &Ranked) -> bool {
             .any(|r| matches!(r, Reason::Words { .. }))
 }
 
-/// Whether a query's words reach a node: `None` when an id or a file named the start.
-fn words_reach(inputs: &RankInputs, relevance: Option<f64>) -> Option<bool> {
-    (inputs.confidence != Confidence::Exact).then(|| relevance.is_some_and(|r| r > 0.0))
-}
-
-/// Whether a linked node is only loosely tied to a task in words: another start node's link
-/// or a second hop (guidance or distant), none of the task's words in it, and not of a kind
-/// that governs the work. A start found by words may be the wrong node, and two links away
-/// from it, or one from a weaker start, a node that shares no word with the task tells less
-/// than the next node the words find: it is ranked as related material, after every hit.
-fn loose_link(node: &Node, class: Class, words: Option<bool>) -> bool {
-    words == Some(false)
+/// Whether a linked node is only loosely tied to a task in words: the links reach it as
+/// guidance or further (another start node's link, the namespace above a start, a second
+/// hop), the search did not score it (none of the task's words, nor with embeddings a
+/// meaning near the task's) and it is not of a kind that governs the work. A start found by
+/// words may be the wrong node, and such a node tells less than the next hit of the words:
+/// it is ranked as related material. A start named by id or file has no loose links.
+fn loose_link(inputs: &RankInputs, node: &Node, class: Class, relevance: Option<f64>) -> bool {
+    inputs.confidence != Confidence::Exact
+        && !relevance.is_some_and(|r| r > 0.0)
         && matches!(class, Class::Guidance | Class::Distant)
         && kind_weight(&node.kind) != NORMATIVE
 }
@@ -512,7 +509,7 @@ mod tests {
             node("F", Kind::Feature, &[("contains", "T")]),
         ]);
         let t = graph.lookup("T").unwrap();
-        let in_words = |confidence: Confidence| {
+        let classes = |confidence: Confidence| {
             let selection = traverse(
                 &graph,
                 t,
@@ -534,7 +531,7 @@ mod tests {
         };
         // Named by id, the links decide alone.
         assert_eq!(
-            in_words(Confidence::Exact),
+            classes(Confidence::Exact),
             pairs(&[
                 ("T", Class::Target),
                 ("A", Class::Direct),
@@ -549,7 +546,7 @@ mod tests {
         // governs; a second hop or the feature above with none of the words is related
         // material, after every hit.
         assert_eq!(
-            in_words(Confidence::Strong),
+            classes(Confidence::Strong),
             pairs(&[
                 ("T", Class::Target),
                 ("A", Class::Direct),

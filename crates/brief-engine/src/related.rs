@@ -191,19 +191,22 @@ fn admitted(
     Ok(admitted.then_some(lifecycle))
 }
 
-/// Copies of pages in another language than the start's: a translation (a language folder
+/// Translations kept out of a context whose start is none: a translation (a language folder
 /// beside `en/`, [`crate::resolve::translations`]) that links to a selected page says again
-/// what the page says, so it is no backlink unless the start is a translation too. The
-/// selection's files are read only once a backlink lives in a folder named like a language.
-struct Copies {
+/// what the page says, so it is no backlink unless the start is a translation too. Whether a
+/// folder named like a language is one is judged against the selection's files (where its
+/// `en/` sibling shows), read only once a backlink lives in such a folder.
+pub(crate) struct Copies {
     /// The start node first, then every other selected node.
     nodes: Vec<NodeIx>,
     /// The selection's files (the start's first) and whether the start is a translation.
-    read: Option<(Vec<String>, bool)>,
+    known: Option<(Vec<String>, bool)>,
 }
 
 impl Copies {
-    fn new(selection: &Selection, seeds: &[NodeIx]) -> Copies {
+    /// The copies of a context that starts from `seeds` (the first is the start) and has
+    /// selected `selection`.
+    pub(crate) fn new(selection: &Selection, seeds: &[NodeIx]) -> Copies {
         let rest = selection
             .reached
             .iter()
@@ -211,30 +214,36 @@ impl Copies {
             .filter(|n| seeds.first() != Some(n));
         Copies {
             nodes: seeds.first().copied().into_iter().chain(rest).collect(),
-            read: None,
+            known: None,
         }
     }
 
     /// Whether `node` is a translation while the start is not.
-    fn elsewhere(&mut self, graph: &dyn GraphView, node: NodeIx) -> Result<bool, StoreError> {
+    pub(crate) fn elsewhere(
+        &mut self,
+        graph: &dyn GraphView,
+        node: NodeIx,
+    ) -> Result<bool, StoreError> {
         let Some(file) = graph.files_of(node)?.into_iter().next() else {
             return Ok(false);
         };
         if !crate::resolve::in_language_folder(&file) {
             return Ok(false);
         }
-        if self.read.is_none() {
+        if self.known.is_none() {
             let mut files = Vec::with_capacity(self.nodes.len());
-            for &n in &self.nodes {
-                files.extend(graph.files_of(n)?.into_iter().next());
+            let mut start_file = None;
+            for (k, &n) in self.nodes.iter().enumerate() {
+                let file = graph.files_of(n)?.into_iter().next();
+                if k == 0 {
+                    start_file.clone_from(&file);
+                }
+                files.extend(file);
             }
-            let start = self.nodes.first().map(|&n| graph.files_of(n)).transpose()?;
-            let start_is_copy = start
-                .and_then(|f| f.into_iter().next())
-                .is_some_and(|f| translated(&f, &files));
-            self.read = Some((files, start_is_copy));
+            let start_is_copy = start_file.is_some_and(|f| translated(&f, &files));
+            self.known = Some((files, start_is_copy));
         }
-        let Some((files, start_is_copy)) = &self.read else {
+        let Some((files, start_is_copy)) = &self.known else {
             return Ok(false);
         };
         Ok(!start_is_copy && translated(&file, files))

@@ -593,7 +593,12 @@ fn copies_in_another_language_are_not_related_material() {
     );
     write(
         "de/Domain einrichten.md",
-        "# Domain einrichten\n\nDen CNAME record der Domain beim Registrar eintragen.\n",
+        "# Domain einrichten\n\nDen CNAME record der Domain beim Registrar eintragen. Das \
+         Original: [[Custom domains]].\n",
+    );
+    write(
+        "de/Erste Schritte.md",
+        "# Erste Schritte\n\nLies zuerst [[Domain einrichten]].\n",
     );
     let root = dir.path().to_str().unwrap();
     let shown = |task: &str| -> (Option<String>, Vec<String>) {
@@ -621,7 +626,21 @@ fn copies_in_another_language_are_not_related_material() {
         !nodes.iter().any(|n| n.starts_with("de/")),
         "no German copy, by its words or by its link: {nodes:?}"
     );
-    let (target, nodes) = shown("Domain einrichten beim Registrar");
+    // `explain` says why.
+    let (code, why, stderr) = run(&[
+        "explain",
+        "de/Eigene Domains.md",
+        "--for",
+        "serve the publish site from my own domain with a CNAME record",
+        "--root",
+        root,
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(why.contains("translation:"), "{why}");
+    // Named by its file, the English page keeps its German copy out of its backlinks too.
+    let (_, nodes) = shown("en/Custom domains.md");
+    assert!(!nodes.iter().any(|n| n.starts_with("de/")), "{nodes:?}");
+    let (target, nodes) = shown("beim Registrar eintragen");
     assert_eq!(
         target.as_deref(),
         Some("de/Domain einrichten.md"),
@@ -630,5 +649,9 @@ fn copies_in_another_language_are_not_related_material() {
     assert!(
         nodes.contains(&"de/Eigene Domains.md".to_string()),
         "a German start keeps the German pages: {nodes:?}"
+    );
+    assert!(
+        nodes.contains(&"de/Erste Schritte.md".to_string()),
+        "and the German pages that link to it, without a word of the task: {nodes:?}"
     );
 }

@@ -500,10 +500,7 @@ const LANGUAGE_FOLDERS: &[&str] = &[
 /// Whether one of the folders of `file` is named like a language other than English (a
 /// translation only where an `en/` folder is its sibling: [`translations`]).
 pub(crate) fn in_language_folder(file: &str) -> bool {
-    let parts: Vec<&str> = file.split('/').collect();
-    parts[..parts.len().saturating_sub(1)]
-        .iter()
-        .any(|part| LANGUAGE_FOLDERS.contains(&plain(part).as_str()))
+    folders(file).any(|(_, folder)| is_language(folder))
 }
 
 /// For each file, whether it is a translation: one of its folders is a language code other
@@ -513,38 +510,35 @@ pub(crate) fn in_language_folder(file: &str) -> bool {
 pub(crate) fn translations(files: &[&str]) -> Vec<bool> {
     let parents_of_en: std::collections::BTreeSet<&str> = files
         .iter()
-        .flat_map(|file| {
-            let parts: Vec<&str> = file.split('/').collect();
-            let mut found = Vec::new();
-            let mut at = 0;
-            for part in &parts[..parts.len().saturating_sub(1)] {
-                if plain(part) == "en" {
-                    found.push(&file[..at]);
-                }
-                at += part.len() + 1;
-            }
-            found
-        })
+        .flat_map(|file| folders(file).filter(|(_, folder)| plain(folder) == "en"))
+        .map(|(parent, _)| parent)
         .collect();
-    if parents_of_en.is_empty() {
-        return vec![false; files.len()];
-    }
     files
         .iter()
         .map(|file| {
-            let parts: Vec<&str> = file.split('/').collect();
-            let mut at = 0;
-            for part in &parts[..parts.len().saturating_sub(1)] {
-                if LANGUAGE_FOLDERS.contains(&plain(part).as_str())
-                    && parents_of_en.contains(&file[..at])
-                {
-                    return true;
-                }
-                at += part.len() + 1;
-            }
-            false
+            !parents_of_en.is_empty()
+                && folders(file)
+                    .any(|(parent, folder)| is_language(folder) && parents_of_en.contains(parent))
         })
         .collect()
+}
+
+/// Whether a folder's name is one of [`LANGUAGE_FOLDERS`].
+fn is_language(folder: &str) -> bool {
+    LANGUAGE_FOLDERS.contains(&plain(folder).as_str())
+}
+
+/// The folders of a path (its last part aside), each with the path of its parent (`a/b/c.md`:
+/// `("", "a")`, `("a/", "b")`).
+fn folders(file: &str) -> impl Iterator<Item = (&str, &str)> {
+    let parts: Vec<&str> = file.split('/').collect();
+    let count = parts.len().saturating_sub(1);
+    let mut at = 0;
+    parts.into_iter().take(count).map(move |folder| {
+        let parent = &file[..at];
+        at += folder.len() + 1;
+        (parent, folder)
+    })
 }
 
 /// File names (as [`HUB_NAMES`]) of documents that only gather what others say: a change
