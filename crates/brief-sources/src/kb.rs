@@ -23,8 +23,20 @@ pub(crate) const CONVENTIONAL_ADR_DIRS: [&str; 6] = [
     "adr",
 ];
 
-/// Folders never walked: dependencies and build output.
-pub(crate) const SKIPPED_DIRS: [&str; 4] = ["node_modules", "vendor", "target", "dist"];
+/// Folders never walked: dependencies, build output, and the data of tests (a fixture's ADR
+/// or page is an example of the format, not a decision or a page of the project).
+pub(crate) const SKIPPED_DIRS: [&str; 10] = [
+    "node_modules",
+    "vendor",
+    "target",
+    "dist",
+    "fixtures",
+    "__fixtures__",
+    "testdata",
+    "test-data",
+    "test_data",
+    "__snapshots__",
+];
 
 /// What a project's layout says about its knowledge base.
 #[derive(Debug, Clone, Default, PartialEq)]

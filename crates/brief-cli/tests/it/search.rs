@@ -655,3 +655,37 @@ fn copies_in_another_language_are_not_related_material() {
         "and the German pages that link to it, without a word of the task: {nodes:?}"
     );
 }
+
+/// A test's data is no knowledge of the project: the ADRs and pages under `fixtures/`,
+/// `testdata/` and their kin are examples of the formats, so they are never read, never
+/// searched and never numbered beside the project's own records.
+#[test]
+fn test_data_folders_are_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |path: &str, text: &str| {
+        let file = dir.path().join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+    };
+    write(
+        "docs/adr/0001-use-postgres.md",
+        "# 1. Use PostgreSQL\n\nStatus: Accepted\n\nWe store orders in PostgreSQL.\n",
+    );
+    write(
+        "tests/fixtures/docs/adr/0001-example-record.md",
+        "# 1. Example record\n\nStatus: Superseded\n\nA parser sample about zebras.\n",
+    );
+    write("crates/x/testdata/notes.md", "# Notes\n\nMore zebras.\n");
+    write("web/__snapshots__/page.md", "# Page\n\nZebras again.\n");
+    write("tests/README.md", "# Tests\n\nRun them with make test.\n");
+    let root = dir.path().to_str().unwrap();
+    let (code, stdout, stderr) = run(&["search", "zebras", "--root", root]);
+    assert_ne!(code, 0, "{stdout}");
+    assert!(stderr.contains("zebras"), "{stderr}");
+    // The project's record keeps its number alone; a test's own notes are still read.
+    let (code, card, stderr) = run(&["show", "ADR-0001", "--root", root]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(card.contains("PostgreSQL"), "{card}");
+    let (code, _, stderr) = run(&["show", "tests/README.md", "--root", root]);
+    assert_eq!(code, 0, "{stderr}");
+}
