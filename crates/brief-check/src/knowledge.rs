@@ -11,22 +11,17 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use super::Pending;
 use brief_root::Root;
-use brief_sources::{Concern, Warning};
+use brief_sources::{Concern, Warning, TEST_DATA_DIRS};
 
-/// Folders whose Markdown files are examples, not the project's knowledge: tests and their
-/// fixtures, and templates.
-const EXAMPLE_FOLDERS: [&str; 14] = [
+/// Folders whose Markdown files are examples, not the project's knowledge: tests and
+/// templates, besides the data of tests ([`TEST_DATA_DIRS`], which discovery never reads; a
+/// file named there by hand is an example still).
+const EXAMPLE_FOLDERS: [&str; 8] = [
     "test",
     "tests",
     "__tests__",
     "integration-tests",
     "e2e",
-    "fixtures",
-    "__fixtures__",
-    "testdata",
-    "test-data",
-    "test_data",
-    "__snapshots__",
     "templates",
     "template",
     "_templates",
@@ -46,9 +41,10 @@ pub(super) fn rule(concern: &Concern) -> &'static str {
 /// Whether a file is an example (a test fixture or a template): none of its findings count.
 pub(super) fn is_example(rel: &str) -> bool {
     let (dirs, name) = rel.rsplit_once('/').unwrap_or(("", rel));
-    dirs.split('/')
-        .any(|d| EXAMPLE_FOLDERS.contains(&d.to_ascii_lowercase().as_str()))
-        || name.to_ascii_lowercase().contains("template")
+    dirs.split('/').any(|d| {
+        let d = d.to_ascii_lowercase();
+        EXAMPLE_FOLDERS.contains(&d.as_str()) || TEST_DATA_DIRS.contains(&d.as_str())
+    }) || name.to_ascii_lowercase().contains("template")
 }
 
 /// The warnings that are true, as findings.

@@ -23,13 +23,9 @@ pub(crate) const CONVENTIONAL_ADR_DIRS: [&str; 6] = [
     "adr",
 ];
 
-/// Folders never walked: dependencies, build output, and the data of tests (a fixture's ADR
-/// or page is an example of the format, not a decision or a page of the project).
-pub(crate) const SKIPPED_DIRS: [&str; 10] = [
-    "node_modules",
-    "vendor",
-    "target",
-    "dist",
+/// Folders holding the data of tests: a fixture's ADR or page is an example of the format,
+/// not a decision or a page of the project, so they are never walked.
+pub const TEST_DATA_DIRS: [&str; 6] = [
     "fixtures",
     "__fixtures__",
     "testdata",
@@ -37,6 +33,22 @@ pub(crate) const SKIPPED_DIRS: [&str; 10] = [
     "test_data",
     "__snapshots__",
 ];
+
+/// Folders never walked: dependencies, build output and [`TEST_DATA_DIRS`].
+pub(crate) const SKIPPED_DIRS: [&str; 10] = {
+    let built = ["node_modules", "vendor", "target", "dist"];
+    let mut all = [""; 10];
+    let mut i = 0;
+    while i < built.len() {
+        all[i] = built[i];
+        i += 1;
+    }
+    while i < all.len() {
+        all[i] = TEST_DATA_DIRS[i - built.len()];
+        i += 1;
+    }
+    all
+};
 
 /// What a project's layout says about its knowledge base.
 #[derive(Debug, Clone, Default, PartialEq)]

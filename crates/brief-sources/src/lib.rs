@@ -40,7 +40,7 @@ pub use globs::{
     applies_to, glob_folder, invalid as invalid_glob, scoped as scoped_glob, FileMatcher,
 };
 pub use jsonpos::{locate, Locator, Seg};
-pub use kb::{listing as kb_listing, Catalog, Layout, Repository};
+pub use kb::{listing as kb_listing, Catalog, Layout, Repository, TEST_DATA_DIRS};
 pub use kiro::{kiro_task_ids, kiro_workspaces, Role as KiroRole};
 pub use markdown::{
     is_metadata_line, parse as parse_markdown, without_fence_labels, without_opening_metadata,
