@@ -121,11 +121,12 @@ pub(crate) fn rank(
         .map(|reached| {
             let node = graph.node(reached.node);
             let relevance = inputs.relevance.get(&reached.node).copied();
+            let weight = kind_weight(&node.kind);
             let class = match node.origin {
                 Origin::Tana => tana_class(node, &reached),
                 Origin::SpecGraph | Origin::Artifact | Origin::Markdown => {
                     let class = class_of(node, &reached, selection.target);
-                    if loose_link(inputs, node, class, relevance) {
+                    if loose_link(inputs, weight, class, relevance) {
                         Class::Related
                     } else {
                         class
@@ -141,7 +142,7 @@ pub(crate) fn rank(
                 reasons: reached.reasons,
                 class,
                 boosted,
-                weight: kind_weight(&node.kind),
+                weight,
                 score,
                 retired: node.lifecycle().retired().is_some(),
             }
@@ -213,11 +214,12 @@ fn governs_by_words(ranked: &Ranked) -> bool {
 /// meaning near the task's) and it is not of a kind that governs the work. A start found by
 /// words may be the wrong node, and such a node tells less than the next hit of the words:
 /// it is ranked as related material. A start named by id or file has no loose links.
-fn loose_link(inputs: &RankInputs, node: &Node, class: Class, relevance: Option<f64>) -> bool {
+/// `weight` is the node's [`kind_weight`].
+fn loose_link(inputs: &RankInputs, weight: u8, class: Class, relevance: Option<f64>) -> bool {
     inputs.confidence != Confidence::Exact
         && !relevance.is_some_and(|r| r > 0.0)
         && matches!(class, Class::Guidance | Class::Distant)
-        && kind_weight(&node.kind) != NORMATIVE
+        && weight != NORMATIVE
 }
 
 /// Whether only related-material reasons brought the node.

@@ -9,6 +9,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::resolve::{in_language_folder, Languages};
 use crate::traverse::{Direction, Reached, Reason, Selection};
 use brief_model::{GraphView, Kind, Lifecycle, NodeIx, Relation, StoreError};
 
@@ -192,15 +193,15 @@ fn admitted(
 }
 
 /// Translations kept out of a context whose start is none: a translation (a language folder
-/// beside `en/`, [`crate::resolve::translations`]) that links to a selected page says again
-/// what the page says, so it is no backlink unless the start is a translation too. Whether a
-/// folder named like a language is one is judged against the selection's files (where its
-/// `en/` sibling shows), read only once a backlink lives in such a folder.
+/// beside `en/`, [`Languages`]) that links to a selected page says again what the page says,
+/// so it is no backlink unless the start is a translation too. Whether a folder named like a
+/// language is one is judged against the selection's files (where its `en/` sibling shows),
+/// read once, and only once a backlink lives in such a folder.
 pub(crate) struct Copies {
     /// The start node first, then every other selected node.
     nodes: Vec<NodeIx>,
-    /// The selection's files (the start's first) and whether the start is a translation.
-    known: Option<(Vec<String>, bool)>,
+    /// The selection's English folders and whether the start is a translation.
+    known: Option<(Languages, bool)>,
 }
 
 impl Copies {
@@ -227,34 +228,27 @@ impl Copies {
         let Some(file) = graph.files_of(node)?.into_iter().next() else {
             return Ok(false);
         };
-        if !crate::resolve::in_language_folder(&file) {
+        if !in_language_folder(&file) {
             return Ok(false);
         }
-        if self.known.is_none() {
-            let mut files = Vec::with_capacity(self.nodes.len());
-            let mut start_file = None;
-            for (k, &n) in self.nodes.iter().enumerate() {
-                let file = graph.files_of(n)?.into_iter().next();
-                if k == 0 {
-                    start_file.clone_from(&file);
-                }
-                files.extend(file);
-            }
-            let start_is_copy = start_file.is_some_and(|f| translated(&f, &files));
-            self.known = Some((files, start_is_copy));
-        }
-        let Some((files, start_is_copy)) = &self.known else {
-            return Ok(false);
+        let (languages, start_is_copy) = match &self.known {
+            Some(known) => known,
+            None => self.known.insert(self.read(graph)?),
         };
-        Ok(!start_is_copy && translated(&file, files))
+        Ok(!*start_is_copy && languages.is_translation(&file))
     }
-}
 
-/// Whether `file` is a translation among `others` (which show where `en/` folders are).
-fn translated(file: &str, others: &[String]) -> bool {
-    let mut all: Vec<&str> = vec![file];
-    all.extend(others.iter().map(String::as_str));
-    crate::resolve::translations(&all)[0]
+    /// The selection's English folders, and whether the start is a translation.
+    fn read(&self, graph: &dyn GraphView) -> Result<(Languages, bool), StoreError> {
+        let mut files = Vec::with_capacity(self.nodes.len());
+        for &n in &self.nodes {
+            files.push(graph.files_of(n)?.into_iter().next());
+        }
+        let languages = Languages::of(files.iter().flatten().map(String::as_str));
+        let start = files.first().and_then(Option::as_deref);
+        let start_is_copy = start.is_some_and(|f| languages.is_translation(f));
+        Ok((languages, start_is_copy))
+    }
 }
 
 /// The selected nodes whose backlinks are gathered, with their distance: the start nodes in

@@ -7,7 +7,7 @@ pub use words::Confidence;
 pub use words::Weakness;
 pub(crate) use words::{
     in_language_folder, is_aggregate, judge_in, significant, standing, translations, Counted,
-    Evidence, Script,
+    Evidence, Languages, Script,
 };
 pub(crate) use words::{words, Role, Scored, Verdict};
 

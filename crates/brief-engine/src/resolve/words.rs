@@ -503,24 +503,43 @@ pub(crate) fn in_language_folder(file: &str) -> bool {
     folders(file).any(|(_, folder)| is_language(folder))
 }
 
-/// For each file, whether it is a translation: one of its folders is a language code other
-/// than English, and its parent folder also holds an `en` folder among `files` — the shape of
-/// a multilingual help site or vault (`en/…` beside `de/…`). Without an `en` sibling a folder
-/// named like a language (`it/`, `id/`) is an ordinary folder.
+/// For each file, whether it is a translation ([`Languages`], judged among `files`).
 pub(crate) fn translations(files: &[&str]) -> Vec<bool> {
-    let parents_of_en: std::collections::BTreeSet<&str> = files
-        .iter()
-        .flat_map(|file| folders(file).filter(|(_, folder)| plain(folder) == "en"))
-        .map(|(parent, _)| parent)
-        .collect();
+    let languages = Languages::of(files.iter().copied());
     files
         .iter()
-        .map(|file| {
-            !parents_of_en.is_empty()
-                && folders(file)
-                    .any(|(parent, folder)| is_language(folder) && parents_of_en.contains(parent))
-        })
+        .map(|file| languages.is_translation(file))
         .collect()
+}
+
+/// Where a set of files keeps its English: the folders that hold an `en` folder. A file is a
+/// translation when one of its folders is a language code other than English and that
+/// folder's parent also holds `en` — the shape of a multilingual help site or vault (`en/…`
+/// beside `de/…`). Without an `en` sibling a folder named like a language (`it/`, `id/`) is
+/// an ordinary folder.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Languages {
+    /// The paths (with their trailing `/`, empty for the root) of the folders holding `en/`.
+    parents_of_en: std::collections::BTreeSet<String>,
+}
+
+impl Languages {
+    /// The English folders among `files`.
+    pub(crate) fn of<'f>(files: impl IntoIterator<Item = &'f str>) -> Languages {
+        let parents_of_en = files
+            .into_iter()
+            .flat_map(|file| folders(file).filter(|(_, folder)| plain(folder) == "en"))
+            .map(|(parent, _)| parent.to_string())
+            .collect();
+        Languages { parents_of_en }
+    }
+
+    /// Whether `file` is a translation.
+    pub(crate) fn is_translation(&self, file: &str) -> bool {
+        !self.parents_of_en.is_empty()
+            && folders(file)
+                .any(|(parent, folder)| is_language(folder) && self.parents_of_en.contains(parent))
+    }
 }
 
 /// Whether a folder's name is one of [`LANGUAGE_FOLDERS`].
