@@ -76,6 +76,13 @@ pub(crate) fn copy_fixture(src: &str) -> tempfile::TempDir {
     dir
 }
 
+/// Writes `text` to `rel` under `root`, creating its folders.
+pub(crate) fn write_file(root: &Path, rel: &str, text: &str) {
+    let path = root.join(rel);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+}
+
 /// A fresh project of a root `AGENTS.md` and `pages` (file name, text) in `docs/`.
 pub(crate) fn docs_project(pages: &[(impl AsRef<str>, impl AsRef<str>)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -547,11 +547,7 @@ fn a_weak_start_is_walked_one_hop() {
 #[test]
 fn copies_in_another_language_are_not_related_material() {
     let dir = tempfile::tempdir().unwrap();
-    let write = |path: &str, text: &str| {
-        let file = dir.path().join(path);
-        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-        std::fs::write(file, text).unwrap();
-    };
+    let write = |rel: &str, text: &str| common::write_file(dir.path(), rel, text);
     write(".obsidian/app.json", "{}\n");
     // Pages on other topics, so that the words of the task are rare in the vault.
     let topics = [
@@ -662,11 +658,7 @@ fn copies_in_another_language_are_not_related_material() {
 #[test]
 fn test_data_folders_are_not_read() {
     let dir = tempfile::tempdir().unwrap();
-    let write = |path: &str, text: &str| {
-        let file = dir.path().join(path);
-        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-        std::fs::write(file, text).unwrap();
-    };
+    let write = |rel: &str, text: &str| common::write_file(dir.path(), rel, text);
     write(
         "docs/adr/0001-use-postgres.md",
         "# 1. Use PostgreSQL\n\nStatus: Accepted\n\nWe store orders in PostgreSQL.\n",

@@ -911,11 +911,7 @@ fn seeds_of(json: &Value) -> Vec<String> {
 fn a_linked_github_folder_and_dependencies_under_it_are_not_read_as_rules() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().to_str().unwrap();
-    let write = |rel: &str, text: &str| {
-        let path = dir.path().join(rel);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    };
+    let write = |rel: &str, text: &str| crate::common::write_file(dir.path(), rel, text);
     write("AGENTS.md", "# Root rules\n\nKeep changes small.\n");
     write("src/AGENTS.md", "# Source rules\n\nNo unsafe code.\n");
     // `.github` linked to the root would read the whole tree again under a second name.
