@@ -11,21 +11,12 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use super::Pending;
 use brief_root::Root;
-use brief_sources::{Concern, Warning, TEST_DATA_DIRS};
+use brief_sources::{Concern, Warning, TEST_DATA_DIRS, TEST_DIRS};
 
-/// Folders whose Markdown files are examples, not the project's knowledge: tests and
-/// templates, besides the data of tests ([`TEST_DATA_DIRS`], which discovery never reads; a
-/// file named there by hand is an example still).
-const EXAMPLE_FOLDERS: [&str; 8] = [
-    "test",
-    "tests",
-    "__tests__",
-    "integration-tests",
-    "e2e",
-    "templates",
-    "template",
-    "_templates",
-];
+/// Folders whose Markdown files are examples, not the project's knowledge: templates,
+/// besides the folders of tests ([`TEST_DIRS`]) and their data ([`TEST_DATA_DIRS`], which
+/// discovery never reads; a file named there by hand is an example still).
+const TEMPLATE_FOLDERS: [&str; 3] = ["templates", "template", "_templates"];
 
 /// The rule of a knowledge-base warning.
 pub(super) fn rule(concern: &Concern) -> &'static str {
@@ -43,7 +34,9 @@ pub(super) fn is_example(rel: &str) -> bool {
     let (dirs, name) = rel.rsplit_once('/').unwrap_or(("", rel));
     dirs.split('/').any(|d| {
         let d = d.to_ascii_lowercase();
-        EXAMPLE_FOLDERS.contains(&d.as_str()) || TEST_DATA_DIRS.contains(&d.as_str())
+        [&TEMPLATE_FOLDERS[..], &TEST_DIRS, &TEST_DATA_DIRS]
+            .iter()
+            .any(|folders| folders.contains(&d.as_str()))
     }) || name.to_ascii_lowercase().contains("template")
 }
 

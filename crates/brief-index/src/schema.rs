@@ -3,8 +3,9 @@
 
 use super::*;
 
-/// Bumped whenever the schema or what is stored changes: older files are rebuilt.
-pub(super) const SCHEMA: &str = "brief-index-23";
+/// Bumped whenever the schema, what is stored or which files are read changes: older files
+/// are rebuilt (a listing kept from an older reading would keep files no longer read).
+pub(super) const SCHEMA: &str = "brief-index-24";
 
 // A file's stamp is (size, mtime, ctime, ino, dev) — see `sources::Stamp`; `racy` marks a
 // stamp taken too soon after the file changed to be trusted (hashed again next time).

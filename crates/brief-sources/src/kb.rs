@@ -34,6 +34,29 @@ pub const TEST_DATA_DIRS: [&str; 6] = [
     "__snapshots__",
 ];
 
+/// Folders of tests. A project kept below one, a folder holding its own
+/// [`PROJECT_MARKERS`], is a sample the tests run against (its records are examples of the
+/// format), so nothing in it is read; the test folders' own pages are.
+pub const TEST_DIRS: [&str; 8] = [
+    "test",
+    "tests",
+    "__tests__",
+    "integration-tests",
+    "integration_tests",
+    "e2e",
+    "e2e-tests",
+    "e2e_tests",
+];
+
+/// Files and folders that say a knowledge project is rooted where they are.
+pub(crate) const PROJECT_MARKERS: [&str; 5] = [
+    "brief.toml",
+    ".adr-dir",
+    ".log4brains.yml",
+    ".obsidian",
+    ".contextia",
+];
+
 /// Folders never walked: dependencies, build output and [`TEST_DATA_DIRS`].
 pub(crate) const SKIPPED_DIRS: [&str; 10] = {
     let built = ["node_modules", "vendor", "target", "dist"];

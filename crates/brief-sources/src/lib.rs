@@ -40,7 +40,7 @@ pub use globs::{
     applies_to, glob_folder, invalid as invalid_glob, scoped as scoped_glob, FileMatcher,
 };
 pub use jsonpos::{locate, Locator, Seg};
-pub use kb::{listing as kb_listing, Catalog, Layout, Repository, TEST_DATA_DIRS};
+pub use kb::{listing as kb_listing, Catalog, Layout, Repository, TEST_DATA_DIRS, TEST_DIRS};
 pub use kiro::{kiro_task_ids, kiro_workspaces, Role as KiroRole};
 pub use markdown::{
     is_metadata_line, parse as parse_markdown, without_fence_labels, without_opening_metadata,
@@ -405,12 +405,21 @@ pub(crate) fn walk_files(
 ) -> Walk {
     let mut walk = Walk::default();
     let mut links = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(current) = stack.pop() {
+    // Each folder with whether a folder of tests holds it.
+    let mut stack = vec![(dir.to_path_buf(), false)];
+    while let Some((current, in_tests)) = stack.pop() {
+        // Stamped all the same: a marker added or removed there is noticed.
         walk.folders.push(folder_stamp(&current));
         let Some(entries) = walk.list(root, &current) else {
             continue;
         };
+        if in_tests && is_project(&entries) {
+            continue;
+        }
+        let holds_tests = in_tests
+            || current.file_name().is_some_and(|name| {
+                current != dir && kb::TEST_DIRS.contains(&name.to_string_lossy().as_ref())
+            });
         for entry in entries {
             let name = entry.name.to_string_lossy();
             let path = current.join(&entry.name);
@@ -419,7 +428,7 @@ pub(crate) fn walk_files(
                     if name.starts_with('.') {
                         hidden(&path, &name);
                     } else if !skip.contains(&name.as_ref()) {
-                        stack.push(path);
+                        stack.push((path, holds_tests));
                     }
                 }
                 EntryKind::Symlink if wanted(&name) => links.push(path),
@@ -431,6 +440,13 @@ pub(crate) fn walk_files(
     }
     add_links(&mut walk.files, links);
     walk
+}
+
+/// Whether a folder's entries hold a project marker ([`kb::PROJECT_MARKERS`]).
+fn is_project(entries: &[DirEntry]) -> bool {
+    entries
+        .iter()
+        .any(|entry| kb::PROJECT_MARKERS.contains(&entry.name.to_string_lossy().as_ref()))
 }
 
 /// Adds the symlinks `links` to `files` (left sorted), except those whose target is one of

@@ -681,3 +681,61 @@ fn test_data_folders_are_not_read() {
     let (code, _, stderr) = run(&["show", "tests/README.md", "--root", root]);
     assert_eq!(code, 0, "{stderr}");
 }
+
+/// A project kept inside a test folder (a folder with its own `.log4brains.yml`, `.adr-dir`
+/// or `brief.toml` below `tests/`, `integration-tests/`, `e2e/` and their kin) is a sample
+/// the tests run against: its records are examples, not the project's decisions. A test
+/// folder's own pages, and a project marked anywhere else (a package of a monorepo), are read.
+#[test]
+fn a_project_inside_a_test_folder_is_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |rel: &str, text: &str| common::write_file(dir.path(), rel, text);
+    write(".log4brains.yml", "project:\n  name: shop\n");
+    write(
+        "docs/adr/20240101-use-postgres.md",
+        "# Use PostgreSQL\n\n- Status: accepted\n\nWe store orders in PostgreSQL.\n",
+    );
+    write(
+        "packages/core/integration-tests/ro-project/.log4brains.yml",
+        "project:\n  name: sample\n",
+    );
+    write(
+        "packages/core/integration-tests/ro-project/docs/adr/20200101-links.md",
+        "# Links\n\n- Status: accepted\n\nA sample record about zebras.\n",
+    );
+    write("e2e/fixture-vault/brief.toml", "[context]\nbudget = 2000\n");
+    write("e2e/fixture-vault/Zebras.md", "# Zebras\n\nStriped.\n");
+    write("packages/billing/.adr-dir", "doc/adr\n");
+    write(
+        "packages/billing/doc/adr/0001-zebra-invoices.md",
+        "# 1. Zebra invoices\n\nStatus: Accepted\n\nInvoices are striped like zebras.\n",
+    );
+    write(
+        "packages/core/integration-tests/PLAN.md",
+        "# Test plan\n\nCheck the zebra links.\n",
+    );
+    let root = dir.path().to_str().unwrap();
+    let (code, stdout, stderr) = run(&["search", "zebras", "--root", root, "--format", "json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let hits: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let ids: Vec<&str> = hits
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["id"].as_str().unwrap())
+        .collect();
+    assert!(
+        !ids.iter()
+            .any(|id| id.contains("ro-project") || id.contains("fixture-vault")),
+        "a sample project's pages are not read: {ids:?}"
+    );
+    assert!(
+        ids.contains(&"packages/core/integration-tests/PLAN.md"),
+        "a test folder's own page is read: {ids:?}"
+    );
+    assert!(
+        ids.iter()
+            .any(|id| id.contains("billing") || id.starts_with("ADR-")),
+        "a package's own records are read: {ids:?}"
+    );
+}
