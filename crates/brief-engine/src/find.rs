@@ -36,6 +36,13 @@ const RELATED_FLOOR: f64 = 0.05;
 /// Most hits kept as related material.
 pub(crate) const RELATED_MAX: usize = 40;
 
+/// A decision, policy or norm after the first [`RELATED_MAX`] related hits is related
+/// material still when its score is at least this share of the best: the cap keeps pages
+/// from filling a context, not what governs the work. (Chosen on the evaluation of tasks in
+/// words: at 0.05, the floor of every hit, a record at a twentieth of the best took the room
+/// of a README a task needs at 1,000 tokens; 0.1 and 0.15 held the same.)
+const GOVERNING_FLOOR: f64 = 0.1;
+
 /// A rule that covers part of the tree (a nested agent file, a rule with globs) is a hard
 /// constraint of a context in words when its score is at least this share of the best: its
 /// words say it governs the task, though no file of the task is known to match its globs.
@@ -321,6 +328,7 @@ pub(crate) fn fuse(
             node: evidence.node,
             standing: standing(&evidence, script),
             translation: evidence.translation,
+            normative: evidence.normative,
             id: evidence.id,
             cosine,
         })
@@ -341,6 +349,8 @@ pub(crate) struct Meaning {
     pub standing: f64,
     /// Whether it is a translation ([`translations`]).
     pub translation: bool,
+    /// Whether it is normative: a decision, a policy or a norm.
+    pub normative: bool,
 }
 
 /// A node's fused score is `(1 − weight) × words + weight × meaning`: `words` its score as a
@@ -363,11 +373,11 @@ pub(crate) fn blend(hits: Vec<Scored>, similar: Vec<Meaning>, weight: f64) -> Ve
             1.0
         }
     };
-    let mut meaning: BTreeMap<NodeIx, (f64, String, bool)> = similar
+    let mut meaning: BTreeMap<NodeIx, (f64, String, bool, bool)> = similar
         .into_iter()
         .map(|m| {
             let value = closeness(m.cosine) * m.standing;
-            (m.node, (value, m.id, m.translation))
+            (m.node, (value, m.id, m.translation, m.normative))
         })
         .collect();
     let best = hits.first().map_or(0.0, |h| h.score);
@@ -383,7 +393,7 @@ pub(crate) fn blend(hits: Vec<Scored>, similar: Vec<Meaning>, weight: f64) -> Ve
     fused.extend(
         meaning
             .into_iter()
-            .map(|(node, (value, id, translation))| Scored {
+            .map(|(node, (value, id, translation, normative))| Scored {
                 node,
                 id,
                 score: significant(weight * value),
@@ -391,6 +401,7 @@ pub(crate) fn blend(hits: Vec<Scored>, similar: Vec<Meaning>, weight: f64) -> Ve
                 content_words: 0,
                 only_common: false,
                 translation,
+                normative,
             }),
     );
     fused.retain(|hit| hit.score > 0.0);
@@ -403,8 +414,9 @@ pub(crate) fn blend(hits: Vec<Scored>, similar: Vec<Meaning>, weight: f64) -> Ve
 /// its feature) when both qualify, no rule that applies to every target while another hit
 /// qualifies, no retired record beside a current one; up to [`RULE_MAX`] rules covering part
 /// of the tree within [`RULE_MARGIN`], as hard constraints; then the next hits above
-/// [`RELATED_FLOOR`]. A translation is a seed only when the first hit that can start is one,
-/// and a related hit only when the start is one.
+/// [`RELATED_FLOOR`], at most [`RELATED_MAX`] of them but for the decisions, policies and
+/// norms above [`GOVERNING_FLOOR`]. A translation is a seed only when the first hit that can
+/// start is one, and a related hit only when the start is one.
 pub(crate) fn choose(
     graph: &dyn GraphView,
     hits: &[Scored],
@@ -487,8 +499,9 @@ pub(crate) fn choose(
         .iter()
         .filter(|h| !taken.contains(&h.node) && share(h) >= RELATED_FLOOR)
         .filter(|h| !h.translation || start_is_copy)
-        .take(RELATED_MAX)
-        .map(|h| (h.node, share(h)))
+        .enumerate()
+        .filter(|(k, h)| *k < RELATED_MAX || (h.normative && share(h) >= GOVERNING_FLOOR))
+        .map(|(_, h)| (h.node, share(h)))
         .collect();
     Ok(Match {
         seeds,
@@ -627,6 +640,7 @@ mod tests {
             content_words: 1,
             only_common: false,
             translation: false,
+            normative: false,
         }
     }
 
@@ -637,6 +651,7 @@ mod tests {
             cosine,
             standing,
             translation: false,
+            normative: false,
         }
     }
 
@@ -731,6 +746,43 @@ mod tests {
         assert_eq!(seeds(&first), ["ADR-2"]);
         let alone = [("ADR-1", 1.0), ("ADR-2", 0.5)];
         assert_eq!(seeds(&alone), ["ADR-1"]);
+    }
+
+    #[test]
+    fn what_governs_is_related_material_beyond_the_cap_of_pages() {
+        use brief_model::testing::node;
+        use brief_model::{Graph, Kind};
+        let pages = RELATED_MAX + 2;
+        let mut nodes: Vec<_> = (0..pages)
+            .map(|k| node(&format!("page-{k:02}.md"), Kind::Other("note".into()), &[]))
+            .collect();
+        nodes.push(node("ADR-0003", Kind::Decision, &[]));
+        nodes.push(node("ADR-0009", Kind::Decision, &[]));
+        let (graph, _) = Graph::build(nodes);
+        let mut scored: Vec<(String, f64)> = vec![("page-00.md".into(), 1.0)];
+        scored.extend((1..pages).map(|k| (format!("page-{k:02}.md"), 0.5)));
+        scored.push(("ADR-0003".into(), 0.16));
+        scored.push(("ADR-0009".into(), 0.06));
+        let hits: Vec<Scored> = scored
+            .iter()
+            .map(|(id, score)| {
+                let mut h = hit(graph.lookup(id).unwrap(), id, *score);
+                h.normative = id.starts_with("ADR-");
+                h
+            })
+            .collect();
+        let found = choose(&graph, &hits, Confidence::Strong, 1).unwrap();
+        let related: Vec<&str> = found
+            .related
+            .iter()
+            .map(|(n, _)| graph.node(*n).id.as_str())
+            .collect();
+        // The first page starts; the next RELATED_MAX pages are related, the last one is
+        // not; the record a sixth of the best joins after them, the one a twentieth does not.
+        assert_eq!(related.len(), RELATED_MAX + 1, "{related:?}");
+        assert_eq!(related.last(), Some(&"ADR-0003"));
+        assert!(!related.contains(&"ADR-0009"));
+        assert!(!related.contains(&format!("page-{:02}.md", pages - 1).as_str()));
     }
 
     #[test]

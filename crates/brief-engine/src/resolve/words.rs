@@ -246,6 +246,8 @@ pub(crate) struct Scored {
     /// Whether it is a translation: a copy in a language folder beside `en/`
     /// ([`translations`]).
     pub translation: bool,
+    /// Whether it is normative: a decision, a policy or a norm (what governs the work).
+    pub normative: bool,
 }
 
 /// How far the best node can be trusted to be what the query is about.
@@ -470,6 +472,7 @@ fn scored(words: &[Counted], total: u64, informative: f64, script: Script, c: Ev
         content_words,
         only_common,
         translation: c.translation,
+        normative: c.normative,
         id: c.id,
     }
 }
