@@ -181,6 +181,16 @@ pub(crate) fn context(root: &Path, target: &str, depth: &str, extra: &[&str]) ->
     v
 }
 
+/// The ids of the hits of a `brief search --format json` answer, best first.
+pub(crate) fn hit_ids(stdout: &str) -> Vec<String> {
+    let hits: Value = serde_json::from_str(stdout).unwrap();
+    hits.as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
 /// The ids of the selected nodes.
 pub(crate) fn ids(v: &Value) -> BTreeSet<String> {
     order(v).into_iter().collect()

@@ -146,12 +146,7 @@ fn p2_the_labelled_queries_find_their_nodes() {
             &k.to_string(),
         ]);
         let ids: Vec<String> = if code == 0 {
-            let hits: Value = serde_json::from_str(&stdout).unwrap();
-            hits.as_array()
-                .unwrap()
-                .iter()
-                .map(|h| h["id"].as_str().unwrap().to_string())
-                .collect()
+            common::hit_ids(&stdout)
         } else {
             Vec::new()
         };

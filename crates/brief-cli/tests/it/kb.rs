@@ -3,7 +3,7 @@
 //! twice), a superseded ADR's banner, and a topic in the mixed project drawing on every
 //! source. Fixtures: `tests/fixtures/kb/<name>/repo` (copied: contexts write an index).
 
-use crate::common::{copy_fixture, run};
+use crate::common::{copy_fixture, hit_ids, run};
 use serde_json::Value;
 
 const KB: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/kb");
@@ -665,13 +665,8 @@ fn an_antora_component_is_found_from_the_repository_root() {
         "{stdout}{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let hits: Value = serde_json::from_str(&stdout).unwrap();
-    let ids: Vec<&str> = hits
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|h| h["id"].as_str().unwrap())
-        .collect();
+    let found = hit_ids(&stdout);
+    let ids: Vec<&str> = found.iter().map(String::as_str).collect();
     assert!(
         ids.contains(&"ADR-0001"),
         "the repository's records: {ids:?}"

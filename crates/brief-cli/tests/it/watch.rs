@@ -97,12 +97,7 @@ fn found(root: &str, word: &str) -> Vec<String> {
     if code == 1 {
         return Vec::new();
     }
-    let hits: serde_json::Value = serde_json::from_str(&out).unwrap();
-    hits.as_array()
-        .unwrap()
-        .iter()
-        .map(|h| h["id"].as_str().unwrap().to_string())
-        .collect()
+    common::hit_ids(&out)
 }
 
 #[test]
