@@ -652,6 +652,76 @@ fn copies_in_another_language_are_not_related_material() {
     );
 }
 
+/// A documentation site keeps its translations under `i18n/<language>/` (MkDocs, Docusaurus)
+/// while its English pages live in `docs/`, with no `en/` folder beside them. The copies keep
+/// the English terms in their headings ("Token-Speicherung (Token storage)"), so the words of
+/// an English task find them; they are translations all the same: no seed, no related hit.
+#[test]
+fn translations_under_an_i18n_folder_are_copies() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |rel: &str, text: &str| common::write_file(dir.path(), rel, text);
+    write(
+        "AGENTS.md",
+        "# Agents\n\nRun the tests before every commit.\n",
+    );
+    for topic in ["Transports", "Tools", "Prompts", "Resources", "Logging"] {
+        write(
+            &format!("docs/{}.md", topic.to_lowercase()),
+            &format!("# {topic}\n\nHow the SDK handles {topic} on a server.\n"),
+        );
+    }
+    write(
+        "docs/client/oauth.md",
+        "# OAuth clients\n\n## Token storage\n\nThe client stores the access token and the \
+         refresh token, and refreshes the access token before it expires.\n",
+    );
+    write(
+        "docs/client/sessions.md",
+        "# Client sessions\n\nA session refreshes its OAuth token through the token storage.\n",
+    );
+    write(
+        "i18n/de/pages/client/oauth.md",
+        "# OAuth-Clients (OAuth clients)\n\n## Token-Speicherung (Token storage)\n\nDer Client \
+         speichert das access token und das refresh token (refresh the access token).\n",
+    );
+    write(
+        "i18n/pt-br/pages/client/oauth.md",
+        "# Clientes OAuth (OAuth clients)\n\n## Armazenamento de tokens (Token storage)\n\nO \
+         cliente guarda o access token e o refresh token (refresh the access token).\n",
+    );
+    let root = dir.path().to_str().unwrap();
+    let (code, stdout, stderr) = run(&[
+        "context",
+        "refresh the OAuth access token the client stores",
+        "--root",
+        root,
+        "--format",
+        "json",
+        "--budget",
+        "4000",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    let nodes: Vec<&str> = v["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["id"].as_str().unwrap())
+        .collect();
+    assert!(
+        v["target"]
+            .as_str()
+            .unwrap()
+            .starts_with("docs/client/oauth.md"),
+        "{nodes:?}"
+    );
+    assert!(nodes.contains(&"docs/client/sessions.md"), "{nodes:?}");
+    assert!(
+        !nodes.iter().any(|n| n.starts_with("i18n/")),
+        "no copy under i18n/: {nodes:?}"
+    );
+}
+
 /// A test's data is no knowledge of the project: the ADRs and pages under `fixtures/`,
 /// `testdata/` and their kin are examples of the formats, so they are never read, never
 /// searched and never numbered beside the project's own records.

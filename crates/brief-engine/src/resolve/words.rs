@@ -344,6 +344,7 @@ const HUB_NAMES: &[&str] = &[
     "news",
     "releasenotes",
     "releases",
+    "whatsnew",
     "readme",
     "index",
     "summary",
@@ -366,6 +367,8 @@ const HUB_NAMES: &[&str] = &[
     "licence",
     "upgradeinstructions",
     "upgrading",
+    "migration",
+    "migrating",
     "codeofconduct",
     "security",
 ];
@@ -378,6 +381,7 @@ const HUB_FOLDERS: &[&str] = &[
     "releasenotes",
     "releases",
     "news",
+    "whatsnew",
 ];
 
 /// The inverse document frequency of a word held by `nodes` of `total` (BM25's, always > 0).
@@ -518,8 +522,9 @@ pub(crate) fn translations(files: &[&str]) -> Vec<bool> {
 /// Where a set of files keeps its English: the folders that hold an `en` folder. A file is a
 /// translation when one of its folders is a language code other than English and that
 /// folder's parent also holds `en` — the shape of a multilingual help site or vault (`en/…`
-/// beside `de/…`). Without an `en` sibling a folder named like a language (`it/`, `id/`) is
-/// an ordinary folder.
+/// beside `de/…`) — or is a folder of translations ([`TRANSLATION_ROOTS`]: `i18n/de/…`, where
+/// a documentation site keeps its copies while its English stays in `docs/`). Elsewhere a
+/// folder named like a language (`it/`, `id/`) is an ordinary folder.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Languages {
     /// The paths (with their trailing `/`, empty for the root) of the folders holding `en/`.
@@ -539,10 +544,21 @@ impl Languages {
 
     /// Whether `file` is a translation.
     pub(crate) fn is_translation(&self, file: &str) -> bool {
-        !self.parents_of_en.is_empty()
-            && folders(file)
-                .any(|(parent, folder)| is_language(folder) && self.parents_of_en.contains(parent))
+        folders(file).any(|(parent, folder)| {
+            is_language(folder)
+                && (self.parents_of_en.contains(parent) || holds_translations(parent))
+        })
     }
+}
+
+/// Folders that hold one folder per language, each a translation of the site (MkDocs'
+/// and Docusaurus' `i18n/`, `locales/`).
+const TRANSLATION_ROOTS: &[&str] = &["i18n", "l10n", "locale", "locales", "translations"];
+
+/// Whether the folder at `path` (with its trailing `/`) is one of [`TRANSLATION_ROOTS`].
+fn holds_translations(path: &str) -> bool {
+    let name = path.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+    TRANSLATION_ROOTS.contains(&plain(name).as_str())
 }
 
 /// Whether a folder's name is one of [`LANGUAGE_FOLDERS`].
@@ -572,8 +588,11 @@ const AGGREGATE_NAMES: &[&str] = &[
     "news",
     "releasenotes",
     "releases",
+    "whatsnew",
     "upgradeinstructions",
     "upgrading",
+    "migration",
+    "migrating",
     "summary",
     "toc",
     "sidebar",
@@ -713,6 +732,23 @@ mod tests {
     }
 
     #[test]
+    fn migration_guides_and_whats_new_pages_are_release_notes() {
+        // A migration guide or a "what's new" page names every API that changed: like
+        // upgrade notes, it weighs half as a start and is never related material. A record
+        // about one migration is a record like any other.
+        for file in [
+            "docs/migration.md",
+            "docs/whats-new.md",
+            "Doc/whatsnew/3.12.md",
+        ] {
+            assert!(is_aggregate(file), "{file}");
+            assert!(hub_factor(file) < 1.0, "{file}");
+        }
+        assert!(!is_aggregate("src/adr/0056-opensearch-migration.md"));
+        assert_eq!(hub_factor("src/adr/0056-opensearch-migration.md"), 1.0);
+    }
+
+    #[test]
     fn a_version_number_counts_as_little_as_a_task_verb() {
         assert_eq!(
             texts("drop Python 3.10 and 1.2.0, keep v2 and 42"),
@@ -777,10 +813,19 @@ mod tests {
             translations(&files),
             [false, true, true, false, true, false, false]
         );
-        // Without an English sibling, `it/` is an ordinary folder.
+        // Without an English sibling, `it/` is an ordinary folder; under a folder of
+        // translations, a language folder is a copy although English lives elsewhere.
         assert_eq!(
-            translations(&["docs/it/ops.md", "docs/db/x.md"]),
-            [false, false]
+            translations(&[
+                "docs/it/ops.md",
+                "docs/db/x.md",
+                "docs/client/oauth.md",
+                "i18n/de/pages/client/oauth.md",
+                "website/i18n/pt-BR/docusaurus-plugin-content-docs/current/intro.md",
+                "locales/en/intro.md",
+                "i18n/README.md",
+            ]),
+            [false, false, false, true, true, false, false]
         );
     }
 
