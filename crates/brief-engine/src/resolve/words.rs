@@ -366,6 +366,7 @@ const HUB_NAMES: &[&str] = &[
     "license",
     "licence",
     "upgradeinstructions",
+    "upgrade",
     "upgrading",
     "migration",
     "migrating",
@@ -381,6 +382,8 @@ const HUB_FOLDERS: &[&str] = &[
     "releasenotes",
     "releases",
     "news",
+    "newsletters",
+    "newsletter",
     "whatsnew",
 ];
 
@@ -504,10 +507,10 @@ const LANGUAGE_FOLDERS: &[&str] = &[
     "zhhant",
 ];
 
-/// Whether one of the folders of `file` is named like a language other than English (a
-/// translation only where an `en/` folder is its sibling: [`translations`]).
-pub(crate) fn in_language_folder(file: &str) -> bool {
-    folders(file).any(|(_, folder)| is_language(folder))
+/// Whether one of the folders of `file` is named like a language other than English, or its
+/// name ends in one (a translation only where [`Languages`] says so).
+pub(crate) fn named_like_a_translation(file: &str) -> bool {
+    has_language_suffix(file) || folders(file).any(|(_, folder)| is_language(folder))
 }
 
 /// For each file, whether it is a translation ([`Languages`], judged among `files`).
@@ -523,8 +526,9 @@ pub(crate) fn translations(files: &[&str]) -> Vec<bool> {
 /// translation when one of its folders is a language code other than English and that
 /// folder's parent also holds `en` — the shape of a multilingual help site or vault (`en/…`
 /// beside `de/…`) — or is a folder of translations ([`TRANSLATION_ROOTS`]: `i18n/de/…`, where
-/// a documentation site keeps its copies while its English stays in `docs/`). Elsewhere a
-/// folder named like a language (`it/`, `id/`) is an ordinary folder.
+/// a documentation site keeps its copies while its English stays in `docs/`), or when its
+/// name ends in a language (`README.zh-CN.md`). Elsewhere a folder named like a language
+/// (`it/`, `id/`) is an ordinary folder.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Languages {
     /// The paths (with their trailing `/`, empty for the root) of the folders holding `en/`.
@@ -544,11 +548,24 @@ impl Languages {
 
     /// Whether `file` is a translation.
     pub(crate) fn is_translation(&self, file: &str) -> bool {
-        folders(file).any(|(parent, folder)| {
-            is_language(folder)
-                && (self.parents_of_en.contains(parent) || holds_translations(parent))
-        })
+        has_language_suffix(file)
+            || folders(file).any(|(parent, folder)| {
+                is_language(folder)
+                    && (self.parents_of_en.contains(parent) || holds_translations(parent))
+            })
     }
+}
+
+/// Whether a file's name ends in a language other than English before its extension
+/// (`README.zh-CN.md`, `guide.fr.md`): the suffix layout of MkDocs' and Hugo's translations.
+fn has_language_suffix(file: &str) -> bool {
+    let name = file.rsplit('/').next().unwrap_or(file);
+    let mut parts = name.rsplitn(3, '.');
+    let (Some(_extension), Some(language), Some(stem)) = (parts.next(), parts.next(), parts.next())
+    else {
+        return false;
+    };
+    !stem.is_empty() && is_language(language)
 }
 
 /// Folders that hold one folder per language, each a translation of the site (MkDocs'
@@ -590,6 +607,7 @@ const AGGREGATE_NAMES: &[&str] = &[
     "releases",
     "whatsnew",
     "upgradeinstructions",
+    "upgrade",
     "upgrading",
     "migration",
     "migrating",
@@ -732,14 +750,17 @@ mod tests {
     }
 
     #[test]
-    fn migration_guides_and_whats_new_pages_are_release_notes() {
-        // A migration guide or a "what's new" page names every API that changed: like
-        // upgrade notes, it weighs half as a start and is never related material. A record
+    fn migration_guides_newsletters_and_whats_new_pages_are_release_notes() {
+        // A migration guide, a newsletter or a "what's new" page names every API that
+        // changed: like upgrade notes, it weighs half as a start and is never related
+        // material. A record
         // about one migration is a record like any other.
         for file in [
             "docs/migration.md",
+            "docs/upgrade.md",
             "docs/whats-new.md",
             "Doc/whatsnew/3.12.md",
+            "newsletters/2026-February.md",
         ] {
             assert!(is_aggregate(file), "{file}");
             assert!(hub_factor(file) < 1.0, "{file}");
@@ -826,6 +847,19 @@ mod tests {
                 "i18n/README.md",
             ]),
             [false, false, false, true, true, false, false]
+        );
+        // A language after the name (MkDocs' suffix layout, Hugo, `README.zh-CN.md`) is a copy
+        // too; English, a version or another word there is not.
+        assert_eq!(
+            translations(&[
+                "README.zh-CN.md",
+                "docs/guide.fr.md",
+                "docs/guide.md",
+                "docs/guide.en.md",
+                "docs/v1.2.md",
+                "docs/setup.local.md",
+            ]),
+            [true, true, false, false, false, false]
         );
     }
 
