@@ -676,3 +676,59 @@ fn an_antora_component_is_found_from_the_repository_root() {
         "the component's pages, by their path from the repository: {ids:?}"
     );
 }
+
+/// A Docusaurus site whose pages are MDX, written here: its ES module lines, components and
+/// admonition fences are not text, its links between `.mdx` pages are links, and `check`
+/// names a broken one at the page's own line.
+fn mdx_project() -> tempfile::TempDir {
+    written(&[
+        (
+            "AGENTS.md",
+            "# Agents\n\nRun `npm test` before every commit.\n",
+        ),
+        (
+            "website/docs/install.mdx",
+            "---\ndescription: Install the CLI\n---\nimport Tabs from '@theme/Tabs';\nimport TabItem from '@theme/TabItem';\n\n# Install the CLI\n\n<Tabs groupId=\"os\">\n<TabItem value=\"deb\" label=\"Debian\">\n\nAdd the signing key to the keyring, then install the package.\n\n</TabItem>\n</Tabs>\n\n:::warning\nNever skip the signing key.\n:::\n\nThen read [state encryption](./encryption.mdx) and [the missing page](./gone.mdx).\n",
+        ),
+        (
+            "website/docs/encryption.mdx",
+            "# State encryption\n\n{/* Keep in step with the RFC. */}\nThe key provider can run an external program that prints the key.\n",
+        ),
+        (
+            "website/docs/index.mdx",
+            "import DocCardList from '@theme/DocCardList';\n\n# Documentation\n\n<DocCardList />\n",
+        ),
+    ])
+}
+
+#[test]
+fn mdx_pages_are_read_as_their_markdown() {
+    let dir = mdx_project();
+    let root = dir.path().to_str().unwrap();
+    let json = audit(
+        root,
+        "encrypt the state with a key an external program prints",
+        "2000",
+    );
+    let ids = node_ids(&json);
+    assert_eq!(ids[0], "website/docs/encryption.mdx", "{ids:?}");
+    let document = brief(&["show", "website/docs/install.mdx", "--root", root]);
+    assert!(document.contains("Add the signing key"), "{document}");
+    assert!(
+        document.contains("Never skip the signing key."),
+        "{document}"
+    );
+    for noise in ["import Tabs", "<TabItem", ":::"] {
+        assert!(!document.contains(noise), "{noise} in {document}");
+    }
+    assert!(
+        document.contains("website/docs/encryption.mdx"),
+        "{document}"
+    );
+    let (_, stdout, stderr) = run(&["check", "--root", root]);
+    let out = format!("{stdout}{stderr}");
+    assert!(
+        out.contains("website/docs/install.mdx:21:52: warning[md-broken-link]"),
+        "a broken link at the page's own line: {out}"
+    );
+}

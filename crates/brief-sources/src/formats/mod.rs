@@ -10,6 +10,7 @@
 //! pages' do (`ADR-0001` for an ADR), and their nodes are [`markdown::Parsed`] nodes.
 
 mod asciidoc;
+mod mdx;
 
 use std::fmt;
 
@@ -80,7 +81,7 @@ impl fmt::Debug for Format {
 }
 
 /// The registered formats: a new format is its module and its row here.
-const FORMATS: &[Format] = &[Format(&asciidoc::AsciiDoc)];
+const FORMATS: &[Format] = &[Format(&asciidoc::AsciiDoc), Format(&mdx::Mdx)];
 
 /// The files of a format under the root, walked as the knowledge base is (hidden folders,
 /// dependencies, build output and templates skipped), sorted.

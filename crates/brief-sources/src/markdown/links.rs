@@ -36,6 +36,9 @@ pub(super) struct Resolver<'c> {
 impl Resolver<'_> {
     /// A Markdown link's target: a path relative to the file or to the root (`/docs/x.md`),
     /// or this repository's own URL (`https://github.com/OWNER/REPO/blob/main/docs/x.md`).
+    /// A path from the root that names no file there is tried from each folder above the
+    /// file, nearest first: a documentation site roots its links at its own folder
+    /// (Docusaurus' `/language/modules.mdx` for `website/docs/language/modules.mdx`).
     pub(super) fn path(&self, target: &str) -> Resolved {
         let target = target.trim();
         if target.is_empty() || target.starts_with('#') || target.starts_with("mailto:") {
@@ -50,16 +53,30 @@ impl Resolver<'_> {
         let (path, heading) = split_heading(target);
         let path = percent_decode(path);
         let dir = self.rel.rsplit_once('/').map_or("", |(d, _)| d);
+        let from_root = path.starts_with('/');
         let joined = match path.strip_prefix('/') {
             Some(abs) => abs.to_string(),
             None if dir.is_empty() => path,
             None => format!("{dir}/{path}"),
         };
-        let with_heading = match heading {
-            Some(h) => format!("{joined}#{h}"),
-            None => joined,
+        let with_heading = |path: &str| match heading {
+            Some(h) => format!("{path}#{h}"),
+            None => path.to_string(),
         };
-        self.in_root(&with_heading)
+        let resolved = self.in_root(&with_heading(&joined));
+        if !from_root || !matches!(resolved, Resolved::Missing(_)) {
+            return resolved;
+        }
+        let mut above = dir;
+        while !above.is_empty() {
+            if let found @ Resolved::Node(..) =
+                self.in_root(&with_heading(&format!("{above}/{joined}")))
+            {
+                return found;
+            }
+            above = above.rsplit_once('/').map_or("", |(parent, _)| parent);
+        }
+        resolved
     }
 
     /// A root-relative path (with an optional `#anchor`), `..` and `.` resolved.

@@ -88,3 +88,40 @@ fn pathological_lines_parse_in_one_pass() {
         1 + 12 * 99_999
     );
 }
+
+#[test]
+fn a_site_absolute_link_resolves_from_the_folder_the_site_is_rooted_in() {
+    // Docusaurus writes `/language/modules.mdx` for `website/docs/language/modules.mdx`: a
+    // link from the root is tried from the root first, then from each folder above the page.
+    let catalog = catalog(&[
+        "website/docs/language/modules.md",
+        "website/docs/language/state/backends.md",
+        "docs/a.md",
+    ]);
+    let parsed = parse(
+        "website/docs/language/state/backends.md",
+        "# Backends\n\nSee [modules](/language/modules.md), [again](/docs/language/modules.md), \
+         [a](/docs/a.md) and [gone](/language/gone.md).\n",
+        &catalog,
+    );
+    let targets: Vec<&str> = parsed.nodes[0]
+        .links
+        .iter()
+        .map(|l| l.target.as_str())
+        .collect();
+    assert_eq!(
+        targets,
+        [
+            "website/docs/language/modules.md",
+            "website/docs/language/modules.md",
+            "docs/a.md"
+        ],
+        "{:?}",
+        parsed.warnings
+    );
+    assert_eq!(parsed.warnings.len(), 1, "{:?}", parsed.warnings);
+    assert!(parsed.warnings[0]
+        .problem
+        .message
+        .contains("/language/gone.md"));
+}
