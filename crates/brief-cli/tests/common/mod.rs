@@ -191,6 +191,16 @@ pub(crate) fn hit_ids(stdout: &str) -> Vec<String> {
         .collect()
 }
 
+/// The ids of every node a context's JSON audit shows, related material too, in rank order.
+pub(crate) fn node_ids(v: &Value) -> Vec<String> {
+    v["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
 /// The ids of the selected nodes.
 pub(crate) fn ids(v: &Value) -> BTreeSet<String> {
     order(v).into_iter().collect()

@@ -3,7 +3,7 @@
 //! twice), a superseded ADR's banner, and a topic in the mixed project drawing on every
 //! source. Fixtures: `tests/fixtures/kb/<name>/repo` (copied: contexts write an index).
 
-use crate::common::{copy_fixture, hit_ids, run};
+use crate::common::{copy_fixture, hit_ids, node_ids, run};
 use serde_json::Value;
 
 const KB: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/kb");
@@ -38,15 +38,6 @@ fn written(files: &[(&str, &str)]) -> tempfile::TempDir {
         std::fs::write(path, text).unwrap();
     }
     dir
-}
-
-fn node_ids(v: &Value) -> Vec<String> {
-    v["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n["id"].as_str().unwrap().to_string())
-        .collect()
 }
 
 /// A decision per fixture, and a node its context must hold at a generous budget.
