@@ -9,7 +9,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::resolve::{named_like_a_translation, Languages};
+use crate::resolve::{in_language_folder, Languages};
 use crate::traverse::{Direction, Reached, Reason, Selection};
 use brief_model::{GraphView, Kind, Lifecycle, NodeIx, Relation, StoreError};
 
@@ -228,7 +228,7 @@ impl Copies {
         let Some(file) = graph.files_of(node)?.into_iter().next() else {
             return Ok(false);
         };
-        if !named_like_a_translation(&file) {
+        if !in_language_folder(&file) {
             return Ok(false);
         }
         let (languages, start_is_copy) = match &self.known {

@@ -416,9 +416,11 @@ pub(crate) fn walk_files(
         if in_tests && is_project(&entries) {
             continue;
         }
+        // Any case: `Tests/` in Swift and .NET projects, as `brief check` reads it.
         let holds_tests = in_tests
             || current.file_name().is_some_and(|name| {
-                current != dir && kb::TEST_DIRS.contains(&name.to_string_lossy().as_ref())
+                let name = name.to_string_lossy().to_ascii_lowercase();
+                current != dir && kb::TEST_DIRS.contains(&name.as_str())
             });
         for entry in entries {
             let name = entry.name.to_string_lossy();

@@ -24,6 +24,7 @@ use super::{Problem, ProblemKind};
 use brief_model::{
     ArtifactFields, Content, Kind, Lifecycle, Link, Location, Node, Origin, Relation,
 };
+pub(crate) use lines::fence_mark;
 use lines::{clean, Lines};
 use links::{body_links, Placed, Resolver};
 use meta::{Meta, Status};

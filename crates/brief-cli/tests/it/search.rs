@@ -773,6 +773,11 @@ fn a_project_inside_a_test_folder_is_not_read() {
     );
     write("e2e/fixture-vault/brief.toml", "[context]\nbudget = 2000\n");
     write("e2e/fixture-vault/Zebras.md", "# Zebras\n\nStriped.\n");
+    write("Tests/SampleVault/.obsidian/app.json", "{}\n");
+    write(
+        "Tests/SampleVault/Zebra crossing.md",
+        "# Zebra crossing\n\nZebras.\n",
+    );
     write("packages/billing/.adr-dir", "doc/adr\n");
     write(
         "packages/billing/doc/adr/0001-zebra-invoices.md",
@@ -787,8 +792,9 @@ fn a_project_inside_a_test_folder_is_not_read() {
     assert_eq!(code, 0, "{stderr}");
     let ids = common::hit_ids(&stdout);
     assert!(
-        !ids.iter()
-            .any(|id| id.contains("ro-project") || id.contains("fixture-vault")),
+        !ids.iter().any(|id| id.contains("ro-project")
+            || id.contains("fixture-vault")
+            || id.contains("SampleVault")),
         "a sample project's pages are not read: {ids:?}"
     );
     assert!(

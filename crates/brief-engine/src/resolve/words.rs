@@ -223,7 +223,7 @@ pub(crate) struct Evidence {
     /// does not hold the word.
     pub relevance: Vec<f64>,
     /// Whether it is a translation: it lives in a language folder (`de/`, `pt-br/`) beside an
-    /// `en/` one ([`translations`]).
+    /// `en/` one or under a folder of translations such as `i18n/` ([`translations`]).
     pub translation: bool,
 }
 
@@ -243,8 +243,8 @@ pub(crate) struct Scored {
     pub content_words: usize,
     /// Whether every content word it holds is common ([`COMMON_SHARE`]).
     pub only_common: bool,
-    /// Whether it is a translation: a copy in a language folder beside `en/`
-    /// ([`translations`]).
+    /// Whether it is a translation: a copy in a language folder beside `en/` or under a
+    /// folder of translations such as `i18n/` ([`translations`]).
     pub translation: bool,
     /// Whether it is normative: a decision, a policy or a norm (what governs the work).
     pub normative: bool,
@@ -366,10 +366,7 @@ const HUB_NAMES: &[&str] = &[
     "license",
     "licence",
     "upgradeinstructions",
-    "upgrade",
     "upgrading",
-    "migration",
-    "migrating",
     "codeofconduct",
     "security",
 ];
@@ -507,10 +504,10 @@ const LANGUAGE_FOLDERS: &[&str] = &[
     "zhhant",
 ];
 
-/// Whether one of the folders of `file` is named like a language other than English, or its
-/// name ends in one (a translation only where [`Languages`] says so).
-pub(crate) fn named_like_a_translation(file: &str) -> bool {
-    has_language_suffix(file) || folders(file).any(|(_, folder)| is_language(folder))
+/// Whether one of the folders of `file` is named like a language other than English (a
+/// translation only where [`Languages`] says so).
+pub(crate) fn in_language_folder(file: &str) -> bool {
+    folders(file).any(|(_, folder)| is_language(folder))
 }
 
 /// For each file, whether it is a translation ([`Languages`], judged among `files`).
@@ -526,9 +523,8 @@ pub(crate) fn translations(files: &[&str]) -> Vec<bool> {
 /// translation when one of its folders is a language code other than English and that
 /// folder's parent also holds `en` — the shape of a multilingual help site or vault (`en/…`
 /// beside `de/…`) — or is a folder of translations ([`TRANSLATION_ROOTS`]: `i18n/de/…`, where
-/// a documentation site keeps its copies while its English stays in `docs/`), or when its
-/// name ends in a language (`README.zh-CN.md`). Elsewhere a folder named like a language
-/// (`it/`, `id/`) is an ordinary folder.
+/// a documentation site keeps its copies while its English stays in `docs/`). Elsewhere a
+/// folder named like a language (`it/`, `id/`) is an ordinary folder.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Languages {
     /// The paths (with their trailing `/`, empty for the root) of the folders holding `en/`.
@@ -548,24 +544,11 @@ impl Languages {
 
     /// Whether `file` is a translation.
     pub(crate) fn is_translation(&self, file: &str) -> bool {
-        has_language_suffix(file)
-            || folders(file).any(|(parent, folder)| {
-                is_language(folder)
-                    && (self.parents_of_en.contains(parent) || holds_translations(parent))
-            })
+        folders(file).any(|(parent, folder)| {
+            is_language(folder)
+                && (self.parents_of_en.contains(parent) || holds_translations(parent))
+        })
     }
-}
-
-/// Whether a file's name ends in a language other than English before its extension
-/// (`README.zh-CN.md`, `guide.fr.md`): the suffix layout of MkDocs' and Hugo's translations.
-fn has_language_suffix(file: &str) -> bool {
-    let name = file.rsplit('/').next().unwrap_or(file);
-    let mut parts = name.rsplitn(3, '.');
-    let (Some(_extension), Some(language), Some(stem)) = (parts.next(), parts.next(), parts.next())
-    else {
-        return false;
-    };
-    !stem.is_empty() && is_language(language)
 }
 
 /// Folders that hold one folder per language, each a translation of the site (MkDocs'
@@ -607,10 +590,7 @@ const AGGREGATE_NAMES: &[&str] = &[
     "releases",
     "whatsnew",
     "upgradeinstructions",
-    "upgrade",
     "upgrading",
-    "migration",
-    "migrating",
     "summary",
     "toc",
     "sidebar",
@@ -750,14 +730,11 @@ mod tests {
     }
 
     #[test]
-    fn migration_guides_newsletters_and_whats_new_pages_are_release_notes() {
-        // A migration guide, a newsletter or a "what's new" page names every API that
-        // changed: like upgrade notes, it weighs half as a start and is never related
-        // material. A record
+    fn newsletters_and_whats_new_pages_are_release_notes() {
+        // A newsletter or a "what's new" page names every change of a release: like release
+        // notes, it weighs half as a start and is never related material. A record
         // about one migration is a record like any other.
         for file in [
-            "docs/migration.md",
-            "docs/upgrade.md",
             "docs/whats-new.md",
             "Doc/whatsnew/3.12.md",
             "newsletters/2026-February.md",
@@ -765,8 +742,11 @@ mod tests {
             assert!(is_aggregate(file), "{file}");
             assert!(hub_factor(file) < 1.0, "{file}");
         }
-        assert!(!is_aggregate("src/adr/0056-opensearch-migration.md"));
-        assert_eq!(hub_factor("src/adr/0056-opensearch-migration.md"), 1.0);
+        // A migration or upgrade guide may be the one page on moving data or a cluster.
+        for file in ["docs/migration.md", "docs/runbooks/upgrade.md"] {
+            assert!(!is_aggregate(file), "{file}");
+            assert_eq!(hub_factor(file), 1.0, "{file}");
+        }
     }
 
     #[test]
@@ -847,19 +827,6 @@ mod tests {
                 "i18n/README.md",
             ]),
             [false, false, false, true, true, false, false]
-        );
-        // A language after the name (MkDocs' suffix layout, Hugo, `README.zh-CN.md`) is a copy
-        // too; English, a version or another word there is not.
-        assert_eq!(
-            translations(&[
-                "README.zh-CN.md",
-                "docs/guide.fr.md",
-                "docs/guide.md",
-                "docs/guide.en.md",
-                "docs/v1.2.md",
-                "docs/setup.local.md",
-            ]),
-            [true, true, false, false, false, false]
         );
     }
 

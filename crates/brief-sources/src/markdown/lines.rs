@@ -307,7 +307,7 @@ fn blank_comments(line: &str, from: usize) -> (Cow<'_, str>, Block) {
 }
 
 /// A fence opening or closing: at most three spaces, then three or more backticks or tildes.
-fn fence_mark(line: &str) -> Option<(u8, usize, &str)> {
+pub(crate) fn fence_mark(line: &str) -> Option<(u8, usize, &str)> {
     let indent = line.len() - line.trim_start_matches(' ').len();
     if indent > 3 {
         return None;

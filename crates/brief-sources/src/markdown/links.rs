@@ -37,8 +37,9 @@ impl Resolver<'_> {
     /// A Markdown link's target: a path relative to the file or to the root (`/docs/x.md`),
     /// or this repository's own URL (`https://github.com/OWNER/REPO/blob/main/docs/x.md`).
     /// A path from the root that names no file there is tried from each folder above the
-    /// file, nearest first: a documentation site roots its links at its own folder
-    /// (Docusaurus' `/language/modules.mdx` for `website/docs/language/modules.mdx`).
+    /// file, the outermost first: a documentation site roots its links at its own folder
+    /// (Docusaurus' `/language/modules.mdx` for `website/docs/language/modules.mdx`), and
+    /// that folder is above the pages under it.
     pub(super) fn path(&self, target: &str) -> Resolved {
         let target = target.trim();
         if target.is_empty() || target.starts_with('#') || target.starts_with("mailto:") {
@@ -67,14 +68,14 @@ impl Resolver<'_> {
         if !from_root || !matches!(resolved, Resolved::Missing(_)) {
             return resolved;
         }
-        let mut above = dir;
-        while !above.is_empty() {
+        let outermost_first = dir.match_indices('/').map(|(at, _)| at).chain([dir.len()]);
+        for end in outermost_first.filter(|&end| end > 0) {
+            let above = &dir[..end];
             if let found @ Resolved::Node(..) =
                 self.in_root(&with_heading(&format!("{above}/{joined}")))
             {
                 return found;
             }
-            above = above.rsplit_once('/').map_or("", |(parent, _)| parent);
         }
         resolved
     }

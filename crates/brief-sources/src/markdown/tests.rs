@@ -92,9 +92,11 @@ fn pathological_lines_parse_in_one_pass() {
 #[test]
 fn a_site_absolute_link_resolves_from_the_folder_the_site_is_rooted_in() {
     // Docusaurus writes `/language/modules.mdx` for `website/docs/language/modules.mdx`: a
-    // link from the root is tried from the root first, then from each folder above the page.
+    // link from the root is tried from the root first, then from each folder above the page,
+    // the outermost first (the site's folder, not a namesake nearer the page).
     let catalog = catalog(&[
         "website/docs/language/modules.md",
+        "website/docs/language/state/language/modules.md",
         "website/docs/language/state/backends.md",
         "docs/a.md",
     ]);
