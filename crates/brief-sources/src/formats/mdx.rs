@@ -8,7 +8,8 @@
 //!   `<DocCardList />`, a tag over several lines up to the line that ends with its `>`) and
 //!   Docusaurus' admonition fences (`:::note`, `:::`) become blank lines;
 //! - a line that opens with a component and holds text keeps the text without the tags
-//!   (`<Tip>Run it first.</Tip>`);
+//!   (`<Tip>Run it first.</Tip>`), and a comment after text is left out (a heading's
+//!   `{/* #id */}`);
 //! - inside a component, lines lose the indentation its first child line has: MDX has no
 //!   indented code, and Mintlify indents a `<Step>`'s Markdown under it;
 //! - code fences are kept as they are.
@@ -191,7 +192,11 @@ fn read_text_line(line: &str, trimmed: &str, block_start: bool) -> (Line, Within
         return (Line::Blank, text, Nesting::Same);
     }
     if !is_component_tag(trimmed) {
-        return (Line::Kept, text, Nesting::Same);
+        // A comment after text (a heading's `{/* #id */}`) is no text of it.
+        return match without_comments(line) {
+            Some(line) => (Line::Text(line), text, Nesting::Same),
+            None => (Line::Kept, text, Nesting::Same),
+        };
     }
     if !trimmed.contains('>') {
         return (Line::Blank, Within::Tag, Nesting::Same);
@@ -208,6 +213,31 @@ fn read_text_line(line: &str, trimmed: &str, block_start: bool) -> (Line, Within
         "" => (Line::Blank, text, nesting),
         rest => (Line::Text(rest.to_string()), text, nesting),
     }
+}
+
+/// A line without the JSX comments closed on it (`### External {/* #external */}` →
+/// `### External`); `None` when it has none.
+fn without_comments(line: &str) -> Option<String> {
+    let first = line.find("{/*")?;
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    let mut at = first;
+    loop {
+        let Some(end) = rest[at..].find("*/}") else {
+            out.push_str(rest);
+            break;
+        };
+        out.push_str(&rest[..at]);
+        rest = &rest[at + end + 3..];
+        match rest.find("{/*") {
+            Some(next) => at = next,
+            None => {
+                out.push_str(rest);
+                break;
+            }
+        }
+    }
+    Some(out.trim_end().to_string())
 }
 
 /// A line without its components' tags and expressions (`<Tip>Use it.</Tip>` → `Use it.`,
@@ -320,12 +350,25 @@ mod tests {
     fn pathological_lines_are_read_in_one_pass() {
         // Each would be read again from every mark if a failed search were repeated; the
         // point is that the page is read once (the test runs in milliseconds).
-        for unit in ["{", "<A", "<a", "<A>{", "import {", "{/*"] {
-            let line = format!("<Tip>{}\n", unit.repeat(200_000 / unit.len()));
-            assert_eq!(to_markdown(&line).lines().count(), 1, "{unit}");
+        for unit in [
+            "{", "<A", "<a", "<A>{", "import {", "{/*", "x {/*", "{/**/}",
+        ] {
+            for opening in ["<Tip>", "Text "] {
+                let line = format!("{opening}{}\n", unit.repeat(200_000 / unit.len()));
+                assert_eq!(to_markdown(&line).lines().count(), 1, "{unit}");
+            }
         }
         let nested = "<A>\n".repeat(50_000) + &"  x\n".repeat(50_000);
         assert_eq!(to_markdown(&nested).lines().count(), 100_000);
+    }
+
+    #[test]
+    fn a_comment_after_text_is_left_out() {
+        let page = "### External {/* #external-key-provider */}\n<div id=\"x\"></div>{/* kept id */}\nA {/* one */} and {/* two */} b {/* open\n";
+        assert_eq!(
+            to_markdown(page),
+            "### External\n<div id=\"x\"></div>\nA  and  b {/* open\n"
+        );
     }
 
     #[test]
