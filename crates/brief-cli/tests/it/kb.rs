@@ -723,3 +723,54 @@ fn mdx_pages_are_read_as_their_markdown() {
         "a broken link at the page's own line: {out}"
     );
 }
+
+/// A Mintlify site keeps its pages at the root beside its `docs.json`, its English there and
+/// each translation in a language folder of the same paths (`fr/customize/domain.mdx` beside
+/// `customize/domain.mdx`): the pages are read, and the copies are no start and no related
+/// material of an English task.
+#[test]
+fn a_mintlify_site_at_the_root_is_read_and_its_copies_stay_out() {
+    // Pages on other topics, so that the task's words are rare in the site.
+    let topics = [
+        "Analytics",
+        "Themes",
+        "Search",
+        "Navigation",
+        "Snippets",
+        "Webhooks",
+    ];
+    let others: Vec<(String, String)> = topics
+        .iter()
+        .map(|t| {
+            let file = format!("guides/{}.mdx", t.to_lowercase());
+            (file, format!("# {t}\n\nHow {t} works on the site.\n"))
+        })
+        .collect();
+    let mut files: Vec<(&str, &str)> = others
+        .iter()
+        .map(|(f, t)| (f.as_str(), t.as_str()))
+        .collect();
+    files.extend([
+        ("docs.json", "{\"name\": \"Docs\"}\n"),
+        (
+            "customize/custom-domain.mdx",
+            "---\ntitle: Custom domain\n---\n\n## Add your custom domain\n\nPoint a CNAME record for the custom domain at the site.\n",
+        ),
+        (
+            "fr/customize/custom-domain.mdx",
+            "---\ntitle: Domaine personnalisé (custom domain)\n---\n\n## Ajoutez votre custom domain\n\nUn CNAME record pour le custom domain.\n",
+        ),
+        (
+            "deploy/dns.mdx",
+            "# DNS\n\nA CNAME record maps a custom domain to the site.\n",
+        ),
+        ("quickstart.mdx", "# Quickstart\n\nInstall the CLI.\n"),
+    ]);
+    let dir = written(&files);
+    let root = dir.path().to_str().unwrap();
+    let json = audit(root, "add a custom domain with a CNAME record", "4000");
+    let ids = node_ids(&json);
+    assert!(ids[0].starts_with("customize/custom-domain.mdx"), "{ids:?}");
+    assert!(ids.iter().any(|id| id == "deploy/dns.mdx"), "{ids:?}");
+    assert!(!ids.iter().any(|id| id.starts_with("fr/")), "{ids:?}");
+}

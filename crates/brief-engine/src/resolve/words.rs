@@ -523,31 +523,50 @@ pub(crate) fn translations(files: &[&str]) -> Vec<bool> {
 /// translation when one of its folders is a language code other than English and that
 /// folder's parent also holds `en` — the shape of a multilingual help site or vault (`en/…`
 /// beside `de/…`) — or is a folder of translations ([`TRANSLATION_ROOTS`]: `i18n/de/…`, where
-/// a documentation site keeps its copies while its English stays in `docs/`). Elsewhere a
-/// folder named like a language (`it/`, `id/`) is an ordinary folder.
+/// a documentation site keeps its copies while its English stays in `docs/`), or when the
+/// same path without that folder is among the files (the page's original beside its copy).
+/// Elsewhere a folder named like a language (`it/`, `id/`) is an ordinary folder.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Languages {
     /// The paths (with their trailing `/`, empty for the root) of the folders holding `en/`.
     parents_of_en: std::collections::BTreeSet<String>,
+    /// The files judged, to find a page's original beside its copy.
+    files: std::collections::BTreeSet<String>,
 }
 
 impl Languages {
     /// The English folders among `files`.
     pub(crate) fn of<'f>(files: impl IntoIterator<Item = &'f str>) -> Languages {
+        let files: std::collections::BTreeSet<String> =
+            files.into_iter().map(str::to_string).collect();
         let parents_of_en = files
-            .into_iter()
+            .iter()
             .flat_map(|file| folders(file).filter(|(_, folder)| plain(folder) == "en"))
             .map(|(parent, _)| parent.to_string())
             .collect();
-        Languages { parents_of_en }
+        Languages {
+            parents_of_en,
+            files,
+        }
     }
 
     /// Whether `file` is a translation.
     pub(crate) fn is_translation(&self, file: &str) -> bool {
         folders(file).any(|(parent, folder)| {
             is_language(folder)
-                && (self.parents_of_en.contains(parent) || holds_translations(parent))
+                && (self.parents_of_en.contains(parent)
+                    || holds_translations(parent)
+                    || self.mirrors(file, parent, folder))
         })
+    }
+
+    /// Whether the page `file`, in the language folder `folder` under `parent`, has its
+    /// original among the files: the same path without the language folder (Mintlify keeps
+    /// its English at the root and `fr/customize/custom-domain.mdx` beside
+    /// `customize/custom-domain.mdx`).
+    fn mirrors(&self, file: &str, parent: &str, folder: &str) -> bool {
+        let rest = &file[parent.len() + folder.len() + 1..];
+        self.files.contains(&format!("{parent}{rest}"))
     }
 }
 
@@ -827,6 +846,17 @@ mod tests {
                 "i18n/README.md",
             ]),
             [false, false, false, true, true, false, false]
+        );
+        // A language folder whose page has its original beside it, the same path without
+        // the folder (Mintlify's English at the root), is a copy; one without is not judged.
+        assert_eq!(
+            translations(&[
+                "customize/custom-domain.mdx",
+                "fr/customize/custom-domain.mdx",
+                "fr/only-here.mdx",
+                "docs/id/ops.md",
+            ]),
+            [false, true, false, false]
         );
     }
 

@@ -28,6 +28,11 @@ pub(super) struct Mdx;
 /// looks there; the pages are then listed from the whole root, as every format's are.
 const CONVENTIONAL_DIRS: [&str; 3] = ["docs", "doc", "website/docs"];
 
+/// The configuration files of sites that keep their pages at the root (Mintlify's): with one
+/// of them, pages directly at the root are found too. A page alone there is not enough: brief
+/// run from inside a folder of pages would stop at that folder instead of the repository.
+const ROOT_SITE_FILES: [&str; 2] = ["docs.json", "mint.json"];
+
 impl PageFormat for Mdx {
     fn name(&self) -> &'static str {
         "mdx"
@@ -39,9 +44,13 @@ impl PageFormat for Mdx {
 
     fn discover(&self, root: &Root, layout: &Layout) -> bool {
         let adr_dirs = layout.adr_dirs.iter().map(String::as_str);
+        let site_at_root = ROOT_SITE_FILES
+            .iter()
+            .any(|name| root.is_file(&root.path().join(name)));
         adr_dirs
             .chain(CONVENTIONAL_DIRS)
             .any(|dir| holds_pages(root, dir, self.extensions()))
+            || (site_at_root && holds_pages(root, "", self.extensions()))
     }
 
     fn parse(&self, rel: &str, text: &str, catalog: &Catalog) -> Parsed {
