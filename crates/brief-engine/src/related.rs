@@ -9,7 +9,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::resolve::{in_language_folder, Languages};
+use crate::resolve::{may_be_translation, Languages};
 use crate::traverse::{Direction, Reached, Reason, Selection};
 use brief_model::{GraphView, Kind, Lifecycle, NodeIx, Relation, StoreError};
 
@@ -228,14 +228,17 @@ impl Copies {
         let Some(file) = graph.files_of(node)?.into_iter().next() else {
             return Ok(false);
         };
-        if !in_language_folder(&file) {
+        if !may_be_translation(&file) {
             return Ok(false);
         }
         let (languages, start_is_copy) = match &self.known {
             Some(known) => known,
             None => self.known.insert(self.read(graph)?),
         };
-        Ok(!*start_is_copy && languages.is_translation(&file))
+        // Its original may be outside the selection (a `README.zh-CN.md` that links to a
+        // selected page beside a `README.md` that is no start): a page's id is its path.
+        let exists = |original: &str| graph.lookup(original).is_ok_and(|n| n.is_some());
+        Ok(!*start_is_copy && languages.is_translation_beside(&file, &exists))
     }
 
     /// The selection's English folders, and whether the start is a translation.

@@ -720,6 +720,61 @@ fn translations_under_an_i18n_folder_are_copies() {
     );
 }
 
+/// A README translated beside the original (`README.zh-CN.md` beside `README.md`) is a copy:
+/// though it links to the page a task starts from, it is no backlink of an English task; a
+/// page whose name only looks like one (`root.ca.md`, with no `root.md`) is a page.
+#[test]
+fn a_translation_named_beside_its_original_is_a_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |rel: &str, text: &str| common::write_file(dir.path(), rel, text);
+    write(
+        "AGENTS.md",
+        "# Agents\n\nRun the tests before every commit.\n",
+    );
+    for topic in ["Templates", "Presets", "Extensions", "Workflows", "Scripts"] {
+        write(
+            &format!("docs/{}.md", topic.to_lowercase()),
+            &format!("# {topic}\n\nHow {topic} are written.\n"),
+        );
+    }
+    write(
+        "docs/install.md",
+        "# Install the CLI\n\nInstall the CLI with uv, then initialize a project.\n",
+    );
+    write(
+        "README.md",
+        "# Kit\n\nRead [how to install the CLI](docs/install.md).\n",
+    );
+    write(
+        "README.zh-CN.md",
+        "# 工具包\n\n阅读 [install the CLI](docs/install.md)。\n",
+    );
+    write(
+        "pki/root.ca.md",
+        "# Root CA\n\nSee [install the CLI](../docs/install.md) for the certificates.\n",
+    );
+    let root = dir.path().to_str().unwrap();
+    let (code, stdout, stderr) = run(&[
+        "context",
+        "install the CLI and initialize a project",
+        "--root",
+        root,
+        "--format",
+        "json",
+        "--budget",
+        "4000",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    let nodes = common::node_ids(&v);
+    assert!(nodes.iter().any(|n| n == "README.md"), "{nodes:?}");
+    assert!(nodes.iter().any(|n| n == "pki/root.ca.md"), "{nodes:?}");
+    assert!(
+        !nodes.iter().any(|n| n.starts_with("README.zh-CN.md")),
+        "{nodes:?}"
+    );
+}
+
 /// A test's data is no knowledge of the project: the ADRs and pages under `fixtures/`,
 /// `testdata/` and their kin are examples of the formats, so they are never read, never
 /// searched and never numbered beside the project's own records.

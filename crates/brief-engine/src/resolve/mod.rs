@@ -6,7 +6,7 @@ mod words;
 pub use words::Confidence;
 pub use words::Weakness;
 pub(crate) use words::{
-    in_language_folder, is_aggregate, judge_in, significant, standing, translations, Counted,
+    is_aggregate, judge_in, may_be_translation, significant, standing, translations, Counted,
     Evidence, Languages, Script,
 };
 pub(crate) use words::{words, Role, Scored, Verdict};

@@ -504,10 +504,28 @@ const LANGUAGE_FOLDERS: &[&str] = &[
     "zhhant",
 ];
 
-/// Whether one of the folders of `file` is named like a language other than English (a
-/// translation only where [`Languages`] says so).
-pub(crate) fn in_language_folder(file: &str) -> bool {
-    folders(file).any(|(_, folder)| is_language(folder))
+/// Whether one of the folders of `file` is named like a language other than English, or its
+/// name ends in one (a translation only where [`Languages`] says so).
+pub(crate) fn may_be_translation(file: &str) -> bool {
+    language_suffix(file).is_some() || folders(file).any(|(_, folder)| is_language(folder))
+}
+
+/// The name without its language, when a file's name ends in a language other than English
+/// before its extension (`docs/README.zh-CN.md` → `docs/README.md`).
+fn language_suffix(file: &str) -> Option<String> {
+    let (folder, name) = file.rsplit_once('/').map_or(("", file), |(f, n)| (f, n));
+    let mut parts = name.rsplitn(3, '.');
+    let (Some(extension), Some(language), Some(stem)) = (parts.next(), parts.next(), parts.next())
+    else {
+        return None;
+    };
+    if stem.is_empty() || !is_language(language) {
+        return None;
+    }
+    Some(match folder {
+        "" => format!("{stem}.{extension}"),
+        folder => format!("{folder}/{stem}.{extension}"),
+    })
 }
 
 /// For each file, whether it is a translation ([`Languages`], judged among `files`).
@@ -524,8 +542,10 @@ pub(crate) fn translations(files: &[&str]) -> Vec<bool> {
 /// folder's parent also holds `en` — the shape of a multilingual help site or vault (`en/…`
 /// beside `de/…`) — or is a folder of translations ([`TRANSLATION_ROOTS`]: `i18n/de/…`, where
 /// a documentation site keeps its copies while its English stays in `docs/`), or when the
-/// same path without that folder is among the files (the page's original beside its copy).
-/// Elsewhere a folder named like a language (`it/`, `id/`) is an ordinary folder.
+/// same path without that folder is among the files (the page's original beside its copy),
+/// or when its name ends in a language and the name without it is among the files
+/// (`README.zh-CN.md` beside `README.md`). Elsewhere a folder named like a language (`it/`,
+/// `id/`) is an ordinary folder.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Languages {
     /// The paths (with their trailing `/`, empty for the root) of the folders holding `en/`.
@@ -550,23 +570,28 @@ impl Languages {
         }
     }
 
-    /// Whether `file` is a translation.
+    /// Whether `file` is a translation, its original looked for among the files judged.
     pub(crate) fn is_translation(&self, file: &str) -> bool {
-        folders(file).any(|(parent, folder)| {
-            is_language(folder)
-                && (self.parents_of_en.contains(parent)
-                    || holds_translations(parent)
-                    || self.mirrors(file, parent, folder))
-        })
+        self.is_translation_beside(file, &|original| self.files.contains(original))
     }
 
-    /// Whether the page `file`, in the language folder `folder` under `parent`, has its
-    /// original among the files: the same path without the language folder (Mintlify keeps
-    /// its English at the root and `fr/customize/custom-domain.mdx` beside
-    /// `customize/custom-domain.mdx`).
-    fn mirrors(&self, file: &str, parent: &str, folder: &str) -> bool {
-        let rest = &file[parent.len() + folder.len() + 1..];
-        self.files.contains(&format!("{parent}{rest}"))
+    /// Whether `file` is a translation, `exists` telling whether a page's original (the same
+    /// path without its language folder or its language suffix) is a file of the project.
+    pub(crate) fn is_translation_beside(&self, file: &str, exists: &dyn Fn(&str) -> bool) -> bool {
+        // The name without its language: `README.zh-CN.md` beside `README.md`, MkDocs'
+        // `guide.fr.md` beside `guide.md`. Without the original, `root.ca.md` or
+        // `data.gov.uk.md` is a page like any other.
+        language_suffix(file).is_some_and(|original| exists(&original))
+            || folders(file).any(|(parent, folder)| {
+                // The path without the language folder: Mintlify keeps its English at the
+                // root and `fr/customize/custom-domain.mdx` beside
+                // `customize/custom-domain.mdx`.
+                let original = || format!("{parent}{}", &file[parent.len() + folder.len() + 1..]);
+                is_language(folder)
+                    && (self.parents_of_en.contains(parent)
+                        || holds_translations(parent)
+                        || exists(&original()))
+            })
     }
 }
 
@@ -846,6 +871,20 @@ mod tests {
                 "i18n/README.md",
             ]),
             [false, false, false, true, true, false, false]
+        );
+        // A name ending in a language beside the name without it is a copy; without the
+        // original beside it, it is a page like any other.
+        assert_eq!(
+            translations(&[
+                "README.md",
+                "README.zh-CN.md",
+                "docs/guide.md",
+                "docs/guide.fr.md",
+                "pki/root.ca.md",
+                "notes/data.gov.uk.md",
+                "docs/guide.en.md",
+            ]),
+            [false, true, false, true, false, false, false]
         );
         // A language folder whose page has its original beside it, the same path without
         // the folder (Mintlify's English at the root), is a copy; one without is not judged.
