@@ -652,64 +652,67 @@ fn copies_in_another_language_are_not_related_material() {
     );
 }
 
-/// A documentation site keeps its translations under `i18n/<language>/` (MkDocs, Docusaurus)
-/// while its English pages live in `docs/`, with no `en/` folder beside them. The copies keep
-/// the English terms in their headings ("Token-Speicherung (Token storage)"), so the words of
-/// an English task find them; they are translations all the same: no seed, no related hit.
-#[test]
-fn translations_under_an_i18n_folder_are_copies() {
+/// A docs tree of `pages` (path, text) with an agent file and five pages on other topics, so
+/// that a task's words are rare in it; the ids of every node of `task`'s context at 4,000
+/// tokens.
+fn docs_context(pages: &[(&str, &str)], task: &str) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
     let write = |rel: &str, text: &str| common::write_file(dir.path(), rel, text);
     write(
         "AGENTS.md",
         "# Agents\n\nRun the tests before every commit.\n",
     );
-    for topic in ["Transports", "Tools", "Prompts", "Resources", "Logging"] {
+    for topic in ["Templates", "Presets", "Extensions", "Workflows", "Logging"] {
         write(
             &format!("docs/{}.md", topic.to_lowercase()),
-            &format!("# {topic}\n\nHow the SDK handles {topic} on a server.\n"),
+            &format!("# {topic}\n\nHow {topic} are written.\n"),
         );
     }
-    write(
-        "docs/client/oauth.md",
-        "# OAuth clients\n\n## Token storage\n\nThe client stores the access token and the \
-         refresh token, and refreshes the access token before it expires.\n",
-    );
-    write(
-        "docs/client/sessions.md",
-        "# Client sessions\n\nA session refreshes its OAuth token through the token storage.\n",
-    );
-    write(
-        "i18n/de/pages/client/oauth.md",
-        "# OAuth-Clients (OAuth clients)\n\n## Token-Speicherung (Token storage)\n\nDer Client \
-         speichert das access token und das refresh token (refresh the access token).\n",
-    );
-    write(
-        "i18n/pt-br/pages/client/oauth.md",
-        "# Clientes OAuth (OAuth clients)\n\n## Armazenamento de tokens (Token storage)\n\nO \
-         cliente guarda o access token e o refresh token (refresh the access token).\n",
-    );
+    for (rel, text) in pages {
+        write(rel, text);
+    }
     let root = dir.path().to_str().unwrap();
     let (code, stdout, stderr) = run(&[
-        "context",
-        "refresh the OAuth access token the client stores",
-        "--root",
-        root,
-        "--format",
-        "json",
-        "--budget",
-        "4000",
+        "context", task, "--root", root, "--format", "json", "--budget", "4000",
     ]);
     assert_eq!(code, 0, "{stderr}");
-    let v: Value = serde_json::from_str(&stdout).unwrap();
-    let nodes = common::node_ids(&v);
-    assert!(
-        v["target"]
-            .as_str()
-            .unwrap()
-            .starts_with("docs/client/oauth.md"),
-        "{nodes:?}"
+    common::node_ids(&serde_json::from_str(&stdout).unwrap())
+}
+
+/// A documentation site keeps its translations under `i18n/<language>/` (MkDocs, Docusaurus)
+/// while its English pages live in `docs/`, with no `en/` folder beside them. The copies keep
+/// the English terms in their headings ("Token-Speicherung (Token storage)"), so the words of
+/// an English task find them; they are translations all the same: no seed, no related hit.
+#[test]
+fn translations_under_an_i18n_folder_are_copies() {
+    let nodes = docs_context(
+        &[
+            (
+                "docs/client/oauth.md",
+                "# OAuth clients\n\n## Token storage\n\nThe client stores the access token and \
+                 the refresh token, and refreshes the access token before it expires.\n",
+            ),
+            (
+                "docs/client/sessions.md",
+                "# Client sessions\n\nA session refreshes its OAuth token through the token \
+                 storage.\n",
+            ),
+            (
+                "i18n/de/pages/client/oauth.md",
+                "# OAuth-Clients (OAuth clients)\n\n## Token-Speicherung (Token storage)\n\nDer \
+                 Client speichert das access token und das refresh token (refresh the access \
+                 token).\n",
+            ),
+            (
+                "i18n/pt-br/pages/client/oauth.md",
+                "# Clientes OAuth (OAuth clients)\n\n## Armazenamento de tokens (Token \
+                 storage)\n\nO cliente guarda o access token e o refresh token (refresh the \
+                 access token).\n",
+            ),
+        ],
+        "refresh the OAuth access token the client stores",
     );
+    assert!(nodes[0].starts_with("docs/client/oauth.md"), "{nodes:?}");
     assert!(
         nodes.iter().any(|n| n == "docs/client/sessions.md"),
         "{nodes:?}"
@@ -725,48 +728,27 @@ fn translations_under_an_i18n_folder_are_copies() {
 /// page whose name only looks like one (`root.ca.md`, with no `root.md`) is a page.
 #[test]
 fn a_translation_named_beside_its_original_is_a_copy() {
-    let dir = tempfile::tempdir().unwrap();
-    let write = |rel: &str, text: &str| common::write_file(dir.path(), rel, text);
-    write(
-        "AGENTS.md",
-        "# Agents\n\nRun the tests before every commit.\n",
-    );
-    for topic in ["Templates", "Presets", "Extensions", "Workflows", "Scripts"] {
-        write(
-            &format!("docs/{}.md", topic.to_lowercase()),
-            &format!("# {topic}\n\nHow {topic} are written.\n"),
-        );
-    }
-    write(
-        "docs/install.md",
-        "# Install the CLI\n\nInstall the CLI with uv, then initialize a project.\n",
-    );
-    write(
-        "README.md",
-        "# Kit\n\nRead [how to install the CLI](docs/install.md).\n",
-    );
-    write(
-        "README.zh-CN.md",
-        "# 工具包\n\n阅读 [install the CLI](docs/install.md)。\n",
-    );
-    write(
-        "pki/root.ca.md",
-        "# Root CA\n\nSee [install the CLI](../docs/install.md) for the certificates.\n",
-    );
-    let root = dir.path().to_str().unwrap();
-    let (code, stdout, stderr) = run(&[
-        "context",
+    let nodes = docs_context(
+        &[
+            (
+                "docs/install.md",
+                "# Install the CLI\n\nInstall the CLI with uv, then initialize a project.\n",
+            ),
+            (
+                "README.md",
+                "# Kit\n\nRead [how to install the CLI](docs/install.md).\n",
+            ),
+            (
+                "README.zh-CN.md",
+                "# 工具包\n\n阅读 [install the CLI](docs/install.md)。\n",
+            ),
+            (
+                "pki/root.ca.md",
+                "# Root CA\n\nSee [install the CLI](../docs/install.md) for the certificates.\n",
+            ),
+        ],
         "install the CLI and initialize a project",
-        "--root",
-        root,
-        "--format",
-        "json",
-        "--budget",
-        "4000",
-    ]);
-    assert_eq!(code, 0, "{stderr}");
-    let v: Value = serde_json::from_str(&stdout).unwrap();
-    let nodes = common::node_ids(&v);
+    );
     assert!(nodes.iter().any(|n| n == "README.md"), "{nodes:?}");
     assert!(nodes.iter().any(|n| n == "pki/root.ca.md"), "{nodes:?}");
     assert!(
