@@ -78,8 +78,9 @@ pub fn explain(
             found.push(WhyNot {
                 rule: "translation".into(),
                 explanation: format!(
-                    "{} is a copy in another language (a language folder beside en/) and the \
-                     start is not: as related material it would say again what its page says",
+                    "{} is a copy in another language (a language folder beside en/ or under \
+                     i18n/, or a page beside its original) and the start is not: as related \
+                     material it would say again what its page says",
                     graph.id_of(node)?
                 ),
             });

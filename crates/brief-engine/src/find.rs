@@ -373,12 +373,9 @@ pub(crate) fn blend(hits: Vec<Scored>, similar: Vec<Meaning>, weight: f64) -> Ve
             1.0
         }
     };
-    let mut meaning: BTreeMap<NodeIx, (f64, String, bool, bool)> = similar
+    let mut meaning: BTreeMap<NodeIx, (f64, Meaning)> = similar
         .into_iter()
-        .map(|m| {
-            let value = closeness(m.cosine) * m.standing;
-            (m.node, (value, m.id, m.translation, m.normative))
-        })
+        .map(|m| (m.node, (closeness(m.cosine) * m.standing, m)))
         .collect();
     let best = hits.first().map_or(0.0, |h| h.score);
     let mut fused: Vec<Scored> = hits
@@ -390,20 +387,16 @@ pub(crate) fn blend(hits: Vec<Scored>, similar: Vec<Meaning>, weight: f64) -> Ve
             hit
         })
         .collect();
-    fused.extend(
-        meaning
-            .into_iter()
-            .map(|(node, (value, id, translation, normative))| Scored {
-                node,
-                id,
-                score: significant(weight * value),
-                coverage: 0.0,
-                content_words: 0,
-                only_common: false,
-                translation,
-                normative,
-            }),
-    );
+    fused.extend(meaning.into_iter().map(|(node, (value, m))| Scored {
+        node,
+        id: m.id,
+        score: significant(weight * value),
+        coverage: 0.0,
+        content_words: 0,
+        only_common: false,
+        translation: m.translation,
+        normative: m.normative,
+    }));
     fused.retain(|hit| hit.score > 0.0);
     fused.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
     fused

@@ -192,8 +192,9 @@ fn admitted(
     Ok(admitted.then_some(lifecycle))
 }
 
-/// Translations kept out of a context whose start is none: a translation (a language folder
-/// beside `en/`, [`Languages`]) that links to a selected page says again what the page says,
+/// Translations kept out of a context whose start is none: a translation ([`Languages`]: a
+/// language folder beside `en/` or under `i18n/`, or a page beside its original) that links
+/// to a selected page says again what the page says,
 /// so it is no backlink unless the start is a translation too. Whether a folder named like a
 /// language is one is judged against the selection's files (where its `en/` sibling shows),
 /// read once, and only once a backlink lives in such a folder.
@@ -235,10 +236,7 @@ impl Copies {
             Some(known) => known,
             None => self.known.insert(self.read(graph)?),
         };
-        // Its original may be outside the selection (a `README.zh-CN.md` that links to a
-        // selected page beside a `README.md` that is no start): a page's id is its path.
-        let exists = |original: &str| graph.lookup(original).is_ok_and(|n| n.is_some());
-        Ok(!*start_is_copy && languages.is_translation_beside(&file, &exists))
+        Ok(!*start_is_copy && is_copy(graph, languages, &file))
     }
 
     /// The selection's English folders, and whether the start is a translation.
@@ -249,9 +247,18 @@ impl Copies {
         }
         let languages = Languages::of(files.iter().flatten().map(String::as_str));
         let start = files.first().and_then(Option::as_deref);
-        let start_is_copy = start.is_some_and(|f| languages.is_translation(f));
+        let start_is_copy = start.is_some_and(|f| is_copy(graph, &languages, f));
         Ok((languages, start_is_copy))
     }
+}
+
+/// Whether `file` is a translation. Its original may be outside the selection (a
+/// `README.zh-CN.md` that links to a selected page, beside a `README.md` that is not
+/// selected), so it is looked up in the graph, where a page's id is its path; a lookup the
+/// store fails reads as no original, and the page stays what it is.
+fn is_copy(graph: &dyn GraphView, languages: &Languages, file: &str) -> bool {
+    let exists = |original: &str| graph.lookup(original).is_ok_and(|n| n.is_some());
+    languages.is_translation_beside(file, &exists)
 }
 
 /// The selected nodes whose backlinks are gathered, with their distance: the start nodes in
