@@ -66,6 +66,26 @@ impl Method {
         !matches!(self, Method::Dump)
     }
 
+    /// The first `depth` files `self` ranks for `task`, best first: brief's search (the
+    /// order its seeds come from), BM25's or dense retrieval's order. `None` for a method
+    /// without a ranking (the dump) or whose ranking failed.
+    pub fn ranking(
+        self,
+        project: &mut WordProject,
+        task: &str,
+        depth: usize,
+    ) -> Option<Vec<usize>> {
+        let mut order = match self {
+            Method::Brief => project.search_order(task, depth, Meaning::Off),
+            Method::BriefEmbeddings => project.search_order(task, depth, Meaning::On),
+            Method::Bm25 => project.bm25_order(task),
+            Method::Dense => project.dense_order(task).ok()?,
+            Method::Dump => return None,
+        };
+        order.truncate(depth);
+        Some(order)
+    }
+
     /// Fills `budget` for `task` on `project`.
     pub fn fill(
         self,

@@ -34,6 +34,10 @@ pub use score::{score, Resolved};
 /// The budgets measured, in tokens.
 pub const BUDGETS: [usize; 4] = [1000, 2000, 4000, 8000];
 
+/// How many of each method's best files are searched for the labelled start: what a
+/// re-ranking of that many could at best put first.
+pub const RANKED: usize = 20;
+
 /// What to measure.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -107,6 +111,19 @@ fn measure_file(
         report
             .wording
             .push(title_share(&task.task, project, &resolved));
+        for &method in &options.methods {
+            if let Some(order) = method.ranking(project, &task.task, RANKED) {
+                let rank = order
+                    .iter()
+                    .position(|file| resolved.start.contains(&Some(*file)));
+                let key = (file.name().to_string(), task.id.clone());
+                report
+                    .start_ranks
+                    .entry(method)
+                    .or_default()
+                    .insert(key, rank);
+            }
+        }
         for &budget in &options.budgets {
             for &method in &options.methods {
                 let shown = method.fill(project, &task.task, budget, options.seeds);

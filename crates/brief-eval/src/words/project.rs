@@ -18,6 +18,9 @@ use crate::bm25::Bm25;
 /// The tokenizer of the evaluation.
 pub(crate) const ENCODING: Encoding = Encoding::Cl100k;
 
+/// Search hits asked for per file wanted in [`WordProject::search_order`].
+const SEARCH_HITS_PER_FILE: usize = 4;
+
 /// A project folder ready to be asked.
 pub struct WordProject {
     root: PathBuf,
@@ -208,6 +211,61 @@ impl WordProject {
         Ok(order)
     }
 
+    /// Where a command runs: the open engine, embeddings off or on; the folder when the
+    /// engine did not open (each request then opens it, so the failure reads as the CLI's).
+    fn host(&mut self, meaning: Meaning) -> Host<'_> {
+        let engine = match meaning {
+            Meaning::Off => self.engine.as_mut(),
+            Meaning::On => self.meaning.as_mut(),
+        };
+        match engine {
+            Some(engine) => Host::Engine(engine),
+            None => Host::Folder {
+                root: Some(&self.root),
+                cwd: &self.root,
+            },
+        }
+    }
+
+    /// The first `depth` files of brief's search for `task` (`brief search "<task>"` through
+    /// the command API, embeddings off or on), each file once, in the order of its best hit:
+    /// the ranking a context's seeds are taken from. Empty when the search fails.
+    pub(crate) fn search_order(
+        &mut self,
+        task: &str,
+        depth: usize,
+        meaning: Meaning,
+    ) -> Vec<usize> {
+        // Sections and pages of one file are separate hits: ask for more hits than files.
+        let command = Command::Search {
+            query: task.to_string(),
+            limit: depth.saturating_mul(SEARCH_HITS_PER_FILE),
+            kind: None,
+            format: Format::Json,
+        };
+        let outcome = command::run(&command, self.host(meaning), FrontEnd::Cli);
+        if outcome.exit != 0 {
+            return Vec::new();
+        }
+        let hits: Vec<String> = serde_json::from_str::<serde_json::Value>(&outcome.text)
+            .ok()
+            .and_then(|json| json.as_array().cloned())
+            .into_iter()
+            .flatten()
+            .filter_map(|hit| hit["id"].as_str().map(str::to_string))
+            .collect();
+        let mut order: Vec<usize> = Vec::with_capacity(depth);
+        for file in hits.iter().filter_map(|id| self.file_of(id)) {
+            if order.len() == depth {
+                break;
+            }
+            if !order.contains(&file) {
+                order.push(file);
+            }
+        }
+        order
+    }
+
     /// brief's context for `task` at `budget` through the command API, as an agent asks:
     /// the task text as the target, JSON format; with embeddings or without.
     pub(crate) fn brief(
@@ -229,18 +287,7 @@ impl WordProject {
             request,
             session: None,
         };
-        let engine = match meaning {
-            Meaning::Off => self.engine.as_mut(),
-            Meaning::On => self.meaning.as_mut(),
-        };
-        let host = match engine {
-            Some(engine) => Host::Engine(engine),
-            None => Host::Folder {
-                root: Some(&self.root),
-                cwd: &self.root,
-            },
-        };
-        let outcome = command::run(&command, host, FrontEnd::Cli);
+        let outcome = command::run(&command, self.host(meaning), FrontEnd::Cli);
         if outcome.exit != 0 {
             // Paths relative to the project, as the table must not depend on where it ran.
             let root = format!("{}/", self.root.display());

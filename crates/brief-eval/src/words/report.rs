@@ -66,7 +66,14 @@ pub struct WordReport {
     pub unread: Vec<String>,
     /// Per task: the share of its words found in its start documents' titles.
     pub wording: Vec<f64>,
+    /// Per method with a ranking, per task (repository, task id): where the first labelled
+    /// start file stands among the method's first [`super::RANKED`] files (0 is first;
+    /// `None` when not among them).
+    pub start_ranks: BTreeMap<Method, BTreeMap<(String, String), Option<usize>>>,
 }
+
+/// The depths the table of start ranks counts within.
+const RANK_DEPTHS: [usize; 6] = [1, 2, 3, 5, 10, super::RANKED];
 
 /// The metrics of the tables, each a function of a row's score.
 pub mod metric {
@@ -169,6 +176,7 @@ impl WordReport {
         self.repositories(&mut out);
         self.overall(&mut out, budgets, methods);
         self.per_repository(&mut out, budgets, methods);
+        self.start_ranks(&mut out, methods);
         self.failures(&mut out);
         if !self.unread.is_empty() {
             let _ = writeln!(
@@ -280,6 +288,36 @@ impl WordReport {
         }
     }
 
+    /// How many tasks have a labelled start among each method's first k files: the start
+    /// hit a perfect re-ranking of those k files would reach, so what the words can give.
+    fn start_ranks(&self, out: &mut String, methods: &[Method]) {
+        if self.start_ranks.is_empty() {
+            return;
+        }
+        let _ = write!(
+            out,
+            "\nWhere the labelled start stands among each method's best files (brief: the files \
+             of its search hits, the order its seeds come from), share of tasks with a start \
+             within the first k files:\n\n| method |"
+        );
+        for k in RANK_DEPTHS {
+            let _ = write!(out, " k = {k} |");
+        }
+        let _ = writeln!(out, "\n|---|{}", "---|".repeat(RANK_DEPTHS.len()));
+        for method in methods {
+            let Some(ranks) = self.start_ranks.get(method) else {
+                continue;
+            };
+            let _ = write!(out, "| {} |", method.name());
+            for k in RANK_DEPTHS {
+                let within = ranks.values().filter(|r| r.is_some_and(|r| r < k)).count();
+                let share = (!ranks.is_empty()).then(|| within as f64 / ranks.len() as f64);
+                let _ = write!(out, " {} |", pct(share));
+            }
+            let _ = writeln!(out);
+        }
+    }
+
     fn failures(&self, out: &mut String) {
         let runs = self.rows.iter().filter(|r| r.method == Method::Brief);
         let total = runs.clone().count();
@@ -306,7 +344,8 @@ impl WordReport {
         let mut last = None;
         for row in self.rows.iter().filter(|r| r.method == methods[0]) {
             if last != Some((&row.repo, &row.task)) {
-                let _ = writeln!(out, "\n- **{} {}**: \"{}\"", row.repo, row.task, row.text);
+                let _ = write!(out, "\n- **{} {}**: \"{}\"", row.repo, row.task, row.text);
+                self.ranks_of(out, &row.repo, &row.task, methods);
                 last = Some((&row.repo, &row.task));
             }
             if !budgets.contains(&row.budget) {
@@ -326,6 +365,23 @@ impl WordReport {
                 .collect();
             let _ = writeln!(out, "  - {}: {}", row.budget, parts.join("; "));
         }
+    }
+
+    /// Ends a task's line with where each ranking method put its labelled start.
+    fn ranks_of(&self, out: &mut String, repo: &str, task: &str, methods: &[Method]) {
+        let key = (repo.to_string(), task.to_string());
+        let ranks: Vec<String> = methods
+            .iter()
+            .filter_map(|m| Some((m, self.start_ranks.get(m)?.get(&key)?)))
+            .map(|(m, rank)| match rank {
+                Some(r) => format!("{} #{}", m.name(), r + 1),
+                None => format!("{} beyond #{}", m.name(), super::RANKED),
+            })
+            .collect();
+        if !ranks.is_empty() {
+            let _ = write!(out, " (labelled start's file ranked {})", ranks.join(", "));
+        }
+        let _ = writeln!(out);
     }
 }
 
