@@ -69,7 +69,7 @@ impl Method {
     /// The first `depth` files `self` ranks for `task`, best first: brief's search (the
     /// order its seeds come from), BM25's or dense retrieval's order. `None` for a method
     /// without a ranking (the dump) or whose ranking failed.
-    pub fn ranking(
+    pub(crate) fn ranking(
         self,
         project: &mut WordProject,
         task: &str,
