@@ -774,3 +774,72 @@ fn a_mintlify_site_at_the_root_is_read_and_its_copies_stay_out() {
     assert!(ids.iter().any(|id| id == "deploy/dns.mdx"), "{ids:?}");
     assert!(!ids.iter().any(|id| id.starts_with("fr/")), "{ids:?}");
 }
+
+/// A Python project documented with Sphinx, its ADRs in reStructuredText as Open edX projects
+/// keep them, written here: titles by their adornments, `Status` sections, a superseded
+/// record, a toctree and `:doc:` links between pages, a code block and a broken link.
+fn rst_project() -> tempfile::TempDir {
+    written(&[
+        (
+            "docs/decisions/0001-keep-sessions-in-memory.rst",
+            "Keep sessions in memory\n-----------------------\n\nStatus\n------\n\n\
+             Superseded by 0002\n\nContext\n-------\n\nOne process serves every request.\n\n\
+             Decision\n--------\n\nSessions live in the process's memory.\n",
+        ),
+        (
+            "docs/decisions/0002-store-sessions-in-postgres.rst",
+            "Store sessions in PostgreSQL\n----------------------------\n\nStatus\n------\n\n\
+             Accepted\n\nContext\n-------\n\nSeveral workers serve requests, and a restart \
+             must not sign users out.\n\nDecision\n--------\n\nSessions are rows of the \
+             ``sessions`` table, read through :doc:`../sessions`.\n",
+        ),
+        (
+            "docs/index.rst",
+            "=============\nExample guide\n=============\n\n.. toctree::\n   :maxdepth: 2\n\n   \
+             sessions\n   Decisions <decisions/0002-store-sessions-in-postgres>\n",
+        ),
+        (
+            "docs/sessions.rst",
+            ".. _sessions:\n\nSessions\n========\n\nHow a signed-in user stays signed in across \
+             workers and restarts.\n\n.. code-block:: python\n   :linenos:\n\n   # not a \
+             heading\n   store = SessionStore()\n\n.. note:: Rotate the signing key yearly.\n\n\
+             See :doc:`expiry` for how long a session lasts.\n",
+        ),
+    ])
+}
+
+#[test]
+fn rst_pages_are_read_as_their_markdown() {
+    let dir = rst_project();
+    let root = dir.path().to_str().unwrap();
+    let json = audit(
+        root,
+        "store sessions so that restarting a worker does not sign users out",
+        "2000",
+    );
+    let ids = node_ids(&json);
+    assert_eq!(ids[0], "ADR-0002", "the current record starts: {ids:?}");
+    let old = brief(&["show", "ADR-0001", "--root", root]);
+    assert!(old.contains("superseded"), "{old}");
+    let page = brief(&["show", "docs/sessions.rst", "--root", root]);
+    assert!(
+        page.contains("Note: Rotate the signing key yearly."),
+        "{page}"
+    );
+    assert!(page.contains("# not a heading"), "code stays code: {page}");
+    for noise in [".. code-block", ":linenos:", ":doc:", ".. _sessions"] {
+        assert!(!page.contains(noise), "{noise} in {page}");
+    }
+    let index = brief(&["show", "docs/index.rst", "--root", root, "--format", "json"]);
+    assert!(index.contains("Example guide"), "{index}");
+    let (_, stdout, stderr) = run(&["check", "--root", root]);
+    let out = format!("{stdout}{stderr}");
+    assert!(
+        out.contains("docs/sessions.rst:16:5: warning[md-broken-link]"),
+        "the broken `:doc:` at the page's own line and column: {out}"
+    );
+    assert!(
+        !out.contains("docs/index.rst"),
+        "the toctree's links resolve: {out}"
+    );
+}

@@ -11,10 +11,10 @@
 //! other attribute entries are left out; listing, literal and passthrough blocks are code.
 //! See `docs/sources.md`.
 
+use super::rewrite::{Rewrite, Translated};
 use super::{holds_pages, PageFormat};
 use crate::kb::{Catalog, Layout};
 use crate::markdown::{self, Parsed};
-use brief_model::Location;
 use brief_root::Root;
 
 /// The AsciiDoc page format.
@@ -66,30 +66,6 @@ fn holds_component(root: &Root) -> bool {
             root.is_file(&dir.join("antora.yml"))
         })
     })
-}
-
-/// A page as Markdown: one line per AsciiDoc line, and where columns moved.
-#[derive(Debug, Default)]
-struct Translated {
-    markdown: String,
-    /// Per line, the points where a rewritten cross reference starts or ends: (Markdown
-    /// column, AsciiDoc column), both counted in characters from 1.
-    shifts: Vec<Vec<(u32, u32)>>,
-}
-
-impl Translated {
-    /// Moves a location in the Markdown text to the same place in the AsciiDoc text.
-    fn relocate(&self, location: &mut Location) {
-        let Some(shifts) = (location.line as usize)
-            .checked_sub(1)
-            .and_then(|i| self.shifts.get(i))
-        else {
-            return;
-        };
-        if let Some(&(md, src)) = shifts.iter().rev().find(|(md, _)| *md <= location.col) {
-            location.col = src + (location.col - md);
-        }
-    }
 }
 
 /// Where the reader is: in text, in a block read as code, or in a comment block.
@@ -218,9 +194,7 @@ fn translate(text: &str, module: Option<&Module>) -> Translated {
             }
             Block::Text => text_line(line, &mut block, &mut header, module),
         };
-        out.markdown.push_str(&markdown);
-        out.markdown.push('\n');
-        out.shifts.push(shifts);
+        out.push(&markdown, shifts);
     }
     out
 }
@@ -347,17 +321,17 @@ fn heading(line: &str) -> Option<usize> {
 /// `[X](T)`, `<<T,X>>` as `[X](T)`, inline anchors `[[id]]` dropped. One pass: every scan
 /// ends at a closing mark known to exist, and what it scanned is consumed.
 fn inline(line: &str, module: Option<&Module>) -> (String, Vec<(u32, u32)>) {
-    let mut out = Rewrite::new(line, module);
+    let mut out = Rewrite::new(line);
     let last_bracket = line.rfind(']');
     let last_double = line.rfind("]]");
     let last_angle = line.rfind(">>");
-    while out.at < line.len() {
-        let rest = &line[out.at..];
+    while !out.done() {
+        let rest = out.rest();
         let done = if rest.starts_with("xref:") || rest.starts_with("link:") {
             let is_xref = rest.starts_with('x');
-            out.macro_link(5, is_xref, last_bracket)
+            out.macro_link(5, is_xref, last_bracket, module)
         } else if rest.starts_with("<<") {
-            out.angle_link(last_angle)
+            out.angle_link(last_angle, module)
         } else if rest.starts_with("[[") {
             out.anchor(last_double)
         } else {
@@ -367,67 +341,19 @@ fn inline(line: &str, module: Option<&Module>) -> (String, Vec<(u32, u32)>) {
             out.copy_char();
         }
     }
-    (out.text, out.shifts)
+    out.finish()
 }
 
-/// The state of [`inline`]: what is written, where the reading is, and the columns.
-struct Rewrite<'l> {
-    line: &'l str,
-    /// The Antora module the page is in, which cross references are resolved from.
-    module: Option<&'l Module>,
-    at: usize,
-    text: String,
-    md_col: u32,
-    src_col: u32,
-    shifts: Vec<(u32, u32)>,
-}
-
-impl<'l> Rewrite<'l> {
-    fn new(line: &'l str, module: Option<&'l Module>) -> Rewrite<'l> {
-        Rewrite {
-            line,
-            module,
-            at: 0,
-            text: String::with_capacity(line.len()),
-            md_col: 1,
-            src_col: 1,
-            shifts: Vec::new(),
-        }
-    }
-
-    fn copy_char(&mut self) {
-        if let Some(c) = self.line[self.at..].chars().next() {
-            self.text.push(c);
-            self.at += c.len_utf8();
-            self.md_col += 1;
-            self.src_col += 1;
-        }
-    }
-
-    /// Copies `len` bytes as they are (a scanned region that is no cross reference).
-    fn copy(&mut self, len: usize) -> bool {
-        let part = &self.line[self.at..self.at + len];
-        self.text.push_str(part);
-        let chars = part.chars().count() as u32;
-        self.md_col += chars;
-        self.src_col += chars;
-        self.at += len;
-        true
-    }
-
-    /// Writes `markdown` in place of the next `len` source bytes, marking both ends.
-    fn replace(&mut self, len: usize, markdown: &str) -> bool {
-        self.shifts.push((self.md_col, self.src_col));
-        self.text.push_str(markdown);
-        self.md_col += markdown.chars().count() as u32;
-        self.src_col += self.line[self.at..self.at + len].chars().count() as u32;
-        self.at += len;
-        self.shifts.push((self.md_col, self.src_col));
-        true
-    }
-
+/// AsciiDoc's cross references, read by [`inline`].
+impl Rewrite<'_> {
     /// `xref:TARGET[TEXT]` or `link:TARGET[TEXT]`, the name `prefix` bytes long.
-    fn macro_link(&mut self, prefix: usize, is_xref: bool, last_bracket: Option<usize>) -> bool {
+    fn macro_link(
+        &mut self,
+        prefix: usize,
+        is_xref: bool,
+        last_bracket: Option<usize>,
+        module: Option<&Module>,
+    ) -> bool {
         let rest = &self.line[self.at + prefix..];
         let target_len = rest
             .find(|c: char| c.is_whitespace() || c == '[' || c == '<')
@@ -441,7 +367,7 @@ impl<'l> Rewrite<'l> {
         let target = &rest[..target_len];
         let label = &self.line[open + 1..close];
         let target = if is_xref {
-            xref_target(target, self.module)
+            xref_target(target, module)
         } else {
             Some(target.to_string())
         };
@@ -450,7 +376,7 @@ impl<'l> Rewrite<'l> {
     }
 
     /// `<<TARGET>>` or `<<TARGET,TEXT>>`.
-    fn angle_link(&mut self, last_angle: Option<usize>) -> bool {
+    fn angle_link(&mut self, last_angle: Option<usize>, module: Option<&Module>) -> bool {
         let start = self.at + 2;
         let Some(end) = last_angle.filter(|&last| last >= start) else {
             return self.copy(2);
@@ -461,7 +387,7 @@ impl<'l> Rewrite<'l> {
         if target.is_empty() || target.contains(char::is_whitespace) {
             return self.copy(end + 2 - self.at);
         }
-        let markdown = link(label.trim(), xref_target(target, self.module), target);
+        let markdown = link(label.trim(), xref_target(target, module), target);
         self.replace(end + 2 - self.at, &markdown)
     }
 
@@ -538,6 +464,7 @@ fn heading_anchor(id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use brief_model::Location;
 
     fn markdown(text: &str) -> String {
         translate(text, None).markdown

@@ -11,6 +11,8 @@
 
 mod asciidoc;
 mod mdx;
+mod rewrite;
+mod rst;
 
 use std::fmt;
 
@@ -81,7 +83,11 @@ impl fmt::Debug for Format {
 }
 
 /// The registered formats: a new format is its module and its row here.
-const FORMATS: &[Format] = &[Format(&asciidoc::AsciiDoc), Format(&mdx::Mdx)];
+const FORMATS: &[Format] = &[
+    Format(&asciidoc::AsciiDoc),
+    Format(&mdx::Mdx),
+    Format(&rst::Rst),
+];
 
 /// The files of a format under the root, walked as the knowledge base is (hidden folders,
 /// dependencies, build output and templates skipped), sorted.
