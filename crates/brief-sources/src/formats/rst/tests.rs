@@ -1,5 +1,6 @@
 use super::*;
 use brief_model::Location;
+use std::collections::HashMap;
 
 fn markdown(text: &str) -> String {
     translate(text).markdown
@@ -112,7 +113,7 @@ fn references_with_targets_roles_and_literals_become_markdown() {
         ),
     ];
     for (line, expected) in cases {
-        assert_eq!(inline(line, &targets).0, expected, "{line}");
+        assert_eq!(inline::rewrite(line, &targets).0, expected, "{line}");
     }
 }
 
@@ -171,8 +172,8 @@ fn admonitions_say_their_name_and_their_content_is_text() {
                 Use ``v5``.\n\n.. warning::\n\n       Indented far.\n";
     assert_eq!(
         line_for_line(text),
-        "Note: Keep the key.\n\n   Rotate it yearly.\n\nDeprecated: 3.2\n   Use `v5`.\n\n\
-         Warning:\n\n   Indented far.\n"
+        "Note: Keep the key.\n\n   Rotate it yearly.\n\nDeprecated since version 3.2:\n   \
+         Use `v5`.\n\nWarning:\n\n   Indented far.\n"
     );
 }
 
@@ -224,9 +225,84 @@ fn a_warnings_column_is_the_pages_own() {
 fn pathological_lines_are_read_in_one_pass() {
     for unit in [":", "`", "``", ":a", "x_ ", ":a:`"] {
         let line = unit.repeat(200_000 / unit.len());
-        let out = inline(&line, &HashMap::new()).0;
+        let out = inline::rewrite(&line, &HashMap::new()).0;
         assert!(!out.is_empty());
     }
     let page = "Title\n=====\n\n".to_string() + &"::\n\n    x\n".repeat(20_000);
     assert_eq!(markdown(&page).lines().count(), page.lines().count() + 1);
+}
+
+#[test]
+fn a_run_of_tildes_in_code_never_closes_its_fence() {
+    let text = "Write it::\n\n    Section\n    ~~~~~~~~\n\n    Text.\n\nThen :doc:`gone`.\n";
+    assert_eq!(
+        line_for_line(text),
+        "Write it:\n~~~~~~~~~\nSection\n~~~~~~~~\n\nText.\n~~~~~~~~~\nThen [gone](gone.rst).\n"
+    );
+}
+
+#[test]
+fn a_list_items_literal_block_ends_where_its_text_comes_back() {
+    let text =
+        "#. Install the package::\n\n      pip install brief\n\n   Then restart.\n\n#. Done.\n";
+    assert_eq!(
+        line_for_line(text),
+        "#. Install the package:\n~~~~~~\npip install brief\n~~~~~~\n   Then restart.\n\n#. Done.\n"
+    );
+}
+
+#[test]
+fn text_that_markdown_would_read_as_a_heading_or_a_comment_stays_text() {
+    let text = "We ran:\n\n    # drop the old table\n\nIntro text\n=\n\nWrite ``<!--`` to start one.\n\nUsage\n-----\n";
+    assert_eq!(
+        line_for_line(text),
+        "We ran:\n\n   \\# drop the old table\n\nIntro text\n\n\nWrite `<\\!--` to start one.\n\n# Usage\n\n"
+    );
+}
+
+#[test]
+fn names_with_dots_an_empty_comment_and_titles_one_under_another() {
+    let targets = HashMap::new();
+    assert_eq!(
+        inline::rewrite(":doc:`../releases/1.0` and :doc:`notes.txt`", &targets).0,
+        "[../releases/1.0](../releases/1.0.rst) and [notes.txt](notes.txt)"
+    );
+    // An empty comment followed by a blank line takes nothing: the block quote stays.
+    assert_eq!(
+        line_for_line("- item\n\n..\n\n   A quote.\n"),
+        "- item\n\n\n\n   A quote.\n"
+    );
+    // A title right under another's underline of the same character is not overlined.
+    let text = "Title A\n=======\nTitle B\n=======\n\ntext\n\nTitle C\n=======\n";
+    assert_eq!(
+        line_for_line(text),
+        "# Title A\n\n## Title B\n\n\ntext\n\n## Title C\n\n"
+    );
+    // Backquotes inside an inline literal, and markup inside a word, which starts nothing.
+    assert_eq!(
+        inline::rewrite("``a`b`` and x`_ :doc:`y`", &targets).0,
+        "`` a`b `` and x`_ [y](y.rst)"
+    );
+}
+
+#[test]
+fn the_columns_of_fields_directives_and_toctree_entries_are_the_pages_own() {
+    let text = ":Status: See :doc:`gone`\n\n.. note:: See :doc:`gone`\n\n.. toctree::\n\n   The guide <gone>\n";
+    let page = translate(text);
+    let at = |line: u32, col: u32| {
+        let mut at = Location {
+            path: String::new(),
+            line,
+            col,
+        };
+        page.relocate(&mut at);
+        at.col
+    };
+    let lines: Vec<&str> = page.markdown.lines().collect();
+    assert_eq!(lines[0], "Status: See [gone](gone.rst)");
+    assert_eq!(at(1, 13), 14, "the field's role");
+    assert_eq!(lines[2], "Note: See [gone](gone.rst)");
+    assert_eq!(at(3, 11), 15, "the note's role");
+    assert_eq!(lines[6], "- [The guide](gone.rst)");
+    assert_eq!(at(7, 3), 4, "the entry");
 }
