@@ -13,7 +13,8 @@ use super::rules::{RuleFile, AGENT_MARKERS, RULE_FOLDERS};
 use super::{folder_stamp, rel_path, Walk};
 use brief_root::{EntryKind, Root};
 
-/// Folders holding ADRs when nothing names them (`.adr-dir`, `.log4brains.yml`).
+/// Folders holding ADRs when nothing names them (`.adr-dir`, `.log4brains.yml`). All but
+/// the last are ADR folders below the root too ([`Layout::nested_adr_dirs`]).
 pub(crate) const CONVENTIONAL_ADR_DIRS: [&str; 6] = [
     "doc/adr",
     "docs/adr",
@@ -80,6 +81,10 @@ pub struct Layout {
     pub adr_dirs: Vec<String>,
     /// Where each ADR folder was found (`.adr-dir`, `.log4brains.yml`, `conventional`).
     pub adr_origins: Vec<(String, &'static str)>,
+    /// No marker names the ADR folders, so a folder with a conventional name of more than
+    /// one part below the root is one too (`lms/grades/docs/decisions`): a monorepo keeps
+    /// one per package.
+    pub nested_adr_dirs: bool,
     /// The Obsidian template folder (`.obsidian/templates.json`), never read.
     pub template_dir: Option<String>,
     /// `.obsidian/` at the root.
@@ -124,6 +129,7 @@ impl Layout {
             }
         }
         if layout.adr_origins.is_empty() {
+            layout.nested_adr_dirs = true;
             for dir in CONVENTIONAL_ADR_DIRS {
                 if root.is_dir(&base.join(dir)) {
                     layout.adr_origins.push((dir.to_string(), "conventional"));
@@ -172,10 +178,34 @@ impl Layout {
     /// Whether `dir` is an ADR folder or lies in one: records are kept directly in it or in
     /// folders of their own beneath it (`decisions/records/`, one folder per area).
     fn in_adr_folder(&self, dir: &str) -> bool {
-        self.adr_dirs.iter().any(|home| {
-            dir.strip_prefix(home.as_str())
-                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+        let under = |home: &str, at: usize| {
+            let rest = &dir[at + home.len()..];
+            rest.is_empty() || rest.starts_with('/')
+        };
+        self.adr_dirs
+            .iter()
+            .any(|home| dir.starts_with(home.as_str()) && under(home, 0))
+            || self.nested_adr_home(dir, under)
+    }
+
+    /// Whether `dir` is or lies in a conventional ADR folder below the root, when those
+    /// count ([`Layout::nested_adr_dirs`]); `tail` says whether what follows a match at a
+    /// byte offset ends the folder's name.
+    fn nested_adr_home(&self, dir: &str, tail: impl Fn(&str, usize) -> bool) -> bool {
+        if !self.nested_adr_dirs {
+            return false;
+        }
+        let nested = &CONVENTIONAL_ADR_DIRS[..CONVENTIONAL_ADR_DIRS.len() - 1];
+        nested.iter().any(|home| {
+            dir.match_indices(home)
+                .any(|(at, _)| (at == 0 || dir[..at].ends_with('/')) && tail(home, at))
         })
+    }
+
+    /// Whether `dir` is itself an ADR folder (not one beneath it).
+    fn is_adr_home(&self, dir: &str) -> bool {
+        self.adr_dirs.iter().any(|a| a == dir)
+            || self.nested_adr_home(dir, |home, at| at + home.len() == dir.len())
     }
 
     /// Whether a file name (any case) is a Markdown page or a page of another format the
@@ -204,7 +234,7 @@ impl Layout {
     /// adr-tools' `templates/`), and the vault's template folder.
     pub(crate) fn is_template(&self, rel: &str) -> bool {
         let (dir, name) = rel.rsplit_once('/').unwrap_or(("", rel));
-        let in_adr = |d: &str| self.adr_dirs.iter().any(|a| a == d);
+        let in_adr = |d: &str| self.is_adr_home(d);
         let lower = name.to_ascii_lowercase();
         if (lower == "template.md" || lower.starts_with("adr-template")) && in_adr(dir) {
             return true;
@@ -584,6 +614,9 @@ impl Catalog {
             text.push_str(dir);
             text.push('\n');
         }
+        if self.layout.nested_adr_dirs {
+            text.push_str("nested ADR folders\n");
+        }
         if let Some(repository) = &self.repository {
             text.push_str(&format!("origin {}/{}\n", repository.host, repository.path));
         }
@@ -663,5 +696,44 @@ mod tests {
         assert_eq!(id(files[0]), files[0]);
         assert_eq!(id(files[1]), files[1]);
         assert_eq!(id(files[2]), "ADR-0002");
+    }
+
+    #[test]
+    fn a_conventional_adr_folder_below_the_root_holds_adrs_unless_a_marker_names_the_folders() {
+        let files = [
+            "docs/decisions/0001-record.rst",
+            "lms/djangoapps/grades/docs/decisions/0001-use-celery.rst",
+            "cms/docs/decisions/0002-course-import.md",
+            "cms/docs/decisions/template.md",
+            "packages/ui/docs/adr/areas/0003-theme.md",
+            "tools/adr/0004-not-nested.md",
+            "lms/docs/decisions-old/0005-old.md",
+            "lms/mydocs/decisions/0006-other.md",
+        ];
+        let layout = Layout {
+            adr_dirs: vec!["docs/decisions".into()],
+            nested_adr_dirs: true,
+            page_extensions: vec![".rst"],
+            ..Layout::default()
+        };
+        for (rel, adr) in files
+            .iter()
+            .zip([true, true, true, false, true, false, false, false])
+        {
+            assert_eq!(layout.is_adr(rel), adr, "{rel}");
+        }
+        assert!(layout.is_template(files[3]));
+        let catalog = Catalog::new(layout.clone(), files.iter().map(|f| f.to_string()));
+        let id = |rel: &str| catalog.id_of_path(rel).unwrap_or_default().to_string();
+        // Packages number their records alike: a shared number names neither.
+        assert_eq!(id(files[1]), files[1]);
+        assert_eq!(id(files[2]), "ADR-0002");
+        // A marker names the folders: only those.
+        let marked = Layout {
+            nested_adr_dirs: false,
+            ..layout
+        };
+        assert!(!marked.is_adr(files[1]));
+        assert!(marked.is_adr(files[0]));
     }
 }
