@@ -12,8 +12,8 @@ use crate::rank::{rank, RankInputs, Ranked};
 use crate::related::{add_related, Named};
 use crate::render::json::{audit, AuditInput};
 use crate::render::{card, Extras, Format, Layout, Style};
-pub use crate::resolve::Confidence;
 use crate::resolve::{resolve, UnknownTarget};
+pub use crate::resolve::{Confidence, Found};
 use crate::sections::rule_sections;
 pub use crate::traverse::NamedRule;
 use crate::traverse::{
@@ -168,6 +168,8 @@ pub struct Start {
     /// Rules covering part of the tree whose folder the query names: hard constraints, as
     /// if their globs had matched.
     pub named: Vec<NamedRule>,
+    /// How the start nodes were found, for a start with a query.
+    pub found: Found,
 }
 
 /// Assembles the context for `request` over a loaded graph; the target must be an id.
@@ -434,6 +436,7 @@ pub fn assemble_from(
         .collect();
     let layout = Layout::new(graph, &ranked, target, request.format.style()).with(Extras {
         query: start.query.clone(),
+        found: start.found,
         seeds: seed_ids.clone(),
         confidence: start.confidence,
         truncated: truncated.iter().map(truncation_line).collect(),

@@ -5,7 +5,9 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex};
 
-use crate::context::{assemble_from, show, ContextError, ContextOutput, ContextRequest, Start};
+use crate::context::{
+    assemble_from, show, ContextError, ContextOutput, ContextRequest, Found, Start,
+};
 use crate::find::{choose, find, fuse, Match, DEFAULT_SEEDS, SIMILAR_POOL};
 use crate::named::named_rules;
 use crate::render::Format;
@@ -883,13 +885,24 @@ impl Engine {
         let Some(path) = crate::files::path_target(&self.project.guard, &request.target) else {
             return Ok(None);
         };
+        // A page of the knowledge (`docs/adr/0002-….md`) starts from itself, then what
+        // governs it.
+        let own = self.index.node_of_file(&path)?;
         let governing = crate::files::governing(&self.index, &self.project.guard, &path)?;
-        if governing.is_empty() {
+        let mut seeds: Vec<NodeIx> = own.into_iter().collect();
+        seeds.extend(
+            governing
+                .into_iter()
+                .map(|(ix, _)| ix)
+                .filter(|ix| Some(*ix) != own),
+        );
+        if seeds.is_empty() {
             return Ok(None);
         }
         Ok(Some(Start {
-            seeds: governing.into_iter().map(|(ix, _)| ix).collect(),
+            seeds,
             query: Some(path),
+            found: Found::File,
             ..Start::default()
         }))
     }
@@ -921,6 +934,7 @@ impl Engine {
                 "files changed against {rev}: {}",
                 shorten_list(&files)
             )),
+            found: Found::Changed,
             ..Start::default()
         })
     }
@@ -1144,8 +1158,24 @@ impl Engine {
             let encoding = encoding
                 .or(engine.project.defaults.encoding)
                 .unwrap_or_default();
-            Ok(show(&engine.index, id, detail, format, encoding)?)
+            let id = engine.page_id(id)?.unwrap_or_else(|| id.to_string());
+            Ok(show(&engine.index, &id, detail, format, encoding)?)
         })
+    }
+
+    /// The id of the page a path names (`docs/adr/0002-….md` is `ADR-0002`), when `target`
+    /// is no id itself.
+    fn page_id(&self, target: &str) -> Result<Option<String>, EngineError> {
+        if self.index.lookup_any_case(target.trim())?.is_some() {
+            return Ok(None);
+        }
+        let Some(path) = crate::files::path_target(&self.project.guard, target) else {
+            return Ok(None);
+        };
+        match self.index.node_of_file(&path)? {
+            Some(ix) => Ok(Some(GraphView::id_of(&self.index, ix)?)),
+            None => Ok(None),
+        }
     }
 
     /// Full-text search: at most `limit` hits (any limit above [`MAX_SEARCH_LIMIT`] means
@@ -1455,6 +1485,7 @@ fn start_of(request: &ContextRequest, hits: &[Scored], chosen: Match) -> Start {
         named: Vec::new(),
         embeddings: None,
         similarity: HashMap::new(),
+        found: Found::Words,
     }
 }
 

@@ -23,7 +23,7 @@ mod watched;
 
 pub use context::{
     assemble, assemble_from, plan, select, show, Confidence, ContextError, ContextOutput,
-    ContextRequest, NamedRule, Start,
+    ContextRequest, Found, NamedRule, Start,
 };
 pub use engine::{
     located, Cancel, ChangeSignal, Engine, EngineError, Pending, Searched, MAX_NAMED_CHANGES,

@@ -242,6 +242,31 @@ impl Index {
         Ok(hits)
     }
 
+    /// The node a file is, when it is one page: the only node read from `rel` (root-relative),
+    /// or the page whose sections (`page#section`) are the file's other nodes. `None` for a
+    /// file of several nodes of their own (a task list, a workspace export) or of none.
+    pub fn node_of_file(&self, rel: &str) -> Result<Option<NodeIx>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT ix, id FROM nodes WHERE file = ?1 ORDER BY ix")
+            .map_err(|e| self.fail(e))?;
+        let rows = stmt
+            .query_map([rel], |r| {
+                Ok((r.get::<_, i64>(0)? as NodeIx, r.get::<_, String>(1)?))
+            })
+            .map_err(|e| self.fail(e))?;
+        let nodes: Vec<(NodeIx, String)> =
+            rows.collect::<Result<_, _>>().map_err(|e| self.fail(e))?;
+        let Some(page) = nodes.iter().find(|(_, id)| !id.contains('#')) else {
+            return Ok(None);
+        };
+        let prefix = format!("{}#", page.1);
+        let one_page = nodes
+            .iter()
+            .all(|(ix, id)| *ix == page.0 || id.starts_with(&prefix));
+        Ok(one_page.then_some(page.0))
+    }
+
     /// The node whose id equals `id` ignoring ASCII case (the exact id first).
     pub fn lookup_any_case(&self, id: &str) -> Result<Option<NodeIx>, StoreError> {
         if let Some(ix) = self.lookup(id)? {

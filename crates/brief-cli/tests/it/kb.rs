@@ -843,3 +843,52 @@ fn rst_pages_are_read_as_their_markdown() {
         "the toctree's links resolve: {out}"
     );
 }
+
+/// A page of the knowledge named by its path is that page: `context` starts from it (then
+/// what governs the file), `show` shows it. A file of several nodes of its own stays a file
+/// that things govern.
+#[test]
+fn a_page_named_by_its_path_is_the_page() {
+    let dir = written(&[
+        ("AGENTS.md", "# Agents\n\nKeep records short.\n"),
+        (
+            "doc/adr/0001-record-architecture-decisions.md",
+            "# 1. Record architecture decisions\n\nStatus: Accepted\n\nWe record them.\n",
+        ),
+        (
+            "doc/adr/0002-implement-as-shell-scripts.md",
+            "# 2. Implement as shell scripts\n\nStatus: Accepted\n\n## Context\n\nPortable.\n\n\
+             ## Decision\n\nPOSIX shell only.\n",
+        ),
+        (
+            "README.md",
+            "# Tools\n\nSee [the records](doc/adr/0002-implement-as-shell-scripts.md).\n",
+        ),
+    ]);
+    let root = dir.path().to_str().unwrap();
+    for path in [
+        "doc/adr/0002-implement-as-shell-scripts.md",
+        "./doc/adr/../adr/0002-implement-as-shell-scripts.md",
+    ] {
+        let json = audit(root, path, "2000");
+        let seeds: Vec<&str> = json["seeds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["id"].as_str().unwrap_or_else(|| s.as_str().unwrap()))
+            .collect();
+        assert_eq!(seeds[0], "ADR-0002", "{seeds:?}");
+        assert!(
+            seeds.contains(&"AGENTS.md"),
+            "what governs the file too: {seeds:?}"
+        );
+        let shown = brief(&["show", path, "--root", root]);
+        assert!(
+            shown.starts_with("### ADR-0002: Implement as shell scripts"),
+            "{shown}"
+        );
+    }
+    // An id still means the id.
+    let shown = brief(&["show", "README.md", "--root", root]);
+    assert!(shown.contains("README.md"), "{shown}");
+}

@@ -71,6 +71,7 @@ impl Writer for Markdown {
     fn query_header(&self, head: &QueryHead<'_>) -> String {
         let QueryHead {
             query,
+            found,
             id,
             title,
             confidence,
@@ -78,7 +79,7 @@ impl Writer for Markdown {
             seeds,
         } = head;
         format!(
-            "# Context for \"{query}\": {id}: {title}\n\nStart nodes, found by words ({confidence} match{trust}): {seeds}\n\n"
+            "# Context for \"{query}\": {id}: {title}\n\nStart nodes, {found} ({confidence} match{trust}): {seeds}\n\n"
         )
     }
 

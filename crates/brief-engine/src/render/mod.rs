@@ -274,6 +274,8 @@ const TANA_ORDER: [Section; 4] = [
 pub(crate) struct Extras {
     /// The search text the context started from.
     pub query: Option<String>,
+    /// How the start nodes were found.
+    pub found: crate::resolve::Found,
     /// The start nodes: ids with their score as a share of the best hit.
     pub seeds: Vec<(String, f64)>,
     /// How far the start can be trusted.
@@ -428,6 +430,7 @@ impl<'a> Layout<'a> {
                 .writer
                 .query_header(&QueryHead {
                     query,
+                    found: extras.found.phrase(),
                     id: &target.id,
                     title: &card::one_line(&target.title),
                     confidence: extras.confidence.name(),

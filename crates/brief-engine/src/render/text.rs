@@ -70,6 +70,7 @@ impl Writer for Text {
             confidence,
             trust,
             seeds,
+            ..
         } = head;
         format!(
             "context: \"{query}\" → {id} ({title})\nstart nodes ({confidence} match{trust}): {seeds}\n\n"

@@ -9,6 +9,8 @@ use brief_model::{Detail, Kind};
 pub(crate) struct QueryHead<'a> {
     /// The words the context started from.
     pub(crate) query: &'a str,
+    /// How the start nodes were found (`found by words`).
+    pub(crate) found: &'a str,
     /// The target's id.
     pub(crate) id: &'a str,
     /// The target's title on one line.

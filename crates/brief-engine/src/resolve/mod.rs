@@ -204,6 +204,29 @@ fn closest(ids: &[String], wanted: &str) -> Vec<String> {
         .collect()
 }
 
+/// How a context's start nodes were found, as its header says.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Found {
+    /// By the words of the target.
+    #[default]
+    Words,
+    /// From a file the target names: its page, and what governs it.
+    File,
+    /// From the files changed against a revision: what governs them.
+    Changed,
+}
+
+impl Found {
+    /// The header's words for it.
+    pub(crate) fn phrase(self) -> &'static str {
+        match self {
+            Found::Words => "found by words",
+            Found::File => "from the file and what governs it",
+            Found::Changed => "what governs the changed files",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
