@@ -892,3 +892,53 @@ fn a_page_named_by_its_path_is_the_page() {
     let shown = brief(&["show", "README.md", "--root", root]);
     assert!(shown.contains("README.md"), "{shown}");
 }
+
+/// A Sphinx project kept as a repository of its own (`conf.py` and `index.rst` at the root,
+/// as a guide is), with proposals written as PEPs are (a header block of `Key: value` lines
+/// whose `Title` names the page): found without `brief.toml`, from a folder of it too.
+#[test]
+fn a_sphinx_project_at_the_root_and_pep_headers_are_read() {
+    let dir = written(&[
+        ("conf.py", "project = 'Guide'\n"),
+        (
+            "index.rst",
+            "Guide\n=====\n\n.. toctree::\n\n   proposals/pep-0042\n   setup/branches\n",
+        ),
+        (
+            "proposals/pep-0042.rst",
+            "PEP: 42\nTitle: Freeze the loader's public interface\nAuthor: A. Writer\n\
+             Status: Accepted\nCreated: 01-Mar-2024\n\n\nAbstract\n========\n\n\
+             The loader's functions keep their signatures across minor releases.\n",
+        ),
+        (
+            "setup/branches.rst",
+            "Maintenance branches\n====================\n\nA fix lands on main first, then \
+             is backported.\n",
+        ),
+    ]);
+    let root = dir.path().to_str().unwrap();
+    let pep = brief(&["show", "proposals/pep-0042.rst", "--root", root]);
+    assert!(
+        pep.starts_with("### proposals/pep-0042.rst: Freeze the loader's public interface"),
+        "the header's title is the page's: {pep}"
+    );
+    assert!(!pep.contains("A. Writer"), "{pep}");
+    let inside = dir.path().join("setup");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_brief"))
+        .args([
+            "search",
+            "backport a fix to a maintenance branch",
+            "--format",
+            "json",
+        ])
+        .current_dir(&inside)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(hit_ids(&stdout)[0], "setup/branches.rst", "{stdout}");
+}

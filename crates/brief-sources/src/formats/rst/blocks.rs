@@ -2,7 +2,7 @@
 //! fence, a metadata line, a toctree entry, an admonition's name), or nothing — by the blocks
 //! it is inside, which indentation opens and closes.
 
-use super::inline::{doc_path, explicit_title, is_name_char};
+use super::inline::{doc_path, explicit_title, is_name_char, link};
 
 /// The fence code blocks become: at least this long, and longer than any run of `~` that
 /// starts a line of the block (which would close it).
@@ -146,8 +146,9 @@ enum Block {
     },
 }
 
-/// What each line is (one more line when a code block ends the page, for its fence).
-pub(super) fn read(lines: &[&str]) -> Vec<Read> {
+/// What each line is (one more line when a code block ends the page, for its fence), and
+/// whether a header block gave the page its title.
+pub(super) fn read(lines: &[&str]) -> (Vec<Read>, bool) {
     let mut reader = Reader {
         reads: Vec::with_capacity(lines.len() + 1),
         block: Block::Text,
@@ -155,7 +156,9 @@ pub(super) fn read(lines: &[&str]) -> Vec<Read> {
         titled: false,
         underline: None,
     };
-    let mut i = 0;
+    let headed = reader.header(lines);
+    reader.titled |= headed;
+    let mut i = reader.reads.len();
     while i < lines.len() {
         i += reader.line(lines, i);
     }
@@ -166,7 +169,7 @@ pub(super) fn read(lines: &[&str]) -> Vec<Read> {
             fit_fences(&mut reader.reads, open, last);
         }
     }
-    reader.reads
+    (reader.reads, headed)
 }
 
 /// The state of [`read`].
@@ -183,6 +186,41 @@ struct Reader {
 }
 
 impl Reader {
+    /// A header block that opens the page (`PEP: 8`, `Title: Style Guide for Python Code`,
+    /// `Status: Active`, …, as PEPs are written, up to the first blank line): its `Title` is
+    /// the page's title, its `Status` and `Created` metadata lines, the rest left out. Whether
+    /// the page had one (it needs a `Title`).
+    fn header(&mut self, lines: &[&str]) -> bool {
+        let block: Vec<&str> = lines
+            .iter()
+            .copied()
+            .take_while(|line| !line.trim().is_empty())
+            .collect();
+        let key = |line: &str| header_line(line).map(|(key, _, _)| key.to_ascii_lowercase());
+        let keyed = block.first().is_some_and(|first| key(first).is_some());
+        if !keyed
+            || !block
+                .iter()
+                .any(|line| key(line).as_deref() == Some("title"))
+        {
+            return false;
+        }
+        for line in block {
+            let read = match header_line(line) {
+                Some((key, value, at)) => match key.to_ascii_lowercase().as_str() {
+                    "title" => Read::said("# ".into(), value.to_string(), at),
+                    "status" => Read::said("Status: ".into(), value.to_string(), at),
+                    "created" => Read::said("Date: ".into(), value.to_string(), at),
+                    _ => Read::Blank,
+                },
+                // A value continued on an indented line.
+                None => Read::Blank,
+            };
+            self.reads.push(read);
+        }
+        true
+    }
+
     /// Reads line `i`, and the underline after it when it is a title; how many lines it read.
     fn line(&mut self, lines: &[&str], i: usize) -> usize {
         let line = lines[i];
@@ -484,7 +522,7 @@ fn toc_entry(entry: &str) -> Option<String> {
     if path == "self" || path.contains('*') || path.is_empty() {
         return None;
     }
-    Some(format!("[{}]({})", title.unwrap_or(path), doc_path(path)))
+    Some(link(title.unwrap_or(path), &doc_path(path)))
 }
 
 /// The style of a section title whose text is line `i`, if it is one: underlined, and
@@ -574,6 +612,16 @@ fn item_text_at(trimmed: &str) -> usize {
         return 0;
     }
     marker + rest.len() - rest.trim_start().len()
+}
+
+/// A header line (`Post-History: 05-Jul-2001`): its key, its value and the value's byte
+/// offset; `None` for a continuation line or anything else.
+fn header_line(line: &str) -> Option<(&str, &str, usize)> {
+    let (key, value) = line.split_once(": ")?;
+    let valid = key.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+    let at = key.len() + 2 + (value.len() - value.trim_start().len());
+    valid.then(|| (key, value.trim(), at))
 }
 
 /// The bytes of white space (spaces, tabs) before a line's text.

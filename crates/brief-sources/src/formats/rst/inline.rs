@@ -127,7 +127,7 @@ impl Rewrite<'_> {
         let markdown = match name {
             // `project:page` is another project's (intersphinx): its name only.
             "doc" if target.contains(':') => title.unwrap_or(target).to_string(),
-            "doc" => format!("[{}]({})", title.unwrap_or(target), doc_path(target)),
+            "doc" => link(title.unwrap_or(target), &doc_path(target)),
             "pep" => format!("PEP {}", title.unwrap_or(target)),
             "rfc" => format!("RFC {}", title.unwrap_or(target)),
             code if CODE_ROLES.contains(&code) => {
@@ -163,7 +163,7 @@ impl Rewrite<'_> {
         };
         let label = title.unwrap_or(target);
         let markdown = match url {
-            Some(url) => format!("[{label}]({url})"),
+            Some(url) => link(label, &url),
             None => label.to_string(),
         };
         self.replace(close + 2 + underscores, &markdown)
@@ -180,10 +180,17 @@ impl Rewrite<'_> {
             return self.copy(word);
         };
         match targets.get(&normal_name(bare)) {
-            Some(url) => self.replace(word, &format!("[{bare}]({url})")),
+            Some(url) => self.replace(word, &link(bare, url)),
             None => self.copy(word),
         }
     }
+}
+
+/// A Markdown link; brackets in its text are escaped (`[Pyright playground]` would make the
+/// link a wikilink).
+pub(super) fn link(text: &str, target: &str) -> String {
+    let text = text.replace('[', "\\[").replace(']', "\\]");
+    format!("[{text}]({target})")
 }
 
 /// A role's or reference's text with an explicit target (`Title <target>`): the title and

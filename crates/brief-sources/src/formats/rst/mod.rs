@@ -60,6 +60,7 @@ impl PageFormat for Rst {
         adr_dirs
             .chain(CONVENTIONAL_DIRS)
             .any(|dir| holds_pages(root, dir, self.extensions()))
+            || sphinx_source(root)
     }
 
     fn parse(&self, rel: &str, text: &str, catalog: &Catalog) -> Parsed {
@@ -72,6 +73,14 @@ impl PageFormat for Rst {
     }
 }
 
+/// Whether the root is a Sphinx project's source folder: its `conf.py` beside `.rst` pages
+/// (a guide kept as a repository of its own). Not a folder under the root: a folder that
+/// holds repositories would be a project whenever one of them is a Sphinx guide. A page
+/// alone is not enough either: brief run from inside a folder of pages would stop there.
+fn sphinx_source(root: &Root) -> bool {
+    root.is_file(&root.path().join("conf.py")) && holds_pages(root, "", &[".rst"])
+}
+
 /// Translates a page (linear in its length).
 fn translate(text: &str) -> Translated {
     let lines: Vec<&str> = text
@@ -79,10 +88,10 @@ fn translate(text: &str) -> Translated {
         .map(|l| l.trim_end_matches(['\n', '\r']))
         .collect();
     let targets = inline::targets(&lines);
-    let reads = blocks::read(&lines);
-    let (levels, page_titled) = levels(&reads);
+    let (reads, headed) = blocks::read(&lines);
+    let (levels, page_titled) = levels(&reads, headed);
     // With the page's own title, the first title is level 1 whatever its style's level.
-    let mut first_title = page_titled;
+    let mut first_title = page_titled && !headed;
     let mut out = Translated::default();
     for (k, read) in reads.iter().enumerate() {
         // A fence closing a block at the end of the page is a line after it.
@@ -162,8 +171,9 @@ fn moved(
 
 /// The Markdown level of each title style, in the order styles first appear, and whether
 /// the first title is the page's own: when its style comes again, the first title is the
-/// page's (level 1) and every other title one level deeper.
-fn levels(reads: &[Read]) -> (HashMap<Style, usize>, bool) {
+/// page's (level 1) and every other title one level deeper. Under a page title from a
+/// header block (`headed`), every title is one level deeper.
+fn levels(reads: &[Read], headed: bool) -> (HashMap<Style, usize>, bool) {
     let mut order: Vec<Style> = Vec::new();
     let mut first_again = false;
     for read in reads {
@@ -175,7 +185,7 @@ fn levels(reads: &[Read]) -> (HashMap<Style, usize>, bool) {
             }
         }
     }
-    let shift = usize::from(first_again);
+    let shift = usize::from(first_again || headed);
     let levels = order
         .iter()
         .enumerate()

@@ -100,6 +100,10 @@ fn references_with_targets_roles_and_literals_become_markdown() {
         ),
         ("Per :pep:`8` and :rfc:`2119`.", "Per PEP 8 and RFC 2119."),
         (
+            "`[a playground] <https://p.org>`_",
+            "[\\[a playground\\]](https://p.org)",
+        ),
+        (
             "Another project's :doc:`werkzeug:test`.",
             "Another project's werkzeug:test.",
         ),
@@ -305,4 +309,20 @@ fn the_columns_of_fields_directives_and_toctree_entries_are_the_pages_own() {
     assert_eq!(at(3, 11), 15, "the note's role");
     assert_eq!(lines[6], "- [The guide](gone.rst)");
     assert_eq!(at(7, 3), 4, "the entry");
+}
+
+#[test]
+fn a_pep_style_header_gives_the_title_and_status_and_its_sections_go_one_level_down() {
+    let text =
+        "PEP: 9999\nTitle: Retire the old loader\nAuthor: A. Writer <a@example.org>,\n        \
+                B. Writer\nStatus: Superseded\nCreated: 05-Jul-2001\n\n\nAbstract\n========\n\n\
+                Why.\n\nDetails\n-------\n\nHow.\n";
+    assert_eq!(
+        line_for_line(text),
+        "\n# Retire the old loader\n\n\nStatus: Superseded\nDate: 05-Jul-2001\n\n\n\
+         ## Abstract\n\n\nWhy.\n\n### Details\n\n\nHow.\n"
+    );
+    // A first paragraph of `key: value` lines without a `Title` is text.
+    let text = "Migration: from v1\nto v2.\n";
+    assert_eq!(line_for_line(text), "Migration: from v1\nto v2.\n");
 }
