@@ -321,13 +321,12 @@ fn heading(line: &str) -> Option<usize> {
 /// `[X](T)`, `<<T,X>>` as `[X](T)`, inline anchors `[[id]]` dropped. One pass: every scan
 /// ends at a closing mark known to exist, and what it scanned is consumed.
 fn inline(line: &str, module: Option<&Module>) -> (String, Vec<(u32, u32)>) {
-    let mut out = Rewrite::new(line);
     let last_bracket = line.rfind(']');
     let last_double = line.rfind("]]");
     let last_angle = line.rfind(">>");
-    while !out.done() {
+    Rewrite::each(line, |out| {
         let rest = out.rest();
-        let done = if rest.starts_with("xref:") || rest.starts_with("link:") {
+        if rest.starts_with("xref:") || rest.starts_with("link:") {
             let is_xref = rest.starts_with('x');
             out.macro_link(5, is_xref, last_bracket, module)
         } else if rest.starts_with("<<") {
@@ -336,12 +335,8 @@ fn inline(line: &str, module: Option<&Module>) -> (String, Vec<(u32, u32)>) {
             out.anchor(last_double)
         } else {
             false
-        };
-        if !done {
-            out.copy_char();
         }
-    }
-    out.finish()
+    })
 }
 
 /// AsciiDoc's cross references, read by [`inline`].

@@ -107,6 +107,21 @@ impl<'l> Rewrite<'l> {
     pub(super) fn finish(self) -> (String, Vec<(u32, u32)>) {
         (self.text, self.shifts)
     }
+
+    /// Rewrites `line` in one pass: at each place, `step` rewrites what starts there (and
+    /// says so), else the character is copied.
+    pub(super) fn each(
+        line: &'l str,
+        mut step: impl FnMut(&mut Rewrite<'l>) -> bool,
+    ) -> (String, Vec<(u32, u32)>) {
+        let mut out = Rewrite::new(line);
+        while !out.done() {
+            if !step(&mut out) {
+                out.copy_char();
+            }
+        }
+        out.finish()
+    }
 }
 
 #[cfg(test)]

@@ -59,15 +59,14 @@ pub(super) fn is_name_char(c: char) -> bool {
 /// happens once, as nothing after it can close either. Markup starts only after white space
 /// or punctuation, as in docutils (`` x`_ `` in a word starts nothing).
 pub(super) fn rewrite(line: &str, targets: &HashMap<String, String>) -> (String, Vec<(u32, u32)>) {
-    let mut out = Rewrite::new(line);
-    while !out.done() {
+    Rewrite::each(line, |out| {
         let rest = out.rest();
         let may_start = out.at == 0
             || line[..out.at]
                 .chars()
                 .next_back()
                 .is_some_and(|c| c.is_whitespace() || "([{<\"'-/:".contains(c));
-        let done = if !may_start {
+        if !may_start {
             false
         } else if rest.starts_with("``") {
             out.literal()
@@ -79,12 +78,8 @@ pub(super) fn rewrite(line: &str, targets: &HashMap<String, String>) -> (String,
             out.simple_reference(targets)
         } else {
             false
-        };
-        if !done {
-            out.copy_char();
         }
-    }
-    out.finish()
+    })
 }
 
 /// reStructuredText's inline markup, read by [`rewrite`].
