@@ -902,7 +902,11 @@ impl Engine {
         Ok(Some(Start {
             seeds,
             query: Some(path),
-            found: Found::File,
+            found: if own.is_some() {
+                Found::Page
+            } else {
+                Found::File
+            },
             ..Start::default()
         }))
     }

@@ -888,6 +888,16 @@ fn a_page_named_by_its_path_is_the_page() {
             "{shown}"
         );
     }
+    let document = brief(&[
+        "context",
+        "doc/adr/0002-implement-as-shell-scripts.md",
+        "--root",
+        root,
+    ]);
+    assert!(
+        document.contains("Start nodes, the page and what governs it (exact match): ADR-0002"),
+        "the header says how the start was found: {document}"
+    );
     // An id still means the id.
     let shown = brief(&["show", "README.md", "--root", root]);
     assert!(shown.contains("README.md"), "{shown}");

@@ -210,7 +210,10 @@ pub enum Found {
     /// By the words of the target.
     #[default]
     Words,
-    /// From a file the target names: its page, and what governs it.
+    /// From a page of the knowledge the target names by its path: the page, then what
+    /// governs it.
+    Page,
+    /// From a file the target names: what governs it.
     File,
     /// From the files changed against a revision: what governs them.
     Changed,
@@ -221,7 +224,8 @@ impl Found {
     pub(crate) fn phrase(self) -> &'static str {
         match self {
             Found::Words => "found by words",
-            Found::File => "from the file and what governs it",
+            Found::Page => "the page and what governs it",
+            Found::File => "what governs the file",
             Found::Changed => "what governs the changed files",
         }
     }
