@@ -227,6 +227,18 @@ pub(crate) fn kb_catalog(guard: &Root, sources: &[Source], files: &[String]) -> 
     let layout = kb_layout(guard, sources);
     let mut catalog = kb::Catalog::new(layout, files.iter().cloned());
     catalog.set_repository(kb::Repository::detect(guard));
+    let formats: Vec<formats::Format> = sources
+        .iter()
+        .filter_map(|s| match s {
+            Source::Pages { format, .. } => Some(*format),
+            _ => None,
+        })
+        .collect();
+    let pages = files.iter().filter_map(|rel| {
+        let format = formats.iter().find(|f| f.reads(rel))?;
+        Some((rel.as_str(), *format))
+    });
+    formats::add_labels(&mut catalog, guard, pages);
     for source in sources {
         match source {
             Source::SpecGraph { manifest } => {

@@ -428,6 +428,10 @@ pub struct Catalog {
     /// The repository the project is a clone of (its `origin`), whose own URLs are links
     /// inside the project.
     repository: Option<Repository>,
+    /// Names pages of other formats define for cross-references (Sphinx's `.. _label:`),
+    /// as the format writes them for lookup → the page's path; the first page in path order
+    /// that defines one has it.
+    labels: BTreeMap<String, String>,
 }
 
 /// A repository as its remote URL names it: host and `owner/name`, lower-cased.
@@ -606,6 +610,17 @@ impl Catalog {
         nearest(&paths, from)
     }
 
+    /// Records that the page `rel` defines `label` (as its format writes labels for lookup),
+    /// unless a page before it in path order does.
+    pub(crate) fn add_label(&mut self, label: String, rel: &str) {
+        self.labels.entry(label).or_insert_with(|| rel.to_string());
+    }
+
+    /// The page that defines `label`.
+    pub(crate) fn labelled(&self, label: &str) -> Option<&str> {
+        self.labels.get(label).map(String::as_str)
+    }
+
     /// A digest of everything a parse reads from the catalogue: a file's parse is redone
     /// when it changes (a note added can resolve a wikilink elsewhere).
     pub fn fingerprint(&self) -> String {
@@ -616,6 +631,9 @@ impl Catalog {
         }
         if self.layout.nested_adr_dirs {
             text.push_str("nested ADR folders\n");
+        }
+        for (label, rel) in &self.labels {
+            text.push_str(&format!("label {label}\t{rel}\n"));
         }
         if let Some(repository) = &self.repository {
             text.push_str(&format!("origin {}/{}\n", repository.host, repository.path));

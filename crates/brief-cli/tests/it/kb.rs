@@ -952,3 +952,45 @@ fn a_sphinx_project_at_the_root_and_pep_headers_are_read() {
     );
     assert_eq!(hit_ids(&stdout)[0], "setup/branches.rst", "{stdout}");
 }
+
+/// A Sphinx `:ref:` names a label another page defines (`.. _expiry rules:`): it is a link to
+/// that page, and stops being one when the label goes (the page that names it is read again).
+#[test]
+fn a_ref_links_the_page_that_defines_its_label() {
+    let dir = written(&[
+        (
+            "docs/guide.rst",
+            "Guide\n=====\n\nRead :ref:`the rules <expiry rules>` before changing timeouts.\n",
+        ),
+        (
+            "docs/expiry.rst",
+            ".. _expiry rules:\n\nSession expiry\n==============\n\nSessions last 14 days.\n",
+        ),
+        ("docs/other.rst", "Other\n=====\n\nNothing here.\n"),
+    ]);
+    let root = dir.path().to_str().unwrap();
+    let linked = |json: &Value| -> bool {
+        json["nodes"].as_array().unwrap().iter().any(|n| {
+            n["id"] == "docs/expiry.rst"
+                && n["reasons"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|r| r["relation"] == "links")
+        })
+    };
+    let json = audit(root, "docs/guide.rst", "4000");
+    assert!(linked(&json), "{json}");
+    let (_, stdout, stderr) = run(&["check", "--root", root]);
+    assert!(
+        stdout.contains("0 warnings") || stderr.contains("0 warnings"),
+        "{stdout}{stderr}"
+    );
+    std::fs::write(
+        dir.path().join("docs/expiry.rst"),
+        "Session expiry\n==============\n\nSessions last 14 days.\n",
+    )
+    .unwrap();
+    let json = audit(root, "docs/guide.rst", "4000");
+    assert!(!linked(&json), "the label is gone: {json}");
+}

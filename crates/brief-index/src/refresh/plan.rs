@@ -153,6 +153,10 @@ impl Index {
             .map(|(rel, _)| rel.clone());
         let mut catalog = brief_sources::Catalog::new(layout, pages);
         catalog.set_repository(brief_sources::Repository::detect(&self.guard));
+        let formatted = files
+            .iter()
+            .filter_map(|(rel, p)| Some((rel.as_str(), p.format()?)));
+        brief_sources::add_labels(&mut catalog, &self.guard, formatted);
         for (rel, parser) in &files {
             if let Parser::Spec(entry) = parser {
                 catalog.add_other(rel.clone(), entry.id.clone());

@@ -38,6 +38,41 @@ pub trait PageFormat: Sync {
     }
     /// Parses the text of one page (`rel` relative to the root) against the catalogue.
     fn parse(&self, rel: &str, text: &str, catalog: &Catalog) -> markdown::Parsed;
+    /// Whether its pages define names other pages refer to them by (Sphinx's labels): only
+    /// then are its pages read for [`PageFormat::labels`] before any page is parsed.
+    fn has_labels(&self) -> bool {
+        false
+    }
+    /// The names a page defines for cross-references, as the format looks them up.
+    fn labels(&self, _text: &str) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// Adds to `catalog` the labels its pages of labelled formats define (`pages`: each page's
+/// root-relative path and format), read on all cores and recorded in path order.
+pub fn add_labels<'p>(
+    catalog: &mut Catalog,
+    root: &Root,
+    pages: impl Iterator<Item = (&'p str, Format)>,
+) {
+    use rayon::prelude::*;
+    let mut labelled: Vec<(&str, Format)> = pages.filter(|(_, f)| f.has_labels()).collect();
+    labelled.sort_by(|a, b| a.0.cmp(b.0));
+    let found: Vec<Vec<String>> = labelled
+        .par_iter()
+        .map(|(rel, format)| {
+            // A page that cannot be read defines nothing; its own read reports why.
+            crate::read_text(root, &root.path().join(rel))
+                .map(|text| format.labels(&text))
+                .unwrap_or_default()
+        })
+        .collect();
+    for ((rel, _), labels) in labelled.iter().zip(found) {
+        for label in labels {
+            catalog.add_label(label, rel);
+        }
+    }
 }
 
 /// A registered [`PageFormat`]: compared, printed and stored by its name.

@@ -4,6 +4,42 @@
 use std::collections::HashMap;
 
 use super::super::rewrite::Rewrite;
+use crate::kb::Catalog;
+
+/// What a page's references resolve against: its own hyperlink targets, and the labels
+/// every page defines (the catalogue's).
+pub(super) struct Refs<'c> {
+    /// The page's `.. _name: url` targets, by normal name.
+    pub(super) targets: HashMap<String, String>,
+    pub(super) catalog: Option<&'c Catalog>,
+}
+
+impl Refs<'_> {
+    fn target(&self, name: &str) -> Option<&String> {
+        self.targets.get(&normal_name(name))
+    }
+
+    /// The root-absolute path of the page that defines `label`.
+    fn labelled(&self, label: &str) -> Option<String> {
+        let page = self.catalog?.labelled(&normal_name(label))?;
+        Some(format!("/{page}"))
+    }
+}
+
+/// The labels a page defines for `:ref:` (`.. _label:`, a target with no URL), by normal
+/// name.
+pub(super) fn labels(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|line| {
+            let name = line.trim().strip_prefix(".. _")?.strip_suffix(':')?;
+            let name = name
+                .strip_prefix('`')
+                .and_then(|n| n.strip_suffix('`'))
+                .unwrap_or(name);
+            (!name.is_empty() && !name.contains(": ")).then(|| normal_name(name))
+        })
+        .collect()
+}
 
 /// Roles whose text is code.
 const CODE_ROLES: [&str; 16] = [
@@ -58,7 +94,7 @@ pub(super) fn is_name_char(c: char) -> bool {
 /// A line's inline markup rewritten. One pass: a scan for a closing mark that is not there
 /// happens once, as nothing after it can close either. Markup starts only after white space
 /// or punctuation, as in docutils (`` x`_ `` in a word starts nothing).
-pub(super) fn rewrite(line: &str, targets: &HashMap<String, String>) -> (String, Vec<(u32, u32)>) {
+pub(super) fn rewrite(line: &str, refs: &Refs<'_>) -> (String, Vec<(u32, u32)>) {
     Rewrite::each(line, |out| {
         let rest = out.rest();
         let may_start = out.at == 0
@@ -71,11 +107,11 @@ pub(super) fn rewrite(line: &str, targets: &HashMap<String, String>) -> (String,
         } else if rest.starts_with("``") {
             out.literal()
         } else if rest.starts_with(':') {
-            out.role()
+            out.role(refs)
         } else if rest.starts_with('`') {
-            out.interpreted(targets)
+            out.interpreted(refs)
         } else if rest.starts_with(|c: char| c.is_alphanumeric()) {
-            out.simple_reference(targets)
+            out.simple_reference(refs)
         } else {
             false
         }
@@ -99,8 +135,9 @@ impl Rewrite<'_> {
         self.replace(end + 4, &code)
     }
 
-    /// `` :role:`text` `` as its text, code for code roles; `:doc:` as a link.
-    fn role(&mut self) -> bool {
+    /// `` :role:`text` `` as its text, code for code roles; `:doc:`, and `:ref:` to a label
+    /// a page defines, as a link.
+    fn role(&mut self, refs: &Refs<'_>) -> bool {
         let rest = self.rest();
         // The name runs to its closing `:` (a domain's name holds one: `py:func`).
         let run = rest[1..]
@@ -123,6 +160,10 @@ impl Rewrite<'_> {
             // `project:page` is another project's (intersphinx): its name only.
             "doc" if target.contains(':') => title.unwrap_or(target).to_string(),
             "doc" => link(title.unwrap_or(target), &doc_path(target)),
+            "ref" => match refs.labelled(target) {
+                Some(page) => link(title.unwrap_or(target), &page),
+                None => title.unwrap_or(target).to_string(),
+            },
             "pep" => format!("PEP {}", title.unwrap_or(target)),
             "rfc" => format!("RFC {}", title.unwrap_or(target)),
             code if CODE_ROLES.contains(&code) => {
@@ -136,7 +177,7 @@ impl Rewrite<'_> {
 
     /// `` `text` `` (interpreted text, as code), `` `text <url>`_ `` and `` `name`_ `` (a
     /// link when its target is known, else its text).
-    fn interpreted(&mut self, targets: &HashMap<String, String>) -> bool {
+    fn interpreted(&mut self, refs: &Refs<'_>) -> bool {
         let rest = self.rest();
         let Some(close) = rest[1..].find('`') else {
             return self.copy(rest.len());
@@ -149,12 +190,10 @@ impl Rewrite<'_> {
         }
         let (title, target) = explicit_title(text);
         let url = match title {
-            Some(_) if target.ends_with('_') => targets
-                .get(&normal_name(target.trim_end_matches('_')))
-                .cloned(),
+            Some(_) if target.ends_with('_') => refs.target(target.trim_end_matches('_')).cloned(),
             Some(_) => Some(target.to_string()),
             None if target.starts_with('<') => None,
-            None => targets.get(&normal_name(target)).cloned(),
+            None => refs.target(target).cloned(),
         };
         let label = title.unwrap_or(target);
         let markdown = match url {
@@ -165,7 +204,7 @@ impl Rewrite<'_> {
     }
 
     /// `name_`: a link when a target of that name is known.
-    fn simple_reference(&mut self, targets: &HashMap<String, String>) -> bool {
+    fn simple_reference(&mut self, refs: &Refs<'_>) -> bool {
         let rest = self.rest();
         let word = rest
             .find(|c: char| !(c.is_alphanumeric() || matches!(c, '-' | '.' | '+' | '_')))
@@ -174,7 +213,7 @@ impl Rewrite<'_> {
         let Some(bare) = name.strip_suffix('_').filter(|b| !b.ends_with('_')) else {
             return self.copy(word);
         };
-        match targets.get(&normal_name(bare)) {
+        match refs.target(bare) {
             Some(url) => self.replace(word, &link(bare, url)),
             None => self.copy(word),
         }

@@ -55,6 +55,14 @@ impl PageFormat for Rst {
         &[".rst"]
     }
 
+    fn has_labels(&self) -> bool {
+        true
+    }
+
+    fn labels(&self, text: &str) -> Vec<String> {
+        inline::labels(text)
+    }
+
     fn discover(&self, root: &Root, layout: &Layout) -> bool {
         let adr_dirs = layout.adr_dirs.iter().map(String::as_str);
         adr_dirs
@@ -64,7 +72,7 @@ impl PageFormat for Rst {
     }
 
     fn parse(&self, rel: &str, text: &str, catalog: &Catalog) -> Parsed {
-        let page = translate(text);
+        let page = translate(text, Some(catalog));
         let mut parsed = markdown::parse(rel, &page.markdown, catalog);
         for warning in &mut parsed.warnings {
             page.relocate(&mut warning.problem.location);
@@ -81,13 +89,16 @@ fn sphinx_source(root: &Root) -> bool {
     root.is_file(&root.path().join("conf.py")) && holds_pages(root, "", &[".rst"])
 }
 
-/// Translates a page (linear in its length).
-fn translate(text: &str) -> Translated {
+/// Translates a page (linear in its length); `:ref:` labels are looked up in `catalog`.
+fn translate(text: &str, catalog: Option<&Catalog>) -> Translated {
     let lines: Vec<&str> = text
         .split_inclusive('\n')
         .map(|l| l.trim_end_matches(['\n', '\r']))
         .collect();
-    let targets = inline::targets(&lines);
+    let refs = inline::Refs {
+        targets: inline::targets(&lines),
+        catalog,
+    };
     let (reads, headed) = blocks::read(&lines);
     let (levels, page_titled) = levels(&reads, headed);
     // With the page's own title, the first title is level 1 whatever its style's level.
@@ -100,12 +111,12 @@ fn translate(text: &str) -> Translated {
             Read::Blank => (String::new(), Vec::new()),
             Read::Code(code) => (code.clone(), Vec::new()),
             Read::Markdown { lead, text, from } => {
-                let rewritten = inline::rewrite(text, &targets);
+                let rewritten = inline::rewrite(text, &refs);
                 moved(lead, rewritten, *from)
             }
             Read::Text => {
                 let (lead, at) = text_lead(line);
-                let rewritten = inline::rewrite(&line[at..], &targets);
+                let rewritten = inline::rewrite(&line[at..], &refs);
                 moved(&lead, rewritten, line[..at].chars().count() as u32 + 1)
             }
             Read::Title(style) => {
@@ -116,7 +127,7 @@ fn translate(text: &str) -> Translated {
                 };
                 let at = blocks::indentation(line);
                 let lead = format!("{} ", "#".repeat(level));
-                let rewritten = inline::rewrite(line.trim(), &targets);
+                let rewritten = inline::rewrite(line.trim(), &refs);
                 moved(&lead, rewritten, line[..at].chars().count() as u32 + 1)
             }
         };

@@ -3,7 +3,7 @@ use brief_model::Location;
 use std::collections::HashMap;
 
 fn markdown(text: &str) -> String {
-    translate(text).markdown
+    translate(text, None).markdown
 }
 
 /// The Markdown of `text`, which must keep its line count.
@@ -13,11 +13,14 @@ fn line_for_line(text: &str) -> String {
     out
 }
 
-fn targets_of(pairs: &[(&str, &str)]) -> HashMap<String, String> {
-    pairs
-        .iter()
-        .map(|(name, url)| (name.to_string(), url.to_string()))
-        .collect()
+fn targets_of(pairs: &[(&str, &str)]) -> inline::Refs<'static> {
+    inline::Refs {
+        targets: pairs
+            .iter()
+            .map(|(name, url)| (name.to_string(), url.to_string()))
+            .collect(),
+        catalog: None,
+    }
 }
 
 #[test]
@@ -201,7 +204,10 @@ fn toctree_entries_are_links_to_their_documents() {
 
 #[test]
 fn a_warnings_column_is_the_pages_own() {
-    let page = translate("Intro\n=====\n\n   See :doc:`gone` or :doc:`old` here.\n");
+    let page = translate(
+        "Intro\n=====\n\n   See :doc:`gone` or :doc:`old` here.\n",
+        None,
+    );
     assert_eq!(
         page.markdown.lines().nth(3),
         Some("   See [gone](gone.rst) or [old](old.rst) here.")
@@ -214,7 +220,7 @@ fn a_warnings_column_is_the_pages_own() {
     page.relocate(&mut at);
     assert_eq!(at.col, 23, "the second link's `:`");
     // Deeper text loses its indentation beyond three spaces; columns follow.
-    let page = translate("       Far `x <y>`_ in.\n");
+    let page = translate("       Far `x <y>`_ in.\n", None);
     assert_eq!(page.markdown, "   Far [x](y) in.\n");
     let mut at = Location {
         path: String::new(),
@@ -229,7 +235,7 @@ fn a_warnings_column_is_the_pages_own() {
 fn pathological_lines_are_read_in_one_pass() {
     for unit in [":", "`", "``", ":a", "x_ ", ":a:`"] {
         let line = unit.repeat(200_000 / unit.len());
-        let out = inline::rewrite(&line, &HashMap::new()).0;
+        let out = inline::rewrite(&line, &targets_of(&[])).0;
         assert!(!out.is_empty());
     }
     let page = "Title\n=====\n\n".to_string() + &"::\n\n    x\n".repeat(20_000);
@@ -266,7 +272,7 @@ fn text_that_markdown_would_read_as_a_heading_or_a_comment_stays_text() {
 
 #[test]
 fn names_with_dots_an_empty_comment_and_titles_one_under_another() {
-    let targets = HashMap::new();
+    let targets = targets_of(&[]);
     assert_eq!(
         inline::rewrite(":doc:`../releases/1.0` and :doc:`notes.txt`", &targets).0,
         "[../releases/1.0](../releases/1.0.rst) and [notes.txt](notes.txt)"
@@ -292,7 +298,7 @@ fn names_with_dots_an_empty_comment_and_titles_one_under_another() {
 #[test]
 fn the_columns_of_fields_directives_and_toctree_entries_are_the_pages_own() {
     let text = ":Status: See :doc:`gone`\n\n.. note:: See :doc:`gone`\n\n.. toctree::\n\n   The guide <gone>\n";
-    let page = translate(text);
+    let page = translate(text, None);
     let at = |line: u32, col: u32| {
         let mut at = Location {
             path: String::new(),
@@ -325,4 +331,26 @@ fn a_pep_style_header_gives_the_title_and_status_and_its_sections_go_one_level_d
     // A first paragraph of `key: value` lines without a `Title` is text.
     let text = "Migration: from v1\nto v2.\n";
     assert_eq!(line_for_line(text), "Migration: from v1\nto v2.\n");
+}
+
+#[test]
+fn a_ref_to_a_label_another_page_defines_links_that_page() {
+    assert_eq!(
+        inline::labels(".. _ADR-3:\n\nTitle\n=====\n\n.. _`Event Bus`:\n.. _site: https://x.org\n"),
+        ["adr-3", "event bus"]
+    );
+    let layout = crate::kb::Layout {
+        page_extensions: vec![".rst"],
+        ..crate::kb::Layout::default()
+    };
+    let mut catalog = Catalog::new(layout, ["docs/decisions/0003-payload.rst".to_string()]);
+    catalog.add_label("adr-3".into(), "docs/decisions/0003-payload.rst");
+    let refs = inline::Refs {
+        targets: HashMap::new(),
+        catalog: Some(&catalog),
+    };
+    assert_eq!(
+        inline::rewrite("Per :ref:`ADR-3` and :ref:`the bus <Event Bus>`.", &refs).0,
+        "Per [ADR-3](/docs/decisions/0003-payload.rst) and the bus."
+    );
 }
