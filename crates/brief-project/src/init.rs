@@ -83,7 +83,7 @@ pub fn init_plan(project: &Project) -> Init {
                     .map(|n| n.location.path.as_str())
                     .collect::<std::collections::BTreeSet<_>>()
                     .len();
-                found.push(format!("{} pages: {pages}", format.name()));
+                found.push(format!("{} pages: {pages}", format.title()));
                 formats.push(format!("{:?}", format.name()));
             }
         }

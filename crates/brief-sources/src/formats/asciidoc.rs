@@ -34,6 +34,10 @@ impl PageFormat for AsciiDoc {
         "asciidoc"
     }
 
+    fn title(&self) -> &'static str {
+        "AsciiDoc"
+    }
+
     fn extensions(&self) -> &'static [&'static str] {
         &[".adoc", ".asciidoc"]
     }

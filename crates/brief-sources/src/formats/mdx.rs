@@ -38,6 +38,10 @@ impl PageFormat for Mdx {
         "mdx"
     }
 
+    fn title(&self) -> &'static str {
+        "MDX"
+    }
+
     fn extensions(&self) -> &'static [&'static str] {
         &[".mdx"]
     }

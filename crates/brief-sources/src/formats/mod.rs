@@ -25,6 +25,8 @@ pub trait PageFormat: Sync {
     /// Its name: the value of `formats = [...]` in `brief.toml`, and the tag the index
     /// stores with each of its files.
     fn name(&self) -> &'static str;
+    /// Its name as people write it, for messages (`reStructuredText`).
+    fn title(&self) -> &'static str;
     /// The endings of the file names it reads, lower-case, dot included (`.adoc`).
     fn extensions(&self) -> &'static [&'static str];
     /// Whether zero-configuration discovery adds it: the project holds its pages where such

@@ -51,6 +51,10 @@ impl PageFormat for Rst {
         "rst"
     }
 
+    fn title(&self) -> &'static str {
+        "reStructuredText"
+    }
+
     fn extensions(&self) -> &'static [&'static str] {
         &[".rst"]
     }
