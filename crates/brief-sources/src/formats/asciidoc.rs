@@ -12,9 +12,9 @@
 //! See `docs/sources.md`.
 
 use super::rewrite::{Rewrite, Translated};
-use super::{holds_pages, PageFormat};
+use super::{pages_in, PageFormat};
 use crate::kb::{Catalog, Layout};
-use crate::markdown::{self, Parsed};
+use crate::markdown::Parsed;
 use brief_root::Root;
 
 /// The AsciiDoc page format.
@@ -43,20 +43,11 @@ impl PageFormat for AsciiDoc {
     }
 
     fn discover(&self, root: &Root, layout: &Layout) -> bool {
-        let adr_dirs = layout.adr_dirs.iter().map(String::as_str);
-        adr_dirs
-            .chain(CONVENTIONAL_DIRS)
-            .any(|dir| holds_pages(root, dir, self.extensions()))
-            || holds_component(root)
+        pages_in(root, layout, &CONVENTIONAL_DIRS, self.extensions()) || holds_component(root)
     }
 
     fn parse(&self, rel: &str, text: &str, catalog: &Catalog) -> Parsed {
-        let page = translate(text, Module::of(rel).as_ref());
-        let mut parsed = markdown::parse(rel, &page.markdown, catalog);
-        for warning in &mut parsed.warnings {
-            page.relocate(&mut warning.problem.location);
-        }
-        parsed
+        translate(text, Module::of(rel).as_ref()).parse(rel, catalog)
     }
 }
 

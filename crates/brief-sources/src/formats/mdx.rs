@@ -16,7 +16,7 @@
 //!
 //! Each line is looked at once.
 
-use super::{holds_pages, Layout, PageFormat};
+use super::{holds_pages, pages_in, Layout, PageFormat};
 use crate::kb::Catalog;
 use crate::markdown::{self, fence_mark, Parsed};
 use brief_root::Root;
@@ -47,13 +47,10 @@ impl PageFormat for Mdx {
     }
 
     fn discover(&self, root: &Root, layout: &Layout) -> bool {
-        let adr_dirs = layout.adr_dirs.iter().map(String::as_str);
         let site_at_root = ROOT_SITE_FILES
             .iter()
             .any(|name| root.is_file(&root.path().join(name)));
-        adr_dirs
-            .chain(CONVENTIONAL_DIRS)
-            .any(|dir| holds_pages(root, dir, self.extensions()))
+        pages_in(root, layout, &CONVENTIONAL_DIRS, self.extensions())
             || (site_at_root && holds_pages(root, "", self.extensions()))
     }
 

@@ -33,10 +33,7 @@ pub trait PageFormat: Sync {
     /// pages conventionally live. Reads a few folders, never the whole tree; by default, a
     /// page directly in an ADR folder of the layout, in `docs/` or in `doc/`.
     fn discover(&self, root: &Root, layout: &Layout) -> bool {
-        let folders = layout.adr_dirs.iter().map(String::as_str);
-        folders
-            .chain(["docs", "doc"])
-            .any(|dir| holds_pages(root, dir, self.extensions()))
+        pages_in(root, layout, &["docs", "doc"], self.extensions())
     }
     /// Parses the text of one page (`rel` relative to the root) against the catalogue.
     fn parse(&self, rel: &str, text: &str, catalog: &Catalog) -> markdown::Parsed;
@@ -140,6 +137,15 @@ pub(crate) fn listing(root: &Root, layout: &Layout, format: Format) -> super::Wa
     walk.files
         .retain(|path| !layout.is_template(&super::rel_path(base, path)));
     walk
+}
+
+/// Whether a page (a file ending with one of `extensions`) sits directly in an ADR folder of
+/// the layout or in one of `dirs` (root-relative): where formats look for their pages.
+pub(crate) fn pages_in(root: &Root, layout: &Layout, dirs: &[&str], extensions: &[&str]) -> bool {
+    let adr_dirs = layout.adr_dirs.iter().map(String::as_str);
+    adr_dirs
+        .chain(dirs.iter().copied())
+        .any(|dir| holds_pages(root, dir, extensions))
 }
 
 /// Whether any file directly in `dir` (root-relative) ends with one of `extensions`.

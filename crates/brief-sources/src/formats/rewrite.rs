@@ -3,6 +3,8 @@
 //! page is a [`Translated`], and a warning the Markdown parser gives is moved back to the
 //! place in the page as written ([`Translated::relocate`]), so `path:line:col` is the file's.
 
+use crate::kb::Catalog;
+use crate::markdown::{self, Parsed};
 use brief_model::Location;
 
 /// A page as Markdown: one line per line of the page, and where columns moved.
@@ -20,6 +22,15 @@ impl Translated {
         self.markdown.push_str(markdown);
         self.markdown.push('\n');
         self.shifts.push(shifts);
+    }
+
+    /// The page parsed as the Markdown it became, its warnings at the page's own columns.
+    pub(super) fn parse(&self, rel: &str, catalog: &Catalog) -> Parsed {
+        let mut parsed = markdown::parse(rel, &self.markdown, catalog);
+        for warning in &mut parsed.warnings {
+            self.relocate(&mut warning.problem.location);
+        }
+        parsed
     }
 
     /// Moves a location in the Markdown text to the same place in the page as written.

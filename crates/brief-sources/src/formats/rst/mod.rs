@@ -34,9 +34,9 @@ mod inline;
 use std::collections::HashMap;
 
 use super::rewrite::Translated;
-use super::{holds_pages, Layout, PageFormat};
+use super::{holds_pages, pages_in, Layout, PageFormat};
 use crate::kb::Catalog;
-use crate::markdown::{self, Parsed};
+use crate::markdown::Parsed;
 use blocks::{Read, Style};
 use brief_root::Root;
 
@@ -68,20 +68,11 @@ impl PageFormat for Rst {
     }
 
     fn discover(&self, root: &Root, layout: &Layout) -> bool {
-        let adr_dirs = layout.adr_dirs.iter().map(String::as_str);
-        adr_dirs
-            .chain(CONVENTIONAL_DIRS)
-            .any(|dir| holds_pages(root, dir, self.extensions()))
-            || sphinx_source(root)
+        pages_in(root, layout, &CONVENTIONAL_DIRS, self.extensions()) || sphinx_source(root)
     }
 
     fn parse(&self, rel: &str, text: &str, catalog: &Catalog) -> Parsed {
-        let page = translate(text, Some(catalog));
-        let mut parsed = markdown::parse(rel, &page.markdown, catalog);
-        for warning in &mut parsed.warnings {
-            page.relocate(&mut warning.problem.location);
-        }
-        parsed
+        translate(text, Some(catalog)).parse(rel, catalog)
     }
 }
 
