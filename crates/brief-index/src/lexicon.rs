@@ -17,7 +17,7 @@ use crate::view::Marks;
 const TOKENIZER: &str = "porter unicode61 remove_diacritics 2";
 
 /// The BM25 weights of the search table's columns: id, title, body, fields.
-const WEIGHTS: &str = "10.0, 4.0, 1.0, 2.0";
+pub(crate) const WEIGHTS: &str = "10.0, 4.0, 1.0, 2.0";
 
 /// Tokens held by at least this many nodes keep their node count once read: counting one
 /// held by 35,000 nodes takes half a millisecond, a rarer one's list is short.
@@ -138,7 +138,7 @@ pub struct Term {
 impl Term {
     /// The FTS5 query for this term alone: the word quoted (no operator leaks in), with `*`
     /// when it is matched as a prefix.
-    fn fts(&self) -> String {
+    pub(crate) fn fts(&self) -> String {
         let quoted = format!("\"{}\"", self.word.replace('"', "\"\""));
         if self.prefix {
             format!("{quoted}*")
@@ -302,22 +302,10 @@ impl Index {
         registered
     }
 
-    /// The nodes `holders` names, each with its relevance for each term read, by node index.
-    /// Only those nodes are scored, not every holder of each term: the way to read a word
-    /// that many nodes hold. Terms are single tokens, not prefixes (the count of nodes holding
-    /// each is its IDF's count).
-    pub fn term_parts(&self, holders: Holders<'_>) -> Result<Vec<TermParts>, StoreError> {
-        if !self.reads_term_parts() {
-            // Not damage: nothing read was wrong, and a rebuild would not bring it back.
-            return Err(StoreError {
-                store: format!("index {}", self.location),
-                message: format!(
-                    "SQLite refused the {} function",
-                    crate::parts::NAME.to_string_lossy()
-                ),
-                fault: brief_model::Fault::Other,
-            });
-        }
+    /// What [`Index::term_parts`] gives, read through FTS5: the nodes it lists, each word's
+    /// positions, and the lengths of the nodes that can be among the best. The caller has
+    /// made sure the functions are registered ([`Index::reads_term_parts`]).
+    pub(crate) fn fts_parts(&self, holders: Holders<'_>) -> Result<Vec<TermParts>, StoreError> {
         let join = |terms: &[&Term], op: &str| -> String {
             let fts: Vec<String> = terms.iter().map(|t| t.fts()).collect();
             fts.join(op)
@@ -502,7 +490,7 @@ impl Index {
 
     /// The version of what the search table holds: a number every refresh that writes
     /// raises (`None` in an index no refresh has written yet).
-    fn write_version(&self) -> rusqlite::Result<Option<i64>> {
+    pub(crate) fn write_version(&self) -> rusqlite::Result<Option<i64>> {
         let value: Option<String> = row(
             &self.conn,
             "SELECT value FROM meta WHERE key = 'writes'",

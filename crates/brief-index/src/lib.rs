@@ -38,6 +38,7 @@ use brief_sources::{Entry, Placement};
 mod build;
 mod fts5;
 mod guides;
+mod holders;
 mod lexicon;
 mod parts;
 mod queries;
@@ -208,6 +209,12 @@ pub struct Index {
     /// Word and token counts made within the current `reading`, kept once it ends: writing
     /// them during it would hold the write lock for the rest of the request.
     counts_to_keep: RefCell<Vec<(Vec<u8>, usize)>>,
+    /// Lists of a common word's holders made within the current `reading`, kept once it ends
+    /// (`holders.rs`).
+    lists_to_keep: RefCell<Vec<(String, i64, Vec<u8>)>>,
+    /// Lists of common words' holders already decoded, by token, with the write version each
+    /// is of (`holders.rs`).
+    lists_held: RefCell<HashMap<String, (i64, Arc<holders::List>)>>,
     /// Whether this connection's vocabulary table (`temp.search_terms`) is made.
     vocabulary: Cell<bool>,
     /// The vectors of one model key, read once (`Index::vectors`).
@@ -752,6 +759,8 @@ impl Index {
             edge_cache: RefCell::new(HashMap::new()),
             nodes_read: RefCell::new(HashMap::new()),
             counts_to_keep: RefCell::new(Vec::new()),
+            lists_to_keep: RefCell::new(Vec::new()),
+            lists_held: RefCell::new(HashMap::new()),
             vocabulary: Cell::new(false),
             vector_cache: RefCell::new(None),
             cache_version: Cell::new(None),
@@ -812,6 +821,7 @@ impl Index {
         if own {
             let kept = self.counts_to_keep.take();
             self.put(&kept);
+            self.keep_lists();
         }
         result
     }
@@ -823,6 +833,7 @@ impl Index {
         self.kinds.borrow_mut().clear();
         self.edge_cache.borrow_mut().clear();
         self.vector_cache.borrow_mut().take();
+        self.forget_lists_held();
     }
 
     /// Whether this index waits for its first refresh to build (no usable file was found, or

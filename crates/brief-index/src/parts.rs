@@ -43,22 +43,109 @@ const B: f64 = 0.75;
 /// differ in their last bits.
 const MARGIN: f64 = 1e-9;
 
-/// Registers `brief_parts` on this connection (again, harmlessly, when it is there).
+/// The name of the auxiliary function that lists how a row holds a one-token query (see
+/// [`holding`]).
+pub(crate) const HOLDING: &CStr = c"brief_holding";
+
+/// What [`HOLDING`] returns for a row, as little-endian `i64`s: the query's instances in each
+/// column, the row's length in tokens, then the table's row count and its total length.
+pub(crate) const HOLDING_VALUES: usize = COLUMNS + 3;
+
+/// An auxiliary function as FTS5 calls it.
+type Auxiliary = unsafe extern "C" fn(
+    *const ffi::Fts5ExtensionApi,
+    *mut ffi::Fts5Context,
+    *mut ffi::sqlite3_context,
+    c_int,
+    *mut *mut ffi::sqlite3_value,
+);
+
+/// Registers `brief_parts` and `brief_holding` on this connection (again, harmlessly, when
+/// they are there).
 pub(crate) fn register(conn: &Connection) -> rusqlite::Result<()> {
     let api = crate::fts5::api(conn)?;
-    // SAFETY: `api` is the connection's FTS5 API object, valid while the connection is open;
-    // the name is NUL-terminated and copied by SQLite; `parts` has the signature FTS5 expects.
-    let rc = unsafe {
-        match (*api).xCreateFunction {
-            Some(create) => create(api, NAME.as_ptr(), null_mut(), Some(parts), None),
-            None => ffi::SQLITE_MISUSE,
+    let functions: [(&CStr, Auxiliary); 2] = [(NAME, parts), (HOLDING, holding)];
+    for (name, function) in functions {
+        // SAFETY: `api` is the connection's FTS5 API object, valid while the connection is
+        // open; the name is NUL-terminated and copied by SQLite; the function has the
+        // signature FTS5 expects.
+        let rc = unsafe {
+            match (*api).xCreateFunction {
+                Some(create) => create(api, name.as_ptr(), null_mut(), Some(function), None),
+                None => ffi::SQLITE_MISUSE,
+            }
+        };
+        if rc != ffi::SQLITE_OK {
+            return Err(rusqlite::Error::SqliteFailure(ffi::Error::new(rc), None));
         }
-    };
-    if rc == ffi::SQLITE_OK {
-        Ok(())
-    } else {
-        Err(rusqlite::Error::SqliteFailure(ffi::Error::new(rc), None))
     }
+    Ok(())
+}
+
+/// How a row holds the query's one phrase: [`HOLDING_VALUES`] little-endian `i64`s (its
+/// instances per column, its length, the table's rows and total length). What a kept list of
+/// a word's holders is made of (`holders.rs`).
+unsafe extern "C" fn holding(
+    api: *const ffi::Fts5ExtensionApi,
+    fts: *mut ffi::Fts5Context,
+    ctx: *mut ffi::sqlite3_context,
+    _n_values: c_int,
+    _values: *mut *mut ffi::sqlite3_value,
+) {
+    // SAFETY: FTS5 passes its API and the row's context.
+    let computed = std::panic::catch_unwind(|| unsafe { row_holding(&*api, fts) });
+    match computed {
+        // SAFETY: SQLite copies the bytes (SQLITE_TRANSIENT) before `bytes` is dropped.
+        Ok(Ok(bytes)) => unsafe {
+            ffi::sqlite3_result_blob(
+                ctx,
+                bytes.as_ptr().cast(),
+                (bytes.len()) as c_int,
+                ffi::SQLITE_TRANSIENT(),
+            );
+        },
+        Ok(Err(rc)) => unsafe { ffi::sqlite3_result_error_code(ctx, rc) },
+        Err(_) => unsafe { ffi::sqlite3_result_error_code(ctx, ffi::SQLITE_INTERNAL) },
+    }
+}
+
+/// One row's [`HOLDING_VALUES`], as bytes.
+///
+/// # Safety
+/// `api` and `fts` as FTS5 passes them to an auxiliary function.
+unsafe fn row_holding(
+    api: &ffi::Fts5ExtensionApi,
+    fts: *mut ffi::Fts5Context,
+) -> Result<[u8; 8 * HOLDING_VALUES], c_int> {
+    let missing = ffi::SQLITE_MISUSE;
+    if unsafe { api.xPhraseCount.ok_or(missing)?(fts) } != 1 {
+        return Err(missing);
+    }
+    let mut values = [0i64; HOLDING_VALUES];
+    let first = api.xPhraseFirst.ok_or(missing)?;
+    let next = api.xPhraseNext.ok_or(missing)?;
+    // SAFETY: as in `row_parts`.
+    let mut iter: ffi::Fts5PhraseIter = unsafe { std::mem::zeroed() };
+    let (mut column, mut offset): (c_int, c_int) = (0, 0);
+    ok(unsafe { first(fts, 0, &mut iter, &mut column, &mut offset) })?;
+    while column >= 0 {
+        let c = usize::try_from(column)
+            .ok()
+            .filter(|&c| c < COLUMNS)
+            .ok_or(ffi::SQLITE_CORRUPT)?;
+        values[c] += 1;
+        unsafe { next(fts, &mut iter, &mut column, &mut offset) };
+    }
+    let mut length: c_int = 0;
+    ok(unsafe { api.xColumnSize.ok_or(missing)?(fts, -1, &mut length) })?;
+    values[COLUMNS] = i64::from(length);
+    ok(unsafe { api.xRowCount.ok_or(missing)?(fts, &mut values[COLUMNS + 1]) })?;
+    ok(unsafe { api.xColumnTotalSize.ok_or(missing)?(fts, -1, &mut values[COLUMNS + 2]) })?;
+    let mut bytes = [0u8; 8 * HOLDING_VALUES];
+    for (chunk, value) in bytes.chunks_exact_mut(8).zip(values) {
+        chunk.copy_from_slice(&value.to_le_bytes());
+    }
+    Ok(bytes)
 }
 
 /// The auxiliary function. A failure of the FTS5 API is returned to SQL as its error code;
@@ -111,10 +198,10 @@ struct Query {
 impl Query {
     /// The row's parts for a length of `length` tokens.
     fn parts_at(&mut self, length: f64) {
-        let norm = K1 * (1.0 - B + B * length / self.avgdl);
+        let norm = norm(length, self.avgdl);
         self.parts.clear();
-        for (idf, &f) in self.idf.iter().zip(&self.freq) {
-            self.parts.push(idf * ((f * (K1 + 1.0)) / (f + norm)));
+        for (&idf, &f) in self.idf.iter().zip(&self.freq) {
+            self.parts.push(part(idf, f, norm));
         }
     }
 
@@ -189,16 +276,7 @@ unsafe fn query_of<'a>(
     ok(unsafe { api.xColumnTotalSize.ok_or(missing)?(fts, -1, &mut tokens) })?;
     let idf = counts
         .iter()
-        .map(|value| {
-            // A count over the rows (a caller's mistake) must not make the IDF NaN.
-            let hits = unsafe { ffi::sqlite3_value_int64(*value) }.clamp(0, rows);
-            let idf = (((rows - hits) as f64 + 0.5) / (hits as f64 + 0.5)).ln();
-            if idf > 0.0 {
-                idf
-            } else {
-                1e-6
-            }
-        })
+        .map(|value| idf(rows, unsafe { ffi::sqlite3_value_int64(*value) }))
         .collect();
     let words: Vec<f64> = words
         .iter()
@@ -225,6 +303,29 @@ unsafe fn query_of<'a>(
     // On failure FTS5 has already called `drop_query`.
     ok(rc)?;
     Ok(unsafe { &mut *query })
+}
+
+/// A phrase's IDF over `rows` rows when `hits` of them hold it, as `bm25()` computes it (with
+/// its floor).
+pub(crate) fn idf(rows: i64, hits: i64) -> f64 {
+    // A count over the rows (a caller's mistake) must not make the IDF NaN.
+    let hits = hits.clamp(0, rows);
+    let idf = (((rows - hits) as f64 + 0.5) / (hits as f64 + 0.5)).ln();
+    if idf > 0.0 {
+        idf
+    } else {
+        1e-6
+    }
+}
+
+/// The length normalisation of a row `length` tokens long, where rows average `avgdl`.
+pub(crate) fn norm(length: f64, avgdl: f64) -> f64 {
+    K1 * (1.0 - B + B * length / avgdl)
+}
+
+/// A phrase's relevance in a row: `idf × f(k1+1) / (f + norm)`, `f` its weighted count there.
+pub(crate) fn part(idf: f64, f: f64, norm: f64) -> f64 {
+    idf * ((f * (K1 + 1.0)) / (f + norm))
 }
 
 fn ok(rc: c_int) -> Result<(), c_int> {

@@ -5,7 +5,7 @@ use super::*;
 
 /// Bumped whenever the schema, what is stored or which files are read changes: older files
 /// are rebuilt (a listing kept from an older reading would keep files no longer read).
-pub(super) const SCHEMA: &str = "brief-index-28";
+pub(super) const SCHEMA: &str = "brief-index-29";
 
 // A file's stamp is (size, mtime, ctime, ino, dev) — see `sources::Stamp`; `racy` marks a
 // stamp taken too soon after the file changed to be trusted (hashed again next time).
@@ -47,6 +47,11 @@ CREATE VIRTUAL TABLE search USING fts5(id, title, body, fields, content='',
                                        contentless_delete=1,
                                        tokenize='porter unicode61 remove_diacritics 2');
 CREATE TABLE counts(key BLOB PRIMARY KEY, n INTEGER NOT NULL, sum INTEGER NOT NULL) WITHOUT ROWID;
+-- The holders of a word many nodes hold as of a write version, and the nodes written since
+-- the oldest of them, with the version that wrote them (`holders.rs`).
+CREATE TABLE holders(token TEXT PRIMARY KEY, version INTEGER NOT NULL, list BLOB NOT NULL,
+                     sum INTEGER NOT NULL);
+CREATE TABLE touched(ix INTEGER PRIMARY KEY, version INTEGER NOT NULL);
 ";
 
 /// Page size of a new index file.
@@ -241,6 +246,8 @@ mod tests {
             "dangling",
             "problems",
             "counts",
+            "holders",
+            "touched",
             "watches",
             "search",
             "guides",

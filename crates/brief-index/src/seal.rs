@@ -166,10 +166,14 @@ pub(crate) fn verify(conn: &Connection) -> rusqlite::Result<Option<String>> {
     if verdict != "ok" {
         return Ok(Some(format!("SQLite's integrity check: {verdict}")));
     }
-    let checks: [(&str, Check); 5] = [
+    let checks: [(&str, Check); 6] = [
         ("a node row", nodes_intact),
         ("a node's data", data_intact),
         ("a token count", counts_intact),
+        (
+            "a kept list of a word's holders",
+            crate::holders::lists_intact,
+        ),
         ("a recorded problem, mark or missing link", notes_intact),
         ("the layer guides or the file or node count", derived_intact),
     ];
@@ -291,6 +295,30 @@ fn derived_intact(conn: &Connection) -> rusqlite::Result<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_kept_list_that_fails_its_checksum_fails_the_verification() {
+        let dir = crate::kit::payments();
+        let (_project, index) = crate::kit::built(dir.path());
+        assert_eq!(verify(&index.conn).unwrap(), None);
+        index
+            .conn
+            .execute(
+                "INSERT INTO holders(token, version, list, sum) VALUES ('cach', 1, x'01', 0)",
+                [],
+            )
+            .unwrap();
+        let found = verify(&index.conn).unwrap();
+        assert!(found.is_some_and(|what| what.contains("holders")));
+        index
+            .conn
+            .execute("UPDATE holders SET list = 'text'", [])
+            .unwrap();
+        assert!(
+            verify(&index.conn).unwrap().is_some(),
+            "a list of another type"
+        );
+    }
 
     #[test]
     fn a_seal_reads_back_as_written() {

@@ -415,6 +415,7 @@ impl Index {
                 fresh: known.is_empty(),
             };
             let mode = Mode::begin(&tx, &changes, &tana_reads).map_err(e)?;
+            let watch = crate::holders::watch(&tx, mode.bulk).map_err(e)?;
             let guides = Guides::before(&tx, &changes, tana_reads.is_empty()).map_err(e)?;
             for path in &removed {
                 remove_file(&tx, path).map_err(e)?;
@@ -445,7 +446,8 @@ impl Index {
             if mode.bulk {
                 end_bulk_fts(&tx).map_err(e)?;
             }
-            let files = write_meta(&tx, &self.root, watches.as_deref()).map_err(e)?;
+            let (files, writes) = write_meta(&tx, &self.root, watches.as_deref()).map_err(e)?;
+            crate::holders::after_write(&tx, watch, writes).map_err(e)?;
             tx.commit().map_err(e)?;
             self.checkpoint();
             // Every refresh that writes runs in its turn (or without one, when the lock
@@ -709,13 +711,14 @@ fn write_parsed(
     Ok(problem)
 }
 
-/// Records the number of indexed files (returned) and nodes and a new write version and,
-/// with a fresh listing, the stamps of the manifests and folders it came from.
+/// Records the number of indexed files and nodes, a new write version and, with a fresh
+/// listing, the stamps of the manifests and folders it came from; returns the number of files
+/// and the version.
 fn write_meta(
     tx: &Connection,
     root: &Path,
     watches: Option<&[FolderStamp]>,
-) -> rusqlite::Result<i64> {
+) -> rusqlite::Result<(i64, i64)> {
     let files: i64 = tx.query_row("SELECT count(*) FROM files", [], |r| r.get(0))?;
     let nodes: i64 = tx.query_row("SELECT count(*) FROM nodes", [], |r| r.get(0))?;
     // Every write starts a new version of what the search table holds: word counts kept
@@ -757,5 +760,5 @@ fn write_meta(
             )?;
         }
     }
-    Ok(files)
+    Ok((files, writes))
 }
