@@ -610,40 +610,24 @@ impl Index {
         if lists.is_empty() {
             return;
         }
-        let written = (|| -> Result<(), rusqlite::Error> {
-            self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        self.keep_cached(|conn| {
             // A list of a version a writer has left since was made while no write recorded
             // what it touched: it could not be brought up to date, so it is not kept.
             let now = self.write_version()?;
             let lists: Vec<_> = lists.iter().filter(|l| Some(l.1) == now).collect();
-            let kept: i64 = self
-                .conn
-                .query_row("SELECT count(*) FROM holders", [], |r| r.get(0))?;
+            let kept: i64 = conn.query_row("SELECT count(*) FROM holders", [], |r| r.get(0))?;
             if kept + lists.len() as i64 > LISTS_KEPT_MOST {
-                self.conn
-                    .execute_batch("DELETE FROM holders; DELETE FROM touched;")?;
+                conn.execute_batch("DELETE FROM holders; DELETE FROM touched;")?;
             }
-            {
-                let mut stmt = self.conn.prepare_cached(
-                    "INSERT OR REPLACE INTO holders(token, version, list, sum)
-                     VALUES (?1, ?2, ?3, ?4)",
-                )?;
-                for (token, version, list) in lists {
-                    let sum = list_sum(token, *version, list);
-                    stmt.execute(params![token, version, list, sum])?;
-                }
+            let mut stmt = conn.prepare_cached(
+                "INSERT OR REPLACE INTO holders(token, version, list, sum) VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            for (token, version, list) in lists {
+                let sum = list_sum(token, *version, list);
+                stmt.execute(params![token, version, list, sum])?;
             }
-            self.conn.execute_batch("COMMIT")
-        })();
-        match written {
-            Ok(()) => {
-                self.checkpoint();
-                self.seal_written(Held::No);
-            }
-            Err(_) => {
-                let _ = self.conn.execute_batch("ROLLBACK");
-            }
-        }
+            Ok(())
+        });
     }
 
     /// Empties the lists held in memory (another process may have written since).
@@ -837,20 +821,34 @@ mod tests {
         index.reading(|| index.terms(&words)).unwrap().unwrap().0
     }
 
-    fn kept(index: &Index) -> i64 {
+    /// The varied project, built, with its word functions registered.
+    fn varied_index() -> (tempfile::TempDir, Project, Index) {
+        let dir = varied();
+        let (project, index) = built(dir.path());
+        assert!(index.reads_term_parts());
+        (dir, project, index)
+    }
+
+    /// How many rows `table` has.
+    fn rows(index: &Index, table: &str) -> i64 {
         index
             .conn
-            .query_row("SELECT count(*) FROM holders", [], |r| r.get(0))
+            .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
             .unwrap()
+    }
+
+    fn kept(index: &Index) -> i64 {
+        rows(index, "holders")
+    }
+
+    fn touched(index: &Index) -> i64 {
+        rows(index, "touched")
     }
 
     /// The lists give every node FTS5 gives, with the same relevance to the last bit.
     #[test]
     fn lists_weigh_nodes_as_fts5_does() {
-        let dir = varied();
-        let (_project, index) = built(dir.path());
-        assert!(index.reads_term_parts());
-        assert!(index.reads_term_parts());
+        let (_dir, _project, index) = varied_index();
         let terms = terms_of(&index, &["ledger", "cache", "storage", "padding"]);
         let refs: Vec<&Term> = terms.iter().collect();
         let asked: Vec<Holders<'_>> = vec![
@@ -883,9 +881,7 @@ mod tests {
     /// them; the lists give every node's, the same where both give one.
     #[test]
     fn the_best_few_from_lists_agree_with_fts5() {
-        let dir = varied();
-        let (_project, index) = built(dir.path());
-        assert!(index.reads_term_parts());
+        let (_dir, _project, index) = varied_index();
         let terms = terms_of(&index, &["ledger", "cache"]);
         let refs: Vec<&Term> = terms.iter().collect();
         let holders = Holders::Best {
@@ -917,9 +913,7 @@ mod tests {
 
     #[test]
     fn words_few_nodes_hold_phrases_and_prefixes_are_not_listed() {
-        let dir = varied();
-        let (_project, index) = built(dir.path());
-        assert!(index.reads_term_parts());
+        let (_dir, _project, index) = varied_index();
         let terms = terms_of(&index, &["ledger", "writt", "3.8"]);
         let (ledger, prefix, phrase) = ([&terms[0]], [&terms[1]], [&terms[0], &terms[2]]);
         let listed = |holders: Holders<'_>, from| {
@@ -974,18 +968,9 @@ mod tests {
         (listed, read)
     }
 
-    fn touched(index: &Index) -> i64 {
-        index
-            .conn
-            .query_row("SELECT count(*) FROM touched", [], |r| r.get(0))
-            .unwrap()
-    }
-
     #[test]
     fn a_damaged_list_is_made_again() {
-        let dir = varied();
-        let (_project, index) = built(dir.path());
-        assert!(index.reads_term_parts());
+        let (_dir, _project, index) = varied_index();
         let (first, read) = both_ways(&index, &["ledger", "cache"], "storage");
         assert_eq!(first, read);
         assert_eq!(kept(&index), 2);
@@ -1006,9 +991,7 @@ mod tests {
     /// from the nodes written, and weighs every node as FTS5 does.
     #[test]
     fn a_list_follows_the_writes_since_it_was_kept() {
-        let dir = varied();
-        let (project, mut index) = built(dir.path());
-        assert!(index.reads_term_parts());
+        let (dir, project, mut index) = varied_index();
         let words = ["ledger", "cache"];
         let (listed, read) = both_ways(&index, &words, "storage");
         assert_eq!(listed, read);
@@ -1071,9 +1054,7 @@ mod tests {
     /// short: a list brought up to date is checked against the vocabulary's count.
     #[test]
     fn a_list_short_of_a_node_is_made_again() {
-        let dir = varied();
-        let (project, mut index) = built(dir.path());
-        assert!(index.reads_term_parts());
+        let (dir, project, mut index) = varied_index();
         both_ways(&index, &["ledger", "cache"], "storage");
         settle();
         write(
@@ -1090,9 +1071,7 @@ mod tests {
 
     #[test]
     fn a_list_is_brought_up_to_date_not_made_again() {
-        let dir = varied();
-        let (project, mut index) = built(dir.path());
-        assert!(index.reads_term_parts());
+        let (dir, project, mut index) = varied_index();
         both_ways(&index, &["ledger"], "storage");
         let (at, kept) = index.kept_list("ledger").unwrap().unwrap();
         settle();
@@ -1116,9 +1095,7 @@ mod tests {
 
     #[test]
     fn many_new_nodes_are_brought_into_the_lists() {
-        let dir = varied();
-        let (project, mut index) = built(dir.path());
-        assert!(index.reads_term_parts());
+        let (dir, project, mut index) = varied_index();
         both_ways(&index, &["ledger", "cache"], "storage");
         settle();
         for k in 0..40 {
@@ -1138,9 +1115,7 @@ mod tests {
 
     #[test]
     fn a_write_of_many_nodes_or_a_bulk_one_drops_every_list() {
-        let dir = varied();
-        let (_project, index) = built(dir.path());
-        assert!(index.reads_term_parts());
+        let (_dir, _project, index) = varied_index();
         both_ways(&index, &["ledger", "cache"], "storage");
         let tx = &index.conn;
         tx.execute("INSERT INTO touched(ix, version) VALUES (1, -1)", [])
@@ -1172,9 +1147,7 @@ mod tests {
     /// what that write touched, so it could not be brought up to date.
     #[test]
     fn a_list_of_a_version_written_over_meanwhile_is_not_kept() {
-        let dir = varied();
-        let (project, index) = built(dir.path());
-        assert!(index.reads_term_parts());
+        let (dir, project, index) = varied_index();
         let terms = terms_of(&index, &["ledger", "cache"]);
         let refs: Vec<&Term> = terms.iter().collect();
         index

@@ -302,19 +302,28 @@ impl CountStore for Index {
             return;
         }
         // Best effort: a read-only or busy database only costs a recount next time.
-        let written = (|| -> Result<(), rusqlite::Error> {
-            self.conn.execute_batch("BEGIN")?;
-            {
-                let mut stmt = self.conn.prepare_cached(
-                    "INSERT OR REPLACE INTO counts(key, n, sum) VALUES (?1, ?2, ?3)",
-                )?;
-                for (key, n) in entries {
-                    let n = *n as i64;
-                    stmt.execute(params![key, n, count_sum(key, n)])?;
-                }
+        self.keep_cached(|conn| {
+            let mut stmt = conn
+                .prepare_cached("INSERT OR REPLACE INTO counts(key, n, sum) VALUES (?1, ?2, ?3)")?;
+            for (key, n) in entries {
+                let n = *n as i64;
+                stmt.execute(params![key, n, count_sum(key, n)])?;
             }
-            self.conn.execute_batch("COMMIT")
-        })();
+            Ok(())
+        });
+    }
+}
+
+impl Index {
+    /// Writes what a reader caches (counts, lists of holders) in a transaction of its own,
+    /// then empties the log and seals, as every write does. Best effort: a read-only or busy
+    /// index rolls back, and the cache is made again next time.
+    pub(crate) fn keep_cached(&self, write: impl FnOnce(&Connection) -> rusqlite::Result<()>) {
+        let written = self
+            .conn
+            .execute_batch("BEGIN IMMEDIATE")
+            .and_then(|()| write(&self.conn))
+            .and_then(|()| self.conn.execute_batch("COMMIT"));
         match written {
             Ok(()) => {
                 self.checkpoint();
