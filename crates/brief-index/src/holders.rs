@@ -254,15 +254,21 @@ const TOUCHED_MOST: i64 = 4_096;
 
 /// The temporary triggers a writer adds while lists are kept: every node whose data (and so
 /// its search text) is written is recorded in `touched`, with the version -1 until the write
-/// version is known.
+/// version is known (then [`after_write`] gives each row its version and checksum).
 const WATCH: &str = "
 CREATE TEMP TRIGGER IF NOT EXISTS holders_watch_insert AFTER INSERT ON main.node_data
-BEGIN INSERT OR REPLACE INTO main.touched(ix, version) VALUES (new.ix, -1); END;
+BEGIN INSERT OR REPLACE INTO main.touched(ix, version, sum) VALUES (new.ix, -1, 0); END;
 CREATE TEMP TRIGGER IF NOT EXISTS holders_watch_update AFTER UPDATE ON main.node_data
-BEGIN INSERT OR REPLACE INTO main.touched(ix, version) VALUES (new.ix, -1); END;
+BEGIN INSERT OR REPLACE INTO main.touched(ix, version, sum) VALUES (new.ix, -1, 0); END;
 CREATE TEMP TRIGGER IF NOT EXISTS holders_watch_delete AFTER DELETE ON main.node_data
-BEGIN INSERT OR REPLACE INTO main.touched(ix, version) VALUES (old.ix, -1); END;
+BEGIN INSERT OR REPLACE INTO main.touched(ix, version, sum) VALUES (old.ix, -1, 0); END;
 ";
+
+/// The checksum of a row of `touched`: a row damaged into another node or version would let
+/// a list be brought up to date wrongly.
+fn touched_sum(ix: i64, version: i64) -> i64 {
+    sum_of(&[&ix.to_le_bytes(), &version.to_le_bytes()])
+}
 
 const UNWATCH: &str = "
 DROP TRIGGER IF EXISTS temp.holders_watch_insert;
@@ -296,23 +302,30 @@ pub(crate) fn watch(tx: &Connection, bulk: bool) -> rusqlite::Result<Watch> {
 pub(crate) fn after_write(tx: &Connection, watch: Watch, writes: i64) -> rusqlite::Result<()> {
     if watch == Watch::Touched {
         tx.execute_batch(UNWATCH)?;
+        // What no kept list needs goes first: only the rest counts against the most.
         tx.execute(
-            "UPDATE touched SET version = ?1 WHERE version < 0",
-            [writes],
+            "DELETE FROM touched WHERE version >= 0
+                 AND version <= (SELECT min(version) FROM holders)",
+            [],
         )?;
         let touched: i64 = tx.query_row("SELECT count(*) FROM touched", [], |r| r.get(0))?;
         if touched <= TOUCHED_MOST {
-            tx.execute(
-                "DELETE FROM touched WHERE version <= (SELECT min(version) FROM holders)",
-                [],
-            )?;
+            let written: Vec<i64> = tx
+                .prepare("SELECT ix FROM touched WHERE version < 0")?
+                .query_map([], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?;
+            let mut stmt = tx.prepare("UPDATE touched SET version = ?2, sum = ?3 WHERE ix = ?1")?;
+            for ix in written {
+                stmt.execute(params![ix, writes, touched_sum(ix, writes)])?;
+            }
             return Ok(());
         }
     }
     tx.execute_batch("DELETE FROM holders; DELETE FROM touched;")
 }
 
-/// Every kept list matches its checksum (what the seal's verification asks).
+/// Every kept list and every row of the record of writes matches its checksum (what the
+/// seal's verification asks).
 pub(crate) fn lists_intact(conn: &Connection) -> rusqlite::Result<bool> {
     let mut stmt = conn.prepare("SELECT token, version, list, sum FROM holders")?;
     let mut rows = stmt.query([])?;
@@ -323,6 +336,17 @@ pub(crate) fn lists_intact(conn: &Connection) -> rusqlite::Result<bool> {
             return Ok(false);
         };
         if list_sum(token, version, list) != sum {
+            return Ok(false);
+        }
+    }
+    let mut stmt = conn.prepare("SELECT ix, version, sum FROM touched")?;
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        let (ix, version, sum) = (r.get_ref(0)?, r.get_ref(1)?, r.get_ref(2)?);
+        let (Ok(ix), Ok(version), Ok(sum)) = (ix.as_i64(), version.as_i64(), sum.as_i64()) else {
+            return Ok(false);
+        };
+        if touched_sum(ix, version) != sum {
             return Ok(false);
         }
     }
@@ -547,18 +571,27 @@ impl Index {
     /// take the table's totals from.
     fn patch(&self, term: &Term, list: List, at: i64) -> rusqlite::Result<Option<List>> {
         let most = list.nodes.len() / HOLDERS_PER_REPLAY;
-        let touched: Vec<u32> = {
-            let mut stmt = self
-                .conn
-                .prepare_cached("SELECT ix FROM touched WHERE version > ?1 ORDER BY ix LIMIT ?2")?;
+        let rows: Vec<(i64, i64, i64)> = {
+            let mut stmt = self.conn.prepare_cached(
+                "SELECT ix, version, sum FROM touched WHERE version > ?1 ORDER BY ix LIMIT ?2",
+            )?;
             let limit = i64::try_from(most + 1).unwrap_or(i64::MAX);
-            let rows = stmt.query_map(params![at, limit], |r| r.get::<_, i64>(0))?;
-            rows.filter_map(|ix| ix.map(|ix| u32::try_from(ix).ok()).transpose())
-                .collect::<rusqlite::Result<_>>()?
+            let rows = stmt.query_map(params![at, limit], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })?;
+            rows.collect::<rusqlite::Result<_>>()?
         };
-        if touched.len() > most {
+        // A row that fails its checksum could name the wrong node: the list is made again.
+        let intact = rows
+            .iter()
+            .all(|&(ix, version, sum)| touched_sum(ix, version) == sum);
+        let touched: Option<Vec<u32>> = rows
+            .iter()
+            .map(|&(ix, _, _)| u32::try_from(ix).ok())
+            .collect();
+        let Some(touched) = touched.filter(|t| intact && t.len() <= most) else {
             return Ok(None);
-        }
+        };
         let sql = format!(
             "SELECT rowid, {}(search) FROM search WHERE search MATCH ?1 AND rowid = ?2",
             HOLDING.to_string_lossy()
@@ -614,9 +647,22 @@ impl Index {
             // A list of a version a writer has left since was made while no write recorded
             // what it touched: it could not be brought up to date, so it is not kept.
             let now = self.write_version()?;
-            let lists: Vec<_> = lists.iter().filter(|l| Some(l.1) == now).collect();
+            let mut lists: Vec<_> = lists.iter().filter(|l| Some(l.1) == now).collect();
+            // A reading that made more than can be kept keeps its last ones.
+            let most = usize::try_from(LISTS_KEPT_MOST).unwrap_or(usize::MAX);
+            lists.drain(..lists.len().saturating_sub(most));
+            // A list that replaces its token's older one takes no room of its own.
+            let mut new = 0;
+            for (token, _, _) in &lists {
+                let kept: bool = conn.query_row(
+                    "SELECT EXISTS (SELECT 1 FROM holders WHERE token = ?1)",
+                    [token],
+                    |r| r.get(0),
+                )?;
+                new += i64::from(!kept);
+            }
             let kept: i64 = conn.query_row("SELECT count(*) FROM holders", [], |r| r.get(0))?;
-            if kept + lists.len() as i64 > LISTS_KEPT_MOST {
+            if kept + new > LISTS_KEPT_MOST {
                 conn.execute_batch("DELETE FROM holders; DELETE FROM touched;")?;
             }
             let mut stmt = conn.prepare_cached(
@@ -670,7 +716,12 @@ impl Weigh<'_> {
         let entries: usize = self.lists.iter().map(|l| l.nodes.len()).sum();
         let top = self.lists.iter().filter_map(|l| l.nodes.last()).max()?;
         let size = usize::try_from(*top).ok()?.checked_add(1)?;
-        if lists == 0 || lists > usize::from(u8::MAX) || size > entries.saturating_mul(16) {
+        let shortest = self.lists.iter().map(|l| l.nodes.len()).min()?;
+        // Counting reads every holder of every list; seeking, the shortest list's holders
+        // a few steps each: counting pays only when the lists are of like lengths.
+        let alike = entries <= shortest.saturating_mul(lists).saturating_mul(4);
+        if lists == 0 || lists > usize::from(u8::MAX) || size > entries.saturating_mul(16) || !alike
+        {
             return None;
         }
         let mut held = vec![0u8; size];
@@ -1093,6 +1144,61 @@ mod tests {
         assert_ne!(patched.nodes, kept.nodes, "SPEC-1 left, SPEC-NEW came");
     }
 
+    /// A row of the record of writes damaged into another node would bring a list up to date
+    /// wrongly: it fails its checksum, the list is made again, and the verification says so.
+    #[test]
+    fn a_damaged_record_of_writes_makes_the_lists_again() {
+        let (dir, project, mut index) = varied_index();
+        both_ways(&index, &["ledger", "cache"], "storage");
+        settle();
+        write(
+            dir.path(),
+            "specs/3.md",
+            &spec("SPEC-3", "Three", &[], &"cache ".repeat(40)),
+        );
+        index.refresh(&project, Verify::Full, &mut |_| {}).unwrap();
+        assert_eq!(touched(&index), 1);
+        assert!(lists_intact(&index.conn).unwrap());
+        index
+            .conn
+            .execute("UPDATE touched SET ix = ix + 1", [])
+            .unwrap();
+        assert!(!lists_intact(&index.conn).unwrap());
+        index.forget_lists_held();
+        let (listed, read) = both_ways(&index, &["ledger", "cache"], "storage");
+        assert_eq!(listed, read);
+    }
+
+    /// At the most lists kept, a list that replaces its own older version leaves the others.
+    #[test]
+    fn a_list_kept_again_at_the_most_leaves_the_others() {
+        let (dir, project, mut index) = varied_index();
+        both_ways(&index, &["ledger", "cache"], "storage");
+        let at = index.write_version().unwrap().unwrap();
+        for k in 0..LISTS_KEPT_MOST - 2 {
+            let (token, list) = (format!("filler{k}"), vec![1u8]);
+            index
+                .conn
+                .execute(
+                    "INSERT INTO holders(token, version, list, sum) VALUES (?1, ?2, ?3, ?4)",
+                    params![token, at, list, list_sum(&token, at, &list)],
+                )
+                .unwrap();
+        }
+        assert_eq!(kept(&index), LISTS_KEPT_MOST);
+        settle();
+        write(
+            dir.path(),
+            "specs/new.md",
+            &spec("SPEC-NEW", "New", &[], "A ledger cache."),
+        );
+        index.refresh(&project, Verify::Full, &mut |_| {}).unwrap();
+        index.forget_lists_held();
+        let (listed, read) = both_ways(&index, &["ledger", "cache"], "storage");
+        assert_eq!(listed, read);
+        assert_eq!(kept(&index), LISTS_KEPT_MOST);
+    }
+
     #[test]
     fn many_new_nodes_are_brought_into_the_lists() {
         let (dir, project, mut index) = varied_index();
@@ -1118,8 +1224,11 @@ mod tests {
         let (_dir, _project, index) = varied_index();
         both_ways(&index, &["ledger", "cache"], "storage");
         let tx = &index.conn;
-        tx.execute("INSERT INTO touched(ix, version) VALUES (1, -1)", [])
-            .unwrap();
+        tx.execute(
+            "INSERT INTO touched(ix, version, sum) VALUES (1, -1, 0)",
+            [],
+        )
+        .unwrap();
         after_write(tx, Watch::Touched, 7).unwrap();
         assert_eq!(
             (kept(&index), touched(&index)),
@@ -1131,7 +1240,7 @@ mod tests {
         both_ways(&index, &["ledger", "cache"], "storage");
         tx.execute(
             "WITH RECURSIVE n(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM n WHERE k < ?1)
-             INSERT INTO touched(ix, version) SELECT k, -1 FROM n",
+             INSERT INTO touched(ix, version, sum) SELECT k, -1, 0 FROM n",
             [TOUCHED_MOST + 1],
         )
         .unwrap();
@@ -1141,6 +1250,24 @@ mod tests {
             (0, 0),
             "past the most, every list goes"
         );
+        // Rows no kept list needs any more are not counted against the most.
+        index.forget_lists_held();
+        both_ways(&index, &["ledger", "cache"], "storage");
+        let at = index.write_version().unwrap().unwrap();
+        tx.execute(
+            "WITH RECURSIVE n(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM n WHERE k < ?1)
+             INSERT INTO touched(ix, version, sum) SELECT k, ?2, 0 FROM n",
+            params![TOUCHED_MOST + 1, at],
+        )
+        .unwrap();
+        tx.execute(
+            "INSERT OR REPLACE INTO touched(ix, version, sum) VALUES (1, -1, 0)",
+            [],
+        )
+        .unwrap();
+        after_write(tx, Watch::Touched, at + 1).unwrap();
+        assert_eq!((kept(&index), touched(&index)), (2, 1));
+        assert!(lists_intact(tx).unwrap(), "the row written is checksummed");
     }
 
     /// A list made while another process writes a new version is not kept: nothing recorded

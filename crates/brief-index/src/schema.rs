@@ -51,7 +51,7 @@ CREATE TABLE counts(key BLOB PRIMARY KEY, n INTEGER NOT NULL, sum INTEGER NOT NU
 -- the oldest of them, with the version that wrote them (`holders.rs`).
 CREATE TABLE holders(token TEXT PRIMARY KEY, version INTEGER NOT NULL, list BLOB NOT NULL,
                      sum INTEGER NOT NULL);
-CREATE TABLE touched(ix INTEGER PRIMARY KEY, version INTEGER NOT NULL);
+CREATE TABLE touched(ix INTEGER PRIMARY KEY, version INTEGER NOT NULL, sum INTEGER NOT NULL);
 ";
 
 /// Page size of a new index file.

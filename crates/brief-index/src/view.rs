@@ -316,12 +316,14 @@ impl CountStore for Index {
 
 impl Index {
     /// Writes what a reader caches (counts, lists of holders) in a transaction of its own,
-    /// then empties the log and seals, as every write does. Best effort: a read-only or busy
-    /// index rolls back, and the cache is made again next time.
+    /// then empties the log and seals, as every write does. Best effort: a read-only index,
+    /// or one another connection writes for longer than [`KEEP_WAIT`], rolls back, and the
+    /// cache is made again next time.
     pub(crate) fn keep_cached(&self, write: impl FnOnce(&Connection) -> rusqlite::Result<()>) {
-        let written = self
-            .conn
-            .execute_batch("BEGIN IMMEDIATE")
+        let _ = self.conn.busy_timeout(KEEP_WAIT);
+        let begun = self.conn.execute_batch("BEGIN IMMEDIATE");
+        let _ = self.conn.busy_timeout(BUSY_TIMEOUT);
+        let written = begun
             .and_then(|()| write(&self.conn))
             .and_then(|()| self.conn.execute_batch("COMMIT"));
         match written {
@@ -335,6 +337,10 @@ impl Index {
         }
     }
 }
+
+/// How long a reader waits for the write lock to keep what it cached: a refresh writing
+/// meanwhile raises the version most of it is keyed by, so waiting it out gains little.
+const KEEP_WAIT: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// Bytes as lower-case hexadecimal (what SQLite's `unhex` reads).
 fn hex_of(bytes: &[u8]) -> String {
