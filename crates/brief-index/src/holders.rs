@@ -880,6 +880,20 @@ mod tests {
         (dir, project, index)
     }
 
+    /// Writes `files` (after the stamps settle) and refreshes the index.
+    fn edit<P: AsRef<str>>(
+        dir: &tempfile::TempDir,
+        project: &Project,
+        index: &mut Index,
+        files: impl IntoIterator<Item = (P, String)>,
+    ) {
+        settle();
+        for (path, text) in files {
+            write(dir.path(), path.as_ref(), &text);
+        }
+        index.refresh(project, Verify::Full, &mut |_| {}).unwrap();
+    }
+
     /// How many rows `table` has.
     fn rows(index: &Index, table: &str) -> i64 {
         index
@@ -1107,13 +1121,15 @@ mod tests {
     fn a_list_short_of_a_node_is_made_again() {
         let (dir, project, mut index) = varied_index();
         both_ways(&index, &["ledger", "cache"], "storage");
-        settle();
-        write(
-            dir.path(),
-            "specs/new.md",
-            &spec("SPEC-NEW", "New", &[], "A ledger cache."),
+        edit(
+            &dir,
+            &project,
+            &mut index,
+            [(
+                "specs/new.md",
+                spec("SPEC-NEW", "New", &[], "A ledger cache."),
+            )],
         );
-        index.refresh(&project, Verify::Full, &mut |_| {}).unwrap();
         index.conn.execute("DELETE FROM touched", []).unwrap();
         index.forget_lists_held();
         let (listed, read) = both_ways(&index, &["ledger", "cache"], "storage");
@@ -1125,18 +1141,15 @@ mod tests {
         let (dir, project, mut index) = varied_index();
         both_ways(&index, &["ledger"], "storage");
         let (at, kept) = index.kept_list("ledger").unwrap().unwrap();
-        settle();
-        write(
-            dir.path(),
-            "specs/1.md",
-            &spec("SPEC-1", "Other", &[], "Nothing."),
+        edit(
+            &dir,
+            &project,
+            &mut index,
+            [
+                ("specs/1.md", spec("SPEC-1", "Other", &[], "Nothing.")),
+                ("specs/new.md", spec("SPEC-NEW", "New", &[], "A ledger.")),
+            ],
         );
-        write(
-            dir.path(),
-            "specs/new.md",
-            &spec("SPEC-NEW", "New", &[], "A ledger."),
-        );
-        index.refresh(&project, Verify::Full, &mut |_| {}).unwrap();
         let term = terms_of(&index, &["ledger"]).remove(0);
         let patched = index.patch(&term, kept.clone(), at).unwrap().unwrap();
         assert_eq!(patched, index.make_list(&term).unwrap().unwrap());
@@ -1150,13 +1163,15 @@ mod tests {
     fn a_damaged_record_of_writes_makes_the_lists_again() {
         let (dir, project, mut index) = varied_index();
         both_ways(&index, &["ledger", "cache"], "storage");
-        settle();
-        write(
-            dir.path(),
-            "specs/3.md",
-            &spec("SPEC-3", "Three", &[], &"cache ".repeat(40)),
+        edit(
+            &dir,
+            &project,
+            &mut index,
+            [(
+                "specs/3.md",
+                spec("SPEC-3", "Three", &[], &"cache ".repeat(40)),
+            )],
         );
-        index.refresh(&project, Verify::Full, &mut |_| {}).unwrap();
         assert_eq!(touched(&index), 1);
         assert!(lists_intact(&index.conn).unwrap());
         index
@@ -1186,13 +1201,15 @@ mod tests {
                 .unwrap();
         }
         assert_eq!(kept(&index), LISTS_KEPT_MOST);
-        settle();
-        write(
-            dir.path(),
-            "specs/new.md",
-            &spec("SPEC-NEW", "New", &[], "A ledger cache."),
+        edit(
+            &dir,
+            &project,
+            &mut index,
+            [(
+                "specs/new.md",
+                spec("SPEC-NEW", "New", &[], "A ledger cache."),
+            )],
         );
-        index.refresh(&project, Verify::Full, &mut |_| {}).unwrap();
         index.forget_lists_held();
         let (listed, read) = both_ways(&index, &["ledger", "cache"], "storage");
         assert_eq!(listed, read);
@@ -1203,16 +1220,11 @@ mod tests {
     fn many_new_nodes_are_brought_into_the_lists() {
         let (dir, project, mut index) = varied_index();
         both_ways(&index, &["ledger", "cache"], "storage");
-        settle();
-        for k in 0..40 {
-            let path = format!("specs/more-{k}.md");
-            write(
-                dir.path(),
-                &path,
-                &spec(&format!("SPEC-M{k}"), "More", &[], "Ledger cache."),
-            );
-        }
-        index.refresh(&project, Verify::Full, &mut |_| {}).unwrap();
+        let more = (0..40).map(|k| {
+            let text = spec(&format!("SPEC-M{k}"), "More", &[], "Ledger cache.");
+            (format!("specs/more-{k}.md"), text)
+        });
+        edit(&dir, &project, &mut index, more);
         assert_eq!((kept(&index), touched(&index)), (2, 40));
         let (listed, read) = both_ways(&index, &["ledger", "cache"], "storage");
         assert_eq!(listed, read);
