@@ -194,8 +194,7 @@ fn retry_budget_works_with_no_configuration() {
 fn check_reports_knowledge_base_problems_with_positions() {
     let dir = copy_fixture(&format!("{KB}/superseded-by-missing/repo"));
     let root = dir.path().to_str().unwrap();
-    let (_, stdout, stderr) = run(&["check", "--root", root]);
-    let out = format!("{stdout}{stderr}");
+    let out = checked(root);
     assert!(
         out.contains("doc/adr/0002-schedule-tasks-with-a-crontab-inside-the-container.md:7:15: warning[adr-superseded-by-missing]"),
         "{out}"
@@ -463,8 +462,7 @@ fn asciidoc_adrs_give_their_status_banner_and_links() {
 fn check_reports_a_broken_xref_at_its_asciidoc_position() {
     let dir = asciidoc_project();
     let root = dir.path().to_str().unwrap();
-    let (_, stdout, stderr) = run(&["check", "--root", root]);
-    let out = format!("{stdout}{stderr}");
+    let out = checked(root);
     // Column 87: where `xref:` stands in the AsciiDoc line (the Markdown reading of the
     // line before it is shorter).
     assert!(
@@ -709,15 +707,12 @@ fn mdx_pages_are_read_as_their_markdown() {
         document.contains("Never skip the signing key."),
         "{document}"
     );
-    for noise in ["import Tabs", "<TabItem", ":::"] {
-        assert!(!document.contains(noise), "{noise} in {document}");
-    }
+    assert_none_in(&document, &["import Tabs", "<TabItem", ":::"]);
     assert!(
         document.contains("website/docs/encryption.mdx"),
         "{document}"
     );
-    let (_, stdout, stderr) = run(&["check", "--root", root]);
-    let out = format!("{stdout}{stderr}");
+    let out = checked(root);
     assert!(
         out.contains("website/docs/install.mdx:21:52: warning[md-broken-link]"),
         "a broken link at the page's own line: {out}"
@@ -827,13 +822,13 @@ fn rst_pages_are_read_as_their_markdown() {
         "{page}"
     );
     assert!(page.contains("# not a heading"), "code stays code: {page}");
-    for noise in [".. code-block", ":linenos:", ":doc:", ".. _sessions"] {
-        assert!(!page.contains(noise), "{noise} in {page}");
-    }
+    assert_none_in(
+        &page,
+        &[".. code-block", ":linenos:", ":doc:", ".. _sessions"],
+    );
     let index = brief(&["show", "docs/index.rst", "--root", root, "--format", "json"]);
     assert!(index.contains("Example guide"), "{index}");
-    let (_, stdout, stderr) = run(&["check", "--root", root]);
-    let out = format!("{stdout}{stderr}");
+    let out = checked(root);
     assert!(
         out.contains("docs/sessions.rst:16:5: warning[md-broken-link]"),
         "the broken `:doc:` at the page's own line and column: {out}"
@@ -993,4 +988,17 @@ fn a_ref_links_the_page_that_defines_its_label() {
     .unwrap();
     let json = audit(root, "docs/guide.rst", "4000");
     assert!(!linked(&json), "the label is gone: {json}");
+}
+
+/// What `brief check` prints on both streams for the project at `root`.
+fn checked(root: &str) -> String {
+    let (_, stdout, stderr) = run(&["check", "--root", root]);
+    format!("{stdout}{stderr}")
+}
+
+/// Asserts that none of `noise` (a source format's markup) is left in `document`.
+fn assert_none_in(document: &str, noise: &[&str]) {
+    for noise in noise {
+        assert!(!document.contains(noise), "{noise} in {document}");
+    }
 }

@@ -454,7 +454,6 @@ fn heading_anchor(id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use brief_model::Location;
 
     fn markdown(text: &str) -> String {
         translate(text, None).markdown
@@ -481,13 +480,11 @@ mod tests {
             page.markdown,
             "See [the next one](0002-b.adoc), [Why](other.adoc#why) and [local](#local) .\n"
         );
-        let mut at = Location {
-            path: String::new(),
-            line: 1,
-            col: 34,
-        };
-        page.relocate(&mut at);
-        assert_eq!(at.col, 37, "the `<<` of the second reference");
+        assert_eq!(
+            page.column_of(1, 34),
+            37,
+            "the `<<` of the second reference"
+        );
         assert_eq!(xref_target("ROOT:page.adoc", None), None);
         assert_eq!(xref_target("anchor", None).as_deref(), Some("#anchor"));
         assert_eq!(

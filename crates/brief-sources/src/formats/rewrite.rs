@@ -45,6 +45,19 @@ impl Translated {
             location.col = src + (location.col - md);
         }
     }
+
+    /// The page's own column of column `col` of line `line` of the Markdown (what the tests
+    /// of each format ask of [`Translated::relocate`]).
+    #[cfg(test)]
+    pub(super) fn column_of(&self, line: u32, col: u32) -> u32 {
+        let mut at = Location {
+            path: String::new(),
+            line,
+            col,
+        };
+        self.relocate(&mut at);
+        at.col
+    }
 }
 
 /// One line being rewritten: what is written, where the reading is, and the columns.
@@ -151,19 +164,9 @@ mod tests {
         assert_eq!(text, "ab [x](y) cd");
         let mut page = Translated::default();
         page.push(&text, shifts);
-        let mut at = Location {
-            path: String::new(),
-            line: 1,
-            col: 11,
-        };
-        page.relocate(&mut at);
-        assert_eq!(at.col, 13, "the `c` after the reference");
+        assert_eq!(page.column_of(1, 11), 13, "the `c` after the reference");
         // A column before the rewritten part, and a line without shifts, stay.
-        let mut before = Location {
-            col: 2,
-            ..at.clone()
-        };
-        page.relocate(&mut before);
-        assert_eq!(before.col, 2);
+        assert_eq!(page.column_of(1, 2), 2);
+        assert_eq!(page.column_of(2, 5), 5);
     }
 }

@@ -1,5 +1,4 @@
 use super::*;
-use brief_model::Location;
 use std::collections::HashMap;
 
 fn markdown(text: &str) -> String {
@@ -212,23 +211,11 @@ fn a_warnings_column_is_the_pages_own() {
         page.markdown.lines().nth(3),
         Some("   See [gone](gone.rst) or [old](old.rst) here.")
     );
-    let mut at = Location {
-        path: String::new(),
-        line: 4,
-        col: 28,
-    };
-    page.relocate(&mut at);
-    assert_eq!(at.col, 23, "the second link's `:`");
+    assert_eq!(page.column_of(4, 28), 23, "the second link's `:`");
     // Deeper text loses its indentation beyond three spaces; columns follow.
     let page = translate("       Far `x <y>`_ in.\n", None);
     assert_eq!(page.markdown, "   Far [x](y) in.\n");
-    let mut at = Location {
-        path: String::new(),
-        line: 1,
-        col: 8,
-    };
-    page.relocate(&mut at);
-    assert_eq!(at.col, 12, "the reference's backquote");
+    assert_eq!(page.column_of(1, 8), 12, "the reference's backquote");
 }
 
 #[test]
@@ -299,15 +286,7 @@ fn names_with_dots_an_empty_comment_and_titles_one_under_another() {
 fn the_columns_of_fields_directives_and_toctree_entries_are_the_pages_own() {
     let text = ":Status: See :doc:`gone`\n\n.. note:: See :doc:`gone`\n\n.. toctree::\n\n   The guide <gone>\n";
     let page = translate(text, None);
-    let at = |line: u32, col: u32| {
-        let mut at = Location {
-            path: String::new(),
-            line,
-            col,
-        };
-        page.relocate(&mut at);
-        at.col
-    };
+    let at = |line: u32, col: u32| page.column_of(line, col);
     let lines: Vec<&str> = page.markdown.lines().collect();
     assert_eq!(lines[0], "Status: See [gone](gone.rst)");
     assert_eq!(at(1, 13), 14, "the field's role");
