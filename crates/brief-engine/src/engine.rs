@@ -297,6 +297,17 @@ const HITS_NAMED: usize = 3;
 /// where SQLite's signed `LIMIT` would wrap (a limit of 2^64−1 once asked for none).
 pub(crate) const MAX_SEARCH_LIMIT: usize = u32::MAX as usize;
 
+/// How the index was made current for a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Current {
+    /// Not yet: the request refreshes it.
+    Unknown,
+    /// This process refreshed it.
+    Refreshed,
+    /// A file watcher vouched that it holds every change made before the request.
+    Vouched,
+}
+
 /// A project with its index.
 pub struct Engine {
     /// The project the engine serves (its root, sources and settings).
@@ -308,8 +319,8 @@ pub struct Engine {
     consult_watcher: bool,
     /// Why a watcher that exists did not vouch, said once as a notice.
     watcher_declined: Option<String>,
-    /// The index was brought up to date for the next request already ([`Engine::refresh_ahead`]).
-    checked_ahead: bool,
+    /// How the index was made current for the next request already ([`Engine::refresh_ahead`]).
+    ahead: Current,
     /// Up to this many files a refresh stats every file ([`FULL_CHECK_LIMIT`]).
     full_check_limit: usize,
     /// The current request's cancellation, if its caller can cancel it.
@@ -331,7 +342,7 @@ impl Engine {
             changes: None,
             consult_watcher: false,
             watcher_declined: None,
-            checked_ahead: false,
+            ahead: Current::Unknown,
             full_check_limit: FULL_CHECK_LIMIT,
             cancel: None,
             embedder: project.embeddings.as_ref().map(Embedder::new),
@@ -449,14 +460,20 @@ impl Engine {
 
     /// The refresh a request starts with: always, only after a signalled change, or never
     /// when a file watcher vouches for the index (or [`Engine::refresh_ahead`] just ran).
-    fn refresh_for_request(&mut self) -> Result<(), EngineError> {
+    fn refresh_for_request(&mut self) -> Result<Current, EngineError> {
         self.go_on()?;
-        // An index found damaged and rebuilt since the refresh ahead is empty again.
-        let ahead = std::mem::take(&mut self.checked_ahead) && !self.index.is_unbuilt();
-        if !ahead && !self.vouched_for() {
-            self.refresh_pending()?;
-        }
-        self.go_on()
+        let ahead = std::mem::replace(&mut self.ahead, Current::Unknown);
+        let current = match ahead {
+            // An index found damaged and rebuilt since the refresh ahead is empty again.
+            Current::Refreshed | Current::Vouched if !self.index.is_unbuilt() => ahead,
+            _ if self.vouched_for() => Current::Vouched,
+            _ => {
+                self.refresh_pending()?;
+                Current::Refreshed
+            }
+        };
+        self.go_on()?;
+        Ok(current)
     }
 
     /// Runs the refresh the next request would start with, reporting its `progress`; that
@@ -464,11 +481,13 @@ impl Engine {
     /// in a large project shows that it is indexing it. A failed refresh is left to the
     /// request, which meets it again and reports it its own way.
     pub fn refresh_ahead(&mut self, progress: &mut dyn FnMut(brief_index::Step)) {
-        if self.vouched_for() {
-            self.checked_ahead = true;
-            return;
-        }
-        self.checked_ahead = self.refresh_pending_with(progress).is_ok();
+        self.ahead = if self.vouched_for() {
+            Current::Vouched
+        } else if self.refresh_pending_with(progress).is_ok() {
+            Current::Refreshed
+        } else {
+            Current::Unknown
+        };
     }
 
     /// Brings the index up to date with what the change signal marked (everything, without
@@ -657,7 +676,7 @@ impl Engine {
     }
 
     fn context_read(&mut self, request: &ContextRequest) -> Result<ContextOutput, EngineError> {
-        self.refresh_for_request()?;
+        let current = self.refresh_for_request()?;
         self.prepare_semantic(&request.target)?;
         for _ in 0..3 {
             self.go_on()?;
@@ -673,8 +692,11 @@ impl Engine {
                 )?)
             })??;
             // On large projects only folders were checked: make sure the files this context
-            // is made of are the ones indexed, or refresh and assemble again.
-            if !self.index.refresh_files(&self.project, &out.files)? {
+            // is made of are the ones indexed, or refresh and assemble again. A watcher's word
+            // covers them already: it heard of every change made before the request.
+            if current == Current::Vouched
+                || !self.index.refresh_files(&self.project, &out.files)?
+            {
                 return Ok(out);
             }
         }

@@ -95,6 +95,38 @@ fn a_vouched_index_is_not_checked_and_without_a_watcher_it_is() {
     assert!(checked.contains("authorisatio4"), "{checked}");
 }
 
+/// CHECKOUT-01's context as JSON (its title is what the tests edit).
+fn context_of_checkout(engine: &mut Engine) -> String {
+    let request = brief_engine::ContextRequest {
+        target: "CHECKOUT-01".into(),
+        format: Format::Json,
+        ..Default::default()
+    };
+    engine.context(&request).unwrap().text
+}
+
+#[test]
+fn a_vouched_context_leaves_even_its_own_files_unchecked() {
+    let dir = project_copy(PAYMENTS);
+    let mut engine = engine(dir.path());
+    assert!(context_of_checkout(&mut engine).contains("Card payment authorization"));
+    let watcher = HandWatcher::start(&engine);
+
+    // The watcher heard of every change made before the request: an edit in place it never
+    // heard of stays unseen, even in a file the context is made of.
+    retitle(dir.path(), "authorization", "authorisatio4");
+    engine.consult_watcher();
+    let vouched = context_of_checkout(&mut engine);
+    assert!(
+        vouched.contains("Card payment authorization"),
+        "the watcher vouched, yet the context's files were checked: {vouched}"
+    );
+
+    drop(watcher);
+    let checked = context_of_checkout(&mut engine);
+    assert!(checked.contains("authorisatio4"), "{checked}");
+}
+
 /// Rewrites CHECKOUT-01's title in place, keeping the file's size (a stamp check still sees
 /// the new mtime, but only a check of this very file can).
 fn retitle(root: &Path, from: &str, to: &str) {
