@@ -395,10 +395,11 @@ fn discovered_sources(guard: &Root, root: &Path) -> Vec<Source> {
         });
     }
     sources.extend(kiro_sources(guard, root));
+    let survey = brief_sources::Survey::new(guard, &layout);
     sources.extend(
         Format::all()
             .iter()
-            .filter(|format| format.discover(guard, &layout))
+            .filter(|format| format.discover(&survey))
             .map(|&format| Source::Pages {
                 format,
                 dir: root.to_path_buf(),
@@ -427,16 +428,18 @@ fn looks_like_root(dir: &Path) -> bool {
     let Ok(root) = Root::open(dir) else {
         return false;
     };
-    root.is_file(&dir.join("brief.toml"))
+    let marked = root.is_file(&dir.join("brief.toml"))
         || brief_sources::discover_specgraph(&root).is_some()
         || root.is_dir(&dir.join(".contextia"))
         || root.is_dir(&dir.join(".brief"))
-        || brief_sources::Layout::detect(&root).found()
         || brief_sources::detect_speckit(&root)
-        || root.is_dir(&dir.join(".kiro"))
-        || Format::all()
-            .iter()
-            .any(|format| format.discover(&root, &brief_sources::Layout::detect(&root)))
+        || root.is_dir(&dir.join(".kiro"));
+    if marked {
+        return true;
+    }
+    let layout = brief_sources::Layout::detect(&root);
+    let survey = brief_sources::Survey::new(&root, &layout);
+    layout.found() || Format::all().iter().any(|format| format.discover(&survey))
 }
 
 /// `path` relative to `root` when it lies under it (for messages), else `path`.

@@ -32,7 +32,7 @@ pub use catalogue::{
     kb_layout, list, load, load_kb_warnings, parse as parse_file, read_source, CatalogueFile,
     KbOutput, Parser, Source,
 };
-pub use formats::{add_labels, Format, PageFormat};
+pub use formats::{add_labels, Format, PageFormat, Survey};
 pub use frontmatter::{
     end as frontmatter_end, parse as parse_frontmatter, split as split_frontmatter,
 };

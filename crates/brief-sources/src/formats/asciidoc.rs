@@ -12,8 +12,8 @@
 //! See `docs/sources.md`.
 
 use super::rewrite::{Rewrite, Translated};
-use super::{pages_in, PageFormat};
-use crate::kb::{Catalog, Layout};
+use super::{PageFormat, Survey};
+use crate::kb::Catalog;
 use crate::markdown::Parsed;
 use brief_root::Root;
 
@@ -42,8 +42,8 @@ impl PageFormat for AsciiDoc {
         &[".adoc", ".asciidoc"]
     }
 
-    fn discover(&self, root: &Root, layout: &Layout) -> bool {
-        pages_in(root, layout, &CONVENTIONAL_DIRS, self.extensions()) || holds_component(root)
+    fn discover(&self, survey: &Survey<'_>) -> bool {
+        survey.pages_in(&CONVENTIONAL_DIRS, self.extensions()) || holds_component(survey.root())
     }
 
     fn parse(&self, rel: &str, text: &str, catalog: &Catalog) -> Parsed {

@@ -16,10 +16,9 @@
 //!
 //! Each line is looked at once.
 
-use super::{holds_pages, pages_in, Layout, PageFormat};
+use super::{PageFormat, Survey};
 use crate::kb::Catalog;
 use crate::markdown::{self, fence_mark, Parsed};
-use brief_root::Root;
 
 /// The MDX format.
 pub(super) struct Mdx;
@@ -46,12 +45,13 @@ impl PageFormat for Mdx {
         &[".mdx"]
     }
 
-    fn discover(&self, root: &Root, layout: &Layout) -> bool {
+    fn discover(&self, survey: &Survey<'_>) -> bool {
+        let root = survey.root();
         let site_at_root = ROOT_SITE_FILES
             .iter()
             .any(|name| root.is_file(&root.path().join(name)));
-        pages_in(root, layout, &CONVENTIONAL_DIRS, self.extensions())
-            || (site_at_root && holds_pages(root, "", self.extensions()))
+        survey.pages_in(&CONVENTIONAL_DIRS, self.extensions())
+            || (site_at_root && survey.holds_pages("", self.extensions()))
     }
 
     fn parse(&self, rel: &str, text: &str, catalog: &Catalog) -> Parsed {

@@ -14,7 +14,10 @@ mod mdx;
 mod rewrite;
 mod rst;
 
+use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::fmt;
+use std::rc::Rc;
 
 use super::kb::{Catalog, Layout};
 use super::markdown;
@@ -32,8 +35,8 @@ pub trait PageFormat: Sync {
     /// Whether zero-configuration discovery adds it: the project holds its pages where such
     /// pages conventionally live. Reads a few folders, never the whole tree; by default, a
     /// page directly in an ADR folder of the layout, in `docs/` or in `doc/`.
-    fn discover(&self, root: &Root, layout: &Layout) -> bool {
-        pages_in(root, layout, &["docs", "doc"], self.extensions())
+    fn discover(&self, survey: &Survey<'_>) -> bool {
+        survey.pages_in(&["docs", "doc"], self.extensions())
     }
     /// Parses the text of one page (`rel` relative to the root) against the catalogue.
     fn parse(&self, rel: &str, text: &str, catalog: &Catalog) -> markdown::Parsed;
@@ -139,22 +142,89 @@ pub(crate) fn listing(root: &Root, layout: &Layout, format: Format) -> super::Wa
     walk
 }
 
-/// Whether a page (a file ending with one of `extensions`) sits directly in an ADR folder of
-/// the layout or in one of `dirs` (root-relative): where formats look for their pages.
-pub(crate) fn pages_in(root: &Root, layout: &Layout, dirs: &[&str], extensions: &[&str]) -> bool {
-    let adr_dirs = layout.adr_dirs.iter().map(String::as_str);
-    adr_dirs
-        .chain(dirs.iter().copied())
-        .any(|dir| holds_pages(root, dir, extensions))
+/// What zero-configuration discovery looks at to find the formats' pages: the root, its
+/// layout, and the folders the formats look in, each listed once however many formats look
+/// there (an ADR folder of hundreds of records is read once, not once a format).
+pub struct Survey<'r> {
+    root: &'r Root,
+    layout: &'r Layout,
+    /// Each folder looked in (root-relative) and the lower-case names of the files directly
+    /// in it; none for a folder that cannot be listed.
+    listed: RefCell<BTreeMap<String, Rc<[String]>>>,
 }
 
-/// Whether any file directly in `dir` (root-relative) ends with one of `extensions`.
-pub(crate) fn holds_pages(root: &Root, dir: &str, extensions: &[&str]) -> bool {
-    let Ok(entries) = root.list_dir(&root.path().join(dir)) else {
-        return false;
-    };
-    entries.iter().any(|entry| {
-        let name = entry.name.to_string_lossy().to_ascii_lowercase();
-        entry.kind != brief_root::EntryKind::Dir && extensions.iter().any(|e| name.ends_with(e))
-    })
+impl<'r> Survey<'r> {
+    /// A survey of the project at `root`, whose layout is `layout`.
+    pub fn new(root: &'r Root, layout: &'r Layout) -> Survey<'r> {
+        Survey {
+            root,
+            layout,
+            listed: RefCell::default(),
+        }
+    }
+
+    /// The project's root.
+    pub(crate) fn root(&self) -> &Root {
+        self.root
+    }
+
+    /// Whether a page (a file ending with one of `extensions`) sits directly in an ADR folder
+    /// of the layout or in one of `dirs` (root-relative): where formats look for their pages.
+    pub(crate) fn pages_in(&self, dirs: &[&str], extensions: &[&str]) -> bool {
+        let adr_dirs = self.layout.adr_dirs.iter().map(String::as_str);
+        adr_dirs
+            .chain(dirs.iter().copied())
+            .any(|dir| self.holds_pages(dir, extensions))
+    }
+
+    /// Whether any file directly in `dir` (root-relative) ends with one of `extensions`.
+    pub(crate) fn holds_pages(&self, dir: &str, extensions: &[&str]) -> bool {
+        self.files_in(dir)
+            .iter()
+            .any(|name| extensions.iter().any(|e| name.ends_with(e)))
+    }
+
+    fn files_in(&self, dir: &str) -> Rc<[String]> {
+        if let Some(files) = self.listed.borrow().get(dir) {
+            return Rc::clone(files);
+        }
+        let files: Rc<[String]> = match self.root.list_dir(&self.root.path().join(dir)) {
+            Ok(entries) => entries
+                .iter()
+                .filter(|entry| entry.kind != brief_root::EntryKind::Dir)
+                .map(|entry| entry.name.to_string_lossy().to_ascii_lowercase())
+                .collect(),
+            Err(_) => Rc::from([]),
+        };
+        self.listed
+            .borrow_mut()
+            .insert(dir.to_string(), Rc::clone(&files));
+        files
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_survey_lists_a_folder_once_for_every_format_that_looks_there() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("docs/adr")).unwrap();
+        std::fs::write(dir.path().join("docs/adr/0001-use-x.ADOC"), "= Use X\n").unwrap();
+        std::fs::write(dir.path().join("docs/guide.rst"), "Guide\n=====\n").unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        let layout = Layout::detect(&root);
+        let survey = Survey::new(&root, &layout);
+        assert!(survey.pages_in(&[], &[".adoc"]), "{:?}", layout.adr_dirs);
+        assert!(survey.holds_pages("docs", &[".rst"]));
+        assert!(!survey.holds_pages("docs", &[".mdx"]));
+        assert!(!survey.holds_pages("missing", &[".rst"]));
+
+        // Gone from the disk, the folders are still what the survey listed.
+        std::fs::remove_dir_all(dir.path().join("docs")).unwrap();
+        assert!(survey.pages_in(&[], &[".adoc"]));
+        assert!(survey.holds_pages("docs", &[".rst"]));
+        assert!(!Survey::new(&root, &layout).holds_pages("docs", &[".rst"]));
+    }
 }

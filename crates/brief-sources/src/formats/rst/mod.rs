@@ -34,11 +34,10 @@ mod inline;
 use std::collections::HashMap;
 
 use super::rewrite::Translated;
-use super::{holds_pages, pages_in, Layout, PageFormat};
+use super::{PageFormat, Survey};
 use crate::kb::Catalog;
 use crate::markdown::Parsed;
 use blocks::{Read, Style};
-use brief_root::Root;
 
 /// The reStructuredText format.
 pub(super) struct Rst;
@@ -67,8 +66,8 @@ impl PageFormat for Rst {
         inline::labels(text)
     }
 
-    fn discover(&self, root: &Root, layout: &Layout) -> bool {
-        pages_in(root, layout, &CONVENTIONAL_DIRS, self.extensions()) || sphinx_source(root)
+    fn discover(&self, survey: &Survey<'_>) -> bool {
+        survey.pages_in(&CONVENTIONAL_DIRS, self.extensions()) || sphinx_source(survey)
     }
 
     fn parse(&self, rel: &str, text: &str, catalog: &Catalog) -> Parsed {
@@ -80,8 +79,9 @@ impl PageFormat for Rst {
 /// (a guide kept as a repository of its own). Not a folder under the root: a folder that
 /// holds repositories would be a project whenever one of them is a Sphinx guide. A page
 /// alone is not enough either: brief run from inside a folder of pages would stop there.
-fn sphinx_source(root: &Root) -> bool {
-    root.is_file(&root.path().join("conf.py")) && holds_pages(root, "", &[".rst"])
+fn sphinx_source(survey: &Survey<'_>) -> bool {
+    let root = survey.root();
+    root.is_file(&root.path().join("conf.py")) && survey.holds_pages("", &[".rst"])
 }
 
 /// Translates a page (linear in its length); `:ref:` labels are looked up in `catalog`.
