@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use crate::rank::{rank, RankInputs, Ranked};
 use crate::related::{add_related, Named};
 use crate::render::json::{audit, AuditInput};
-use crate::render::{card, Extras, Format, Layout, Style};
+use crate::render::{card, Bodies, Extras, Format, Layout, Style};
 use crate::resolve::{resolve, UnknownTarget};
 pub use crate::resolve::{Confidence, Found};
 use crate::sections::rule_sections;
@@ -675,7 +675,7 @@ pub fn show(
     let ix = resolve(corpus, id)??;
     let store = corpus.store(&[ix])?;
     let node = store.node(ix);
-    let mut card = card(&*store, ix, detail, &[], None);
+    let mut card = card(&*store, ix, detail, &[], None, &Bodies::default());
     card.facts
         .push(("source".into(), node.location.path.clone()));
     let markdown = crate::render::write_card(&card, &node.kind, detail, Style::Markdown);

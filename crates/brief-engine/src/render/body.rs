@@ -1,7 +1,11 @@
 //! Markdown bodies of artifacts: the leading `# Title` dropped (the card has the title), the
 //! first section cut out for `summary`, and headings pushed below the document's own.
 
-use brief_model::Lifecycle;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use brief_model::{Lifecycle, NodeIx};
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
 /// The deepest level the document itself uses (`###` for a node); body headings go below.
@@ -19,6 +23,43 @@ struct Heading {
     level: usize,
     start: usize,
     end: usize,
+}
+
+/// An artifact's body as its card reads it: the text and its headings.
+pub(crate) struct Body<'a> {
+    text: &'a str,
+    headings: Rc<[Heading]>,
+}
+
+impl<'a> Body<'a> {
+    /// Reads `text`'s headings.
+    pub(crate) fn of(text: &'a str) -> Body<'a> {
+        Body {
+            text,
+            headings: headings(text).into(),
+        }
+    }
+}
+
+/// Artifacts' bodies as their cards read them, each body's headings found once however many
+/// of its levels are rendered: the fit renders a candidate at several, and finding headings
+/// means parsing the whole body.
+#[derive(Default)]
+pub(crate) struct Bodies(RefCell<HashMap<NodeIx, Rc<[Heading]>>>);
+
+impl Bodies {
+    /// The body `text` of node `ix`.
+    pub(crate) fn read<'a>(&self, ix: NodeIx, text: &'a str) -> Body<'a> {
+        if let Some(headings) = self.0.borrow().get(&ix) {
+            return Body {
+                text,
+                headings: Rc::clone(headings),
+            };
+        }
+        let body = Body::of(text);
+        self.0.borrow_mut().insert(ix, Rc::clone(&body.headings));
+        body
+    }
 }
 
 fn headings(body: &str) -> Vec<Heading> {
@@ -56,13 +97,13 @@ fn level_num(level: HeadingLevel) -> usize {
 }
 
 /// The body without a leading H1, trimmed, with headings demoted.
-pub(super) fn full(body: &str) -> String {
+pub(super) fn full(body: &Body<'_>) -> String {
     let (rest, offset_headings) = without_title(body);
     demote(rest, &offset_headings)
 }
 
 /// A summary: the opening of [`first_section`], at most about [`SUMMARY_BYTES`] ([`opening`]).
-pub(crate) fn summary(body: &str) -> String {
+pub(crate) fn summary(body: &Body<'_>) -> String {
     opening(&first_section(body), SUMMARY_BYTES)
 }
 
@@ -79,7 +120,7 @@ const DECISION_HEADINGS: &[&str] = &[
 /// A decision record's summary: the opening of its decision section's own text (without its
 /// subsections), at most about [`SUMMARY_BYTES`]; `None` when it has no such section or the
 /// section holds no text of its own.
-pub(crate) fn decision_summary(body: &str) -> Option<String> {
+pub(crate) fn decision_summary(body: &Body<'_>) -> Option<String> {
     let (rest, hs) = without_title(body);
     let at = hs.iter().position(|h| {
         let title = heading_title(&rest[h.start..h.end]).to_lowercase();
@@ -115,8 +156,8 @@ const STATUS_NOTE_BYTES: usize = 240;
 /// status line that says `lifecycle`, six words at most (`Superseded by [ADR-0004](…)`,
 /// `Reverted by discussion 12.`): the line says its status and names its successor already.
 /// `None` without such a section, or when what is left holds three words or fewer.
-pub(crate) fn status_note(body: &str, lifecycle: Lifecycle) -> Option<String> {
-    let hs = headings(body);
+pub(crate) fn status_note(body: &Body<'_>, lifecycle: Lifecycle) -> Option<String> {
+    let (hs, body) = (&body.headings, body.text);
     let at = hs
         .iter()
         .position(|h| heading_title(&body[h.start..h.end]).eq_ignore_ascii_case("status"))?;
@@ -445,7 +486,7 @@ fn word_end(text: &str) -> usize {
 /// or else the first heading and everything up to the next heading of the same or a higher
 /// level — passing over sections that hold only metadata (an ADR's `Date: …` lines, its
 /// `## Status` section), which the card's facts already give.
-fn first_section(body: &str) -> String {
+fn first_section(body: &Body<'_>) -> String {
     let (rest, hs) = without_title(body);
     let mut start = 0;
     let mut next = 0;
@@ -537,15 +578,15 @@ fn is_metadata(rest: &str, hs: &[Heading], range: std::ops::Range<usize>) -> boo
 
 /// Drops a leading H1 (only blank lines before it) and returns the rest with its headings,
 /// offsets relative to the rest.
-fn without_title(body: &str) -> (&str, Vec<Heading>) {
-    let hs = headings(body);
+fn without_title<'a>(body: &Body<'a>) -> (&'a str, Vec<Heading>) {
+    let (hs, body) = (&body.headings, body.text);
     let (rest_start, skip) = match hs.first() {
         Some(h) if h.level == 1 && body[..h.start].trim().is_empty() => (h.end, 1),
         _ => (0, 0),
     };
     let rest = &body[rest_start..];
     let shifted = hs
-        .into_iter()
+        .iter()
         .skip(skip)
         .map(|h| Heading {
             level: h.level,
@@ -590,6 +631,23 @@ fn demote(text: &str, hs: &[Heading]) -> String {
 mod tests {
     use super::*;
     use brief_model::Retired;
+
+    // What the cards call, on a body read afresh.
+    fn full(text: &str) -> String {
+        super::full(&Body::of(text))
+    }
+    fn summary(text: &str) -> String {
+        super::summary(&Body::of(text))
+    }
+    fn first_section(text: &str) -> String {
+        super::first_section(&Body::of(text))
+    }
+    fn decision_summary(text: &str) -> Option<String> {
+        super::decision_summary(&Body::of(text))
+    }
+    fn status_note(text: &str, lifecycle: Lifecycle) -> Option<String> {
+        super::status_note(&Body::of(text), lifecycle)
+    }
 
     const BODY: &str = "\n# OAuth login\n\n## Overview\nLets users sign in.\n\n### Detail\nMore.\n\n## Plan\n1. Do it.\n\n```sh\n# not a heading\n```\n";
 
@@ -810,6 +868,7 @@ mod fuzz {
         #[test]
         fn slicing_never_panics(lines in proptest::collection::vec("(#{0,7} ?)(\\PC{0,20})|```|(=+)|(-+)|\\s*", 0..20)) {
             let body = lines.join("\n");
+            let body = super::Body::of(&body);
             let full = super::full(&body);
             let summary = super::first_section(&body);
             prop_assert!(summary.len() <= full.len() + 8);

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::body;
+use super::body::{self, Bodies, Body};
 use crate::traverse::{Direction, Reason};
 use brief_model::{
     ArtifactFields, Content, Detail, Kind, Node, NodeIx, NodeStore, Relation, SpecFields,
@@ -55,12 +55,14 @@ pub(crate) struct Card {
 
 /// Builds the card of `node` at `detail`; `reasons` explain why it is in the context.
 /// `fields`, when given, limits the extra frontmatter fields shown (a lens's filter).
+/// `bodies` keeps what was read of artifacts' bodies for their other cards.
 pub(crate) fn card(
     graph: &dyn NodeStore,
     ix: NodeIx,
     detail: Detail,
     reasons: &[Reason],
     fields: Option<&[String]>,
+    bodies: &Bodies,
 ) -> Card {
     let shown_fields = fields;
     let node = graph.node(ix);
@@ -79,7 +81,7 @@ pub(crate) fn card(
         // (reverted by what, where to go instead).
         let note = match (&node.content, detail) {
             (Content::Artifact(fields), Detail::Meta) if node.lifecycle().retired().is_some() => {
-                body::status_note(&fields.body, node.lifecycle())
+                body::status_note(&bodies.read(ix, &fields.body), node.lifecycle())
             }
             _ => None,
         };
@@ -112,6 +114,8 @@ pub(crate) fn card(
         Content::Tana(tana) => tana_card(tana, detail, shown_fields, &mut facts, &mut parts),
         Content::Artifact(fields) => artifact_card(
             fields,
+            // Only a summary or the full text shows the body.
+            (detail >= Detail::Summary).then(|| bodies.read(ix, &fields.body)),
             &node.kind,
             detail,
             shown_fields,
@@ -233,6 +237,7 @@ fn tana_card(
 /// An artifact's description, lists and extra frontmatter as facts; its body as a part.
 fn artifact_card(
     fields: &ArtifactFields,
+    body: Option<Body<'_>>,
     kind: &Kind,
     detail: Detail,
     shown_fields: Option<&[String]>,
@@ -265,14 +270,16 @@ fn artifact_card(
                 facts.push((key.clone(), value.clone()));
             }
         }
+    }
+    if let Some(body) = body {
         let text = match detail {
-            Detail::Full => body::full(&fields.body),
+            Detail::Full => body::full(&body),
             // What was decided is what a decision record's reader must not miss; its context
             // comes with the full text.
             _ if *kind == Kind::Decision => {
-                body::decision_summary(&fields.body).unwrap_or_else(|| body::summary(&fields.body))
+                body::decision_summary(&body).unwrap_or_else(|| body::summary(&body))
             }
-            _ => body::summary(&fields.body),
+            _ => body::summary(&body),
         };
         if !text.is_empty() {
             parts.push(Part::Markdown(text));
@@ -666,7 +673,7 @@ mod tests {
         norm.title = "No plaintext secrets\nin logs,\t traces\r\n\nor crash reports ".into();
         let (graph, _) = Graph::build(vec![norm]);
         let ix = graph.lookup("NORM-09").unwrap();
-        let card = card(&graph, ix, Detail::Meta, &[], None);
+        let card = card(&graph, ix, Detail::Meta, &[], None, &Bodies::default());
         assert_eq!(
             card.title,
             "No plaintext secrets in logs, traces or crash reports"
@@ -757,7 +764,14 @@ mod tests {
                 .map(|(_, v)| v.clone())
                 .unwrap_or_default()
         };
-        let meta = card(&graph, hub, Detail::Meta, &reasons, None);
+        let meta = card(
+            &graph,
+            hub,
+            Detail::Meta,
+            &reasons,
+            None,
+            &Bodies::default(),
+        );
         assert_eq!(fact(&meta, "why"), "links to PAGE-0; +4 more");
         assert_eq!(fact(&meta, "links"), "links PAGE-0, PAGE-1 (+4 more)");
         // What makes it a rule is named first, however many links brought it too; applying
@@ -768,15 +782,29 @@ mod tests {
                 to: hub,
                 scope: brief_model::Scope::Always,
             });
-            let meta = card(&graph, hub, Detail::Meta, &rule, None);
+            let meta = card(&graph, hub, Detail::Meta, &rule, None, &Bodies::default());
             assert_eq!(fact(&meta, "why"), "applies to every target; +5 more");
         }
         // A summary is the gist: it counts as a meta line does. The full text names every
         // reason, and links up to its own limit.
-        let summary = card(&graph, hub, Detail::Summary, &reasons, None);
+        let summary = card(
+            &graph,
+            hub,
+            Detail::Summary,
+            &reasons,
+            None,
+            &Bodies::default(),
+        );
         assert_eq!(fact(&summary, "why"), fact(&meta, "why"));
         assert_eq!(fact(&summary, "links"), fact(&meta, "links"));
-        let full = card(&graph, hub, Detail::Full, &reasons, None);
+        let full = card(
+            &graph,
+            hub,
+            Detail::Full,
+            &reasons,
+            None,
+            &Bodies::default(),
+        );
         assert!(fact(&full, "why").ends_with("links to PAGE-4"));
         assert_eq!(
             fact(&full, "links"),
@@ -799,7 +827,7 @@ mod tests {
         let (graph, _) = brief_model::Graph::build(vec![page]);
         let ix = graph.lookup("docs/page.md").unwrap();
         let keys = |detail: Detail, fields: Option<&[String]>| -> Vec<String> {
-            card(&graph, ix, detail, &[], fields)
+            card(&graph, ix, detail, &[], fields, &Bodies::default())
                 .facts
                 .into_iter()
                 .map(|(k, _)| k)

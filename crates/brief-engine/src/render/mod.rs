@@ -24,6 +24,7 @@ use crate::rank::{Class, Ranked};
 use crate::traverse::Reason;
 use brief_model::{Detail, Kind, Node, NodeIx, NodeStore, Shape};
 
+pub(crate) use body::Bodies;
 pub(crate) use card::{card, Card};
 use writer::{QueryHead, Writer};
 
@@ -305,6 +306,8 @@ pub(crate) struct Layout<'a> {
     /// Decision records' full texts from their decision on ([`Layout::cut_source`]), by
     /// item: a cut measures many lengths of one.
     decision_first: RefCell<HashMap<usize, Rc<str>>>,
+    /// What was read of artifacts' bodies: a candidate's levels share it.
+    bodies: Bodies,
     extras: Extras,
     /// For a section taken as the part of a long rule a task is about, the item of its page:
     /// once the page shows its full text, the section's is there already.
@@ -373,6 +376,7 @@ impl<'a> Layout<'a> {
             header,
             blocks: RefCell::new(HashMap::new()),
             decision_first: RefCell::new(HashMap::new()),
+            bodies: Bodies::default(),
             extras: Extras::default(),
             within: pages_of_rule_sections(graph, ranked),
             paths: ranked
@@ -464,6 +468,7 @@ impl<'a> Layout<'a> {
             detail,
             &ranked.reasons,
             self.extras.fields.as_deref(),
+            &self.bodies,
         );
         let kind = &self.graph.node(ranked.node).kind;
         let bare = self.is_bare(ranked.node);

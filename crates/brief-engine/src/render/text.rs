@@ -131,6 +131,7 @@ impl Writer for Text {
 mod tests {
     use super::*;
     use crate::render::card::card;
+    use crate::render::Bodies;
     use brief_model::testing::node;
     use brief_model::Graph;
 
@@ -143,7 +144,7 @@ mod tests {
         let (graph, _) = Graph::build(vec![norm]);
         let ix = graph.lookup("NORM-09").unwrap();
         let block = block(
-            &card(&graph, ix, Detail::Meta, &[], None),
+            &card(&graph, ix, Detail::Meta, &[], None, &Bodies::default()),
             &Kind::Norm,
             Detail::Meta,
         );
