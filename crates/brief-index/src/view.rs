@@ -344,7 +344,13 @@ const KEEP_WAIT: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// Bytes as lower-case hexadecimal (what SQLite's `unhex` reads).
 fn hex_of(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut hex = String::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        hex.push(char::from(DIGITS[usize::from(b >> 4)]));
+        hex.push(char::from(DIGITS[usize::from(b & 0xf)]));
+    }
+    hex
 }
 
 /// A node's row in `marks` (applies, lifecycle, checksum), as read.
@@ -380,3 +386,12 @@ impl Index {
 /// Most nodes a `reading` keeps once decoded for `files_of`, for the context's store: more
 /// than related material ever asks about.
 const NODES_KEPT: usize = 512;
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn hex_is_two_lower_case_digits_a_byte() {
+        assert_eq!(super::hex_of(&[0x00, 0x0f, 0xa5, 0xff, 0x10]), "000fa5ff10");
+        assert_eq!(super::hex_of(&[]), "");
+    }
+}
