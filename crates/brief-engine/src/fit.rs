@@ -254,8 +254,6 @@ pub(crate) fn fit(
     let ranked = layout.ranked();
     let items = ranked.len();
     let mut meter = Meter::new(layout, counter);
-    // Count every block at the requested level up front, on all cores.
-    meter.prime(requested);
 
     // The most each item shows: a retired node other than the target only its line (which
     // says it is retired and names its successor), as old guidance would mislead.
@@ -276,9 +274,11 @@ pub(crate) fn fit(
         listed: 0,
         cut: None,
     };
-    let whole_cost = meter.measure(&whole);
-    if whole_cost <= budget {
-        return Ok(finish(layout, &mut meter, whole, whole_cost));
+    if meter.prime_within(&most, budget) {
+        let whole_cost = meter.measure(&whole);
+        if whole_cost <= budget {
+            return Ok(finish(layout, &mut meter, whole, whole_cost));
+        }
     }
     // Every state of the walk is also measured with the omitted nodes at meta: count every
     // meta line up front, on all cores. (Summaries are counted as the walk reaches them; a
@@ -314,7 +314,7 @@ pub(crate) fn fit(
         return Err(TooSmall {
             budget,
             // A bare target alone can be cheaper than its meta line.
-            minimum: smallest.min(whole_cost),
+            minimum: smallest.min(meter.measure(&whole)),
         });
     }
 
@@ -675,6 +675,9 @@ struct Meter<'a, 'g> {
 
 const UNCOUNTED: usize = usize::MAX;
 
+/// How many blocks [`Meter::prime_within`] counts at once.
+const PRIME_BATCH: usize = 16;
+
 impl<'a, 'g> Meter<'a, 'g> {
     fn new(layout: &'a Layout<'g>, counter: &'a Counter<'a>) -> Meter<'a, 'g> {
         let items = layout.ranked().len();
@@ -689,14 +692,41 @@ impl<'a, 'g> Meter<'a, 'g> {
 
     /// Counts every item's block at `level` up front, on all cores.
     fn prime(&mut self, level: Detail) {
-        let blocks: Vec<_> = (0..self.cache.len())
-            .map(|i| self.layout.block(i, level))
-            .collect();
-        let texts: Vec<&str> = blocks.iter().map(|b| &**b).collect();
-        let slot = Self::slot_of(level);
-        for (cached, n) in self.cache.iter_mut().zip(self.counter.count_all(&texts)) {
-            cached[slot] = n;
+        let blocks: Vec<(usize, Detail)> = (0..self.cache.len()).map(|i| (i, level)).collect();
+        self.prime_blocks(&blocks);
+    }
+
+    /// Counts each item's block at its level in `most`, best first and a batch at a time on
+    /// all cores, until these blocks alone exceed `budget`: the whole cannot fit then, and the
+    /// walk counts the blocks it reaches as it reaches them (a large context shows a few of
+    /// its hundred candidates in full). Whether every block was counted.
+    fn prime_within(&mut self, most: &[Detail], budget: usize) -> bool {
+        let mut sum = 0usize;
+        let mut from = 0;
+        while from < most.len() {
+            let to = (from + PRIME_BATCH).min(most.len());
+            let batch: Vec<(usize, Detail)> = (from..to).map(|i| (i, most[i])).collect();
+            sum = sum.saturating_add(self.prime_blocks(&batch));
+            if sum > budget {
+                return false;
+            }
+            from = to;
         }
+        true
+    }
+
+    /// Counts these blocks, on all cores; their sum.
+    fn prime_blocks(&mut self, blocks: &[(usize, Detail)]) -> usize {
+        let texts: Vec<Rc<str>> = blocks
+            .iter()
+            .map(|&(i, level)| self.layout.block(i, level))
+            .collect();
+        let texts: Vec<&str> = texts.iter().map(|b| &**b).collect();
+        let counts = self.counter.count_all(&texts);
+        for (&(i, level), &n) in blocks.iter().zip(&counts) {
+            self.cache[i][Self::slot_of(level)] = n;
+        }
+        counts.iter().sum()
     }
 
     fn slot_of(level: Detail) -> usize {
