@@ -71,28 +71,7 @@ impl Drop for HandWatcher {
 
 #[test]
 fn a_vouched_index_is_not_checked_and_without_a_watcher_it_is() {
-    let dir = project_copy(PAYMENTS);
-    let mut engine = engine(dir.path());
-    assert!(title(&mut engine).contains("Card payment authorization"));
-    let watcher = HandWatcher::start(&engine);
-
-    // An edit in place that the watcher never hears of.
-    retitle(dir.path(), "authorization", "authorisatio4");
-    engine.consult_watcher();
-    let vouched = title(&mut engine);
-    assert!(
-        vouched.contains("Card payment authorization"),
-        "the watcher vouched, yet the files were checked: {vouched}"
-    );
-    assert!(engine.notices().is_empty(), "{:?}", engine.notices());
-
-    // The watcher stops answering (its socket is removed): the next request checks the
-    // files itself.
-    drop(watcher);
-    let socket = engine.index().cache_dir().unwrap().real_path(SOCKET);
-    assert!(!socket.exists());
-    let checked = title(&mut engine);
-    assert!(checked.contains("authorisatio4"), "{checked}");
+    unheard_edit_unseen_while_vouched(title);
 }
 
 /// CHECKOUT-01's context as JSON (its title is what the tests edit).
@@ -107,23 +86,34 @@ fn context_of_checkout(engine: &mut Engine) -> String {
 
 #[test]
 fn a_vouched_context_leaves_even_its_own_files_unchecked() {
+    // The watcher heard of every change made before the request: checking the files the
+    // context is made of would find nothing it did not.
+    unheard_edit_unseen_while_vouched(context_of_checkout);
+}
+
+/// `read` (CHECKOUT-01 as some request shows it) misses an edit in place the watcher never
+/// heard of while it vouches, and sees it once the watcher stops answering.
+fn unheard_edit_unseen_while_vouched(read: fn(&mut Engine) -> String) {
     let dir = project_copy(PAYMENTS);
     let mut engine = engine(dir.path());
-    assert!(context_of_checkout(&mut engine).contains("Card payment authorization"));
+    assert!(read(&mut engine).contains("Card payment authorization"));
     let watcher = HandWatcher::start(&engine);
 
-    // The watcher heard of every change made before the request: an edit in place it never
-    // heard of stays unseen, even in a file the context is made of.
     retitle(dir.path(), "authorization", "authorisatio4");
     engine.consult_watcher();
-    let vouched = context_of_checkout(&mut engine);
+    let vouched = read(&mut engine);
     assert!(
         vouched.contains("Card payment authorization"),
-        "the watcher vouched, yet the context's files were checked: {vouched}"
+        "the watcher vouched, yet the files were checked: {vouched}"
     );
+    assert!(engine.notices().is_empty(), "{:?}", engine.notices());
 
+    // The watcher stops answering (its socket is removed): the next request checks the
+    // files itself.
     drop(watcher);
-    let checked = context_of_checkout(&mut engine);
+    let socket = engine.index().cache_dir().unwrap().real_path(SOCKET);
+    assert!(!socket.exists());
+    let checked = read(&mut engine);
     assert!(checked.contains("authorisatio4"), "{checked}");
 }
 
