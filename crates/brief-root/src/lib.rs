@@ -348,28 +348,34 @@ impl Root {
     /// `.`, on a file system known to count subfolders there (ext4, XFS, tmpfs; any other is
     /// read) — is not read: a folder of thousands of files costs an `fstat` and an `fstatfs`.
     pub fn subfolders(&self, path: &Path) -> Result<Vec<DirEntry>, OpenError> {
-        let rel = self.rel_or_outside(path)?;
-        #[cfg(unix)]
-        let entries = {
-            use std::os::unix::fs::MetadataExt;
-            let fd = self.open_folder(&rel)?;
-            let links = File::from(fd.try_clone().map_err(OpenError::Io)?)
-                .metadata()
-                .map_err(OpenError::Io)?
-                .nlink();
-            if links == 2 && sys::counts_subfolders(fd.as_fd()) {
-                return Ok(Vec::new());
-            }
-            sys::list(fd)?
-        };
-        #[cfg(not(unix))]
-        let entries = self.list_dir(path)?;
+        let entries = self.entries_if_subfolders(path)?.unwrap_or_default();
         let mut folders: Vec<DirEntry> = entries
             .into_iter()
             .filter(|e| matches!(e.kind, EntryKind::Dir))
             .collect();
         folders.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(folders)
+    }
+
+    /// Every entry of a folder beneath the root, in the order read, when it may have
+    /// subfolders; `None`, without reading it, when its link count says it has none (as
+    /// [`Root::subfolders`]). For a walk that looks for a name among the subfolders: where
+    /// the folder is read anyway, the listing tells, with no lookup of its own.
+    pub fn entries_if_subfolders(&self, path: &Path) -> Result<Option<Vec<DirEntry>>, OpenError> {
+        #[cfg(unix)]
+        {
+            let rel = self.rel_or_outside(path)?;
+            let fd = self.open_folder(&rel)?;
+            let links = sys::link_count(fd.as_fd()).map_err(OpenError::Io)?;
+            if links == 2 && sys::counts_subfolders(fd.as_fd()) {
+                return Ok(None);
+            }
+            Ok(Some(sys::list(fd)?))
+        }
+        #[cfg(not(unix))]
+        {
+            self.list_dir(path).map(Some)
+        }
     }
 
     /// The folder at `rel` beneath the root (e.g. `.brief/cache`), created if missing, for

@@ -427,6 +427,18 @@ pub(crate) mod openat2 {
     }
 }
 
+/// The link count of an open file or folder, by one `fstat`.
+pub(crate) fn link_count(fd: BorrowedFd) -> io::Result<u64> {
+    // SAFETY: `stat` is plain data, filled by the call on a valid handle.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // The field's type differs between targets.
+    #[allow(clippy::useless_conversion)]
+    Ok(u64::from(st.st_nlink))
+}
+
 /// Whether the file system holding `folder` counts a folder's subfolders in its link count
 /// (ext2/3/4, XFS, tmpfs), so that a count of 2 means it has none. Elsewhere — btrfs, SMB
 /// mounts without Unix extensions (which report 2 for every folder), network and FUSE file

@@ -46,30 +46,46 @@ pub enum Role {
 /// The `.kiro/` folders under the root: the root's, and nested ones up to three folders deep
 /// (not inside hidden folders, dependencies or build output), sorted.
 ///
-/// Each folder on the way is asked for its `.kiro/` by name, and only folders above the
-/// deepest level are read for their subfolders (none when the link count says there are
-/// none): this runs before every request, and a project's folders of thousands of files
-/// (`specgraph/nodes/behaviors`, a vault's topic folders) are not listed.
+/// Only folders above the deepest level are read for their subfolders (none when the link
+/// count says there are none): this runs before every request, and a project's folders of
+/// thousands of files (`specgraph/nodes/behaviors`, a vault's topic folders) are not listed.
+/// A folder read tells whether it holds a `.kiro/`; any other is asked for it by name.
 pub fn kiro_workspaces(root: &Root) -> Vec<String> {
     let base = root.path();
     let mut found = Vec::new();
     let mut stack: Vec<(String, usize)> = vec![(String::new(), 0)];
     while let Some((dir, depth)) = stack.pop() {
-        let rel = if dir.is_empty() {
+        let kiro = if dir.is_empty() {
             ".kiro".to_string()
         } else {
             format!("{dir}/.kiro")
         };
-        if root.is_dir(&base.join(&rel)) {
-            found.push(rel);
-        }
-        if depth == NESTED_DEPTH {
-            continue;
-        }
-        let Ok(folders) = root.subfolders(&base.join(&dir)) else {
-            continue;
+        // A folder that cannot be read may still be passed through to its `.kiro/`.
+        let entries = if depth == NESTED_DEPTH {
+            None
+        } else {
+            root.entries_if_subfolders(&base.join(&dir)).ok().flatten()
         };
-        for entry in &folders {
+        // A `.kiro` that is a symlink counts where it leads, as a lookup by name does.
+        let listed = entries.as_ref().map(|entries| {
+            entries
+                .iter()
+                .find(|entry| entry.name == ".kiro")
+                .map(|entry| entry.kind)
+        });
+        let holds = match listed {
+            Some(None) => false,
+            Some(Some(EntryKind::Dir)) => true,
+            Some(Some(_)) | None => root.is_dir(&base.join(&kiro)),
+        };
+        if holds {
+            found.push(kiro);
+        }
+        let folders = entries
+            .iter()
+            .flatten()
+            .filter(|entry| entry.kind == EntryKind::Dir);
+        for entry in folders {
             let name = entry.name.to_string_lossy();
             if !name.starts_with('.')
                 && !SKIPPED.contains(&name.as_ref())

@@ -241,3 +241,31 @@ fn workspaces_are_found_three_folders_deep_and_no_deeper() {
         [".kiro", "a/b/c/.kiro", "apps/web/.kiro"]
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn a_workspace_is_found_whether_its_folder_is_read_or_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = |rel: &str| dir.path().join(rel);
+    // `apps/web` has a subfolder, so it is read; `apps/api` and `libs/ui` have none, so
+    // they are asked for `.kiro` by name.
+    for folder in [
+        "shared/.kiro",
+        "apps/web/src",
+        "apps/api",
+        "libs/ui",
+        "libs/core/x",
+    ] {
+        std::fs::create_dir_all(at(folder)).unwrap();
+    }
+    std::os::unix::fs::symlink("../../shared/.kiro", at("apps/web/.kiro")).unwrap();
+    std::os::unix::fs::symlink("../../shared/.kiro", at("apps/api/.kiro")).unwrap();
+    // A file named `.kiro` is no workspace, read or asked.
+    std::fs::write(at("libs/ui/.kiro"), "").unwrap();
+    std::fs::write(at("libs/core/.kiro"), "").unwrap();
+    let root = Root::open(dir.path()).unwrap();
+    assert_eq!(
+        kiro_workspaces(&root),
+        ["apps/api/.kiro", "apps/web/.kiro", "shared/.kiro"]
+    );
+}
