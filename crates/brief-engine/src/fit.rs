@@ -274,7 +274,7 @@ pub(crate) fn fit(
         listed: 0,
         cut: None,
     };
-    if meter.prime_within(&most, budget) {
+    if meter.prime_within(&whole, budget) {
         let whole_cost = meter.measure(&whole);
         if whole_cost <= budget {
             return Ok(finish(layout, &mut meter, whole, whole_cost));
@@ -696,21 +696,27 @@ impl<'a, 'g> Meter<'a, 'g> {
         self.prime_blocks(&blocks);
     }
 
-    /// Counts each item's block at its level in `most`, best first and a batch at a time on
-    /// all cores, until these blocks alone exceed `budget`: the whole cannot fit then, and the
-    /// walk counts the blocks it reaches as it reaches them (a large context shows a few of
-    /// its hundred candidates in full). Whether every block was counted.
-    fn prime_within(&mut self, most: &[Detail], budget: usize) -> bool {
+    /// Counts the blocks `whole` shows, best first and a batch at a time on all cores, until
+    /// these blocks alone exceed `budget`: the whole cannot fit then, and the walk counts the
+    /// blocks it reaches as it reaches them (a large context shows a few of its hundred
+    /// candidates in full). Each block at the level the document shows it, which is not always
+    /// the plan's: a rule's section is its line once its page is shown in full. Whether every
+    /// block was counted.
+    fn prime_within(&mut self, whole: &Plan, budget: usize) -> bool {
+        let shown: Vec<(usize, Detail)> = (0..whole.details.len())
+            .filter_map(|i| {
+                let level = self
+                    .layout
+                    .shown_at(&whole.details, whole.cut.as_ref(), i)?;
+                Some((i, level))
+            })
+            .collect();
         let mut sum = 0usize;
-        let mut from = 0;
-        while from < most.len() {
-            let to = (from + PRIME_BATCH).min(most.len());
-            let batch: Vec<(usize, Detail)> = (from..to).map(|i| (i, most[i])).collect();
-            sum = sum.saturating_add(self.prime_blocks(&batch));
+        for batch in shown.chunks(PRIME_BATCH) {
+            sum = sum.saturating_add(self.prime_blocks(batch));
             if sum > budget {
                 return false;
             }
-            from = to;
         }
         true
     }

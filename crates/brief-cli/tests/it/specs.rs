@@ -522,6 +522,42 @@ fn node<'a>(json: &'a Value, id: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("{id} is not in: {json}"))
 }
 
+/// A section of a long rule is shown by its line once its page is shown in full: the whole
+/// context, at the budget it costs, is that context, not one with the section's full text
+/// in the page's place.
+#[test]
+fn a_context_that_fits_whole_is_whole_when_a_rule_section_shows_by_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    let mut agents = String::from(
+        "# Working in this repository\n\n\n## Publishing\n\nThe publish job runs on its own once a tag is pushed.\n\n",
+    );
+    for n in 0..50 {
+        agents.push_str(&format!(
+            "Step {n}: the publish job that the version tag triggers checks the crate and uploads it.\n\n"
+        ));
+    }
+    agents.push_str("## Style\n");
+    std::fs::write(dir.path().join("AGENTS.md"), agents).unwrap();
+    std::fs::create_dir_all(dir.path().join("docs")).unwrap();
+    std::fs::write(
+        dir.path().join("docs/release-process.md"),
+        "# Release process\n\nThe version tag triggers the publish job.\n",
+    )
+    .unwrap();
+    let task = "the publish job that the version tag triggers";
+    let all = audit(root, task, "40000");
+    assert_eq!(node(&all, "AGENTS.md")["detail"], "full", "{all}");
+    assert_eq!(
+        node(&all, "AGENTS.md#publishing")["detail"],
+        "meta",
+        "{all}"
+    );
+    let whole = all["budget"]["used"].as_u64().unwrap().to_string();
+    let exact = audit(root, task, &whole);
+    assert_eq!(exact["document"], all["document"], "{exact}");
+}
+
 #[test]
 fn a_nested_agent_file_whose_folder_the_task_names_is_a_hard_constraint() {
     let dir = copy_fixture(&format!("{FIXTURES}/nested-agents"));
