@@ -49,7 +49,7 @@ pub enum Role {
 /// Only folders above the deepest level are read for their subfolders (none when the link
 /// count says there are none): this runs before every request, and a project's folders of
 /// thousands of files (`specgraph/nodes/behaviors`, a vault's topic folders) are not listed.
-/// A folder read tells whether it holds a `.kiro/`; any other is asked for it by name.
+/// A folder read without a `.kiro` entry is not asked for one by name.
 pub fn kiro_workspaces(root: &Root) -> Vec<String> {
     let base = root.path();
     let mut found = Vec::new();
@@ -66,19 +66,15 @@ pub fn kiro_workspaces(root: &Root) -> Vec<String> {
         } else {
             root.entries_if_subfolders(&base.join(&dir)).ok().flatten()
         };
-        // A `.kiro` that is a symlink counts where it leads, as a lookup by name does.
-        let listed = entries.as_ref().map(|entries| {
-            entries
+        // A folder read without a `.kiro` entry has none; otherwise the lookup by name says
+        // (it follows a symlink, needs the folder searchable, and matches `.Kiro` where the
+        // file system ignores case).
+        let absent = entries.as_ref().is_some_and(|entries| {
+            !entries
                 .iter()
-                .find(|entry| entry.name == ".kiro")
-                .map(|entry| entry.kind)
+                .any(|entry| entry.name.to_string_lossy().eq_ignore_ascii_case(".kiro"))
         });
-        let holds = match listed {
-            Some(None) => false,
-            Some(Some(EntryKind::Dir)) => true,
-            Some(Some(_)) | None => root.is_dir(&base.join(&kiro)),
-        };
-        if holds {
+        if !absent && root.is_dir(&base.join(&kiro)) {
             found.push(kiro);
         }
         let folders = entries
