@@ -407,6 +407,41 @@ fn walk(path: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// A `.kiro/` inside a folder the user may read but not enter is none of theirs (no file in it
+/// can be opened): discovery asks for it by name, as an open would, even where it has read
+/// the folder's listing.
+#[cfg(unix)]
+#[test]
+fn a_workspace_in_a_folder_that_cannot_be_entered_is_left_out() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    common::write_file(
+        root,
+        ".kiro/steering/product.md",
+        "# Product\n\nWhat it is for.\n",
+    );
+    common::write_file(
+        root,
+        "locked/.kiro/steering/tech.md",
+        "# Tech\n\nThe stack.\n",
+    );
+    common::write_file(root, "open/notes.txt", "");
+    for entry in walk(root) {
+        let mode = if entry.is_dir() { 0o777 } else { 0o666 };
+        fs::set_permissions(&entry, fs::Permissions::from_mode(mode)).unwrap();
+    }
+    let locked = root.join("locked");
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o644)).unwrap();
+    let answer = run_as_other_user(&["search", "product", "--root", &root_arg(root)]);
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o755)).unwrap();
+    let Some((code, out, err)) = answer else {
+        return;
+    };
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(".kiro/steering/product.md"), "{out}");
+}
+
 /// Item 11: a read-only checkout (another user's) and a read-only `.brief/cache` both work:
 /// the index lives in memory for the run, with a one-line note, and the output is the same.
 #[cfg(unix)]
