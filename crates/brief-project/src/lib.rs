@@ -414,9 +414,15 @@ impl fmt::Display for Project {
     }
 }
 
-/// A Kiro source per `.kiro/` workspace under the root.
+/// A Kiro source per `.kiro/` workspace under the root. The walk that finds them is kept in
+/// `.brief/cache` once there is one (discovery never creates that folder).
 fn kiro_sources(guard: &Root, root: &Path) -> Vec<Source> {
-    brief_sources::kiro_workspaces(guard)
+    let cache_dir = Path::new(".brief/cache");
+    let cache = guard
+        .is_dir(&root.join(cache_dir))
+        .then(|| guard.private_dir(cache_dir).ok())
+        .flatten();
+    brief_sources::kiro_workspaces_kept(guard, cache.as_ref())
         .into_iter()
         .map(|rel| Source::Kiro {
             dir: root.join(rel),

@@ -41,7 +41,7 @@ pub use globs::{
 };
 pub use jsonpos::{locate, Locator, Seg};
 pub use kb::{listing as kb_listing, Catalog, Layout, Repository, TEST_DATA_DIRS, TEST_DIRS};
-pub use kiro::{kiro_task_ids, kiro_workspaces, Role as KiroRole};
+pub use kiro::{kiro_task_ids, kiro_workspaces_kept, Role as KiroRole};
 pub use markdown::{
     is_metadata_line, parse as parse_markdown, without_fence_labels, without_opening_metadata,
     Concern, Parsed, Warning,

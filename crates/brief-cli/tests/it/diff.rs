@@ -11,8 +11,8 @@ use serde_json::Value;
 
 const PAYMENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/payments");
 
-/// Every file beneath `dir` but git's object store, with its bytes: the working tree, the
-/// index, HEAD and refs.
+/// Every file beneath `dir` but git's object store and brief's cache, with its bytes: the
+/// working tree, the index, HEAD and refs.
 fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut files = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -24,7 +24,9 @@ fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
                 .unwrap()
                 .to_string_lossy()
                 .into_owned();
-            if rel == ".git/objects" || rel == ".git/logs" {
+            // brief's own cache may keep what any run learned (the Kiro walk); what must not
+            // change is the project's files and git's.
+            if rel == ".git/objects" || rel == ".git/logs" || rel == ".brief/cache" {
                 continue;
             }
             if path.is_dir() {

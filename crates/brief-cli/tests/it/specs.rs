@@ -128,6 +128,35 @@ fn a_task_whose_id_collides_with_other_features_gets_its_own_feature() {
     }
 }
 
+/// The walk for nested workspaces is kept between runs (`.brief/cache/kiro-walk`): a
+/// workspace added after it was kept is found by the very next run.
+#[test]
+fn a_kiro_workspace_added_after_the_walk_was_kept_is_found() {
+    let dir = copy_fixture(&format!("{FIXTURES}/kiro/repo"));
+    let root = dir.path().to_str().unwrap();
+    let settle = || std::thread::sleep(std::time::Duration::from_millis(120));
+    // The first run makes `.brief/cache`; once the folders are past the racy window, the next
+    // keeps its walk, and the one after that answers from it.
+    for _ in 0..3 {
+        // Nothing says `quartzite` yet (exit 1): the runs are for their walks.
+        let (_, _, err) = run(&["search", "quartzite", "--root", root]);
+        assert!(err.contains("no match"), "{err}");
+        settle();
+    }
+    let kept = dir.path().join(".brief/cache/kiro-walk");
+    assert!(kept.is_file(), "the walk was not kept");
+    crate::common::write_file(
+        dir.path(),
+        "tools/lint/.kiro/steering/lint.md",
+        "# Lint rules\n\nEvery quartzite check runs before commit.\n",
+    );
+    let found = brief(&["search", "quartzite", "--root", root]);
+    assert!(
+        found.contains("tools/lint/.kiro/steering/lint.md"),
+        "{found}"
+    );
+}
+
 #[test]
 fn a_kiro_task_holds_its_criteria_requirement_and_design() {
     let dir = copy_fixture(&format!("{FIXTURES}/kiro/repo"));

@@ -8,12 +8,15 @@
 //! `user-auth/design` and `user-auth/tasks` the pages. A steering file's id is its path, like
 //! every rule file; [`crate::rules`] says when it applies.
 
+mod kept;
 mod requirements;
 mod tasks;
 
+pub use kept::kiro_workspaces_kept;
+
 use std::path::Path;
 
-use super::{folder_stamp, frontmatter, rules, specdoc, Problem, ProblemKind, Walk};
+use super::{folder_stamp, frontmatter, rules, specdoc, Problem, ProblemKind, Stamp, Walk};
 use brief_model::{Kind, Node, Relation};
 use brief_root::{EntryKind, Root};
 
@@ -43,18 +46,39 @@ pub enum Role {
     },
 }
 
+/// What a walk for workspaces found, and the folders whose entries decided it.
+pub(crate) struct WorkspaceWalk {
+    /// The `.kiro/` folders found, sorted.
+    pub(crate) found: Vec<String>,
+    /// Every folder walked (root-relative, `""` the root), stamped before it was read or
+    /// asked, with the time of the stamp; `None` when a folder could not be stamped, or a
+    /// `.kiro` was a symlink (whose target may change with no folder changing): then the
+    /// answer cannot be kept.
+    pub(crate) trail: Option<Vec<(String, Stamp, i64)>>,
+}
+
 /// The `.kiro/` folders under the root: the root's, and nested ones up to three folders deep
-/// (not inside hidden folders, dependencies or build output), sorted.
+/// (not inside hidden folders, dependencies or build output), sorted, and the trail that
+/// decided it.
 ///
 /// Only folders above the deepest level are read for their subfolders (none when the link
 /// count says there are none): this runs before every request, and a project's folders of
 /// thousands of files (`specgraph/nodes/behaviors`, a vault's topic folders) are not listed.
 /// A folder read without a `.kiro` entry is not asked for one by name.
-pub fn kiro_workspaces(root: &Root) -> Vec<String> {
+pub(crate) fn walk_workspaces(root: &Root) -> WorkspaceWalk {
     let base = root.path();
     let mut found = Vec::new();
+    let mut trail = Some(Vec::new());
     let mut stack: Vec<(String, usize)> = vec![(String::new(), 0)];
     while let Some((dir, depth)) = stack.pop() {
+        let taken = crate::now_ns();
+        let stamp = std::fs::metadata(base.join(&dir))
+            .ok()
+            .and_then(|meta| crate::stamp(&meta));
+        match (stamp, trail.as_mut()) {
+            (Some(stamp), Some(trail)) => trail.push((dir.clone(), stamp, taken)),
+            _ => trail = None,
+        }
         let kiro = if dir.is_empty() {
             ".kiro".to_string()
         } else {
@@ -66,16 +90,27 @@ pub fn kiro_workspaces(root: &Root) -> Vec<String> {
         } else {
             root.entries_if_subfolders(&base.join(&dir)).ok().flatten()
         };
+        let listed = entries.as_ref().map(|entries| {
+            entries
+                .iter()
+                .find(|entry| entry.name.to_string_lossy().eq_ignore_ascii_case(".kiro"))
+                .map(|entry| entry.kind)
+        });
         // A folder read without a `.kiro` entry has none; otherwise the lookup by name says
         // (it follows a symlink, needs the folder searchable, and matches `.Kiro` where the
         // file system ignores case).
-        let absent = entries.as_ref().is_some_and(|entries| {
-            !entries
-                .iter()
-                .any(|entry| entry.name.to_string_lossy().eq_ignore_ascii_case(".kiro"))
-        });
-        if !absent && root.is_dir(&base.join(&kiro)) {
-            found.push(kiro);
+        if listed != Some(None) {
+            if root.is_dir(&base.join(&kiro)) {
+                found.push(kiro.clone());
+            }
+            let symlink = match listed {
+                Some(kind) => kind == Some(EntryKind::Symlink),
+                None => std::fs::symlink_metadata(base.join(&kiro))
+                    .is_ok_and(|meta| meta.file_type().is_symlink()),
+            };
+            if symlink {
+                trail = None;
+            }
         }
         let folders = entries
             .iter()
@@ -97,7 +132,7 @@ pub fn kiro_workspaces(root: &Root) -> Vec<String> {
         }
     }
     found.sort();
-    found
+    WorkspaceWalk { found, trail }
 }
 
 /// The workspace folder a `.kiro/` path belongs to (`apps/web/.kiro` → `apps/web`).

@@ -237,7 +237,7 @@ fn workspaces_are_found_three_folders_deep_and_no_deeper() {
     }
     let root = Root::open(dir.path()).unwrap();
     assert_eq!(
-        kiro_workspaces(&root),
+        walk_workspaces(&root).found,
         [".kiro", "a/b/c/.kiro", "apps/web/.kiro"]
     );
 }
@@ -265,7 +265,79 @@ fn a_workspace_is_found_whether_its_folder_is_read_or_asked() {
     std::fs::write(at("libs/core/.kiro"), "").unwrap();
     let root = Root::open(dir.path()).unwrap();
     assert_eq!(
-        kiro_workspaces(&root),
+        walk_workspaces(&root).found,
         ["apps/api/.kiro", "apps/web/.kiro", "shared/.kiro"]
     );
+}
+
+/// A project whose folders are past the racy window (50 ms on these file systems), with its
+/// `.brief/cache`.
+fn settled_project(folders: &[&str]) -> (tempfile::TempDir, Root, brief_root::PrivateDir) {
+    let dir = tempfile::tempdir().unwrap();
+    for folder in folders {
+        std::fs::create_dir_all(dir.path().join(folder)).unwrap();
+    }
+    let root = Root::open(dir.path()).unwrap();
+    let cache = root.private_dir(Path::new(".brief/cache")).unwrap();
+    settle();
+    (dir, root, cache)
+}
+
+fn settle() {
+    std::thread::sleep(std::time::Duration::from_millis(120));
+}
+
+#[test]
+fn a_kept_walk_answers_until_one_of_its_folders_changes() {
+    use super::kept::{kept_or_walked, Answered};
+    let (dir, root, cache) =
+        settled_project(&[".kiro", "apps/web/.kiro", "apps/api/src", "libs/x"]);
+    let expected = vec![".kiro".to_string(), "apps/web/.kiro".to_string()];
+    let ask = || kept_or_walked(&root, Some(&cache));
+    assert_eq!(ask(), (expected.clone(), Answered::Walked));
+    assert_eq!(ask(), (expected.clone(), Answered::Kept));
+    assert_eq!(walk_workspaces(&root).found, expected);
+
+    // A new workspace moves its folder's time: walked again, and kept once settled.
+    std::fs::create_dir(dir.path().join("libs/x/.kiro")).unwrap();
+    let grown = vec![
+        ".kiro".to_string(),
+        "apps/web/.kiro".to_string(),
+        "libs/x/.kiro".to_string(),
+    ];
+    assert_eq!(ask(), (grown.clone(), Answered::Walked));
+    settle();
+    assert_eq!(ask(), (grown.clone(), Answered::Walked));
+    assert_eq!(ask(), (grown, Answered::Kept));
+
+    // A workspace removed, and a damaged file: walked again, right both times.
+    std::fs::remove_dir(dir.path().join("libs/x/.kiro")).unwrap();
+    assert_eq!(ask(), (expected.clone(), Answered::Walked));
+    settle();
+    assert_eq!(ask().1, Answered::Walked);
+    assert_eq!(ask().1, Answered::Kept);
+    let file = dir.path().join(".brief/cache/kiro-walk");
+    let kept = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, kept.replace("apps/web/.kiro", "apps/wob/.kiro")).unwrap();
+    assert_eq!(ask(), (expected.clone(), Answered::Walked));
+    std::fs::write(&file, "brief-kiro-walk 1\nw\tlibs/x\n").unwrap();
+    assert_eq!(ask(), (expected.clone(), Answered::Walked));
+    // Without a cache folder, every answer is a walk.
+    assert_eq!(kept_or_walked(&root, None), (expected, Answered::Walked));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_walk_through_a_symlinked_workspace_is_not_kept() {
+    use super::kept::{kept_or_walked, Answered};
+    let (dir, root, cache) = settled_project(&["shared/.kiro", "apps/web/src"]);
+    std::os::unix::fs::symlink("../../shared/.kiro", dir.path().join("apps/web/.kiro")).unwrap();
+    settle();
+    let expected = vec!["apps/web/.kiro".to_string(), "shared/.kiro".to_string()];
+    for _ in 0..2 {
+        assert_eq!(
+            kept_or_walked(&root, Some(&cache)),
+            (expected.clone(), Answered::Walked)
+        );
+    }
 }
