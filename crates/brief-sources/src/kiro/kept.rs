@@ -68,7 +68,7 @@ pub(crate) fn kept_or_walked(root: &Root, cache: Option<&PrivateDir>) -> (Vec<St
 
 /// The file for a walk: the header, a line per folder (`f`, its stamp, its path) and per
 /// workspace (`w`, its path), and the BLAKE3 hash of all that.
-fn written(found: &[String], trail: &[(String, Stamp, i64)]) -> String {
+pub(super) fn written(found: &[String], trail: &[(String, Stamp, i64)]) -> String {
     let mut text = format!("{HEADER}\n");
     for (rel, stamp, _) in trail {
         let Stamp {
@@ -117,7 +117,8 @@ fn still_true(root: &Root, bytes: &[u8]) -> Option<Vec<String>> {
                 }
             }
             ("w", rel) => {
-                if !root.is_dir(&base.join(rel)) {
+                let named = rel.rsplit('/').next().is_some_and(|name| name == ".kiro");
+                if !named || !root.is_dir(&base.join(rel)) {
                     return None;
                 }
                 found.push(rel.to_string());

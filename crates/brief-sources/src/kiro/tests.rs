@@ -322,6 +322,14 @@ fn a_kept_walk_answers_until_one_of_its_folders_changes() {
     assert_eq!(ask(), (expected.clone(), Answered::Walked));
     std::fs::write(&file, "brief-kiro-walk 1\nw\tlibs/x\n").unwrap();
     assert_eq!(ask(), (expected.clone(), Answered::Walked));
+    // A whole file naming a folder that is no workspace, or one outside the root.
+    let walk = walk_workspaces(&root);
+    let trail = walk.trail.unwrap();
+    for claimed in ["apps", "../outside/.kiro"] {
+        let forged = super::kept::written(&[claimed.to_string()], &trail);
+        std::fs::write(&file, forged).unwrap();
+        assert_eq!(ask(), (expected.clone(), Answered::Walked), "{claimed}");
+    }
     // Without a cache folder, every answer is a walk.
     assert_eq!(kept_or_walked(&root, None), (expected, Answered::Walked));
 }
