@@ -621,14 +621,21 @@ impl PrivateDir {
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed)
         );
+        // Created afresh: whatever another process left under that name (a FIFO that would
+        // block the write, a hard link to a file elsewhere that it would overwrite) is
+        // unlinked first, and an exclusive create never writes through one.
+        let _ = self.remove(&temporary);
         #[cfg(unix)]
         let opened = sys::open_in(
             self.fd.as_fd(),
             &temporary,
-            libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC,
+            libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NONBLOCK,
         );
         #[cfg(not(unix))]
-        let opened = File::create(self.real.join(&temporary));
+        let opened = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(self.real.join(&temporary));
         let written = opened.and_then(|mut file| file.write_all(contents));
         let renamed = written.and_then(|()| self.rename(&temporary, name));
         if renamed.is_err() {

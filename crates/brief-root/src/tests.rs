@@ -310,3 +310,32 @@ fn subfolders_are_the_real_folders_inside_a_folder_and_a_leaf_has_none() {
         Err(OpenError::Outside)
     ));
 }
+
+#[test]
+fn a_replace_writes_through_nothing_left_at_its_temporary_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Root::open(dir.path()).unwrap();
+    let cache = root.private_dir(Path::new(".brief/cache")).unwrap();
+    let victim = dir.path().join("victim.md");
+    std::fs::write(&victim, "# precious\n").unwrap();
+    // The names this process's next writes take: hard links to a file elsewhere, and FIFOs
+    // (a write into one blocks until someone reads).
+    let pid = std::process::id();
+    for n in 0..64 {
+        let at = dir.path().join(format!(".brief/cache/kept.{pid}-{n}.tmp"));
+        std::fs::hard_link(&victim, &at).unwrap();
+        let fifo = dir.path().join(format!(".brief/cache/fifo.{pid}-{n}.tmp"));
+        let path = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o644) }, 0);
+    }
+    for _ in 0..8 {
+        cache.replace("kept", b"walk").unwrap();
+        cache.replace("fifo", b"walk").unwrap();
+    }
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "# precious\n");
+    assert_eq!(
+        std::fs::read(dir.path().join(".brief/cache/fifo")).unwrap(),
+        b"walk"
+    );
+}
