@@ -407,12 +407,10 @@ fn walk(path: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// A `.kiro/` inside a folder the user may read but not enter is none of theirs (no file in it
-/// can be opened): discovery asks for it by name, as an open would, even where it has read
-/// the folder's listing.
+/// A project of two Kiro workspaces, the root's and one in `locked/` (of mode `locked`), every
+/// other folder and file open to all; with `.brief/cache` when `cache`.
 #[cfg(unix)]
-#[test]
-fn a_workspace_in_a_folder_that_cannot_be_entered_is_left_out() {
+fn project_with_a_locked_workspace(locked: u32, cache: bool) -> tempfile::TempDir {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
@@ -421,25 +419,59 @@ fn a_workspace_in_a_folder_that_cannot_be_entered_is_left_out() {
         ".kiro/steering/product.md",
         "# Product\n\nWhat it is for.\n",
     );
-    common::write_file(
-        root,
-        "locked/.kiro/steering/tech.md",
-        "# Tech\n\nThe stack.\n",
-    );
+    let tech = "# Tech\n\nEvery quartzite check.\n";
+    common::write_file(root, "locked/.kiro/steering/tech.md", tech);
     common::write_file(root, "open/notes.txt", "");
+    if cache {
+        fs::create_dir_all(root.join(".brief/cache")).unwrap();
+    }
     for entry in walk(root) {
         let mode = if entry.is_dir() { 0o777 } else { 0o666 };
         fs::set_permissions(&entry, fs::Permissions::from_mode(mode)).unwrap();
     }
-    let locked = root.join("locked");
-    fs::set_permissions(&locked, fs::Permissions::from_mode(0o644)).unwrap();
+    fs::set_permissions(root.join("locked"), fs::Permissions::from_mode(locked)).unwrap();
+    dir
+}
+
+/// A `.kiro/` inside a folder the user may read but not enter is none of theirs (no file in it
+/// can be opened): discovery asks for it by name, as an open would, even where it has read
+/// the folder's listing.
+#[cfg(unix)]
+#[test]
+fn a_workspace_in_a_folder_that_cannot_be_entered_is_left_out() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = project_with_a_locked_workspace(0o644, false);
+    let root = dir.path();
     let answer = run_as_other_user(&["search", "product", "--root", &root_arg(root)]);
-    fs::set_permissions(&locked, fs::Permissions::from_mode(0o755)).unwrap();
+    fs::set_permissions(root.join("locked"), fs::Permissions::from_mode(0o755)).unwrap();
     let Some((code, out, err)) = answer else {
         return;
     };
     assert_eq!(code, 0, "{err}");
     assert!(out.contains(".kiro/steering/product.md"), "{out}");
+}
+
+/// A walk for Kiro workspaces made by a user who could not enter a folder is not kept: a user
+/// who can finds the workspace in it.
+#[cfg(unix)]
+#[test]
+fn a_walk_that_could_not_enter_a_folder_is_not_kept_for_one_who_can() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        // Only root can run brief as someone with less access than itself.
+        eprintln!("skipped: needs root to run brief as another user");
+        return;
+    }
+    let dir = project_with_a_locked_workspace(0o700, true);
+    let root = root_arg(dir.path());
+    std::thread::sleep(Duration::from_millis(120));
+    for _ in 0..3 {
+        run_as_other_user(&["search", "quartzite", "--root", &root]);
+        std::thread::sleep(Duration::from_millis(120));
+    }
+    let (code, out, err) = brief(&["search", "quartzite", "--root", &root]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("locked/.kiro/steering/tech.md"), "{out}");
 }
 
 /// Item 11: a read-only checkout (another user's) and a read-only `.brief/cache` both work:

@@ -91,7 +91,10 @@ pub(super) fn written(found: &[String], trail: &[(String, Stamp, i64)]) -> Strin
 }
 
 /// The workspaces of a kept walk, when the file is whole and every folder it went through and
-/// every workspace it found are as they were.
+/// every workspace it found are as they were. A file that could not come from a walk here is
+/// not believed either: its first folder is the root (whose inode and change time no other
+/// clone shares), its folders are ones a walk goes into, and each workspace is the `.kiro` of
+/// one of them, in order, once.
 fn still_true(root: &Root, bytes: &[u8]) -> Option<Vec<String>> {
     let text = std::str::from_utf8(bytes).ok()?;
     let body_end = text.rfind("sum\t")?;
@@ -104,11 +107,16 @@ fn still_true(root: &Root, bytes: &[u8]) -> Option<Vec<String>> {
         return None;
     }
     let base = root.path();
-    let mut found = Vec::new();
+    let mut folders = std::collections::BTreeSet::new();
+    let mut found: Vec<String> = Vec::new();
     for line in lines {
         match line.split_once('\t')? {
-            ("f", rest) => {
+            ("f", rest) if found.is_empty() => {
                 let (kept, rel) = parse_folder(rest)?;
+                let first = folders.is_empty();
+                if first != rel.is_empty() || !walked_into(rel) || !folders.insert(rel) {
+                    return None;
+                }
                 let now = std::fs::metadata(base.join(rel))
                     .ok()
                     .and_then(|meta| crate::stamp(&meta))?;
@@ -117,8 +125,12 @@ fn still_true(root: &Root, bytes: &[u8]) -> Option<Vec<String>> {
                 }
             }
             ("w", rel) => {
-                let named = rel.rsplit('/').next().is_some_and(|name| name == ".kiro");
-                if !named || !root.is_dir(&base.join(rel)) {
+                let folder = match rel.strip_suffix(".kiro")? {
+                    "" => "",
+                    parent => parent.strip_suffix('/')?,
+                };
+                let in_order = found.last().is_none_or(|last| last.as_str() < rel);
+                if !folders.contains(folder) || !in_order || !root.is_dir(&base.join(rel)) {
                     return None;
                 }
                 found.push(rel.to_string());
@@ -126,7 +138,16 @@ fn still_true(root: &Root, bytes: &[u8]) -> Option<Vec<String>> {
             _ => return None,
         }
     }
-    Some(found)
+    (!folders.is_empty()).then_some(found)
+}
+
+/// Whether a walk goes into the folder at `rel` (root-relative, `""` the root): at most
+/// three folders deep, through folders it goes into.
+fn walked_into(rel: &str) -> bool {
+    rel.is_empty() || {
+        let parts: Vec<&str> = rel.split('/').collect();
+        parts.len() <= super::NESTED_DEPTH && parts.iter().all(|part| super::walkable_name(part))
+    }
 }
 
 /// A folder line's stamp and path (`size mtime ctime inode device path`, tab-separated).

@@ -66,73 +66,121 @@ pub(crate) struct WorkspaceWalk {
 /// thousands of files (`specgraph/nodes/behaviors`, a vault's topic folders) are not listed.
 /// A folder read without a `.kiro` entry is not asked for one by name.
 pub(crate) fn walk_workspaces(root: &Root) -> WorkspaceWalk {
-    let base = root.path();
-    let mut found = Vec::new();
-    let mut trail = Some(Vec::new());
+    let mut walker = Walker {
+        root,
+        found: Vec::new(),
+        trail: Some(Vec::new()),
+    };
     let mut stack: Vec<(String, usize)> = vec![(String::new(), 0)];
     while let Some((dir, depth)) = stack.pop() {
+        walker.stamp(&dir);
+        let entries = if depth == NESTED_DEPTH {
+            None
+        } else {
+            walker.entries(&dir)
+        };
+        walker.look_for_kiro(&dir, entries.as_deref());
+        for rel in walkable(&dir, entries.as_deref().unwrap_or_default()) {
+            stack.push((rel, depth + 1));
+        }
+    }
+    walker.found.sort();
+    WorkspaceWalk {
+        found: walker.found,
+        trail: walker.trail,
+    }
+}
+
+/// A walk for workspaces under way.
+struct Walker<'r> {
+    root: &'r Root,
+    found: Vec<String>,
+    trail: Option<Vec<(String, Stamp, i64)>>,
+}
+
+impl Walker<'_> {
+    /// Stamps `dir` before it is read or asked, so a change made meanwhile shows later.
+    fn stamp(&mut self, dir: &str) {
         let taken = crate::now_ns();
-        let stamp = std::fs::metadata(base.join(&dir))
+        let stamp = std::fs::metadata(self.root.path().join(dir))
             .ok()
             .and_then(|meta| crate::stamp(&meta));
-        match (stamp, trail.as_mut()) {
-            (Some(stamp), Some(trail)) => trail.push((dir.clone(), stamp, taken)),
-            _ => trail = None,
+        match (stamp, self.trail.as_mut()) {
+            (Some(stamp), Some(trail)) => trail.push((dir.to_string(), stamp, taken)),
+            _ => self.trail = None,
+        }
+    }
+
+    /// The entries of `dir` when it may have subfolders. A folder that cannot be read may
+    /// still be passed through to its `.kiro/`; what it holds then depends on who asks, so
+    /// the walk is not kept.
+    fn entries(&mut self, dir: &str) -> Option<Vec<brief_root::DirEntry>> {
+        match self.root.entries_if_subfolders(&self.root.path().join(dir)) {
+            Ok(entries) => entries,
+            Err(_) => {
+                self.trail = None;
+                None
+            }
+        }
+    }
+
+    /// Whether `dir` holds a `.kiro/`. A folder read without a `.kiro` entry has none;
+    /// otherwise the lookup by name says (it follows a symlink, needs the folder searchable,
+    /// and matches `.Kiro` where the file system ignores case). A lookup that fails for
+    /// another reason than a missing name, or a `.kiro` that is a symlink (whose target may
+    /// change while no folder does), leaves the walk unkept.
+    fn look_for_kiro(&mut self, dir: &str, entries: Option<&[brief_root::DirEntry]>) {
+        let named: Vec<EntryKind> = entries
+            .unwrap_or_default()
+            .iter()
+            .filter(|entry| entry.name.to_string_lossy().eq_ignore_ascii_case(".kiro"))
+            .map(|entry| entry.kind)
+            .collect();
+        if entries.is_some() && named.is_empty() {
+            return;
         }
         let kiro = if dir.is_empty() {
             ".kiro".to_string()
         } else {
             format!("{dir}/.kiro")
         };
-        // A folder that cannot be read may still be passed through to its `.kiro/`.
-        let entries = if depth == NESTED_DEPTH {
-            None
-        } else {
-            root.entries_if_subfolders(&base.join(&dir)).ok().flatten()
-        };
-        let listed = entries.as_ref().map(|entries| {
-            entries
-                .iter()
-                .find(|entry| entry.name.to_string_lossy().eq_ignore_ascii_case(".kiro"))
-                .map(|entry| entry.kind)
-        });
-        // A folder read without a `.kiro` entry has none; otherwise the lookup by name says
-        // (it follows a symlink, needs the folder searchable, and matches `.Kiro` where the
-        // file system ignores case).
-        if listed != Some(None) {
-            if root.is_dir(&base.join(&kiro)) {
-                found.push(kiro.clone());
-            }
-            let symlink = match listed {
-                Some(kind) => kind == Some(EntryKind::Symlink),
-                None => std::fs::symlink_metadata(base.join(&kiro))
-                    .is_ok_and(|meta| meta.file_type().is_symlink()),
-            };
-            if symlink {
-                trail = None;
-            }
+        let path = self.root.path().join(&kiro);
+        match self.root.kind(&path) {
+            Ok(EntryKind::Dir) => self.found.push(kiro),
+            Ok(_) => {}
+            Err(e) if e.is_missing() => {}
+            Err(_) => self.trail = None,
         }
-        let folders = entries
-            .iter()
-            .flatten()
-            .filter(|entry| entry.kind == EntryKind::Dir);
-        for entry in folders {
-            let name = entry.name.to_string_lossy();
-            if !name.starts_with('.')
-                && !SKIPPED.contains(&name.as_ref())
-                && !name.contains(['\t', '\n'])
-            {
-                let rel = if dir.is_empty() {
-                    name.to_string()
-                } else {
-                    format!("{dir}/{name}")
-                };
-                stack.push((rel, depth + 1));
-            }
+        let symlink = named.contains(&EntryKind::Symlink)
+            || std::fs::symlink_metadata(&path).is_ok_and(|meta| meta.file_type().is_symlink());
+        if symlink {
+            self.trail = None;
         }
     }
-    found.sort();
-    WorkspaceWalk { found, trail }
+}
+
+/// The subfolders of `dir` a walk goes into: not hidden, not dependencies or build output.
+fn walkable<'e>(
+    dir: &'e str,
+    entries: &'e [brief_root::DirEntry],
+) -> impl Iterator<Item = String> + 'e {
+    entries
+        .iter()
+        .filter(|entry| entry.kind == EntryKind::Dir)
+        .map(|entry| entry.name.to_string_lossy())
+        .filter(|name| walkable_name(name))
+        .map(move |name| {
+            if dir.is_empty() {
+                name.to_string()
+            } else {
+                format!("{dir}/{name}")
+            }
+        })
+}
+
+/// Whether a walk goes into a folder of this name.
+fn walkable_name(name: &str) -> bool {
+    !name.starts_with('.') && !SKIPPED.contains(&name) && !name.contains(['\t', '\n'])
 }
 
 /// The workspace folder a `.kiro/` path belongs to (`apps/web/.kiro` → `apps/web`).

@@ -349,3 +349,70 @@ fn a_walk_through_a_symlinked_workspace_is_not_kept() {
         );
     }
 }
+
+#[test]
+fn a_kept_walk_that_could_not_come_from_a_walk_here_is_not_believed() {
+    use super::kept::{kept_or_walked, written, Answered};
+    let (dir, root, cache) = settled_project(&[
+        ".kiro",
+        "node_modules/evil/.kiro",
+        ".git/.kiro",
+        "a/b/c/d/.kiro",
+        "apps",
+    ]);
+    let file = dir.path().join(".brief/cache/kiro-walk");
+    let fresh = walk_workspaces(&root);
+    let names = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let trail = fresh.trail.clone().unwrap();
+    // Whole files, hash and all: no folder at all; the real folders with workspaces a walk
+    // never finds (dependencies, hidden, too deep, out of order, twice); a folder a walk never
+    // goes into; and a first folder that is not the root.
+    let hidden = {
+        let mut t = trail.clone();
+        let (_, stamp, taken) = t[0].clone();
+        t.push(("node_modules".into(), stamp, taken));
+        t
+    };
+    let forged = [
+        written(&names(&[".kiro", "a/b/c/d/.kiro"]), &[]),
+        written(&names(&[".kiro", "node_modules/evil/.kiro"]), &trail),
+        written(&names(&[".git/.kiro"]), &trail),
+        written(&names(&[".kiro", ".kiro"]), &trail),
+        written(&names(&[]), &hidden),
+        written(&names(&[]), &trail[1..]),
+    ];
+    for text in forged {
+        std::fs::write(&file, &text).unwrap();
+        assert_eq!(
+            kept_or_walked(&root, Some(&cache)),
+            (fresh.found.clone(), Answered::Walked),
+            "{text}"
+        );
+    }
+    assert_eq!(fresh.found, [".kiro"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_case_variant_beside_a_symlinked_kiro_leaves_the_walk_unkept() {
+    use super::kept::{kept_or_walked, Answered};
+    let (dir, root, cache) = settled_project(&["a", ".hidden"]);
+    let a = dir.path().join("a");
+    // Dangling for now: its target may appear later with no walked folder changing.
+    std::os::unix::fs::symlink("../.hidden/k", a.join(".kiro")).unwrap();
+    // Case variants, so that one of them is likely listed before `.kiro` itself.
+    for variant in [
+        ".Kiro", ".KIRO", ".kIro", ".kiRo", ".kirO", ".KIro", ".KiRo", ".KirO",
+    ] {
+        std::fs::create_dir(a.join(variant)).unwrap();
+    }
+    settle();
+    for _ in 0..2 {
+        assert_eq!(kept_or_walked(&root, Some(&cache)).1, Answered::Walked);
+    }
+    std::fs::create_dir(dir.path().join(".hidden/k")).unwrap();
+    assert_eq!(
+        kept_or_walked(&root, Some(&cache)).0,
+        walk_workspaces(&root).found
+    );
+}
