@@ -250,7 +250,7 @@ fn a_workspace_is_found_whether_its_folder_is_read_or_asked() {
     // `apps/web` has a subfolder, so it is read; `apps/api` and `libs/ui` have none, so
     // they are asked for `.kiro` by name.
     for folder in [
-        "shared/.kiro",
+        "common/.kiro",
         "apps/web/src",
         "apps/api",
         "libs/ui",
@@ -258,15 +258,15 @@ fn a_workspace_is_found_whether_its_folder_is_read_or_asked() {
     ] {
         std::fs::create_dir_all(at(folder)).unwrap();
     }
-    std::os::unix::fs::symlink("../../shared/.kiro", at("apps/web/.kiro")).unwrap();
-    std::os::unix::fs::symlink("../../shared/.kiro", at("apps/api/.kiro")).unwrap();
+    std::os::unix::fs::symlink("../../common/.kiro", at("apps/web/.kiro")).unwrap();
+    std::os::unix::fs::symlink("../../common/.kiro", at("apps/api/.kiro")).unwrap();
     // A file named `.kiro` is no workspace, read or asked.
     std::fs::write(at("libs/ui/.kiro"), "").unwrap();
     std::fs::write(at("libs/core/.kiro"), "").unwrap();
     let root = Root::open(dir.path()).unwrap();
     assert_eq!(
         walk_workspaces(&root).found,
-        ["apps/api/.kiro", "apps/web/.kiro", "shared/.kiro"]
+        ["apps/api/.kiro", "apps/web/.kiro", "common/.kiro"]
     );
 }
 
@@ -338,10 +338,10 @@ fn a_kept_walk_answers_until_one_of_its_folders_changes() {
 #[test]
 fn a_walk_through_a_symlinked_workspace_is_not_kept() {
     use super::kept::{kept_or_walked, Answered};
-    let (dir, root, cache) = settled_project(&["shared/.kiro", "apps/web/src"]);
-    std::os::unix::fs::symlink("../../shared/.kiro", dir.path().join("apps/web/.kiro")).unwrap();
+    let (dir, root, cache) = settled_project(&["common/.kiro", "apps/web/src"]);
+    std::os::unix::fs::symlink("../../common/.kiro", dir.path().join("apps/web/.kiro")).unwrap();
     settle();
-    let expected = vec!["apps/web/.kiro".to_string(), "shared/.kiro".to_string()];
+    let expected = vec!["apps/web/.kiro".to_string(), "common/.kiro".to_string()];
     for _ in 0..2 {
         assert_eq!(
             kept_or_walked(&root, Some(&cache)),
