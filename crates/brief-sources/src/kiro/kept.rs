@@ -117,10 +117,8 @@ fn still_true(root: &Root, bytes: &[u8]) -> Option<Vec<String>> {
                 if first != rel.is_empty() || !walked_into(rel) || !folders.insert(rel) {
                     return None;
                 }
-                let now = std::fs::metadata(base.join(rel))
-                    .ok()
-                    .and_then(|meta| crate::stamp(&meta))?;
-                if now != kept {
+                let (_, now) = crate::folder_stamp(&base.join(rel));
+                if now.map(|(stamp, _)| stamp) != Some(kept) {
                     return None;
                 }
             }

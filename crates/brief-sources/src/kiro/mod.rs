@@ -101,12 +101,9 @@ struct Walker<'r> {
 impl Walker<'_> {
     /// Stamps `dir` before it is read or asked, so a change made meanwhile shows later.
     fn stamp(&mut self, dir: &str) {
-        let taken = crate::now_ns();
-        let stamp = std::fs::metadata(self.root.path().join(dir))
-            .ok()
-            .and_then(|meta| crate::stamp(&meta));
-        match (stamp, self.trail.as_mut()) {
-            (Some(stamp), Some(trail)) => trail.push((dir.to_string(), stamp, taken)),
+        let (_, stamped) = folder_stamp(&self.root.path().join(dir));
+        match (stamped, self.trail.as_mut()) {
+            (Some((stamp, taken)), Some(trail)) => trail.push((dir.to_string(), stamp, taken)),
             _ => self.trail = None,
         }
     }
