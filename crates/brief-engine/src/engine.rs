@@ -297,6 +297,18 @@ const HITS_NAMED: usize = 3;
 /// where SQLite's signed `LIMIT` would wrap (a limit of 2^64−1 once asked for none).
 pub(crate) const MAX_SEARCH_LIMIT: usize = u32::MAX as usize;
 
+/// The names of a folder's own index page, in the order one is taken.
+const INDEX_PAGES: [&str; 8] = [
+    "README.md",
+    "index.md",
+    "_index.md",
+    "README.adoc",
+    "index.adoc",
+    "README.rst",
+    "index.rst",
+    "index.mdx",
+];
+
 /// How the index was made current for a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Current {
@@ -306,6 +318,23 @@ enum Current {
     Refreshed,
     /// A file watcher vouched that it holds every change made before the request.
     Vouched,
+}
+
+/// What a target of a page and an anchor names ([`Engine::page_part`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PagePart {
+    /// The page's own section with that anchor.
+    Section(NodeIx),
+    /// The page: it has no section of its own with that anchor.
+    Page(NodeIx),
+}
+
+impl PagePart {
+    fn node(self) -> NodeIx {
+        match self {
+            PagePart::Section(ix) | PagePart::Page(ix) => ix,
+        }
+    }
 }
 
 /// A project with its index.
@@ -665,6 +694,9 @@ impl Engine {
         let mut out = self.context_read(request)?;
         out.notes
             .extend(self.embeddings_notes().into_iter().map(Said::from));
+        if let Some(note) = self.page_part_note(&request.target)? {
+            out.notes.push(note);
+        }
         if request.seeds.is_some() && out.confidence == Confidence::Exact {
             out.notes
                 .push(Said::new().text("note: ").param(Param::Seeds).text(format!(
@@ -739,6 +771,12 @@ impl Engine {
         // A path (`src/billing/invoice.ts`, existing or not) starts from what governs the file.
         if let Some(start) = self.file_start(request)? {
             return Ok(start);
+        }
+        if let Some(part) = self.page_part(target)? {
+            return Ok(Start {
+                seeds: vec![part.node()],
+                ..Start::default()
+            });
         }
         // Tana ids are opaque (`kHc9_xN2pQ`) and Tana users ask by topic: with a Tana source
         // any target that is not an id is searched for, whatever its shape.
@@ -832,6 +870,53 @@ impl Engine {
         Ok(has_id_shape(target, &id_shapes(&self.index.all_ids()?)))
     }
 
+    /// A part of a page named by the page's id or path and an anchor (`AGENTS.md#testing`,
+    /// `src/adr/0044-….md#decision`, as links write them): the section of the page's own
+    /// with that anchor, else the page, for the anchor is a heading inside one of its parts
+    /// or is stale (a browser opens the page then too). `None` when the part before the `#`
+    /// names no page.
+    fn page_part(&self, target: &str) -> Result<Option<PagePart>, EngineError> {
+        let Some((page, anchor)) = target.split_once('#') else {
+            return Ok(None);
+        };
+        if anchor.is_empty() || page.is_empty() || target.contains(char::is_whitespace) {
+            return Ok(None);
+        }
+        let page = match self.index.lookup_any_case(page)? {
+            Some(ix) => Some(ix),
+            None => match crate::files::path_target(&self.project.guard, page) {
+                Some(path) => self.index.node_of_file(&path)?,
+                None => None,
+            },
+        };
+        let Some(page) = page else {
+            return Ok(None);
+        };
+        let section = format!("{}#{anchor}", self.index.id_of(page)?);
+        Ok(Some(match self.index.lookup_any_case(&section)? {
+            Some(ix) => PagePart::Section(ix),
+            None => PagePart::Page(page),
+        }))
+    }
+
+    /// The note for a page named with an anchor it has no section for: the context starts
+    /// from the whole page.
+    fn page_part_note(&self, target: &str) -> Result<Option<Said>, EngineError> {
+        let target = target.trim();
+        if self.index.lookup_any_case(target)?.is_some() {
+            return Ok(None);
+        }
+        let Some(PagePart::Page(page)) = self.page_part(target)? else {
+            return Ok(None);
+        };
+        let anchor = target.split_once('#').map_or("", |(_, a)| a);
+        Ok(Some(Said::from(format!(
+            "note: {} has no part of its own at `#{anchor}` (a heading inside one of its \
+             parts, or an anchor that is gone); the context starts from the whole page",
+            self.index.id_of(page)?
+        ))))
+    }
+
     /// The error for an id-shaped target that names no node: the closest ids and the best
     /// search hits.
     fn unknown_id(&self, target: &str) -> Result<EngineError, EngineError> {
@@ -918,19 +1003,68 @@ impl Engine {
                 .map(|(ix, _)| ix)
                 .filter(|ix| Some(*ix) != own),
         );
+        let guard = &self.project.guard;
+        let found = if own.is_some() {
+            Found::Page
+        } else if guard.is_dir(&guard.path().join(&path)) {
+            Found::Folder
+        } else {
+            Found::File
+        };
         if seeds.is_empty() {
-            return Ok(None);
+            // A file's name still says what it is about; a folder's words find any page in
+            // it, so it is its own index page, or what it holds is said.
+            return match found {
+                Found::Folder => match self.index_page(&path)? {
+                    Some(page) => Ok(Some(Start {
+                        seeds: vec![page],
+                        query: Some(path),
+                        found: Found::Page,
+                        ..Start::default()
+                    })),
+                    None => Err(self.ungoverned_folder(&path)?),
+                },
+                _ => Ok(None),
+            };
         }
         Ok(Some(Start {
             seeds,
             query: Some(path),
-            found: if own.is_some() {
-                Found::Page
-            } else {
-                Found::File
-            },
+            found,
             ..Start::default()
         }))
+    }
+
+    /// A folder's own index page, when it is a page of the knowledge (`README.md`,
+    /// `index.md`, … directly in it, in [`INDEX_PAGES`] order).
+    fn index_page(&self, folder: &str) -> Result<Option<NodeIx>, EngineError> {
+        for name in INDEX_PAGES {
+            if let Some(page) = self.index.node_of_file(&format!("{folder}/{name}"))? {
+                return Ok(Some(page));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The error for a folder nothing governs: what it holds, and what to name instead.
+    fn ungoverned_folder(&self, folder: &str) -> Result<EngineError, EngineError> {
+        let (count, first) = self.index.nodes_under(folder, 3)?;
+        let holds = match count {
+            0 => "it holds no page of the knowledge".to_string(),
+            1 => format!("it holds one page of the knowledge, {}", first.join(", ")),
+            n => format!(
+                "it holds {n} pages of the knowledge ({}{})",
+                first.join(", "),
+                if n > first.len() { ", …" } else { "" }
+            ),
+        };
+        Ok(EngineError::Usage(
+            format!(
+                "nothing governs the folder {folder}: no rule, agent file, task or spec covers \
+                 it, and {holds}; name a page or a file, or say the work in words"
+            )
+            .into(),
+        ))
     }
 
     /// The start of `--changed REV`: what governs any file changed against `rev`, each

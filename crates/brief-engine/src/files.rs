@@ -6,13 +6,18 @@
 //! task's file mentions, a spec's globs, a folder), the rules whose globs match it (Cursor,
 //! Copilot, Claude Code, Kiro `fileMatch`, a nested `AGENTS.md`'s folder), then the rules that
 //! apply everywhere (a root `AGENTS.md`, `alwaysApply`, `inclusion: always`) — current rules
-//! only, matched as rule 1b matches them ([`Applies::reaches`]); each group by
-//! id. The usual traversal runs from those. When nothing governs the path, the target is read
-//! as before (an id, or words).
+//! only, matched as rule 1b matches them ([`Applies::reaches`]); each group by id, but the
+//! rules whose globs match by the depth of the folder the matching glob is rooted in, deepest
+//! first (a file's own folder's agent file before those above it). A folder as the target is
+//! governed as a file placed in it would be, whatever its name. The usual traversal runs from
+//! those. When nothing governs a file, the target is read as before (an id, or words); a
+//! folder nothing governs is its own index page, or an error that says what it holds.
 
-use brief_model::{Applies, Corpus, Kind, NodeIx, StoreError};
+use std::cmp::Reverse;
+
+use brief_model::{Applies, Corpus, Kind, NodeIx, Scope, StoreError};
 use brief_root::Root;
-use brief_sources::{applies_to, FileMatcher};
+use brief_sources::{glob_folder, FileMatcher};
 
 /// Why a node governs a file.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -69,27 +74,39 @@ fn normalize(target: &str) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("/"))
 }
 
-/// The nodes that govern `path`, in the order of [`Governs`], each group by id.
+/// The nodes that govern `path` (a file, or a folder as any file in it), in the order of
+/// [`Governs`], each group by id, the rules matching by globs deepest scope first.
 pub(crate) fn governing(
     corpus: &dyn Corpus,
     root: &Root,
     path: &str,
 ) -> Result<Vec<(NodeIx, Governs)>, StoreError> {
-    let mut found: Vec<(Governs, String, NodeIx)> = Vec::new();
+    // Each group by id, but a rule by its scope first: the deepest folder its matching glob
+    // is rooted in (the agent file of the file's own folder before those above it).
+    let mut found: Vec<(Governs, Reverse<usize>, String, NodeIx)> = Vec::new();
     for id in annotated_ids(root, path) {
         if let Some(ix) = corpus.lookup(&id)? {
-            found.push((Governs::Annotated, id, ix));
+            found.push((Governs::Annotated, Reverse(0), id, ix));
         }
     }
+    // A folder is governed as any file placed in it would be, whatever its name.
+    let probe = root
+        .is_dir(&root.path().join(path))
+        .then(|| format!("{path}/{ANY_NAME}"));
+    let reached = |applies: &Applies| {
+        let mut files = vec![path.to_string()];
+        files.extend(probe.clone());
+        applies.reaches(&files)
+    };
     // Rules: the scoped nodes the index keeps (no node loaded), current ones only.
     for (ix, applies) in corpus.scoped()? {
-        let why = match &applies {
-            Applies::Always => Governs::Always,
-            Applies::Files(_) if applies_to(&applies, path) => Governs::Glob,
+        let (why, depth) = match reached(&applies) {
+            Some(Scope::Always) => (Governs::Always, 0),
+            Some(Scope::Glob { glob, .. }) => (Governs::Glob, folder_depth(&glob)),
             _ => continue,
         };
         if corpus.lifecycle_of(ix)?.is_current() {
-            found.push((why, corpus.id_of(ix)?, ix));
+            found.push((why, Reverse(depth), corpus.id_of(ix)?, ix));
         }
     }
     // Tasks and specs whose `paths` name or cover the file.
@@ -117,16 +134,26 @@ pub(crate) fn governing(
             .artifact()
             .is_some_and(|a| !a.paths.is_empty() && FileMatcher::new(&a.paths).is_match(path));
         if named {
-            found.push((Governs::Names, node.id.clone(), ix));
+            found.push((Governs::Names, Reverse(0), node.id.clone(), ix));
         }
     }
     found.sort();
     let mut seen = std::collections::HashSet::new();
     Ok(found
         .into_iter()
-        .filter(|(_, _, ix)| seen.insert(*ix))
-        .map(|(why, _, ix)| (ix, why))
+        .filter(|(_, _, _, ix)| seen.insert(*ix))
+        .map(|(why, _, _, ix)| (ix, why))
         .collect())
+}
+
+/// A file name no glob names by its letters: a glob that matches it in a folder matches
+/// every file placed there (`src/providers/**` does, `src/providers/*.py` does not).
+const ANY_NAME: &str = "\u{1}";
+
+/// How many folders deep the folder a glob is rooted in lies (`src/api/**/*.ts` → 2); 0 for
+/// a glob rooted nowhere (`**/*.sql`).
+fn folder_depth(glob: &str) -> usize {
+    glob_folder(glob).map_or(0, |folder| folder.split('/').count())
 }
 
 /// What governs any of `paths` (the files `--changed` lists): each file's governing nodes

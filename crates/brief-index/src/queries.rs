@@ -242,6 +242,34 @@ impl Index {
         Ok(hits)
     }
 
+    /// How many nodes are read from files under the folder `rel` (root-relative, no
+    /// trailing `/`; sections aside), and the ids of the first `first` of them by file.
+    pub fn nodes_under(&self, rel: &str, first: usize) -> Result<(usize, Vec<String>), StoreError> {
+        // `file` between `rel/` and `rel0` (the byte after `/`): what lies under the folder.
+        let from = format!("{rel}/");
+        let to = format!("{rel}0");
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT id FROM nodes WHERE file >= ?1 AND file < ?2 AND instr(id, '#') = 0 \
+                 ORDER BY file, id",
+            )
+            .map_err(|e| self.fail(e))?;
+        let rows = stmt
+            .query_map([&from, &to], |r| r.get::<_, String>(0))
+            .map_err(|e| self.fail(e))?;
+        let mut count = 0;
+        let mut ids = Vec::new();
+        for id in rows {
+            let id = id.map_err(|e| self.fail(e))?;
+            if ids.len() < first {
+                ids.push(id);
+            }
+            count += 1;
+        }
+        Ok((count, ids))
+    }
+
     /// The node a file is, when it is one page: the only node read from `rel` (root-relative),
     /// or the page whose sections (`page#section`) are the file's other nodes. `None` for a
     /// file of several nodes of their own (a task list, a workspace export) or of none.

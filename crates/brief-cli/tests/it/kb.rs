@@ -1002,3 +1002,149 @@ fn assert_none_in(document: &str, noise: &[&str]) {
         assert!(!document.contains(noise), "{noise} in {document}");
     }
 }
+
+/// Nested agent files, each governing its folder.
+fn nested_agent_files() -> tempfile::TempDir {
+    written(&[
+        ("AGENTS.md", "# Agents\n\nRun the tests before pushing.\n\n## Releases\n\nTag from main.\n\n## Reviews\n\nTwo approvals.\n"),
+        ("src/AGENTS.md", "# Source rules\n\nKeep modules small.\n"),
+        (
+            "src/providers/AGENTS.md",
+            "# Provider rules\n\nEach provider owns its client and its base URL.\n",
+        ),
+        ("src/providers/openai.py", "client = None\n"),
+        ("docs/guide.md", "# Guide\n\nHow to call a provider.\n"),
+    ])
+}
+
+fn seed_ids(json: &Value) -> Vec<String> {
+    json["seeds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            s["id"]
+                .as_str()
+                .unwrap_or_else(|| s.as_str().unwrap())
+                .to_string()
+        })
+        .collect()
+}
+
+/// A file starts from what governs it, the nearest scope first: the agent file of its own
+/// folder before those of the folders above it. A folder named as the target is governed by
+/// its own agent file too, as any file placed in it would be.
+#[test]
+fn a_file_or_folder_starts_from_its_nearest_agent_file() {
+    let dir = nested_agent_files();
+    let root = dir.path().to_str().unwrap();
+    let everything = ["src/providers/AGENTS.md", "src/AGENTS.md", "AGENTS.md"];
+    for target in [
+        "src/providers/openai.py",
+        "src/providers/anthropic.py",
+        "src/providers",
+        "src/providers/",
+    ] {
+        let seeds = seed_ids(&audit(root, target, "2000"));
+        assert_eq!(seeds, everything, "{target}: {seeds:?}");
+    }
+    let seeds = seed_ids(&audit(root, "src", "2000"));
+    assert_eq!(seeds, ["src/AGENTS.md", "AGENTS.md"], "{seeds:?}");
+    let document = brief(&["context", "src/providers", "--root", root]);
+    assert!(
+        document.contains("Start nodes, what governs the folder (exact match)"),
+        "{document}"
+    );
+}
+
+/// A page named with an anchor, as links write it (`AGENTS.md#testing-rules`,
+/// `doc/adr/0002-….md#decision`), is that part of the page; an anchor the page has no part
+/// of its own for (a heading inside one, or one that is gone) is the whole page, with a
+/// note — never a context of whatever the words of the target find.
+#[test]
+fn a_page_and_an_anchor_are_that_part_of_the_page_or_the_page() {
+    // Long enough to be read by its sections.
+    let filler = "Each change is small and reviewed before it is merged. ".repeat(40);
+    let agents = format!(
+        "# Agents\n\nRules.\n\n## Testing rules\n\nRun them all. {filler}\n\n\
+         ### Flaky tests\n\nQuarantine them.\n\n## Releases\n\nTag. {filler}\n"
+    );
+    let dir = written(&[
+        ("AGENTS.md", agents.as_str()),
+        (
+            "doc/adr/0002-implement-as-shell-scripts.md",
+            "# 2. Implement as shell scripts\n\nStatus: Accepted\n\n## Decision\n\nPOSIX shell.\n",
+        ),
+        (
+            "docs/testing.md",
+            "# Testing\n\nAgents run the testing suite; testing agents md flaky.\n",
+        ),
+    ]);
+    let root = dir.path().to_str().unwrap();
+    let json = audit(root, "AGENTS.md#testing-rules", "2000");
+    assert_eq!(json["target"], "AGENTS.md#testing-rules", "{json}");
+    for (target, page) in [
+        ("AGENTS.md#flaky-tests", "AGENTS.md"),
+        ("AGENTS.md#testing", "AGENTS.md"),
+        (
+            "doc/adr/0002-implement-as-shell-scripts.md#decision",
+            "ADR-0002",
+        ),
+        ("ADR-0002#decision", "ADR-0002"),
+    ] {
+        let (code, stdout, stderr) = run(&[
+            "context", target, "--root", root, "--budget", "2000", "--format", "json",
+        ]);
+        assert_eq!(code, 0, "{target}: {stderr}");
+        let json: Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(json["target"], page, "{target}: {stdout}");
+        assert!(
+            stderr.contains(&format!("note: {page} has no part of its own at `#")),
+            "{target}: {stderr}"
+        );
+    }
+}
+
+/// A folder nothing governs is its own index page or, without one, an error that says what
+/// it holds and what to name instead: the words of its path would find any page in it.
+#[test]
+fn a_folder_nothing_governs_is_its_index_page_or_says_what_it_holds() {
+    let dir = written(&[
+        (
+            "doc/adr/0001-record-architecture-decisions.md",
+            "# 1. Record architecture decisions\n\nStatus: Accepted\n\nWe record them.\n",
+        ),
+        (
+            "doc/adr/0002-implement-as-shell-scripts.md",
+            "# 2. Implement as shell scripts\n\nStatus: Accepted\n\nPOSIX shell only.\n",
+        ),
+        ("src/main.sh", "echo hi\n"),
+    ]);
+    let root = dir.path().to_str().unwrap();
+    let (code, stdout, stderr) = run(&["context", "doc/adr", "--root", root]);
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(
+        stderr.contains(
+            "nothing governs the folder doc/adr: no rule, agent file, task or spec covers it, \
+             and it holds 2 pages of the knowledge (ADR-0001, ADR-0002)"
+        ),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run(&["context", "src/", "--root", root]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("it holds no page of the knowledge"),
+        "{stderr}"
+    );
+    // A file's name still says what it is about: it is read as words.
+    let (code, _, stderr) = run(&["context", "doc/adr/0003-shell-scripts.md", "--root", root]);
+    assert_eq!(code, 0, "{stderr}");
+    // A folder with an index page of its own is that page.
+    std::fs::write(
+        dir.path().join("doc/adr/README.md"),
+        "# Decision log\n\nOne record a decision.\n",
+    )
+    .unwrap();
+    let json = audit(root, "doc/adr", "2000");
+    assert_eq!(json["target"], "doc/adr/README.md", "{json}");
+}

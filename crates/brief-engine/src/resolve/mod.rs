@@ -215,6 +215,8 @@ pub enum Found {
     Page,
     /// From a file the target names: what governs it.
     File,
+    /// From a folder the target names: what governs the files in it.
+    Folder,
     /// From the files changed against a revision: what governs them.
     Changed,
 }
@@ -226,6 +228,7 @@ impl Found {
             Found::Words => "found by words",
             Found::Page => "the page and what governs it",
             Found::File => "what governs the file",
+            Found::Folder => "what governs the folder",
             Found::Changed => "what governs the changed files",
         }
     }
