@@ -323,8 +323,9 @@ enum Current {
 /// What a target of a page and an anchor names ([`Engine::page_part`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum PagePart {
-    /// The page's own section with that anchor.
-    Section(NodeIx),
+    /// What the target names: the page's own section with that anchor, or the page for an
+    /// empty anchor (`page.md#`).
+    Named(NodeIx),
     /// The page: it has no section of its own with that anchor.
     Page(NodeIx),
 }
@@ -332,7 +333,7 @@ enum PagePart {
 impl PagePart {
     fn node(self) -> NodeIx {
         match self {
-            PagePart::Section(ix) | PagePart::Page(ix) => ix,
+            PagePart::Named(ix) | PagePart::Page(ix) => ix,
         }
     }
 }
@@ -879,7 +880,7 @@ impl Engine {
         let Some((page, anchor)) = target.split_once('#') else {
             return Ok(None);
         };
-        if anchor.is_empty() || page.is_empty() || target.contains(char::is_whitespace) {
+        if page.is_empty() || target.contains(char::is_whitespace) {
             return Ok(None);
         }
         let page = match self.index.lookup_any_case(page)? {
@@ -892,9 +893,12 @@ impl Engine {
         let Some(page) = page else {
             return Ok(None);
         };
+        if anchor.is_empty() {
+            return Ok(Some(PagePart::Named(page)));
+        }
         let section = format!("{}#{anchor}", self.index.id_of(page)?);
         Ok(Some(match self.index.lookup_any_case(&section)? {
-            Some(ix) => PagePart::Section(ix),
+            Some(ix) => PagePart::Named(ix),
             None => PagePart::Page(page),
         }))
     }

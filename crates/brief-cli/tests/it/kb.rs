@@ -1083,6 +1083,21 @@ fn a_page_and_an_anchor_are_that_part_of_the_page_or_the_page() {
     let root = dir.path().to_str().unwrap();
     let json = audit(root, "AGENTS.md#testing-rules", "2000");
     assert_eq!(json["target"], "AGENTS.md#testing-rules", "{json}");
+    let (code, stdout, stderr) = run(&[
+        "context",
+        "doc/adr/0002-implement-as-shell-scripts.md#",
+        "--root",
+        root,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        (code, stderr.as_str()),
+        (0, ""),
+        "an empty anchor is the page"
+    );
+    let json: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["target"], "ADR-0002", "{stdout}");
     for (target, page) in [
         ("AGENTS.md#flaky-tests", "AGENTS.md"),
         ("AGENTS.md#testing", "AGENTS.md"),
