@@ -997,9 +997,15 @@ impl Engine {
             return Ok(None);
         };
         // A page of the knowledge (`docs/adr/0002-….md`) starts from itself, then what
-        // governs it.
-        let own = self.index.node_of_file(&path)?;
-        let governing = crate::files::governing(&self.index, &self.project.guard, &path)?;
+        // governs it; a folder from its index page, if it has one.
+        let guard = &self.project.guard;
+        let folder = guard.is_dir(&guard.path().join(&path));
+        let own = if folder {
+            self.index_page(&path)?
+        } else {
+            self.index.node_of_file(&path)?
+        };
+        let governing = crate::files::governing(&self.index, guard, &path)?;
         let mut seeds: Vec<NodeIx> = own.into_iter().collect();
         seeds.extend(
             governing
@@ -1007,33 +1013,27 @@ impl Engine {
                 .map(|(ix, _)| ix)
                 .filter(|ix| Some(*ix) != own),
         );
-        let guard = &self.project.guard;
-        let found = if own.is_some() {
-            Found::Page
-        } else if guard.is_dir(&guard.path().join(&path)) {
-            Found::Folder
-        } else {
-            Found::File
-        };
         if seeds.is_empty() {
             // A file's name still says what it is about; a folder's words find any page in
-            // it, so it is its own index page, or what it holds is said.
-            return match found {
-                Found::Folder => match self.index_page(&path)? {
-                    Some(page) => Ok(Some(Start {
-                        seeds: vec![page],
-                        query: Some(path),
-                        found: Found::Page,
-                        ..Start::default()
-                    })),
-                    None => Err(self.ungoverned_folder(&path)?),
-                },
-                _ => Ok(None),
+            // it, so what it holds is said instead.
+            return if folder {
+                Err(self.ungoverned_folder(&path)?)
+            } else {
+                Ok(None)
             };
         }
+        let found = match (own.is_some(), folder) {
+            (true, _) => Found::Page,
+            (false, true) => Found::Folder,
+            (false, false) => Found::File,
+        };
         Ok(Some(Start {
             seeds,
-            query: Some(path),
+            query: Some(if path.is_empty() {
+                ".".to_string()
+            } else {
+                path
+            }),
             found,
             ..Start::default()
         }))
@@ -1043,7 +1043,10 @@ impl Engine {
     /// `index.md`, … directly in it, in [`INDEX_PAGES`] order).
     fn index_page(&self, folder: &str) -> Result<Option<NodeIx>, EngineError> {
         for name in INDEX_PAGES {
-            if let Some(page) = self.index.node_of_file(&format!("{folder}/{name}"))? {
+            if let Some(page) = self
+                .index
+                .node_of_file(&crate::files::child(folder, name))?
+            {
                 return Ok(Some(page));
             }
         }
@@ -1062,10 +1065,16 @@ impl Engine {
                 if n > first.len() { ", …" } else { "" }
             ),
         };
+        let named = if folder.is_empty() {
+            "the project's root folder".to_string()
+        } else {
+            format!("the folder {folder}")
+        };
         Ok(EngineError::Usage(
             format!(
-                "nothing governs the folder {folder}: no rule, agent file, task or spec covers \
-                 it, and {holds}; name a page or a file, or say the work in words"
+                "nothing governs {named}: no rule, agent file, task or spec covers it, it has \
+                 no index page (README.md, index.md, …), and {holds}; name a page or a file, or \
+                 say the work in words"
             )
             .into(),
         ))

@@ -11,7 +11,8 @@
 //! first (a file's own folder's agent file before those above it). A folder as the target is
 //! governed as a file placed in it would be, whatever its name. The usual traversal runs from
 //! those. When nothing governs a file, the target is read as before (an id, or words); a
-//! folder nothing governs is its own index page, or an error that says what it holds.
+//! folder starts from its own index page first (`Engine::file_start`), and one with neither
+//! index page nor anything governing it is an error that says what it holds.
 
 use std::cmp::Reverse;
 
@@ -56,7 +57,8 @@ pub(crate) fn path_target(root: &Root, target: &str) -> Option<String> {
     (exists || file_shaped).then_some(rel)
 }
 
-/// `./a/b/../c` → `a/c`; `None` for a path that leaves the root or is absolute.
+/// `./a/b/../c` → `a/c`, `.` → `` (the root); `None` for a path that leaves the root or is
+/// absolute.
 fn normalize(target: &str) -> Option<String> {
     let mut parts: Vec<&str> = Vec::new();
     if target.starts_with('/') {
@@ -71,7 +73,16 @@ fn normalize(target: &str) -> Option<String> {
             other => parts.push(other),
         }
     }
-    (!parts.is_empty()).then(|| parts.join("/"))
+    Some(parts.join("/"))
+}
+
+/// The root-relative path of `name` in `folder` (`""`: the root).
+pub(crate) fn child(folder: &str, name: &str) -> String {
+    if folder.is_empty() {
+        name.to_string()
+    } else {
+        format!("{folder}/{name}")
+    }
 }
 
 /// The nodes that govern `path` (a file, or a folder as any file in it), in the order of
@@ -90,14 +101,14 @@ pub(crate) fn governing(
         }
     }
     // A folder is governed as any file placed in it would be, whatever its name.
-    let probe = root
-        .is_dir(&root.path().join(path))
-        .then(|| format!("{path}/{ANY_NAME}"));
-    let reached = |applies: &Applies| {
-        let mut files = vec![path.to_string()];
-        files.extend(probe.clone());
-        applies.reaches(&files)
-    };
+    let mut files: Vec<String> = (!path.is_empty())
+        .then(|| path.to_string())
+        .into_iter()
+        .collect();
+    if root.is_dir(&root.path().join(path)) {
+        files.push(child(path, ANY_NAME));
+    }
+    let reached = |applies: &Applies| applies.reaches(&files);
     // Rules: the scoped nodes the index keeps (no node loaded), current ones only.
     for (ix, applies) in corpus.scoped()? {
         let (why, depth) = match reached(&applies) {
@@ -245,6 +256,8 @@ mod tests {
         );
         assert_eq!(path_target(&root, "retry budget"), None);
         assert_eq!(path_target(&root, "../outside/a.ts"), None);
+        assert_eq!(path_target(&root, ".").as_deref(), Some(""), "the root");
+        assert_eq!(path_target(&root, "src/..").as_deref(), Some(""));
         assert_eq!(path_target(&root, "/etc/passwd"), None);
         assert_eq!(path_target(&root, "https://x.io/a.ts"), None);
     }

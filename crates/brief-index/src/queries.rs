@@ -243,11 +243,16 @@ impl Index {
     }
 
     /// How many nodes are read from files under the folder `rel` (root-relative, no
-    /// trailing `/`; sections aside), and the ids of the first `first` of them by file.
+    /// trailing `/`, `""` for the root; sections aside), and the ids of the first `first` of
+    /// them by file.
     pub fn nodes_under(&self, rel: &str, first: usize) -> Result<(usize, Vec<String>), StoreError> {
-        // `file` between `rel/` and `rel0` (the byte after `/`): what lies under the folder.
-        let from = format!("{rel}/");
-        let to = format!("{rel}0");
+        // `file` between `rel/` and `rel0` (the byte after `/`): what lies under the folder;
+        // every file for the root (no path is above U+10FFFF).
+        let (from, to) = if rel.is_empty() {
+            (String::new(), char::MAX.to_string())
+        } else {
+            (format!("{rel}/"), format!("{rel}0"))
+        };
         let mut stmt = self
             .conn
             .prepare_cached(

@@ -1050,6 +1050,8 @@ fn a_file_or_folder_starts_from_its_nearest_agent_file() {
     }
     let seeds = seed_ids(&audit(root, "src", "2000"));
     assert_eq!(seeds, ["src/AGENTS.md", "AGENTS.md"], "{seeds:?}");
+    let json = audit(root, ".", "2000");
+    assert_eq!(json["target"], "AGENTS.md", "{json}");
     let document = brief(&["context", "src/providers", "--root", root]);
     assert!(
         document.contains("Start nodes, what governs the folder (exact match)"),
@@ -1141,7 +1143,8 @@ fn a_folder_nothing_governs_is_its_index_page_or_says_what_it_holds() {
     assert!(
         stderr.contains(
             "nothing governs the folder doc/adr: no rule, agent file, task or spec covers it, \
-             and it holds 2 pages of the knowledge (ADR-0001, ADR-0002)"
+             it has no index page (README.md, index.md, …), and it holds 2 pages of the \
+             knowledge (ADR-0001, ADR-0002)"
         ),
         "{stderr}"
     );
@@ -1162,4 +1165,16 @@ fn a_folder_nothing_governs_is_its_index_page_or_says_what_it_holds() {
     .unwrap();
     let json = audit(root, "doc/adr", "2000");
     assert_eq!(json["target"], "doc/adr/README.md", "{json}");
+    // The root is a folder too.
+    let (code, _, stderr) = run(&["context", ".", "--root", root]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("nothing governs the project's root folder"),
+        "{stderr}"
+    );
+    std::fs::write(dir.path().join("README.md"), "# Tools\n\nShell tools.\n").unwrap();
+    for target in [".", "./", "doc/.."] {
+        let json = audit(root, target, "2000");
+        assert_eq!(json["target"], "README.md", "{target}: {json}");
+    }
 }
