@@ -366,6 +366,8 @@ Examples:
   brief context CHECKOUT-01 --format json | jq '.nodes[] | {id, detail, reasons}'
   brief context \"refund retries\" --seeds 2
   brief context src/billing/invoice.ts         what governs a file (tasks, specs, rules, annotations)
+  brief context src/web/sync                   a folder: its index page, then what governs it
+  brief context DEC-SYNC-003#consequences      a part of a page, as a link names it
 
 Options go before `--`: everything after it is the target, so a target that starts with a
 dash (a Tana id) reads `brief context --budget 600 -- -S4ggiefqZE`.";
@@ -428,8 +430,9 @@ impl FitArgs {
 /// `brief context`.
 #[derive(clap::Args)]
 pub(crate) struct ContextArgs {
-    /// The node id to assemble context for (e.g. AUTH-01, TASK-042), or words to search
-    /// for: the best hit becomes the target (see --seeds).
+    /// The node id to assemble context for (e.g. AUTH-01, TASK-042); a path (a page, a file
+    /// or a folder, `.` the root: what governs it); a page and an anchor (AGENTS.md#testing);
+    /// or words to search for: the best hits start the context (see --seeds).
     #[arg(required_unless_present_any = ["session", "changed"])]
     pub(crate) target: Option<String>,
     /// Instead of a target: every file changed in the working tree against REV [default:

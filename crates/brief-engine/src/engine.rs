@@ -676,7 +676,7 @@ impl Engine {
         check_query(&request.target)?;
         if request.target.trim().is_empty() && request.changed.is_none() {
             return Err(EngineError::Usage(
-                "the target is empty: name a node id or words to search for".into(),
+                "the target is empty: name a node id, a path, or words to search for".into(),
             ));
         }
         if request.seeds == Some(0) {
@@ -914,11 +914,40 @@ impl Engine {
             return Ok(None);
         };
         let anchor = target.split_once('#').map_or("", |(_, a)| a);
+        let id = self.index.id_of(page)?;
+        if self.page_has_heading(&id, page, anchor)? {
+            return Ok(None);
+        }
         Ok(Some(Said::from(format!(
-            "note: {} has no part of its own at `#{anchor}` (a heading inside one of its \
-             parts, or an anchor that is gone); the context starts from the whole page",
-            self.index.id_of(page)?
+            "note: {id} has no heading `#{anchor}`; the context starts from the whole page"
         ))))
+    }
+
+    /// Whether a heading of the page `id` (`page`), in its own text or a part's, has
+    /// `anchor` as its anchor (any case): a link to it lands on the page or that part.
+    fn page_has_heading(&self, id: &str, page: NodeIx, anchor: &str) -> Result<bool, EngineError> {
+        let prefix = format!("{id}#");
+        let mut nodes = vec![page];
+        for part in self
+            .index
+            .all_ids()?
+            .iter()
+            .filter(|p| p.starts_with(&prefix))
+        {
+            nodes.extend(self.index.lookup(part)?);
+        }
+        let store = brief_model::Corpus::store(&self.index, &nodes)?;
+        let anchor = anchor.to_lowercase();
+        Ok(nodes.iter().any(|&ix| {
+            store.node(ix).artifact().is_some_and(|a| {
+                a.body.lines().any(|line| {
+                    let text = line.trim_start_matches(['#', '=']);
+                    text.len() < line.len()
+                        && text.starts_with(' ')
+                        && brief_model::anchor(text.trim_end_matches(['#', '=', ' '])) == anchor
+                })
+            })
+        }))
     }
 
     /// The error for an id-shaped target that names no node: the closest ids and the best

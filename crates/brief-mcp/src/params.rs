@@ -113,8 +113,9 @@ pub(crate) struct Fit {
 /// Parameters of `context` (the CLI's `brief context`).
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct ContextParams {
-    /// The node id to assemble context for (e.g. "AUTH-01", "TASK-042"), or words to search
-    /// for: the best hit becomes the target (see `seeds`).
+    /// The node id to assemble context for (e.g. "AUTH-01", "TASK-042"); a path (a page, a
+    /// file or a folder: what governs it); a page and an anchor ("AGENTS.md#testing"); or
+    /// words to search for: the best hits start the context (see `seeds`).
     #[schemars(length(min = 1), regex(pattern = r"\S"))]
     pub target: String,
     #[serde(flatten)]

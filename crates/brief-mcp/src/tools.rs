@@ -161,7 +161,9 @@ impl ToolKind {
                  document you need: the target and every decision, policy and norm that applies to \
                  it (found by following the project's explicit links), fitted exactly to a token \
                  budget, with why each node is included and what was left out. `target` is a node \
-                 id or words to search for."
+                 id; a path (the file or folder you are about to change: what governs it); a \
+                 page and an anchor, as a link names it (`docs/storage.md#cache-directory`); or \
+                 words (the task as you were given it)."
             }
             ToolKind::Search => {
                 "Full-text search over the project's knowledge graph (ids, titles, bodies, fields); \
