@@ -1086,10 +1086,10 @@ impl Engine {
     fn ungoverned_folder(&self, folder: &str) -> Result<EngineError, EngineError> {
         let (count, first) = self.index.nodes_under(folder, 3)?;
         let holds = match count {
-            0 => "it holds no page of the knowledge".to_string(),
-            1 => format!("it holds one page of the knowledge, {}", first.join(", ")),
+            0 => "it holds no node of the knowledge".to_string(),
+            1 => format!("it holds one node of the knowledge, {}", first.join(", ")),
             n => format!(
-                "it holds {n} pages of the knowledge ({}{})",
+                "it holds {n} nodes of the knowledge ({}{})",
                 first.join(", "),
                 if n > first.len() { ", …" } else { "" }
             ),
@@ -1101,9 +1101,9 @@ impl Engine {
         };
         Ok(EngineError::Usage(
             format!(
-                "nothing governs {named}: no rule, agent file, task or spec covers it, it has \
-                 no index page (README.md, index.md, …), and {holds}; name a page or a file, or \
-                 say the work in words"
+                "nothing governs {named}: no rule, agent file, task or spec covers it, no index \
+                 page of it (README.md, index.md, …) is a page of the knowledge, and {holds}; \
+                 name a node, a page or a file, or say the work in words"
             )
             .into(),
         ))

@@ -1147,15 +1147,15 @@ fn a_folder_nothing_governs_is_its_index_page_or_says_what_it_holds() {
     assert!(
         stderr.contains(
             "nothing governs the folder doc/adr: no rule, agent file, task or spec covers it, \
-             it has no index page (README.md, index.md, …), and it holds 2 pages of the \
-             knowledge (ADR-0001, ADR-0002)"
+             no index page of it (README.md, index.md, …) is a page of the knowledge, and it \
+             holds 2 nodes of the knowledge (ADR-0001, ADR-0002)"
         ),
         "{stderr}"
     );
     let (code, _, stderr) = run(&["context", "src/", "--root", root]);
     assert_eq!(code, 2, "{stderr}");
     assert!(
-        stderr.contains("it holds no page of the knowledge"),
+        stderr.contains("it holds no node of the knowledge"),
         "{stderr}"
     );
     // A file's name still says what it is about: it is read as words.
