@@ -1365,11 +1365,14 @@ impl Engine {
         })
     }
 
-    /// The id of the page a path names (`docs/adr/0002-….md` is `ADR-0002`), when `target`
-    /// is no id itself.
+    /// The id of the page a path names (`docs/adr/0002-….md` is `ADR-0002`), or of the part a
+    /// page and an anchor name ([`Engine::page_part`]), when `target` is no id itself.
     fn page_id(&self, target: &str) -> Result<Option<String>, EngineError> {
         if self.index.lookup_any_case(target.trim())?.is_some() {
             return Ok(None);
+        }
+        if let Some(part) = self.page_part(target.trim())? {
+            return Ok(Some(GraphView::id_of(&self.index, part.node())?));
         }
         let Some(path) = crate::files::path_target(&self.project.guard, target) else {
             return Ok(None);

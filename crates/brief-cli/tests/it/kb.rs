@@ -1123,7 +1123,14 @@ fn a_page_and_an_anchor_are_that_part_of_the_page_or_the_page() {
             gone,
             "{target}: {stderr}"
         );
+        let shown = brief(&["show", target, "--root", root, "--format", "json"]);
+        assert!(
+            shown.contains(&format!("\"id\": \"{page}\"")),
+            "{target}: {shown}"
+        );
     }
+    let shown = brief(&["show", "AGENTS.md#testing-rules", "--root", root]);
+    assert!(shown.contains("Run them all."), "{shown}");
 }
 
 /// A folder nothing governs is its own index page or, without one, an error that says what
