@@ -923,8 +923,9 @@ impl Engine {
         ))))
     }
 
-    /// Whether a heading of the page `id` (`page`), in its own text or a part's, has
-    /// `anchor` as its anchor (any case): a link to it lands on the page or that part.
+    /// Whether a heading of the page `id` (`page`), in its own text or a part's, is at
+    /// `anchor` ([`crate::render::has_heading_at`]): a link to it lands on the page or that
+    /// part.
     fn page_has_heading(&self, id: &str, page: NodeIx, anchor: &str) -> Result<bool, EngineError> {
         let prefix = format!("{id}#");
         let mut nodes = vec![page];
@@ -937,16 +938,11 @@ impl Engine {
             nodes.extend(self.index.lookup(part)?);
         }
         let store = brief_model::Corpus::store(&self.index, &nodes)?;
-        let anchor = anchor.to_lowercase();
         Ok(nodes.iter().any(|&ix| {
-            store.node(ix).artifact().is_some_and(|a| {
-                a.body.lines().any(|line| {
-                    let text = line.trim_start_matches(['#', '=']);
-                    text.len() < line.len()
-                        && text.starts_with(' ')
-                        && brief_model::anchor(text.trim_end_matches(['#', '=', ' '])) == anchor
-                })
-            })
+            store
+                .node(ix)
+                .artifact()
+                .is_some_and(|a| crate::render::has_heading_at(&a.body, anchor))
         }))
     }
 

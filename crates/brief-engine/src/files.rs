@@ -16,8 +16,8 @@
 
 use std::cmp::Reverse;
 
-use brief_model::{Applies, Corpus, Kind, NodeIx, Scope, StoreError};
-use brief_root::Root;
+use brief_model::{Applies, Corpus, Kind, NodeIx, StoreError};
+use brief_root::{EntryKind, Root};
 use brief_sources::{glob_folder, FileMatcher};
 
 /// Why a node governs a file.
@@ -48,7 +48,13 @@ pub(crate) fn path_target(root: &Root, target: &str) -> Option<String> {
         return None;
     }
     let rel = normalize(target)?;
-    let exists = root.kind(&root.path().join(&rel)).is_ok();
+    let kind = root.kind(&root.path().join(&rel));
+    // A bare word naming a folder (`billing`) is a topic; a folder is named as a path
+    // (`billing/`, `src/billing`, `.`).
+    if !target.contains('/') && !rel.is_empty() && matches!(kind, Ok(EntryKind::Dir)) {
+        return None;
+    }
+    let exists = kind.is_ok();
     let name = rel.rsplit('/').next().unwrap_or(&rel);
     let file_shaped = rel.contains('/')
         && name.rsplit_once('.').is_some_and(|(stem, ext)| {
@@ -100,21 +106,11 @@ pub(crate) fn governing(
             found.push((Governs::Annotated, Reverse(0), id, ix));
         }
     }
-    // A folder is governed as any file placed in it would be, whatever its name.
-    let mut files: Vec<String> = (!path.is_empty())
-        .then(|| path.to_string())
-        .into_iter()
-        .collect();
-    if root.is_dir(&root.path().join(path)) {
-        files.push(child(path, ANY_NAME));
-    }
-    let reached = |applies: &Applies| applies.reaches(&files);
+    let reach = Reach::new(root, path);
     // Rules: the scoped nodes the index keeps (no node loaded), current ones only.
     for (ix, applies) in corpus.scoped()? {
-        let (why, depth) = match reached(&applies) {
-            Some(Scope::Always) => (Governs::Always, 0),
-            Some(Scope::Glob { glob, .. }) => (Governs::Glob, folder_depth(&glob)),
-            _ => continue,
+        let Some((why, depth)) = reach.rule(&applies) else {
+            continue;
         };
         if corpus.lifecycle_of(ix)?.is_current() {
             found.push((why, Reverse(depth), corpus.id_of(ix)?, ix));
@@ -143,7 +139,7 @@ pub(crate) fn governing(
         let node = store.node(ix);
         let named = node
             .artifact()
-            .is_some_and(|a| !a.paths.is_empty() && FileMatcher::new(&a.paths).is_match(path));
+            .is_some_and(|a| !a.paths.is_empty() && reach.named_by(&FileMatcher::new(&a.paths)));
         if named {
             found.push((Governs::Names, Reverse(0), node.id.clone(), ix));
         }
@@ -158,8 +154,61 @@ pub(crate) fn governing(
 }
 
 /// A file name no glob names by its letters: a glob that matches it in a folder matches
-/// every file placed there (`src/providers/**` does, `src/providers/*.py` does not).
-const ANY_NAME: &str = "\u{1}";
+/// every file placed there (`src/providers/**` does, `src/providers/*.py` and
+/// `src/providers/?` do not).
+const ANY_NAME: &str =
+    "\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}";
+
+/// A path as globs and `paths` reach it: a file by its own path; a folder by any file
+/// placed in it ([`ANY_NAME`]), and by a glob that names the folder letter by letter.
+struct Reach {
+    path: String,
+    /// For a folder: a file in it.
+    inside: Option<String>,
+}
+
+impl Reach {
+    fn new(root: &Root, path: &str) -> Reach {
+        Reach {
+            path: path.to_string(),
+            inside: root
+                .is_dir(&root.path().join(path))
+                .then(|| child(path, ANY_NAME)),
+        }
+    }
+
+    /// How a rule reaches the path, and the depth of the deepest folder a glob of it that
+    /// reaches the path is rooted in; `None` when it does not.
+    fn rule(&self, applies: &Applies) -> Option<(Governs, usize)> {
+        match applies {
+            Applies::Always => Some((Governs::Always, 0)),
+            Applies::Files(globs) => globs
+                .iter()
+                .filter(|glob| self.reached_by(glob))
+                .map(|glob| folder_depth(glob))
+                .max()
+                .map(|depth| (Governs::Glob, depth)),
+            Applies::Linked => None,
+        }
+    }
+
+    fn reached_by(&self, glob: &str) -> bool {
+        let one = Applies::Files(vec![glob.to_string()]);
+        let reaches = |file: &str| one.reaches(&[file.to_string()]).is_some();
+        match &self.inside {
+            None => reaches(&self.path),
+            Some(inside) => {
+                let literal = !glob.contains(['*', '?', '[', '{']);
+                reaches(inside) || (literal && !self.path.is_empty() && reaches(&self.path))
+            }
+        }
+    }
+
+    /// Whether a task's or spec's `paths` name or cover the path.
+    fn named_by(&self, paths: &FileMatcher) -> bool {
+        paths.is_match(self.inside.as_deref().unwrap_or(&self.path))
+    }
+}
 
 /// How many folders deep the folder a glob is rooted in lies (`src/api/**/*.ts` → 2); 0 for
 /// a glob rooted nowhere (`**/*.sql`).

@@ -5,7 +5,7 @@ use super::*;
 
 /// Bumped whenever the schema, what is stored or which files are read changes: older files
 /// are rebuilt (a listing kept from an older reading would keep files no longer read).
-pub(super) const SCHEMA: &str = "brief-index-29";
+pub(super) const SCHEMA: &str = "brief-index-30";
 
 // A file's stamp is (size, mtime, ctime, ino, dev) — see `sources::Stamp`; `racy` marks a
 // stamp taken too soon after the file changed to be trusted (hashed again next time).

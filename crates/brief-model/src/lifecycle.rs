@@ -190,6 +190,7 @@ fn matcher(glob: &str) -> Option<globset::GlobMatcher> {
     };
     globset::GlobBuilder::new(&pattern)
         .literal_separator(true)
+        .backslash_escape(true)
         .build()
         .ok()
         .map(|g| g.compile_matcher())

@@ -74,7 +74,7 @@ pub fn scoped(base: &str, pattern: &str) -> String {
     let pattern = pattern.trim();
     let pattern = pattern.strip_prefix("./").unwrap_or(pattern);
     let pattern = pattern.trim_start_matches('/');
-    let base = base.trim_matches('/');
+    let base = escape(base.trim_matches('/'));
     let anywhere = !pattern.trim_end_matches('/').contains('/') && !pattern.starts_with("**");
     let body = if anywhere {
         format!("**/{pattern}")
@@ -116,28 +116,52 @@ pub fn glob_folder(pattern: &str) -> Option<String> {
         .split('/')
         .filter(|p| !p.is_empty())
         .collect();
-    let literal = parts.iter().take_while(|p| !has_meta(p)).count();
+    let literal: Vec<String> = parts.iter().map_while(|p| literal(p)).collect();
     let is_file = |name: &str| name.contains('.') && !name.starts_with('.');
-    let depth = match parts.last() {
-        Some(last) if literal == parts.len() && is_file(last) => literal - 1,
-        _ => literal,
+    let depth = match literal.last() {
+        Some(last) if literal.len() == parts.len() && is_file(last) => literal.len() - 1,
+        _ => literal.len(),
     };
-    let folder = parts[..depth].join("/");
+    let folder = literal[..depth].join("/");
     (!folder.is_empty()).then_some(folder)
 }
 
-fn has_meta(text: &str) -> bool {
-    text.contains(['*', '?', '[', '{'])
+/// A folder's path as a glob that matches it letter by letter: `*`, `?`, `[`, `]`, `{`, `}`
+/// and `\` escaped (a Next.js `app/[slug]` folder).
+pub(crate) fn escape(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for c in path.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The text a glob fragment matches when it has no wildcard (`\[slug\]` → `[slug]`);
+/// `None` when it has one.
+fn literal(text: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => out.push(chars.next().unwrap_or('\\')),
+            '*' | '?' | '[' | '{' => return None,
+            c => out.push(c),
+        }
+    }
+    Some(out)
 }
 
 fn compile(pattern: &str) -> Compiled {
     let folder = pattern.trim_end_matches('/');
-    if !has_meta(folder) {
-        return Compiled::Under(folder.to_string());
+    if let Some(folder) = literal(folder) {
+        return Compiled::Under(folder);
     }
     if let Some(prefix) = folder.strip_suffix("/**") {
-        if !has_meta(prefix) {
-            return Compiled::Under(prefix.to_string());
+        if let Some(prefix) = literal(prefix) {
+            return Compiled::Under(prefix);
         }
     }
     if folder == "**" || folder == "**/*" {
@@ -236,6 +260,11 @@ mod tests {
         assert_eq!(glob_folder("src/billing").as_deref(), Some("src/billing"));
         assert_eq!(glob_folder("src/billing/").as_deref(), Some("src/billing"));
         assert_eq!(glob_folder("**/*.sql"), None);
+        // An escaped wildcard is a letter of the folder's name.
+        assert_eq!(
+            glob_folder(&format!("{}/**", escape("app/[slug]"))).as_deref(),
+            Some("app/[slug]")
+        );
         assert_eq!(glob_folder("*.tsx"), None);
     }
 

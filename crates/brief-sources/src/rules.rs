@@ -208,7 +208,7 @@ impl RuleFile {
     fn everywhere(&self) -> Applies {
         match self.base() {
             "" => Applies::Always,
-            base => Applies::Files(vec![format!("{base}/**")]),
+            base => Applies::Files(vec![format!("{}/**", crate::globs::escape(base))]),
         }
     }
 

@@ -1048,7 +1048,7 @@ fn a_file_or_folder_starts_from_its_nearest_agent_file() {
         let seeds = seed_ids(&audit(root, target, "2000"));
         assert_eq!(seeds, everything, "{target}: {seeds:?}");
     }
-    let seeds = seed_ids(&audit(root, "src", "2000"));
+    let seeds = seed_ids(&audit(root, "src/", "2000"));
     assert_eq!(seeds, ["src/AGENTS.md", "AGENTS.md"], "{seeds:?}");
     let json = audit(root, ".", "2000");
     assert_eq!(json["target"], "AGENTS.md", "{json}");
@@ -1081,6 +1081,11 @@ fn a_page_and_an_anchor_are_that_part_of_the_page_or_the_page() {
             "docs/testing.md",
             "# Testing\n\nAgents run the testing suite; testing agents md flaky.\n",
         ),
+        (
+            "docs/storage.md",
+            "Storage\n=======\n\nIntro.\n\nCache directory\n---------------\n\nKept.\n\n\
+             ```sh\n# install deps\n```\n",
+        ),
     ]);
     let root = dir.path().to_str().unwrap();
     let json = audit(root, "AGENTS.md#testing-rules", "2000");
@@ -1109,7 +1114,9 @@ fn a_page_and_an_anchor_are_that_part_of_the_page_or_the_page() {
             "ADR-0002",
         ),
         ("ADR-0002#decision", "ADR-0002"),
+        ("docs/storage.md#cache-directory", "docs/storage.md"),
         ("AGENTS.md#testing", "AGENTS.md"),
+        ("docs/storage.md#install-deps", "docs/storage.md"),
     ] {
         let (code, stdout, stderr) = run(&[
             "context", target, "--root", root, "--budget", "2000", "--format", "json",
@@ -1117,7 +1124,7 @@ fn a_page_and_an_anchor_are_that_part_of_the_page_or_the_page() {
         assert_eq!(code, 0, "{target}: {stderr}");
         let json: Value = serde_json::from_str(&stdout).unwrap();
         assert_eq!(json["target"], page, "{target}: {stdout}");
-        let gone = target.ends_with("#testing");
+        let gone = target.ends_with("#testing") || target.ends_with("#install-deps");
         assert_eq!(
             stderr.contains(&format!("note: {page} has no heading `#")),
             gone,
@@ -1188,4 +1195,64 @@ fn a_folder_nothing_governs_is_its_index_page_or_says_what_it_holds() {
         let json = audit(root, target, "2000");
         assert_eq!(json["target"], "README.md", "{target}: {json}");
     }
+}
+
+/// How globs and `paths` reach a file or folder target: a bare word naming a folder stays
+/// words; a folder is reached by what reaches any file in it (not by a rule for the files of
+/// its parent, `src/*`, nor for one-letter names, `src/providers/?`), and by a spec whose
+/// `paths` cover its files; a rule is as near as its deepest matching glob; a folder whose
+/// name holds glob characters (Next.js `app/[slug]`) is governed by its own agent file.
+#[test]
+fn globs_and_paths_reach_a_file_or_folder_as_they_read() {
+    let rule =
+        |globs: &str| format!("---\nglobs: {globs}\nalwaysApply: false\n---\n# Rule\n\nText.\n");
+    let dir = written(&[
+        ("src/providers/openai.py", "x = 1\n"),
+        ("src/AGENTS.md", "# Source\n\nKeep modules small.\n"),
+        (".cursor/rules/top.mdc", &rule("src/*")),
+        (".cursor/rules/one-letter.mdc", &rule("src/providers/?")),
+        (".cursor/rules/a-prov.mdc", &rule("**/*.py, src/providers/**")),
+        (
+            ".contextia/system/specs/SPEC-PROV-001.md",
+            "---\nid: SPEC-PROV-001\ntitle: Providers\nstatus: approved\npaths:\n  - src/providers/*\n---\n# Providers\n\nOne client each.\n",
+        ),
+        ("billing/pay.ts", "export {}\n"),
+        (
+            "doc/adr/0001-billing-retries.md",
+            "# 1. Billing retries\n\nStatus: Accepted\n\nBilling retries back off.\n",
+        ),
+        ("app/AGENTS.md", "# App\n\nServer components first.\n"),
+        ("app/[slug]/AGENTS.md", "# Slug pages\n\nValidate the slug.\n"),
+        ("app/[slug]/page.tsx", "export {}\n"),
+        ("app/s/page.tsx", "export {}\n"),
+    ]);
+    let root = dir.path().to_str().unwrap();
+    let seeds = seed_ids(&audit(root, "src/providers", "2000"));
+    assert_eq!(
+        seeds,
+        ["SPEC-PROV-001", ".cursor/rules/a-prov.mdc", "src/AGENTS.md"],
+        "{seeds:?}"
+    );
+    let seeds = seed_ids(&audit(root, "src/providers/openai.py", "2000"));
+    assert_eq!(
+        seeds,
+        ["SPEC-PROV-001", ".cursor/rules/a-prov.mdc", "src/AGENTS.md"],
+        "{seeds:?}"
+    );
+    let json = audit(root, "billing", "2000");
+    assert_eq!(json["target"], "ADR-0001", "a bare word is words: {json}");
+    let seeds = seed_ids(&audit(root, "app/[slug]/page.tsx", "2000"));
+    assert_eq!(
+        seeds,
+        ["app/[slug]/AGENTS.md", "app/AGENTS.md"],
+        "{seeds:?}"
+    );
+    let seeds = seed_ids(&audit(root, "app/[slug]", "2000"));
+    assert_eq!(
+        seeds,
+        ["app/[slug]/AGENTS.md", "app/AGENTS.md"],
+        "{seeds:?}"
+    );
+    let seeds = seed_ids(&audit(root, "app/s/page.tsx", "2000"));
+    assert_eq!(seeds, ["app/AGENTS.md"], "{seeds:?}");
 }

@@ -85,6 +85,41 @@ fn headings(body: &str) -> Vec<Heading> {
     found
 }
 
+/// Whether a heading of `body` (ATX or setext, never a line of a code block) is at `anchor`
+/// (any case) as GitHub numbers it: a repeated heading's second occurrence is `notes-1`, its
+/// third `notes-2`.
+pub(crate) fn has_heading_at(body: &str, anchor: &str) -> bool {
+    let wanted = anchor.to_lowercase();
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut text: Option<String> = None;
+    for event in Parser::new(body) {
+        match event {
+            Event::Start(Tag::Heading { .. }) => text = Some(String::new()),
+            Event::Text(t) | Event::Code(t) => {
+                if let Some(text) = &mut text {
+                    text.push_str(&t);
+                }
+            }
+            Event::End(TagEnd::Heading(_)) => {
+                let Some(text) = text.take() else { continue };
+                let base = brief_model::anchor(&text);
+                let count = seen.entry(base.clone()).or_insert(0);
+                let at = if *count == 0 {
+                    base
+                } else {
+                    format!("{base}-{count}")
+                };
+                *count += 1;
+                if at == wanted {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
 fn level_num(level: HeadingLevel) -> usize {
     match level {
         HeadingLevel::H1 => 1,
@@ -629,6 +664,25 @@ fn demote(text: &str, hs: &[Heading]) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_heading_is_at_its_github_anchor_and_a_code_line_is_no_heading() {
+        let body = "Storage\n=======\n\nIntro.\n\nCache directory\n---------------\n\n\
+                    ## Notes\n\nA.\n\n## Notes\n\nB.\n\n```sh\n# install deps\n```\n\n\
+                    ### `brief` and *you*\n";
+        for anchor in [
+            "storage",
+            "cache-directory",
+            "Notes",
+            "notes-1",
+            "brief-and-you",
+        ] {
+            assert!(super::has_heading_at(body, anchor), "{anchor}");
+        }
+        for anchor in ["notes-2", "install-deps", "intro"] {
+            assert!(!super::has_heading_at(body, anchor), "{anchor}");
+        }
+    }
+
     use super::*;
     use brief_model::Retired;
 

@@ -24,7 +24,7 @@ use crate::rank::{Class, Ranked};
 use crate::traverse::Reason;
 use brief_model::{Detail, Kind, Node, NodeIx, NodeStore, Shape};
 
-pub(crate) use body::Bodies;
+pub(crate) use body::{has_heading_at, Bodies};
 pub(crate) use card::{card, Card};
 use writer::{QueryHead, Writer};
 
