@@ -903,9 +903,10 @@ impl Engine {
         }))
     }
 
-    /// The note for a page named with an anchor it has no section for: the context starts
-    /// from the whole page.
-    fn page_part_note(&self, target: &str) -> Result<Option<Said>, EngineError> {
+    /// The note for a target of a page and an anchor that no heading of the page has (an
+    /// anchor that is gone): what `context` and `show` say on standard error, since they read
+    /// the whole page instead. `None` for any other target.
+    pub fn page_part_note(&self, target: &str) -> Result<Option<Said>, EngineError> {
         let target = target.trim();
         if self.index.lookup_any_case(target)?.is_some() {
             return Ok(None);

@@ -1130,10 +1130,16 @@ fn a_page_and_an_anchor_are_that_part_of_the_page_or_the_page() {
             gone,
             "{target}: {stderr}"
         );
-        let shown = brief(&["show", target, "--root", root, "--format", "json"]);
+        let (code, shown, stderr) = run(&["show", target, "--root", root, "--format", "json"]);
+        assert_eq!(code, 0, "{target}: {stderr}");
         assert!(
             shown.contains(&format!("\"id\": \"{page}\"")),
             "{target}: {shown}"
+        );
+        assert_eq!(
+            stderr.contains(&format!("note: {page} has no heading `#")),
+            gone,
+            "show {target}: {stderr}"
         );
     }
     let shown = brief(&["show", "AGENTS.md#testing-rules", "--root", root]);

@@ -114,11 +114,17 @@ fn on_engine(
             detail,
             format,
             encoding,
-        } => Outcome::text(
-            engine
-                .show(id, *detail, *format, *encoding)
-                .map_err(plain)?,
-        ),
+        } => {
+            let mut outcome = Outcome::text(
+                engine
+                    .show(id, *detail, *format, *encoding)
+                    .map_err(plain)?,
+            );
+            if let Some(note) = engine.page_part_note(id).map_err(plain)? {
+                outcome.notes.push(note.to(front_end));
+            }
+            outcome
+        }
         Command::Search {
             query,
             limit,
