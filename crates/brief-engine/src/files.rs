@@ -18,7 +18,7 @@ use std::cmp::Reverse;
 
 use brief_model::{Applies, Corpus, Kind, NodeIx, StoreError};
 use brief_root::{EntryKind, Root};
-use brief_sources::{glob_folder, FileMatcher};
+use brief_sources::{glob_folder, glob_names_its_last_folder, FileMatcher};
 
 /// Why a node governs a file.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -160,7 +160,8 @@ const ANY_NAME: &str =
     "\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}\u{1}";
 
 /// A path as globs and `paths` reach it: a file by its own path; a folder by any file
-/// placed in it ([`ANY_NAME`]), and by a glob that names the folder letter by letter.
+/// placed in it ([`ANY_NAME`]), and by a glob whose last component names the folder letter
+/// by letter (`**/migrations`, not `src/*`).
 struct Reach {
     path: String,
     /// For a folder: a file in it.
@@ -198,8 +199,8 @@ impl Reach {
         match &self.inside {
             None => reaches(&self.path),
             Some(inside) => {
-                let literal = !glob.contains(['*', '?', '[', '{']);
-                reaches(inside) || (literal && !self.path.is_empty() && reaches(&self.path))
+                let names_it = glob_names_its_last_folder(glob);
+                reaches(inside) || (names_it && !self.path.is_empty() && reaches(&self.path))
             }
         }
     }

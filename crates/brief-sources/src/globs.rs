@@ -140,18 +140,26 @@ pub(crate) fn escape(path: &str) -> String {
 }
 
 /// The text a glob fragment matches when it has no wildcard (`\[slug\]` → `[slug]`);
-/// `None` when it has one.
+/// `None` when it has one, or ends in a dangling `\` (no glob at all).
 fn literal(text: &str) -> Option<String> {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars();
     while let Some(c) = chars.next() {
         match c {
-            '\\' => out.push(chars.next().unwrap_or('\\')),
+            '\\' => out.push(chars.next()?),
             '*' | '?' | '[' | '{' => return None,
             c => out.push(c),
         }
     }
     Some(out)
+}
+
+/// Whether a glob's last component names a file or folder letter by letter (`**/migrations`,
+/// `app/\{x\}`), not by a wildcard (`src/*`, `docs/**`): a folder it matches is that folder,
+/// not any name in its parent.
+pub fn glob_names_its_last_folder(glob: &str) -> bool {
+    let last = glob.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+    !last.is_empty() && literal(last).is_some()
 }
 
 fn compile(pattern: &str) -> Compiled {
@@ -260,6 +268,14 @@ mod tests {
         assert_eq!(glob_folder("src/billing").as_deref(), Some("src/billing"));
         assert_eq!(glob_folder("src/billing/").as_deref(), Some("src/billing"));
         assert_eq!(glob_folder("**/*.sql"), None);
+        assert!(glob_names_its_last_folder("**/migrations"));
+        assert!(glob_names_its_last_folder(&escape("app/{x}")));
+        assert!(!glob_names_its_last_folder("src/*"));
+        assert!(!glob_names_its_last_folder("docs/**"));
+        assert!(
+            invalid(r"src/\[slug\").is_some(),
+            "a dangling backslash is no glob"
+        );
         // An escaped wildcard is a letter of the folder's name.
         assert_eq!(
             glob_folder(&format!("{}/**", escape("app/[slug]"))).as_deref(),

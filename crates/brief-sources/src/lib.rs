@@ -37,7 +37,8 @@ pub use frontmatter::{
     end as frontmatter_end, parse as parse_frontmatter, split as split_frontmatter,
 };
 pub use globs::{
-    applies_to, glob_folder, invalid as invalid_glob, scoped as scoped_glob, FileMatcher,
+    applies_to, glob_folder, glob_names_its_last_folder, invalid as invalid_glob,
+    scoped as scoped_glob, FileMatcher,
 };
 pub use jsonpos::{locate, Locator, Seg};
 pub use kb::{listing as kb_listing, Catalog, Layout, Repository, TEST_DATA_DIRS, TEST_DIRS};
@@ -46,6 +47,7 @@ pub use markdown::{
     is_metadata_line, parse as parse_markdown, without_fence_labels, without_opening_metadata,
     Concern, Parsed, Warning,
 };
+pub use mdtext::Slugs;
 pub use rules::RuleFile;
 pub use specgraph::{
     discover as discover_specgraph, merge_listed, parse_node, read_manifest, Entry, Mismatch,

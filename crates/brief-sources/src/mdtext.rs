@@ -176,13 +176,13 @@ pub(crate) use brief_model::anchor as slug;
 /// The anchors of a page's headings in order, numbered as GitHub numbers repeats (`setup`,
 /// `setup-1`, `setup-2`).
 #[derive(Default)]
-pub(crate) struct Slugs {
+pub struct Slugs {
     seen: std::collections::HashMap<String, usize>,
 }
 
 impl Slugs {
     /// The anchor of the next heading with this plain text (github-slugger's rule).
-    pub(crate) fn next(&mut self, heading: &str) -> String {
+    pub fn next(&mut self, heading: &str) -> String {
         let original = slug(heading);
         let mut result = original.clone();
         while self.seen.contains_key(&result) {

@@ -1231,6 +1231,10 @@ fn globs_and_paths_reach_a_file_or_folder_as_they_read() {
         ("app/[slug]/AGENTS.md", "# Slug pages\n\nValidate the slug.\n"),
         ("app/[slug]/page.tsx", "export {}\n"),
         ("app/s/page.tsx", "export {}\n"),
+        (".cursor/rules/mig.mdc", &rule("migrations")),
+        ("db/migrations/001.sql", "select 1;\n"),
+        (".cursor/rules/brace.mdc", &rule(r"app/\{x\}")),
+        ("app/{x}/page.tsx", "export {}\n"),
     ]);
     let root = dir.path().to_str().unwrap();
     let seeds = seed_ids(&audit(root, "src/providers", "2000"));
@@ -1261,4 +1265,13 @@ fn globs_and_paths_reach_a_file_or_folder_as_they_read() {
     );
     let seeds = seed_ids(&audit(root, "app/s/page.tsx", "2000"));
     assert_eq!(seeds, ["app/AGENTS.md"], "{seeds:?}");
+    // A glob whose last part names the folder reaches it, escaped or anywhere.
+    let seeds = seed_ids(&audit(root, "db/migrations/", "2000"));
+    assert_eq!(seeds, [".cursor/rules/mig.mdc"], "{seeds:?}");
+    let seeds = seed_ids(&audit(root, "app/{x}/", "2000"));
+    assert_eq!(
+        seeds,
+        [".cursor/rules/brace.mdc", "app/AGENTS.md"],
+        "{seeds:?}"
+    );
 }

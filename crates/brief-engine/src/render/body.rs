@@ -86,11 +86,11 @@ fn headings(body: &str) -> Vec<Heading> {
 }
 
 /// Whether a heading of `body` (ATX or setext, never a line of a code block) is at `anchor`
-/// (any case) as GitHub numbers it: a repeated heading's second occurrence is `notes-1`, its
-/// third `notes-2`.
+/// (any case) as GitHub numbers it (github-slugger, [`brief_sources::Slugs`]): a repeated
+/// heading's second occurrence is `notes-1`, unless a heading `Notes 1` took that.
 pub(crate) fn has_heading_at(body: &str, anchor: &str) -> bool {
     let wanted = anchor.to_lowercase();
-    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut slugs = brief_sources::Slugs::default();
     let mut text: Option<String> = None;
     for event in Parser::new(body) {
         match event {
@@ -102,15 +102,7 @@ pub(crate) fn has_heading_at(body: &str, anchor: &str) -> bool {
             }
             Event::End(TagEnd::Heading(_)) => {
                 let Some(text) = text.take() else { continue };
-                let base = brief_model::anchor(&text);
-                let count = seen.entry(base.clone()).or_insert(0);
-                let at = if *count == 0 {
-                    base
-                } else {
-                    format!("{base}-{count}")
-                };
-                *count += 1;
-                if at == wanted {
+                if slugs.next(&text) == wanted {
                     return true;
                 }
             }
@@ -668,17 +660,19 @@ mod tests {
     fn a_heading_is_at_its_github_anchor_and_a_code_line_is_no_heading() {
         let body = "Storage\n=======\n\nIntro.\n\nCache directory\n---------------\n\n\
                     ## Notes\n\nA.\n\n## Notes\n\nB.\n\n```sh\n# install deps\n```\n\n\
-                    ### `brief` and *you*\n";
+                    ### `brief` and *you*\n\n## Setup\n\n## Setup 1\n\n## Setup\n";
         for anchor in [
             "storage",
             "cache-directory",
             "Notes",
             "notes-1",
             "brief-and-you",
+            "setup-1",
+            "setup-2",
         ] {
             assert!(super::has_heading_at(body, anchor), "{anchor}");
         }
-        for anchor in ["notes-2", "install-deps", "intro"] {
+        for anchor in ["notes-2", "install-deps", "intro", "setup-3"] {
             assert!(!super::has_heading_at(body, anchor), "{anchor}");
         }
     }
