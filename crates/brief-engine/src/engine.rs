@@ -8,6 +8,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use crate::context::{
     assemble_from, show, ContextError, ContextOutput, ContextRequest, Found, Start,
 };
+use crate::files::{Entry, PathTarget};
 use crate::find::{choose, find, fuse, Match, DEFAULT_SEEDS, SIMILAR_POOL};
 use crate::named::named_rules;
 use crate::render::Format;
@@ -886,7 +887,7 @@ impl Engine {
         let page = match self.index.lookup_any_case(page)? {
             Some(ix) => Some(ix),
             None => match crate::files::path_target(&self.project.guard, page) {
-                Some(path) => self.index.node_of_file(&path)?,
+                Some(path) => self.index.node_of_file(&path.rel)?,
                 None => None,
             },
         };
@@ -908,12 +909,13 @@ impl Engine {
     /// the whole page instead. `None` for any other target.
     pub fn page_part_note(&self, target: &str) -> Result<Option<Said>, EngineError> {
         let target = target.trim();
-        if self.index.lookup_any_case(target)?.is_some() {
-            return Ok(None);
-        }
+        // A target with no `#` is answered without a query: this runs after every context.
         let Some(PagePart::Page(page)) = self.page_part(target)? else {
             return Ok(None);
         };
+        if self.index.lookup_any_case(target)?.is_some() {
+            return Ok(None);
+        }
         let anchor = target.split_once('#').map_or("", |(_, a)| a);
         let id = self.index.id_of(page)?;
         if self.page_has_heading(&id, page, anchor)? {
@@ -1019,19 +1021,20 @@ impl Engine {
     /// (`files::governing`), the path as the query the header names; `None` when the target
     /// is no path or nothing governs it.
     fn file_start(&self, request: &ContextRequest) -> Result<Option<Start>, EngineError> {
-        let Some(path) = crate::files::path_target(&self.project.guard, &request.target) else {
+        let Some(PathTarget { rel: path, entry }) =
+            crate::files::path_target(&self.project.guard, &request.target)
+        else {
             return Ok(None);
         };
         // A page of the knowledge (`docs/adr/0002-….md`) starts from itself, then what
         // governs it; a folder from its index page, if it has one.
-        let guard = &self.project.guard;
-        let folder = guard.is_dir(&guard.path().join(&path));
+        let folder = entry == Entry::Folder;
         let own = if folder {
             self.index_page(&path)?
         } else {
             self.index.node_of_file(&path)?
         };
-        let governing = crate::files::governing(&self.index, guard, &path)?;
+        let governing = crate::files::governing(&self.index, &self.project.guard, &path, entry)?;
         let mut seeds: Vec<NodeIx> = own.into_iter().collect();
         seeds.extend(
             governing
@@ -1374,7 +1377,7 @@ impl Engine {
         let Some(path) = crate::files::path_target(&self.project.guard, target) else {
             return Ok(None);
         };
-        match self.index.node_of_file(&path)? {
+        match self.index.node_of_file(&path.rel)? {
             Some(ix) => Ok(Some(GraphView::id_of(&self.index, ix)?)),
             None => Ok(None),
         }

@@ -39,10 +39,28 @@ const CANDIDATE_KINDS: [Kind; 2] = [Kind::Task, Kind::Spec];
 /// Annotation keywords read in a file.
 const ANNOTATIONS: [&str; 4] = ["@spec", "@decision", "@norm", "@test"];
 
+/// What a path target names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Entry {
+    /// A file, existing or not.
+    File,
+    /// A folder of the project (`""` the root).
+    Folder,
+}
+
+/// A path a target names: root-relative, and what is there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PathTarget {
+    /// Root-relative, `/`-separated (`""` the root).
+    pub(crate) rel: String,
+    /// A file or a folder.
+    pub(crate) entry: Entry,
+}
+
 /// The root-relative path a target names, when it reads as one: no whitespace, beneath the
 /// root, and either present in the project or shaped like a file (a folder and a name with an
 /// extension). `None` for anything else, which stays an id or words.
-pub(crate) fn path_target(root: &Root, target: &str) -> Option<String> {
+pub(crate) fn path_target(root: &Root, target: &str) -> Option<PathTarget> {
     let target = target.trim();
     if target.is_empty() || target.contains(char::is_whitespace) || target.contains("://") {
         return None;
@@ -54,13 +72,17 @@ pub(crate) fn path_target(root: &Root, target: &str) -> Option<String> {
     if !target.contains('/') && !rel.is_empty() && matches!(kind, Ok(EntryKind::Dir)) {
         return None;
     }
+    let entry = match kind {
+        Ok(EntryKind::Dir) => Entry::Folder,
+        _ => Entry::File,
+    };
     let exists = kind.is_ok();
     let name = rel.rsplit('/').next().unwrap_or(&rel);
     let file_shaped = rel.contains('/')
         && name.rsplit_once('.').is_some_and(|(stem, ext)| {
             !stem.is_empty() && !ext.is_empty() && ext.chars().all(|c| c.is_ascii_alphanumeric())
         });
-    (exists || file_shaped).then_some(rel)
+    (exists || file_shaped).then_some(PathTarget { rel, entry })
 }
 
 /// `./a/b/../c` → `a/c`, `.` → `` (the root); `None` for a path that leaves the root or is
@@ -97,6 +119,7 @@ pub(crate) fn governing(
     corpus: &dyn Corpus,
     root: &Root,
     path: &str,
+    entry: Entry,
 ) -> Result<Vec<(NodeIx, Governs)>, StoreError> {
     // Each group by id, but a rule by its scope first: the deepest folder its matching glob
     // is rooted in (the agent file of the file's own folder before those above it).
@@ -106,7 +129,7 @@ pub(crate) fn governing(
             found.push((Governs::Annotated, Reverse(0), id, ix));
         }
     }
-    let reach = Reach::new(root, path);
+    let reach = Reach::new(path, entry);
     // Rules: the scoped nodes the index keeps (no node loaded), current ones only.
     for (ix, applies) in corpus.scoped()? {
         let Some((why, depth)) = reach.rule(&applies) else {
@@ -169,12 +192,10 @@ struct Reach {
 }
 
 impl Reach {
-    fn new(root: &Root, path: &str) -> Reach {
+    fn new(path: &str, entry: Entry) -> Reach {
         Reach {
             path: path.to_string(),
-            inside: root
-                .is_dir(&root.path().join(path))
-                .then(|| child(path, ANY_NAME)),
+            inside: (entry == Entry::Folder).then(|| child(path, ANY_NAME)),
         }
     }
 
@@ -227,7 +248,7 @@ pub(crate) fn governing_all(
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
     for path in paths {
-        for (ix, why) in governing(corpus, root, path)? {
+        for (ix, why) in governing(corpus, root, path, Entry::File)? {
             if seen.insert(ix) {
                 out.push((ix, why));
             }
@@ -293,23 +314,30 @@ mod tests {
         std::fs::create_dir_all(dir.path().join("src/api")).unwrap();
         std::fs::write(dir.path().join("Makefile"), "all:\n").unwrap();
         let root = Root::open(dir.path()).unwrap();
+        let rel = |target: &str| path_target(&root, target).map(|t| t.rel);
+        assert_eq!(rel("src/api/new.ts").as_deref(), Some("src/api/new.ts"));
         assert_eq!(
-            path_target(&root, "src/api/new.ts").as_deref(),
-            Some("src/api/new.ts")
+            path_target(&root, "./src/api/"),
+            Some(PathTarget {
+                rel: "src/api".into(),
+                entry: Entry::Folder
+            })
         );
-        assert_eq!(path_target(&root, "./src/api/").as_deref(), Some("src/api"));
-        assert_eq!(path_target(&root, "Makefile").as_deref(), Some("Makefile"));
+        assert_eq!(rel("src"), None, "a bare word naming a folder stays words");
         assert_eq!(
-            path_target(&root, "003-payments/T014"),
-            None,
-            "an id shape, not a file"
+            path_target(&root, "Makefile"),
+            Some(PathTarget {
+                rel: "Makefile".into(),
+                entry: Entry::File
+            })
         );
-        assert_eq!(path_target(&root, "retry budget"), None);
-        assert_eq!(path_target(&root, "../outside/a.ts"), None);
-        assert_eq!(path_target(&root, ".").as_deref(), Some(""), "the root");
-        assert_eq!(path_target(&root, "src/..").as_deref(), Some(""));
-        assert_eq!(path_target(&root, "/etc/passwd"), None);
-        assert_eq!(path_target(&root, "https://x.io/a.ts"), None);
+        assert_eq!(rel("003-payments/T014"), None, "an id shape, not a file");
+        assert_eq!(rel("retry budget"), None);
+        assert_eq!(rel("../outside/a.ts"), None);
+        assert_eq!(rel(".").as_deref(), Some(""), "the root");
+        assert_eq!(rel("src/..").as_deref(), Some(""));
+        assert_eq!(rel("/etc/passwd"), None);
+        assert_eq!(rel("https://x.io/a.ts"), None);
     }
 
     #[test]
@@ -334,7 +362,7 @@ mod tests {
             node("AGENTS.md", Kind::Norm, &[], Applies::Always),
             node("R-LINKED", Kind::Norm, &[], Applies::Linked),
         ]);
-        let found: Vec<(String, Governs)> = governing(&graph, &root, "src/api/pay.ts")
+        let found: Vec<(String, Governs)> = governing(&graph, &root, "src/api/pay.ts", Entry::File)
             .unwrap()
             .into_iter()
             .map(|(ix, why)| (graph.node(ix).id.clone(), why))
@@ -351,7 +379,7 @@ mod tests {
             ]
         );
         // A file that does not exist yet is governed by globs and mentions alike.
-        let new: Vec<String> = governing(&graph, &root, "src/web/app.ts")
+        let new: Vec<String> = governing(&graph, &root, "src/web/app.ts", Entry::File)
             .unwrap()
             .into_iter()
             .map(|(ix, _)| graph.node(ix).id.clone())

@@ -656,6 +656,9 @@ fn demote(text: &str, hs: &[Heading]) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use brief_model::Retired;
+
     #[test]
     fn a_heading_is_at_its_github_anchor_and_a_code_line_is_no_heading() {
         let body = "Storage\n=======\n\nIntro.\n\nCache directory\n---------------\n\n\
@@ -670,15 +673,12 @@ mod tests {
             "setup-1",
             "setup-2",
         ] {
-            assert!(super::has_heading_at(body, anchor), "{anchor}");
+            assert!(has_heading_at(body, anchor), "{anchor}");
         }
         for anchor in ["notes-2", "install-deps", "intro", "setup-3"] {
-            assert!(!super::has_heading_at(body, anchor), "{anchor}");
+            assert!(!has_heading_at(body, anchor), "{anchor}");
         }
     }
-
-    use super::*;
-    use brief_model::Retired;
 
     // What the cards call, on a body read afresh.
     fn full(text: &str) -> String {

@@ -136,11 +136,7 @@ impl Walker<'_> {
         if entries.is_some() && named.is_empty() {
             return;
         }
-        let kiro = if dir.is_empty() {
-            ".kiro".to_string()
-        } else {
-            format!("{dir}/.kiro")
-        };
+        let kiro = child(dir, ".kiro");
         let path = self.root.path().join(&kiro);
         match self.root.kind(&path) {
             Ok(EntryKind::Dir) => self.found.push(kiro),
@@ -166,13 +162,16 @@ fn walkable<'e>(
         .filter(|entry| entry.kind == EntryKind::Dir)
         .map(|entry| entry.name.to_string_lossy())
         .filter(|name| walkable_name(name))
-        .map(move |name| {
-            if dir.is_empty() {
-                name.to_string()
-            } else {
-                format!("{dir}/{name}")
-            }
-        })
+        .map(move |name| child(dir, &name))
+}
+
+/// The root-relative path of `name` in `dir` (`""` the root).
+fn child(dir: &str, name: &str) -> String {
+    if dir.is_empty() {
+        name.to_string()
+    } else {
+        format!("{dir}/{name}")
+    }
 }
 
 /// Whether a walk goes into a folder of this name.
@@ -313,11 +312,7 @@ pub(crate) struct SpecRef<'a> {
 
 impl<'a> SpecRef<'a> {
     fn new(base: &str, name: &str, files: &'a [String]) -> SpecRef<'a> {
-        let key = if base.is_empty() {
-            name.to_string()
-        } else {
-            format!("{base}/{name}")
-        };
+        let key = child(base, name);
         SpecRef { key, files }
     }
 
